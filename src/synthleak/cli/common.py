@@ -1,0 +1,119 @@
+"""Options and helpers shared by every command: data loading, output formats, atomic output."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from synthleak.data.io import LoadedData, load_data
+from synthleak.errors import InputError
+
+
+class OutputFormat(str, Enum):
+    """Output formats of the commands (not every command offers csv)."""
+
+    TABLE = "table"
+    JSON = "json"
+    CSV = "csv"
+
+
+# --- reusable option declarations ----------------------------------------------------------
+CategoricalOpt = Annotated[
+    str | None, typer.Option("--categorical", help="Comma-separated columns to treat as categorical.")
+]
+ContinuousOpt = Annotated[
+    str | None, typer.Option("--continuous", help="Comma-separated columns to treat as continuous.")
+]
+SchemaOpt = Annotated[
+    Path | None, typer.Option("--schema", help="Schema JSON file (as written by 'synthleak schema').")
+]
+NaValuesOpt = Annotated[
+    str | None, typer.Option("--na-values", help="Comma-separated strings read as missing (e.g. '?,N').")
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed; same seed, same result.")]
+OutOpt = Annotated[Path | None, typer.Option("--out", help="Write the output to this file.")]
+
+
+def split_list(value: str | None) -> list[str]:
+    """Parse a comma-separated option into a list of stripped, non-empty items."""
+    if value is None:
+        return []
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def load_cli_data(
+    source: str,
+    *,
+    categorical: str | None = None,
+    continuous: str | None = None,
+    schema: Path | None = None,
+    na_values: str | None = None,
+    min_rows: int = 1,
+) -> LoadedData:
+    """Load a data argument with the common override options."""
+    return load_data(
+        source,
+        categorical=split_list(categorical),
+        continuous=split_list(continuous),
+        schema=schema,
+        na_values=split_list(na_values),
+        min_rows=min_rows,
+    )
+
+
+def make_rng(seed: int) -> np.random.Generator:
+    """The one place the CLI turns ``--seed`` into a generator."""
+    return np.random.default_rng(seed)
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file, so a failure leaves nothing behind."""
+    path = Path(path)
+    if path.exists() and path.is_dir():
+        raise InputError(f"--out {path} is a directory: give a file path")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise InputError(f"the folder {parent} of --out does not exist: create it first")
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode() if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def emit(text: str, out: Path | None) -> None:
+    """Print ``text`` or write it atomically to ``out``."""
+    if out is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        atomic_write(out, text if text.endswith("\n") else text + "\n")
+
+
+def to_json(obj: Any) -> str:
+    """JSON with NaN written as null (strict JSON) and numpy scalars converted."""
+    return json.dumps(_clean(obj), indent=2)
+
+
+def _clean(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(obj, np.ndarray):
+        return _clean(obj.tolist())
+    return obj

@@ -1,0 +1,34 @@
+"""``synthleak schema``: infer and print (or write) a dataset's schema."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from synthleak.cli.app import app
+from synthleak.cli.common import (
+    CategoricalOpt,
+    ContinuousOpt,
+    NaValuesOpt,
+    OutOpt,
+    SchemaOpt,
+    emit,
+    load_cli_data,
+)
+
+
+@app.command("schema")
+def schema_cmd(
+    data: Annotated[str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'.")],
+    categorical: CategoricalOpt = None,
+    continuous: ContinuousOpt = None,
+    schema: SchemaOpt = None,
+    na_values: NaValuesOpt = None,
+    out: OutOpt = None,
+) -> None:
+    """Infer the schema of DATA and print it (or write it with --out) as JSON."""
+    loaded = load_cli_data(
+        data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
+    )
+    emit(loaded.schema.to_json(), out)

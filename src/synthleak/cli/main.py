@@ -1,0 +1,72 @@
+"""Entry point of the ``synthleak`` command.
+
+Errors: :class:`~synthleak.errors.InputError` (and usage errors) print one line and exit 2;
+anything else prints one line and exits 1 (set ``SYNTHLEAK_DEBUG=1`` for the traceback).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated
+
+import click
+import typer
+
+from synthleak import __version__
+from synthleak.cli import data_cmds  # noqa: F401  (registers commands)
+from synthleak.cli.app import app
+from synthleak.errors import InputError
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"synthleak {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """Audit the privacy of synthetic tabular data."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 2 bad input, 1 internal error)."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        sys.stderr.write("synthleak: interrupted; finished work in the run directory is kept\n")
+        return 130
+    except click.ClickException as exc:
+        sys.stderr.write(f"synthleak: error: {exc.format_message()}\n")
+        return 2
+    except InputError as exc:
+        sys.stderr.write(f"synthleak: error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("synthleak: interrupted; finished work in the run directory is kept\n")
+        return 130
+    except Exception as exc:
+        if os.environ.get("SYNTHLEAK_DEBUG"):
+            raise
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        sys.stderr.write(
+            f"synthleak: internal error: {type(exc).__name__}: {msg} "
+            "(set SYNTHLEAK_DEBUG=1 for the traceback and report it)\n"
+        )
+        return 1
+    return 0
+
+
+def run() -> None:  # pragma: no cover
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    run()

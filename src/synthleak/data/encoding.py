@@ -1,0 +1,161 @@
+"""Encodings shared by generators and attacks.
+
+* :func:`one_hot` and :func:`minmax`: the preprocessing of 000_d116d896359e1fe6.txt §4 (eq. 1-3):
+  one-hot categoricals (the missing code is one more category) and min-max scaled continuous
+  columns (range from the schema; missing values scaled to 0, with ``minmax_missing`` giving the
+  indicator).
+* :class:`Discretiser`: every column as integer codes in schema order. Categorical codes pass
+  through; continuous columns are cut into bins (``uniform`` over the schema range, which reads
+  nothing from the data and is safe for differential privacy, or ``quantile`` over the training
+  data, which is not), plus one bin for missing values when the column is nullable.
+  :meth:`Discretiser.inverse` maps codes back, drawing continuous values uniformly inside the bin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from synthleak.data.schema import Column, Schema
+from synthleak.data.table import Table, code_dtype
+
+
+def one_hot(table: Table) -> np.ndarray:
+    """One-hot encode the categorical columns: float32 array (n, sum of code counts)."""
+    sizes = [c.size for c in table.schema.categorical]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    out = np.zeros((len(table), int(sum(sizes))), dtype=np.float32)
+    if sizes:
+        rows = np.repeat(np.arange(len(table)), len(sizes))
+        cols = (table.codes.astype(np.int64) + offsets).ravel()
+        out[rows, cols] = 1.0
+    return out
+
+
+def minmax(table: Table, schema: Schema | None = None) -> np.ndarray:
+    """Min-max scale the continuous columns to [0, 1] with the schema's ranges (NaN -> 0)."""
+    sch = schema or table.schema
+    lows = np.array([c.low for c in sch.continuous], dtype=np.float32)
+    highs = np.array([c.high for c in sch.continuous], dtype=np.float32)
+    span = np.where(highs > lows, highs - lows, 1.0).astype(np.float32)
+    out = (table.values - lows) / span
+    return np.nan_to_num(np.clip(out, 0.0, 1.0), nan=0.0).astype(np.float32)
+
+
+def minmax_missing(table: Table) -> np.ndarray:
+    """Missing indicators (float32 0/1) of the nullable continuous columns, in schema order."""
+    idx = [j for j, c in enumerate(table.schema.continuous) if c.has_missing]
+    return np.isnan(table.values[:, idx]).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class _Bins:
+    edges: np.ndarray  # (n_bins + 1,) float64
+    missing: bool
+
+    @property
+    def size(self) -> int:
+        return len(self.edges) - 1 + int(self.missing)
+
+
+class Discretiser:
+    """Integer codes for every column (see the module docstring).
+
+    Parameters
+    ----------
+    schema : Schema
+    n_bins : int
+        Bins per continuous column (integer columns with a smaller range get one bin per value).
+    strategy : {"uniform", "quantile"}
+        ``uniform`` uses only the schema range; ``quantile`` needs ``data`` and reads it.
+    data : Table, optional
+        Training data for ``quantile`` bins.
+    """
+
+    def __init__(
+        self, schema: Schema, n_bins: int = 20, strategy: str = "uniform", data: Table | None = None
+    ) -> None:
+        if n_bins < 1:
+            raise ValueError("n_bins must be >= 1")
+        self.schema = schema
+        self.n_bins = n_bins
+        self.strategy = strategy
+        self._bins: dict[str, _Bins] = {}
+        for j, col in enumerate(schema.continuous):
+            if strategy == "uniform":
+                edges = self._uniform_edges(col, n_bins)
+            elif strategy == "quantile":
+                if data is None:
+                    raise ValueError("quantile bins need data")
+                v = data.values[:, j].astype(np.float64)
+                v = v[~np.isnan(v)]
+                if v.size == 0:
+                    edges = self._uniform_edges(col, n_bins)
+                else:
+                    q = np.unique(np.quantile(v, np.linspace(0, 1, n_bins + 1)))
+                    edges = q if q.size >= 2 else np.array([q[0], q[0] + 1.0])
+            else:
+                raise ValueError(f"unknown strategy {strategy!r}")
+            self._bins[col.name] = _Bins(edges, col.has_missing)
+        self.sizes = np.array(
+            [c.size if c.is_categorical else self._bins[c.name].size for c in schema.columns],
+            dtype=np.int64,
+        )
+
+    @staticmethod
+    def _uniform_edges(col: Column, n_bins: int) -> np.ndarray:
+        lo, hi = col.low, col.high
+        if col.integer and hi - lo + 1 <= n_bins:
+            return np.arange(lo, hi + 2, dtype=np.float64) - 0.5
+        if hi <= lo:
+            return np.array([lo, lo + 1.0])
+        return np.linspace(lo, hi, n_bins + 1)
+
+    def transform(self, table: Table) -> np.ndarray:
+        """Codes (n, F) in schema order, dtype fitting the largest domain."""
+        out = np.empty((len(table), len(self.schema)), dtype=code_dtype(int(self.sizes.max())))
+        ci = {n: j for j, n in enumerate(self.schema.categorical_names)}
+        vi = {n: j for j, n in enumerate(self.schema.continuous_names)}
+        for f, col in enumerate(self.schema.columns):
+            if col.is_categorical:
+                out[:, f] = table.codes[:, ci[col.name]]
+                continue
+            b = self._bins[col.name]
+            v = table.values[:, vi[col.name]].astype(np.float64)
+            nb = len(b.edges) - 1
+            code = np.clip(np.searchsorted(b.edges, v, side="right") - 1, 0, nb - 1)
+            if b.missing:
+                code = np.where(np.isnan(v), nb, code)
+            out[:, f] = code
+        return out
+
+    def inverse(self, codes: np.ndarray, *, rng: np.random.Generator) -> Table:
+        """A table from codes; continuous values drawn uniformly inside their bin."""
+        n = codes.shape[0]
+        cat_cols, cont_cols = [], []
+        for f, col in enumerate(self.schema.columns):
+            if col.is_categorical:
+                cat_cols.append(codes[:, f])
+                continue
+            b = self._bins[col.name]
+            nb = len(b.edges) - 1
+            c = codes[:, f].astype(np.int64)
+            miss = c >= nb
+            cc = np.minimum(c, nb - 1)
+            lo, hi = b.edges[cc], b.edges[cc + 1]
+            v = lo + (hi - lo) * rng.random(n)
+            if col.integer:
+                v = np.clip(np.round(v), np.ceil(b.edges[0]), np.floor(b.edges[-1]))
+            v = np.clip(v, col.low, col.high)
+            v[miss] = np.nan
+            cont_cols.append(v)
+        return Table.from_arrays(
+            self.schema,
+            np.stack(cat_cols, axis=1) if cat_cols else np.zeros((n, 0), dtype=np.int64),
+            np.stack(cont_cols, axis=1) if cont_cols else np.zeros((n, 0), dtype=np.float32),
+        )
+
+    def edges(self, name: str) -> np.ndarray:
+        """Bin edges of continuous column ``name``."""
+        return self._bins[name].edges.copy()

@@ -1,0 +1,116 @@
+"""Reading user data: CSV, CSV.GZ, Parquet and the bundled ``adult``.
+
+:func:`load_data` is the single entry point the CLI and :func:`synthleak.audit` use. It validates
+the input (missing/empty file, header only, duplicate columns, unknown override columns, ...) and
+raises :class:`~synthleak.errors.InputError` with a message that says what to do.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from synthleak.data.schema import DEFAULT_MAX_CATEGORIES, Schema, infer_schema
+from synthleak.data.table import Table
+from synthleak.errors import InputError
+
+BUNDLED = ("adult",)
+
+
+def _header(path: Path) -> list[str]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rt", newline="") as fh:  # type: ignore[operator]
+            return next(csv.reader(fh), [])
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {path} as CSV ({exc}): give a CSV, CSV.GZ or Parquet file") from exc
+
+
+def read_frame(source: str | Path, *, na_values: Sequence[str] = ()) -> pd.DataFrame:
+    """Read a DataFrame from a path or a bundled dataset name.
+
+    Parameters
+    ----------
+    source : str or Path
+        ``*.csv``, ``*.csv.gz`` (any other name is read as CSV), ``*.parquet``/``*.pq``,
+        or ``adult`` for the bundled UCI Adult.
+    na_values : sequence of str
+        Extra strings read as missing (empty cells are always missing).
+    """
+    if str(source) in BUNDLED:
+        from synthleak.data.datasets import load_adult
+
+        return load_adult()
+    path = Path(source)
+    if not path.exists():
+        raise InputError(f"data file {path} does not exist: check the path (or use 'adult')")
+    if path.is_dir():
+        raise InputError(f"{path} is a directory: give a CSV, CSV.GZ or Parquet file")
+    if path.stat().st_size == 0:
+        raise InputError(f"data file {path} is empty: give a file with a header and records")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        try:
+            df = pd.read_parquet(path)
+        except Exception as exc:
+            raise InputError(f"cannot read {path} as Parquet ({exc})") from exc
+        if na_values:
+            df = df.replace(list(na_values), pd.NA)
+    else:
+        header = _header(path)
+        dup = sorted({h for h in header if header.count(h) > 1})
+        if dup:
+            raise InputError(f"{path} has duplicate column names {dup}: rename them so every column is unique")
+        try:
+            df = pd.read_csv(path, na_values=list(na_values), keep_default_na=True, low_memory=False)
+        except pd.errors.EmptyDataError as exc:
+            raise InputError(f"data file {path} is empty: give a file with a header and records") from exc
+        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot parse {path} as CSV: {str(exc).splitlines()[0]}") from exc
+    if len(df.columns) == 0:
+        raise InputError(f"data file {path} has no columns: give a file with a header row")
+    if len(df) == 0:
+        raise InputError(f"data file {path} has a header but no rows: give a file with records")
+    return df
+
+
+@dataclass(frozen=True)
+class LoadedData:
+    """A dataset as read from the user: its frame, schema and encoded table."""
+
+    frame: pd.DataFrame
+    schema: Schema
+    table: Table
+
+
+def load_data(
+    source: str | Path,
+    *,
+    categorical: Sequence[str] = (),
+    continuous: Sequence[str] = (),
+    schema: Schema | str | Path | None = None,
+    na_values: Sequence[str] = (),
+    max_categories: int = DEFAULT_MAX_CATEGORIES,
+    min_rows: int = 1,
+) -> LoadedData:
+    """Read, validate, infer (or apply) the schema and encode a dataset.
+
+    ``schema`` wins over inference; ``categorical``/``continuous`` override inferred kinds.
+    """
+    df = read_frame(source, na_values=na_values)
+    if len(df) < min_rows:
+        raise InputError(
+            f"{source} has {len(df)} record(s) but at least {min_rows} are needed: give more data"
+        )
+    if schema is not None:
+        sch = schema if isinstance(schema, Schema) else Schema.from_json(schema)
+        if categorical or continuous:
+            raise InputError("give either --schema or --categorical/--continuous, not both")
+    else:
+        sch = infer_schema(df, categorical=categorical, continuous=continuous, max_categories=max_categories)
+    table = Table.from_frame(df, sch)
+    return LoadedData(df, sch, table)

@@ -1,0 +1,242 @@
+"""The encoded :class:`Table` used in every hot loop.
+
+Categorical columns are integer codes (one matrix, int8/int16/int32: the smallest that fits the
+largest domain), continuous columns are float32 (one matrix, ``NaN`` for missing). DataFrames
+exist only at the edges: :meth:`Table.from_frame` and :meth:`Table.to_frame`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from synthleak.data.schema import Column, Schema
+from synthleak.errors import InputError
+
+
+def code_dtype(max_size: int) -> np.dtype:
+    """Smallest signed integer dtype holding codes ``0 .. max_size - 1``."""
+    for dt in (np.int8, np.int16, np.int32):
+        if max_size <= np.iinfo(dt).max + 1:
+            return np.dtype(dt)
+    return np.dtype(np.int64)
+
+
+def _encode_categorical(s: pd.Series, col: Column) -> np.ndarray:
+    missing = s.isna().to_numpy()
+    lookup = {str(c): i for i, c in enumerate(col.categories)}
+    # map by string form so that 1 / "1" / 1.0 written by other tools agree
+    keys = s.astype(object).where(~missing, None)
+    as_str = [None if m else _canon(v) for v, m in zip(keys.to_numpy(), missing, strict=True)]
+    codes = np.fromiter(
+        (lookup.get(k, -1) if k is not None else col.missing_code for k in as_str),
+        dtype=np.int64,
+        count=len(as_str),
+    )
+    unknown = codes < 0
+    if unknown.any():
+        vals = sorted({as_str[i] for i in np.flatnonzero(unknown)[:50]})[:5]
+        raise InputError(
+            f"column {col.name!r} holds value(s) {vals} that are not in its schema categories: "
+            "pass a schema that lists them (--schema) or fix the data"
+        )
+    if missing.any() and not col.has_missing:
+        raise InputError(
+            f"column {col.name!r} has missing values but its schema allows none: "
+            "set \"missing\": true for it in the schema"
+        )
+    return codes
+
+
+def _decode_categorical(codes: np.ndarray, col: Column) -> object:
+    cats = np.array([*col.categories, None], dtype=object)
+    vals = cats[codes]
+    kinds = {type(c) for c in col.categories}
+    if kinds <= {int}:
+        return pd.array(vals, dtype="Int64") if col.has_missing else vals.astype(np.int64)
+    if kinds <= {int, float}:
+        return vals.astype(np.float64) if not col.has_missing else pd.array(vals, dtype="Float64")
+    return vals
+
+
+def _canon(v: object) -> str:
+    if isinstance(v, float | np.floating) and float(v).is_integer():
+        return str(int(v))
+    if isinstance(v, np.generic):
+        return str(v.item())
+    return str(v)
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """An encoded dataset.
+
+    Attributes
+    ----------
+    schema : Schema
+    codes : ndarray of shape (n, n_categorical), integer
+        Column ``j`` holds codes of ``schema.categorical[j]``.
+    values : ndarray of shape (n, n_continuous), float32
+        Column ``j`` holds values of ``schema.continuous[j]`` (``NaN`` = missing).
+    """
+
+    schema: Schema
+    codes: np.ndarray
+    values: np.ndarray
+
+    def __post_init__(self) -> None:
+        n_cat, n_cont = len(self.schema.categorical), len(self.schema.continuous)
+        if self.codes.ndim != 2 or self.codes.shape[1] != n_cat:
+            raise ValueError(f"codes must have shape (n, {n_cat}), got {self.codes.shape}")
+        if self.values.ndim != 2 or self.values.shape[1] != n_cont:
+            raise ValueError(f"values must have shape (n, {n_cont}), got {self.values.shape}")
+        if self.codes.shape[0] != self.values.shape[0]:
+            raise ValueError("codes and values must have the same number of rows")
+
+    # --- construction -------------------------------------------------------------
+    @classmethod
+    def from_arrays(cls, schema: Schema, codes: np.ndarray | None, values: np.ndarray | None) -> Table:
+        """Build a table from code and value matrices, casting to the canonical dtypes."""
+        n = codes.shape[0] if codes is not None else values.shape[0] if values is not None else 0
+        sizes = [c.size for c in schema.categorical]
+        dt = code_dtype(max(sizes, default=1))
+        c = (
+            np.ascontiguousarray(codes, dtype=dt)
+            if codes is not None
+            else np.zeros((n, 0), dtype=dt)
+        )
+        v = (
+            np.ascontiguousarray(values, dtype=np.float32)
+            if values is not None
+            else np.zeros((n, 0), dtype=np.float32)
+        )
+        return cls(schema, c, v)
+
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame, schema: Schema) -> Table:
+        """Encode a DataFrame with ``schema`` (columns matched by name)."""
+        cols = [str(c) for c in df.columns]
+        missing = [n for n in schema.names if n not in cols]
+        extra = [c for c in cols if c not in schema]
+        if missing or extra:
+            parts = []
+            if missing:
+                parts.append(f"missing column(s) {missing}")
+            if extra:
+                parts.append(f"unexpected column(s) {extra}")
+            raise InputError(
+                f"the data does not match the schema: {'; '.join(parts)}: give data with the schema's columns"
+            )
+        df = df.rename(columns=str)
+        n = len(df)
+        codes = np.empty((n, len(schema.categorical)), dtype=np.int64)
+        for j, col in enumerate(schema.categorical):
+            codes[:, j] = _encode_categorical(df[col.name], col)
+        values = np.empty((n, len(schema.continuous)), dtype=np.float32)
+        for j, col in enumerate(schema.continuous):
+            s = df[col.name]
+            num = pd.to_numeric(s, errors="coerce")
+            bad = s[num.isna() & s.notna()]
+            if not bad.empty:
+                raise InputError(
+                    f"column {col.name!r} is continuous but holds non-numeric values such as "
+                    f"{bad.iloc[0]!r}: declare it --categorical or mark the value with --na-values"
+                )
+            if num.isna().any() and not col.has_missing:
+                raise InputError(
+                    f"column {col.name!r} has missing values but its schema allows none: "
+                    "set \"missing\": true for it in the schema"
+                )
+            values[:, j] = num.to_numpy(dtype=np.float64)
+        return cls.from_arrays(schema, codes, values)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Decode to a DataFrame with the schema's column order and original category values."""
+        data: dict[str, object] = {}
+        for col in self.schema.columns:
+            enc = self.column(col.name)
+            if col.is_categorical:
+                data[col.name] = _decode_categorical(enc, col)
+                continue
+            v = enc.astype(np.float64)
+            if col.integer:
+                v = np.round(v)
+                if not np.isnan(v).any():
+                    data[col.name] = v.astype(np.int64)
+                    continue
+            data[col.name] = v
+        return pd.DataFrame(data, columns=self.schema.names)
+
+    # --- access -----------------------------------------------------------------
+    def __len__(self) -> int:
+        return int(self.codes.shape[0])
+
+    @property
+    def n_rows(self) -> int:
+        return len(self)
+
+    def column(self, name: str) -> np.ndarray:
+        """The encoded column ``name`` (codes or float32 values; a view)."""
+        col = self.schema[name]
+        if col.is_categorical:
+            return self.codes[:, self.schema.categorical_names.index(name)]
+        return self.values[:, self.schema.continuous_names.index(name)]
+
+    def take(self, rows: np.ndarray | Sequence[int]) -> Table:
+        """Rows ``rows`` (any integer index array) as a new table."""
+        idx = np.asarray(rows, dtype=np.intp)
+        return Table(self.schema, self.codes[idx], self.values[idx])
+
+    def sample(self, n: int, *, rng: np.random.Generator, replace: bool = False) -> Table:
+        """``n`` random rows (without replacement unless ``replace``)."""
+        if n < 0 or (not replace and n > len(self)):
+            raise InputError(
+                f"cannot sample {n} records from a table of {len(self)} without replacement: "
+                "ask for fewer records"
+            )
+        return self.take(rng.choice(len(self), size=n, replace=replace))
+
+    def select(self, names: Sequence[str]) -> Table:
+        """Only the columns ``names`` (schema order follows ``names``)."""
+        sub = self.schema.select(names)
+        return Table.from_arrays(
+            sub,
+            np.stack([self.column(c.name) for c in sub.categorical], axis=1)
+            if sub.categorical
+            else None,
+            np.stack([self.column(c.name) for c in sub.continuous], axis=1)
+            if sub.continuous
+            else np.zeros((len(self), 0), dtype=np.float32),
+        )
+
+    @staticmethod
+    def concat(tables: Sequence[Table]) -> Table:
+        """Stack tables that share a schema."""
+        if not tables:
+            raise ValueError("concat needs at least one table")
+        schema = tables[0].schema
+        for t in tables[1:]:
+            if t.schema != schema:
+                raise InputError("cannot stack tables with different schemas")
+        return Table(
+            schema,
+            np.concatenate([t.codes for t in tables]),
+            np.concatenate([t.values for t in tables]),
+        )
+
+    def row_keys(self) -> np.ndarray:
+        """One void-typed key per row, equal iff the encoded rows are equal (for unique/isin)."""
+        parts = [self.codes.astype(np.int32), np.nan_to_num(self.values, nan=np.float32(-3.4e38)).view(np.int32)]
+        arr = np.ascontiguousarray(np.concatenate(parts, axis=1))
+        return arr.view(np.dtype((np.void, arr.dtype.itemsize * arr.shape[1]))).ravel()
+
+    def equals(self, other: Table) -> bool:
+        """Same schema and identical encoded contents."""
+        return (
+            self.schema == other.schema
+            and np.array_equal(self.codes, other.codes)
+            and np.array_equal(self.values, other.values, equal_nan=True)
+        )

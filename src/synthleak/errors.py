@@ -1,0 +1,58 @@
+"""Typed errors and warnings.
+
+Every error a user can cause derives from :class:`InputError`; the command line turns it into a
+one-line message and exit code 2. Messages say what is wrong *and* what to do about it.
+"""
+
+from __future__ import annotations
+
+
+class SynthleakError(Exception):
+    """Base class of every error raised by synthleak."""
+
+
+class InputError(SynthleakError, ValueError):
+    """Bad user input: data, schema, options or a spec string. CLI exit code 2."""
+
+
+class MissingExtraError(InputError, ImportError):
+    """An optional dependency is not installed.
+
+    Parameters
+    ----------
+    package : str
+        The import name that failed.
+    extra : str
+        The ``pip install 'synthleak[extra]'`` extra that provides it.
+    feature : str
+        What needs it, for the message.
+    """
+
+    def __init__(self, package: str, extra: str, feature: str) -> None:
+        self.package = package
+        self.extra = extra
+        self.feature = feature
+        super().__init__(
+            f"{feature} needs the optional package {package!r}: "
+            f"install it with pip install 'synthleak[{extra}]'"
+        )
+
+
+class NotFittedError(SynthleakError, RuntimeError):
+    """An estimator (attack or generator) was used before ``fit``."""
+
+
+class GeneratorFailure(SynthleakError, RuntimeError):
+    """A generator failed on one dataset (shadow modelling records and counts these)."""
+
+
+class BaselineWarning(UserWarning):
+    """An attack did no better than its baseline (random guess or control set)."""
+
+
+def check_fitted(obj: object, attribute: str) -> None:
+    """Raise :class:`NotFittedError` unless ``obj`` has the fitted ``attribute``."""
+    if getattr(obj, attribute, None) is None:
+        raise NotFittedError(
+            f"{type(obj).__name__} is not fitted yet: call fit(...) before using it"
+        )
