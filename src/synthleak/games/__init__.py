@@ -1,0 +1,1 @@
+"""Privacy games (the challenger): sample datasets, run generators, hold labels, score attacks."""

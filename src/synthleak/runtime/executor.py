@@ -1,0 +1,206 @@
+"""Run independent work units inline, on local processes, or on a Dask cluster.
+
+A work unit is a picklable top-level function ``fn(shared, *args) -> dict[str, ndarray]`` plus a
+unique key. ``shared`` is one (possibly large) read-only object, the same for every unit: it is
+sent once per worker process (process initializer) or broadcast once to a Dask cluster, not once
+per unit. Units should be coarse (tens of milliseconds at least): batch small tasks.
+
+Determinism is the caller's contract: a unit's randomness must come from
+:func:`synthleak.runtime.seeding.unit_rng` keyed by the unit, never from scheduling, so the result
+does not depend on ``workers`` or ``cluster``. A unit that raises is reported in its
+:class:`UnitResult` (``error``) and recorded as failed in the store; the other units go on.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from synthleak.errors import InputError, MissingExtraError
+from synthleak.runtime.store import RunStore
+
+UnitFn = Callable[..., dict[str, np.ndarray]]
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class WorkUnit:
+    """One unit of work: ``fn(shared, *args)`` stored under ``key``."""
+
+    key: str
+    args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """What a unit produced (``arrays``) or why it failed (``error``)."""
+
+    key: str
+    arrays: dict[str, np.ndarray] | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+_SHARED: Any = None
+
+
+def _init_worker(shared: Any) -> None:
+    global _SHARED
+    _SHARED = shared
+    try:  # one BLAS thread per worker process: the pool already uses the cores
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except ImportError:  # pragma: no cover
+        pass
+
+
+def _call(fn: UnitFn, shared: Any, args: tuple[Any, ...]) -> tuple[dict[str, np.ndarray] | None, str | None]:
+    try:
+        return fn(shared, *args), None
+    except Exception as exc:  # reported per unit, the run goes on
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        return None, f"{type(exc).__name__}: {msg}{where}"
+
+
+def _call_local(fn: UnitFn, args: tuple[Any, ...]) -> tuple[dict[str, np.ndarray] | None, str | None]:
+    return _call(fn, _SHARED, args)
+
+
+def connect_cluster(address: str, timeout: float = 10.0) -> Any:
+    """A ``distributed.Client`` for ``address``, or a clear error when it cannot be reached."""
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise MissingExtraError("distributed", "dask", "--cluster") from exc
+    try:
+        return Client(address, timeout=f"{timeout}s", set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise InputError(
+            f"cannot reach the Dask scheduler at {address} ({type(exc).__name__}): "
+            "check the address and that 'dask scheduler' is running there"
+        ) from exc
+
+
+def run_units(
+    fn: UnitFn,
+    units: Sequence[WorkUnit],
+    *,
+    shared: Any = None,
+    workers: int = 1,
+    cluster: str | Any | None = None,
+    store: RunStore | None = None,
+    progress: ProgressFn | None = None,
+) -> dict[str, UnitResult]:
+    """Run ``units`` and return their results by key.
+
+    Parameters
+    ----------
+    fn : callable
+        Top-level function ``fn(shared, *unit.args) -> dict[str, ndarray]``.
+    units : sequence of WorkUnit
+        Keys must be unique.
+    shared : object
+        Read-only data every unit needs (sent once per worker).
+    workers : int
+        Local worker processes (1 runs inline). Ignored with ``cluster``.
+    cluster : str or distributed.Client, optional
+        Scheduler address (``tcp://host:8786``) or a client.
+    store : RunStore, optional
+        Finished units are skipped (read back from the store) and new ones recorded.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after every unit.
+    """
+    keys = [u.key for u in units]
+    if len(set(keys)) != len(keys):
+        raise ValueError("work unit keys must be unique")
+    if workers < 1:
+        raise InputError(f"--workers must be at least 1, got {workers}")
+    results: dict[str, UnitResult] = {}
+    done_keys = store.done() if store is not None else set()
+    todo = [u for u in units if u.key not in done_keys]
+    for u in units:
+        if u.key in done_keys:
+            assert store is not None
+            results[u.key] = UnitResult(u.key, store.get(u.key))
+    total, count = len(units), len(results)
+    if progress:
+        progress(count, total)
+
+    def record(key: str, arrays: dict[str, np.ndarray] | None, error: str | None) -> None:
+        nonlocal count
+        results[key] = UnitResult(key, arrays, error)
+        if store is not None:
+            if error is None and arrays is not None:
+                store.put(key, arrays)
+            else:
+                store.put_failure(key, error or "no result")
+        count += 1
+        if progress:
+            progress(count, total)
+
+    if not todo:
+        return results
+    if cluster is not None:
+        _run_dask(fn, todo, shared, cluster, record)
+    elif workers == 1 or len(todo) == 1:
+        for u in todo:
+            record(u.key, *_call(fn, shared, u.args))
+    else:
+        _run_processes(fn, todo, shared, workers, record)
+    return results
+
+
+def _run_processes(
+    fn: UnitFn, todo: Sequence[WorkUnit], shared: Any, workers: int, record: Callable[..., None]
+) -> None:
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    with ProcessPoolExecutor(
+        max_workers=min(workers, len(todo)), mp_context=ctx, initializer=_init_worker, initargs=(shared,)
+    ) as pool:
+        futures: dict[Future[Any], str] = {pool.submit(_call_local, fn, u.args): u.key for u in todo}
+        try:
+            for fut in as_completed(futures):
+                record(futures[fut], *fut.result())
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _run_dask(
+    fn: UnitFn, todo: Iterable[WorkUnit], shared: Any, cluster: str | Any, record: Callable[..., None]
+) -> None:
+    from distributed import as_completed as dask_completed
+
+    own = isinstance(cluster, str)
+    client = connect_cluster(cluster) if isinstance(cluster, str) else cluster
+    try:
+        shared_f = client.scatter(shared, broadcast=True) if shared is not None else None
+        futures = {}
+        for u in todo:
+            fut = client.submit(_call, fn, shared_f, u.args, key=f"synthleak-{u.key}", pure=False)
+            futures[fut] = u.key
+        try:
+            with client.as_current():
+                for fut in dask_completed(list(futures)):
+                    record(futures[fut], *fut.result())
+        except BaseException:
+            client.cancel(list(futures))
+            raise
+    finally:
+        if own:
+            client.close()
