@@ -10,13 +10,17 @@ import os
 import sys
 from typing import Annotated
 
-import click
 import typer
 
 from synthleak import __version__
 from synthleak.cli import data_cmds  # noqa: F401  (registers commands)
 from synthleak.cli.app import app
 from synthleak.errors import InputError
+
+try:  # typer >= 0.20 vendors click as typer._click
+    from typer._click import exceptions as click_exc
+except ImportError:  # pragma: no cover
+    from click import exceptions as click_exc  # type: ignore[no-redef]
 
 
 def _version(value: bool) -> None:
@@ -38,12 +42,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 bad input, 1 internal error)."""
     try:
         app(args=argv, standalone_mode=False)
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
+    except typer.Abort:
         sys.stderr.write("synthleak: interrupted; finished work in the run directory is kept\n")
         return 130
-    except click.ClickException as exc:
+    except click_exc.ClickException as exc:
         sys.stderr.write(f"synthleak: error: {exc.format_message()}\n")
         return 2
     except InputError as exc:

@@ -144,9 +144,16 @@ class Discretiser:
             miss = c >= nb
             cc = np.minimum(c, nb - 1)
             lo, hi = b.edges[cc], b.edges[cc + 1]
-            v = lo + (hi - lo) * rng.random(n)
+            u = rng.random(n)
             if col.integer:
-                v = np.clip(np.round(v), np.ceil(b.edges[0]), np.floor(b.edges[-1]))
+                # a uniform integer inside [lo, hi) (the last bin includes hi), so the value
+                # falls back into the same bin
+                first = np.ceil(lo)
+                last = np.where(cc == nb - 1, np.floor(hi), np.ceil(hi) - 1)
+                count = np.maximum(last - first + 1, 1)
+                v = first + np.floor(u * count)
+            else:
+                v = lo + (hi - lo) * u
             v = np.clip(v, col.low, col.high)
             v[miss] = np.nan
             cont_cols.append(v)

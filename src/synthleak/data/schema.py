@@ -236,7 +236,7 @@ class Schema:
     def from_json(cls, text_or_path: str | Path) -> Schema:
         """Load a schema from a JSON string or a path to a JSON file."""
         text = str(text_or_path)
-        if not text.lstrip().startswith("{"):
+        if not text.lstrip().startswith(("{", "[")):
             path = Path(text)
             if not path.is_file():
                 raise InputError(f"schema file {path} does not exist: check the path")

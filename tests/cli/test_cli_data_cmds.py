@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from synthleak import Schema
+from synthleak.cli.main import main
+
+
+def test_schema_prints_and_writes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "adult"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["columns"]) == 15
+    out = tmp_path / "s.json"
+    assert main(["schema", "adult", "--categorical", "education-num", "--out", str(out)]) == 0
+    assert Schema.from_json(out)["education-num"].is_categorical
+
+
+@pytest.mark.parametrize(
+    ("content", "extra", "message"),
+    [
+        ("", [], "is empty"),
+        ("a,b\n", [], "header but no rows"),
+        ("a,b\n1,x\n", ["--categorical", "zz"], "unknown column"),
+        ("a,b\n1,x\n", ["--continuous", "b"], "non-numeric values"),
+        ("a,b\n1,\n2,\n", [], "only missing values"),
+        ("a,a\n1,2\n", [], "duplicate column names"),
+    ],
+)
+def test_bad_input_exit_2_no_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, extra: list[str], message: str
+) -> None:
+    data = tmp_path / "d.csv"
+    data.write_text(content)
+    out = tmp_path / "schema.json"
+    assert main(["schema", str(data), *extra, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not out.exists()

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from synthleak import InputError, Schema, infer_schema
+from synthleak.data.schema import ColumnKind, widen
+
+
+def test_adult_inference_rules(adult_df: pd.DataFrame) -> None:
+    s = infer_schema(adult_df)
+    assert s.continuous_names == [
+        "age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week",
+    ]
+    assert len(s.categorical) == 9
+    wc = s["workclass"]
+    assert wc.has_missing and "?" not in wc.categories and wc.size == len(wc.categories) + 1
+    assert s["age"].integer and (s["age"].low, s["age"].high) == (17.0, 90.0)
+
+
+def test_small_integer_columns_are_categorical_and_overrides_win() -> None:
+    df = pd.DataFrame({"code": [1, 2, 3, 1, 2, -9], "x": [0.5, 1.5, 2.5, 3.5, 4.5, 5.5]})
+    s = infer_schema(df)
+    assert s["code"].kind is ColumnKind.CATEGORICAL and s["code"].categories == (-9, 1, 2, 3)
+    assert s["x"].kind is ColumnKind.CONTINUOUS
+    s2 = infer_schema(df, continuous=["code"], categorical=["x"])
+    assert s2["code"].kind is ColumnKind.CONTINUOUS and s2["x"].kind is ColumnKind.CATEGORICAL
+    assert infer_schema(df, max_categories=3)["code"].kind is ColumnKind.CONTINUOUS
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"categorical": ["nope"]}, "--categorical names unknown column"),
+        ({"continuous": ["nope"]}, "--continuous names unknown column"),
+        ({"continuous": ["s"], "categorical": ["s"]}, "both categorical and continuous"),
+        ({"continuous": ["s"]}, "non-numeric values"),
+    ],
+)
+def test_bad_overrides(kwargs: dict, message: str) -> None:
+    df = pd.DataFrame({"s": ["a", "b"], "v": [1.0, 2.5]})
+    with pytest.raises(InputError, match=message):
+        infer_schema(df, **kwargs)
+
+
+def test_all_missing_and_duplicate_columns_rejected() -> None:
+    with pytest.raises(InputError, match="only missing values"):
+        infer_schema(pd.DataFrame({"a": [np.nan, np.nan], "b": [1, 2]}))
+    df = pd.DataFrame([[1, 2]], columns=["a", "a"])
+    with pytest.raises(InputError, match="duplicate column names"):
+        infer_schema(df)
+
+
+def test_json_round_trip(mixed_frame: pd.DataFrame, tmp_path) -> None:
+    s = infer_schema(mixed_frame)
+    path = tmp_path / "schema.json"
+    s.to_json(path)
+    assert Schema.from_json(path) == s
+    assert Schema.from_json(s.to_json()) == s
+    assert json.loads(s.to_json())["version"] == 1
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ("[1, 2]", "'columns' list"),
+        ('{"columns": [{"name": "a"}]}', "needs 'name' and 'kind'"),
+        ('{"columns": [{"name": "a", "kind": "categorical"}]}', "no 'categories'"),
+        ('{"columns": [{"name": "a", "kind": "continuous", "low": 2, "high": 1}]}', "invalid range"),
+        ("{not json", "not valid JSON"),
+    ],
+)
+def test_bad_schema_files(doc: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        Schema.from_json(doc if doc.startswith(("{", "[")) else doc)
+
+
+def test_widen_unions_domains() -> None:
+    a = infer_schema(pd.DataFrame({"c": ["x", "y"], "v": [0.0, 1.5]}))
+    b = infer_schema(pd.DataFrame({"c": ["z", None], "v": [-1.5, 0.5]}))
+    w = widen(a, b)
+    assert w["c"].categories == ("x", "y", "z") and w["c"].has_missing
+    assert (w["v"].low, w["v"].high) == (-1.5, 1.5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", None]), min_size=1, max_size=30))
+def test_categorical_inference_property(values: list) -> None:
+    df = pd.DataFrame({"c": values, "k": range(len(values))})
+    if all(v is None for v in values):
+        with pytest.raises(InputError):
+            infer_schema(df)
+        return
+    col = infer_schema(df)["c"]
+    assert set(col.categories) == {v for v in values if v is not None}
+    assert col.has_missing == (None in values)

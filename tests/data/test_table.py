@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthleak import InputError, Table, infer_schema
+
+
+def test_round_trip_mixed_with_missing(mixed_frame: pd.DataFrame) -> None:
+    s = infer_schema(mixed_frame)
+    t = Table.from_frame(mixed_frame, s)
+    assert t.codes.dtype == np.int8 and t.values.dtype == np.float32
+    assert t.codes.shape == (200, 3) and t.values.shape == (200, 2)
+    back = t.to_frame()
+    assert list(back.columns) == list(mixed_frame.columns)
+    pd.testing.assert_series_equal(back["colour"].astype(object), mixed_frame["colour"].astype(object), check_names=False)
+    np.testing.assert_allclose(back["height"], mixed_frame["height"], rtol=1e-6)
+    assert (back["flag"] == mixed_frame["flag"]).all()
+    assert back["weight"].dtype == np.int64
+
+
+def test_adult_round_trip(adult_df: pd.DataFrame, adult_table: Table) -> None:
+    back = adult_table.to_frame()
+    for c in adult_df.columns:
+        a, b = adult_df[c], back[c]
+        assert (a.isna() == b.isna()).all(), c
+        assert (a[a.notna()].astype(str).to_numpy() == b[b.notna()].astype(str).to_numpy()).all(), c
+
+
+def test_unknown_category_and_missing_not_allowed(mixed_frame: pd.DataFrame) -> None:
+    s = infer_schema(mixed_frame)
+    bad = mixed_frame.copy()
+    bad.loc[0, "size"] = "XXL"
+    with pytest.raises(InputError, match="not in its schema categories"):
+        Table.from_frame(bad, s)
+    bad = mixed_frame.copy()
+    bad.loc[0, "weight"] = np.nan
+    with pytest.raises(InputError, match="allows none"):
+        Table.from_frame(bad, s)
+    with pytest.raises(InputError, match="missing column"):
+        Table.from_frame(mixed_frame.drop(columns="size"), s)
+
+
+def test_numeric_categories_match_by_value() -> None:
+    s = infer_schema(pd.DataFrame({"c": [1, 2, 3]}))
+    t = Table.from_frame(pd.DataFrame({"c": ["2", 3.0, 1]}), s)
+    assert t.codes[:, 0].tolist() == [1, 2, 0]
+
+
+def test_sample_take_select_concat(adult_table: Table) -> None:
+    rng = np.random.default_rng(1)
+    a = adult_table.sample(100, rng=rng)
+    b = adult_table.sample(100, rng=np.random.default_rng(1))
+    assert a.equals(b) and len(a) == 100
+    with pytest.raises(InputError, match="cannot sample"):
+        a.sample(101, rng=rng)
+    assert len(a.sample(300, rng=rng, replace=True)) == 300
+    sub = a.select(["age", "sex"])
+    assert sub.schema.names == ["age", "sex"]
+    np.testing.assert_array_equal(sub.column("sex"), a.column("sex"))
+    both = Table.concat([a, b])
+    assert len(both) == 200 and both.take(np.arange(100, 200)).equals(b)
+
+
+def test_row_keys_identify_equal_rows(adult_table: Table) -> None:
+    t = adult_table.take([0, 1, 0])
+    k = t.row_keys()
+    assert k[0] == k[2] and k[0] != k[1]

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import roc_auc_score
+
+from synthleak.metrics.privacy import (
+    RiskEstimate,
+    accuracy_estimate,
+    auc,
+    auc_estimate,
+    roc_curve,
+    tpr_at_fpr,
+    wilson_interval,
+)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 5)), min_size=2, max_size=60))
+def test_auc_matches_sklearn(pairs: list[tuple[bool, int]]) -> None:
+    y = np.array([p[0] for p in pairs])
+    s = np.array([p[1] for p in pairs], dtype=float)
+    if y.all() or not y.any():
+        assert np.isnan(auc(y, s))
+    else:
+        assert abs(auc(y, s) - roc_auc_score(y, s)) < 1e-12
+
+
+def test_auc_estimate_ci_contains_value_and_is_seeded() -> None:
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    s = y + rng.normal(0, 1, 200)
+    a = auc_estimate(y, s, rng=np.random.default_rng(1))
+    b = auc_estimate(y, s, rng=np.random.default_rng(1))
+    assert a == b and a.ci_low <= a.value <= a.ci_high and a.baseline == 0.5
+    assert 0.7 < a.value < 0.85 and a.ci_high - a.ci_low < 0.2
+    assert RiskEstimate.from_dict(a.to_dict()) == a
+
+
+def test_roc_and_tpr_at_fpr() -> None:
+    y = np.array([1, 1, 0, 1, 0, 0])
+    s = np.array([6, 5, 4, 3, 2, 1.0])
+    f, t = roc_curve(y, s)
+    assert f[0] == t[0] == 0 and f[-1] == t[-1] == 1
+    assert tpr_at_fpr(y, s, 0.0) == 2 / 3
+    assert tpr_at_fpr(y, s, 0.34) == 1.0
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 200), st.integers(1, 200))
+def test_wilson_contains_proportion(k: int, n: int) -> None:
+    k = min(k, n)
+    lo, hi = wilson_interval(k, n)
+    assert 0 <= lo <= k / n <= hi <= 1
+
+
+def test_accuracy_estimate() -> None:
+    est = accuracy_estimate(np.array([1, 1, 1, 0]), baseline=0.5)
+    assert est.value == 0.75 and est.n_trials == 4 and est.ci_low < 0.75 < est.ci_high

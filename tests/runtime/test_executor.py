@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from synthleak import InputError
+from synthleak.runtime import RunStore, WorkUnit, run_units, unit_rng
+
+
+def _unit(shared: float, i: int) -> dict[str, np.ndarray]:
+    if i == 3:
+        raise RuntimeError("generator exploded")
+    return {"x": unit_rng(11, i).random(5) + shared}
+
+
+UNITS = [WorkUnit(f"u{i}", (i,)) for i in range(6)]
+
+
+def test_inline_equals_processes_and_failures_are_reported() -> None:
+    seen: list[tuple[int, int]] = []
+    a = run_units(_unit, UNITS, shared=2.0, progress=lambda d, t: seen.append((d, t)))
+    b = run_units(_unit, UNITS, shared=2.0, workers=2)
+    assert not a["u3"].ok and "generator exploded" in (a["u3"].error or "")
+    for k in ("u0", "u1", "u2", "u4", "u5"):
+        np.testing.assert_array_equal(a[k].arrays["x"], b[k].arrays["x"])  # type: ignore[index]
+    assert seen[-1] == (6, 6)
+
+
+def test_store_skips_finished_units(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def counted(shared: None, i: int) -> dict[str, np.ndarray]:
+        calls.append(i)
+        return {"i": np.array([i])}
+
+    with RunStore(tmp_path, {"k": 1}) as s:
+        run_units(counted, UNITS[:2], store=s)
+    with RunStore(tmp_path, {"k": 1}) as s:
+        out = run_units(counted, UNITS, store=s)
+    assert calls == [0, 1, 2, 3, 4, 5]  # the second run did only units 2..5
+    assert [int(out[u.key].arrays["i"][0]) for u in UNITS] == list(range(6))  # type: ignore[index]
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(InputError, match="--workers"):
+        run_units(_unit, UNITS, workers=0)
+    with pytest.raises(ValueError, match="unique"):
+        run_units(_unit, [UNITS[0], UNITS[0]])
