@@ -58,3 +58,13 @@ def test_wilson_contains_proportion(k: int, n: int) -> None:
 def test_accuracy_estimate() -> None:
     est = accuracy_estimate(np.array([1, 1, 1, 0]), baseline=0.5)
     assert est.value == 0.75 and est.n_trials == 4 and est.ci_low < 0.75 < est.ci_high
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=0, max_size=40))
+def test_rankdata_matches_scipy(values: list[int]) -> None:
+    from scipy.stats import rankdata as sp_rankdata
+
+    from synthleak.metrics.privacy import rankdata
+
+    np.testing.assert_allclose(rankdata(np.array(values)), sp_rankdata(values))

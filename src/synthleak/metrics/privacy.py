@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,21 @@ class RiskEstimate:
         return cls(**d)
 
 
+def rankdata(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n with ties given their average rank (as ``scipy.stats.rankdata``)."""
+    x = np.asarray(x)
+    order = np.argsort(x, kind="mergesort")
+    xs = x[order]
+    starts = np.concatenate([[True], xs[1:] != xs[:-1]]) if xs.size else np.array([], dtype=bool)
+    group = np.cumsum(starts) - 1
+    first = np.flatnonzero(starts)
+    counts = np.diff(np.concatenate([first, [xs.size]]))
+    avg = first + (counts + 1) / 2.0
+    ranks = np.empty(x.size, dtype=np.float64)
+    ranks[order] = avg[group]
+    return ranks
+
+
 def auc(labels: np.ndarray, scores: np.ndarray) -> float:
     """Area under the ROC curve (probability a positive outscores a negative; ties half).
 
@@ -58,7 +73,7 @@ def auc(labels: np.ndarray, scores: np.ndarray) -> float:
     n_neg = y.size - n_pos
     if n_pos == 0 or n_neg == 0:
         return float("nan")
-    ranks = stats.rankdata(s)
+    ranks = rankdata(s)
     return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
@@ -145,7 +160,7 @@ def auc_estimate(
 
 
 def _auc_two(pos: np.ndarray, neg: np.ndarray) -> float:
-    ranks = stats.rankdata(np.concatenate([pos, neg]))
+    ranks = rankdata(np.concatenate([pos, neg]))
     return float((ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
 
 
@@ -153,7 +168,7 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     """Wilson score interval of a binomial proportion."""
     if n <= 0:
         return 0.0, 1.0
-    z = float(stats.norm.ppf(1 - (1 - confidence) / 2))
+    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
