@@ -15,6 +15,7 @@ import typer
 
 from synthleak.data.io import LoadedData, load_data
 from synthleak.errors import InputError
+from synthleak.results import jsonable
 
 
 class OutputFormat(str, Enum):
@@ -101,19 +102,5 @@ def emit(text: str, out: Path | None) -> None:
 
 
 def to_json(obj: Any) -> str:
-    """JSON with NaN written as null (strict JSON) and numpy scalars converted."""
-    return json.dumps(_clean(obj), indent=2)
-
-
-def _clean(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _clean(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_clean(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
-        return None
-    if isinstance(obj, np.ndarray):
-        return _clean(obj.tolist())
-    return obj
+    """Strict JSON: NaN written as null, numpy values converted."""
+    return json.dumps(jsonable(obj), indent=2, allow_nan=False)

@@ -44,7 +44,16 @@ class RiskEstimate:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RiskEstimate:
-        return cls(**d)
+        """Inverse of :meth:`to_dict`; ``None`` (JSON null) reads back as NaN."""
+        nan = float("nan")
+        return cls(
+            value=nan if d["value"] is None else float(d["value"]),
+            ci_low=nan if d["ci_low"] is None else float(d["ci_low"]),
+            ci_high=nan if d["ci_high"] is None else float(d["ci_high"]),
+            confidence=float(d.get("confidence", 0.95)),
+            n_trials=int(d.get("n_trials", 0)),
+            baseline=None if d.get("baseline") is None else float(d["baseline"]),
+        )
 
 
 def rankdata(x: np.ndarray) -> np.ndarray:

@@ -1,0 +1,37 @@
+"""Reports (HTML, JSON, Markdown) built from an :class:`~synthleak.results.AuditResult` only."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from synthleak.report.document import build_document
+from synthleak.report.writers import to_html, to_markdown
+from synthleak.results import AuditResult
+
+
+def write_report(result: AuditResult, out_dir: str | Path) -> dict[str, Path]:
+    """Write ``report.html``, ``report.json``, ``report.md`` (and ``figures/``) into ``out_dir``.
+
+    Everything is rendered in a temporary folder first and moved into place at the end, so a
+    failure leaves no half-written report.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    doc = build_document(result)
+    with tempfile.TemporaryDirectory(dir=out, prefix=".report-") as tmp_name:
+        tmp = Path(tmp_name)
+        (tmp / "figures").mkdir()
+        (tmp / "report.html").write_text(to_html(doc), encoding="utf-8")
+        (tmp / "report.md").write_text(to_markdown(doc, tmp / "figures"), encoding="utf-8")
+        (tmp / "report.json").write_text(result.to_json() + "\n", encoding="utf-8")
+        if (out / "figures").exists():
+            shutil.rmtree(out / "figures")
+        (tmp / "figures").replace(out / "figures")
+        for name in ("report.json", "report.md", "report.html"):
+            (tmp / name).replace(out / name)
+    return {n: out / f"report.{n}" for n in ("html", "json", "md")}
+
+
+__all__ = ["build_document", "to_html", "to_markdown", "write_report"]

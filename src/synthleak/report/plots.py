@@ -1,0 +1,107 @@
+"""Report figures (matplotlib, Agg backend), returned as PNG bytes for inline embedding."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+_DPI = 110
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=_DPI, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def vulnerability_distribution(scores: Sequence[float], top_scores: Sequence[float]) -> bytes:
+    """Histogram of vulnerability scores, the top records marked in red."""
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    s = np.asarray(scores, dtype=float)
+    s = s[np.isfinite(s)]
+    ax.hist(s, bins=60, color="#8aa4c8", edgecolor="white")
+    for i, t in enumerate(top_scores):
+        ax.axvline(t, color="#c0392b", lw=1, alpha=0.8, label="top records" if i == 0 else None)
+    ax.set_xlabel("vulnerability score (mean distance to the k nearest records)")
+    ax.set_ylabel("records")
+    if len(top_scores):
+        ax.legend(loc="upper right", frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _png(fig)
+
+
+def roc_curves(targets: Sequence[dict[str, Any]], attack: str) -> bytes:
+    """ROC curves of one attack per target, false-positive rate on a log scale."""
+    fig, ax = plt.subplots(figsize=(5.2, 4.2))
+    floor = 1e-3
+    for t in targets:
+        res = t.get("attacks", {}).get(attack)
+        if not res or not res.get("roc"):
+            continue
+        fpr = np.maximum(np.asarray(res["roc"]["fpr"], dtype=float), floor)
+        tpr = np.asarray(res["roc"]["tpr"], dtype=float)
+        ax.step(fpr, tpr, where="post", lw=1.2, label=f"row {t['row']} (AUC {res['auc']:.2f})")
+    grid = np.logspace(np.log10(floor), 0, 50)
+    ax.plot(grid, grid, "k--", lw=0.8, label="random guess")
+    ax.set_xscale("log")
+    ax.set_xlim(floor, 1)
+    ax.set_ylim(0, 1.01)
+    ax.set_xlabel("false positive rate (log scale)")
+    ax.set_ylabel("true positive rate")
+    ax.set_title(f"membership attack '{attack}'")
+    ax.legend(fontsize=7, loc="lower right", frameon=False)
+    return _png(fig)
+
+
+def auc_boxplots(targets: Sequence[dict[str, Any]]) -> bytes:
+    """AUC per selection method and attack (Fig. 1 of 000_d116d896359e1fe6.txt)."""
+    attacks = sorted({a for t in targets for a in t.get("attacks", {})})
+    methods = sorted({t.get("selected_by", "?") for t in targets})
+    fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(methods) * max(1, len(attacks))), 3.6))
+    data, labels, colours = [], [], []
+    palette = ["#2e86de", "#e67e22", "#27ae60", "#8e44ad", "#c0392b"]
+    for m in methods:
+        for ai, a in enumerate(attacks):
+            vals = [
+                t["attacks"][a]["auc"]
+                for t in targets
+                if t.get("selected_by", "?") == m and a in t.get("attacks", {})
+                and t["attacks"][a].get("auc") is not None
+            ]
+            data.append(vals if vals else [np.nan])
+            labels.append(f"{m}\n{a}")
+            colours.append(palette[ai % len(palette)])
+    bp = ax.boxplot(data, patch_artist=True, showfliers=True)
+    for patch, c in zip(bp["boxes"], colours, strict=True):
+        patch.set_facecolor(c)
+        patch.set_alpha(0.55)
+    ax.set_xticks(range(1, len(labels) + 1), labels, fontsize=8)
+    ax.axhline(0.5, color="k", ls="--", lw=0.8)
+    ax.set_ylabel("membership AUC")
+    ax.set_ylim(0.3, 1.02)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _png(fig)
+
+
+def privacy_utility(points: Sequence[dict[str, Any]]) -> bytes:
+    """Privacy against utility (Fig. 5 of 004_04ca927b97784c30.txt): one panel per utility metric."""
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True)
+    for ax, key, name in zip(axes, ("mre_gt10", "tvd3"), ("MRE > 10 (lower is better)", "3-way TVD (lower is better)"), strict=True):
+        for p in points:
+            if p.get(key) is None or p.get("privacy") is None:
+                continue
+            ax.scatter(p[key], p["privacy"], s=40)
+            ax.annotate(str(p.get("label", "")), (p[key], p["privacy"]), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.set_xlabel(name)
+        ax.spines[["top", "right"]].set_visible(False)
+    metric = points[0].get("privacy_metric", "attack success") if points else "attack success"
+    axes[0].set_ylabel(metric)
+    return _png(fig)

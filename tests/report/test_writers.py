@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from synthleak.report import write_report
+from synthleak.report.document import build_document
+from synthleak.report.writers import to_html, to_markdown
+from synthleak.results import AuditResult
+
+
+def test_html_is_self_contained(sample_result: AuditResult) -> None:
+    page = to_html(build_document(sample_result))
+    assert page.startswith("<!DOCTYPE html>")
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)  # no network resources
+    assert page.count("data:image/png;base64,") >= 4
+
+
+def test_markdown_writes_figures(sample_result: AuditResult, tmp_path: Path) -> None:
+    md = to_markdown(build_document(sample_result), tmp_path)
+    assert "| attack | metric |" in md and "![" in md
+    assert (tmp_path / "vulnerability.png").exists()
+
+
+def test_write_report_is_all_or_nothing(sample_result: AuditResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = write_report(sample_result, tmp_path / "out")
+    assert AuditResult.from_json(paths["json"]).to_json() == sample_result.to_json()
+    import synthleak.report as rep
+
+    def boom(doc, *a, **k):  # type: ignore[no-untyped-def]
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(rep, "to_markdown", boom)
+    with pytest.raises(RuntimeError):
+        write_report(sample_result, tmp_path / "fresh")
+    assert list((tmp_path / "fresh").iterdir()) == []
