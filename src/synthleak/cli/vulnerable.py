@@ -1,0 +1,157 @@
+"""``synthleak vulnerable``: rank the records of a dataset by vulnerability.
+
+``synthleak vulnerable DATA [--k 5] [--metric cosine|minkowski] [--p 2]
+[--method distance|rare|loglik|random] [--top R] [--seed S] [--format table|json|csv] [--out FILE]``
+plus the common data options. JSON output::
+
+    {"method": str, "k": int, "metric": str, "n_records": int,
+     "records": [{"rank": 1, "row": <0-based row of DATA>, "score": float}, ...]}
+
+``score`` is null for ``random``. ``csv`` writes ``rank,row,score`` followed by the record's
+columns; ``table`` prints the same as a Rich table.
+
+References
+----------
+000_d116d896359e1fe6.txt §4 (V_k, eq. 5-6) and §5.2 (baseline selectors).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Annotated, Any
+
+import pandas as pd
+import typer
+
+from synthleak.cli.app import app
+from synthleak.cli.common import (
+    CategoricalOpt,
+    ContinuousOpt,
+    NaValuesOpt,
+    OutOpt,
+    OutputFormat,
+    SchemaOpt,
+    SeedOpt,
+    emit,
+    load_cli_data,
+    make_rng,
+    to_json,
+)
+from synthleak.errors import InputError
+from synthleak.vulnerability import DistanceMetric, Ranking, TargetMethod, rank_records
+
+
+def ranking_document(ranking: Ranking, *, k: int, metric: DistanceMetric) -> dict[str, Any]:
+    """The JSON document of ``synthleak vulnerable``."""
+    scores = ranking.scores
+    return {
+        "method": ranking.method.value,
+        "k": int(k),
+        "metric": metric.value,
+        "n_records": int(ranking.n_records),
+        "records": [
+            {"rank": i + 1, "row": int(r), "score": None if scores is None else float(scores[i])}
+            for i, r in enumerate(ranking.rows)
+        ],
+    }
+
+
+def _ranked_frame(ranking: Ranking, frame: pd.DataFrame) -> pd.DataFrame:
+    head = pd.DataFrame(
+        {
+            "rank": range(1, len(ranking.rows) + 1),
+            "row": ranking.rows,
+            "score": ranking.scores if ranking.scores is not None else [None] * len(ranking.rows),
+        }
+    )
+    records = frame.iloc[ranking.rows].reset_index(drop=True)
+    # a data column called rank, row or score must not clash with the ranking's columns
+    records = records.rename(columns={c: f"{c}_" for c in ("rank", "row", "score")})
+    return pd.concat([head, records], axis=1)
+
+
+def _render_table(ranking: Ranking, frame: pd.DataFrame, *, k: int, metric: DistanceMetric) -> str:
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    if ranking.method is TargetMethod.DISTANCE:
+        what = f"V_{k} ({metric.value} distance)"
+    elif ranking.method is TargetMethod.RANDOM:
+        what = "random order"
+    else:
+        what = f"{ranking.method.value} score"
+    tab = RichTable(title=f"most vulnerable records of {ranking.n_records} by {what}")
+    df = _ranked_frame(ranking, frame)
+    for c in df.columns:
+        tab.add_column(str(c), no_wrap=c in ("rank", "row", "score"))
+    for rec in df.itertuples(index=False):
+        cells = []
+        for c, v in zip(df.columns, rec, strict=True):
+            if c == "score":
+                cells.append("-" if v is None or v != v else f"{v:.6f}")
+            else:
+                cells.append("" if v is None or (isinstance(v, float) and v != v) else str(v))
+        tab.add_row(*cells)
+    buf = io.StringIO()
+    Console(file=buf, width=200, force_terminal=False, color_system=None).print(tab)
+    return buf.getvalue()
+
+
+@app.command("vulnerable")
+def vulnerable_cmd(
+    data: Annotated[str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'.")],
+    k: Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")] = 5,
+    metric: Annotated[
+        DistanceMetric,
+        typer.Option("--metric", help="Distance: cosine (eq. 5) or minkowski (eq. 6)."),
+    ] = DistanceMetric.COSINE,
+    p: Annotated[float, typer.Option("--p", help="Order of the Minkowski distance (>= 1).")] = 2.0,
+    method: Annotated[
+        TargetMethod,
+        typer.Option(
+            "--method", help="distance (V_k), rare (rare value), loglik (log-likelihood) or random."
+        ),
+    ] = TargetMethod.DISTANCE,
+    top: Annotated[
+        int, typer.Option("--top", help="Number of records to list (most vulnerable first).")
+    ] = 10,
+    seed: SeedOpt = 0,
+    format: Annotated[
+        OutputFormat, typer.Option("--format", help="Output format: table, json or csv.")
+    ] = OutputFormat.TABLE,
+    out: OutOpt = None,
+    categorical: CategoricalOpt = None,
+    continuous: ContinuousOpt = None,
+    schema: SchemaOpt = None,
+    na_values: NaValuesOpt = None,
+) -> None:
+    """Rank the records of DATA from most to least vulnerable (distance to their k nearest records)."""
+    if k < 1:
+        raise InputError(f"--k must be at least 1, got {k}")
+    if not p >= 1:
+        raise InputError(f"--p must be at least 1 (a Minkowski order), got {p}")
+    if top < 1:
+        raise InputError(f"--top must be at least 1, got {top}")
+    loaded = load_cli_data(
+        data,
+        categorical=categorical,
+        continuous=continuous,
+        schema=schema,
+        na_values=na_values,
+        min_rows=2,
+    )
+    n = len(loaded.table)
+    if method is TargetMethod.DISTANCE and k >= n:
+        raise InputError(
+            f"--k {k} needs more than {k} records but {data} has {n}: use a smaller --k or more records"
+        )
+    ranking = rank_records(
+        loaded.table, method, top=top, rng=make_rng(seed), k=k, metric=metric, p=p
+    )
+    if format is OutputFormat.JSON:
+        text = to_json(ranking_document(ranking, k=k, metric=metric))
+    elif format is OutputFormat.CSV:
+        text = _ranked_frame(ranking, loaded.frame).to_csv(index=False)
+    else:
+        text = _render_table(ranking, loaded.frame, k=k, metric=metric)
+    emit(text, out)
