@@ -46,7 +46,10 @@ Deviations from the paper, all documented and switchable where it matters
   ``patience=25`` epochs (``patience=None`` runs all epochs); the kept model is the same
   whenever the best epoch is followed by fewer than ``patience`` worse ones, and training takes
   a fraction of the time.
-* The paper's learning rate is printed as "10e-3"; we read it as 10^-3 (``learning_rate=1e-3``).
+* The paper's learning rate is printed as "10e-3", which is 0.01 as a Python/C literal (the
+  likely source) and 10^-3 as prose. We use ``learning_rate=1e-2``: on a planted signal (the
+  target copied into the IN datasets, 200 shadow datasets, 100 epochs) it reached AUC 0.98
+  where 1e-3 reached 0.61; with thousands of shadow datasets both converge, 1e-2 sooner.
 
 References
 ----------
@@ -478,7 +481,7 @@ class TargetAttentionAttack(MembershipAttack):
     batch_size : int
         Mini-batch size (paper: 20).
     learning_rate : float
-        Adamax learning rate (paper: "10e-3", read as 1e-3).
+        Adamax learning rate (paper: "10e-3" = 0.01).
     validation_fraction : float
         Share of each class held out for checkpoint selection (paper: 0.1). 0 disables it and
         keeps the last epoch.
