@@ -432,3 +432,46 @@ def test_baynet_fidelity_on_uk_census(census: sl.Table) -> None:
     syn_ind = _codes(disc, ind.sample(5000, rng=np.random.default_rng(1)))
     bay, indv = _edge_tvd(real, syn_codes, disc.sizes, g), _edge_tvd(real, syn_ind, disc.sizes, g)
     assert bay < 0.5 * indv, (bay, indv)
+
+
+@pytest.mark.slow
+def test_noiseless_network_matches_datasynthesizer(shared_datasets: Path, tmp_path: Path) -> None:
+    """Same root, same data: GreedyBayes picks the same parents as DataSynthesizer (epsilon=0).
+
+    Slow (DataSynthesizer opens a process pool per step) and needs ``pip install DataSynthesizer``.
+    Columns are categorical with no constant column, so mutual-information ties do not arise.
+    """
+    describer_mod = pytest.importorskip("DataSynthesizer.DataDescriber")
+    path = shared_datasets / CENSUS
+    if not path.is_file():
+        pytest.skip(f"{CENSUS} not found in {shared_datasets}")
+    df = pd.read_csv(path).drop(columns=["Person ID", "Residence Type"]).iloc[:, :8]
+    df = df.sample(1000, random_state=1).reset_index(drop=True)
+    csv = tmp_path / "train.csv"
+    df.to_csv(csv, index=False)
+    schema = sl.infer_schema(df, categorical=list(df.columns))
+    disc = Discretiser(schema, 20)
+    codes = np.ascontiguousarray(_codes(disc, sl.Table.from_frame(df, schema)).T)
+    for seed in range(3):
+        describer = describer_mod.DataDescriber(category_threshold=30)
+        describer.describe_dataset_in_correlated_attribute_mode(
+            str(csv),
+            k=2,
+            epsilon=0,
+            attribute_to_is_categorical=dict.fromkeys(df.columns, True),
+            seed=seed,
+        )
+        theirs = [(c, sorted(ps)) for c, ps in describer.bayesian_network]
+        root = schema.names.index(describer.bayesian_network[0][1][0])
+        rng_seed = next(
+            s for s in range(1000) if np.random.default_rng(s).integers(len(df.columns)) == root
+        )
+        order, parents = greedy_bayes(
+            codes, disc.sizes, 2, math.inf, np.random.default_rng(rng_seed)
+        )
+        names = schema.names
+        mine = [
+            (names[o], sorted(names[p] for p in ps))
+            for o, ps in zip(order[1:], parents[1:], strict=True)
+        ]
+        assert mine == theirs
