@@ -1,0 +1,315 @@
+"""Generators that live outside synthleak: an external program, or a user's Python class.
+
+``command:"CMD {input} {output} {n}"``
+    Runs a program (R's synthpop, a DataSynthesizer script, ...) once per :meth:`sample` call.
+    The training table is written to a temporary CSV (``{input}``); the program must write ``n``
+    records with the same columns to ``{output}`` (CSV). Placeholders: ``{input}``, ``{output}``,
+    ``{n}``, ``{seed}`` (a seed drawn from the ``rng`` given to ``sample``). The command line is
+    split with :func:`shlex.split` *before* substitution, so paths with spaces are safe, and it
+    runs without a shell. A timeout can follow the quoted command:
+    ``command:"Rscript synth.R {input} {output} {n}",timeout=120``.
+
+``python:pkg.module:Class``
+    Imports ``Class`` from ``pkg.module`` and makes it with no arguments. Two kinds of class are
+    accepted:
+
+    * a synthleak generator: its ``fit`` takes a keyword ``rng`` (the
+      :class:`~synthleak.generators.base.Generator` protocol: ``fit(table, *, rng)``,
+      ``sample(n, *, rng)`` returning a :class:`~synthleak.data.table.Table`);
+    * a DataFrame generator: ``fit(df)`` and ``sample(n)`` returning a DataFrame with the training
+      columns (the SDV/ctgan style). It is fitted on ``table.to_frame()`` and its output is
+      encoded with the training schema. numpy's, ``random``'s and torch's global RNGs are seeded
+      from ``rng`` around each call (and restored afterwards), so a class that draws from them is
+      reproducible.
+
+Notes
+-----
+The output of both is checked against the training schema: same columns, categories in the
+domain, missing values only where the schema allows them; continuous values are clipped to the
+schema range. Failures raise :class:`~synthleak.errors.GeneratorFailure` naming the command or
+class (shadow modelling counts them); a bad spec raises :class:`~synthleak.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthleak.data.table import Table
+from synthleak.errors import GeneratorFailure, InputError
+from synthleak.generators._adapt import draw_seed, frame_to_table, global_seed
+from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+
+PLACEHOLDERS = ("{input}", "{output}", "{n}", "{seed}")
+_STDERR_TAIL = 600
+_TIMEOUT_SUFFIX = re.compile(r'^(["\'])(?P<cmd>.*)\1\s*,\s*timeout\s*=\s*(?P<t>[^,]+)$', re.S)
+
+
+def _tail(text: str | bytes | None, limit: int = _STDERR_TAIL) -> str:
+    if text is None:
+        return ""
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    text = text.strip()
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def _read_output_csv(path: Path, table_schema: Any) -> pd.DataFrame:
+    """Read the program's CSV: categoricals as text (so '01' stays '01'), '' as missing."""
+    cat = {c.name: str for c in table_schema.categorical}
+    return pd.read_csv(path, dtype=cat, keep_default_na=False, na_values=[""], low_memory=False)
+
+
+class CommandGenerator(BaseGenerator):
+    """Run an external program as the generator (see the module docstring).
+
+    Parameters
+    ----------
+    cmd : str
+        Command line with ``{input}``, ``{output}`` and optionally ``{n}`` and ``{seed}``.
+    timeout : float
+        Seconds the program may run per ``sample`` call before it is killed.
+
+    Notes
+    -----
+    Deterministic when the program is deterministic given ``{seed}``. ``sample(0)`` returns an
+    empty table without running the program. Extra rows in the output are dropped (the first
+    ``n`` are kept); fewer rows than ``n`` is a failure.
+    """
+
+    def __init__(self, cmd: str, timeout: float = 600.0) -> None:
+        super().__init__()
+        cmd = cmd.strip()
+        m = _TIMEOUT_SUFFIX.match(cmd)
+        if m:
+            cmd = m.group("cmd")
+            try:
+                timeout = float(m.group("t"))
+            except ValueError:
+                raise InputError(
+                    f"command generator: timeout={m.group('t')!r} is not a number of seconds"
+                ) from None
+        if not cmd:
+            raise InputError(
+                'the command generator needs a command line: command:"CMD {input} {output} {n}"'
+            )
+        try:
+            argv = shlex.split(cmd)
+        except ValueError as exc:
+            raise InputError(f"cannot split the command {cmd!r} ({exc}): check its quotes") from None
+        for ph in ("{input}", "{output}"):
+            if not any(ph in a for a in argv):
+                raise InputError(
+                    f"the command {cmd!r} has no {ph} placeholder: the program must read the training "
+                    "CSV from {input} and write the synthetic CSV to {output}"
+                )
+        if not timeout > 0:
+            raise InputError(f"command generator: timeout must be > 0 seconds, got {timeout}")
+        self.cmd = cmd
+        self.timeout = float(timeout)
+        self.argv_ = argv
+
+    def fit(self, table: Table, *, rng: np.random.Generator) -> CommandGenerator:
+        """Keep the training table; the program fits and samples in one run at ``sample``."""
+        self.schema_ = table.schema
+        self.data_ = table
+        return self
+
+    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+        """Run the program and read its ``n`` records back with the training schema."""
+        self._check_fitted()
+        self._check_n(n)
+        n = int(n)
+        seed = draw_seed(rng)
+        if n == 0:
+            return self.data_.take(np.zeros(0, dtype=np.intp))
+        who = f"the command {self.cmd!r}"
+        with tempfile.TemporaryDirectory(prefix="synthleak-cmd-") as tmp:
+            inp, out = Path(tmp) / "input.csv", Path(tmp) / "output.csv"
+            self.data_.to_frame().to_csv(inp, index=False)
+            subs = {"{input}": str(inp), "{output}": str(out), "{n}": str(n), "{seed}": str(seed)}
+            argv = []
+            for a in self.argv_:
+                for ph, val in subs.items():
+                    a = a.replace(ph, val)
+                argv.append(a)
+            try:
+                proc = subprocess.run(
+                    argv, capture_output=True, timeout=self.timeout, cwd=tmp, check=False
+                )
+            except FileNotFoundError:
+                raise GeneratorFailure(
+                    f"{who} cannot run: program {argv[0]!r} not found (check the PATH or give a full path)"
+                ) from None
+            except PermissionError:
+                raise GeneratorFailure(
+                    f"{who} cannot run: program {argv[0]!r} is not executable"
+                ) from None
+            except subprocess.TimeoutExpired as exc:
+                raise GeneratorFailure(
+                    f"{who} did not finish within {self.timeout:g} s and was stopped; "
+                    f"stderr tail: {_tail(exc.stderr) or '(empty)'}"
+                ) from None
+            if proc.returncode != 0:
+                raise GeneratorFailure(
+                    f"{who} failed with exit code {proc.returncode}; "
+                    f"stderr tail: {_tail(proc.stderr) or '(empty)'}"
+                )
+            if not out.is_file():
+                raise GeneratorFailure(
+                    f"{who} exited without writing the output file {{output}}; "
+                    f"stderr tail: {_tail(proc.stderr) or '(empty)'}"
+                )
+            try:
+                frame = _read_output_csv(out, self.schema_)
+            except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+                raise GeneratorFailure(
+                    f"{who} wrote an output file that is not a readable CSV ({str(exc).splitlines()[0]})"
+                ) from None
+        if len(frame) < n:
+            raise GeneratorFailure(f"{who} wrote {len(frame)} record(s) but {n} were asked for")
+        return frame_to_table(frame.iloc[:n], self.schema_, source=who)
+
+
+def _import_target(target: str) -> type:
+    mod_name, sep, cls_name = target.strip().rpartition(":")
+    if not sep:
+        mod_name, _, cls_name = target.strip().rpartition(".")
+    if not mod_name or not cls_name:
+        raise InputError(
+            f"python generator target {target!r} is not 'package.module:Class': "
+            "write it as python:mypkg.synth:MyGenerator"
+        )
+    try:
+        module = importlib.import_module(mod_name)
+    except ImportError as exc:
+        raise InputError(
+            f"python generator: cannot import module {mod_name!r} ({exc}): "
+            "install it or put its folder on PYTHONPATH"
+        ) from None
+    cls = getattr(module, cls_name, None)
+    if cls is None:
+        raise InputError(
+            f"python generator: module {mod_name!r} has no attribute {cls_name!r}: check the class name"
+        )
+    if not callable(cls):
+        raise InputError(f"python generator: {target!r} is not a class or factory")
+    return cls
+
+
+def _takes_rng(method: Any) -> bool:
+    try:
+        return "rng" in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class PythonGenerator(BaseGenerator):
+    """A user's class as a generator (see the module docstring for the two accepted kinds).
+
+    Parameters
+    ----------
+    target : str
+        ``package.module:Class``; the class is made with no arguments.
+
+    Attributes
+    ----------
+    model_ : object
+        The fitted user object.
+    table_api_ : bool
+        True when the class follows synthleak's Table protocol, False when DataFrame-based.
+    """
+
+    def __init__(self, target: str) -> None:
+        super().__init__()
+        self.target = target.strip()
+        self.cls_ = _import_target(self.target)
+        for meth in ("fit", "sample"):
+            if not callable(getattr(self.cls_, meth, None)):
+                raise InputError(
+                    f"python generator {self.target!r} has no {meth}() method: the class needs "
+                    "fit(...) and sample(n, ...)"
+                )
+
+    def fit(self, table: Table, *, rng: np.random.Generator) -> PythonGenerator:
+        """Make and fit the user object (on the table, or on ``table.to_frame()``)."""
+        who = f"python generator {self.target!r}"
+        try:
+            model = self.cls_()
+        except Exception as exc:
+            raise GeneratorFailure(f"{who}: cannot create {self.target}() ({exc})") from exc
+        table_api = _takes_rng(model.fit)
+        try:
+            if table_api:
+                model.fit(table, rng=rng)
+            else:
+                with global_seed(draw_seed(rng)):
+                    model.fit(table.to_frame())
+        except (InputError, GeneratorFailure):
+            raise
+        except Exception as exc:
+            raise GeneratorFailure(f"{who}: fit failed ({type(exc).__name__}: {exc})") from exc
+        self.model_ = model
+        self.table_api_ = table_api
+        self.schema_ = table.schema
+        return self
+
+    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+        """``n`` records from the user object, checked against the training schema."""
+        self._check_fitted()
+        self._check_n(n)
+        n = int(n)
+        who = f"python generator {self.target!r}"
+        try:
+            if self.table_api_:
+                out = self.model_.sample(n, rng=rng)
+            else:
+                with global_seed(draw_seed(rng)):
+                    out = self.model_.sample(n)
+        except (InputError, GeneratorFailure):
+            raise
+        except Exception as exc:
+            raise GeneratorFailure(f"{who}: sample failed ({type(exc).__name__}: {exc})") from exc
+        if isinstance(out, Table):
+            if out.schema != self.schema_:
+                raise GeneratorFailure(f"{who} returned a table whose schema differs from the training schema")
+            table = out
+        elif isinstance(out, pd.DataFrame):
+            table = frame_to_table(out, self.schema_, source=who)
+        else:
+            raise GeneratorFailure(
+                f"{who}: sample returned {type(out).__name__}; return a synthleak Table or a DataFrame"
+            )
+        if len(table) != n:
+            raise GeneratorFailure(f"{who} returned {len(table)} record(s) but {n} were asked for")
+        return table
+
+
+register_generator(
+    GeneratorInfo(
+        "command",
+        CommandGenerator,
+        (
+            Param("cmd", str, "", "command line with {input} {output} {n} {seed} placeholders"),
+            Param("timeout", float, 600.0, "seconds per run before the program is stopped"),
+        ),
+        'external program: command:"CMD {input} {output} {n}"',
+    )
+)
+register_generator(
+    GeneratorInfo(
+        "python",
+        PythonGenerator,
+        (Param("target", str, "", "package.module:Class with fit/sample (Table or DataFrame API)"),),
+        "a user's Python class: python:package.module:Class",
+    )
+)
