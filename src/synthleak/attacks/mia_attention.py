@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -506,6 +507,8 @@ class TargetAttentionAttack(MembershipAttack):
         1-based epoch whose parameters were kept.
     n_epochs_ : int
         Epochs actually run.
+    timings_ : dict
+        Wall seconds spent preprocessing (``preprocess_s``) and training (``train_s``).
 
     Notes
     -----
@@ -605,7 +608,9 @@ class TargetAttentionAttack(MembershipAttack):
         self._check_params()
         y = self._check_fit_input(target, datasets, labels)
         scoring = self._scoring()
+        t0 = time.perf_counter()
         pre = preprocess(target, datasets, self.top_x, scale_continuous=self.scale_continuous)
+        t1 = time.perf_counter()
         net = AttentionNetwork(
             pre.n_features, self.emb_size, self.emb_hidden, self.att_size, self.pred_hidden
         )
@@ -667,6 +672,7 @@ class TargetAttentionAttack(MembershipAttack):
                         break
             if len(va) == 0:
                 best_params = {k: p.detach().clone() for k, p in params.items()}
+        self.timings_ = {"preprocess_s": t1 - t0, "train_s": time.perf_counter() - t1}
         self.target_ = target
         self.network_ = net
         self.scoring_ = scoring
