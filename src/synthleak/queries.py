@@ -282,9 +282,14 @@ def match_bitsets(stack: TableStack, target: Table) -> np.ndarray:
 
 
 def subset_counts(
-    stack: TableStack, target: Table, subsets: np.ndarray, *, chunk: int = 256
+    stack: TableStack,
+    target: Table,
+    subsets: np.ndarray,
+    *,
+    chunk: int = 256,
+    dtype: np.dtype | type = np.int32,
 ) -> np.ndarray:
-    """Answers to the counting queries ``subsets`` (uint64 attribute masks): ``(B, N)`` int32.
+    """Answers to the counting queries ``subsets`` (uint64 attribute masks): ``(B, N)`` of ``dtype``.
 
     Uses the dense histogram + zeta transform when ``F <= MAX_DENSE_BITS``, bitsets otherwise.
     """
@@ -292,7 +297,7 @@ def subset_counts(
     f = n_attributes(stack.schema)
     if q.size and int(q.max()) >> f:
         raise InputError(f"a query mask uses an attribute beyond the data's {f} attributes")
-    out = np.empty((len(stack), q.size), dtype=np.int32)
+    out = np.empty((len(stack), q.size), dtype=dtype)
     dense = f <= MAX_DENSE_BITS
     idx = q.astype(np.int64)
     for lo in range(0, len(stack), chunk):

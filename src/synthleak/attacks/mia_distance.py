@@ -36,13 +36,13 @@ DEFAULT_RADII = (0.0, 0.02, 0.05, 0.1, 0.2)
 
 
 def _scaled(values: np.ndarray, schema: Schema) -> np.ndarray:
-    """Min-max scale continuous values with the schema's ranges; missing -> 0."""
+    """Min-max scale continuous values with the schema's ranges (clipped to [0, 1]); missing -> 0."""
     if not schema.continuous:
         return values.astype(np.float32)
-    low = np.array([c.low if c.low is not None else 0.0 for c in schema.continuous], dtype=np.float32)
-    high = np.array([c.high if c.high is not None else 1.0 for c in schema.continuous], dtype=np.float32)
+    low = np.array([c.low for c in schema.continuous], dtype=np.float32)
+    high = np.array([c.high for c in schema.continuous], dtype=np.float32)
     span = np.where(high > low, high - low, 1.0).astype(np.float32)
-    out = (values - low) / span
+    out = np.clip((values - low) / span, 0.0, 1.0)
     return np.nan_to_num(out, nan=0.0).astype(np.float32)
 
 

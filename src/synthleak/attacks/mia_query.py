@@ -84,7 +84,7 @@ class QueryAttack(MembershipAttack):
     def features(self, datasets: Sequence[Table]) -> np.ndarray:
         """Query answers ``(len(datasets), N)`` as float32 (all chosen queries)."""
         check_fitted(self, "subsets_")
-        return subset_counts(stack_tables(datasets), self.target_, self.subsets_).astype(np.float32)
+        return subset_counts(stack_tables(datasets), self.target_, self.subsets_, dtype=np.float32)
 
     def fit(
         self,
@@ -102,19 +102,23 @@ class QueryAttack(MembershipAttack):
         x = self.features(datasets)
         varies = x.min(axis=0) != x.max(axis=0)
         self.keep_ = np.flatnonzero(varies) if varies.any() else np.arange(min(1, x.shape[1]))
+        if self.keep_.size < x.shape[1]:
+            x = np.ascontiguousarray(x[:, self.keep_])
         self.model_ = RandomForestClassifier(
             n_estimators=self.n_estimators,
             max_depth=self.max_depth,
             n_jobs=self.n_jobs,
             random_state=forest_seed(rng),
-        ).fit(np.ascontiguousarray(x[:, self.keep_]), y)
+        ).fit(x, y)
         return self
 
     def score(self, datasets: Sequence[Table]) -> np.ndarray:
         check_fitted(self, "model_")
         assert self.model_ is not None
         x = self.features(datasets)
-        return positive_proba(self.model_, np.ascontiguousarray(x[:, self.keep_]))
+        if self.keep_.size < x.shape[1]:
+            x = np.ascontiguousarray(x[:, self.keep_])
+        return positive_proba(self.model_, x)
 
 
 register_attack(
