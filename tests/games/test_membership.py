@@ -20,7 +20,12 @@ from synthleak.games.membership import (
     load_membership_attacks,
     parse_targets,
 )
-from synthleak.generators.base import BaseGenerator, GeneratorInfo, list_generators, register_generator
+from synthleak.generators.base import (
+    BaseGenerator,
+    GeneratorInfo,
+    list_generators,
+    register_generator,
+)
 
 FAST = {
     "query": {"n_queries": 200, "n_estimators": 25, "max_depth": 6},
@@ -149,7 +154,6 @@ def test_single_pool_is_one_pool_per_target() -> None:
 
 
 def test_design_shared_pool_holds_each_target_in_half_the_datasets() -> None:
-    omega = make_omega()
     game = MembershipGame("nonprivate", n=30, n_shadow=40, n_test=10, aux_size=300, test_size=200)
     tg = np.array([0, 4, 8])
     aux = np.arange(100, 400)
