@@ -191,37 +191,61 @@ class _MIScorer:
             ]
         )
 
-    def scores(self, children: np.ndarray, parents: tuple[int, ...]) -> np.ndarray:
-        """``I(X; Pi)`` for every ``X`` in ``children`` and the parent set ``parents``.
-
-        Uses ``I = log n + mean log c(x,p) - mean log c(x) - mean log c(p)`` (means over rows),
-        with parent configurations relabelled densely so tables stay small.
-        """
-        n = self.n
+    def _dense_configs(self, parents: tuple[int, ...]) -> tuple[np.ndarray, int]:
+        """Parent-configuration codes relabelled to ``0 .. #seen - 1`` and their number."""
         cfg = _config_codes(self.codes, self.sizes, parents)
         p_size = int(np.prod(self.sizes[list(parents)]))
-        if p_size > 4 * n:
-            uniq, cfg = np.unique(cfg, return_inverse=True)
-            p_size = int(uniq.size)
-        else:
-            seen = np.zeros(p_size, dtype=np.int64)
-            seen[cfg] = 1
-            relabel = np.cumsum(seen) - 1
-            p_size = int(seen.sum())
-            cfg = relabel[cfg]
-        p_mean_log = _mean_log_counts(cfg, p_size, self.log_table)
-        out = np.empty(children.size, dtype=np.float64)
-        step = max(1, _MI_BATCH_ELEMENTS // max(n, 1))
-        for start in range(0, children.size, step):
-            ch = children[start : start + step]
-            offsets = np.arange(ch.size, dtype=np.int64)[:, None] * (
-                int(self.sizes[ch].max()) * p_size
+        if p_size > 4 * self.n:
+            uniq, inverse = np.unique(cfg, return_inverse=True)
+            return inverse.reshape(-1), int(uniq.size)
+        seen = np.zeros(p_size, dtype=np.int64)
+        seen[cfg] = 1
+        relabel = np.cumsum(seen) - 1
+        return relabel[cfg], int(relabel[-1] + 1)
+
+    def scores(self, children: np.ndarray, parents: tuple[int, ...]) -> np.ndarray:
+        """``I(X; Pi)`` for every ``X`` in ``children`` and the parent set ``parents``."""
+        return self.scores_many(children, [parents])[0]
+
+    def scores_many(self, children: np.ndarray, parent_sets: list[tuple[int, ...]]) -> np.ndarray:
+        """``I(X; Pi)`` for every parent set (rows) and child (columns): shape (m, r).
+
+        Uses ``I = log n + mean log c(x,p) - mean log c(x) - mean log c(p)`` (means over rows,
+        ``c`` the count of the row's cell), with parent configurations relabelled densely so the
+        tables stay small; all (set, child) tables of a batch share one ``np.bincount``.
+        """
+        n = self.n
+        out = np.empty((len(parent_sets), children.size), dtype=np.float64)
+        if children.size == 0 or not parent_sets:
+            return out
+        per_set = max(1, _MI_BATCH_ELEMENTS // max(n * children.size, 1))
+        child_codes = self.codes[children]  # (r, n)
+        child_max = int(self.sizes[children].max())
+        for lo in range(0, len(parent_sets), per_set):
+            batch = parent_sets[lo : lo + per_set]
+            dense = [self._dense_configs(ps) for ps in batch]
+            cfg = np.stack([c for c, _ in dense])  # (m, n)
+            p_sizes = np.array([s for _, s in dense], dtype=np.int64)  # (m,)
+            # mean log c(p) per set, one bincount with per-set offsets
+            p_off = np.concatenate([[0], np.cumsum(p_sizes)[:-1]])
+            cfg_off = cfg + p_off[:, None]
+            p_counts = np.bincount(cfg_off.ravel())
+            p_mean_log = self.log_table[p_counts[cfg_off]].mean(axis=1)  # (m,)
+            # mean log c(x, p) per (set, child)
+            cells = np.repeat(p_sizes * child_max, children.size)  # (m * r,)
+            j_off = np.concatenate([[0], np.cumsum(cells)[:-1]]).reshape(len(batch), -1)
+            joint = (
+                j_off[:, :, None]
+                + child_codes[None, :, :] * p_sizes[:, None, None]
+                + cfg[:, None, :]
             )
-            joint = offsets + self.codes[ch] * p_size + cfg[None, :]
             counts = np.bincount(joint.ravel())
-            mean_log_joint = self.log_table[counts[joint]].mean(axis=1)
-            out[start : start + step] = (
-                math.log(n) + mean_log_joint - self.child_mean_log[ch] - p_mean_log
+            mean_log_joint = self.log_table[counts[joint]].mean(axis=2)  # (m, r)
+            out[lo : lo + len(batch)] = (
+                math.log(n)
+                + mean_log_joint
+                - self.child_mean_log[children][None, :]
+                - p_mean_log[:, None]
             )
         return np.maximum(out, 0.0)
 
@@ -292,21 +316,17 @@ def greedy_bayes(
             keep = ~np.isin(cand_child, order)
             cand_child, cand_set = cand_child[keep], cand_set[keep]
             cand_mi, cand_sens = cand_mi[keep], cand_sens[keep]
-        add_child, add_set, add_mi, add_sens = [], [], [], []
-        for pset in new_sets:
-            sid = len(sets)
-            sets.append(pset)
-            mi = scorer.scores(remaining, pset)
-            p_binary = int(np.prod(sizes[list(pset)])) == 2
-            binary = (sizes[remaining] == 2) | p_binary
-            add_child.append(remaining)
-            add_set.append(np.full(remaining.size, sid, dtype=np.int64))
-            add_mi.append(mi)
-            add_sens.append(np.where(binary, sens_binary, sens_other))
-        cand_child = np.concatenate([cand_child, *add_child])
-        cand_set = np.concatenate([cand_set, *add_set])
-        cand_mi = np.concatenate([cand_mi, *add_mi])
-        cand_sens = np.concatenate([cand_sens, *add_sens])
+        mi_new = scorer.scores_many(remaining, new_sets)  # (len(new_sets), len(remaining))
+        sid0 = len(sets)
+        sets.extend(new_sets)
+        set_binary = np.array([int(np.prod(sizes[list(ps)])) == 2 for ps in new_sets])
+        binary = (sizes[remaining] == 2)[None, :] | set_binary[:, None]
+        cand_child = np.concatenate([cand_child, np.tile(remaining, len(new_sets))])
+        cand_set = np.concatenate(
+            [cand_set, np.repeat(np.arange(sid0, sid0 + len(new_sets)), remaining.size)]
+        )
+        cand_mi = np.concatenate([cand_mi, mi_new.ravel()])
+        cand_sens = np.concatenate([cand_sens, np.where(binary, sens_binary, sens_other).ravel()])
         if private:
             logits = exponential_logits(cand_mi, cand_sens, d, epsilon1)
             pick = int(np.argmax(logits + rng.gumbel(size=logits.size)))
