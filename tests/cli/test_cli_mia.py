@@ -1,0 +1,91 @@
+"""``synthleak mia``: JSON contract, table output, run directory, one-line errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthleak.cli.main import main
+
+
+@pytest.fixture(scope="module")
+def data_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rng = np.random.default_rng(0)
+    n = 600
+    df = pd.DataFrame(
+        {
+            "a": rng.choice(["p", "q", "r"], n),
+            "b": rng.choice(["u", "v"], n),
+            "c": rng.choice(["k", "l"], n),
+            "x": rng.normal(40, 5, n).round(0),
+        }
+    )
+    df.loc[0] = ["p", "u", "z", 10.0]  # the only 'z' and the smallest x: an outlier
+    path = tmp_path_factory.mktemp("mia") / "d.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+BASE = ["--generator", "nonprivate", "--n", "40", "--m", "120", "--shadows", "40", "--tests", "40",
+        "--queries", "50", "--aux-size", "300", "--test-size", "200", "--attacks", "distance,query"]
+
+
+def test_json_contract_and_run_dir(data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.json"
+    run = tmp_path / "run"
+    code = main(["mia", str(data_csv), *BASE, "--targets", "rows:0,3", "--format", "json",
+                 "--out", str(out), "--run-dir", str(run), "--seed", "4"])
+    assert code == 0, capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    assert doc["config"]["generator"] == "nonprivate" and doc["config"]["n_shadow"] == 40
+    assert [t["row"] for t in doc["targets"]] == [0, 3]
+    t0 = doc["targets"][0]
+    assert t0["selected_by"] == "rows"
+    for name in ("distance", "query"):
+        o = t0["attacks"][name]
+        assert set(o) >= {"auc", "auc_ci", "accuracy", "tpr_at_fpr"}
+        assert set(o["tpr_at_fpr"]) == {"0.1", "0.01"}
+        assert o["auc_ci"][0] <= o["auc"] <= o["auc_ci"][1]
+        assert set(doc["summary"][name]) >= {"auc_mean", "auc_sd"}
+    assert t0["attacks"]["distance"]["auc"] >= 0.9  # the outlier row 0 with m = 3n
+    saved = json.loads((run / "result.json").read_text())
+    assert saved["targets"] == doc["targets"]
+    assert (run / "schema.json").exists()
+    # a re-run of the same command resumes and gives the same document
+    out2 = tmp_path / "r2.json"
+    assert main(["mia", str(data_csv), *BASE, "--targets", "rows:0,3", "--format", "json",
+                 "--out", str(out2), "--run-dir", str(run), "--seed", "4"]) == 0
+    assert json.loads(out2.read_text()) == doc
+
+
+def test_table_format(data_csv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mia", str(data_csv), *BASE, "--targets", "rare:1", "--pool", "single"]) == 0
+    text = capsys.readouterr().out
+    assert "summary" in text and "distance" in text and "rare" in text
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--targets", "rows:5000"], "not in the data"),
+        (["--targets", "rows:0", "--n", "400"], "larger than D_aux"),
+        (["--targets", "rows:0", "--m", "0"], "--m"),
+        (["--targets", "rows:0", "--attacks", "nope"], "unknown membership attack"),
+        (["--targets", "rows:0", "--generator", "nope"], "unknown generator"),
+        (["--targets", "bogus:3"], "unknown target selector"),
+        (["--targets", "rows:0", "--format", "csv"], "table or json"),
+        (["--targets", "rows:0", "--cluster", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler"),
+    ],
+)
+def test_bad_input_one_line_exit_2(
+    data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    out = tmp_path / "o.json"
+    assert main(["mia", str(data_csv), *BASE, *extra, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.strip().count("\n") == 0
+    assert not out.exists()
