@@ -223,9 +223,14 @@ class MST(BaseGenerator):
                 warnings.simplefilter("ignore")
                 est = MirrorDescent().estimate(domain, log1, iters=self.iters)
             pairs = list(itertools.combinations(range(d), 2))
+            # the one-way model is a product distribution: its two-way marginals are outer
+            # products of its one-way marginals (what est.project((a, b)) computes, without a
+            # compiled variable-elimination program per pair)
+            one = [np.asarray(est.project((nm,)).datavector(), dtype=np.float64) for nm in names]
+            total = float(est.total)
             weights = {}
             for a, b in pairs:
-                xhat = np.asarray(est.project((names[a], names[b])).datavector(), dtype=np.float64)
+                xhat = np.outer(one[a], one[b]).ravel() / max(total, 1e-12)
                 x = _marginal(comp_codes, (a, b), comp_sizes)
                 weights[a, b] = float(np.abs(x - xhat).sum())
             eps_em = math.sqrt(8.0 * (rho / 3.0) / (d - 1))

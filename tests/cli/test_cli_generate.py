@@ -1,0 +1,151 @@
+"""``synthleak generate`` and ``synthleak generators``."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthleak import Schema, Table, infer_schema
+from synthleak.cli.main import main
+from synthleak.generators import list_generators
+
+
+@pytest.fixture
+def data_csv(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    n = 80
+    df = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "flag": rng.integers(0, 2, n),
+            "height": rng.normal(170, 10, n).round(1),
+        }
+    )
+    df.loc[:5, "height"] = np.nan
+    path = tmp_path / "data.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_generate_csv_is_seeded_and_keeps_schema(tmp_path: Path, data_csv: Path) -> None:
+    out1, out2 = tmp_path / "a.csv", tmp_path / "b.csv"
+    args = ["generate", str(data_csv), "--generator", "indhist:bins=5", "--n", "50", "--seed", "3"]
+    assert main([*args, "--out", str(out1)]) == 0
+    assert main([*args, "--out", str(out2)]) == 0
+    assert out1.read_bytes() == out2.read_bytes()
+    df = pd.read_csv(out1)
+    assert list(df.columns) == ["colour", "flag", "height"] and len(df) == 50
+    assert set(df["colour"]) <= {"red", "green", "blue"}
+    schema = infer_schema(pd.read_csv(data_csv))
+    Table.from_frame(df, schema)  # encodes with the training schema
+    h = df["height"].dropna()
+    assert h.between(schema["height"].low, schema["height"].high).all()
+    other = tmp_path / "c.csv"
+    assert main([*args[:-1], "4", "--out", str(other)]) == 0
+    assert other.read_bytes() != out1.read_bytes()
+
+
+def test_generate_parquet_with_train_size_and_schema(tmp_path: Path, data_csv: Path) -> None:
+    schema_file = tmp_path / "schema.json"
+    assert main(["schema", str(data_csv), "--categorical", "flag", "--out", str(schema_file)]) == 0
+    out = tmp_path / "syn.parquet"
+    code = main(
+        [
+            "generate", str(data_csv), "--generator", "nonprivate", "--n", "30", "--train-size", "10",
+            "--schema", str(schema_file), "--out", str(out),
+        ]
+    )
+    assert code == 0
+    df = pd.read_parquet(out)
+    assert len(df) == 30
+    # nonprivate resamples the 10 training records: at most 10 distinct rows
+    assert len(df.drop_duplicates()) <= 10
+    Table.from_frame(df, Schema.from_json(schema_file))
+
+
+def test_generate_n_zero(tmp_path: Path, data_csv: Path) -> None:
+    out = tmp_path / "empty.csv"
+    assert main(["generate", str(data_csv), "-g", "indhist", "--n", "0", "--out", str(out)]) == 0
+    assert out.read_text().strip() == "colour,flag,height"
+
+
+def test_generate_external_command(tmp_path: Path, data_csv: Path) -> None:
+    prog = tmp_path / "copy.py"
+    prog.write_text(
+        "import sys, csv\n"
+        "rows = list(csv.reader(open(sys.argv[1])))\n"
+        "n = int(sys.argv[3])\n"
+        "csv.writer(open(sys.argv[2], 'w', newline='')).writerows([rows[0]] + rows[1:n + 1])\n"
+    )
+    spec = f'command:"{shlex.quote(sys.executable)} {shlex.quote(str(prog))} {{input}} {{output}} {{n}}"'
+    out = tmp_path / "ext.csv"
+    assert main(["generate", str(data_csv), "-g", spec, "--n", "20", "--out", str(out)]) == 0
+    assert len(pd.read_csv(out)) == 20
+
+
+@pytest.mark.parametrize(
+    ("argv_tail", "message"),
+    [
+        (["-g", "nosuch", "--n", "5"], "unknown generator 'nosuch'"),
+        (["-g", "indhist:bins=x", "--n", "5"], "not a valid int"),
+        (["-g", "indhist", "--n", "-1"], "--n must be >= 0"),
+        (["-g", "indhist", "--n", "5", "--train-size", "0"], "--train-size must be >= 1"),
+        (["-g", "indhist", "--n", "5", "--train-size", "1000"], "larger than the data"),
+        (["-g", 'command:"false {input} {output}"', "--n", "5"], "failed with exit code 1"),
+    ],
+)
+def test_generate_bad_input_exit_2_nothing_written(
+    tmp_path: Path, data_csv: Path, capsys: pytest.CaptureFixture[str], argv_tail: list[str], message: str
+) -> None:
+    out = tmp_path / "out.csv"
+    assert main(["generate", str(data_csv), *argv_tail, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.csv")]  # no temp file left
+
+
+def test_generate_bad_out_paths(tmp_path: Path, data_csv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["generate", str(data_csv), "-g", "indhist", "--n", "5", "--out"]
+    assert main([*base, str(tmp_path / "x.txt")]) == 2
+    assert "must end in .csv or .parquet" in capsys.readouterr().err
+    assert main([*base, str(tmp_path / "nofolder" / "x.csv")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    (tmp_path / "d.csv").mkdir()
+    assert main([*base, str(tmp_path / "d.csv")]) == 2
+    assert "is a directory" in capsys.readouterr().err
+
+
+def test_generate_missing_required_options(data_csv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["generate", str(data_csv), "--n", "5", "--out", "x.csv"]) == 2
+    assert "--generator" in capsys.readouterr().err
+
+
+def test_generators_json_lists_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["generators", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    names = [g["name"] for g in doc]
+    assert names == [i.name for i in list_generators()]
+    by = {g["name"]: g for g in doc}
+    assert by["indhist"]["params"] == [
+        {"name": "bins", "type": "int", "default": 20, "doc": "uniform bins per continuous column"}
+    ]
+    assert by["nonprivate"]["differentially_private"] is False and by["nonprivate"]["extra"] is None
+    assert by["mst"]["differentially_private"] is True and by["mst"]["extra"] == "mbi"
+    assert by["ctgan"]["extra"] == "ctgan" and isinstance(by["ctgan"]["installed"], bool)
+    assert {p["name"] for p in by["command"]["params"]} == {"cmd", "timeout"}
+
+
+def test_generators_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["generators"]) == 0
+    text = capsys.readouterr().out
+    for info in list_generators():
+        assert info.name in text
+    assert "epsilon: float = 1.0" in text
+    assert main(["generators", "--format", "xml"]) == 2

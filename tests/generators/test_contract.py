@@ -1,0 +1,227 @@
+"""One contract suite, parametrised over every registered generator (scikit-learn common checks).
+
+New generators are picked up from :func:`list_generators` automatically. Slow ones run with tiny
+settings (``SPECS``); generators whose optional extra is missing are skipped with the reason;
+generators that need an argument (``command``, ``python``) get a small test program / class.
+A generator may declare ``deterministic = False`` to opt out of the same-seed check.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import textwrap
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthleak.data.schema import infer_schema
+from synthleak.data.table import Table
+from synthleak.errors import InputError, MissingExtraError, NotFittedError
+from synthleak.generators import Generator, list_generators, make_generator
+
+# tiny settings for the slow generators; every other generator runs with its defaults
+SPECS = {
+    "ctgan": "ctgan:epochs=1,batch_size=50,pac=5",
+    "mst": "mst:epsilon=5,iters=100",
+    "rap": "rap:iterations=50,rounds=2",
+    "rap-softmax": "rap-softmax:iterations=50,rounds=2",
+}
+
+# the "external program" of the command generator: resample rows of {input} with {seed}
+PROGRAM = textwrap.dedent(
+    """
+    import csv, random, sys
+    inp, out, n, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    with open(inp, newline="") as fh:
+        rows = list(csv.reader(fh))
+    rnd = random.Random(seed)
+    with open(out, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(rows[0])
+        w.writerows(rows[1 + rnd.randrange(len(rows) - 1)] for _ in range(n))
+    """
+)
+USER_CLASS = textwrap.dedent(
+    """
+    class Resampler:
+        def fit(self, table, *, rng):
+            self.table = table
+            return self
+        def sample(self, n, *, rng):
+            return self.table.take(rng.integers(0, len(self.table), n))
+    """
+)
+
+NAMES = [info.name for info in list_generators()]
+INFOS = {info.name: info for info in list_generators()}
+
+
+@pytest.fixture(scope="module")
+def helpers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("contract")
+    (root / "contract_prog.py").write_text(PROGRAM)
+    (root / "contract_user_gen.py").write_text(USER_CLASS)
+    sys.path.insert(0, str(root))
+    prog = f"{shlex.quote(sys.executable)} {shlex.quote(str(root / 'contract_prog.py'))}"
+    return {
+        "command": f'command:"{prog} {{input}} {{output}} {{n}} {{seed}}"',
+        "python": "python:contract_user_gen:Resampler",
+    }
+
+
+def spec_for(name: str, helpers: dict[str, str]) -> str:
+    return helpers.get(name) or SPECS.get(name, name)
+
+
+def make(name: str, helpers: dict[str, str]) -> Any:
+    try:
+        return make_generator(spec_for(name, helpers))
+    except MissingExtraError as exc:
+        pytest.skip(f"{name}: optional extra {exc.extra!r} is not installed")
+
+
+@pytest.fixture(scope="module")
+def train() -> Table:
+    """Mixed table: nullable categorical and continuous, integer continuous, integer categories."""
+    rng = np.random.default_rng(42)
+    n = 150
+    colour = rng.choice(["red", "green", "blue"], n).astype(object)
+    df = pd.DataFrame(
+        {
+            "colour": colour,
+            "size": np.where(colour == "red", "S", rng.choice(["M", "L", "XL"], n)),
+            "flag": rng.integers(0, 2, n),
+            "height": rng.normal(170, 10, n).round(1),
+            "weight": rng.integers(40, 120, n).astype(float),
+        }
+    )
+    df.loc[rng.random(n) < 0.1, "colour"] = None
+    df.loc[rng.random(n) < 0.1, "height"] = np.nan
+    return Table.from_frame(df, infer_schema(df))
+
+
+_FITTED: dict[str, Any] = {}
+
+
+@pytest.fixture(params=NAMES)
+def fitted(request: pytest.FixtureRequest, train: Table, helpers: dict[str, str]) -> Any:
+    """(name, generator fitted on ``train`` with seed 0), fitted once per module run."""
+    name = request.param
+    if name not in _FITTED:
+        gen = make(name, helpers)
+        out = gen.fit(train, rng=np.random.default_rng(0))
+        assert out is gen, f"{name}.fit must return self"
+        _FITTED[name] = gen
+    return name, _FITTED[name]
+
+
+def check_schema(out: Table, train: Table, name: str) -> None:
+    schema = train.schema
+    assert out.schema == schema, f"{name}: output schema differs from the training schema"
+    assert out.codes.shape[1] == len(schema.categorical)
+    assert out.values.shape[1] == len(schema.continuous)
+    assert out.values.dtype == np.float32
+    for j, col in enumerate(schema.categorical):
+        c = out.codes[:, j]
+        assert c.min(initial=0) >= 0 and c.max(initial=0) < col.size, f"{name}: {col.name} codes out of domain"
+    for j, col in enumerate(schema.continuous):
+        v = out.values[:, j]
+        nan = np.isnan(v)
+        if not col.has_missing:
+            assert not nan.any(), f"{name}: NaN in non-nullable {col.name}"
+        ok = v[~nan]
+        assert np.all(ok >= np.float32(col.low)) and np.all(ok <= np.float32(col.high)), (
+            f"{name}: {col.name} outside [{col.low}, {col.high}]"
+        )
+        if col.integer:
+            assert np.all(ok == np.round(ok)), f"{name}: {col.name} is an integer column"
+
+
+def test_registry_covers_the_builtins() -> None:
+    assert {"nonprivate", "indhist", "command", "python", "ctgan", "mst"} <= set(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_registry_entry_is_consistent(name: str) -> None:
+    info = INFOS[name]
+    assert info.doc, f"{name} has no description"
+    names = [p.name for p in info.params]
+    assert len(names) == len(set(names))
+    for p in info.params:
+        assert p.default is None or isinstance(p.default, p.type) or (p.type is float and isinstance(p.default, int)), (
+            f"{name}.{p.name}: default {p.default!r} is not a {p.type.__name__}"
+        )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unfitted_sample_raises(name: str, helpers: dict[str, str]) -> None:
+    gen = make(name, helpers)
+    assert isinstance(gen, Generator)
+    assert gen.name == name
+    with pytest.raises(NotFittedError):
+        gen.sample(5, rng=np.random.default_rng(0))
+
+
+def test_output_has_training_schema(fitted: Any, train: Table) -> None:
+    name, gen = fitted
+    out = gen.sample(120, rng=np.random.default_rng(1))
+    assert len(out) == 120
+    check_schema(out, train, name)
+
+
+def test_sample_zero_and_negative(fitted: Any, train: Table) -> None:
+    _, gen = fitted
+    out = gen.sample(0, rng=np.random.default_rng(1))
+    assert len(out) == 0
+    assert out.schema == train.schema
+    with pytest.raises(InputError):
+        gen.sample(-1, rng=np.random.default_rng(1))
+
+
+def test_same_seed_same_output(fitted: Any, train: Table, helpers: dict[str, str]) -> None:
+    name, gen = fitted
+    if not getattr(gen, "deterministic", True):
+        pytest.skip(f"{name} declares itself non-deterministic")
+    a = gen.sample(60, rng=np.random.default_rng(7))
+    assert a.equals(gen.sample(60, rng=np.random.default_rng(7))), f"{name}: sample not reproducible"
+    again = make(name, helpers).fit(train, rng=np.random.default_rng(0))
+    assert again.sample(60, rng=np.random.default_rng(7)).equals(a), f"{name}: fit not reproducible"
+
+
+def test_fit_does_not_modify_training_table(train: Table, helpers: dict[str, str]) -> None:
+    # run last-ish on a copy: every fitted generator above used `train`; it must be unchanged
+    rng = np.random.default_rng(42)
+    assert len(train) == 150
+    codes, values = train.codes.copy(), train.values.copy()
+    for name in ("nonprivate", "indhist"):
+        make(name, helpers).fit(train, rng=rng).sample(10, rng=rng)
+    assert np.array_equal(codes, train.codes) and np.array_equal(values, train.values, equal_nan=True)
+
+
+# --- fidelity sanity of the two reference generators -----------------------------------------
+def test_nonprivate_releases_training_records(train: Table, helpers: dict[str, str]) -> None:
+    gen = make("nonprivate", helpers).fit(train, rng=np.random.default_rng(0))
+    out = gen.sample(3 * len(train), rng=np.random.default_rng(0))
+    assert set(out.row_keys().tolist()) <= set(train.row_keys().tolist())
+    # 1 - (1 - 1/n)^(3n) ~ 0.95 of the records are released; allow margin
+    assert len(set(out.row_keys().tolist())) / len(set(train.row_keys().tolist())) > 0.85
+
+
+def test_indhist_keeps_marginals_and_breaks_correlations(train: Table, helpers: dict[str, str]) -> None:
+    gen = make("indhist", helpers).fit(train, rng=np.random.default_rng(0))
+    out = gen.sample(6000, rng=np.random.default_rng(0))
+    for j, col in enumerate(train.schema.categorical):
+        p = np.bincount(train.codes[:, j], minlength=col.size) / len(train)
+        q = np.bincount(out.codes[:, j], minlength=col.size) / len(out)
+        assert 0.5 * np.abs(p - q).sum() < 0.05, col.name
+    miss_train = np.isnan(train.column("height")).mean()
+    assert abs(np.isnan(out.column("height")).mean() - miss_train) < 0.03
+    # training: colour == red implies size == S; independent sampling breaks that
+    red = train.schema["colour"].categories.index("red")
+    s = train.schema["size"].categories.index("S")
+    is_red = out.column("colour") == red
+    assert np.mean(train.column("size")[train.column("colour") == red] == s) == 1.0
+    assert np.mean(out.column("size")[is_red] == s) < 0.7
