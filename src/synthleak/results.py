@@ -118,6 +118,13 @@ class Finding:
                 "records than on records that were never used (the control set), 1 means every attempt "
                 "succeeds because of the release."
             )
+        d = self.details
+        if self.metric is MetricKind.RISK and "attack_rate" in d and "baseline_rate" in d:
+            head += (
+                f" Success rates: {d['attack_rate']:.3f} on the real records, "
+                f"{d.get('control_rate', float('nan')):.3f} on the control records, "
+                f"{d['baseline_rate']:.3f} for random guesses."
+            )
         tail = {
             Verdict.NO_EVIDENCE: "The interval reaches the baseline: no evidence of leakage at this budget.",
             Verdict.LEAK: "The whole interval lies above the baseline: the release leaks.",
@@ -234,3 +241,141 @@ class AuditResult:
         if not text.lstrip().startswith("{"):
             text = Path(text).read_text()
         return cls.from_dict(json.loads(text))
+
+
+def membership_findings(doc: dict[str, Any], threat: ThreatModel) -> list[Finding]:
+    """One finding per membership attack: its most exposed target (highest AUC), with the CI."""
+    out = []
+    attacks = sorted({a for t in doc.get("targets", []) for a in t.get("attacks", {})})
+    for name in attacks:
+        cands = [
+            (o["auc"], t["row"], o)
+            for t in doc["targets"]
+            for a, o in t.get("attacks", {}).items()
+            if a == name and o.get("auc") is not None and not math.isnan(o["auc"])
+        ]
+        if not cands:
+            continue
+        auc_v, row, o = max(cands, key=lambda c: c[0])
+        lo, hi = (o.get("auc_ci") or [float("nan"), float("nan")])[:2]
+        out.append(
+            Finding(
+                f"membership.{name}",
+                f"Membership inference '{name}', most exposed target (row {row})",
+                MetricKind.AUC,
+                RiskEstimate(
+                    float(auc_v),
+                    float("nan") if lo is None else float(lo),
+                    float("nan") if hi is None else float(hi),
+                    0.95,
+                    int(o.get("n_test", 0)),
+                    0.5,
+                ),
+                threat,
+                {"row": row, "attack": name, "n_targets": len(doc["targets"])},
+            )
+        )
+    return out
+
+
+def from_run_result(doc: dict[str, Any], *, source: str, command_line: str) -> AuditResult:
+    """An :class:`AuditResult` from the result document of ``synthleak mia`` or ``synthleak aia``."""
+    from synthleak.threat import AdversaryGoal, GeneratorAccess
+
+    cfg = doc.get("config", {})
+    base_cfg = {
+        "original": cfg.get("data", source),
+        "generator": cfg.get("generator"),
+        "seed": cfg.get("seed"),
+        "command_line": command_line,
+        "source_run": source,
+        "confidence": 0.95,
+    }
+    vulnerability = {"method": "n/a", "k": None, "metric": "n/a", "n_records": cfg.get("n_records"), "top": []}
+    if "targets" in doc:
+        threat = ThreatModel(
+            AdversaryGoal.MEMBERSHIP,
+            GeneratorAccess.BLACK_BOX,
+            f"the target record and {cfg.get('aux_size', '?')} auxiliary records of the same population",
+            {"n": cfg.get("n"), "shadows": cfg.get("n_shadow"), "tests": cfg.get("n_test")},
+        )
+        membership = {
+            **doc,
+            "generator": cfg.get("generator"),
+            "config": {**cfg, "shadows": cfg.get("n_shadow"), "tests": cfg.get("n_test")},
+            "threat": threat.to_dict(),
+        }
+        return AuditResult(
+            base_cfg, doc.get("schema", {}), vulnerability, tuple(membership_findings(doc, threat)), membership
+        )
+    if "results" in doc:
+        return _from_aia(doc, base_cfg, vulnerability)
+    raise ValueError("the result document is neither a membership nor an attribute-inference result")
+
+
+def attribute_findings(
+    doc: dict[str, Any], threat: ThreatModel
+) -> tuple[list[Finding], list[dict[str, Any]], dict[str, Any] | None]:
+    """Findings (one per attack and synthetic size m), privacy-utility points and the utility of
+    the largest m, from an attribute-inference game result (``synthleak aia`` JSON)."""
+    cfg = doc.get("config", {})
+    findings, points = [], []
+    utility = None
+    for entry in doc["results"]:
+        m = entry.get("m")
+        accs = []
+        for name, a in entry.get("attacks", {}).items():
+            if a.get("accuracy") is None:
+                continue
+            lo, hi = (a.get("accuracy_ci") or [float("nan"), float("nan")])[:2]
+            accs.append(float(a["accuracy"]))
+            findings.append(
+                Finding(
+                    f"attribute.{name}.m{m}",
+                    f"Attribute inference '{name}' (m = {m} synthetic records)",
+                    MetricKind.ACCURACY,
+                    RiskEstimate(
+                        float(a["accuracy"]),
+                        float("nan") if lo is None else float(lo),
+                        float("nan") if hi is None else float(hi),
+                        0.95,
+                        int(a.get("n_targets", a.get("n_games", cfg.get("games", 0))) or 0),
+                        float(a.get("baseline", 0.5)),
+                    ),
+                    threat,
+                    {"m": m, "auc": a.get("auc"), "n_games": a.get("n_games"), "n_failed": a.get("n_failed")},
+                )
+            )
+        u = entry.get("utility") or {}
+        utility = u or utility
+        if accs:
+            points.append(
+                {
+                    "label": f"m={m}",
+                    "privacy": max(accs),
+                    "privacy_metric": "attribute-inference accuracy (best attack)",
+                    "mre_gt10": u.get("mre_gt10"),
+                    "tvd3": u.get("tvd3"),
+                }
+            )
+    return findings, points, utility
+
+
+def attribute_threat(cfg: dict[str, Any]) -> ThreatModel:
+    """The threat model of the randomised-secret attribute-inference game (004 §4.1)."""
+    from synthleak.threat import AdversaryGoal, GeneratorAccess
+
+    return ThreatModel(
+        AdversaryGoal.ATTRIBUTE,
+        GeneratorAccess.NO_BOX,
+        f"the quasi-identifiers {cfg.get('quasi_ids', 'all other columns')} of every record of the "
+        f"training data, including the target's, but not the target's secret '{cfg.get('secret')}'",
+        {"games": cfg.get("games"), "n": cfg.get("n")},
+    )
+
+
+def _from_aia(doc: dict[str, Any], base_cfg: dict[str, Any], vulnerability: dict[str, Any]) -> AuditResult:
+    findings, points, utility = attribute_findings(doc, attribute_threat(doc.get("config", {})))
+    return AuditResult(
+        base_cfg, doc.get("schema", {}), vulnerability, tuple(findings), None, utility, tuple(points)
+    )

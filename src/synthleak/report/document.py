@@ -297,8 +297,9 @@ def _assumptions(result: AuditResult) -> Section:
         from synthleak.threat import ThreatModel
 
         tm = ThreatModel.from_dict(mem["threat"])
-        sec.blocks.append(Paragraph("Membership inference (shadow modelling):", emphasis=True))
-        sec.blocks.append(Bullets(tuple(tm.assumptions())))
+        if (tm.goal, tm.generator_access, tm.data_knowledge) not in seen:
+            sec.blocks.append(Paragraph("Membership inference (shadow modelling):", emphasis=True))
+            sec.blocks.append(Bullets(tuple(tm.assumptions())))
     if not sec.blocks:
         sec.blocks.append(Paragraph("No attack was run, so no threat model applies."))
     return sec

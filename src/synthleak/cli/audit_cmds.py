@@ -1,0 +1,187 @@
+"""``synthleak audit``, ``synthleak demo`` and ``synthleak report``."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from synthleak.audit import Budget, audit
+from synthleak.cli.app import app
+from synthleak.cli.common import (
+    CategoricalOpt,
+    ContinuousOpt,
+    NaValuesOpt,
+    SchemaOpt,
+    SeedOpt,
+    load_cli_tables,
+    split_list,
+)
+from synthleak.errors import InputError
+from synthleak.report import write_report
+from synthleak.results import AuditResult
+
+_console = Console(stderr=True, soft_wrap=True)
+
+
+def _logger() -> Callable[[str], None]:
+    start = time.monotonic()
+
+    def log(msg: str) -> None:
+        _console.print(f"[dim]{time.monotonic() - start:7.1f}s[/dim] {msg}", highlight=False)
+
+    return log
+
+
+def _check_out_dir(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out} is a file: give a directory for the report")
+
+
+def _run_audit(
+    *,
+    original: str,
+    synthetic: str | None,
+    control: str | None,
+    generator: str | None,
+    secret: str | None,
+    quasi_ids: str | None,
+    budget: Budget,
+    workers: int,
+    cluster: str | None,
+    seed: int,
+    out: Path,
+    categorical: str | None = None,
+    continuous: str | None = None,
+    schema: Path | None = None,
+    na_values: str | None = None,
+) -> Path:
+    _check_out_dir(out)
+    sch, data = load_cli_tables(
+        {"original": original, "synthetic": synthetic, "control": control},
+        categorical=categorical,
+        continuous=continuous,
+        schema=schema,
+        na_values=na_values,
+        min_rows=2,
+    )
+    loaded = data["original"]
+    others = {name: d.table for name, d in data.items() if name != "original"}
+    log = _logger()
+    log(f"auditing {original}: {len(loaded.table)} records, {len(loaded.schema)} columns")
+    out.mkdir(parents=True, exist_ok=True)
+    result = audit(
+        loaded.frame,
+        synthetic=others.get("synthetic"),
+        control=others.get("control"),
+        generator=generator,
+        secret=secret,
+        quasi_ids=split_list(quasi_ids),
+        budget=budget,
+        schema=sch,
+        seed=seed,
+        workers=workers,
+        cluster=cluster,
+        run_dir=out / "run",
+        progress=True,
+        log=log,
+        sources={"original": original, "synthetic": synthetic or "", "control": control or ""},
+    )
+    paths = write_report(result, out)
+    log(f"report written: {paths['html']}")
+    return paths["html"]
+
+
+BudgetOpt = Annotated[Budget, typer.Option("--budget", help="Compute spent: quick, standard or paper.")]
+WorkersOpt = Annotated[int, typer.Option("--workers", help="Local worker processes.")]
+ClusterOpt = Annotated[str | None, typer.Option("--cluster", help="Dask scheduler address, e.g. tcp://host:8786.")]
+
+
+@app.command("audit")
+def audit_cmd(
+    original: Annotated[str, typer.Option("--original", help="The real data (CSV, CSV.GZ, Parquet or 'adult').")],
+    out: Annotated[Path, typer.Option("--out", help="Directory for report.html, report.json, report.md.")],
+    synthetic: Annotated[str | None, typer.Option("--synthetic", help="The released synthetic data.")] = None,
+    control: Annotated[
+        str | None, typer.Option("--control", help="Real records from the same population the generator never saw.")
+    ] = None,
+    generator: Annotated[
+        str | None, typer.Option("--generator", help="Generator spec; enables black-box shadow-model attacks.")
+    ] = None,
+    secret: Annotated[str | None, typer.Option("--secret", help="Sensitive column for attribute inference.")] = None,
+    quasi_ids: Annotated[
+        str | None, typer.Option("--quasi-ids", help="Comma-separated columns the attacker knows.")
+    ] = None,
+    budget: BudgetOpt = Budget.STANDARD,
+    workers: WorkersOpt = 1,
+    cluster: ClusterOpt = None,
+    seed: SeedOpt = 0,
+    categorical: CategoricalOpt = None,
+    continuous: ContinuousOpt = None,
+    schema: SchemaOpt = None,
+    na_values: NaValuesOpt = None,
+) -> None:
+    """Audit a synthetic release (or a generator) and write a report into --out.
+
+    Re-running the same command after an interruption resumes the shadow-model stage from
+    OUT/run.
+    """
+    html = _run_audit(
+        original=original, synthetic=synthetic, control=control, generator=generator, secret=secret,
+        quasi_ids=quasi_ids, budget=budget, workers=workers, cluster=cluster, seed=seed, out=out,
+        categorical=categorical, continuous=continuous, schema=schema, na_values=na_values,
+    )
+    typer.echo(str(html))
+
+
+@app.command("demo")
+def demo_cmd(
+    out: Annotated[Path, typer.Option("--out", help="Directory for the report.")] = Path("synthleak-demo"),
+    generator: Annotated[str, typer.Option("--generator", help="Built-in generator to audit.")] = "baynet:k=2",
+    budget: BudgetOpt = Budget.QUICK,
+    workers: WorkersOpt = 2,
+    seed: SeedOpt = 0,
+) -> None:
+    """Audit a built-in generator on the bundled UCI Adult data and print the report path."""
+    html = _run_audit(
+        original="adult", synthetic=None, control=None, generator=generator, secret="income",
+        quasi_ids=None, budget=budget, workers=workers, cluster=None, seed=seed, out=out,
+    )
+    typer.echo(str(html))
+
+
+def result_from_run_dir(run_dir: Path) -> AuditResult:
+    """An :class:`AuditResult` from a run directory (of ``audit``, ``mia`` or ``aia``)."""
+    if not run_dir.is_dir():
+        raise InputError(f"{run_dir} is not a directory: give the --run-dir of a finished run")
+    report = run_dir / "report.json"
+    if report.exists():
+        return AuditResult.from_json(report)
+    result = run_dir / "result.json"
+    if not result.exists():
+        raise InputError(
+            f"{run_dir} holds no finished result (no result.json or report.json): "
+            "re-run the original command to finish it"
+        )
+    doc = json.loads(result.read_text())
+    from synthleak.results import from_run_result
+
+    return from_run_result(doc, source=str(run_dir), command_line=" ".join(["synthleak", *sys.argv[1:]]))
+
+
+@app.command("report")
+def report_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="Run directory of 'synthleak mia', 'aia' or 'audit'.")],
+    out: Annotated[Path | None, typer.Option("--out", help="Directory for the report (default: RUN_DIR).")] = None,
+) -> None:
+    """Rebuild report.html, report.json and report.md from a run directory."""
+    target = out or run_dir
+    _check_out_dir(target)
+    paths = write_report(result_from_run_dir(run_dir), target)
+    typer.echo(str(paths["html"]))
