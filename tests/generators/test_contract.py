@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 import sys
 import textwrap
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -60,16 +61,18 @@ INFOS = {info.name: info for info in list_generators()}
 
 
 @pytest.fixture(scope="module")
-def helpers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def helpers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     root = tmp_path_factory.mktemp("contract")
     (root / "contract_prog.py").write_text(PROGRAM)
     (root / "contract_user_gen.py").write_text(USER_CLASS)
     sys.path.insert(0, str(root))
     prog = f"{shlex.quote(sys.executable)} {shlex.quote(str(root / 'contract_prog.py'))}"
-    return {
+    yield {
         "command": f'command:"{prog} {{input}} {{output}} {{n}} {{seed}}"',
         "python": "python:contract_user_gen:Resampler",
     }
+    sys.path.remove(str(root))
+    sys.modules.pop("contract_user_gen", None)
 
 
 def spec_for(name: str, helpers: dict[str, str]) -> str:
