@@ -61,7 +61,7 @@ def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
 
 
 def test_bad_input(split) -> None:
-    train, ctl, _ = split
+    train, _, _ = split
     with pytest.raises(InputError, match="nothing to audit"):
         audit(train)
     with pytest.raises(InputError, match="--secret"):

@@ -3,11 +3,11 @@ from __future__ import annotations
 import json
 import math
 
+from tests.report.conftest import make_result
+
 from synthleak.metrics.privacy import RiskEstimate
 from synthleak.results import AuditResult, Finding, MetricKind, Verdict, jsonable
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
-
-from tests.report.conftest import make_result
 
 TM = ThreatModel(AdversaryGoal.MEMBERSHIP, GeneratorAccess.BLACK_BOX, "auxiliary data")
 

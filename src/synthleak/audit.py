@@ -40,10 +40,14 @@ from synthleak.attacks.singling_out import make_singling_out_attack
 from synthleak.data.schema import Schema, infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.singling_out import LinkabilityGame, RiskResult, SinglingOutGame, check_same_columns
+from synthleak.games.singling_out import (
+    LinkabilityGame,
+    RiskResult,
+    SinglingOutGame,
+    check_same_columns,
+)
 from synthleak.generators import make_generator
-from synthleak.metrics.privacy import RiskEstimate, auc_estimate, roc_curve
-from synthleak.metrics.privacy import accuracy_estimate
+from synthleak.metrics.privacy import RiskEstimate, accuracy_estimate, auc_estimate, roc_curve
 from synthleak.metrics.utility import utility_report
 from synthleak.results import (
     AuditResult,
@@ -249,7 +253,7 @@ def audit(
         if ctl is None:
             rng = aud.rng()
             perm = rng.permutation(len(ori))
-            n_ctl = max(1, int(round(control_fraction * len(ori))))
+            n_ctl = max(1, round(control_fraction * len(ori)))
             ctl = ori.take(np.sort(perm[:n_ctl]))
             train_rows = np.sort(perm[n_ctl:])
             train = ori.take(train_rows)

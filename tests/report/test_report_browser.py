@@ -8,12 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.report.browser import artifacts_dir, check_page, chromium_path
 
 from synthleak import Table
 from synthleak.audit import BudgetPlan, audit
 from synthleak.report import write_report
-
-from tests.report.browser import artifacts_dir, check_page, chromium_path
 
 TINY = BudgetPlan(150, 2, 1, 30, 30, 150, ("distance",), 4)
 

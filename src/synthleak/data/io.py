@@ -23,9 +23,10 @@ BUNDLED = ("adult",)
 
 
 def _header(path: Path) -> list[str]:
-    opener = gzip.open if path.name.endswith(".gz") else open
     try:
-        with opener(path, "rt", newline="") as fh:  # type: ignore[operator]
+        with (
+            gzip.open(path, "rt", newline="") if path.name.endswith(".gz") else open(path, newline="")
+        ) as fh:
             return next(csv.reader(fh), [])
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {path} as CSV ({exc}): give a CSV, CSV.GZ or Parquet file") from exc

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
@@ -171,7 +171,7 @@ class Schema:
     def __len__(self) -> int:
         return len(self.columns)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Column]:
         return iter(self.columns)
 
     def __getitem__(self, name: str) -> Column:
@@ -286,14 +286,14 @@ def infer_column(
         return Column(
             name, kind, categories=_sorted_categories(present.unique()), has_missing=bool(missing.any())
         )
-    vals = pd.to_numeric(present, errors="coerce")
-    bad = present[vals.isna()]
+    numbers = pd.Series(pd.to_numeric(present, errors="coerce"), index=present.index)
+    bad = present[numbers.isna()]
     if not bad.empty:
         raise InputError(
             f"column {name!r} is continuous but holds non-numeric values such as {bad.iloc[0]!r}: "
             "declare it --categorical or mark the value with --na-values"
         )
-    arr = vals.to_numpy(dtype=float)
+    arr = numbers.to_numpy(dtype=float)
     if not np.all(np.isfinite(arr)):
         raise InputError(f"column {name!r} holds infinite values: replace or drop them")
     return Column(

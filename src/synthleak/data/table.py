@@ -29,16 +29,14 @@ def _encode_categorical(s: pd.Series, col: Column) -> np.ndarray:
     missing = s.isna().to_numpy()
     lookup = {str(c): i for i, c in enumerate(col.categories)}
     # map by string form so that 1 / "1" / 1.0 written by other tools agree
-    keys = s.astype(object).where(~missing, None)
-    as_str = [None if m else _canon(v) for v, m in zip(keys.to_numpy(), missing, strict=True)]
-    codes = np.fromiter(
-        (lookup.get(k, -1) if k is not None else col.missing_code for k in as_str),
-        dtype=np.int64,
-        count=len(as_str),
-    )
+    # one Python lookup per distinct value, not per cell
+    inv, uniq = pd.factorize(s.astype(object), use_na_sentinel=True)
+    as_str = [_canon(v) for v in uniq]
+    lut = np.array([lookup.get(k, -1) for k in as_str] + [col.missing_code], dtype=np.int64)
+    codes = lut[np.where(inv < 0, len(as_str), inv)]
     unknown = codes < 0
     if unknown.any():
-        vals = sorted({as_str[i] for i in np.flatnonzero(unknown)[:50]})[:5]
+        vals = sorted({as_str[inv[i]] for i in np.flatnonzero(unknown)[:50]})[:5]
         raise InputError(
             f"column {col.name!r} holds value(s) {vals} that are not in its schema categories: "
             "pass a schema that lists them (--schema) or fix the data"
@@ -229,7 +227,7 @@ class Table:
 
     def row_keys(self) -> np.ndarray:
         """One void-typed key per row, equal iff the encoded rows are equal (for unique/isin)."""
-        parts = [self.codes.astype(np.int32), np.nan_to_num(self.values, nan=np.float32(-3.4e38)).view(np.int32)]
+        parts = [self.codes.astype(np.int32), np.nan_to_num(self.values, nan=-3.4e38).astype(np.float32).view(np.int32)]
         arr = np.ascontiguousarray(np.concatenate(parts, axis=1))
         return arr.view(np.dtype((np.void, arr.dtype.itemsize * arr.shape[1]))).ravel()
 

@@ -119,7 +119,7 @@ class RunStore:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{fname}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, **arrays)
+                np.savez(fh, **arrays)  # type: ignore[arg-type]
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, target)

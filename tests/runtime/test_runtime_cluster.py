@@ -1,0 +1,152 @@
+"""Runtime at scale: inline == process pool == Dask LocalCluster; resume after ``kill -9``;
+an unreachable scheduler is a clear InputError."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import synthleak as sl
+from synthleak.errors import BaselineWarning, InputError
+from synthleak.games.membership import MembershipGame, _generate_batch
+from synthleak.runtime import WorkUnit, run_units
+from synthleak.runtime.executor import connect_cluster
+
+FAST = {"query": {"n_queries": 40, "n_estimators": 10}, "distance": {"n_estimators": 10}}
+
+
+def _omega(seed: int = 0, n: int = 500) -> sl.Table:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {"a": rng.choice(["p", "q", "r"], n), "b": rng.choice(["u", "v"], n), "x": rng.normal(size=n).round(2)}
+    )
+    return sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
+
+
+def _game(**kw: object) -> MembershipGame:
+    base: dict[str, object] = dict(
+        n=30, m=40, n_shadow=16, n_test=12, attacks=("distance", "query"), attack_params=FAST,
+        aux_size=250, test_size=150, batch_size=4,
+    )
+    base.update(kw)
+    return MembershipGame("baynet", **base)  # type: ignore[arg-type]
+
+
+def test_inline_processes_and_dask_give_identical_results() -> None:
+    distributed = pytest.importorskip("distributed")
+    omega = _omega()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        inline = _game(workers=1).run(omega, [0, 1], seed=3).to_dict()
+        pooled = _game(workers=2).run(omega, [0, 1], seed=3).to_dict()
+        with distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        ) as cluster, distributed.Client(cluster) as client:
+            dasked = _game(cluster=client).run(omega, [0, 1], seed=3).to_dict()
+            # the same units straight through run_units, by scheduler address
+            rows = np.arange(60, dtype=np.int64).reshape(2, 30)
+            units = [WorkUnit("a", (0, 0, rows)), WorkUnit("b", (0, 2, rows))]
+            shared = {"omega": omega, "m": 20, "seed": 1, "generator": "baynet"}
+            by_addr = run_units(_generate_batch, units, shared=shared, cluster=cluster.scheduler_address)
+    assert inline == pooled == dasked
+    local = run_units(_generate_batch, units, shared=shared)
+    for key in ("a", "b"):
+        assert by_addr[key].arrays is not None and local[key].arrays is not None
+        np.testing.assert_array_equal(by_addr[key].arrays["codes"], local[key].arrays["codes"])
+        np.testing.assert_array_equal(by_addr[key].arrays["values"], local[key].arrays["values"])
+
+
+_SCRIPT = """
+import sys, warnings
+import numpy as np, pandas as pd
+import synthleak as sl
+from synthleak.games.membership import MembershipGame
+rng = np.random.default_rng(0)
+n = 500
+df = pd.DataFrame({"a": rng.choice(["p", "q", "r"], n), "b": rng.choice(["u", "v"], n), "x": rng.normal(size=n).round(2)})
+omega = sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
+game = MembershipGame("baynet", n=30, m=40, n_shadow=400, n_test=40, attacks=("distance",),
+                      attack_params={"distance": {"n_estimators": 10}}, aux_size=250, test_size=150,
+                      batch_size=1, run_dir=sys.argv[1])
+warnings.simplefilter("ignore")
+game.run(omega, [0, 1, 2], seed=7)
+"""
+
+
+def _catalogue(run: Path) -> dict[str, float]:
+    con = sqlite3.connect(run / "catalogue.sqlite")
+    try:
+        return dict(con.execute("SELECT key, finished FROM units WHERE status = 'ok'").fetchall())
+    finally:
+        con.close()
+
+
+def test_resume_after_sigkill_recomputes_nothing_and_matches_fresh_run(tmp_path: Path) -> None:
+    script = tmp_path / "run_game.py"
+    script.write_text(_SCRIPT)
+    run = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, str(script), str(run)])
+    total = 440 + 3  # generation units (batch 1) + attack units
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            if (run / "catalogue.sqlite").exists():
+                try:
+                    if len(_catalogue(run)) >= 20:
+                        break
+                except sqlite3.OperationalError:
+                    pass
+            if proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run finished before it could be killed"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    before = _catalogue(run)
+    assert 20 <= len(before) < total  # killed mid-run
+
+    rng = np.random.default_rng(0)
+    n = 500
+    df = pd.DataFrame(
+        {"a": rng.choice(["p", "q", "r"], n), "b": rng.choice(["u", "v"], n), "x": rng.normal(size=n).round(2)}
+    )
+    omega = sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
+    kw = dict(
+        n=30, m=40, n_shadow=400, n_test=40, attacks=("distance",), attack_params={"distance": {"n_estimators": 10}},
+        aux_size=250, test_size=150, batch_size=1,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resumed = MembershipGame("baynet", run_dir=run, **kw).run(omega, [0, 1, 2], seed=7)  # type: ignore[arg-type]
+        after = _catalogue(run)
+        fresh = MembershipGame("baynet", batch_size=1, **{k: v for k, v in kw.items() if k != "batch_size"}).run(  # type: ignore[arg-type]
+            omega, [0, 1, 2], seed=7
+        )
+    assert len(after) == total
+    assert {k: after[k] for k in before} == before  # nothing finished was recomputed
+    assert resumed.to_dict() == fresh.to_dict()
+    assert json.loads((run / "result.json").read_text())["targets"] == json.loads(
+        json.dumps(resumed.to_dict()["targets"])
+    )
+
+
+def test_unreachable_cluster_is_a_clear_input_error() -> None:
+    pytest.importorskip("distributed")
+    with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
+        connect_cluster("tcp://127.0.0.1:9", timeout=2)
+    with pytest.raises(InputError, match="cannot reach"):
+        run_units(_generate_batch, [WorkUnit("a", (0, 0, np.zeros((1, 2), dtype=np.int64)))],
+                  shared={}, cluster="tcp://127.0.0.1:9")
