@@ -74,9 +74,7 @@ def test_same_seed_same_output_and_global_state_untouched(table: Table, fitted) 
     assert not a.equals(c)
     assert np.array_equal(np_before, np.random.get_state()[1])  # noqa: NPY002
     assert torch.equal(torch_before, torch.random.get_rng_state())
-    # refitting with the same seed reproduces the model (CPU, same torch build)
-    again = make_generator("ctgan:epochs=2,batch_size=60").fit(table, rng=np.random.default_rng(7))
-    assert again.sample(50, rng=np.random.default_rng(3)).equals(a)
+    # refitting with the same seed reproducing the model is checked by test_contract.py
 
 
 @needs_ctgan

@@ -154,6 +154,10 @@ class MST(BaseGenerator):
     Differentially private with respect to the training records under add/remove-one
     neighbouring, given a data-independent schema. The same ``rng`` gives the same output on the
     same machine (JAX on CPU is deterministic for these programs).
+
+    Cost: JAX compiles the estimation programs for each new (compressed) domain shape; that
+    first fit is much slower than later fits with the same shapes (see benchmarks/bench_adapters.py:
+    0.6 s compiled against about two minutes compiling on a heavily loaded 2-core machine).
     """
 
     deterministic = True
