@@ -33,6 +33,7 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
+from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 
@@ -162,3 +163,6 @@ def random_neighbors(n_candidates: int, n_targets: int, k: int, *, rng: np.rando
         keys = rng.random((b, n_candidates), dtype=np.float32)
         out[s : s + b] = np.argpartition(keys, k - 1, axis=1)[:, :k]
     return out
+
+
+register_attack(AttackInfo("gower", AttackFamily.LINKABILITY, LinkabilityAttack, "k nearest synthetic neighbours on two column sets, Gower-like distance (Anonymeter)"))

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
 from synthleak.attacks.predicates import Op, PredicateSet, TableIndex, encoded_matrix, unique_rows
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
@@ -364,3 +365,12 @@ def make_singling_out_attack(mode: SinglingOutMode | str, **params: Any) -> Any:
     from synthleak.attacks.contrastive import ContrastiveSinglingOut
 
     return ContrastiveSinglingOut(**params)
+
+
+def _contrastive_factory(**params: Any) -> Any:
+    return make_singling_out_attack(SinglingOutMode.CONTRASTIVE, **params)
+
+
+register_attack(AttackInfo("univariate", AttackFamily.SINGLING_OUT, UnivariateSinglingOut, "rare and extreme values of the synthetic data (Anonymeter)"))
+register_attack(AttackInfo("multivariate", AttackFamily.SINGLING_OUT, MultivariateSinglingOut, "conjunctions over random columns of synthetic records (Anonymeter)"))
+register_attack(AttackInfo("contrastive", AttackFamily.SINGLING_OUT, _contrastive_factory, "predicates from outliers of a contrastive embedding (003)", extra="torch"))

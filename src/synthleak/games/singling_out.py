@@ -45,7 +45,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import stats
 
 from synthleak.attacks.linkability import LinkabilityAttack, random_neighbors, sets_intersect
 from synthleak.attacks.predicates import (
@@ -226,21 +226,20 @@ def size_correction(
     samples = sample_bitsets(n_rows, sizes.tolist(), rng=rng)
     succ = np.array([int((popcount(bits & s[None, :]) == 1).sum()) for s in samples], dtype=float)
 
-    def model(x: np.ndarray, w_eff: float, norm: float) -> np.ndarray:
-        return norm * np.asarray(_so_integral(x, w_eff))
-
-    w0 = 1.0 / sizes.max()
-    p0 = (w0, 1.0 / float(_so_integral(float(sizes.max()), w0)))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            popt, _ = optimize.curve_fit(model, sizes.astype(float), succ, p0=p0, bounds=(0, (1, np.inf)))
-    except (RuntimeError, ValueError):
-        return 1.0
-    denom = float(model(np.array([float(n_rows)]), *popt)[0])
+    # least squares over the model: for a fixed w_eff the best norm is closed-form, so scan
+    # w_eff on a fine log grid (a local optimiser from Anonymeter's start point can stall)
+    x = sizes.astype(float)
+    grid = np.logspace(-9, 0, 1801)
+    g = np.asarray(_so_integral(x[None, :], grid[:, None]))  # (grid, samples)
+    gg = (g * g).sum(axis=1)
+    norm = np.where(gg > 0, (g * succ[None, :]).sum(axis=1) / np.where(gg > 0, gg, 1.0), 0.0)
+    sse = ((norm[:, None] * g - succ[None, :]) ** 2).sum(axis=1)
+    best = int(np.argmin(sse))
+    w_eff, nrm = float(grid[best]), float(norm[best])
+    denom = nrm * float(_so_integral(float(n_rows), w_eff))
     if not np.isfinite(denom) or denom <= 0:
         return 1.0
-    return float(model(np.array([float(n_target)]), *popt)[0]) / denom
+    return nrm * float(_so_integral(float(n_target), w_eff)) / denom
 
 
 # --- games ---------------------------------------------------------------------------------------
