@@ -68,7 +68,8 @@ def timed(spec: str, train: sl.Table, n: int, seed: int) -> tuple[float, sl.Tabl
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ctgan-epochs", type=int, default=10)
+    ap.add_argument("--ctgan-epochs", type=int, default=10, help="0 skips ctgan")
+    ap.add_argument("--mst-eps", default="1", help="comma-separated epsilons for mst")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     adult = sl.datasets.load_adult()
@@ -94,12 +95,13 @@ def main() -> None:
     tvd_ind = mean_2way_tvd(train, timed("indhist", train, 5000, 0)[1])
     tvd_np = mean_2way_tvd(train, timed("nonprivate", train, 5000, 0)[1])
     rows = [("indhist", t_ind, "indhist", t_ind, tvd_ind), ("nonprivate", t_np, "indhist", t_ind, tvd_np)]
-    specs = [
-        ("command (python resampler)", command, "nonprivate", t_np),
-        ("mst:epsilon=1 (1st fit, JAX compiles)", "mst:epsilon=1", "indhist", t_ind),
-        ("mst:epsilon=1 (2nd fit, compiled)", "mst:epsilon=1", "indhist", t_ind),
-        (f"ctgan:epochs={args.ctgan_epochs}", f"ctgan:epochs={args.ctgan_epochs}", "indhist", t_ind),
-    ]
+    specs = [("command (python resampler)", command, "nonprivate", t_np)]
+    for eps in [e for e in args.mst_eps.split(",") if e]:
+        specs.append((f"mst:epsilon={eps} (1st fit, JAX compiles)", f"mst:epsilon={eps}", "indhist", t_ind))
+        specs.append((f"mst:epsilon={eps} (2nd fit, compiled)", f"mst:epsilon={eps}", "indhist", t_ind))
+    if args.ctgan_epochs > 0:
+        spec = f"ctgan:epochs={args.ctgan_epochs}"
+        specs.append((spec, spec, "indhist", t_ind))
     for label, spec, peer, t_peer in specs:
         t, _ = timed(spec, train, 1000, 0)
         _, syn = timed(spec, train, 5000, 0)
