@@ -67,9 +67,9 @@ class Row:
     cpu_ms: float | None = None
 
 
-def pin_one_core() -> str:
+def pin_one_core(cpu: int | None = None) -> str:
     """Pin this process to one CPU and one thread per pool; returns a description."""
-    cpu = min(os.sched_getaffinity(0))
+    cpu = min(os.sched_getaffinity(0)) if cpu is None else cpu
     os.sched_setaffinity(0, {cpu})
     try:
         from threadpoolctl import threadpool_limits
@@ -204,9 +204,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-datasynthesizer", action="store_true")
     parser.add_argument("--spec", action="append", help="time only these specs (repeatable)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--cpu", type=int, default=None, help="CPU to pin to (default: first allowed)"
+    )
     args = parser.parse_args(argv)
 
-    pinned = pin_one_core()
+    pinned = pin_one_core(args.cpu)
     train = training_rows(args.seed)
     if args.spec:
         specs, rows = list(args.spec), []
