@@ -356,6 +356,7 @@ class RAP(BaseGenerator):
         max_workload: int = 1000,
     ) -> None:
         super().__init__()
+        who = "rap-softmax" if Relaxation(relaxation) is Relaxation.SOFTMAX else "rap"
         for name, value in (
             ("iterations", iterations),
             ("rounds", rounds),
@@ -365,22 +366,22 @@ class RAP(BaseGenerator):
             ("k", k),
         ):
             if int(value) != value or value < 1:
-                raise InputError(f"rap: {name}={value} is invalid: give an integer >= 1")
+                raise InputError(f"{who}: {name}={value} is invalid: give an integer >= 1")
         if int(max_workload) != max_workload or max_workload < 0:
             raise InputError(
-                f"rap: max_workload={max_workload} is invalid: give an integer >= 0 (0 = all)"
+                f"{who}: max_workload={max_workload} is invalid: give an integer >= 0 (0 = all)"
             )
         if not (lr > 0) or not math.isfinite(lr):
-            raise InputError(f"rap: lr={lr} is invalid: give a learning rate > 0")
+            raise InputError(f"{who}: lr={lr} is invalid: give a learning rate > 0")
         if not (epsilon > 0):
-            raise InputError(f"rap: epsilon={epsilon} is invalid: give a privacy budget > 0")
+            raise InputError(f"{who}: epsilon={epsilon} is invalid: give a privacy budget > 0")
         if delta is not None and not (0.0 < delta < 1.0):
             raise InputError(
-                f"rap: delta={delta} is invalid: give a value in (0, 1), such as 1/n^2"
+                f"{who}: delta={delta} is invalid: give a value in (0, 1), such as 1/n^2"
             )
         if iterations < rounds:
             raise InputError(
-                f"rap: iterations={iterations} is smaller than rounds={rounds}: "
+                f"{who}: iterations={iterations} is smaller than rounds={rounds}: "
                 "give at least one iteration per round"
             )
         self.iterations = int(iterations)
