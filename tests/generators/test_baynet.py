@@ -181,6 +181,18 @@ def test_batched_mutual_information_matches_sklearn(n: int, sizes: list[int], se
         )
 
 
+def test_mutual_information_with_large_parent_domains() -> None:
+    # parent domains far larger than n take the np.unique relabelling path
+    rng = np.random.default_rng(5)
+    n = 300
+    sizes = np.array([4, 900, 700])
+    codes = np.stack([rng.integers(0, s, n) for s in sizes]).astype(np.int64)
+    codes[0] = codes[1] % 4
+    got = _MIScorer(codes, sizes).scores(np.array([0]), (1, 2))
+    want = mutual_info_score(codes[0], codes[1] * 1000 + codes[2])
+    assert got[0] == pytest.approx(want, abs=1e-10)
+
+
 def test_greedy_bayes_finds_planted_dependencies() -> None:
     # chain a -> b (copy), c independent, d = xor-like function of (a, c)
     rng = np.random.default_rng(1)
