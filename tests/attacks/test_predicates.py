@@ -84,7 +84,7 @@ def _reference(preds: PredicateSet, table: sl.Table) -> np.ndarray:
     return np.array(out)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_count_matches_reference(seed: int) -> None:
     table = _table(seed)

@@ -33,19 +33,16 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
-from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 
-_BLOCK_ELEMENTS = 1 << 22  # float64 distances per block (32 MiB)
 
-
-@numba.njit(cache=True)
+@numba.njit(cache=True, parallel=True)
 def _knn_gower(tc, sc, tv, sv, k):  # pragma: no cover - compiled
     t, m = tc.shape[0], sc.shape[0]
     idx = np.empty((t, k), dtype=np.int64)
-    best = np.empty(k, dtype=np.float64)
-    for i in range(t):
+    for i in numba.prange(t):
+        best = np.empty(k, dtype=np.float64)
         filled = 0
         for r in range(m):
             d = 0.0
@@ -154,15 +151,15 @@ def sets_intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def random_neighbors(n_candidates: int, n_targets: int, k: int, *, rng: np.random.Generator) -> np.ndarray:
-    """``k`` distinct random candidate indices per target (the random-guess baseline)."""
+    """``k`` distinct random candidate indices per target (the random-guess baseline).
+
+    Draws with replacement and redraws the rows that hold a repeat (uniform over k-subsets).
+    """
     k = min(k, n_candidates)
-    out = np.empty((n_targets, k), dtype=np.intp)
-    step = max(1, _BLOCK_ELEMENTS // max(n_candidates, 1))
-    for s in range(0, n_targets, step):
-        b = min(step, n_targets - s)
-        keys = rng.random((b, n_candidates), dtype=np.float32)
-        out[s : s + b] = np.argpartition(keys, k - 1, axis=1)[:, :k]
-    return out
-
-
-register_attack(AttackInfo("gower", AttackFamily.LINKABILITY, LinkabilityAttack, "k nearest synthetic neighbours on two column sets, Gower-like distance (Anonymeter)"))
+    out = rng.integers(0, n_candidates, size=(n_targets, k))
+    while True:
+        srt = np.sort(out, axis=1)
+        bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1)) if k > 1 else np.zeros(0, dtype=np.intp)
+        if bad.size == 0:
+            return out.astype(np.intp)
+        out[bad] = rng.integers(0, n_candidates, size=(bad.size, k))

@@ -4,11 +4,14 @@ A singling-out query is a conjunction of per-column conditions ("atoms"): equali
 on the code of a categorical column, a comparison (``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``)
 with a threshold on a continuous column, or a null test. A :class:`PredicateSet` stores ``q``
 such predicates as two ``(q, n_columns)`` arrays (operator and operand per column, columns in
-schema order) and counts how many rows of a table each predicate matches *without* a per-query
-scan: every distinct atom is evaluated once, vectorised over the rows, and packed into a bitset
-(one bit per row); a predicate's match count is the population count of the AND of its atoms'
-bitsets. Anonymeter instead builds one query expression per predicate and lets the dataframe
-engine evaluate each (Giomi et al. 2023, Sec. 4.1).
+schema order) and counts how many rows of a table each predicate matches in bulk, in one compiled
+(numba) pass over all predicates. The table is indexed once (:class:`TableIndex`: every column's
+sort order); for each predicate the atom whose matching rows form the shortest run of its sorted
+column is located by binary search (vectorised over predicates), and only the rows of that run
+are checked against the other atoms. Counting can stop at ``cap`` matches: deciding "exactly one"
+needs ``cap=2``. Match sets are returned as packed row bitsets (for subsample counts). Anonymeter
+instead builds one query expression per predicate and has the dataframe engine evaluate every
+expression over every row (Giomi et al. 2023, Sec. 4.1).
 
 Null semantics follow SQL three-valued logic, as dataframe engines do: a comparison with a
 missing cell is not a match (so ``x != 3`` does not match a missing ``x``); ``ISNULL`` and
@@ -128,9 +131,16 @@ def unique_rows(table: Table) -> Table:
     """The distinct rows of ``table``, first occurrences, in their original order.
 
     Anonymeter evaluates singling-out queries on de-duplicated data (``DataFrame.unique``); the
-    singling-out game does the same so that its figures are comparable.
+    singling-out game does the same so that its figures are comparable. Rows are compared by a
+    64-bit hash of their encoded values (a collision, probability about ``n**2 / 2**64``, would
+    merge two distinct rows).
     """
-    _, first = np.unique(table.row_keys(), return_index=True)
+    x = np.nan_to_num(encoded_matrix(table), nan=np.inf)  # missing cells compare equal
+    h = np.full(len(table), np.uint64(0xCBF29CE484222325))
+    for w in np.ascontiguousarray(x).view(np.uint64).T:  # 64-bit row hash, vectorised per column
+        h = (h ^ w) * np.uint64(0x100000001B3)
+        h ^= h >> np.uint64(29)
+    _, first = np.unique(h, return_index=True)
     return table.take(np.sort(first))
 
 

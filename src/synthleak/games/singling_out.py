@@ -26,7 +26,10 @@ in size, the number of control successes is rescaled to the size of the original
 model of singling-out probability against population size (Cohen and Nissim 2020): the number of
 predicates that single out in random subsamples of the control set is fitted with
 ``norm * integral_0^w_eff n w (1 - w)^(n - 1) dw`` and the control count multiplied by
-``f(n_original) / f(n_control)``.
+``f(n_original) / f(n_control)``. (Anonymeter 1.1.0 fits this model to the *number of
+predicates* rather than the number that single out in each subsample, a constant, so its factor
+is about ``n_control / n_original`` whatever the data; we count the predicates that single out.
+We also fit by least squares with ``w_eff`` scanned on a log grid instead of a local optimiser.)
 
 References
 ----------
@@ -206,7 +209,7 @@ def risk_from_counts(
     )
 
 
-def _so_integral(n: np.ndarray | float, w_max: float) -> np.ndarray | float:
+def _so_integral(n: np.ndarray | float, w_max: np.ndarray | float) -> np.ndarray | float:
     """``integral_0^w_max n w (1 - w)^(n - 1) dw`` (Cohen and Nissim 2020)."""
     return (1.0 - (n * w_max + 1.0) * (1.0 - w_max) ** n) / (n + 1.0)
 
