@@ -45,25 +45,31 @@ def _game(**kw: object) -> MembershipGame:
 def test_inline_processes_and_dask_give_identical_results() -> None:
     distributed = pytest.importorskip("distributed")
     omega = _omega()
+    rows = np.stack([np.arange(i, i + 30, dtype=np.int64) for i in range(0, 240, 30)])
+    units = [WorkUnit(f"u{i}", (0, 2 * i, rows[2 * i : 2 * i + 2])) for i in range(4)]
+    shared = {"omega": omega, "m": 20, "seed": 1, "generator": "baynet"}
+    inline_units = run_units(_generate_batch, units, shared=shared)
+    pooled_units = run_units(_generate_batch, units, shared=shared, workers=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
         inline = _game(workers=1).run(omega, [0, 1], seed=3).to_dict()
-        pooled = _game(workers=2).run(omega, [0, 1], seed=3).to_dict()
+        # a real scheduler on loopback TCP (worker threads in this process keep the test fast)
         with distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=False, protocol="tcp://", host="127.0.0.1",
+            dashboard_address=None,
         ) as cluster, distributed.Client(cluster) as client:
+            assert cluster.scheduler_address.startswith("tcp://127.0.0.1")
             dasked = _game(cluster=client).run(omega, [0, 1], seed=3).to_dict()
-            # the same units straight through run_units, by scheduler address
-            rows = np.arange(60, dtype=np.int64).reshape(2, 30)
-            units = [WorkUnit("a", (0, 0, rows)), WorkUnit("b", (0, 2, rows))]
-            shared = {"omega": omega, "m": 20, "seed": 1, "generator": "baynet"}
             by_addr = run_units(_generate_batch, units, shared=shared, cluster=cluster.scheduler_address)
-    assert inline == pooled == dasked
-    local = run_units(_generate_batch, units, shared=shared)
-    for key in ("a", "b"):
-        assert by_addr[key].arrays is not None and local[key].arrays is not None
-        np.testing.assert_array_equal(by_addr[key].arrays["codes"], local[key].arrays["codes"])
-        np.testing.assert_array_equal(by_addr[key].arrays["values"], local[key].arrays["values"])
+    assert inline == dasked
+    for u in units:
+        ref = inline_units[u.key].arrays
+        assert ref is not None and ref["ok"].all()
+        for other in (pooled_units, by_addr):
+            got = other[u.key].arrays
+            assert got is not None
+            np.testing.assert_array_equal(got["codes"], ref["codes"])
+            np.testing.assert_array_equal(got["values"], ref["values"])
 
 
 _SCRIPT = """
@@ -75,7 +81,7 @@ rng = np.random.default_rng(0)
 n = 500
 df = pd.DataFrame({"a": rng.choice(["p", "q", "r"], n), "b": rng.choice(["u", "v"], n), "x": rng.normal(size=n).round(2)})
 omega = sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
-game = MembershipGame("baynet", n=30, m=40, n_shadow=400, n_test=40, attacks=("distance",),
+game = MembershipGame("baynet", n=30, m=40, n_shadow=160, n_test=30, attacks=("distance",),
                       attack_params={"distance": {"n_estimators": 10}}, aux_size=250, test_size=150,
                       batch_size=1, run_dir=sys.argv[1])
 warnings.simplefilter("ignore")
@@ -96,7 +102,7 @@ def test_resume_after_sigkill_recomputes_nothing_and_matches_fresh_run(tmp_path:
     script.write_text(_SCRIPT)
     run = tmp_path / "run"
     proc = subprocess.Popen([sys.executable, str(script), str(run)])
-    total = 440 + 3  # generation units (batch 1) + attack units
+    total = 190 + 3  # generation units (batch 1) + attack units
     try:
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
@@ -125,7 +131,7 @@ def test_resume_after_sigkill_recomputes_nothing_and_matches_fresh_run(tmp_path:
     )
     omega = sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
     kw = dict(
-        n=30, m=40, n_shadow=400, n_test=40, attacks=("distance",), attack_params={"distance": {"n_estimators": 10}},
+        n=30, m=40, n_shadow=160, n_test=30, attacks=("distance",), attack_params={"distance": {"n_estimators": 10}},
         aux_size=250, test_size=150, batch_size=1,
     )
     with warnings.catch_warnings():
