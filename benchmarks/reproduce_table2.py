@@ -47,6 +47,22 @@ def peak_rss_mb() -> float:
     return max(own, kids) / 1024.0
 
 
+def print_table(summary: dict[str, dict[str, dict[str, dict[str, float]]]]) -> None:
+    """Our mean ± s.d. of the query attack's AUC per selector beside the paper's."""
+    print()
+    print("Table 2 (Adult), query-based attack: mean ± s.d. of AUC over the targets of each selector")
+    print(f"{'selector':<10}" + "".join(f"  {g + ' (ours)':>18}  {g + ' (paper)':>18}" for g in summary))
+    for sel in SELECTORS:
+        line = f"{sel:<10}"
+        for gen, by in summary.items():
+            s = by.get(sel, {}).get("query")
+            ours = f"{s['auc_mean']:.3f} ± {s['auc_sd']:.3f}" if s else "n/a"
+            p = PAPER.get(gen, {}).get(sel)
+            paper = f"{p[0]:.3f} ± {p[1]:.3f}" if p else "n/a"
+            line += f"  {ours:>18}  {paper:>18}"
+        print(line)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small configuration (minutes)")
@@ -61,7 +77,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--run-dir", type=Path, default=None, help="resumable run directories go under here")
     ap.add_argument("--out-dir", type=Path, default=Path("benchmarks/results_mia"))
+    ap.add_argument(
+        "--summarise", type=Path, nargs="+", default=None,
+        help="only print the table from result JSON files written by earlier runs",
+    )
     args = ap.parse_args(argv)
+    if args.summarise:
+        docs = {json.loads(p.read_text())["config"]["generator"]: json.loads(p.read_text()) for p in args.summarise}
+        print_table({g: d["summary_by_selector"] for g, d in docs.items()})
+        for g, d in docs.items():
+            print(f"[{g}] shadows={d['config']['n_shadow']} tests={d['config']['n_test']} "
+                  f"time {d.get('timing_seconds', float('nan')) / 60:.1f} min, "
+                  f"failed datasets {d['failures']['failed_datasets']}/{d['failures']['total_datasets']}")
+        return 0
 
     per_sel = args.targets_per_selector or (3 if args.quick else 10)
     shadows = args.shadows or (200 if args.quick else 4000)
@@ -118,19 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
 
-    print()
-    print("Table 2 (Adult), query-based attack: mean ± s.d. of AUC over the targets of each selector")
-    head = f"{'selector':<10}" + "".join(f"  {g + ' (ours)':>18}  {g + ' (paper)':>18}" for g in summary)
-    print(head)
-    for sel in SELECTORS:
-        line = f"{sel:<10}"
-        for gen, by in summary.items():
-            s = by.get(sel, {}).get("query")
-            ours = f"{s['auc_mean']:.3f} ± {s['auc_sd']:.3f}" if s else "n/a"
-            p = PAPER.get(gen, {}).get(sel)
-            paper = f"{p[0]:.3f} ± {p[1]:.3f}" if p else "n/a"
-            line += f"  {ours:>18}  {paper:>18}"
-        print(line)
+    print_table(summary)
     total = time.perf_counter() - t_start
     print(f"\ntotal wall time {total / 60:.1f} min (target selection {t_select:.0f}s); "
           f"peak RSS {peak_rss_mb():.0f} MB (largest single process)")
