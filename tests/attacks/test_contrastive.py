@@ -27,12 +27,15 @@ def syn(adult_table: sl.Table) -> sl.Table:
 
 def test_encoder_embeddings_are_normalised_and_seeded(syn: sl.Table) -> None:
     a = ContrastiveEncoder(**TINY).fit(syn, rng=np.random.default_rng(0))
-    b = ContrastiveEncoder(**TINY).fit(syn, rng=np.random.default_rng(0))
-    ea, eb = a.transform(syn), b.transform(syn)
+    ea = a.transform(syn)
     assert ea.shape == (len(syn), 8)
     np.testing.assert_allclose(np.linalg.norm(ea, axis=1), 1.0, atol=1e-5)
-    np.testing.assert_allclose(ea, eb, atol=1e-6)  # same rng, same network
     assert a.losses_[-1] < a.losses_[0]  # the InfoNCE loss goes down
+    small = syn.take(np.arange(100))
+    one = {**TINY, "epochs": 1}
+    b = ContrastiveEncoder(**one).fit(small, rng=np.random.default_rng(7)).transform(small)
+    c = ContrastiveEncoder(**one).fit(small, rng=np.random.default_rng(7)).transform(small)
+    np.testing.assert_allclose(b, c, atol=1e-6)  # same rng, same network
 
 
 def test_default_architecture_is_the_paper() -> None:
