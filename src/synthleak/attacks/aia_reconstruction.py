@@ -33,14 +33,16 @@ import itertools
 import time
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
-import numba
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
 from synthleak.errors import InputError, NotFittedError
+
+_prange: Any = range  # numba.prange once the kernel is compiled
+
 
 _HIST_MAX = 1 << 27  # cells of all per-combination histograms counted at once (1 GiB int64)
 
@@ -192,8 +194,24 @@ def build_queries_dense(quasi_ids: np.ndarray, sizes: np.ndarray, *, order: int 
     return queries, A
 
 
-@numba.njit(parallel=True, cache=True)
-def _count_kernel(ST, y, w, combos, mult, offsets, n_classes, out):  # pragma: no cover - compiled
+_KERNEL: list = []
+
+
+def _count_kernel(*args: object) -> None:
+    """Compile (once, cached on disk) and run :func:`_count_kernel_py` with numba.
+
+    numba is imported lazily so that importing synthleak stays fast.
+    """
+    global _prange
+    if not _KERNEL:
+        import numba
+
+        _prange = numba.prange  # the kernel's loop over combinations becomes parallel
+        _KERNEL.append(numba.njit(parallel=True, cache=True)(_count_kernel_py))
+    _KERNEL[0](*args)
+
+
+def _count_kernel_py(ST, y, w, combos, mult, offsets, n_classes, out):  # pragma: no cover - compiled
     """out[offsets[c] + key_c(record i) * C + y[i]] += w[i] for every record i and combination c.
 
     ``ST`` is the transposed (F, m) code matrix, so each combination streams its own
@@ -201,7 +219,7 @@ def _count_kernel(ST, y, w, combos, mult, offsets, n_classes, out):  # pragma: n
     """
     n_combos, width = combos.shape
     m = ST.shape[1]
-    for c in numba.prange(n_combos):
+    for c in _prange(n_combos):
         base = offsets[c]
         for i in range(m):
             k = 0
@@ -384,6 +402,8 @@ def solve_l1(
 
 def solve_l1_dense(A: np.ndarray, r: np.ndarray) -> np.ndarray:
     """Naive reference: the same LP with a dense constraint matrix (tests and benchmarks)."""
+    from scipy.optimize import linprog
+
     q, n = A.shape
     M = np.hstack([A, np.eye(q), -np.eye(q)])
     cost = np.concatenate([np.zeros(n), np.ones(2 * q)])
