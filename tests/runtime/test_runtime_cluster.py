@@ -81,7 +81,7 @@ rng = np.random.default_rng(0)
 n = 500
 df = pd.DataFrame({"a": rng.choice(["p", "q", "r"], n), "b": rng.choice(["u", "v"], n), "x": rng.normal(size=n).round(2)})
 omega = sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
-game = MembershipGame("baynet", n=30, m=40, n_shadow=160, n_test=30, attacks=("distance",),
+game = MembershipGame("baynet", n=30, m=40, n_shadow=100, n_test=30, attacks=("distance",),
                       attack_params={"distance": {"n_estimators": 10}}, aux_size=250, test_size=150,
                       batch_size=1, run_dir=sys.argv[1])
 warnings.simplefilter("ignore")
@@ -102,7 +102,7 @@ def test_resume_after_sigkill_recomputes_nothing_and_matches_fresh_run(tmp_path:
     script.write_text(_SCRIPT)
     run = tmp_path / "run"
     proc = subprocess.Popen([sys.executable, str(script), str(run)])
-    total = 190 + 3  # generation units (batch 1) + attack units
+    total = 130 + 3  # generation units (batch 1) + attack units
     try:
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
@@ -131,7 +131,7 @@ def test_resume_after_sigkill_recomputes_nothing_and_matches_fresh_run(tmp_path:
     )
     omega = sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
     kw = dict(
-        n=30, m=40, n_shadow=160, n_test=30, attacks=("distance",), attack_params={"distance": {"n_estimators": 10}},
+        n=30, m=40, n_shadow=100, n_test=30, attacks=("distance",), attack_params={"distance": {"n_estimators": 10}},
         aux_size=250, test_size=150, batch_size=1,
     )
     with warnings.catch_warnings():
@@ -152,7 +152,4 @@ def test_resume_after_sigkill_recomputes_nothing_and_matches_fresh_run(tmp_path:
 def test_unreachable_cluster_is_a_clear_input_error() -> None:
     pytest.importorskip("distributed")
     with pytest.raises(InputError, match="cannot reach the Dask scheduler"):
-        connect_cluster("tcp://127.0.0.1:9", timeout=2)
-    with pytest.raises(InputError, match="cannot reach"):
-        run_units(_generate_batch, [WorkUnit("a", (0, 0, np.zeros((1, 2), dtype=np.int64)))],
-                  shared={}, cluster="tcp://127.0.0.1:9")
+        connect_cluster("tcp://127.0.0.1:9", timeout=1)
