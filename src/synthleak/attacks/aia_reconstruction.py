@@ -174,7 +174,9 @@ def build_queries(
     return QuerySet(combos, combo, key, A.tocsr(), counts_x, sizes)
 
 
-def build_queries_dense(quasi_ids: np.ndarray, sizes: np.ndarray, *, order: int = 3) -> tuple[list, np.ndarray]:
+def build_queries_dense(
+    quasi_ids: np.ndarray, sizes: np.ndarray, *, order: int = 3
+) -> tuple[list[tuple[tuple[int, ...], tuple[int, ...]]], np.ndarray]:
     """Naive reference: queries by Python loops and a dense matrix (for tests and benchmarks).
 
     Returns the list of queries ``(attrs, values)`` in the same order as :func:`build_queries`
@@ -182,7 +184,7 @@ def build_queries_dense(quasi_ids: np.ndarray, sizes: np.ndarray, *, order: int 
     """
     X = np.asarray(quasi_ids)
     n, F = X.shape
-    queries = []
+    queries: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
     for attrs in itertools.combinations(range(F), order - 1):
         vals = sorted({tuple(int(X[i, a]) for a in attrs) for i in range(n)})
         queries.extend((attrs, v) for v in vals)
@@ -321,7 +323,7 @@ def answer_queries(
 
 
 def _highs_lp(M: sp.csc_matrix, cost: np.ndarray, lb: np.ndarray, ub: np.ndarray,
-              rl: np.ndarray, ru: np.ndarray) -> object:
+              rl: np.ndarray, ru: np.ndarray) -> Any:
     import highspy
 
     lp = highspy.HighsLp()
@@ -376,7 +378,8 @@ def solve_l1(
         np.full(n, -inf),
         np.zeros(n),
     )
-    status = None
+    status = highspy.HighsModelStatus.kNotset
+    h = highspy.Highs()
     for crossover in ("off", "on"):
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)

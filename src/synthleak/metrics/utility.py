@@ -39,7 +39,7 @@ def random_marginals(n_attrs: int, k: int, count: int, *, rng: np.random.Generat
             return allc
         return allc[np.sort(rng.choice(total, size=count, replace=False))]
     seen: set[tuple[int, ...]] = set()
-    out = []
+    out: list[tuple[int, ...]] = []
     while len(out) < count:
         c = tuple(sorted(rng.choice(n_attrs, size=k, replace=False).tolist()))
         if c not in seen:
