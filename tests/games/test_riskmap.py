@@ -1,0 +1,132 @@
+"""Risk map: outlier oracle, data-independent null, determinism across workers, validation helpers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import spearmanr
+
+from synthleak.data.schema import infer_schema
+from synthleak.data.table import Table
+from synthleak.errors import InputError
+from synthleak.generators.base import BaseGenerator, GeneratorInfo, _REGISTRY, register_generator
+from synthleak.games.riskmap import RiskMap, spearman, spearman_ci, top_k_precision, validate
+
+
+class _Independent(BaseGenerator):
+    """Ignores its training data: every column uniform over its categories (data-independent)."""
+
+    def fit(self, table: Table, *, rng: np.random.Generator) -> _Independent:
+        self.schema_ = table.schema
+        return self
+
+    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+        self._check_fitted()
+        sizes = [len(c.categories) for c in self.schema_.categorical]
+        codes = np.stack([rng.integers(0, s, n) for s in sizes], axis=1)
+        return Table.from_arrays(self.schema_, codes, None)
+
+
+if "test-independent" not in _REGISTRY:
+    register_generator(GeneratorInfo("test-independent", _Independent, (), "test only: data-independent"))
+
+
+def _table(n: int, seed: int = 0) -> Table:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "a": rng.choice(["p", "q", "r"], n),
+            "b": rng.choice(["u", "v"], n),
+            "c": rng.choice(["k", "l"], n),
+            "d": rng.choice(["s", "t"], n),
+        }
+    )
+    df.loc[0] = ["p", "u", "z", "w"]  # the only 'z' and the only 'w': an outlier
+    return Table.from_frame(df, infer_schema(df))
+
+
+FAST = {"n_estimators": 5, "n_boot": 100, "n_queries": 15}
+
+
+def test_outlier_oracle_nonprivate() -> None:
+    data = _table(60)
+    private = np.arange(30)  # row 0 (the outlier) is in D
+    res = RiskMap(
+        "nonprivate", n=30, m=90, n_shadow=40, n_test=40, attacks=("distance",), **FAST
+    ).run(data, seed=3, private_rows=private)
+    auc = res.auc["distance"][:, 0]
+    assert res.rows.tolist() == private.tolist()
+    assert auc[0] >= 0.85
+    assert (auc > auc[0]).sum() <= 2  # the planted outlier ranks in the top 3 of 30
+    # every other record has many copies: its risk is far lower on average
+    assert np.nanmean(auc[1:]) < 0.75
+    # the outlier is also the most isolated record by V_k
+    assert np.argmax(res.scores["vulnerability"]) == 0
+    recs = res.records()
+    assert recs[0]["row"] == 0 and recs[0]["auc_ci_low"] <= recs[0]["auc"] <= recs[0]["auc_ci_high"]
+    assert set(res.summary["validation"]) >= {"vulnerability", "rare_value", "log_likelihood", "chance_precision"}
+
+
+def test_data_independent_generator_gives_chance_aucs() -> None:
+    data = _table(90, seed=1)
+    res = RiskMap(
+        "test-independent", n=30, n_shadow=30, n_test=40, attacks=("query", "distance"), **FAST
+    ).run(data, seed=5)
+    for name in ("query", "distance"):
+        a = res.auc[name]
+        assert abs(np.nanmean(a[:, 0]) - 0.5) < 0.06, name
+        covers = (a[:, 1] <= 0.5) & (0.5 <= a[:, 2])
+        assert covers.mean() >= 0.8, name
+
+
+def test_same_result_with_one_or_two_workers() -> None:
+    data = _table(40, seed=2)
+    kw = {"n": 10, "m": 20, "n_shadow": 8, "n_test": 8, "attacks": ("distance", "query"), "chunk": 5,
+          "batch_size": 16, **FAST}  # generation: one unit (membership's tested _generate_batch); attacks: 2 units
+    one = RiskMap("nonprivate", workers=1, **kw).run(data, seed=9)
+    two = RiskMap("nonprivate", workers=2, **kw).run(data, seed=9)
+    assert one.rows.tolist() == two.rows.tolist()
+    for name in ("distance", "query"):
+        np.testing.assert_array_equal(one.auc[name], two.auc[name])
+    assert one.to_csv() == two.to_csv()
+
+
+def test_design_each_record_in_about_half_and_datasets_of_n() -> None:
+    game = RiskMap("nonprivate", n=11, n_shadow=400, n_test=6)
+    design = game._design(0, 11, 20)
+    rows, labels = design[0]
+    assert rows.shape == (400, 11)
+    assert (labels.sum(axis=1) == 5).all()  # floor(n/2) records of D per dataset
+    assert np.abs(labels.mean(axis=0) - 5 / 11).max() < 0.1
+    for s in range(20):  # the IN records of D and distinct fillers (indices >= n)
+        assert sorted(rows[s, :5].tolist()) == sorted(np.flatnonzero(labels[s]).tolist())
+        assert (rows[s, 5:] >= 11).all() and np.unique(rows[s]).size == 11
+
+
+@pytest.mark.parametrize(
+    ("kw", "msg"),
+    [
+        ({"n": 50}, "larger than the data"),
+        ({"n": 20, "population": 10}, "smaller than --n"),
+        ({"n": 20, "population": 25}, "fillers"),
+        ({"n": 20, "attacks": ("groundhog",)}, "unknown risk-map attack"),
+        ({"n": 28}, "fillers"),
+    ],
+)
+def test_bad_input(kw: dict, msg: str) -> None:
+    with pytest.raises(InputError, match=msg):
+        RiskMap("nonprivate", **kw).run(_table(40), seed=0)
+
+
+def test_validation_helpers() -> None:
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=50), rng.normal(size=50)
+    assert spearman(x, y) == pytest.approx(spearmanr(x, y).statistic)
+    rho, lo, hi = spearman_ci(x, x + 0.1 * y, rng=np.random.default_rng(1), n_boot=200)
+    assert lo <= rho <= hi and rho > 0.9
+    auc = np.array([0.9, 0.8, 0.5, 0.5, 0.95, 0.4])
+    assert top_k_precision(np.array([5.0, 4, 0, 0, 3, 0]), auc, k=3) == 1.0
+    assert top_k_precision(np.array([0.0, 0, 5, 4, 0, 3]), auc, k=3) == 0.0
+    v = validate(np.append(auc, np.nan), {"s": np.arange(7.0)}, rng=np.random.default_rng(2), k=2, n_boot=50)
+    assert v["n_records"] == 6 and v["chance_precision"] == pytest.approx(2 / 6)
