@@ -189,7 +189,9 @@ def _run_dask(
     own = isinstance(cluster, str)
     client = connect_cluster(cluster) if isinstance(cluster, str) else cluster
     try:
-        shared_f = client.scatter(shared, broadcast=True) if shared is not None else None
+        # scatter as ONE object under a fresh key: a dict would be scattered value by value under
+        # its own keys ("omega", ...), which collide with (and are released by) an earlier run
+        shared_f = client.scatter([shared], broadcast=True, hash=False)[0] if shared is not None else None
         futures = {}
         for u in todo:
             fut = client.submit(_call, fn, shared_f, u.args, key=f"synthleak-{u.key}", pure=False)
