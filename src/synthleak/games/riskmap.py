@@ -345,6 +345,7 @@ class RiskMap:
             ("tests", self.n_test, 4),
             ("queries", self.n_queries, 1),
             ("k", self.k, 1),
+            ("boot", self.n_boot, 10),
             ("chunk", self.chunk, 1),
             ("batch-size", self.batch_size, 1),
             ("workers", self.workers, 1),
