@@ -57,7 +57,7 @@ from synthleak.attacks.base import AttackFamily, list_attacks, make_attack
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.generators import make_generator
-from synthleak.metrics.privacy import RiskEstimate, auc_estimate, tpr_at_fpr
+from synthleak.metrics.privacy import RiskEstimate, auc_estimate, roc_curve, tpr_at_fpr
 from synthleak.queries import TableStack
 from synthleak.runtime import RunStore, WorkUnit, run_units, unit_rng
 from synthleak.runtime.progress import progress_bar
@@ -101,6 +101,7 @@ class AttackOutcome:
     tpr_at_fpr: dict[str, float]
     n_test: int
     error: str | None = None
+    roc: dict[str, list[float]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -110,6 +111,8 @@ class AttackOutcome:
             "tpr_at_fpr": dict(self.tpr_at_fpr),
             "n_test": self.n_test,
         }
+        if self.roc is not None:
+            d["roc"] = self.roc
         if self.error:
             d["error"] = self.error
         return d
@@ -605,7 +608,9 @@ def attack_outcome(
             BaselineWarning,
             stacklevel=2,
         )
-    return AttackOutcome(est, acc, tpr, int(y.size))
+    fpr, tpr_curve = roc_curve(y, s)
+    roc = {"fpr": fpr.tolist(), "tpr": tpr_curve.tolist()}
+    return AttackOutcome(est, acc, tpr, int(y.size), roc=roc)
 
 
 def _jsonable(obj: Any) -> Any:

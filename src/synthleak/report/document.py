@@ -161,6 +161,16 @@ def _findings(result: AuditResult) -> Section:
         )
         for f in result.findings:
             sec.blocks.append(Paragraph(f"{f.title}: {f.explanation()}"))
+            roc = f.details.get("roc")
+            if roc:
+                curve = [{"row": "all", "attacks": {f.key: {"roc": roc, "auc": f.estimate.value}}}]
+                sec.blocks.append(
+                    Figure(
+                        f"roc_{f.key.replace('.', '_')}",
+                        plots.roc_curves(curve, f.key),
+                        f"ROC curve of '{f.title}' (false-positive rate on a log scale).",
+                    )
+                )
     else:
         sec.blocks.append(Paragraph("No attack was run."))
     return sec

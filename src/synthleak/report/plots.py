@@ -48,7 +48,8 @@ def roc_curves(targets: Sequence[dict[str, Any]], attack: str) -> bytes:
             continue
         fpr = np.maximum(np.asarray(res["roc"]["fpr"], dtype=float), floor)
         tpr = np.asarray(res["roc"]["tpr"], dtype=float)
-        ax.step(fpr, tpr, where="post", lw=1.2, label=f"row {t['row']} (AUC {res['auc']:.2f})")
+        who = f"row {t['row']}" if t["row"] != "all" else "all candidates"
+        ax.step(fpr, tpr, where="post", lw=1.2, label=f"{who} (AUC {res['auc']:.2f})")
     grid = np.logspace(np.log10(floor), 0, 50)
     ax.plot(grid, grid, "k--", lw=0.8, label="random guess")
     ax.set_xscale("log")
