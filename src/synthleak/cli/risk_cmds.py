@@ -5,8 +5,8 @@ SYNTHETIC data, and CONTROL records the generator never saw — with the common 
 (``--categorical/--continuous/--schema/--na-values``, applied to all three). The schema is
 inferred on the original (or read from ``--schema``) and applied to the others; when the synthetic
 or control data hold categories the original lacks (a rare country in the control split, say),
-the schema is widened with those categories (:func:`synthleak.data.schema.widen`) rather than
-rejecting the file — a category can be real without appearing in the original. Files whose columns
+the schema is widened with those categories (:func:`synthleak.data.schema.widen`; continuous
+ranges are widened likewise, which changes no risk figure) rather than rejecting the file — a category can be real without appearing in the original. Files whose columns
 differ are rejected with one line listing the differences (exit 2).
 
 Output (``--format json``)::
