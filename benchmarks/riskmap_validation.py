@@ -57,7 +57,7 @@ def probe_full_cost(
     gen, gen_cpu = (time.perf_counter() - t0) / probe, (time.process_time() - c0) / probe
     ok = out["ok"]
     stack = TableStack(local.schema, out["codes"][ok], out["values"][ok])
-    split = min(n_shadow, stack.codes.shape[0] // 2)
+    split = min(n_shadow, stack.codes.shape[0] - 2)  # S shadow, the rest (T) test datasets
     attacks = [
         ("query", json.dumps({"n_estimators": 100, "n_queries": queries}, sort_keys=True)),
         ("distance", json.dumps({"n_estimators": 100}, sort_keys=True)),
