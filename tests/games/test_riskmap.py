@@ -130,3 +130,14 @@ def test_validation_helpers() -> None:
     assert top_k_precision(np.array([0.0, 0, 5, 4, 0, 3]), auc, k=3) == 0.0
     v = validate(np.append(auc, np.nan), {"s": np.arange(7.0)}, rng=np.random.default_rng(2), k=2, n_boot=50)
     assert v["n_records"] == 6 and v["chance_precision"] == pytest.approx(2 / 6)
+
+
+def test_population_mode_and_explicit_private_rows() -> None:
+    data = _table(40, seed=4)
+    res = RiskMap(
+        "nonprivate", n=10, population=16, n_shadow=6, n_test=6, attacks=("distance",), **FAST
+    ).run(data, seed=1, private_rows=np.arange(20, 30))
+    assert res.rows.tolist() == list(range(20, 30))
+    assert res.config["population"] == 16 and len(res.records()) == 10
+    with pytest.raises(InputError, match="exactly n = 10"):
+        RiskMap("nonprivate", n=10, n_shadow=6, n_test=6).run(data, private_rows=[1, 2])

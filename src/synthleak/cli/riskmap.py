@@ -72,7 +72,12 @@ def riskmap_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
 ) -> None:
-    """Membership AUC (bootstrap CI) of every record of an n-record sample of DATA, with V_k validation."""
+    """Membership AUC (bootstrap CI) of every record of an n-record sample of DATA, with V_k validation.
+
+    Every shadow/test dataset holds a random half of the n records plus random fillers from the
+    rest of DATA (or of a P-record population with --population), so each record is IN about
+    half the datasets; one shadow pool and one test pool serve all records.
+    """
     suffix = out.suffix.lower()
     if suffix not in (".json", ".csv"):
         raise InputError(f"--out {out} must end in .json or .csv")
