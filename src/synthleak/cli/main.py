@@ -13,7 +13,16 @@ from typing import Annotated
 import typer
 
 from synthleak import __version__
-from synthleak.cli import data_cmds  # noqa: F401  (registers commands)
+from synthleak.cli import (
+    aia,  # noqa: F401
+    audit_cmds,  # noqa: F401
+    data_cmds,  # noqa: F401  (registers commands)
+    generate,  # noqa: F401
+    mia,  # noqa: F401
+    risk_cmds,  # noqa: F401
+    riskmap,  # noqa: F401
+    vulnerable,  # noqa: F401
+)
 from synthleak.cli.app import app
 from synthleak.errors import InputError
 
