@@ -177,6 +177,9 @@ class AuditResult:
         Points ``{"label", "privacy", "privacy_metric", "mre_gt10", "tvd3"}`` for the privacy-utility plot.
     notes : list of str
         What was skipped and why (missing extras, budget), in plain words.
+    riskmap : dict or None
+        Full-dataset membership risk map (``synthleak riskmap`` result): ``{"config", "records",
+        "summary"}``, one record per row with its AUC, CI and selector scores.
     """
 
     config: dict[str, Any]
@@ -187,6 +190,7 @@ class AuditResult:
     utility: dict[str, Any] | None = None
     privacy_utility: tuple[dict[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
+    riskmap: dict[str, Any] | None = None
 
     def worst_finding(self) -> Finding | None:
         """The finding whose lower CI bound sits furthest above its baseline (relative to its scale)."""
@@ -213,6 +217,7 @@ class AuditResult:
             "utility": self.utility,
             "privacy_utility": list(self.privacy_utility),
             "notes": list(self.notes),
+            "riskmap": self.riskmap,
         }
 
     @classmethod
@@ -226,6 +231,7 @@ class AuditResult:
             utility=d.get("utility"),
             privacy_utility=tuple(d.get("privacy_utility", [])),
             notes=tuple(d.get("notes", [])),
+            riskmap=d.get("riskmap"),
         )
 
     def to_json(self, path: str | Path | None = None) -> str:
@@ -310,6 +316,8 @@ def from_run_result(doc: dict[str, Any], *, source: str, command_line: str) -> A
         )
     if "results" in doc:
         return _from_aia(doc, base_cfg, vulnerability)
+    if "records" in doc:
+        return _from_riskmap(doc, base_cfg)
     raise ValueError("the result document is neither a membership nor an attribute-inference result")
 
 
@@ -379,3 +387,45 @@ def _from_aia(doc: dict[str, Any], base_cfg: dict[str, Any], vulnerability: dict
     return AuditResult(
         base_cfg, doc.get("schema", {}), vulnerability, tuple(findings), None, utility, tuple(points)
     )
+
+
+def _from_riskmap(doc: dict[str, Any], base_cfg: dict[str, Any]) -> AuditResult:
+    from synthleak.threat import AdversaryGoal, GeneratorAccess
+
+    cfg = doc.get("config", {})
+    recs = doc.get("records", [])
+    ranked = sorted(recs, key=lambda r: -(r.get("vulnerability") or 0.0))
+    vulnerability = {
+        "method": "distance",
+        "k": cfg.get("k"),
+        "metric": "cosine",
+        "n_records": len(recs),
+        "scores": [r.get("vulnerability") for r in recs],
+        "top": [
+            {"rank": i + 1, "row": r["row"], "score": r.get("vulnerability"), "record": {}}
+            for i, r in enumerate(ranked[:10])
+        ],
+    }
+    threat = ThreatModel(
+        AdversaryGoal.MEMBERSHIP,
+        GeneratorAccess.BLACK_BOX,
+        "the target record and records of the same population to train shadow models on",
+        {"n": cfg.get("n"), "shadows": cfg.get("n_shadow"), "tests": cfg.get("n_test")},
+    )
+    findings = []
+    valid = [r for r in recs if r.get("auc") is not None and not math.isnan(r["auc"])]
+    if valid:
+        worst = max(valid, key=lambda r: r["auc"])
+        findings.append(
+            Finding(
+                "riskmap.max",
+                f"Membership inference, most exposed record of the risk map (row {worst['row']})",
+                MetricKind.AUC,
+                RiskEstimate(
+                    worst["auc"], worst["auc_ci_low"], worst["auc_ci_high"], 0.95, int(cfg.get("n_test", 0)), 0.5
+                ),
+                threat,
+                {"row": worst["row"], "n_records": len(recs)},
+            )
+        )
+    return AuditResult(base_cfg, {}, vulnerability, tuple(findings), riskmap=doc)

@@ -264,6 +264,61 @@ def _membership(result: AuditResult) -> Section | None:
     return sec
 
 
+def _riskmap(result: AuditResult) -> Section | None:
+    rm = result.riskmap
+    if not rm or not rm.get("records"):
+        return None
+    recs = rm["records"]
+    cfg = rm.get("config", {})
+    summ = rm.get("summary", {})
+    sec = Section("Membership risk map (every record)", "riskmap")
+    sec.blocks.append(
+        Paragraph(
+            f"Every one of the {len(recs)} records of the private dataset was attacked with shadow "
+            f"models of generator '{cfg.get('generator')}' ({cfg.get('n_shadow')} shadow and "
+            f"{cfg.get('n_test')} test datasets; each record IN about half of them). Mean AUC "
+            f"{_fmt(summ.get('auc_mean'))} (s.d. {_fmt(summ.get('auc_sd'))})."
+        )
+    )
+    aucs = [r.get("auc") for r in recs]
+    sec.blocks.append(Figure("riskmap_auc", plots.auc_distribution(aucs), "Per-record membership AUC."))
+    if all(r.get("vulnerability") is not None for r in recs):
+        sec.blocks.append(
+            Figure(
+                "riskmap_auc_vs_vk",
+                plots.auc_vs_score(aucs, [r["vulnerability"] for r in recs], "vulnerability score V_k"),
+                "Per-record AUC against the vulnerability score V_k (eq. 5 of 000).",
+            )
+        )
+    val = summ.get("validation", {})
+    rows = []
+    for key, name in (("vulnerability", "V_k (distance)"), ("rare_value", "rare value"), ("log_likelihood", "log-likelihood")):
+        v = val.get(key)
+        if v:
+            lo, hi = (v.get("spearman_ci") or [None, None])[:2]
+            rows.append((name, _fmt(v.get("spearman")), f"{_fmt(lo)} – {_fmt(hi)}", _fmt(v.get(f"precision_at_{val.get('top_k', 10)}"))))
+    if rows:
+        sec.blocks.append(
+            TableBlock(
+                ("score", "Spearman with AUC", "95% CI", f"precision of top-{val.get('top_k', 10)}"),
+                tuple(rows),
+                f"How well each score predicts the measured risk (chance precision {_fmt(val.get('chance_precision'))}).",
+            )
+        )
+    top = sorted(recs, key=lambda r: -(r.get("auc") or 0.0))[:10]
+    sec.blocks.append(
+        TableBlock(
+            ("row", "AUC", "95% CI", "V_k"),
+            tuple(
+                (str(r["row"]), _fmt(r.get("auc")), f"{_fmt(r.get('auc_ci_low'))} – {_fmt(r.get('auc_ci_high'))}", _fmt(r.get("vulnerability"), 4))
+                for r in top
+            ),
+            "The ten records with the highest measured membership AUC.",
+        )
+    )
+    return sec
+
+
 def _utility(result: AuditResult) -> Section | None:
     if not result.utility and not result.privacy_utility:
         return None
@@ -341,6 +396,7 @@ def build_document(result: AuditResult) -> Document:
         _findings(result),
         _records(result),
         _membership(result),
+        _riskmap(result),
         _utility(result),
         _assumptions(result),
         _notes(result),

@@ -106,3 +106,27 @@ def privacy_utility(points: Sequence[dict[str, Any]]) -> bytes:
     metric = points[0].get("privacy_metric", "attack success") if points else "attack success"
     axes[0].set_ylabel(metric)
     return _png(fig)
+
+
+def auc_distribution(aucs: Sequence[float]) -> bytes:
+    """Histogram of per-record membership AUCs (risk map)."""
+    fig, ax = plt.subplots(figsize=(6.5, 3.2))
+    a = np.asarray([x for x in aucs if x is not None], dtype=float)
+    ax.hist(a[np.isfinite(a)], bins=40, color="#8aa4c8", edgecolor="white")
+    ax.axvline(0.5, color="k", ls="--", lw=0.8, label="coin flip")
+    ax.set_xlabel("membership AUC of the record")
+    ax.set_ylabel("records")
+    ax.legend(frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _png(fig)
+
+
+def auc_vs_score(aucs: Sequence[float], scores: Sequence[float], label: str) -> bytes:
+    """Per-record AUC against a vulnerability score (risk map)."""
+    fig, ax = plt.subplots(figsize=(5.2, 4.0))
+    ax.scatter(np.asarray(scores, dtype=float), np.asarray(aucs, dtype=float), s=8, alpha=0.6, color="#2e86de")
+    ax.axhline(0.5, color="k", ls="--", lw=0.8)
+    ax.set_xlabel(label)
+    ax.set_ylabel("membership AUC of the record")
+    ax.spines[["top", "right"]].set_visible(False)
+    return _png(fig)
