@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
@@ -7,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import synthleak.audit as audit_mod
 from synthleak.audit import BudgetPlan
+
+audit_mod = importlib.import_module("synthleak.audit")  # the package re-exports audit() under that name
 from synthleak.cli.main import main
 
 TINY = BudgetPlan(100, 1, 1, 20, 20, 100, ("distance",), 4)
