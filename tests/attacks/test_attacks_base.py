@@ -15,9 +15,9 @@ from synthleak.attacks.base import (
 
 
 def test_every_family_has_registered_attacks() -> None:
-    import synthleak.attacks.aia_dcr  # noqa: F401  (attack modules register themselves)
-    import synthleak.attacks.aia_inference  # noqa: F401
-    import synthleak.attacks.aia_reconstruction  # noqa: F401
+    import synthleak.attacks.aia_dcr
+    import synthleak.attacks.aia_inference
+    import synthleak.attacks.aia_reconstruction
     import synthleak.attacks.singling_out  # noqa: F401
     from synthleak.games.membership import load_membership_attacks
 

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from synthleak.audit import BudgetPlan
+from synthleak.cli.main import main
 
 audit_mod = importlib.import_module("synthleak.audit")  # the package re-exports audit() under that name
-from synthleak.cli.main import main
 
 TINY = BudgetPlan(100, 1, 1, 20, 20, 100, ("distance",), 4)
 
