@@ -25,8 +25,8 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier
 
-from synthleak.attacks.base import AttackFamily, AttackInfo, MembershipAttack, register_attack
-from synthleak.attacks.mia_query import forest_seed, positive_proba
+from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
+from synthleak.attacks.mia_query import ForestMembershipAttack
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
@@ -74,7 +74,7 @@ def target_distances(stack: TableStack, target: Table) -> np.ndarray:
     return np.clip(1.0 - sim, 0.0, 1.0)
 
 
-class DistanceAttack(MembershipAttack):
+class DistanceAttack(ForestMembershipAttack):
     """Distances to the closest synthetic records + counts within radii, with a random forest.
 
     Parameters
@@ -119,30 +119,10 @@ class DistanceAttack(MembershipAttack):
         counts = (d[:, :, None] <= r[None, None, :] + np.float32(1e-6)).sum(axis=1, dtype=np.float32)
         return np.concatenate([nearest, counts], axis=1).astype(np.float32)
 
-    def fit(
-        self,
-        target: Table,
-        datasets: Sequence[Table],
-        labels: np.ndarray,
-        *,
-        rng: np.random.Generator,
-    ) -> DistanceAttack:
-        y = self._check_fit_input(target, datasets, labels)
+    def _prepare(self, target: Table, rng: np.random.Generator) -> None:
         if int(self.k) < 1:
             raise InputError(f"the distance attack needs k >= 1 neighbours, got {self.k}")
         self.target_ = target
-        self.model_ = RandomForestClassifier(
-            n_estimators=self.n_estimators,
-            max_depth=self.max_depth,
-            n_jobs=self.n_jobs,
-            random_state=forest_seed(rng),
-        ).fit(self.features(datasets), y)
-        return self
-
-    def score(self, datasets: Sequence[Table]) -> np.ndarray:
-        check_fitted(self, "model_")
-        assert self.model_ is not None
-        return positive_proba(self.model_, self.features(datasets))
 
 
 register_attack(

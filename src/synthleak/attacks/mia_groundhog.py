@@ -32,10 +32,10 @@ from enum import StrEnum
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier
 
-from synthleak.attacks.base import AttackFamily, AttackInfo, MembershipAttack, register_attack
-from synthleak.attacks.mia_query import forest_seed, positive_proba
+from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
+from synthleak.attacks.mia_query import ForestMembershipAttack
 from synthleak.data.table import Table
-from synthleak.errors import InputError, check_fitted
+from synthleak.errors import InputError
 from synthleak.queries import TableStack, stack_tables
 
 
@@ -103,7 +103,7 @@ def correlation_features(stack: TableStack) -> np.ndarray:
     return np.nan_to_num(corr[:, iu[0], iu[1]], nan=0.0).astype(np.float32)
 
 
-class GroundhogAttack(MembershipAttack):
+class GroundhogAttack(ForestMembershipAttack):
     """Aggregate statistics of the synthetic data + random forest (Stadler et al. 2022).
 
     Parameters
@@ -153,30 +153,6 @@ class GroundhogAttack(MembershipAttack):
         if fs in (FeatureSet.CORRELATION, FeatureSet.ALL):
             parts.append(correlation_features(stack))
         return np.concatenate(parts, axis=1)
-
-    def fit(
-        self,
-        target: Table,
-        datasets: Sequence[Table],
-        labels: np.ndarray,
-        *,
-        rng: np.random.Generator,
-    ) -> GroundhogAttack:
-        y = self._check_fit_input(target, datasets, labels)
-        self.target_ = target
-        self.model_ = RandomForestClassifier(
-            n_estimators=self.n_estimators,
-            max_depth=self.max_depth,
-            n_jobs=self.n_jobs,
-            random_state=forest_seed(rng),
-        ).fit(self.features(datasets), y)
-        return self
-
-    def score(self, datasets: Sequence[Table]) -> np.ndarray:
-        check_fitted(self, "model_")
-        assert self.model_ is not None
-        return positive_proba(self.model_, self.features(datasets))
-
 
 register_attack(
     AttackInfo(

@@ -45,7 +45,54 @@ def positive_proba(model: RandomForestClassifier, x: np.ndarray) -> np.ndarray:
     return proba[:, classes.index(1)] if 1 in classes else np.zeros(x.shape[0])
 
 
-class QueryAttack(MembershipAttack):
+class ForestMembershipAttack(MembershipAttack):
+    """Features of every synthetic dataset + a random-forest meta-classifier (shared lifecycle).
+
+    Subclasses define :meth:`features` and may override :meth:`_prepare` (check
+    hyperparameters, draw what the features need from ``rng``) and :meth:`_columns` (drop
+    feature columns chosen at fit time).
+    """
+
+    n_estimators: int
+    max_depth: int | None
+    n_jobs: int
+    model_: RandomForestClassifier | None
+
+    def features(self, datasets: Sequence[Table]) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _prepare(self, target: Table, rng: np.random.Generator) -> None:
+        self.target_ = target
+
+    def _columns(self, x: np.ndarray, *, fitting: bool = False) -> np.ndarray:
+        return x
+
+    def fit(
+        self,
+        target: Table,
+        datasets: Sequence[Table],
+        labels: np.ndarray,
+        *,
+        rng: np.random.Generator,
+    ) -> ForestMembershipAttack:
+        y = self._check_fit_input(target, datasets, labels)
+        self._prepare(target, rng)
+        x = self._columns(self.features(datasets), fitting=True)
+        self.model_ = RandomForestClassifier(
+            n_estimators=self.n_estimators,
+            max_depth=self.max_depth,
+            n_jobs=self.n_jobs,
+            random_state=forest_seed(rng),
+        ).fit(x, y)
+        return self
+
+    def score(self, datasets: Sequence[Table]) -> np.ndarray:
+        check_fitted(self, "model_")
+        assert self.model_ is not None
+        return positive_proba(self.model_, self._columns(self.features(datasets)))
+
+
+class QueryAttack(ForestMembershipAttack):
     """Counting-query features + random forest meta-classifier.
 
     Parameters
@@ -86,39 +133,20 @@ class QueryAttack(MembershipAttack):
         check_fitted(self, "subsets_")
         return subset_counts(stack_tables(datasets), self.target_, self.subsets_, dtype=np.float32)
 
-    def fit(
-        self,
-        target: Table,
-        datasets: Sequence[Table],
-        labels: np.ndarray,
-        *,
-        rng: np.random.Generator,
-    ) -> QueryAttack:
-        y = self._check_fit_input(target, datasets, labels)
+    def _prepare(self, target: Table, rng: np.random.Generator) -> None:
         if int(self.n_queries) < 1:
             raise InputError(f"--queries must be at least 1, got {self.n_queries}")
         self.target_ = target
         self.subsets_ = sample_subsets(n_attributes(target.schema), int(self.n_queries), rng=rng)
-        x = self.features(datasets)
-        varies = x.min(axis=0) != x.max(axis=0)
-        self.keep_ = np.flatnonzero(varies) if varies.any() else np.arange(min(1, x.shape[1]))
-        if self.keep_.size < x.shape[1]:
-            x = np.ascontiguousarray(x[:, self.keep_])
-        self.model_ = RandomForestClassifier(
-            n_estimators=self.n_estimators,
-            max_depth=self.max_depth,
-            n_jobs=self.n_jobs,
-            random_state=forest_seed(rng),
-        ).fit(x, y)
-        return self
 
-    def score(self, datasets: Sequence[Table]) -> np.ndarray:
-        check_fitted(self, "model_")
-        assert self.model_ is not None
-        x = self.features(datasets)
+    def _columns(self, x: np.ndarray, *, fitting: bool = False) -> np.ndarray:
+        """Drop the queries whose answer is constant on the shadow datasets."""
+        if fitting:
+            varies = x.min(axis=0) != x.max(axis=0)
+            self.keep_ = np.flatnonzero(varies) if varies.any() else np.arange(min(1, x.shape[1]))
         if self.keep_.size < x.shape[1]:
             x = np.ascontiguousarray(x[:, self.keep_])
-        return positive_proba(self.model_, x)
+        return x
 
 
 register_attack(
