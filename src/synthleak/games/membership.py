@@ -59,6 +59,7 @@ from synthleak.errors import BaselineWarning, InputError
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import RiskEstimate, auc_estimate, roc_curve, tpr_at_fpr
 from synthleak.queries import TableStack
+from synthleak.results import jsonable
 from synthleak.runtime import RunStore, WorkUnit, run_units, unit_rng
 from synthleak.runtime.progress import progress_bar
 
@@ -472,7 +473,7 @@ class MembershipGame:
             }
             result = MembershipResult(result_config, outcomes, failures)
             if store is not None:
-                store.write_json("result.json", _jsonable(result.to_dict()))
+                store.write_json("result.json", jsonable(result.to_dict()))
                 store.write_json("schema.json", json.loads(omega.schema.to_json()))
             return result
         finally:
@@ -611,18 +612,6 @@ def attack_outcome(
     fpr, tpr_curve = roc_curve(y, s)
     roc = {"fpr": fpr.tolist(), "tpr": tpr_curve.tolist()}
     return AttackOutcome(est, acc, tpr, int(y.size), roc=roc)
-
-
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
 def parse_targets(

@@ -66,13 +66,13 @@ from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.games.membership import (
     _generate_batch,
-    _jsonable,
     load_membership_attacks,
     table_fingerprint,
 )
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import auc_estimate
 from synthleak.queries import TableStack
+from synthleak.results import jsonable
 from synthleak.runtime import RunStore, WorkUnit, run_units, unit_rng
 from synthleak.runtime.progress import progress_bar
 from synthleak.vulnerability import log_likelihood_scores, rare_value_scores, vulnerability_scores
@@ -126,7 +126,7 @@ class RiskMapResult:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return _jsonable(
+        return jsonable(
             {
                 "config": self.config,
                 "records": self.records(),
