@@ -100,7 +100,7 @@ def _summary(result: AuditResult) -> Section:
             Paragraph(f"Worst attack outcome: {worst.title}: {worst.explanation()}", emphasis=True)
         )
     mem = result.membership
-    if mem and mem.get("targets"):
+    if mem and mem.get("targets") and not (worst is not None and worst.key.startswith("membership.")):
         best = max(
             (
                 (a.get("auc") or 0.0, t["row"], name, a)
