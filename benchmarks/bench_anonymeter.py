@@ -29,7 +29,7 @@ import pandas as pd
 
 from synthleak.attacks.linkability import LinkabilityAttack
 from synthleak.attacks.singling_out import MultivariateSinglingOut, UnivariateSinglingOut
-from synthleak.cli.risk_cmds import encode_three
+from synthleak.data.io import encode_frames
 from synthleak.games.singling_out import LinkabilityGame, SinglingOutGame
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -63,7 +63,8 @@ def _anonymeter(kind: str, ori, syn, ctl, n_attacks: int, seed: int):
 
 def _ours(kind: str, ori, syn, ctl, n_attacks: int, seed: int):
     t = time.perf_counter()
-    o, s, c = encode_three(ori, syn, ctl)
+    _, enc = encode_frames({"original": ori, "synthetic": syn, "control": ctl})
+    o, s, c = enc["original"], enc["synthetic"], enc["control"]
     rng = np.random.default_rng(seed)
     if kind == "linkability":
         r = LinkabilityGame(o, s, c, n_attacks=n_attacks).run(LinkabilityAttack(*AUX, n_neighbors=10), rng=rng)

@@ -70,11 +70,11 @@ def main() -> None:
     for name in args.generators.split(","):
         t = time.perf_counter()
         if name == "anonymeter-ctgan":
-            from synthleak.cli.risk_cmds import encode_three
-            from synthleak.data.io import read_frame
+            from synthleak.data.io import encode_frames, read_frame
 
             f = [read_frame(DATA / f"anonymeter_adults_{k}.csv", na_values=["?"]) for k in ("train_reconstructed", "syn_ctgan", "control")]
-            o, s, c = encode_three(*f)
+            _, enc = encode_frames(dict(zip(("original", "synthetic", "control"), f, strict=True)))
+            o, s, c = enc["original"], enc["synthetic"], enc["control"]
             rows = np.random.default_rng(args.seed)
             o = o.take(rows.choice(len(o), size=min(args.n, len(o)), replace=False))
             s = s.take(rows.choice(len(s), size=min(args.n, len(s)), replace=False))

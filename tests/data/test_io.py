@@ -60,3 +60,15 @@ def test_min_rows_and_directory(tmp_path: Path) -> None:
         load_data(p, min_rows=2)
     with pytest.raises(InputError, match="is a directory"):
         load_data(tmp_path)
+
+
+def test_encode_frames_widens_domains_and_names_column_differences() -> None:
+    from synthleak.data.io import encode_frames
+
+    a = pd.DataFrame({"c": ["x", "y"], "v": [1.5, 2.5]})
+    b = pd.DataFrame({"c": ["z", "x"], "v": [0.5, 9.5]})
+    sch, tables = encode_frames({"original": a, "synthetic": b})
+    assert sch["c"].categories == ("x", "y", "z") and (sch["v"].low, sch["v"].high) == (0.5, 9.5)
+    assert tables["synthetic"].to_frame()["c"].tolist() == ["z", "x"]
+    with pytest.raises(InputError, match=r"the control data lacks \['v'\]; the control data has extra \['w'\]"):
+        encode_frames({"original": a, "control": pd.DataFrame({"c": ["x"], "w": [1]})})

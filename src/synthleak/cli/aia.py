@@ -26,6 +26,7 @@ from synthleak.cli.common import (
     SeedOpt,
     emit,
     load_cli_data,
+    load_cli_tables,
     make_rng,
     split_list,
     to_json,
@@ -166,10 +167,11 @@ def utility_cmd(
     """Utility of SYNTHETIC against ORIGINAL: MRE over 3-way marginal cells > 10 and average 3-TVD."""
     if fmt is OutputFormat.CSV:
         raise InputError("--format csv is not offered by 'utility': use table or json")
-    ori = load_cli_data(original, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values)
-    from synthleak.data.io import load_data
-
-    syn = load_data(synthetic, schema=ori.schema, na_values=split_list(na_values))
+    _, data = load_cli_tables(
+        {"original": original, "synthetic": synthetic},
+        categorical=categorical, continuous=continuous, schema=schema, na_values=na_values,
+    )
+    ori, syn = data["original"], data["synthetic"]
     rep = utility_report(ori.table, syn.table, n_marginals=marginals, threshold=threshold, bins=bins, rng=make_rng(seed))
     if fmt is OutputFormat.JSON:
         emit(to_json(rep), out)

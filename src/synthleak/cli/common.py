@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from synthleak.data.io import LoadedData, load_data, read_frame
+from synthleak.data.io import LoadedData, encode_frames, load_data, read_frame
 from synthleak.data.schema import Schema
 from synthleak.errors import InputError
 from synthleak.results import jsonable
@@ -116,45 +116,15 @@ def load_cli_tables(
     na_values: str | None = None,
     min_rows: int = 1,
 ) -> tuple[Schema, dict[str, LoadedData]]:
-    """Load several datasets that must share one schema (original first).
-
-    With ``--schema`` every file is encoded with it. Otherwise the column kinds are inferred on
-    the first file (with the overrides) and the domains are widened over all files (union of
-    categories and ranges), so a category that occurs only in the synthetic or control data is
-    not an error. Files whose columns differ get one error listing the differences.
-    """
-    from synthleak.data.schema import infer_schema, widen
-    from synthleak.data.table import Table
-
+    """Read several data arguments that must share one schema (the first is the reference);
+    see :func:`synthleak.data.io.encode_frames`."""
     frames = {
         name: read_frame(src, na_values=split_list(na_values)) for name, src in sources.items() if src is not None
     }
     for name, df in frames.items():
         if len(df) < min_rows:
             raise InputError(f"the {name} data has {len(df)} record(s) but at least {min_rows} are needed")
-    if schema is not None:
-        if categorical or continuous:
-            raise InputError("give either --schema or --categorical/--continuous, not both")
-        sch = Schema.from_json(schema)
-    else:
-        first, *rest = frames.values()
-        sch = infer_schema(first, categorical=split_list(categorical), continuous=split_list(continuous))
-        for df in rest:  # kinds come from the first file; domains are widened
-            _align_columns([str(c) for c in df.columns], sch)
-            other = infer_schema(df, categorical=sch.categorical_names, continuous=sch.continuous_names)
-            sch = widen(sch, other.select(sch.names))
-    out = {}
-    for name, df in frames.items():
-        out[name] = LoadedData(df, sch, Table.from_frame(df, sch))
-    return sch, out
-
-
-def _align_columns(columns: list[str], reference: Schema) -> None:
-    """A clear error listing the differences when ``columns`` are not the reference's."""
-    missing = [c for c in reference.names if c not in columns]
-    extra = [c for c in columns if c not in reference]
-    if missing or extra:
-        parts = ([f"missing {missing}"] if missing else []) + ([f"extra {extra}"] if extra else [])
-        raise InputError(
-            f"the files do not have the same columns ({'; '.join(parts)}): give files with identical columns"
-        )
+    sch, tables = encode_frames(
+        frames, categorical=split_list(categorical), continuous=split_list(continuous), schema=schema
+    )
+    return sch, {name: LoadedData(frames[name], sch, tables[name]) for name in frames}

@@ -21,7 +21,6 @@ import warnings
 from pathlib import Path
 from typing import Annotated, Any
 
-import pandas as pd
 import typer
 
 from synthleak.attacks.linkability import LinkabilityAttack
@@ -36,68 +35,23 @@ from synthleak.cli.common import (
     SchemaOpt,
     SeedOpt,
     emit,
+    load_cli_tables,
     make_rng,
     split_list,
     to_json,
 )
-from synthleak.data.io import read_frame
-from synthleak.data.schema import Schema, infer_schema, widen
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.games.singling_out import LinkabilityGame, RiskResult, SinglingOutGame
 
 
-def encode_three(
-    original: pd.DataFrame,
-    synthetic: pd.DataFrame,
-    control: pd.DataFrame,
-    *,
-    categorical: list[str] | None = None,
-    continuous: list[str] | None = None,
-    schema: Schema | str | Path | None = None,
-) -> tuple[Table, Table, Table]:
-    """Encode original, synthetic and control frames with one schema (see the module docstring)."""
-    frames = {"original": original, "synthetic": synthetic, "control": control}
-    ref = [str(c) for c in original.columns]
-    problems = []
-    for name in ("synthetic", "control"):
-        cols = [str(c) for c in frames[name].columns]
-        missing = [c for c in ref if c not in cols]
-        extra = [c for c in cols if c not in ref]
-        if missing:
-            problems.append(f"{name} lacks {missing}")
-        if extra:
-            problems.append(f"{name} has extra {extra}")
-    if problems:
-        raise InputError(
-            f"original, synthetic and control must have the same columns: {'; '.join(problems)}; "
-            "give three files with identical columns"
-        )
-    if schema is not None:
-        if categorical or continuous:
-            raise InputError("give either --schema or --categorical/--continuous, not both")
-        sch = schema if isinstance(schema, Schema) else Schema.from_json(schema)
-    else:
-        sch = infer_schema(original, categorical=categorical or (), continuous=continuous or ())
-    for name in ("synthetic", "control"):
-        df = frames[name].rename(columns=str)[sch.names]
-        other = infer_schema(df, categorical=sch.categorical_names, continuous=sch.continuous_names)
-        sch = widen(sch, other)
-    o, s, c = (Table.from_frame(f.rename(columns=str)[sch.names], sch) for f in frames.values())
-    return o, s, c
-
-
 def _load(original: str, synthetic: str, control: str, categorical: str | None, continuous: str | None,
           schema: Path | None, na_values: str | None) -> tuple[Table, Table, Table]:
-    na = split_list(na_values)
-    return encode_three(
-        read_frame(original, na_values=na),
-        read_frame(synthetic, na_values=na),
-        read_frame(control, na_values=na),
-        categorical=split_list(categorical),
-        continuous=split_list(continuous),
-        schema=schema,
+    _, data = load_cli_tables(
+        {"original": original, "synthetic": synthetic, "control": control},
+        categorical=categorical, continuous=continuous, schema=schema, na_values=na_values,
     )
+    return data["original"].table, data["synthetic"].table, data["control"].table
 
 
 def _render(result: RiskResult, fmt: OutputFormat, caught: list[str]) -> str:

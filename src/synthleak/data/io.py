@@ -115,3 +115,48 @@ def load_data(
         sch = infer_schema(df, categorical=categorical, continuous=continuous, max_categories=max_categories)
     table = Table.from_frame(df, sch)
     return LoadedData(df, sch, table)
+
+
+def encode_frames(
+    frames: dict[str, pd.DataFrame],
+    *,
+    categorical: Sequence[str] = (),
+    continuous: Sequence[str] = (),
+    schema: Schema | str | Path | None = None,
+) -> tuple[Schema, dict[str, Table]]:
+    """Encode several datasets that must share one schema (the first one is the reference).
+
+    With ``schema`` every frame is encoded with it. Otherwise the column kinds are inferred on
+    the first frame (with the overrides) and the domains are widened over all frames (union of
+    categories and ranges), so a category that occurs only in, say, the synthetic or control
+    data is not an error. Frames whose columns differ from the first get one error that lists
+    every difference, naming the datasets.
+    """
+    from synthleak.data.schema import widen
+
+    (_, first), *rest = frames.items()
+    ref = [str(c) for c in first.columns]
+    problems = []
+    for name, df in rest:
+        cols = [str(c) for c in df.columns]
+        missing = [c for c in ref if c not in cols]
+        extra = [c for c in cols if c not in ref]
+        if missing:
+            problems.append(f"the {name} data lacks {missing}")
+        if extra:
+            problems.append(f"the {name} data has extra {extra}")
+    if problems:
+        raise InputError(
+            f"the {', '.join(frames)} data must have the same columns: {'; '.join(problems)}; "
+            "give files with identical columns"
+        )
+    if schema is not None:
+        if categorical or continuous:
+            raise InputError("give either --schema or --categorical/--continuous, not both")
+        sch = schema if isinstance(schema, Schema) else Schema.from_json(schema)
+    else:
+        sch = infer_schema(first, categorical=categorical, continuous=continuous)
+        for _, df in rest:
+            df = df.rename(columns=str)[sch.names]
+            sch = widen(sch, infer_schema(df, categorical=sch.categorical_names, continuous=sch.continuous_names))
+    return sch, {name: Table.from_frame(df.rename(columns=str)[sch.names], sch) for name, df in frames.items()}
