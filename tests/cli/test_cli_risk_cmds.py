@@ -70,7 +70,7 @@ def test_mismatched_columns_exit_2(files: dict[str, Path], capsys: pytest.Captur
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert "the synthetic data lacks ['income']" in err and "the synthetic data has extra ['extra']" in err
+    assert "the synthetic data: missing column(s) ['income']" in err and "the synthetic data: unexpected column(s) ['extra']" in err
     assert not out.exists()
 
 

@@ -137,7 +137,7 @@ def test_linkability_oracles(splits) -> None:  # type: ignore[no-untyped-def]
 
 def test_column_mismatch_is_one_clear_error(splits) -> None:  # type: ignore[no-untyped-def]
     ori, ctl, syn = splits
-    with pytest.raises(InputError, match=r"synthetic lacks \['income'\]"):
+    with pytest.raises(InputError, match=r"the synthetic data: missing column\(s\) \['income'\]"):
         check_same_columns(original=ori, synthetic=syn.select(syn.schema.names[:-1]), control=ctl)
     with pytest.raises(InputError, match="n_attacks"):
         SinglingOutGame(ori, syn, ctl, n_attacks=0)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from synthleak.data.schema import DEFAULT_MAX_CATEGORIES, Schema, infer_schema
+from synthleak.data.schema import DEFAULT_MAX_CATEGORIES, Schema, column_differences, infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 
@@ -138,13 +138,7 @@ def encode_frames(
     ref = [str(c) for c in first.columns]
     problems = []
     for name, df in rest:
-        cols = [str(c) for c in df.columns]
-        missing = [c for c in ref if c not in cols]
-        extra = [c for c in cols if c not in ref]
-        if missing:
-            problems.append(f"the {name} data lacks {missing}")
-        if extra:
-            problems.append(f"the {name} data has extra {extra}")
+        problems += [f"the {name} data: {p}" for p in column_differences(ref, list(df.columns))]
     if problems:
         raise InputError(
             f"the {', '.join(frames)} data must have the same columns: {'; '.join(problems)}; "

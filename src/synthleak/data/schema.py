@@ -356,6 +356,17 @@ def infer_schema(
     return Schema(tuple(out))
 
 
+def column_differences(expected: Sequence[str], actual: Sequence[str]) -> list[str]:
+    """What ``actual`` column names lack and add against ``expected``, as message parts
+    (empty when they hold the same names)."""
+    have, want = {str(c) for c in actual}, {str(c) for c in expected}
+    missing = [c for c in expected if str(c) not in have]
+    extra = [str(c) for c in actual if str(c) not in want]
+    return ([f"missing column(s) {missing}"] if missing else []) + (
+        [f"unexpected column(s) {extra}"] if extra else []
+    )
+
+
 def widen(schema: Schema, other: Schema) -> Schema:
     """A schema covering both: union of categories, union of ranges (same columns and kinds)."""
     cols = []

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from synthleak.data.schema import Column, Schema
+from synthleak.data.schema import Column, Schema, column_differences
 from synthleak.errors import InputError
 
 
@@ -116,15 +116,8 @@ class Table:
     @classmethod
     def from_frame(cls, df: pd.DataFrame, schema: Schema) -> Table:
         """Encode a DataFrame with ``schema`` (columns matched by name)."""
-        cols = [str(c) for c in df.columns]
-        missing = [n for n in schema.names if n not in cols]
-        extra = [c for c in cols if c not in schema]
-        if missing or extra:
-            parts = []
-            if missing:
-                parts.append(f"missing column(s) {missing}")
-            if extra:
-                parts.append(f"unexpected column(s) {extra}")
+        parts = column_differences(schema.names, list(df.columns))
+        if parts:
             raise InputError(
                 f"the data does not match the schema: {'; '.join(parts)}: give data with the schema's columns"
             )

@@ -59,6 +59,7 @@ from synthleak.attacks.predicates import (
     unique_rows,
 )
 from synthleak.attacks.singling_out import random_predicates
+from synthleak.data.schema import column_differences
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.metrics.privacy import RiskEstimate
@@ -266,13 +267,9 @@ def check_same_columns(**tables: Table) -> None:
     problems = []
     for other in names[1:]:
         sch = tables[other].schema
-        missing = [c for c in ref.names if c not in sch]
-        extra = [c for c in sch.names if c not in ref]
-        if missing:
-            problems.append(f"{other} lacks {missing}")
-        if extra:
-            problems.append(f"{other} has extra {extra}")
-        if not missing and not extra:
+        diff = column_differences(ref.names, sch.names)
+        problems += [f"the {other} data: {p}" for p in diff]
+        if not diff:
             kinds = [c.name for c in ref.columns if sch[c.name].kind is not c.kind]
             if kinds:
                 problems.append(f"{other} types {kinds} differently")

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 
-from synthleak.data.schema import Schema
+from synthleak.data.schema import Schema, column_differences
 from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError
 
@@ -93,15 +93,8 @@ def frame_to_table(df: pd.DataFrame, schema: Schema, *, source: str) -> Table:
         When the frame cannot be encoded with the schema.
     """
     df = df.rename(columns=str)
-    cols = list(df.columns)
-    missing = [c for c in schema.names if c not in cols]
-    extra = [c for c in cols if c not in schema]
-    if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"missing column(s) {missing}")
-        if extra:
-            parts.append(f"unexpected column(s) {extra}")
+    parts = column_differences(schema.names, list(df.columns))
+    if parts:
         raise GeneratorFailure(
             f"{source} produced data that does not match the training columns: {'; '.join(parts)}"
         )
