@@ -41,6 +41,15 @@ def test_aia_json_sweep_and_run_dir(data_csv: str, tmp_path, capsys: pytest.Capt
     assert out["config"]["quasi_ids"] == ["q0", "q1", "q2", "q3", "q4"]
     stored = json.loads((run / "result.json").read_text())
     assert stored["results"][0]["m"] == 100
+    # the report is rebuilt from the run directory: one finding per attack and m
+    capsys.readouterr()
+    assert main(["report", str(run), "--out", str(tmp_path / "rep")]) == 0
+    rep = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert {f["key"] for f in rep["findings"]} == {
+        "attribute.recon.m100", "attribute.dcr.m100", "attribute.recon.m5000", "attribute.dcr.m5000"
+    }
+    assert [p["label"] for p in rep["privacy_utility"]] == ["m=100", "m=5000"]
+    assert "privacy_utility.png" in {p.name for p in (tmp_path / "rep" / "figures").iterdir()}
 
 
 def test_aia_table_and_out_file(data_csv: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
