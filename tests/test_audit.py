@@ -78,3 +78,15 @@ def test_budgets_grow() -> None:
     q, s, p = (BUDGETS[b] for b in (Budget.QUICK, Budget.STANDARD, Budget.PAPER))
     assert q.shadows < s.shadows < p.shadows and q.n_attacks < s.n_attacks <= p.n_attacks
     assert p.shadows == 4000 and p.tests == 200 and p.n == 1000  # Table 1 of 000
+
+
+def test_missing_torch_skips_the_attention_attack_with_a_note(split, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ImportError
+    train, _, _ = split
+    plan = BudgetPlan(100, 1, 1, 20, 20, 100, ("distance", "attention"), 4)
+    r = audit(train, generator="indhist", plan=plan, seed=0)
+    assert any("'attention' was skipped" in n and "synthleak[torch]" in n for n in r.notes)
+    assert r.membership is not None
+    assert {a for t in r.membership["targets"] for a in t["attacks"]} == {"distance"}

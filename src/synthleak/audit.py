@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthleak.attacks.base import AttackFamily, make_attack
 from synthleak.attacks.linkability import LinkabilityAttack
 from synthleak.attacks.mia_nobox import ClosestRecordSignal
 from synthleak.attacks.singling_out import make_singling_out_attack
@@ -431,10 +432,19 @@ def _membership(
     from synthleak.games.membership import MembershipGame, load_membership_attacks
 
     known = set(load_membership_attacks())
-    attacks = [a for a in plan.mia_attacks if a in known]
+    attacks = []
     for a in plan.mia_attacks:
-        if a not in known:
-            aud.notes.append(f"membership attack '{a}' is unavailable here (missing optional extra); skipped")
+        try:
+            if a not in known:
+                raise InputError(f"membership attack '{a}' is not registered")
+            make_attack(AttackFamily.MEMBERSHIP, a)
+        except InputError as exc:  # MissingExtraError included: a note, never a crash
+            aud.notes.append(f"membership attack '{a}' was skipped: {exc}")
+            continue
+        attacks.append(a)
+    if not attacks:
+        aud.notes.append("no membership attack could run: the shadow-model stage was skipped")
+        return None
     top = [int(train_rows[r]) for r in ranked_rows[: plan.mia_targets]]
     rng = aud.rng()
     pool = np.setdiff1d(np.arange(len(ori)), top)
