@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -11,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.optimize import brentq
+from tests.generators.helpers import check_output
 
 import synthleak as sl
-from synthleak.data.encoding import Discretiser
 from synthleak.errors import InputError, NotFittedError
 from synthleak.generators import make_generator
 from synthleak.generators.rap import (
@@ -31,6 +30,7 @@ from synthleak.generators.rap import (
     rap_budget,
     rho_from_epsilon_delta,
 )
+from synthleak.metrics.utility import tvd_k
 
 CENSUS = "uk_census2011_teaching_50k.csv"
 SMALL = {"iterations": 300, "size": 200}  # unit-test sized runs (defaults: 1000 and 300)
@@ -38,39 +38,9 @@ SMALL = {"iterations": 300, "size": 200}  # unit-test sized runs (defaults: 1000
 
 def three_way_tvd(real: sl.Table, syn: sl.Table, bins: int = 10) -> float:
     """Mean TVD over all 3-way marginals (004 §5.3.2), continuous columns in uniform bins."""
-    disc = Discretiser(real.schema, bins)
-    a = disc.transform(real).astype(np.int64)
-    b = disc.transform(syn).astype(np.int64)
-    sizes = disc.sizes
-    out = []
-    for tri in itertools.combinations(range(len(sizes)), 3):
-        fa = np.zeros(len(a), dtype=np.int64)
-        fb = np.zeros(len(b), dtype=np.int64)
-        for c in tri:
-            fa = fa * sizes[c] + a[:, c]
-            fb = fb * sizes[c] + b[:, c]
-        cells = int(np.prod(sizes[list(tri)]))
-        pa = np.bincount(fa, minlength=cells) / len(a)
-        pb = np.bincount(fb, minlength=cells) / len(b)
-        out.append(0.5 * np.abs(pa - pb).sum())
-    return float(np.mean(out))
+    # n_marginals above C(F, 3) selects every 3-way marginal, so the rng is never drawn from
+    return tvd_k(real, syn, k=3, n_marginals=10**9, bins=bins, rng=np.random.default_rng(0))
 
-
-def _check_output(syn: sl.Table, schema: sl.Schema, n: int) -> None:
-    assert syn.schema == schema
-    assert len(syn) == n
-    assert syn.values.dtype == np.float32
-    for j, col in enumerate(schema.categorical):
-        assert syn.codes[:, j].min() >= 0
-        assert syn.codes[:, j].max() < col.size
-    for j, col in enumerate(schema.continuous):
-        v = syn.values[:, j]
-        if not col.has_missing:
-            assert not np.isnan(v).any()
-        v = v[~np.isnan(v)]
-        assert np.all((v >= col.low) & (v <= col.high))
-        if col.integer:
-            assert np.all(v == np.round(v))
 
 
 # ------------------------------------------------------------------------------------------
@@ -242,7 +212,7 @@ def test_registered_with_defaults() -> None:
 def test_rap_three_way_tvd_well_below_indhist(
     adult_1000: sl.Table, adult_rap: sl.Table, adult_indhist_tvd: float
 ) -> None:
-    _check_output(adult_rap, adult_1000.schema, 1000)
+    check_output(adult_rap, adult_1000.schema, 1000)
     tvd = three_way_tvd(adult_1000, adult_rap)
     # measured: rap 0.12, indhist 0.22 (nonprivate resampling: 0.09)
     assert tvd < adult_indhist_tvd - 0.05, (tvd, adult_indhist_tvd)
@@ -257,7 +227,7 @@ def test_rap_three_way_tvd_on_uk_census(shared_datasets: Path) -> None:
     census = sl.Table.from_frame(df, sl.infer_schema(df, categorical=list(df.columns)))
     syn = make_generator("rap:iterations=300,size=200").fit(census, rng=np.random.default_rng(0))
     rap_syn = syn.sample(2000, rng=np.random.default_rng(1))
-    _check_output(rap_syn, census.schema, 2000)
+    check_output(rap_syn, census.schema, 2000)
     ind = make_generator("indhist").fit(census, rng=np.random.default_rng(0))
     tvd_rap = three_way_tvd(census, rap_syn)
     tvd_ind = three_way_tvd(census, ind.sample(2000, rng=np.random.default_rng(1)))
@@ -271,7 +241,7 @@ def test_rap_softmax_utility_grows_with_epsilon(adult_1000: sl.Table) -> None:
         syn = gen.fit(adult_1000, rng=np.random.default_rng(1)).sample(
             1000, rng=np.random.default_rng(2)
         )
-        _check_output(syn, adult_1000.schema, 1000)
+        check_output(syn, adult_1000.schema, 1000)
         tvd[eps] = three_way_tvd(adult_1000, syn)
     # measured: 0.77 at epsilon=1 (n=1000), 0.11 without noise
     assert tvd["inf"] < tvd["1"] - 0.2, tvd
@@ -293,7 +263,7 @@ def test_dp_domain_comes_from_the_schema_only(adult_1000: sl.Table) -> None:
     for name in wide.continuous_names:
         np.testing.assert_array_equal(ga.disc_.edges(name), gb.disc_.edges(name))
     syn = ga.sample(2000, rng=np.random.default_rng(1))
-    _check_output(syn, wide, 2000)
+    check_output(syn, wide, 2000)
     age = syn.column("age")
     assert age.max() > 100  # outside the data's 17-90 range, inside the schema's
     assert age.max() <= 200
@@ -304,12 +274,12 @@ def test_missing_values_and_few_columns(mixed_frame: pd.DataFrame) -> None:
     table = sl.Table.from_frame(mixed_frame, schema)
     syn = make_generator("rap:iterations=60,size=50").fit(table, rng=np.random.default_rng(0))
     out = syn.sample(500, rng=np.random.default_rng(1))
-    _check_output(out, schema, 500)
+    check_output(out, schema, 500)
     assert np.isnan(out.column("height")).any()
     two = table.select(["colour", "height"])
     g2 = RAP(iterations=30, size=20).fit(two, rng=np.random.default_rng(0))
     assert g2.selected_ == [(0, 1)] or g2.selected_ == [(1, 0)]
-    _check_output(g2.sample(50, rng=np.random.default_rng(0)), two.schema, 50)
+    check_output(g2.sample(50, rng=np.random.default_rng(0)), two.schema, 50)
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.generators.helpers import check_output
 
 import synthleak as sl
 from synthleak.data.encoding import Discretiser
@@ -37,19 +38,6 @@ def _mean_two_way(real: np.ndarray, syn: np.ndarray, sizes: np.ndarray) -> float
     return float(np.mean(out))
 
 
-def _check_output(syn: sl.Table, schema: sl.Schema, n: int) -> None:
-    assert syn.schema == schema
-    assert len(syn) == n
-    assert syn.values.dtype == np.float32
-    for j, col in enumerate(schema.categorical):
-        assert syn.codes[:, j].min() >= 0
-        assert syn.codes[:, j].max() < col.size
-    for j, col in enumerate(schema.continuous):
-        v = syn.values[:, j]
-        if not col.has_missing:
-            assert not np.isnan(v).any()
-        v = v[~np.isnan(v)]
-        assert np.all((v >= col.low) & (v <= col.high))
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +60,7 @@ def test_output_has_schema_columns_types_and_domains(
     adult_1000: sl.Table, fitted: tuple[Synthpop, sl.Table]
 ) -> None:
     _, syn = fitted
-    _check_output(syn, adult_1000.schema, 2000)
+    check_output(syn, adult_1000.schema, 2000)
     frame = syn.to_frame()
     assert list(frame.columns) == adult_1000.schema.names
 
@@ -144,7 +132,7 @@ def test_missing_values_are_modelled(mixed_frame: pd.DataFrame) -> None:
     table = sl.Table.from_frame(mixed_frame, schema)
     gen = Synthpop(min_leaf=3).fit(table, rng=np.random.default_rng(0))
     syn = gen.sample(4000, rng=np.random.default_rng(1))
-    _check_output(syn, schema, 4000)
+    check_output(syn, schema, 4000)
     real_rate = np.isnan(table.column("height")).mean()
     syn_rate = np.isnan(syn.column("height")).mean()
     assert real_rate > 0.05
@@ -166,7 +154,7 @@ def test_visit_sequence(adult_1000: sl.Table) -> None:
     assert gen.order_ == order
     assert gen.steps_[0].tree is None
     syn = gen.sample(300, rng=np.random.default_rng(0))
-    _check_output(syn, adult_1000.schema, 300)
+    check_output(syn, adult_1000.schema, 300)
     with pytest.raises(InputError, match="unknown column"):
         Synthpop(visit_sequence=["nope"]).fit(adult_1000, rng=np.random.default_rng(0))
     with pytest.raises(InputError, match="exactly once"):
