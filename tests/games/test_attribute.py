@@ -57,6 +57,14 @@ def test_nonprivate_oracle_high_accuracy(population: Table) -> None:
     assert big["acc_max"] == max(v["accuracy"] for v in big["attacks"].values())
     lo, hi = big["attacks"]["recon"]["accuracy_ci"]
     assert lo <= big["attacks"]["recon"]["accuracy"] <= hi
+    # every pair of attacks is compared on the same 50 secrets
+    pairs = {(c["a"], c["b"]): c for c in big["comparisons"]}
+    assert set(pairs) == {("recon", "dcr"), ("recon", "infer"), ("dcr", "infer")}
+    c = pairs[("recon", "dcr")]
+    assert c["n_targets"] == 50
+    assert abs(c["difference"] - (_acc(res, 10_000) - _acc(res, 10_000, "dcr"))) < 1e-12
+    assert c["difference_ci"][0] <= c["difference"] <= c["difference_ci"][1]
+    assert 0 <= c["p_value"] <= 1
 
 
 def test_indhist_is_at_baseline(population: Table) -> None:

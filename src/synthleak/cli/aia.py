@@ -74,6 +74,14 @@ def render_table(result: AttributeGameResult) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
     lines.append("  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)))
     lines.extend("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
+    pairs = [(e["m"], c) for e in result.results for c in e.get("comparisons", [])]
+    if pairs:
+        lines.append("")
+        lines.append("Paired comparisons (accuracy difference a - b on the same secrets, 95% CI over games, McNemar p):")
+        for m_, c in pairs:
+            ci = c["difference_ci"]
+            lines.append(f"  m={m_}: {c['a']} - {c['b']} = {c['difference']:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}], "
+                         f"p={c['p_value']:.3g} ({c['n_targets']} secrets)")
     if result.failures:
         lines.append("")
         lines.append(f"{len(result.failures)} failure(s):")

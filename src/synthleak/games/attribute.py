@@ -63,12 +63,12 @@ from synthleak.data.schema import Column, ColumnKind, Schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.generators import make_generator
-from synthleak.metrics.privacy import accuracy_estimate, auc
+from synthleak.metrics.privacy import accuracy_estimate, auc, paired_accuracy_difference
 from synthleak.metrics.utility import mre_from_codes, random_marginals, tvd_from_codes
 from synthleak.runtime import RunStore, WorkUnit, run_units, unit_rng
 
 # seed streams (second element of every unit_rng key after the game index)
-_S_DATA, _S_TARGET, _S_FIT, _S_ATTACK_FIT, _S_SAMPLE, _S_ATTACK, _S_UTILITY = range(7)
+_S_DATA, _S_TARGET, _S_FIT, _S_ATTACK_FIT, _S_SAMPLE, _S_ATTACK, _S_UTILITY, _S_COMPARE = range(8)
 
 
 class AIAttack(str, Enum):
@@ -216,6 +216,37 @@ def _play_game(shared: dict[str, Any], game: int) -> dict[str, np.ndarray]:
         out[f"seconds_{a.value}"] = secs
         out[f"fail_{a.value}"] = np.array(fails, dtype="U200")
     out["mre"], out["tvd"] = mre, tvd
+    return out
+
+
+def _compare_attacks(
+    config: dict[str, Any], games: dict[int, dict[str, np.ndarray]], attacks: list[AIAttack], mi: int
+) -> list[dict[str, Any]]:
+    """Paired comparison of every two attacks at size index ``mi`` on the secrets both scored.
+
+    Accuracy difference with a bootstrap CI that resamples whole games (the targets of one game
+    share ``S``) and an exact McNemar p-value: "a beats b" is a claim about this difference.
+    """
+    out = []
+    for i, a in enumerate(attacks):
+        for j in range(i + 1, len(attacks)):
+            b = attacks[j]
+            ca, cb, cl = [], [], []
+            for g, arr in games.items():
+                if str(arr[f"fail_{a.value}"][mi]) or str(arr[f"fail_{b.value}"][mi]):
+                    continue
+                ca.append(arr[f"guess_{a.value}"][mi] == arr["truth"])
+                cb.append(arr[f"guess_{b.value}"][mi] == arr["truth"])
+                cl.append(np.full(arr["truth"].size, g))
+            if not ca:
+                continue
+            cmp = paired_accuracy_difference(
+                np.concatenate(ca), np.concatenate(cb), clusters=np.concatenate(cl),
+                rng=unit_rng(int(config["seed"]), _S_COMPARE, mi, i, j),
+            )
+            out.append({"a": a.value, "b": b.value, "difference": cmp.difference,
+                        "difference_ci": [cmp.ci_low, cmp.ci_high], "p_value": cmp.p_value,
+                        "n_targets": cmp.n, "a_only": cmp.a_only, "b_only": cmp.b_only})
     return out
 
 
@@ -495,6 +526,7 @@ class AttributeGame:
                     "n_failed": n_failed,
                     "mean_seconds": float(np.nanmean(secs)) if np.isfinite(secs).any() else None,
                 }
+            entry["comparisons"] = _compare_attacks(config, games, attacks, mi)
             mre = np.array([arr["mre"][mi] for arr in games.values()])
             tvd = np.array([arr["tvd"][mi] for arr in games.values()])
             entry["utility"] = {

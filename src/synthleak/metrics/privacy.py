@@ -1,7 +1,8 @@
 """Privacy metrics: pure functions on arrays.
 
 AUC (Mann-Whitney, ties counted half), accuracy, TPR at a fixed FPR, bootstrap and Wilson
-confidence intervals, and the :class:`RiskEstimate` every attack reports.
+confidence intervals, the :class:`RiskEstimate` every attack reports, and the paired comparison of
+two attacks on the same secrets (:func:`paired_accuracy_difference`).
 """
 
 from __future__ import annotations
@@ -195,3 +196,93 @@ def accuracy_estimate(
     k, n = int(c.sum()), int(c.size)
     lo, hi = wilson_interval(k, n, confidence)
     return RiskEstimate(k / n if n else float("nan"), lo, hi, confidence, n, baseline)
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Accuracy of attack ``a`` minus attack ``b`` on the same attacked secrets.
+
+    Attributes
+    ----------
+    difference : float
+        ``accuracy(a) - accuracy(b)``.
+    ci_low, ci_high : float
+        Percentile bootstrap interval of the difference, resampling whole clusters (games: the
+        targets of one game share a synthetic dataset, so they are not independent).
+    p_value : float
+        Exact two-sided McNemar test of equal accuracy (binomial test on the discordant pairs).
+    n : int
+        Number of paired outcomes.
+    a_only, b_only : int
+        Secrets only ``a`` got right, and only ``b`` got right.
+    """
+
+    difference: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    n: int
+    a_only: int
+    b_only: int
+    confidence: float = 0.95
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """Two-sided exact McNemar p-value: ``P(Binomial(a_only + b_only, 1/2)`` as extreme)."""
+    n = a_only + b_only
+    if n == 0:
+        return 1.0
+    k = min(a_only, b_only)
+    # log-space binomial tail, exact for any n
+    logs = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0)
+            for i in range(k + 1)]
+    top = max(logs)
+    tail = math.exp(top) * sum(math.exp(v - top) for v in logs)
+    return min(1.0, 2.0 * tail)
+
+
+def paired_accuracy_difference(
+    correct_a: np.ndarray,
+    correct_b: np.ndarray,
+    *,
+    clusters: np.ndarray | None = None,
+    rng: np.random.Generator,
+    n_boot: int = 2000,
+    confidence: float = 0.95,
+) -> PairedComparison:
+    """Compare two attacks scored on the same secrets (0/1 outcome vectors of equal length).
+
+    ``clusters`` (one label per secret, e.g. the game) makes the bootstrap resample clusters
+    instead of single secrets; without it every secret is its own cluster.
+    """
+    a = np.asarray(correct_a).astype(bool)
+    b = np.asarray(correct_b).astype(bool)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("paired outcomes must be two 1-d vectors of the same length")
+    n = int(a.size)
+    a_only, b_only = int((a & ~b).sum()), int((~a & b).sum())
+    if n == 0:
+        nan = float("nan")
+        return PairedComparison(nan, nan, nan, 1.0, 0, 0, 0, confidence)
+    diff = a.astype(np.float64) - b.astype(np.float64)
+    labels = np.arange(n) if clusters is None else np.asarray(clusters)
+    _, inverse = np.unique(labels, return_inverse=True)
+    n_cl = int(inverse.max()) + 1
+    sums = np.bincount(inverse, weights=diff, minlength=n_cl)
+    sizes = np.bincount(inverse, minlength=n_cl).astype(np.float64)
+    draws = rng.integers(0, n_cl, (n_boot, n_cl))
+    vals = sums[draws].sum(axis=1) / sizes[draws].sum(axis=1)
+    alpha = (1 - confidence) / 2
+    return PairedComparison(
+        difference=float(diff.mean()),
+        ci_low=float(np.quantile(vals, alpha)),
+        ci_high=float(np.quantile(vals, 1 - alpha)),
+        p_value=mcnemar_exact(a_only, b_only),
+        n=n,
+        a_only=a_only,
+        b_only=b_only,
+        confidence=confidence,
+    )
