@@ -70,6 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out-dir", type=Path, default=Path("benchmarks/results_attention"))
+    ap.add_argument(
+        "--run-dir", type=Path, default=None,
+        help="resumable run directories go under here; the same directory as reproduce_table2.py's "
+        "--run-dir reuses its stored shadow and test datasets (same targets, sizes and seed)",
+    )
     args = ap.parse_args(argv)
 
     per_sel = args.targets_per_selector or (3 if args.quick else 10)
@@ -106,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             aux_size=10_000,
             test_size=5_000,
             workers=args.workers,
+            run_dir=(args.run_dir / f"{gen}-{shadows}-{args.pool}") if args.run_dir else None,
             progress=True,
         )
         with warnings.catch_warnings():
