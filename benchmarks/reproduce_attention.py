@@ -54,6 +54,19 @@ PAPER = {  # Table 3 (target attention), Adult columns: mean, s.d.
 SELECTORS = ("random", "rare", "loglik", "distance")
 
 
+def attack_cpu_seconds(run_dir: Path, attacks: list[str]) -> dict[str, list[float]]:
+    """Per-target CPU seconds (fit + score) of each attack, read from the run directory's units."""
+    out: dict[str, list[float]] = {}
+    for a in attacks:
+        vals = []
+        for f in sorted((run_dir / "units").glob(f"atk-{a}-*.npz")):
+            with np.load(f) as z:
+                if "cpu_seconds" in z:
+                    vals.append(float(z["cpu_seconds"][0]))
+        out[a] = vals
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -120,6 +133,13 @@ def main(argv: list[str] | None = None) -> int:
         timings[gen] = time.perf_counter() - t0
         doc = result.to_dict()
         doc["timing_seconds"] = timings[gen]
+        if args.run_dir:
+            cpu = attack_cpu_seconds(args.run_dir / f"{gen}-{shadows}-{args.pool}", attacks)
+            doc["attack_cpu_seconds"] = cpu
+            for a, v in cpu.items():
+                if v:
+                    print(f"[{gen}] {a}: CPU seconds per target (fit + score, one process): "
+                          f"median {np.median(v):.0f}, max {max(v):.0f} over {len(v)} targets", flush=True)
         name = f"table3_attention_{gen}_{shadows}{'_quick' if args.quick else ''}.json"
         (args.out_dir / name).write_text(to_json(doc))
         summary[gen] = doc["summary_by_selector"]

@@ -44,6 +44,7 @@ import hashlib
 import importlib
 import json
 import math
+import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -226,9 +227,13 @@ def _attack_unit(
     target: Table = shared["omega"].take([shared["targets"][t]])
     rng = unit_rng(int(shared["seed"]), _SEED_ATTACK, t, attack_index)
     model = make_attack(AttackFamily.MEMBERSHIP, attack, **json.loads(params_json))
+    c0 = time.process_time()
     model.fit(target, shadow, y_shadow, rng=rng)
     scores = np.asarray(model.score(test), dtype=np.float64)
-    return {"scores": scores, "labels": y_test.astype(np.int8)}
+    # CPU seconds of this process for fit + score, kept in the run directory for benchmarks
+    # (not part of the result, which must not depend on the machine)
+    cpu = np.array([time.process_time() - c0])
+    return {"scores": scores, "labels": y_test.astype(np.int8), "cpu_seconds": cpu}
 
 
 @dataclass
