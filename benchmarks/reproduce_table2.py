@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=100_000)
     ap.add_argument("--attacks", default="query")
     ap.add_argument("--pool", default="shared")
+    ap.add_argument("--selectors", default=",".join(SELECTORS), help="comma-separated subset of the four selectors")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--run-dir", type=Path, default=None, help="resumable run directories go under here")
@@ -100,7 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     df = sl.datasets.load_adult()
     omega = sl.Table.from_frame(df, sl.infer_schema(df))
     t0 = time.perf_counter()
-    spec = "+".join(f"{s}:{per_sel}" for s in SELECTORS)
+    selectors = [x.strip() for x in args.selectors.split(",") if x.strip()]
+    if not selectors or any(x not in SELECTORS for x in selectors):
+        ap.error(f"--selectors takes a subset of {','.join(SELECTORS)}")
+    spec = "+".join(f"{s}:{per_sel}" for s in selectors)
     rows, selected_by = parse_targets(spec, omega, seed=args.seed, k=5)
     t_select = time.perf_counter() - t0
     print(
@@ -138,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         timings[gen] = time.perf_counter() - t0
         doc = result.to_dict()
         doc["timing_seconds"] = timings[gen]
-        (args.out_dir / f"table2_{gen}_{shadows}{'_quick' if args.quick else ''}.json").write_text(to_json(doc))
+        (args.out_dir / f"table2_{gen}_{shadows}{'' if args.pool == 'shared' else '_' + args.pool}{'_quick' if args.quick else ''}.json").write_text(to_json(doc))
         summary[gen] = doc["summary_by_selector"]
         print(
             f"[{gen}] {timings[gen]:.0f}s, failed datasets {doc['failures']['failed_datasets']}"
