@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import synthleak as sl
+from synthleak.attacks import mia_attention
 from synthleak.attacks.base import AttackFamily, make_attack
 from synthleak.attacks.mia_attention import (
     AttentionNetwork,
@@ -185,6 +186,51 @@ def test_early_stopping_and_checkpoint(adult: sl.Table) -> None:
     )
 
 
+def test_collapse_check_spots_a_dead_network(adult: sl.Table) -> None:
+    target, rest = _split(adult)
+    rng = np.random.default_rng(8)
+    train, y_train = _datasets(rest, target, 40, 50, rng, plant=True)
+    attack = _small(epochs=3).fit(target, train, y_train, rng=rng)
+    pre = preprocess(target, train, 20)
+    x, m = torch.from_numpy(pre.records()), torch.from_numpy(pre.mask)
+    yy = torch.from_numpy(y_train.astype(np.float32))
+    data = mia_attention._FitData(x, m, x, m, yy, yy, torch.from_numpy(pre.target()))
+    scoring = AttentionScoring.KEYS
+    assert not mia_attention._collapsed(torch, attack.params_, data, scoring)
+    dead = {k: v.clone() for k, v in attack.params_.items()}
+    dead["pred_b1"][:] = -1e3  # every ReLU of MLP_pred off: the logit is pred_b2 for all inputs
+    assert mia_attention._collapsed(torch, dead, data, scoring)
+
+
+def test_collapsed_network_is_retrained(adult: sl.Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    target, rest = _split(adult)
+    rng = np.random.default_rng(9)
+    train, y_train = _datasets(rest, target, 60, 50, rng, plant=True)
+    test, _ = _datasets(rest, target, 20, 50, rng, plant=True)
+
+    def fit(**kw: object) -> TargetAttentionAttack:
+        return _small(epochs=4, **kw).fit(target, train, y_train, rng=np.random.default_rng(3))
+
+    paper = fit(restarts=0)
+    ours = fit(restarts=2)
+    # a fit that does not collapse is the paper's single run, unchanged
+    assert paper.attempts_ == ours.attempts_ == 1
+    np.testing.assert_array_equal(paper.score(test), ours.score(test))
+    calls: list[int] = []
+
+    def first_run_collapses(*args: object, **kwargs: object) -> bool:
+        calls.append(1)
+        return len(calls) == 1
+
+    monkeypatch.setattr(mia_attention, "_collapsed", first_run_collapses)
+    retried = fit(restarts=2)
+    assert retried.attempts_ == 2
+    assert not np.array_equal(retried.score(test), paper.score(test))
+    monkeypatch.setattr(mia_attention, "_collapsed", lambda *a, **k: True)
+    assert fit(restarts=2).attempts_ == 3  # capped
+    assert fit(restarts=0).attempts_ == 1
+
+
 def test_no_validation_keeps_last_epoch(adult: sl.Table) -> None:
     target, rest = _split(adult)
     rng = np.random.default_rng(4)
@@ -217,6 +263,7 @@ def test_not_fitted(adult: sl.Table) -> None:
         ({"dropout": 1.0}, "dropout"),
         ({"patience": 0}, "patience"),
         ({"validation_fraction": 1.0}, "validation_fraction"),
+        ({"restarts": -1}, "restarts"),
     ],
 )
 def test_bad_parameters(adult: sl.Table, kw: dict[str, object], match: str) -> None:

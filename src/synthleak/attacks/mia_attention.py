@@ -459,6 +459,43 @@ def _stratified_split(
     return t, v
 
 
+@dataclass
+class _FitData:
+    """Training and validation tensors of one fit (records, masks, labels) and the target."""
+
+    x_tr: Any
+    m_tr: Any
+    x_va: Any
+    m_va: Any
+    y_tr: Any
+    y_va: Any
+    t: Any
+
+
+@dataclass
+class _Run:
+    """Outcome of one training run."""
+
+    params: dict[str, Any]
+    history: dict[str, list[float]]
+    best_epoch: int
+    epochs: int
+
+
+def _collapsed(torch: Any, params: dict[str, Any], data: _FitData, scoring: AttentionScoring) -> bool:
+    """Whether the network gives every dataset the same logit (dead ReLUs: a useless attack).
+
+    Checked on the validation datasets (the training datasets when there is no validation set),
+    never on the test datasets the attack is scored on.
+    """
+    x, m = (data.x_va, data.m_va) if len(data.y_va) else (data.x_tr[:200], data.m_tr[:200])
+    if len(x) < 2:
+        return False
+    with torch.no_grad():
+        z = forward(torch, params, x, m, data.t, scoring=scoring)
+    return bool(float(z.max() - z.min()) < 1e-6)
+
+
 # --------------------------------------------------------------------------------------
 # the attack
 # --------------------------------------------------------------------------------------
@@ -495,6 +532,12 @@ class TargetAttentionAttack(MembershipAttack):
     n_threads : int or None
         torch intra-op threads while fitting and scoring (restored afterwards); 1 suits this
         tiny network and process-pool workers; ``None`` leaves torch's setting alone.
+    restarts : int
+        Our addition: when the kept network gives every validation dataset the same output (it
+        collapsed: with Adamax at lr 0.01 the ReLUs of ``MLP_pred`` can all die, and the attack
+        then scores AUC exactly 0.5), train again from a fresh initialisation, at most this many
+        times. The check uses only the validation datasets. 0 is the paper's single run; a fit
+        that does not collapse is identical either way.
 
     Attributes
     ----------
@@ -506,7 +549,9 @@ class TargetAttentionAttack(MembershipAttack):
     best_epoch_ : int
         1-based epoch whose parameters were kept.
     n_epochs_ : int
-        Epochs actually run.
+        Epochs actually run (in the kept training run).
+    attempts_ : int
+        Training runs made (1 + restarts used).
     timings_ : dict
         Wall seconds spent preprocessing (``preprocess_s``) and training (``train_s``), and
         the process CPU seconds of each (``preprocess_cpu_s``, ``train_cpu_s``).
@@ -542,6 +587,7 @@ class TargetAttentionAttack(MembershipAttack):
         scoring: AttentionScoring | str = AttentionScoring.KEYS,
         scale_continuous: bool = True,
         n_threads: int | None = 1,
+        restarts: int = 2,
     ) -> None:
         _import_torch()  # fail before the caller spends time on shadow models
         self.top_x = top_x
@@ -558,6 +604,7 @@ class TargetAttentionAttack(MembershipAttack):
         self.scoring = scoring
         self.scale_continuous = scale_continuous
         self.n_threads = n_threads
+        self.restarts = restarts
         self.params_: dict[str, Any] | None = None
 
     # -- validation ------------------------------------------------------------------
@@ -591,6 +638,8 @@ class TargetAttentionAttack(MembershipAttack):
             )
         if not self.learning_rate > 0:
             raise InputError(f"learning_rate must be positive, got {self.learning_rate!r}")
+        if int(self.restarts) != self.restarts or self.restarts < 0:
+            raise InputError(f"restarts must be an integer >= 0, got {self.restarts!r}")
         if self.patience is not None and (int(self.patience) != self.patience or self.patience < 1):
             raise InputError(f"patience must be a positive integer or None, got {self.patience!r}")
         self._scoring()
@@ -616,63 +665,26 @@ class TargetAttentionAttack(MembershipAttack):
             pre.n_features, self.emb_size, self.emb_hidden, self.att_size, self.pred_hidden
         )
         tr, va = _stratified_split(y, self.validation_fraction, rng)
-        seed = int(rng.integers(0, 2**62))
-        bs = int(self.batch_size)
         with _torch_threads(torch, self.n_threads):
-            gen = torch.Generator().manual_seed(seed)
-            params = net.init(torch, gen)
-            opt = torch.optim.Adamax(list(params.values()), lr=self.learning_rate)
             records = pre.records()
-            x_tr, m_tr = torch.from_numpy(records[tr]), torch.from_numpy(pre.mask[tr])
-            x_va, m_va = torch.from_numpy(records[va]), torch.from_numpy(pre.mask[va])
+            data = _FitData(
+                x_tr=torch.from_numpy(records[tr]), m_tr=torch.from_numpy(pre.mask[tr]),
+                x_va=torch.from_numpy(records[va]), m_va=torch.from_numpy(pre.mask[va]),
+                y_tr=torch.from_numpy(y[tr].astype(np.float32)),
+                y_va=torch.from_numpy(y[va].astype(np.float32)),
+                t=torch.from_numpy(pre.target()),
+            )
             del records
-            y_tr = torch.from_numpy(y[tr].astype(np.float32))
-            y_va = torch.from_numpy(y[va].astype(np.float32))
-            t = torch.from_numpy(pre.target())
-            bce = torch.nn.functional.binary_cross_entropy_with_logits
-            history: dict[str, list[float]] = {"train_loss": [], "val_loss": []}
-            best_loss, best_epoch = math.inf, 0
-            best_params = {k: p.detach().clone() for k, p in params.items()}
-            n_tr = len(tr)
-            since_best = 0
-            epoch = 0
-            for epoch in range(1, int(self.epochs) + 1):
-                perm = torch.randperm(n_tr, generator=gen)
-                total = 0.0
-                for start in range(0, n_tr, bs):
-                    b = perm[start : start + bs]
-                    logits = forward(
-                        torch,
-                        params,
-                        x_tr[b],
-                        m_tr[b],
-                        t,
-                        scoring=scoring,
-                        dropout=self.dropout,
-                        generator=gen,
-                    )
-                    loss = bce(logits, y_tr[b])
-                    opt.zero_grad(set_to_none=True)
-                    loss.backward()
-                    opt.step()
-                    total += float(loss.detach()) * len(b)
-                history["train_loss"].append(total / max(n_tr, 1))
-                if len(va) == 0:
-                    best_epoch = epoch
-                    continue
-                with torch.no_grad():
-                    z = forward(torch, params, x_va, m_va, t, scoring=scoring)
-                    vl = float(bce(z, y_va))
-                history["val_loss"].append(vl)
-                if vl < best_loss:
-                    best_loss, best_epoch, since_best = vl, epoch, 0
-                    best_params = {k: p.detach().clone() for k, p in params.items()}
-                else:
-                    since_best += 1
-                    if self.patience is not None and since_best >= self.patience:
-                        break
-            if len(va) == 0:
-                best_params = {k: p.detach().clone() for k, p in params.items()}
+            # the first attempt's seed is the first draw after the split, so a run that needs
+            # no restart is identical to the paper's single training run
+            attempts = 0
+            while True:
+                run = self._train_once(torch, net, data, scoring, int(rng.integers(0, 2**62)))
+                attempts += 1
+                if attempts > int(self.restarts) or not _collapsed(torch, run.params, data, scoring):
+                    break
+        best_params, history, best_epoch, epoch = run.params, run.history, run.best_epoch, run.epochs
+        self.attempts_ = attempts
         self.timings_ = {
             "preprocess_s": t1 - t0,
             "train_s": time.perf_counter() - t1,
@@ -687,6 +699,52 @@ class TargetAttentionAttack(MembershipAttack):
         self.n_epochs_ = epoch
         self.params_ = best_params
         return self
+
+    def _train_once(
+        self, torch: Any, net: AttentionNetwork, data: _FitData, scoring: AttentionScoring, seed: int
+    ) -> _Run:
+        """One training run from a fresh initialisation (Adamax, best-validation checkpoint)."""
+        gen = torch.Generator().manual_seed(seed)
+        params = net.init(torch, gen)
+        opt = torch.optim.Adamax(list(params.values()), lr=self.learning_rate)
+        bce = torch.nn.functional.binary_cross_entropy_with_logits
+        history: dict[str, list[float]] = {"train_loss": [], "val_loss": []}
+        best_loss, best_epoch = math.inf, 0
+        best_params = {k: p.detach().clone() for k, p in params.items()}
+        n_tr, n_va, bs = len(data.y_tr), len(data.y_va), int(self.batch_size)
+        since_best = 0
+        epoch = 0
+        for epoch in range(1, int(self.epochs) + 1):
+            perm = torch.randperm(n_tr, generator=gen)
+            total = 0.0
+            for start in range(0, n_tr, bs):
+                b = perm[start : start + bs]
+                logits = forward(
+                    torch, params, data.x_tr[b], data.m_tr[b], data.t,
+                    scoring=scoring, dropout=self.dropout, generator=gen,
+                )
+                loss = bce(logits, data.y_tr[b])
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+                total += float(loss.detach()) * len(b)
+            history["train_loss"].append(total / max(n_tr, 1))
+            if n_va == 0:
+                best_epoch = epoch
+                continue
+            with torch.no_grad():
+                vl = float(bce(forward(torch, params, data.x_va, data.m_va, data.t, scoring=scoring), data.y_va))
+            history["val_loss"].append(vl)
+            if vl < best_loss:
+                best_loss, best_epoch, since_best = vl, epoch, 0
+                best_params = {k: p.detach().clone() for k, p in params.items()}
+            else:
+                since_best += 1
+                if self.patience is not None and since_best >= self.patience:
+                    break
+        if n_va == 0:
+            best_params = {k: p.detach().clone() for k, p in params.items()}
+        return _Run(best_params, history, best_epoch, epoch)
 
     def predict_logits(self, datasets: Sequence[Table], *, batch: int = 512) -> np.ndarray:
         """Membership logits ``h_pred`` (before the sigmoid), one per dataset."""
