@@ -8,7 +8,6 @@ privacy-utility table).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -18,12 +17,15 @@ from synthleak.attacks.aia_reconstruction import QueryMode
 from synthleak.cli.app import app
 from synthleak.cli.common import (
     CategoricalOpt,
+    ClusterOpt,
     ContinuousOpt,
     NaValuesOpt,
     OutOpt,
     OutputFormat,
+    RunDirOpt,
     SchemaOpt,
     SeedOpt,
+    WorkersOpt,
     emit,
     load_cli_data,
     load_cli_tables,
@@ -117,9 +119,9 @@ def aia_cmd(
     bins: Annotated[int, typer.Option("--bins", help="Bins per continuous column.")] = 10,
     bin_strategy: Annotated[BinStrategy, typer.Option("--bin-strategy")] = BinStrategy.UNIFORM,
     infer_model: Annotated[InferenceModel, typer.Option("--infer-model")] = InferenceModel.RF,
-    workers: Annotated[int, typer.Option("--workers", help="Local worker processes.")] = 1,
-    cluster: Annotated[str | None, typer.Option("--cluster", help="Dask scheduler address.")] = None,
-    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Resumable run directory.")] = None,
+    workers: WorkersOpt = 1,
+    cluster: ClusterOpt = None,
+    run_dir: RunDirOpt = None,
     seed: SeedOpt = 0,
     categorical: CategoricalOpt = None,
     continuous: ContinuousOpt = None,

@@ -16,10 +16,12 @@ from synthleak.audit import Budget, audit
 from synthleak.cli.app import app
 from synthleak.cli.common import (
     CategoricalOpt,
+    ClusterOpt,
     ContinuousOpt,
     NaValuesOpt,
     SchemaOpt,
     SeedOpt,
+    WorkersOpt,
     load_cli_tables,
     split_list,
 )
@@ -99,8 +101,6 @@ def _run_audit(
 
 
 BudgetOpt = Annotated[Budget, typer.Option("--budget", help="Compute spent: quick, standard or paper.")]
-WorkersOpt = Annotated[int, typer.Option("--workers", help="Local worker processes.")]
-ClusterOpt = Annotated[str | None, typer.Option("--cluster", help="Dask scheduler address, e.g. tcp://host:8786.")]
 
 
 @app.command("audit")

@@ -42,6 +42,9 @@ NaValuesOpt = Annotated[
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed; same seed, same result.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Write the output to this file.")]
+WorkersOpt = Annotated[int, typer.Option("--workers", help="Local worker processes.")]
+ClusterOpt = Annotated[str | None, typer.Option("--cluster", help="Dask scheduler address, e.g. tcp://host:8786.")]
+RunDirOpt = Annotated[Path | None, typer.Option("--run-dir", help="Resumable run directory.")]
 
 
 def split_list(value: str | None) -> list[str]:

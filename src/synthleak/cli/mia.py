@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -27,12 +26,15 @@ import typer
 from synthleak.cli.app import app
 from synthleak.cli.common import (
     CategoricalOpt,
+    ClusterOpt,
     ContinuousOpt,
     NaValuesOpt,
     OutOpt,
     OutputFormat,
+    RunDirOpt,
     SchemaOpt,
     SeedOpt,
+    WorkersOpt,
     emit,
     load_cli_data,
     split_list,
@@ -100,9 +102,9 @@ def mia_cmd(
     test_size: Annotated[int | None, typer.Option("--test-size", help="|D_test| (default as Table 1).")] = None,
     k: Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k (top:N).")] = 5,
     batch_size: Annotated[int, typer.Option("--batch-size", help="Datasets per work unit.")] = 50,
-    workers: Annotated[int, typer.Option("--workers", help="Local worker processes.")] = 1,
-    cluster: Annotated[str | None, typer.Option("--cluster", help="Dask scheduler address tcp://host:8786.")] = None,
-    run_dir: Annotated[Path | None, typer.Option("--run-dir", help="Resumable run directory.")] = None,
+    workers: WorkersOpt = 1,
+    cluster: ClusterOpt = None,
+    run_dir: RunDirOpt = None,
     seed: SeedOpt = 0,
     fmt: Annotated[OutputFormat, typer.Option("--format", help="table or json.")] = OutputFormat.TABLE,
     out: OutOpt = None,
