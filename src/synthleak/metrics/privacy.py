@@ -231,17 +231,11 @@ class PairedComparison:
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
-    """Two-sided exact McNemar p-value: ``P(Binomial(a_only + b_only, 1/2)`` as extreme)."""
+    """Two-sided exact McNemar p-value: a binomial test of the discordant pairs at 1/2."""
+    from scipy.stats import binomtest  # scipy.stats is slow to import; only needed here
+
     n = a_only + b_only
-    if n == 0:
-        return 1.0
-    k = min(a_only, b_only)
-    # log-space binomial tail, exact for any n
-    logs = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0)
-            for i in range(k + 1)]
-    top = max(logs)
-    tail = math.exp(top) * sum(math.exp(v - top) for v in logs)
-    return min(1.0, 2.0 * tail)
+    return 1.0 if n == 0 else float(binomtest(min(a_only, b_only), n, 0.5).pvalue)
 
 
 def paired_accuracy_difference(
