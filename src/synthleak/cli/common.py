@@ -79,14 +79,23 @@ def make_rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
+def check_out_path(path: Path) -> None:
+    """Fail with a one-line InputError unless ``--out`` names a file in an existing folder.
+
+    Commands with long runs call it before any work, so a bad path fails fast.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"--out {path} is a directory: give a file path")
+    if not path.absolute().parent.is_dir():
+        raise InputError(f"the folder {path.parent} of --out does not exist: create it first")
+
+
 def atomic_write(path: Path, data: str | bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file, so a failure leaves nothing behind."""
     path = Path(path)
-    if path.exists() and path.is_dir():
-        raise InputError(f"--out {path} is a directory: give a file path")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.exists():
-        raise InputError(f"the folder {parent} of --out does not exist: create it first")
+    check_out_path(path)
+    parent = path.absolute().parent
     fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -30,6 +30,7 @@ from synthleak.cli.common import (
     SchemaOpt,
     SeedOpt,
     atomic_write,
+    check_out_path,
     emit,
     load_cli_data,
     make_rng,
@@ -126,10 +127,7 @@ def generate_cmd(
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".parquet", ".pq"):
         raise InputError(f"--out {out}: the file name must end in .csv or .parquet")
-    if out.is_dir():
-        raise InputError(f"--out {out} is a directory: give a file path")
-    if not out.absolute().parent.is_dir():
-        raise InputError(f"the folder {out.parent} of --out does not exist: create it first")
+    check_out_path(out)
     gen = make_generator(generator)  # bad specs fail before the data is read
     loaded = load_cli_data(
         data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values

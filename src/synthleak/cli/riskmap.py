@@ -38,6 +38,7 @@ from synthleak.cli.common import (
     SeedOpt,
     WorkersOpt,
     atomic_write,
+    check_out_path,
     load_cli_data,
     split_list,
     to_json,
@@ -84,10 +85,7 @@ def riskmap_cmd(
     suffix = out.suffix.lower()
     if suffix not in (".json", ".csv"):
         raise InputError(f"--out {out} must end in .json or .csv")
-    if out.is_dir():
-        raise InputError(f"--out {out} is a directory: give a file path")
-    if not out.parent.exists():
-        raise InputError(f"the folder {out.parent} of --out does not exist: create it first")
+    check_out_path(out)
     game = RiskMap(
         generator,
         n=n,
