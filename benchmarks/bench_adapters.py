@@ -94,11 +94,18 @@ def main() -> None:
     t_np = min(timed("nonprivate", train, 1000, s)[0] for s in (0, 1))
     tvd_ind = mean_2way_tvd(train, timed("indhist", train, 5000, 0)[1])
     tvd_np = mean_2way_tvd(train, timed("nonprivate", train, 5000, 0)[1])
-    rows = [("indhist", t_ind, "indhist", t_ind, tvd_ind), ("nonprivate", t_np, "indhist", t_ind, tvd_np)]
+    rows = [
+        ("indhist", t_ind, "indhist", t_ind, tvd_ind),
+        ("nonprivate", t_np, "indhist", t_ind, tvd_np),
+    ]
     specs = [("command (python resampler)", command, "nonprivate", t_np)]
     for eps in [e for e in args.mst_eps.split(",") if e]:
-        specs.append((f"mst:epsilon={eps} (1st fit, JAX compiles)", f"mst:epsilon={eps}", "indhist", t_ind))
-        specs.append((f"mst:epsilon={eps} (2nd fit, compiled)", f"mst:epsilon={eps}", "indhist", t_ind))
+        specs.append(
+            (f"mst:epsilon={eps} (1st fit, JAX compiles)", f"mst:epsilon={eps}", "indhist", t_ind)
+        )
+        specs.append(
+            (f"mst:epsilon={eps} (2nd fit, compiled)", f"mst:epsilon={eps}", "indhist", t_ind)
+        )
     if args.ctgan_epochs > 0:
         spec = f"ctgan:epochs={args.ctgan_epochs}"
         specs.append((spec, spec, "indhist", t_ind))

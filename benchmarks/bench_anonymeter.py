@@ -54,7 +54,9 @@ def _anonymeter(kind: str, ori, syn, ctl, n_attacks: int, seed: int):
         )
         ev.evaluate(n_jobs=-1)
     else:
-        ev = SinglingOutEvaluator(ori=ori, syn=syn, control=ctl, n_attacks=n_attacks, n_cols=3, seed=seed)
+        ev = SinglingOutEvaluator(
+            ori=ori, syn=syn, control=ctl, n_attacks=n_attacks, n_cols=3, seed=seed
+        )
         ev.evaluate(mode=kind)
     risk = ev.risk()
     res = ev.results()
@@ -67,9 +69,13 @@ def _ours(kind: str, ori, syn, ctl, n_attacks: int, seed: int):
     o, s, c = enc["original"], enc["synthetic"], enc["control"]
     rng = np.random.default_rng(seed)
     if kind == "linkability":
-        r = LinkabilityGame(o, s, c, n_attacks=n_attacks).run(LinkabilityAttack(*AUX, n_neighbors=10), rng=rng)
+        r = LinkabilityGame(o, s, c, n_attacks=n_attacks).run(
+            LinkabilityAttack(*AUX, n_neighbors=10), rng=rng
+        )
     else:
-        attack = UnivariateSinglingOut() if kind == "univariate" else MultivariateSinglingOut(n_cols=3)
+        attack = (
+            UnivariateSinglingOut() if kind == "univariate" else MultivariateSinglingOut(n_cols=3)
+        )
         r = SinglingOutGame(o, s, c, n_attacks=n_attacks).run(attack, rng=rng)
     return time.perf_counter() - t, r.risk.value, (r.risk.ci_low, r.risk.ci_high), r
 
@@ -83,8 +89,10 @@ def main() -> None:
     args = ap.parse_args()
     logging.disable(logging.WARNING)
     warnings.simplefilter("ignore")
-    print(f"# bench_anonymeter  {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC  "
-          f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores")
+    print(
+        f"# bench_anonymeter  {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC  "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    )
     ori, syn, ctl = _frames()
     print(f"original {ori.shape}, synthetic {syn.shape}, control {ctl.shape}")
     # warm-up: numba compilation and imports are not counted for either side
@@ -92,7 +100,9 @@ def main() -> None:
     for kind in ("univariate", "multivariate", "linkability"):
         _ours(kind, small[0], small[1], small[2], 20, 0)
         _anonymeter(kind, small[0], small[1], small[2], 20, 0)
-    print("| kind | seed | n | anonymeter risk [CI] | synthleak risk [CI] | overlap | anonymeter s | synthleak s | ratio |")
+    print(
+        "| kind | seed | n | anonymeter risk [CI] | synthleak risk [CI] | overlap | anonymeter s | synthleak s | ratio |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     totals: dict[str, list[float]] = {}
     for kind in args.kinds.split(","):

@@ -44,9 +44,18 @@ def main() -> None:
     secs = {}
     for pool in ("shared", "single"):
         game = MembershipGame(
-            args.generator, n=args.n, m=args.n, n_shadow=args.shadows, n_test=args.tests,
-            attacks=(args.attack,), attack_params={"query": {"n_queries": args.queries}}, pool=pool,
-            aux_size=10_000, test_size=5_000, workers=args.workers, progress=True,
+            args.generator,
+            n=args.n,
+            m=args.n,
+            n_shadow=args.shadows,
+            n_test=args.tests,
+            attacks=(args.attack,),
+            attack_params={"query": {"n_queries": args.queries}},
+            pool=pool,
+            aux_size=10_000,
+            test_size=5_000,
+            workers=args.workers,
+            progress=True,
         )
         t0 = time.perf_counter()
         with warnings.catch_warnings():
@@ -54,10 +63,14 @@ def main() -> None:
             res[pool] = game.run(omega, rows, seed=args.seed, selected_by=sel)
         secs[pool] = time.perf_counter() - t0
 
-    print(f"# bench_pools — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, "
-          f"load avg {os.getloadavg()[0]:.1f}")
-    print(f"Adult, {args.generator}, n=m={args.n}, shadows={args.shadows}, tests={args.tests}, "
-          f"attack={args.attack}, {rows.size} targets ({args.targets})")
+    print(
+        f"# bench_pools — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, "
+        f"load avg {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"Adult, {args.generator}, n=m={args.n}, shadows={args.shadows}, tests={args.tests}, "
+        f"attack={args.attack}, {rows.size} targets ({args.targets})"
+    )
     print(f"{'row':>7} {'selected_by':<12} {'AUC shared':>18} {'AUC single':>18} {'z':>6}")
     zs = []
     for ts, tp in zip(res["shared"].targets, res["single"].targets, strict=True):
@@ -65,16 +78,22 @@ def main() -> None:
         se = np.hypot((a.ci_high - a.ci_low) / 3.92, (b.ci_high - b.ci_low) / 3.92)
         z = (a.value - b.value) / se if se > 0 else 0.0
         zs.append(z)
-        print(f"{ts.row:>7} {ts.selected_by:<12} {a.value:.3f} [{a.ci_low:.2f},{a.ci_high:.2f}]"
-              f" {b.value:.3f} [{b.ci_low:.2f},{b.ci_high:.2f}] {z:6.2f}")
+        print(
+            f"{ts.row:>7} {ts.selected_by:<12} {a.value:.3f} [{a.ci_low:.2f},{a.ci_high:.2f}]"
+            f" {b.value:.3f} [{b.ci_low:.2f},{b.ci_high:.2f}] {z:6.2f}"
+        )
     za = np.abs(np.array(zs))
     sa = np.array([t.attacks[args.attack].auc.value for t in res["shared"].targets])
     pa = np.array([t.attacks[args.attack].auc.value for t in res["single"].targets])
-    print(f"|z| < 2 for {int((za < 2).sum())}/{za.size} targets; mean AUC shared {sa.mean():.3f} "
-          f"vs single {pa.mean():.3f}; Pearson r of per-target AUCs {np.corrcoef(sa, pa)[0, 1]:.2f}")
-    print(f"wall time: shared {secs['shared']:.0f}s, single {secs['single']:.0f}s "
-          f"-> shared is {secs['single'] / secs['shared']:.1f}x faster "
-          f"({args.shadows + args.tests} vs {rows.size * (args.shadows + args.tests)} generator runs)")
+    print(
+        f"|z| < 2 for {int((za < 2).sum())}/{za.size} targets; mean AUC shared {sa.mean():.3f} "
+        f"vs single {pa.mean():.3f}; Pearson r of per-target AUCs {np.corrcoef(sa, pa)[0, 1]:.2f}"
+    )
+    print(
+        f"wall time: shared {secs['shared']:.0f}s, single {secs['single']:.0f}s "
+        f"-> shared is {secs['single'] / secs['shared']:.1f}x faster "
+        f"({args.shadows + args.tests} vs {rows.size * (args.shadows + args.tests)} generator runs)"
+    )
 
 
 if __name__ == "__main__":

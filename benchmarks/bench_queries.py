@@ -74,14 +74,20 @@ def main() -> None:
     batch = TableStack.from_tables([omega.sample(1000, rng=rng) for _ in range(256)])
     batch_med, _ = best_of(lambda: all_subset_counts(batch, target), 3)
 
-    print(f"# bench_queries — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, "
-          f"{platform.processor() or platform.machine()}, load avg {os.getloadavg()[0]:.1f}")
+    print(
+        f"# bench_queries — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, "
+        f"{platform.processor() or platform.machine()}, load avg {os.getloadavg()[0]:.1f}"
+    )
     print("all 2^15 = 32768 counting queries, one Adult synthetic dataset of 1000 records (F = 15)")
     print(f"per-query numpy loop (peer)     : {loop_s * 1e3:9.1f} ms")
-    print(f"match masks + zeta (ours)       : {zeta_med * 1e3:9.3f} ms median, {zeta_min * 1e3:.3f} ms best"
-          f"  -> {loop_s / zeta_med:,.0f}x faster than the loop")
-    print(f"bitsets, same 32768 queries     : {bits_med * 1e3:9.3f} ms median, {bits_min * 1e3:.3f} ms best"
-          f"  -> {loop_s / bits_med:,.0f}x faster than the loop, zeta is {bits_med / zeta_med:.1f}x faster than bitsets")
+    print(
+        f"match masks + zeta (ours)       : {zeta_med * 1e3:9.3f} ms median, {zeta_min * 1e3:.3f} ms best"
+        f"  -> {loop_s / zeta_med:,.0f}x faster than the loop"
+    )
+    print(
+        f"bitsets, same 32768 queries     : {bits_med * 1e3:9.3f} ms median, {bits_min * 1e3:.3f} ms best"
+        f"  -> {loop_s / bits_med:,.0f}x faster than the loop, zeta is {bits_med / zeta_med:.1f}x faster than bitsets"
+    )
     print(f"zeta, batch of 256 datasets     : {batch_med / 256 * 1e3:9.3f} ms per dataset")
 
 

@@ -46,7 +46,9 @@ PAPER = {  # Table 2: seconds, rows m, columns |Q|
 QS = [10, 100, 1000, 10_000, 100_000]
 
 
-def attack(X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed: int) -> tuple[np.ndarray, float]:
+def attack(
+    X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed: int
+) -> tuple[np.ndarray, float]:
     t0 = time.perf_counter()
     qs = build_queries(X, sizes[:-1], order=4, max_queries=q, rng=np.random.default_rng(seed))
     pc, tot = count_answers(qs, S[:, :-1], S[:, -1], 2)
@@ -56,8 +58,12 @@ def attack(X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed: int) -
     return t, time.perf_counter() - t0
 
 
-def naive_attack(X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed: int) -> tuple[np.ndarray, float]:
-    qs = build_queries(X, sizes[:-1], order=4, max_queries=q, rng=np.random.default_rng(seed))  # same queries
+def naive_attack(
+    X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed: int
+) -> tuple[np.ndarray, float]:
+    qs = build_queries(
+        X, sizes[:-1], order=4, max_queries=q, rng=np.random.default_rng(seed)
+    )  # same queries
     mult = []
     for c in qs.combos:
         sub = sizes[c]
@@ -66,7 +72,9 @@ def naive_attack(X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed: 
     for j in range(qs.n_queries):
         c = qs.combos[qs.combo[j]]
         mu = mult[qs.combo[j]]
-        queries.append((c, [(int(qs.key[j]) // int(mu[i])) % int(sizes[c[i]]) for i in range(len(c))]))
+        queries.append(
+            (c, [(int(qs.key[j]) // int(mu[i])) % int(sizes[c[i]]) for i in range(len(c))])
+        )
     t0 = time.perf_counter()
     A = np.zeros((len(queries), X.shape[0]))
     r = np.full(len(queries), np.nan)
@@ -83,12 +91,19 @@ def naive_attack(X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed: 
     A, r = A[ok], r[ok]
     qn, n = A.shape
     M = np.hstack([A, np.eye(qn), -np.eye(qn)])
-    res = linprog(np.concatenate([np.zeros(n), np.ones(2 * qn)]), A_eq=M, b_eq=r,
-                  bounds=[(0, 1)] * n + [(0, None)] * (2 * qn), method="highs")
+    res = linprog(
+        np.concatenate([np.zeros(n), np.ones(2 * qn)]),
+        A_eq=M,
+        b_eq=r,
+        bounds=[(0, 1)] * n + [(0, None)] * (2 * qn),
+        method="highs",
+    )
     return np.clip(res.x[:n], 0, 1), time.perf_counter() - t0
 
 
-def primal_sparse(X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed: int) -> tuple[np.ndarray, float]:
+def primal_sparse(
+    X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed: int
+) -> tuple[np.ndarray, float]:
     t0 = time.perf_counter()
     qs = build_queries(X, sizes[:-1], order=4, max_queries=q, rng=np.random.default_rng(seed))
     pc, tot = count_answers(qs, S[:, :-1], S[:, -1], 2)
@@ -99,8 +114,13 @@ def primal_sparse(X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed:
     eye = sp.identity(qn, format="csr")
     M = sp.hstack([A, eye, -eye], format="csc")
     ub = np.concatenate([np.ones(n), np.full(2 * qn, np.inf)])
-    res = linprog(np.concatenate([np.zeros(n), np.ones(2 * qn)]), A_eq=M, b_eq=r[ok],
-                  bounds=np.stack([np.zeros(n + 2 * qn), ub], axis=1), method="highs")
+    res = linprog(
+        np.concatenate([np.zeros(n), np.ones(2 * qn)]),
+        A_eq=M,
+        b_eq=r[ok],
+        bounds=np.stack([np.zeros(n + 2 * qn), ub], axis=1),
+        method="highs",
+    )
     return np.clip(res.x[:n], 0, 1), time.perf_counter() - t0
 
 
@@ -123,10 +143,14 @@ def main() -> None:
         for q in qlist:
             t, secs = attack(X, sizes, S, q, 1)
             paper = PAPER[m][QS.index(q)]
-            print(f"| {m:,} | {q:,} | {secs:.2f} | {paper} | {paper / secs:.1f}x | {((t > 0.5) == y).mean():.3f} |",
-                  flush=True)
+            print(
+                f"| {m:,} | {q:,} | {secs:.2f} | {paper} | {paper / secs:.1f}x | {((t > 0.5) == y).mean():.3f} |",
+                flush=True,
+            )
     print("\nPeers in the same run (same queries, same S):")
-    print("| m | |Q| | synthleak (s) | naive dense (s) | naive / synthleak | primal sparse simplex (s) | ratio |")
+    print(
+        "| m | |Q| | synthleak (s) | naive dense (s) | naive / synthleak | primal sparse simplex (s) | ratio |"
+    )
     print("|---|---|---|---|---|---|---|")
     for m, q in [(1000, 100), (1000, 1000), (10_000, 1000)]:
         S = D[np.random.default_rng(m).integers(0, 1000, m)]
@@ -134,8 +158,11 @@ def main() -> None:
         t2, s2 = naive_attack(X, sizes, S, q, 1)
         _, s3 = primal_sparse(X, sizes, S, q, 1)
         same = ((t1 > 0.5) == (t2 > 0.5)).mean()
-        print(f"| {m:,} | {q:,} | {s1:.2f} | {s2:.2f} | {s2 / s1:.1f}x | {s3:.2f} | {s3 / s1:.1f}x |"
-              f" (guesses agree with naive on {same:.3f} of records)", flush=True)
+        print(
+            f"| {m:,} | {q:,} | {s1:.2f} | {s2:.2f} | {s2 / s1:.1f}x | {s3:.2f} | {s3 / s1:.1f}x |"
+            f" (guesses agree with naive on {same:.3f} of records)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

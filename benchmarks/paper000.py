@@ -17,7 +17,9 @@ GENERATORS = "synthpop:predictors=onehot,baynet"
 
 def add_data_argument(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
-        "--data", choices=("complete", "full"), default="complete",
+        "--data",
+        choices=("complete", "full"),
+        default="complete",
         help="complete: the 45,222 Adult rows without a missing value, the paper's Adult (its code "
         "loads them, and its 10 distance targets are our V_5 top 10 there); full: all 48,842 rows, "
         "missing values as categories (the runs before 2026-11-22, third session)",

@@ -28,7 +28,25 @@ from synthleak.data.io import load_data
 from synthleak.games.attribute import AttributeGame
 
 DATA = "/work/shared/datasets/nist_acs_ma2019.csv"
-QUASI_IDS = ["PUMA", "AGEP", "MSP", "HISP", "RAC1P", "NOC", "NPF", "HOUSING_TYPE", "OWN_RENT", "INDP_CAT", "EDU", "PINCP_DECILE", "DVET", "DREM", "DPHY", "DEYE", "DEAR"]
+QUASI_IDS = [
+    "PUMA",
+    "AGEP",
+    "MSP",
+    "HISP",
+    "RAC1P",
+    "NOC",
+    "NPF",
+    "HOUSING_TYPE",
+    "OWN_RENT",
+    "INDP_CAT",
+    "EDU",
+    "PINCP_DECILE",
+    "DVET",
+    "DREM",
+    "DPHY",
+    "DEYE",
+    "DEAR",
+]
 
 # (generator, sizes, games, targets per game, attacks): the grid behind RESULTS_aia.md. indhist
 # plays the paper's one-target game 500 times; rap attacks 5 unique targets per game (our
@@ -63,20 +81,37 @@ def main() -> None:
     for spec, ms, games, tpg, attacks in grid:
         t0 = time.perf_counter()
         game = AttributeGame(
-            spec, "SEX", QUASI_IDS, n=1000, m=ms, games=games, targets_per_game=tpg,
+            spec,
+            "SEX",
+            QUASI_IDS,
+            n=1000,
+            m=ms,
+            games=games,
+            targets_per_game=tpg,
             attacks=attacks,
         )
-        res = game.run(table, seed=0, workers=args.workers, run_dir=out / spec.replace(":", "_").replace("=", ""))
+        res = game.run(
+            table,
+            seed=0,
+            workers=args.workers,
+            run_dir=out / spec.replace(":", "_").replace("=", ""),
+        )
         secs = time.perf_counter() - t0
-        (out / f"{spec.replace(':', '_').replace('=', '')}.json").write_text(json.dumps(res.to_dict(), indent=1))
-        print(f"## {spec}: {games} games x {tpg} targets, {secs:.0f} s, {len(res.failures)} failures", flush=True)
+        (out / f"{spec.replace(':', '_').replace('=', '')}.json").write_text(
+            json.dumps(res.to_dict(), indent=1)
+        )
+        print(
+            f"## {spec}: {games} games x {tpg} targets, {secs:.0f} s, {len(res.failures)} failures",
+            flush=True,
+        )
         for e in res.results:
             a = e["attacks"]
             line = (
                 f"| {spec} | {e['m']} | "
                 + " | ".join(
                     f"{a[k]['accuracy']:.3f} [{a[k]['accuracy_ci'][0]:.2f}, {a[k]['accuracy_ci'][1]:.2f}]"
-                    if k in a and a[k]["accuracy"] is not None else "-"
+                    if k in a and a[k]["accuracy"] is not None
+                    else "-"
                     for k in ("recon", "dcr", "infer")
                 )
                 + f" | {a['recon']['auc']:.3f} | {e['acc_max']:.3f} | {e['utility']['mre_gt10']:.3f} |"
@@ -84,7 +119,9 @@ def main() -> None:
             )
             rows.append(line)
             print(line, flush=True)
-    print("\n| generator | m | recon acc [95% CI] | dcr acc | infer acc | recon AUC | Acc_max | MRE>10 | 3-TVD |")
+    print(
+        "\n| generator | m | recon acc [95% CI] | dcr acc | infer acc | recon AUC | Acc_max | MRE>10 | 3-TVD |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
 

@@ -92,7 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out-dir", type=Path, default=Path("benchmarks/results_attention"))
     ap.add_argument(
-        "--run-dir", type=Path, default=None,
+        "--run-dir",
+        type=Path,
+        default=None,
         help="resumable run directories go under here; the same directory as reproduce_table2.py's "
         "--run-dir reuses its stored shadow and test datasets (same targets, sizes and seed)",
     )
@@ -118,7 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict[str, dict[str, dict[str, dict[str, float]]]] = {}
     timings: dict[str, float] = {}
     for gen in split_generators(args.generators):
-        run_dir = (args.run_dir / run_dir_name(gen, args.data, shadows, args.pool)) if args.run_dir else None
+        run_dir = (
+            (args.run_dir / run_dir_name(gen, args.data, shadows, args.pool))
+            if args.run_dir
+            else None
+        )
         t0 = time.perf_counter()
         game = MembershipGame(
             gen,
@@ -146,8 +152,11 @@ def main(argv: list[str] | None = None) -> int:
             doc["attack_cpu_seconds"] = cpu
             for a, v in cpu.items():
                 if v:
-                    print(f"[{gen}] {a}: CPU seconds per target (fit + score, one process): "
-                          f"median {np.median(v):.0f}, max {max(v):.0f} over {len(v)} targets", flush=True)
+                    print(
+                        f"[{gen}] {a}: CPU seconds per target (fit + score, one process): "
+                        f"median {np.median(v):.0f}, max {max(v):.0f} over {len(v)} targets",
+                        flush=True,
+                    )
         name = f"table3_attention_{spec_label(gen, args.data)}_{shadows}{'_quick' if args.quick else ''}.json"
         (args.out_dir / name).write_text(to_json(doc))
         summary[gen] = doc["summary_by_selector"]

@@ -56,10 +56,14 @@ def main() -> None:
     ap.add_argument("--generators", default="synthpop,ctgan,anonymeter-ctgan")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    print(f"# reproduce_contrastive  {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
-          f"{os.cpu_count()} cores; n={args.n}, attacks={args.attacks}, encoder epochs={args.epochs} "
-          "(3 x 1024 GELU + dropout, as 003)")
-    print(f"paper (REalTabFormer): SO {PAPER['SO'][0]} ± {PAPER['SO'][1]}, SO+CL {PAPER['SO+CL'][0]} ± {PAPER['SO+CL'][1]}")
+    print(
+        f"# reproduce_contrastive  {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
+        f"{os.cpu_count()} cores; n={args.n}, attacks={args.attacks}, encoder epochs={args.epochs} "
+        "(3 x 1024 GELU + dropout, as 003)"
+    )
+    print(
+        f"paper (REalTabFormer): SO {PAPER['SO'][0]} ± {PAPER['SO'][1]}, SO+CL {PAPER['SO+CL'][0]} ± {PAPER['SO+CL'][1]}"
+    )
     rng = np.random.default_rng(args.seed)
     adult = sl.datasets.load_adult()
     schema = sl.infer_schema(adult)
@@ -72,7 +76,10 @@ def main() -> None:
         if name == "anonymeter-ctgan":
             from synthleak.data.io import encode_frames, read_frame
 
-            f = [read_frame(DATA / f"anonymeter_adults_{k}.csv", na_values=["?"]) for k in ("train_reconstructed", "syn_ctgan", "control")]
+            f = [
+                read_frame(DATA / f"anonymeter_adults_{k}.csv", na_values=["?"])
+                for k in ("train_reconstructed", "syn_ctgan", "control")
+            ]
             _, enc = encode_frames(dict(zip(("original", "synthetic", "control"), f, strict=True)))
             o, s, c = enc["original"], enc["synthetic"], enc["control"]
             rows = np.random.default_rng(args.seed)
@@ -84,7 +91,9 @@ def main() -> None:
             spec = f"ctgan:epochs={args.ctgan_epochs}" if name == "ctgan" else name
             try:
                 gen = sl.make_generator(spec)
-                syn = gen.fit(ori, rng=np.random.default_rng(args.seed)).sample(args.n, rng=np.random.default_rng(args.seed + 1))
+                syn = gen.fit(ori, rng=np.random.default_rng(args.seed)).sample(
+                    args.n, rng=np.random.default_rng(args.seed + 1)
+                )
             except Exception as exc:  # report and go on: generators are optional here
                 print(f"{name}: generator failed: {type(exc).__name__}: {exc}")
                 continue
@@ -92,7 +101,10 @@ def main() -> None:
         gen_s = time.perf_counter() - t
         so, so_s = _risk(game, MultivariateSinglingOut(n_cols=3), args.seed)
         cl, cl_s = _risk(game, contrastive, args.seed)
-        print(f"| {name} | SO {so} | SO+CL {cl} | data {gen_s:.0f} s, SO {so_s:.0f} s, SO+CL {cl_s:.0f} s |", flush=True)
+        print(
+            f"| {name} | SO {so} | SO+CL {cl} | data {gen_s:.0f} s, SO {so_s:.0f} s, SO+CL {cl_s:.0f} s |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -57,7 +57,9 @@ def main() -> None:
     ap.add_argument("--targets", type=int, default=10)
     add_data_argument(ap)
     ap.add_argument("--fig3a-generator", default="synthpop:predictors=onehot")
-    ap.add_argument("--fig4-selectors", default="distance", help="comma-separated: random,rare,loglik,distance")
+    ap.add_argument(
+        "--fig4-selectors", default="distance", help="comma-separated: random,rare,loglik,distance"
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results_mia/sweeps.json"))
@@ -73,8 +75,14 @@ def main() -> None:
     auc = {t.row: t.attacks["query"].auc.value for t in res.targets}
     for k, rows in per_k.items():
         vals = np.array([auc[r] for r in rows])
-        out["fig3a"][str(k)] = {"rows": rows, "auc_mean": float(vals.mean()), "auc_sd": float(vals.std())}
-        print(f"Fig 3a  k={k:>2}  AUC {vals.mean():.3f} ± {vals.std():.3f}  rows {rows}", flush=True)
+        out["fig3a"][str(k)] = {
+            "rows": rows,
+            "auc_mean": float(vals.mean()),
+            "auc_sd": float(vals.std()),
+        }
+        print(
+            f"Fig 3a  k={k:>2}  AUC {vals.mean():.3f} ± {vals.std():.3f}  rows {rows}", flush=True
+        )
     out["fig3a_seconds"] = time.perf_counter() - t0
 
     selectors = [sel.strip() for sel in args.fig4_selectors.split(",") if sel.strip()]
@@ -88,7 +96,10 @@ def main() -> None:
         by_selector = res.summary_by_selector()
         cell: dict = {sel: by_selector[sel]["query"] for sel in selectors}
         for sel in selectors:
-            print(f"Fig 4   epsilon={eps:g}  {sel:<8}  AUC {cell[sel]['auc_mean']:.3f} ± {cell[sel]['auc_sd']:.3f}", flush=True)
+            print(
+                f"Fig 4   epsilon={eps:g}  {sel:<8}  AUC {cell[sel]['auc_mean']:.3f} ± {cell[sel]['auc_sd']:.3f}",
+                flush=True,
+            )
         cell["seconds"] = time.perf_counter() - t1
         out["fig4"][f"{eps:g}"] = cell
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -46,8 +46,18 @@ from synthleak.errors import BaselineWarning
 from synthleak.games.membership import MembershipGame, parse_targets
 
 PAPER = {  # Table 2, Adult columns: mean, s.d.
-    "synthpop": {"random": (0.613, 0.084), "rare": (0.699, 0.113), "loglik": (0.742, 0.033), "distance": (0.804, 0.072)},
-    "baynet": {"random": (0.618, 0.120), "rare": (0.704, 0.140), "loglik": (0.787, 0.057), "distance": (0.810, 0.110)},
+    "synthpop": {
+        "random": (0.613, 0.084),
+        "rare": (0.699, 0.113),
+        "loglik": (0.742, 0.033),
+        "distance": (0.804, 0.072),
+    },
+    "baynet": {
+        "random": (0.618, 0.120),
+        "rare": (0.704, 0.140),
+        "loglik": (0.787, 0.057),
+        "distance": (0.810, 0.110),
+    },
 }
 SELECTORS = ("random", "rare", "loglik", "distance")
 
@@ -61,8 +71,13 @@ def peak_rss_mb() -> float:
 def print_table(summary: dict[str, dict[str, dict[str, dict[str, float]]]]) -> None:
     """Our mean ± s.d. of the query attack's AUC per selector beside the paper's."""
     print()
-    print("Table 2 (Adult), query-based attack: mean ± s.d. of AUC over the targets of each selector")
-    print(f"{'selector':<10}" + "".join(f"  {g + ' (ours)':>18}  {g + ' (paper)':>18}" for g in summary))
+    print(
+        "Table 2 (Adult), query-based attack: mean ± s.d. of AUC over the targets of each selector"
+    )
+    print(
+        f"{'selector':<10}"
+        + "".join(f"  {g + ' (ours)':>18}  {g + ' (paper)':>18}" for g in summary)
+    )
     for sel in SELECTORS:
         line = f"{sel:<10}"
         for gen, by in summary.items():
@@ -98,33 +113,43 @@ def summarise(docs: list[dict]) -> None:
 
     groups: dict[str, list[dict]] = {}
     for d in docs:
-        groups.setdefault(f"{d['config']['generator']} [{d['config'].get('adult', 'full')}]", []).append(d)
+        groups.setdefault(
+            f"{d['config']['generator']} [{d['config'].get('adult', 'full')}]", []
+        ).append(d)
     summary: dict[str, dict[str, dict[str, dict[str, float]]]] = {}
     for g, runs in groups.items():
         per = per_target_aucs(runs)
         summary[g] = {
-            sel: {"query": {"auc_mean": float(np.mean(v)), "auc_sd": float(np.std(v))}} for sel, v in per.items()
+            sel: {"query": {"auc_mean": float(np.mean(v)), "auc_sd": float(np.std(v))}}
+            for sel, v in per.items()
         }
         seeds = sorted(int(d["config"]["seed"]) for d in runs)
         failed = sum(d["failures"]["failed_datasets"] for d in runs)
         total = sum(d["failures"]["total_datasets"] for d in runs)
         minutes = [round(d.get("timing_seconds", float("nan")) / 60, 1) for d in runs]
-        print(f"[{g}] seeds {seeds}, shadows={runs[0]['config']['n_shadow']} tests={runs[0]['config']['n_test']}, "
-              f"minutes per run {minutes}, failed datasets {failed}/{total}")
+        print(
+            f"[{g}] seeds {seeds}, shadows={runs[0]['config']['n_shadow']} tests={runs[0]['config']['n_test']}, "
+            f"minutes per run {minutes}, failed datasets {failed}/{total}"
+        )
         for sel in SELECTORS:
             if sel != "distance" and sel in per and "distance" in per:
                 t = ttest_ind(per["distance"], per[sel], equal_var=False)
-                print(f"    distance - {sel}: {np.mean(per['distance']) - np.mean(per[sel]):+.3f} "
-                      f"(Welch t = {t.statistic:.2f}, p = {t.pvalue:.3g})")
+                print(
+                    f"    distance - {sel}: {np.mean(per['distance']) - np.mean(per[sel]):+.3f} "
+                    f"(Welch t = {t.statistic:.2f}, p = {t.pvalue:.3g})"
+                )
     print_table(summary)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="small configuration (minutes)")
     add_data_argument(ap)
     ap.add_argument(
-        "--generators", default=GENERATORS,
+        "--generators",
+        default=GENERATORS,
         help="generator specs, comma-separated (parameters allowed: synthpop,baynet:k=1,bins=10); "
         "the default synthpop uses one-hot predictors, as the Python port the paper ran (via reprosyn)",
     )
@@ -134,13 +159,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=100_000)
     ap.add_argument("--attacks", default="query")
     ap.add_argument("--pool", default="shared")
-    ap.add_argument("--selectors", default=",".join(SELECTORS), help="comma-separated subset of the four selectors")
+    ap.add_argument(
+        "--selectors",
+        default=",".join(SELECTORS),
+        help="comma-separated subset of the four selectors",
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--run-dir", type=Path, default=None, help="resumable run directories go under here")
+    ap.add_argument(
+        "--run-dir", type=Path, default=None, help="resumable run directories go under here"
+    )
     ap.add_argument("--out-dir", type=Path, default=Path("benchmarks/results_mia"))
     ap.add_argument(
-        "--summarise", type=Path, nargs="+", default=None,
+        "--summarise",
+        type=Path,
+        nargs="+",
+        default=None,
         help="only print the table from result JSON files written by earlier runs (runs of one "
         "generator and data with different seeds are combined)",
     )
@@ -190,7 +224,9 @@ def main(argv: list[str] | None = None) -> int:
             aux_size=10_000,
             test_size=5_000,
             workers=args.workers,
-            run_dir=(args.run_dir / run_dir_name(gen, args.data, shadows, args.pool)) if args.run_dir else None,
+            run_dir=(args.run_dir / run_dir_name(gen, args.data, shadows, args.pool))
+            if args.run_dir
+            else None,
             progress=True,
         )
         with warnings.catch_warnings():
@@ -200,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
         doc = result.to_dict()
         doc["timing_seconds"] = timings[gen]
         doc["config"]["adult"] = args.data
-        suffix = ("" if args.pool == "shared" else "_" + args.pool) + ("_quick" if args.quick else "")
+        suffix = ("" if args.pool == "shared" else "_" + args.pool) + (
+            "_quick" if args.quick else ""
+        )
         suffix += f"_seed{args.seed}" if args.seed else ""
         (args.out_dir / f"table2_{label}_{shadows}{suffix}.json").write_text(to_json(doc))
         summary[gen] = doc["summary_by_selector"]
@@ -212,8 +250,10 @@ def main(argv: list[str] | None = None) -> int:
 
     print_table(summary)
     total = time.perf_counter() - t_start
-    print(f"\ntotal wall time {total / 60:.1f} min (target selection {t_select:.0f}s); "
-          f"peak RSS {peak_rss_mb():.0f} MB (largest single process)")
+    print(
+        f"\ntotal wall time {total / 60:.1f} min (target selection {t_select:.0f}s); "
+        f"peak RSS {peak_rss_mb():.0f} MB (largest single process)"
+    )
     print(json.dumps({"timings_s": timings, "total_s": total, "peak_rss_mb": peak_rss_mb()}))
     return 0
 

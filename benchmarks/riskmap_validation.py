@@ -53,7 +53,9 @@ def probe_full_cost(
         rows[s, :half] = np.sort(ins)
         rows[s, half:] = n + rng.choice(n, n - half, replace=False)
     t0, c0 = time.perf_counter(), time.process_time()
-    out = _generate_batch({"omega": local, "m": n, "seed": seed, "generator": generator}, 0, 0, rows)
+    out = _generate_batch(
+        {"omega": local, "m": n, "seed": seed, "generator": generator}, 0, 0, rows
+    )
     gen, gen_cpu = (time.perf_counter() - t0) / probe, (time.process_time() - c0) / probe
     ok = out["ok"]
     stack = TableStack(local.schema, out["codes"][ok], out["values"][ok])
@@ -75,9 +77,15 @@ def probe_full_cost(
     t0, c0 = time.perf_counter(), time.process_time()
     _attack_chunk(shared, 0, records)
     atk, atk_cpu = (time.perf_counter() - t0) / records, (time.process_time() - c0) / records
-    return {"gen_seconds_per_dataset": gen, "attack_seconds_per_record": atk,
-            "gen_cpu_seconds_per_dataset": gen_cpu, "attack_cpu_seconds_per_record": atk_cpu, "probe_datasets": int(ok.sum()),
-            "probe_shadow": split, "probe_records": records}
+    return {
+        "gen_seconds_per_dataset": gen,
+        "attack_seconds_per_record": atk,
+        "gen_cpu_seconds_per_dataset": gen_cpu,
+        "attack_cpu_seconds_per_record": atk_cpu,
+        "probe_datasets": int(ok.sum()),
+        "probe_shadow": split,
+        "probe_records": records,
+    }
 
 
 def main() -> None:
@@ -89,9 +97,13 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--probe", type=int, default=None, help="datasets generated at n=1000 (default: full S + T)")
+    ap.add_argument(
+        "--probe", type=int, default=None, help="datasets generated at n=1000 (default: full S + T)"
+    )
     ap.add_argument("--probe-records", type=int, default=10)
-    ap.add_argument("--check", type=int, default=3, help="records re-audited with the single-target game")
+    ap.add_argument(
+        "--check", type=int, default=3, help="records re-audited with the single-target game"
+    )
     ap.add_argument("--full-shadows", type=int, default=200)
     ap.add_argument("--full-tests", type=int, default=100)
     ap.add_argument("--out", default="/tmp/riskmap_validation.json")
@@ -107,24 +119,44 @@ def main() -> None:
 
     t0 = time.perf_counter()
     res = RiskMap(
-        args.generator, n=args.n, n_shadow=args.shadows, n_test=args.tests, n_queries=args.queries,
-        workers=args.workers, progress=True,
+        args.generator,
+        n=args.n,
+        n_shadow=args.shadows,
+        n_test=args.tests,
+        n_queries=args.queries,
+        workers=args.workers,
+        progress=True,
     ).run(data, seed=args.seed)
     wall = time.perf_counter() - t0
     d = res.to_dict()
-    doc["reduced"] = {"wall_seconds": wall, "timings": d["timings"], "summary": d["summary"], "failures": d["failures"]}
-    print(f"reduced risk map: n={args.n} S={args.shadows} T={args.tests} Q={args.queries} "
-          f"workers={args.workers}: {wall:.0f} s (generation {d['timings']['generation_seconds']:.0f} s, "
-          f"attacks {d['timings']['attack_seconds']:.0f} s)")
+    doc["reduced"] = {
+        "wall_seconds": wall,
+        "timings": d["timings"],
+        "summary": d["summary"],
+        "failures": d["failures"],
+    }
+    print(
+        f"reduced risk map: n={args.n} S={args.shadows} T={args.tests} Q={args.queries} "
+        f"workers={args.workers}: {wall:.0f} s (generation {d['timings']['generation_seconds']:.0f} s, "
+        f"attacks {d['timings']['attack_seconds']:.0f} s)"
+    )
     v = d["summary"]["validation"]
-    print(f"AUC (best attack) mean {d['summary']['auc_mean']:.3f} sd {d['summary']['auc_sd']:.3f}; chance precision@10 {v['chance_precision']:.3f}")
+    print(
+        f"AUC (best attack) mean {d['summary']['auc_mean']:.3f} sd {d['summary']['auc_sd']:.3f}; chance precision@10 {v['chance_precision']:.3f}"
+    )
     for s in ("vulnerability", "rare_value", "log_likelihood"):
-        print(f"  {s:<15} spearman {v[s]['spearman']:+.3f} [{v[s]['spearman_ci'][0]:+.3f}, {v[s]['spearman_ci'][1]:+.3f}]"
-              f"  precision@10 {v[s]['precision_at_10']:.2f}")
+        print(
+            f"  {s:<15} spearman {v[s]['spearman']:+.3f} [{v[s]['spearman_ci'][0]:+.3f}, {v[s]['spearman_ci'][1]:+.3f}]"
+            f"  precision@10 {v[s]['precision_at_10']:.2f}"
+        )
     for a, va in d["summary"].get("validation_per_attack", {}).items():
-        print(f"  [{a}] " + "; ".join(
-            f"{s} rho {va[s]['spearman']:+.3f} p@10 {va[s]['precision_at_10']:.2f}"
-            for s in ("vulnerability", "rare_value", "log_likelihood")))
+        print(
+            f"  [{a}] "
+            + "; ".join(
+                f"{s} rho {va[s]['spearman']:+.3f} p@10 {va[s]['precision_at_10']:.2f}"
+                for s in ("vulnerability", "rare_value", "log_likelihood")
+            )
+        )
 
     # 3. agreement with the single-target game
     recs = d["records"]
@@ -133,9 +165,16 @@ def main() -> None:
     rows = [recs[i]["row"] for i in picks]
     t0 = time.perf_counter()
     game = MembershipGame(
-        args.generator, n=args.n, m=args.n, n_shadow=args.shadows, n_test=args.tests,
-        attacks=("query", "distance"), attack_params={"query": {"n_queries": args.queries}},
-        batch_size=10, workers=args.workers, progress=True,
+        args.generator,
+        n=args.n,
+        m=args.n,
+        n_shadow=args.shadows,
+        n_test=args.tests,
+        attacks=("query", "distance"),
+        attack_params={"query": {"n_queries": args.queries}},
+        batch_size=10,
+        workers=args.workers,
+        progress=True,
     )
     single = game.run(data, rows, seed=args.seed + 1).to_dict()
     agree = []
@@ -146,10 +185,19 @@ def main() -> None:
             lo1, hi1 = r[f"auc_{a}_ci_low"], r[f"auc_{a}_ci_high"]
             lo2, hi2 = o["auc_ci"]
             overlap = max(lo1, lo2) <= min(hi1, hi2)
-            agree.append({"row": r["row"], "attack": a, "riskmap": [r[f"auc_{a}"], lo1, hi1],
-                          "single": [o["auc"], lo2, hi2], "overlap": bool(overlap)})
-            print(f"  row {r['row']:>6} {a:<8} riskmap {r[f'auc_{a}']:.3f} [{lo1:.3f},{hi1:.3f}]  "
-                  f"single-target {o['auc']:.3f} [{lo2:.3f},{hi2:.3f}]  CIs overlap: {overlap}")
+            agree.append(
+                {
+                    "row": r["row"],
+                    "attack": a,
+                    "riskmap": [r[f"auc_{a}"], lo1, hi1],
+                    "single": [o["auc"], lo2, hi2],
+                    "overlap": bool(overlap),
+                }
+            )
+            print(
+                f"  row {r['row']:>6} {a:<8} riskmap {r[f'auc_{a}']:.3f} [{lo1:.3f},{hi1:.3f}]  "
+                f"single-target {o['auc']:.3f} [{lo2:.3f},{hi2:.3f}]  CIs overlap: {overlap}"
+            )
     doc["agreement"] = {"seconds": time.perf_counter() - t0, "checks": agree}
 
     full_cost(args, data, doc)
@@ -160,21 +208,39 @@ def full_cost(args: argparse.Namespace, data, doc: dict) -> None:
     """Part 2: time the full-size pools and a few records; extrapolate to 1,000 records."""
     full_sets = args.full_shadows + args.full_tests
     probe = probe_full_cost(
-        data, args.generator, 1000, args.probe or full_sets, args.full_shadows, args.probe_records, args.queries, args.seed
+        data,
+        args.generator,
+        1000,
+        args.probe or full_sets,
+        args.full_shadows,
+        args.probe_records,
+        args.queries,
+        args.seed,
     )
-    est_1core = full_sets * probe["gen_seconds_per_dataset"] + 1000 * probe["attack_seconds_per_record"]
+    est_1core = (
+        full_sets * probe["gen_seconds_per_dataset"] + 1000 * probe["attack_seconds_per_record"]
+    )
     probe["extrapolated_full_seconds_one_core"] = est_1core
     probe["extrapolated_full_seconds_two_workers"] = est_1core / 2
     doc["full_cost"] = probe
-    print(f"probe at n=m=1000: {probe['gen_seconds_per_dataset']:.2f} s per baynet dataset, "
-          f"{probe['attack_seconds_per_record']:.2f} s per record (both attacks, {probe['probe_datasets']} datasets)")
-    print(f"EXTRAPOLATED full map (1000 records, S={args.full_shadows}, T={args.full_tests}): "
-          f"{est_1core / 60:.0f} min on one core, ~{est_1core / 120:.0f} min with 2 workers (ideal split)")
-    cpu = full_sets * probe["gen_cpu_seconds_per_dataset"] + 1000 * probe["attack_cpu_seconds_per_record"]
+    print(
+        f"probe at n=m=1000: {probe['gen_seconds_per_dataset']:.2f} s per baynet dataset, "
+        f"{probe['attack_seconds_per_record']:.2f} s per record (both attacks, {probe['probe_datasets']} datasets)"
+    )
+    print(
+        f"EXTRAPOLATED full map (1000 records, S={args.full_shadows}, T={args.full_tests}): "
+        f"{est_1core / 60:.0f} min on one core, ~{est_1core / 120:.0f} min with 2 workers (ideal split)"
+    )
+    cpu = (
+        full_sets * probe["gen_cpu_seconds_per_dataset"]
+        + 1000 * probe["attack_cpu_seconds_per_record"]
+    )
     probe["extrapolated_full_cpu_seconds"] = cpu
-    print(f"  CPU time (less sensitive to machine load): {probe['gen_cpu_seconds_per_dataset']:.2f} s per dataset, "
-          f"{probe['attack_cpu_seconds_per_record']:.2f} s per record -> {cpu / 60:.0f} CPU-min in all, "
-          f"~{cpu / 120:.0f} min on 2 idle cores")
+    print(
+        f"  CPU time (less sensitive to machine load): {probe['gen_cpu_seconds_per_dataset']:.2f} s per dataset, "
+        f"{probe['attack_cpu_seconds_per_record']:.2f} s per record -> {cpu / 60:.0f} CPU-min in all, "
+        f"~{cpu / 120:.0f} min on 2 idle cores"
+    )
 
 
 if __name__ == "__main__":

@@ -7,15 +7,27 @@ from synthleak import InputError, Table
 from synthleak.audit import BUDGETS, Budget, BudgetPlan, audit
 from synthleak.results import AuditResult, Verdict
 
-TINY = BudgetPlan(n_attacks=150, mia_targets=1, mia_controls=1, shadows=40, tests=40, n=150,
-                  mia_attacks=("distance",), aia_games=6)
+TINY = BudgetPlan(
+    n_attacks=150,
+    mia_targets=1,
+    mia_controls=1,
+    shadows=40,
+    tests=40,
+    n=150,
+    mia_attacks=("distance",),
+    aia_games=6,
+)
 
 
 @pytest.fixture(scope="module")
 def split(adult_table: Table) -> tuple[Table, Table, Table]:
     rng = np.random.default_rng(5)
     rows = rng.choice(len(adult_table), 3000, replace=False)
-    return adult_table.take(rows[:1000]), adult_table.take(rows[1000:2000]), adult_table.take(rows[2000:])
+    return (
+        adult_table.take(rows[:1000]),
+        adult_table.take(rows[1000:2000]),
+        adult_table.take(rows[2000:]),
+    )
 
 
 def _by_key(r: AuditResult) -> dict:
@@ -30,7 +42,10 @@ def test_release_equal_to_original_is_maximal_risk(split) -> None:
     assert f["membership.closest_record"].verdict is Verdict.SEVERE
     assert f["singling_out.multivariate"].estimate.ci_low > 0.2
     assert f["linkability"].estimate.ci_low > 0.2
-    assert f["attribute.recon.release"].estimate.value > f["attribute.recon.release"].details["control_accuracy"]
+    assert (
+        f["attribute.recon.release"].estimate.value
+        > f["attribute.recon.release"].details["control_accuracy"]
+    )
     assert r.utility is not None and r.utility["tvd3"] < 1e-9
     assert r.worst_finding().verdict is Verdict.SEVERE  # type: ignore[union-attr]
 
@@ -49,7 +64,12 @@ def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
     train, _, _ = split
     a = audit(train, generator="indhist", secret="sex", plan=TINY, seed=3)
     keys = set(_by_key(a))
-    assert {"singling_out.univariate", "linkability", "membership.closest_record", "membership.distance"} <= keys
+    assert {
+        "singling_out.univariate",
+        "linkability",
+        "membership.closest_record",
+        "membership.distance",
+    } <= keys
     assert any(k.startswith("attribute.recon.m") for k in keys)
     assert a.membership is not None and len(a.membership["targets"]) == 2
     assert a.privacy_utility and a.utility is not None
@@ -80,7 +100,9 @@ def test_budgets_grow() -> None:
     assert p.shadows == 4000 and p.tests == 200 and p.n == 1000  # Table 1 of 000
 
 
-def test_missing_torch_skips_the_attention_attack_with_a_note(split, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_torch_skips_the_attention_attack_with_a_note(
+    split, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import sys
 
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ImportError

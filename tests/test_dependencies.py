@@ -47,15 +47,21 @@ def _imports(tree: ast.Module) -> tuple[set[str], set[str]]:
                 if isinstance(child, ast.ImportFrom) and (child.level or not child.module):
                     continue
                 names = (
-                    [a.name for a in child.names] if isinstance(child, ast.Import) else [child.module]
+                    [a.name for a in child.names]
+                    if isinstance(child, ast.Import)
+                    else [child.module]
                 )
                 (nested if inside else module_level).update(n.split(".")[0] for n in names if n)
             elif isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
                 continue  # typing-only imports never run
             else:
-                visit(child, inside or isinstance(
-                    child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda
-                ))
+                visit(
+                    child,
+                    inside
+                    or isinstance(
+                        child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda
+                    ),
+                )
 
     visit(tree, False)
     return module_level, nested
@@ -68,7 +74,9 @@ def _third_party(names: set[str]) -> set[str]:
 def test_every_imported_package_is_declared() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     core = _requirement_names(project["dependencies"])
-    extras = set().union(*(_requirement_names(r) for r in project["optional-dependencies"].values()))
+    extras = set().union(
+        *(_requirement_names(r) for r in project["optional-dependencies"].values())
+    )
     dists = packages_distributions()
 
     def declared(module: str, allowed: set[str]) -> bool:
@@ -83,7 +91,9 @@ def test_every_imported_package_is_declared() -> None:
                 undeclared.append(f"{rel}: module-level import {mod!r} is not a core dependency")
         for mod in sorted(_third_party(nested) - module_level):
             if not declared(mod, core | extras):
-                undeclared.append(f"{rel}: import {mod!r} is in neither the dependencies nor an extra")
+                undeclared.append(
+                    f"{rel}: import {mod!r} is in neither the dependencies nor an extra"
+                )
     assert not undeclared, "\n".join(undeclared)
 
 
@@ -97,5 +107,7 @@ def test_the_check_sees_module_level_and_nested_imports() -> None:
     assert _third_party(module_level) == {"numba", "scipy"}
     assert _third_party(nested) == {"torch", "dask"}
     assert _requirement_names(["dask[distributed]>=2024.1", "scikit_learn>=1.4"]) == {
-        "dask", "distributed", "scikit-learn"
+        "dask",
+        "distributed",
+        "scikit-learn",
     }

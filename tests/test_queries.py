@@ -50,7 +50,9 @@ def _brute(stack: TableStack, target: sl.Table, masks: np.ndarray) -> np.ndarray
     m=st.integers(1, 40),
     levels=st.integers(1, 4),
 )
-def test_zeta_counts_equal_brute_force(seed: int, n_cat: int, n_cont: int, m: int, levels: int) -> None:
+def test_zeta_counts_equal_brute_force(
+    seed: int, n_cat: int, n_cont: int, m: int, levels: int
+) -> None:
     if n_cat + n_cont == 0:
         n_cat = 1
     rng = np.random.default_rng(seed)
@@ -61,9 +63,7 @@ def test_zeta_counts_equal_brute_force(seed: int, n_cat: int, n_cont: int, m: in
     every = np.arange(1 << f, dtype=np.uint64)
     dense = all_subset_counts(stack, target)
     np.testing.assert_array_equal(dense, _brute(stack, target, every))
-    np.testing.assert_array_equal(
-        _bitset_counts(match_bitsets(stack, target), every, m), dense
-    )
+    np.testing.assert_array_equal(_bitset_counts(match_bitsets(stack, target), every, m), dense)
 
 
 def test_superset_sums_matches_definition() -> None:
@@ -71,7 +71,11 @@ def test_superset_sums_matches_definition() -> None:
     for bits in (0, 1, 2, 3, 5, 9):
         h = rng.integers(0, 5, (2, 1 << bits)).astype(np.int32)
         want = np.stack(
-            [h[:, [b for b in range(1 << bits) if b & a == a]].sum(axis=1) for a in range(1 << bits)], axis=1
+            [
+                h[:, [b for b in range(1 << bits) if b & a == a]].sum(axis=1)
+                for a in range(1 << bits)
+            ],
+            axis=1,
         )
         np.testing.assert_array_equal(superset_sums(h.copy(), bits), want)
         # the non-contiguous fallback gives the same

@@ -33,7 +33,9 @@ def test_json_round_trip_is_lossless() -> None:
 
 
 def test_nan_becomes_null_and_back() -> None:
-    f = Finding("k", "t", MetricKind.AUC, RiskEstimate(float("nan"), float("nan"), float("nan")), TM)
+    f = Finding(
+        "k", "t", MetricKind.AUC, RiskEstimate(float("nan"), float("nan"), float("nan")), TM
+    )
     r = AuditResult({}, {}, {}, findings=(f,))
     doc = json.loads(r.to_json())
     assert doc["findings"][0]["estimate"]["value"] is None

@@ -90,8 +90,12 @@ class BudgetPlan:
 
 BUDGETS: dict[Budget, BudgetPlan] = {
     Budget.QUICK: BudgetPlan(300, 3, 2, 200, 100, 500, ("query", "distance"), 60),
-    Budget.STANDARD: BudgetPlan(1000, 5, 5, 1000, 200, 1000, ("query", "distance", "groundhog"), 200),
-    Budget.PAPER: BudgetPlan(2000, 10, 10, 4000, 200, 1000, ("query", "distance", "groundhog", "attention"), 500),
+    Budget.STANDARD: BudgetPlan(
+        1000, 5, 5, 1000, 200, 1000, ("query", "distance", "groundhog"), 200
+    ),
+    Budget.PAPER: BudgetPlan(
+        2000, 10, 10, 4000, 200, 1000, ("query", "distance", "groundhog", "attention"), 500
+    ),
 }
 
 OPTIONAL = {"torch": "torch", "ctgan": "ctgan", "distributed": "dask", "mbi": "mbi"}
@@ -220,7 +224,9 @@ def audit(
     except ValueError:
         raise InputError(f"unknown budget {budget!r}: use quick, standard or paper") from None
     if synthetic is None and generator is None:
-        raise InputError("nothing to audit: give the released synthetic data (--synthetic) or a --generator")
+        raise InputError(
+            "nothing to audit: give the released synthetic data (--synthetic) or a --generator"
+        )
     if not 0 < control_fraction < 1:
         raise InputError(f"control_fraction must lie in (0, 1), got {control_fraction}")
     frame = original if isinstance(original, pd.DataFrame) else None
@@ -232,10 +238,14 @@ def audit(
         if t is not None:
             check_same_columns(original=ori, **{name: t})
     if secret is not None and secret not in sch:
-        raise InputError(f"--secret {secret!r} is not a column: the columns are {', '.join(sch.names)}")
+        raise InputError(
+            f"--secret {secret!r} is not a column: the columns are {', '.join(sch.names)}"
+        )
     unknown = [q for q in quasi_ids if q not in sch]
     if unknown:
-        raise InputError(f"--quasi-ids names unknown column(s) {unknown}: the columns are {', '.join(sch.names)}")
+        raise InputError(
+            f"--quasi-ids names unknown column(s) {unknown}: the columns are {', '.join(sch.names)}"
+        )
     if len(ori) <= k:
         raise InputError(f"the original has {len(ori)} records: an audit needs more than k = {k}")
 
@@ -262,7 +272,9 @@ def audit(
                 f"{n_ctl} original records ({control_fraction:.0%}) were held out as the control set; "
                 f"'{generator}' was fit on the other {len(train)} records"
             )
-        say(f"fitting {generator} on {len(train)} records and generating {len(train)} synthetic records")
+        say(
+            f"fitting {generator} on {len(train)} records and generating {len(train)} synthetic records"
+        )
         gen_rng = aud.rng()
         syn = make_generator(generator).fit(train, rng=gen_rng).sample(len(train), rng=gen_rng)
     else:
@@ -323,7 +335,19 @@ def audit(
     # --- 4. black-box membership inference ---------------------------------------------------
     membership = None
     if generator is not None:
-        membership = _membership(aud, ori, generator, plan, ranking.rows, train_rows, k, workers, cluster, run_dir, progress)
+        membership = _membership(
+            aud,
+            ori,
+            generator,
+            plan,
+            ranking.rows,
+            train_rows,
+            k,
+            workers,
+            cluster,
+            run_dir,
+            progress,
+        )
 
     config = {
         "original": (sources or {}).get("original", "original"),
@@ -336,7 +360,9 @@ def audit(
         "plan": plan.__dict__ | {"mia_attacks": list(plan.mia_attacks)},
         "seed": seed,
         "confidence": 0.95,
-        "command_line": " ".join(["synthleak", *sys.argv[1:]]) if sys.argv and "synthleak" in sys.argv[0] else "python API",
+        "command_line": " ".join(["synthleak", *sys.argv[1:]])
+        if sys.argv and "synthleak" in sys.argv[0]
+        else "python API",
         "versions": _versions(),
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "n_original": len(ori),
@@ -362,7 +388,10 @@ def _nobox(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)  # the verdict carries it
         game = SinglingOutGame(train, syn, ctl, n_attacks=plan.n_attacks)
-        for mode, title in (("univariate", "Singling out (univariate)"), ("multivariate", "Singling out (multivariate)")):
+        for mode, title in (
+            ("univariate", "Singling out (univariate)"),
+            ("multivariate", "Singling out (multivariate)"),
+        ):
             aud.log(f"singling out ({mode}, {plan.n_attacks} predicates)")
             try:
                 res = game.run(make_singling_out_attack(mode), rng=aud.rng(), mode=mode)
@@ -469,7 +498,12 @@ def _membership(
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        res = game.run(ori, targets, seed=aud.seed, selected_by=["distance"] * len(top) + ["random"] * len(controls))
+        res = game.run(
+            ori,
+            targets,
+            seed=aud.seed,
+            selected_by=["distance"] * len(top) + ["random"] * len(controls),
+        )
     doc = res.to_dict()
     doc["generator"] = generator
     doc["config"] = {**doc["config"], "shadows": plan.shadows, "tests": plan.tests}
@@ -500,7 +534,9 @@ def _attribute_game(
     from synthleak.games.attribute import AttributeGame
 
     n = min(plan.n, len(ori) // 2)
-    aud.log(f"attribute inference of '{secret}': {plan.aia_games} games of {n} records through '{generator}'")
+    aud.log(
+        f"attribute inference of '{secret}': {plan.aia_games} games of {n} records through '{generator}'"
+    )
     game = AttributeGame(
         generator,
         secret,

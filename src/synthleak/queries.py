@@ -82,7 +82,9 @@ class TableStack(Sequence[Table]):
                 raise InputError(
                     f"synthetic datasets have different sizes ({len(t)} and {n} rows): give datasets of one size"
                 )
-        return cls(schema, np.stack([t.codes for t in tables]), np.stack([t.values for t in tables]))
+        return cls(
+            schema, np.stack([t.codes for t in tables]), np.stack([t.values for t in tables])
+        )
 
     @property
     def n_rows(self) -> int:
@@ -157,7 +159,9 @@ def match_masks(stack: TableStack, target: Table) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _pack_masks(match: np.ndarray, weights: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+def _pack_masks(
+    match: np.ndarray, weights: np.ndarray
+) -> np.ndarray:  # pragma: no cover - compiled
     out = np.zeros(match.shape[0], dtype=np.uint64)
     for i in range(match.shape[0]):
         acc = np.uint64(0)
@@ -203,7 +207,11 @@ def superset_sums(hist: np.ndarray, n_bits: int) -> np.ndarray:
         raise ValueError(f"last axis must have 2^{n_bits} = {size} entries, got {hist.shape[-1]}")
     lead = hist.shape[:-1]
     first = 0
-    if n_bits >= 3 and hist.flags.c_contiguous and hist.dtype in (np.int32, np.int64, np.float32, np.float64):
+    if (
+        n_bits >= 3
+        and hist.flags.c_contiguous
+        and hist.dtype in (np.int32, np.int64, np.float32, np.float64)
+    ):
         _zeta_low3(hist.reshape(-1, size))
         first = 3
     for f in range(first, n_bits):
@@ -245,7 +253,9 @@ def _popcount64(x: np.uint64) -> np.int64:  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
-def _bitset_counts(bits: np.ndarray, queries: np.ndarray, n_rows: int) -> np.ndarray:  # pragma: no cover
+def _bitset_counts(
+    bits: np.ndarray, queries: np.ndarray, n_rows: int
+) -> np.ndarray:  # pragma: no cover
     n_sets, n_attr, n_words = bits.shape
     n_q = queries.shape[0]
     out = np.empty((n_sets, n_q), dtype=np.int32)
@@ -273,7 +283,9 @@ def match_bitsets(stack: TableStack, target: Table) -> np.ndarray:
     """Per-attribute bitsets of matching records: ``(B, F, ceil(m / 64))`` uint64."""
     match = match_matrix(stack, target)  # (B, m, F)
     b, m, f = match.shape
-    packed = np.packbits(np.transpose(match, (0, 2, 1)), axis=2, bitorder="little")  # (B, F, ceil(m/8))
+    packed = np.packbits(
+        np.transpose(match, (0, 2, 1)), axis=2, bitorder="little"
+    )  # (B, F, ceil(m/8))
     n_words = (m + 63) // 64
     pad = n_words * 8 - packed.shape[2]
     if pad:
@@ -319,7 +331,9 @@ def sample_subsets(n_attr: int, n_queries: int, *, rng: np.random.Generator) -> 
     if n_attr < 1:
         raise InputError("counting queries need at least one attribute")
     if n_attr > MAX_QUERY_BITS:
-        raise InputError(f"counting queries support at most {MAX_QUERY_BITS} attributes, got {n_attr}")
+        raise InputError(
+            f"counting queries support at most {MAX_QUERY_BITS} attributes, got {n_attr}"
+        )
     if n_attr <= 62 and n_queries >= (1 << n_attr) - 1:
         return np.arange(1, 1 << n_attr, dtype=np.uint64)
     if n_attr <= 30:

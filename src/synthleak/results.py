@@ -297,7 +297,13 @@ def from_run_result(doc: dict[str, Any], *, source: str, command_line: str) -> A
         "source_run": source,
         "confidence": 0.95,
     }
-    vulnerability = {"method": "n/a", "k": None, "metric": "n/a", "n_records": cfg.get("n_records"), "top": []}
+    vulnerability = {
+        "method": "n/a",
+        "k": None,
+        "metric": "n/a",
+        "n_records": cfg.get("n_records"),
+        "top": [],
+    }
     if "targets" in doc:
         threat = ThreatModel(
             AdversaryGoal.MEMBERSHIP,
@@ -312,13 +318,19 @@ def from_run_result(doc: dict[str, Any], *, source: str, command_line: str) -> A
             "threat": threat.to_dict(),
         }
         return AuditResult(
-            base_cfg, doc.get("schema", {}), vulnerability, tuple(membership_findings(doc, threat)), membership
+            base_cfg,
+            doc.get("schema", {}),
+            vulnerability,
+            tuple(membership_findings(doc, threat)),
+            membership,
         )
     if "results" in doc:
         return _from_aia(doc, base_cfg, vulnerability)
     if "records" in doc:
         return _from_riskmap(doc, base_cfg)
-    raise ValueError("the result document is neither a membership nor an attribute-inference result")
+    raise ValueError(
+        "the result document is neither a membership nor an attribute-inference result"
+    )
 
 
 def attribute_findings(
@@ -351,7 +363,12 @@ def attribute_findings(
                         float(a.get("baseline", 0.5)),
                     ),
                     threat,
-                    {"m": m, "auc": a.get("auc"), "n_games": a.get("n_games"), "n_failed": a.get("n_failed")},
+                    {
+                        "m": m,
+                        "auc": a.get("auc"),
+                        "n_games": a.get("n_games"),
+                        "n_failed": a.get("n_failed"),
+                    },
                 )
             )
         u = entry.get("utility") or {}
@@ -382,10 +399,18 @@ def attribute_threat(cfg: dict[str, Any]) -> ThreatModel:
     )
 
 
-def _from_aia(doc: dict[str, Any], base_cfg: dict[str, Any], vulnerability: dict[str, Any]) -> AuditResult:
+def _from_aia(
+    doc: dict[str, Any], base_cfg: dict[str, Any], vulnerability: dict[str, Any]
+) -> AuditResult:
     findings, points, utility = attribute_findings(doc, attribute_threat(doc.get("config", {})))
     return AuditResult(
-        base_cfg, doc.get("schema", {}), vulnerability, tuple(findings), None, utility, tuple(points)
+        base_cfg,
+        doc.get("schema", {}),
+        vulnerability,
+        tuple(findings),
+        None,
+        utility,
+        tuple(points),
     )
 
 
@@ -422,7 +447,12 @@ def _from_riskmap(doc: dict[str, Any], base_cfg: dict[str, Any]) -> AuditResult:
                 f"Membership inference, most exposed record of the risk map (row {worst['row']})",
                 MetricKind.AUC,
                 RiskEstimate(
-                    worst["auc"], worst["auc_ci_low"], worst["auc_ci_high"], 0.95, int(cfg.get("n_test", 0)), 0.5
+                    worst["auc"],
+                    worst["auc_ci_low"],
+                    worst["auc_ci_high"],
+                    0.95,
+                    int(cfg.get("n_test", 0)),
+                    0.5,
                 ),
                 threat,
                 {"row": worst["row"], "n_records": len(recs)},

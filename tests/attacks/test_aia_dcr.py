@@ -45,7 +45,11 @@ def test_collapse_matters_when_both_secrets_present() -> None:
     ys = np.array([1, 1, 0])
     rng = np.random.default_rng(0)
     with_c = DCRAttack().fit(X, np.array([2, 2]), rng=rng).score(S, ys, np.array([0]), 2, rng=rng)
-    without = DCRAttack(collapse=False).fit(X, np.array([2, 2]), rng=rng).score(S, ys, np.array([0]), 2, rng=rng)
+    without = (
+        DCRAttack(collapse=False)
+        .fit(X, np.array([2, 2]), rng=rng)
+        .score(S, ys, np.array([0]), 2, rng=rng)
+    )
     assert with_c[0].argmax() == 1 and with_c[0, 0] < with_c[0, 1]
     assert without[0, 0] == without[0, 1]  # both at distance 0: no signal without collapse
 
@@ -63,4 +67,6 @@ def test_nonprivate_oracle_and_blocks() -> None:
 
 def test_not_fitted() -> None:
     with pytest.raises(NotFittedError):
-        DCRAttack().score(np.zeros((1, 2)), np.zeros(1), np.array([0]), 2, rng=np.random.default_rng(0))
+        DCRAttack().score(
+            np.zeros((1, 2)), np.zeros(1), np.array([0]), 2, rng=np.random.default_rng(0)
+        )

@@ -43,4 +43,6 @@ def test_training_cap_is_seeded() -> None:
 
 def test_not_fitted() -> None:
     with pytest.raises(NotFittedError):
-        InferenceAttack().score(np.zeros((1, 2)), np.zeros(1), np.array([0]), 2, rng=np.random.default_rng(0))
+        InferenceAttack().score(
+            np.zeros((1, 2)), np.zeros(1), np.array([0]), 2, rng=np.random.default_rng(0)
+        )

@@ -26,7 +26,9 @@ from synthleak.attacks.base import AttackFamily, list_attacks
 from synthleak.errors import InputError, NotFittedError
 
 
-def _population(rng: np.random.Generator, n: int, sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
+def _population(
+    rng: np.random.Generator, n: int, sizes: list[int]
+) -> tuple[np.ndarray, np.ndarray]:
     X = rng.integers(0, sizes, size=(n, len(sizes)))
     p = 0.2 + 0.6 * (X[:, 0] % 2)
     y = (rng.random(n) < p).astype(np.int64)

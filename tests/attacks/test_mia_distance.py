@@ -25,7 +25,9 @@ def _table(seed: int = 0, n: int = 200) -> sl.Table:
             "y": rng.normal(5, 2, n).round(2),
         }
     )
-    return sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x", "y"]))
+    return sl.Table.from_frame(
+        df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x", "y"])
+    )
 
 
 def test_distances_match_eq5_reference() -> None:
@@ -50,7 +52,9 @@ def test_attack_detects_copies_of_the_target() -> None:
             rows[0] = 0
         sets.append(t.take(rows))
     stack = TableStack.from_tables(sets)
-    a = DistanceAttack(n_estimators=30).fit(t.take([0]), stack[:50], y[:50], rng=np.random.default_rng(0))
+    a = DistanceAttack(n_estimators=30).fit(
+        t.take([0]), stack[:50], y[:50], rng=np.random.default_rng(0)
+    )
     x = a.features(stack)
     assert x.shape == (80, 5 + 5)
     assert np.all(np.diff(x[:, :5], axis=1) >= 0)  # sorted nearest distances

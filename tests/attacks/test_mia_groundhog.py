@@ -23,7 +23,11 @@ from synthleak.queries import TableStack
 def _table(seed: int = 0, n: int = 300) -> sl.Table:
     rng = np.random.default_rng(seed)
     df = pd.DataFrame(
-        {"a": rng.choice(["p", "q", "r"], n), "x": rng.uniform(0, 10, n).round(2), "y": rng.normal(size=n).round(3)}
+        {
+            "a": rng.choice(["p", "q", "r"], n),
+            "x": rng.uniform(0, 10, n).round(2),
+            "y": rng.normal(size=n).round(3),
+        }
     )
     return sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a"], continuous=["x", "y"]))
 
@@ -33,7 +37,11 @@ def test_features_match_references() -> None:
     rng = np.random.default_rng(0)
     sets = [t.take(rng.integers(0, len(t), 50)) for _ in range(3)]
     stack = TableStack.from_tables(sets)
-    nv, hist, corr = naive_features(stack), histogram_features(stack, 5), correlation_features(stack)
+    nv, hist, corr = (
+        naive_features(stack),
+        histogram_features(stack, 5),
+        correlation_features(stack),
+    )
     for b, s in enumerate(sets):
         df = s.to_frame()
         np.testing.assert_allclose(nv[b, :2], df[["x", "y"]].mean().to_numpy(), rtol=1e-5)
@@ -41,7 +49,9 @@ def test_features_match_references() -> None:
         np.testing.assert_allclose(nv[b, 4:6], df[["x", "y"]].var(ddof=0).to_numpy(), rtol=1e-4)
         assert nv[b, 6] == df["a"].nunique()
         np.testing.assert_allclose(nv[b, 7], df["a"].value_counts().max() / 50, rtol=1e-6)
-        freq_a = df["a"].value_counts(normalize=True).reindex(["p", "q", "r"], fill_value=0).to_numpy()
+        freq_a = (
+            df["a"].value_counts(normalize=True).reindex(["p", "q", "r"], fill_value=0).to_numpy()
+        )
         np.testing.assert_allclose(hist[b, :3], freq_a, rtol=1e-6)
         x = np.c_[s.codes.astype(float), s.values.astype(float)]
         ref = np.corrcoef(x, rowvar=False)[np.triu_indices(3, 1)]
@@ -61,10 +71,15 @@ def test_learns_a_shift_and_feature_sets() -> None:
             rows[:6] = rng.choice(big, 6)  # IN datasets hold more large x
         sets.append(t.take(rows))
     stack = TableStack.from_tables(sets)
-    a = GroundhogAttack(n_estimators=50).fit(t.take([0]), stack[:80], y[:80], rng=np.random.default_rng(0))
+    a = GroundhogAttack(n_estimators=50).fit(
+        t.take([0]), stack[:80], y[:80], rng=np.random.default_rng(0)
+    )
     assert auc(y[80:], a.score(stack[80:])) >= 0.75
     sizes = {fs: GroundhogAttack(feature_set=fs).features(stack[:2]).shape[1] for fs in FeatureSet}
-    assert sizes[FeatureSet.ALL] == sizes[FeatureSet.NAIVE] + sizes[FeatureSet.HISTOGRAM] + sizes[FeatureSet.CORRELATION]
+    assert (
+        sizes[FeatureSet.ALL]
+        == sizes[FeatureSet.NAIVE] + sizes[FeatureSet.HISTOGRAM] + sizes[FeatureSet.CORRELATION]
+    )
 
 
 def test_registry_and_errors() -> None:

@@ -11,7 +11,9 @@ from synthleak.vulnerability import pairwise_distances
 
 def test_closest_distances_match_the_full_matrix(adult_1000: Table) -> None:
     recs, syn = adult_1000.take(np.arange(300)), adult_1000.take(np.arange(300, 1000))
-    np.testing.assert_allclose(closest_distances(recs, syn, block=7), pairwise_distances(recs, syn).min(axis=1))
+    np.testing.assert_allclose(
+        closest_distances(recs, syn, block=7), pairwise_distances(recs, syn).min(axis=1)
+    )
 
 
 def test_oracles(adult_1000: Table) -> None:

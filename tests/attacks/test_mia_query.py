@@ -18,7 +18,11 @@ def _setup(seed: int = 0, n_sets: int = 60):
     rng = np.random.default_rng(seed)
     n = 300
     df = pd.DataFrame(
-        {"a": rng.choice(["p", "q"], n), "b": rng.choice(["u", "v", "w"], n), "x": rng.normal(size=n).round(2)}
+        {
+            "a": rng.choice(["p", "q"], n),
+            "b": rng.choice(["u", "v", "w"], n),
+            "x": rng.normal(size=n).round(2),
+        }
     )
     df.loc[0] = ["p", "w", -9.0]  # x <= -9 selects only copies of the target
     t = sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
@@ -58,6 +62,14 @@ def test_registry_unfitted_and_bad_input() -> None:
 
 def test_same_rng_same_scores() -> None:
     t, stack, y = _setup(seed=3, n_sets=30)
-    s1 = QueryAttack(n_queries=4, n_estimators=10).fit(t.take([0]), stack, y, rng=np.random.default_rng(5)).score(stack)
-    s2 = QueryAttack(n_queries=4, n_estimators=10).fit(t.take([0]), list(stack), y, rng=np.random.default_rng(5)).score(stack)
+    s1 = (
+        QueryAttack(n_queries=4, n_estimators=10)
+        .fit(t.take([0]), stack, y, rng=np.random.default_rng(5))
+        .score(stack)
+    )
+    s2 = (
+        QueryAttack(n_queries=4, n_estimators=10)
+        .fit(t.take([0]), list(stack), y, rng=np.random.default_rng(5))
+        .score(stack)
+    )
     np.testing.assert_array_equal(s1, s2)

@@ -78,8 +78,16 @@ def _reference(preds: PredicateSet, table: sl.Table) -> np.ndarray:
                 else:
                     m &= (xj != v) & ~null
             else:
-                cmp = {Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater, Op.GE: np.greater_equal}[op]
-                m &= cmp(np.nan_to_num(xj, nan=np.inf if op in (Op.LT, Op.LE) else -np.inf), v) & ~null
+                cmp = {
+                    Op.LT: np.less,
+                    Op.LE: np.less_equal,
+                    Op.GT: np.greater,
+                    Op.GE: np.greater_equal,
+                }[op]
+                m &= (
+                    cmp(np.nan_to_num(xj, nan=np.inf if op in (Op.LT, Op.LE) else -np.inf), v)
+                    & ~null
+                )
         out.append(int(m.sum()))
     return np.array(out)
 
@@ -100,7 +108,9 @@ def test_match_bitsets_mark_the_right_rows() -> None:
     table = _table(3)
     preds = _random_preds(table, 10, np.random.default_rng(4))
     bits = preds.match_bitsets(table)
-    rows = np.unpackbits(bits.view(np.uint8), axis=1, bitorder="little")[:, : len(table)].astype(bool)
+    rows = np.unpackbits(bits.view(np.uint8), axis=1, bitorder="little")[:, : len(table)].astype(
+        bool
+    )
     for i in range(len(preds)):
         assert rows[i].sum() == _reference(preds.take([i]), table)[0]
         # the rows it marks satisfy the predicate: re-count on just those rows
@@ -131,7 +141,9 @@ def test_describe_and_schema_check() -> None:
     ops[0, s.names.index("y")], vals[0, s.names.index("y")] = Op.GE, 0.5
     p = PredicateSet(s, ops, vals)
     assert p.describe(0) == "c == 'a' & y >= 0.5"
-    other = sl.Table.from_frame(pd.DataFrame({"z": [1.0, 2.0]}), sl.infer_schema(pd.DataFrame({"z": [1.0, 2.0]})))
+    other = sl.Table.from_frame(
+        pd.DataFrame({"z": [1.0, 2.0]}), sl.infer_schema(pd.DataFrame({"z": [1.0, 2.0]}))
+    )
     with pytest.raises(InputError, match="different columns"):
         p.count(other)
 
@@ -139,7 +151,9 @@ def test_describe_and_schema_check() -> None:
 def test_unique_rows_and_sample_bitsets() -> None:
     table = _table(8)
     doubled = sl.Table.from_arrays(
-        table.schema, np.concatenate([table.codes, table.codes]), np.concatenate([table.values, table.values])
+        table.schema,
+        np.concatenate([table.codes, table.codes]),
+        np.concatenate([table.values, table.values]),
     )
     u = unique_rows(doubled)
     assert len(u) == len(unique_rows(table)) <= len(table)

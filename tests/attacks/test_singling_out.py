@@ -65,8 +65,10 @@ def test_multivariate_same_seed_same_predicates(syn: sl.Table) -> None:
 
 
 def test_max_attempts_caps_generation(syn: sl.Table) -> None:
-    preds = MultivariateSinglingOut(n_cols=1, max_attempts=300).fit(syn).predicates_(
-        1000, rng=np.random.default_rng(0)
+    preds = (
+        MultivariateSinglingOut(n_cols=1, max_attempts=300)
+        .fit(syn)
+        .predicates_(1000, rng=np.random.default_rng(0))
     )
     assert len(preds) < 300
 

@@ -24,13 +24,38 @@ def data_csv(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(path)
 
 
-def test_aia_json_sweep_and_run_dir(data_csv: str, tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+def test_aia_json_sweep_and_run_dir(
+    data_csv: str, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
     run = tmp_path / "run"
-    code = main([
-        "aia", data_csv, "--secret", "s", "--generator", "nonprivate", "--n", "120", "--m", "100,5000",
-        "--games", "2", "--targets-per-game", "4", "--attacks", "recon,dcr", "--seed", "3",
-        "--format", "json", "--run-dir", str(run), "--na-values", "N",
-    ])
+    code = main(
+        [
+            "aia",
+            data_csv,
+            "--secret",
+            "s",
+            "--generator",
+            "nonprivate",
+            "--n",
+            "120",
+            "--m",
+            "100,5000",
+            "--games",
+            "2",
+            "--targets-per-game",
+            "4",
+            "--attacks",
+            "recon,dcr",
+            "--seed",
+            "3",
+            "--format",
+            "json",
+            "--run-dir",
+            str(run),
+            "--na-values",
+            "N",
+        ]
+    )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert [e["m"] for e in out["results"]] == [100, 5000]
@@ -46,7 +71,10 @@ def test_aia_json_sweep_and_run_dir(data_csv: str, tmp_path, capsys: pytest.Capt
     assert main(["report", str(run), "--out", str(tmp_path / "rep")]) == 0
     rep = json.loads((tmp_path / "rep" / "report.json").read_text())
     assert {f["key"] for f in rep["findings"]} == {
-        "attribute.recon.m100", "attribute.dcr.m100", "attribute.recon.m5000", "attribute.dcr.m5000"
+        "attribute.recon.m100",
+        "attribute.dcr.m100",
+        "attribute.recon.m5000",
+        "attribute.dcr.m5000",
     }
     assert [p["label"] for p in rep["privacy_utility"]] == ["m=100", "m=5000"]
     assert "privacy_utility.png" in {p.name for p in (tmp_path / "rep" / "figures").iterdir()}
@@ -54,10 +82,28 @@ def test_aia_json_sweep_and_run_dir(data_csv: str, tmp_path, capsys: pytest.Capt
 
 def test_aia_table_and_out_file(data_csv: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "res.txt"
-    code = main([
-        "aia", data_csv, "--secret", "s", "--quasi-ids", "q0,q1,q2", "--generator", "indhist", "--n", "100",
-        "--m", "500", "--games", "1", "--attacks", "dcr", "--out", str(out),
-    ])
+    code = main(
+        [
+            "aia",
+            data_csv,
+            "--secret",
+            "s",
+            "--quasi-ids",
+            "q0,q1,q2",
+            "--generator",
+            "indhist",
+            "--n",
+            "100",
+            "--m",
+            "500",
+            "--games",
+            "1",
+            "--attacks",
+            "dcr",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     text = out.read_text()
     assert "dcr acc" in text and "Acc_max" in text
@@ -73,7 +119,9 @@ def test_aia_table_and_out_file(data_csv: str, tmp_path) -> None:  # type: ignor
         ["--secret", "s", "--generator", "nonprivate", "--quasi-ids", "q0,zz"],
     ],
 )
-def test_aia_bad_input_exit_2(data_csv: str, args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_aia_bad_input_exit_2(
+    data_csv: str, args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["aia", data_csv, "--n", "50", "--m", "100", "--games", "1", *args]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("synthleak: error:") or "Error" in err or "Invalid" in err
@@ -85,10 +133,17 @@ def test_utility_json(data_csv: str, tmp_path, capsys: pytest.CaptureFixture[str
     syn = df.apply(lambda c: rng.permutation(c.to_numpy()))
     syn_path = tmp_path / "syn.csv"
     syn.to_csv(syn_path, index=False)
-    assert main(["utility", "--original", data_csv, "--synthetic", data_csv, "--format", "json"]) == 0
+    assert (
+        main(["utility", "--original", data_csv, "--synthetic", data_csv, "--format", "json"]) == 0
+    )
     same = json.loads(capsys.readouterr().out)
     assert same["mre_gt10"] == 0.0 and same["tvd3"] == 0.0
-    assert main(["utility", "--original", data_csv, "--synthetic", str(syn_path), "--format", "json"]) == 0
+    assert (
+        main(["utility", "--original", data_csv, "--synthetic", str(syn_path), "--format", "json"])
+        == 0
+    )
     shuffled = json.loads(capsys.readouterr().out)
     assert shuffled["mre_gt10"] > 0.05 and shuffled["tvd3"] > 0.02
-    assert main(["utility", "--original", data_csv, "--synthetic", str(tmp_path / "missing.csv")]) == 2
+    assert (
+        main(["utility", "--original", data_csv, "--synthetic", str(tmp_path / "missing.csv")]) == 2
+    )

@@ -11,7 +11,9 @@ import pytest
 from synthleak.audit import BudgetPlan
 from synthleak.cli.main import main
 
-audit_mod = importlib.import_module("synthleak.audit")  # the package re-exports audit() under that name
+audit_mod = importlib.import_module(
+    "synthleak.audit"
+)  # the package re-exports audit() under that name
 
 TINY = BudgetPlan(100, 1, 1, 20, 20, 100, ("distance",), 4)
 
@@ -35,9 +37,25 @@ def tiny_budget(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_audit_writes_the_three_reports(files, tmp_path: Path, capsys) -> None:
     out = tmp_path / "rep"
-    code = main(["audit", "--original", str(files["ori"]), "--synthetic", str(files["syn"]),
-                 "--control", str(files["ctl"]), "--na-values", "?", "--budget", "quick",
-                 "--secret", "sex", "--out", str(out)])
+    code = main(
+        [
+            "audit",
+            "--original",
+            str(files["ori"]),
+            "--synthetic",
+            str(files["syn"]),
+            "--control",
+            str(files["ctl"]),
+            "--na-values",
+            "?",
+            "--budget",
+            "quick",
+            "--secret",
+            "sex",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     assert capsys.readouterr().out.strip() == str(out / "report.html")
     doc = json.loads((out / "report.json").read_text())
@@ -50,8 +68,19 @@ def test_audit_writes_the_three_reports(files, tmp_path: Path, capsys) -> None:
 
 def test_generator_audit_leaves_a_resumable_run_dir(files, tmp_path: Path) -> None:
     out = tmp_path / "rep"
-    args = ["audit", "--original", str(files["ori"]), "--generator", "indhist", "--na-values", "?",
-            "--budget", "quick", "--out", str(out)]
+    args = [
+        "audit",
+        "--original",
+        str(files["ori"]),
+        "--generator",
+        "indhist",
+        "--na-values",
+        "?",
+        "--budget",
+        "quick",
+        "--out",
+        str(out),
+    ]
     assert main(args) == 0
     first = json.loads((out / "report.json").read_text())
     units = sorted(p.name for p in (out / "run" / "units").iterdir())
@@ -73,10 +102,26 @@ def test_generator_audit_leaves_a_resumable_run_dir(files, tmp_path: Path) -> No
         (["--generator", "nosuch"], "unknown generator"),
     ],
 )
-def test_bad_input_exit_2_and_no_report(files, tmp_path: Path, capsys, extra: list[str], message: str) -> None:
+def test_bad_input_exit_2_and_no_report(
+    files, tmp_path: Path, capsys, extra: list[str], message: str
+) -> None:
     out = tmp_path / "rep"
     extra = [str(files["syn"]) if e == "SYN" else e for e in extra]
-    assert main(["audit", "--original", str(files["ori"]), "--na-values", "?", *extra, "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "audit",
+                "--original",
+                str(files["ori"]),
+                "--na-values",
+                "?",
+                *extra,
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert not (out / "report.html").exists()

@@ -57,8 +57,18 @@ def test_generate_parquet_with_train_size_and_schema(tmp_path: Path, data_csv: P
     out = tmp_path / "syn.parquet"
     code = main(
         [
-            "generate", str(data_csv), "--generator", "nonprivate", "--n", "30", "--train-size", "10",
-            "--schema", str(schema_file), "--out", str(out),
+            "generate",
+            str(data_csv),
+            "--generator",
+            "nonprivate",
+            "--n",
+            "30",
+            "--train-size",
+            "10",
+            "--schema",
+            str(schema_file),
+            "--out",
+            str(out),
         ]
     )
     assert code == 0
@@ -101,7 +111,11 @@ def test_generate_external_command(tmp_path: Path, data_csv: Path) -> None:
     ],
 )
 def test_generate_bad_input_exit_2_nothing_written(
-    tmp_path: Path, data_csv: Path, capsys: pytest.CaptureFixture[str], argv_tail: list[str], message: str
+    tmp_path: Path,
+    data_csv: Path,
+    capsys: pytest.CaptureFixture[str],
+    argv_tail: list[str],
+    message: str,
 ) -> None:
     out = tmp_path / "out.csv"
     assert main(["generate", str(data_csv), *argv_tail, "--out", str(out)]) == 2
@@ -111,7 +125,9 @@ def test_generate_bad_input_exit_2_nothing_written(
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.csv")]  # no temp file left
 
 
-def test_generate_bad_out_paths(tmp_path: Path, data_csv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_generate_bad_out_paths(
+    tmp_path: Path, data_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     base = ["generate", str(data_csv), "-g", "indhist", "--n", "5", "--out"]
     assert main([*base, str(tmp_path / "x.txt")]) == 2
     assert "must end in .csv or .parquet" in capsys.readouterr().err
@@ -122,7 +138,9 @@ def test_generate_bad_out_paths(tmp_path: Path, data_csv: Path, capsys: pytest.C
     assert "is a directory" in capsys.readouterr().err
 
 
-def test_generate_missing_required_options(data_csv: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_generate_missing_required_options(
+    data_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["generate", str(data_csv), "--n", "5", "--out", "x.csv"]) == 2
     assert "--generator" in capsys.readouterr().err
 
@@ -142,7 +160,10 @@ def test_generators_json_lists_the_registry(capsys: pytest.CaptureFixture[str]) 
     assert {p["name"] for p in by["command"]["params"]} == {"cmd", "timeout"}
     # an enum parameter is a string with its choices
     assert by["synthpop"]["params"][-1] == {
-        "name": "predictors", "type": "str", "default": "ordinal", "choices": ["ordinal", "onehot"],
+        "name": "predictors",
+        "type": "str",
+        "default": "ordinal",
+        "choices": ["ordinal", "onehot"],
         "doc": "categorical predictors: ordinal codes or onehot",
     }
 

@@ -30,15 +30,50 @@ def data_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-BASE = ["--generator", "nonprivate", "--n", "40", "--m", "120", "--shadows", "40", "--tests", "40",
-        "--queries", "50", "--aux-size", "300", "--test-size", "200", "--attacks", "distance,query"]
+BASE = [
+    "--generator",
+    "nonprivate",
+    "--n",
+    "40",
+    "--m",
+    "120",
+    "--shadows",
+    "40",
+    "--tests",
+    "40",
+    "--queries",
+    "50",
+    "--aux-size",
+    "300",
+    "--test-size",
+    "200",
+    "--attacks",
+    "distance,query",
+]
 
 
-def test_json_contract_and_run_dir(data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_contract_and_run_dir(
+    data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "r.json"
     run = tmp_path / "run"
-    code = main(["mia", str(data_csv), *BASE, "--targets", "rows:0,3", "--format", "json",
-                 "--out", str(out), "--run-dir", str(run), "--seed", "4"])
+    code = main(
+        [
+            "mia",
+            str(data_csv),
+            *BASE,
+            "--targets",
+            "rows:0,3",
+            "--format",
+            "json",
+            "--out",
+            str(out),
+            "--run-dir",
+            str(run),
+            "--seed",
+            "4",
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     doc = json.loads(out.read_text())
     assert doc["config"]["generator"] == "nonprivate" and doc["config"]["n_shadow"] == 40
@@ -57,8 +92,26 @@ def test_json_contract_and_run_dir(data_csv: Path, tmp_path: Path, capsys: pytes
     assert (run / "schema.json").exists()
     # a re-run of the same command resumes and gives the same document
     out2 = tmp_path / "r2.json"
-    assert main(["mia", str(data_csv), *BASE, "--targets", "rows:0,3", "--format", "json",
-                 "--out", str(out2), "--run-dir", str(run), "--seed", "4"]) == 0
+    assert (
+        main(
+            [
+                "mia",
+                str(data_csv),
+                *BASE,
+                "--targets",
+                "rows:0,3",
+                "--format",
+                "json",
+                "--out",
+                str(out2),
+                "--run-dir",
+                str(run),
+                "--seed",
+                "4",
+            ]
+        )
+        == 0
+    )
     assert json.loads(out2.read_text()) == doc
 
 
@@ -78,11 +131,18 @@ def test_table_format(data_csv: Path, capsys: pytest.CaptureFixture[str]) -> Non
         (["--targets", "rows:0", "--generator", "nope"], "unknown generator"),
         (["--targets", "bogus:3"], "unknown target selector"),
         (["--targets", "rows:0", "--format", "csv"], "table or json"),
-        (["--targets", "rows:0", "--cluster", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler"),
+        (
+            ["--targets", "rows:0", "--cluster", "tcp://127.0.0.1:9"],
+            "cannot reach the Dask scheduler",
+        ),
     ],
 )
 def test_bad_input_one_line_exit_2(
-    data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+    data_csv: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    message: str,
 ) -> None:
     out = tmp_path / "o.json"
     assert main(["mia", str(data_csv), *BASE, *extra, "--out", str(out)]) == 2

@@ -11,7 +11,16 @@ import pytest
 
 from synthleak.cli.main import main
 
-KEYS = {"mode", "risk", "ci", "attack_rate", "control_rate", "baseline_rate", "n_attacks", "n_success"}
+KEYS = {
+    "mode",
+    "risk",
+    "ci",
+    "attack_rate",
+    "control_rate",
+    "baseline_rate",
+    "n_attacks",
+    "n_success",
+}
 
 
 @pytest.fixture(scope="module")
@@ -29,14 +38,35 @@ def files(tmp_path_factory: pytest.TempPathFactory, adult_df: pd.DataFrame) -> d
 
 
 def _args(files: dict[str, Path], syn: str = "syn") -> list[str]:
-    return ["--original", str(files["ori"]), "--synthetic", str(files[syn]), "--control", str(files["ctl"])]
+    return [
+        "--original",
+        str(files["ori"]),
+        "--synthetic",
+        str(files[syn]),
+        "--control",
+        str(files["ctl"]),
+    ]
 
 
 @pytest.mark.parametrize("mode", ["univariate", "multivariate"])
 def test_singling_out_json(files: dict[str, Path], tmp_path: Path, mode: str) -> None:
     out = tmp_path / "r.json"
-    code = main(["singling-out", *_args(files), "--mode", mode, "--attacks", "100", "--seed", "1",
-                 "--format", "json", "--out", str(out)])
+    code = main(
+        [
+            "singling-out",
+            *_args(files),
+            "--mode",
+            mode,
+            "--attacks",
+            "100",
+            "--seed",
+            "1",
+            "--format",
+            "json",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     res = json.loads(out.read_text())
     assert set(res) == KEYS
@@ -46,7 +76,9 @@ def test_singling_out_json(files: dict[str, Path], tmp_path: Path, mode: str) ->
     assert res["risk"] > 0.5 and res["attack_rate"] > 0.9
 
 
-def test_singling_out_table_and_seed(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_singling_out_table_and_seed(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["singling-out", *_args(files), "--attacks", "50", "--seed", "3"]) == 0
     first = capsys.readouterr().out
     assert "multivariate risk:" in first and "baseline rate" in first
@@ -55,8 +87,22 @@ def test_singling_out_table_and_seed(files: dict[str, Path], capsys: pytest.Capt
 
 
 def test_linkability_json(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["linkability", *_args(files), "--aux-a", "age,workclass,fnlwgt", "--aux-b",
-                 "fnlwgt,education,race", "--neighbors", "1", "--attacks", "100", "--format", "json"])
+    code = main(
+        [
+            "linkability",
+            *_args(files),
+            "--aux-a",
+            "age,workclass,fnlwgt",
+            "--aux-b",
+            "fnlwgt,education,race",
+            "--neighbors",
+            "1",
+            "--attacks",
+            "100",
+            "--format",
+            "json",
+        ]
+    )
     assert code == 0
     res = json.loads(capsys.readouterr().out)
     assert set(res) == KEYS
@@ -64,13 +110,18 @@ def test_linkability_json(files: dict[str, Path], capsys: pytest.CaptureFixture[
     assert res["attack_rate"] > 0.8
 
 
-def test_mismatched_columns_exit_2(files: dict[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_mismatched_columns_exit_2(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     out = tmp_path / "never.json"
     code = main(["singling-out", *_args(files, "bad"), "--out", str(out)])
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert "the synthetic data: missing column(s) ['income']" in err and "the synthetic data: unexpected column(s) ['extra']" in err
+    assert (
+        "the synthetic data: missing column(s) ['income']" in err
+        and "the synthetic data: unexpected column(s) ['extra']" in err
+    )
     assert not out.exists()
 
 

@@ -28,11 +28,31 @@ def data_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-BASE = ["--generator", "nonprivate", "--n", "20", "--m", "40", "--shadows", "12", "--tests", "12",
-        "--queries", "5", "--trees", "5", "--boot", "50", "--seed", "3"]
+BASE = [
+    "--generator",
+    "nonprivate",
+    "--n",
+    "20",
+    "--m",
+    "40",
+    "--shadows",
+    "12",
+    "--tests",
+    "12",
+    "--queries",
+    "5",
+    "--trees",
+    "5",
+    "--boot",
+    "50",
+    "--seed",
+    "3",
+]
 
 
-def test_json_and_csv_contract_with_run_dir(data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_and_csv_contract_with_run_dir(
+    data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out, run = tmp_path / "map.json", tmp_path / "run"
     code = main(["riskmap", str(data_csv), *BASE, "--out", str(out), "--run-dir", str(run)])
     assert code == 0, capsys.readouterr().err
@@ -42,8 +62,17 @@ def test_json_and_csv_contract_with_run_dir(data_csv: Path, tmp_path: Path, caps
     assert len(recs) == 20 and len({r["row"] for r in recs}) == 20
     assert all(0 <= r["row"] < 60 for r in recs)
     for r in recs:
-        assert set(r) >= {"row", "auc", "auc_ci_low", "auc_ci_high", "auc_query", "auc_distance",
-                          "vulnerability", "rare_value", "log_likelihood"}
+        assert set(r) >= {
+            "row",
+            "auc",
+            "auc_ci_low",
+            "auc_ci_high",
+            "auc_query",
+            "auc_distance",
+            "vulnerability",
+            "rare_value",
+            "log_likelihood",
+        }
         if r["auc"] is not None and r["auc_ci_low"] is not None:
             assert r["auc_ci_low"] <= r["auc"] <= r["auc_ci_high"]
             assert r["auc"] == max(v for v in (r["auc_query"], r["auc_distance"]) if v is not None)

@@ -71,5 +71,8 @@ def test_encode_frames_widens_domains_and_names_column_differences() -> None:
     sch, tables = encode_frames({"original": a, "synthetic": b})
     assert sch["c"].categories == ("x", "y", "z") and (sch["v"].low, sch["v"].high) == (0.5, 9.5)
     assert tables["synthetic"].to_frame()["c"].tolist() == ["z", "x"]
-    with pytest.raises(InputError, match=r"the control data: missing column\(s\) \['v'\]; the control data: unexpected column\(s\) \['w'\]"):
+    with pytest.raises(
+        InputError,
+        match=r"the control data: missing column\(s\) \['v'\]; the control data: unexpected column\(s\) \['w'\]",
+    ):
         encode_frames({"original": a, "control": pd.DataFrame({"c": ["x"], "w": [1]})})

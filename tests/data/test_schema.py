@@ -15,7 +15,12 @@ from synthleak.data.schema import ColumnKind, widen
 def test_adult_inference_rules(adult_df: pd.DataFrame) -> None:
     s = infer_schema(adult_df)
     assert s.continuous_names == [
-        "age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week",
+        "age",
+        "fnlwgt",
+        "education-num",
+        "capital-gain",
+        "capital-loss",
+        "hours-per-week",
     ]
     assert len(s.categorical) == 9
     wc = s["workclass"]
@@ -71,7 +76,10 @@ def test_json_round_trip(mixed_frame: pd.DataFrame, tmp_path) -> None:
         ("[1, 2]", "'columns' list"),
         ('{"columns": [{"name": "a"}]}', "needs 'name' and 'kind'"),
         ('{"columns": [{"name": "a", "kind": "categorical"}]}', "no 'categories'"),
-        ('{"columns": [{"name": "a", "kind": "continuous", "low": 2, "high": 1}]}', "invalid range"),
+        (
+            '{"columns": [{"name": "a", "kind": "continuous", "low": 2, "high": 1}]}',
+            "invalid range",
+        ),
         ("{not json", "not valid JSON"),
     ],
 )

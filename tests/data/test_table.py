@@ -14,7 +14,9 @@ def test_round_trip_mixed_with_missing(mixed_frame: pd.DataFrame) -> None:
     assert t.codes.shape == (200, 3) and t.values.shape == (200, 2)
     back = t.to_frame()
     assert list(back.columns) == list(mixed_frame.columns)
-    pd.testing.assert_series_equal(back["colour"].astype(object), mixed_frame["colour"].astype(object), check_names=False)
+    pd.testing.assert_series_equal(
+        back["colour"].astype(object), mixed_frame["colour"].astype(object), check_names=False
+    )
     np.testing.assert_allclose(back["height"], mixed_frame["height"], rtol=1e-6)
     assert (back["flag"] == mixed_frame["flag"]).all()
     assert back["weight"].dtype == np.int64

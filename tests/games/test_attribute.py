@@ -32,8 +32,10 @@ def population() -> Table:
 
 def _no_timing(d: dict) -> dict:
     """The result without wall-clock fields (the only thing allowed to differ between runs)."""
-    return json.loads(json.dumps(d, default=str).replace('"mean_seconds"', '"_t"'), object_hook=lambda o: {
-        k: v for k, v in o.items() if k != "_t"})
+    return json.loads(
+        json.dumps(d, default=str).replace('"mean_seconds"', '"_t"'),
+        object_hook=lambda o: {k: v for k, v in o.items() if k != "_t"},
+    )
 
 
 def _acc(res, m: int, attack: str = "recon") -> float:  # type: ignore[no-untyped-def]
@@ -42,8 +44,16 @@ def _acc(res, m: int, attack: str = "recon") -> float:  # type: ignore[no-untype
 
 
 def test_nonprivate_oracle_high_accuracy(population: Table) -> None:
-    game = AttributeGame("nonprivate", "s", n=150, m=[100, 10_000], games=5, targets_per_game=10,
-                         attacks=("recon", "dcr", "infer"), infer_max_train=1000)
+    game = AttributeGame(
+        "nonprivate",
+        "s",
+        n=150,
+        m=[100, 10_000],
+        games=5,
+        targets_per_game=10,
+        attacks=("recon", "dcr", "infer"),
+        infer_max_train=1000,
+    )
     res = game.run(population, seed=1)
     assert not res.failures
     # 50 targets; nonprivate at m >> n reveals almost every secret
@@ -69,7 +79,9 @@ def test_nonprivate_oracle_high_accuracy(population: Table) -> None:
 
 def test_indhist_is_at_baseline(population: Table) -> None:
     # 240 randomised secrets: the 99.9% band of a fair coin is 0.5 +- 0.106
-    game = AttributeGame("indhist", "s", n=150, m=5000, games=12, targets_per_game=20, attacks=("recon", "dcr"))
+    game = AttributeGame(
+        "indhist", "s", n=150, m=5000, games=12, targets_per_game=20, attacks=("recon", "dcr")
+    )
     res = game.run(population, seed=2)
     for a in ("recon", "dcr"):
         assert abs(_acc(res, 5000, a) - 0.5) < 0.106
@@ -77,8 +89,9 @@ def test_indhist_is_at_baseline(population: Table) -> None:
 
 def test_non_binary_secret_baseline_and_oracle() -> None:
     table = _population(classes=3, seed=3)
-    res = AttributeGame("nonprivate", "s", n=150, m=20_000, games=3, targets_per_game=10,
-                        attacks=("recon",)).run(table, seed=0)
+    res = AttributeGame(
+        "nonprivate", "s", n=150, m=20_000, games=3, targets_per_game=10, attacks=("recon",)
+    ).run(table, seed=0)
     r = res.results[0]["attacks"]["recon"]
     assert r["baseline"] == pytest.approx(1 / 3)
     assert r["auc"] is None
@@ -86,8 +99,16 @@ def test_non_binary_secret_baseline_and_oracle() -> None:
 
 
 def test_workers_do_not_change_results(population: Table) -> None:
-    game = AttributeGame("indhist", "s", n=100, m=[500, 2000], games=2, targets_per_game=3,
-                         attacks=("recon", "dcr", "infer"), infer_max_train=300)
+    game = AttributeGame(
+        "indhist",
+        "s",
+        n=100,
+        m=[500, 2000],
+        games=2,
+        targets_per_game=3,
+        attacks=("recon", "dcr", "infer"),
+        infer_max_train=300,
+    )
     a = game.run(population, seed=5, workers=1)
     b = game.run(population, seed=5, workers=2)
     assert _no_timing(a.to_dict()) == _no_timing(b.to_dict())
@@ -110,7 +131,10 @@ def test_sweep_entry_equals_single_run(population: Table) -> None:
 def test_run_dir_resumes_and_stores_result(population: Table, tmp_path) -> None:  # type: ignore[no-untyped-def]
     game = AttributeGame("indhist", "s", n=100, m=1000, games=3, attacks=("dcr",))
     first = game.run(population, seed=0, run_dir=tmp_path / "run")
-    assert json.loads((tmp_path / "run" / "result.json").read_text())["results"] == first.to_dict()["results"]
+    assert (
+        json.loads((tmp_path / "run" / "result.json").read_text())["results"]
+        == first.to_dict()["results"]
+    )
     again = game.run(population, seed=0, run_dir=tmp_path / "run")
     assert _no_timing(again.to_dict()) == _no_timing(first.to_dict())
 
@@ -123,7 +147,9 @@ def test_single_valued_secret_games_fail_with_reason() -> None:
     s[:3] = 1  # the secret rarely takes its second value
     df["s"] = s.astype(str)
     table = Table.from_frame(df, infer_schema(df))
-    res = AttributeGame("nonprivate", "s", n=30, m=200, games=8, attacks=("dcr",)).run(table, seed=0)
+    res = AttributeGame("nonprivate", "s", n=30, m=200, games=8, attacks=("dcr",)).run(
+        table, seed=0
+    )
     whole = [f for f in res.failures if f["m"] is None]
     assert whole and all("single value" in f["reason"] for f in whole)
     assert res.results[0]["attacks"]["dcr"]["n_games"] == 8 - len(whole)
@@ -141,10 +167,14 @@ def test_lp_failure_reported_per_game(population: Table, monkeypatch: pytest.Mon
     real = aia_reconstruction.solve_l1
 
     def fail_once(A, r, *, time_limit=None):  # type: ignore[no-untyped-def]
-        raise aia_reconstruction.ReconstructionFailure("linear program not solved (Time limit reached, time limit 0 s)")
+        raise aia_reconstruction.ReconstructionFailure(
+            "linear program not solved (Time limit reached, time limit 0 s)"
+        )
 
     monkeypatch.setattr(aia_reconstruction, "solve_l1", fail_once)
-    res = AttributeGame("nonprivate", "s", n=100, m=1000, games=2, attacks=("recon", "dcr")).run(population, seed=0)
+    res = AttributeGame("nonprivate", "s", n=100, m=1000, games=2, attacks=("recon", "dcr")).run(
+        population, seed=0
+    )
     monkeypatch.setattr(aia_reconstruction, "solve_l1", real)
     recon = res.results[0]["attacks"]["recon"]
     assert recon["n_games"] == 0 and recon["n_failed"] == 2 and recon["accuracy"] is None
@@ -154,7 +184,9 @@ def test_lp_failure_reported_per_game(population: Table, monkeypatch: pytest.Mon
 
 
 def test_no_unique_target_is_an_input_error() -> None:
-    df = pd.DataFrame({"a": ["x", "y"] * 100, "b": ["u", "v"] * 100, "s": ["0", "1", "1", "0"] * 50})
+    df = pd.DataFrame(
+        {"a": ["x", "y"] * 100, "b": ["u", "v"] * 100, "s": ["0", "1", "1", "0"] * 50}
+    )
     table = Table.from_frame(df, infer_schema(df))
     with pytest.raises(InputError, match="unique quasi-identifiers"):
         AttributeGame("nonprivate", "s", n=50, m=100, games=2).run(table, seed=0)
@@ -183,4 +215,6 @@ def test_discretise_and_unique_rows(population: Table) -> None:
     assert codes.shape == (len(population), len(population.schema))
     assert all(c.is_categorical for c in schema.columns)
     assert codes[:, population.schema.names.index("age")].max() <= 4
-    np.testing.assert_array_equal(unique_rows(np.array([[1, 2], [1, 2], [3, 4]])), [False, False, True])
+    np.testing.assert_array_equal(
+        unique_rows(np.array([[1, 2], [1, 2], [3, 4]])), [False, False, True]
+    )

@@ -47,7 +47,9 @@ def make_omega(n: int = 800, seed: int = 0) -> Table:
         }
     )
     df.loc[0, ["a", "b", "c", "x", "y"]] = ["p", "u", "z", 95.0, 10.0]
-    return Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b", "c"], continuous=["x", "y"]))
+    return Table.from_frame(
+        df, sl.infer_schema(df, categorical=["a", "b", "c"], continuous=["x", "y"])
+    )
 
 
 class FixedSource(BaseGenerator):
@@ -92,8 +94,15 @@ _register()
 def test_nonprivate_oracle_outlier_reaches_high_auc() -> None:
     omega = make_omega()
     game = MembershipGame(
-        "nonprivate", n=60, m=180, n_shadow=80, n_test=80, attacks=("query", "distance"),
-        attack_params=FAST, aux_size=400, test_size=300,
+        "nonprivate",
+        n=60,
+        m=180,
+        n_shadow=80,
+        n_test=80,
+        attacks=("query", "distance"),
+        attack_params=FAST,
+        aux_size=400,
+        test_size=300,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
@@ -114,8 +123,15 @@ def test_data_independent_generator_gives_chance_auc() -> None:
     omega = make_omega(seed=1)
     FixedSource.reference = make_omega(n=500, seed=99)
     game = MembershipGame(
-        "test-mia-fixed", n=50, m=100, n_shadow=120, n_test=400, attacks=("distance", "groundhog"),
-        attack_params=FAST, aux_size=400, test_size=300,
+        "test-mia-fixed",
+        n=50,
+        m=100,
+        n_shadow=120,
+        n_test=400,
+        attacks=("distance", "groundhog"),
+        attack_params=FAST,
+        aux_size=400,
+        test_size=300,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
@@ -128,8 +144,16 @@ def test_data_independent_generator_gives_chance_auc() -> None:
 
 def test_same_seed_same_result_and_batches_do_not_matter() -> None:
     omega = make_omega(seed=2)
-    kw = dict(n=40, m=60, n_shadow=24, n_test=20, attacks=("distance", "query"), attack_params=FAST,
-              aux_size=300, test_size=200)
+    kw = dict(
+        n=40,
+        m=60,
+        n_shadow=24,
+        n_test=20,
+        attacks=("distance", "query"),
+        attack_params=FAST,
+        aux_size=300,
+        test_size=200,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
         a = MembershipGame("nonprivate", batch_size=5, **kw).run(omega, [0, 3], seed=11).to_dict()
@@ -142,8 +166,16 @@ def test_same_seed_same_result_and_batches_do_not_matter() -> None:
 def test_single_pool_is_one_pool_per_target() -> None:
     omega = make_omega(seed=4)
     game = MembershipGame(
-        "nonprivate", n=40, m=120, n_shadow=30, n_test=30, attacks=("distance",), attack_params=FAST,
-        pool=PoolMode.SINGLE, aux_size=300, test_size=200,
+        "nonprivate",
+        n=40,
+        m=120,
+        n_shadow=30,
+        n_test=30,
+        attacks=("distance",),
+        attack_params=FAST,
+        pool=PoolMode.SINGLE,
+        aux_size=300,
+        test_size=200,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
@@ -170,8 +202,15 @@ def test_design_shared_pool_holds_each_target_in_half_the_datasets() -> None:
 def test_generator_failures_are_counted_and_dropped() -> None:
     omega = make_omega(seed=6)
     game = MembershipGame(
-        "test-mia-flaky", n=40, m=80, n_shadow=60, n_test=40, attacks=("distance",), attack_params=FAST,
-        aux_size=300, test_size=200,
+        "test-mia-flaky",
+        n=40,
+        m=80,
+        n_shadow=60,
+        n_test=40,
+        attacks=("distance",),
+        attack_params=FAST,
+        aux_size=300,
+        test_size=200,
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -180,27 +219,44 @@ def test_generator_failures_are_counted_and_dropped() -> None:
     assert f["total_datasets"] == 100
     assert 5 <= f["failed_datasets"] <= 40
     assert any("flaky generator gave up" in k for k in f["messages"])
-    assert any(issubclass(w.category, RuntimeWarning) and "failed on" in str(w.message) for w in caught)
+    assert any(
+        issubclass(w.category, RuntimeWarning) and "failed on" in str(w.message) for w in caught
+    )
     # the failed test datasets are dropped from the evaluation
     assert res.targets[0].attacks["distance"].n_test < 40
 
 
 def test_run_dir_resume_recomputes_nothing(tmp_path) -> None:
     omega = make_omega(seed=8)
-    kw = dict(n=40, m=60, n_shadow=20, n_test=20, attacks=("distance",), attack_params=FAST,
-              aux_size=300, test_size=200, batch_size=10)
+    kw = dict(
+        n=40,
+        m=60,
+        n_shadow=20,
+        n_test=20,
+        attacks=("distance",),
+        attack_params=FAST,
+        aux_size=300,
+        test_size=200,
+        batch_size=10,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        first = MembershipGame("nonprivate", run_dir=tmp_path / "run", **kw).run(omega, [0, 2], seed=1)
+        first = MembershipGame("nonprivate", run_dir=tmp_path / "run", **kw).run(
+            omega, [0, 2], seed=1
+        )
         stamps = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "run" / "units").iterdir()}
-        second = MembershipGame("nonprivate", run_dir=tmp_path / "run", **kw).run(omega, [0, 2], seed=1)
+        second = MembershipGame("nonprivate", run_dir=tmp_path / "run", **kw).run(
+            omega, [0, 2], seed=1
+        )
     assert first.to_dict() == second.to_dict()
     assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "run" / "units").iterdir()} == stamps
     saved = json.loads((tmp_path / "run" / "result.json").read_text())
     assert saved["targets"][0]["row"] == 0 and "summary" in saved
     assert json.loads((tmp_path / "run" / "schema.json").read_text())
     with pytest.raises(InputError, match="different run"):
-        MembershipGame("nonprivate", run_dir=tmp_path / "run", **{**kw, "n_shadow": 30}).run(omega, [0, 2], seed=1)
+        MembershipGame("nonprivate", run_dir=tmp_path / "run", **{**kw, "n_shadow": 30}).run(
+            omega, [0, 2], seed=1
+        )
 
 
 @pytest.mark.parametrize(
@@ -218,7 +274,9 @@ def test_run_dir_resume_recomputes_nothing(tmp_path) -> None:
 )
 def test_bad_input_raises_input_error(kwargs, targets, match) -> None:
     omega = make_omega()
-    base = dict(n=40, m=40, n_shadow=10, n_test=10, aux_size=300, test_size=200, attacks=("distance",))
+    base = dict(
+        n=40, m=40, n_shadow=10, n_test=10, aux_size=300, test_size=200, attacks=("distance",)
+    )
     with pytest.raises(InputError, match=match):
         MembershipGame("nonprivate", **{**base, **kwargs}).run(omega, targets, seed=0)
     with pytest.raises(InputError, match="unknown generator"):
@@ -230,7 +288,9 @@ def test_parse_targets_selectors_and_rows() -> None:
     rows, sel = parse_targets("rare:3+rows:0,5", omega, seed=0)
     assert rows.size == len(sel) >= 4
     assert 5 in rows.tolist()
-    assert "rare" in sel[rows.tolist().index(0)] and "rows" in sel[rows.tolist().index(0)]  # outlier is rarest
+    assert (
+        "rare" in sel[rows.tolist().index(0)] and "rows" in sel[rows.tolist().index(0)]
+    )  # outlier is rarest
     r1, _ = parse_targets("random:5", omega, seed=1)
     r2, _ = parse_targets("random:5", omega, seed=1)
     assert r1.tolist() == r2.tolist()
@@ -245,7 +305,9 @@ def test_attack_outcome_metrics_and_baseline_warning() -> None:
     rng = np.random.default_rng(0)
     y = np.r_[np.ones(100), np.zeros(100)]
     perfect = attack_outcome(y, y * 0.9 + 0.05, rng=rng)
-    assert perfect.auc.value == 1.0 and perfect.accuracy == 1.0 and perfect.tpr_at_fpr["0.01"] == 1.0
+    assert (
+        perfect.auc.value == 1.0 and perfect.accuracy == 1.0 and perfect.tpr_at_fpr["0.01"] == 1.0
+    )
     with pytest.warns(BaselineWarning, match="no better than a random guess"):
         chance = attack_outcome(y, rng.random(200), rng=rng)
     assert chance.auc.ci_low <= 0.5 <= chance.auc.ci_high

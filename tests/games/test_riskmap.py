@@ -29,7 +29,9 @@ class _Independent(BaseGenerator):
 
 
 if "test-independent" not in _REGISTRY:
-    register_generator(GeneratorInfo("test-independent", _Independent, (), "test only: data-independent"))
+    register_generator(
+        GeneratorInfo("test-independent", _Independent, (), "test only: data-independent")
+    )
 
 
 def _table(n: int, seed: int = 0) -> Table:
@@ -65,7 +67,12 @@ def test_outlier_oracle_nonprivate() -> None:
     assert np.argmax(res.scores["vulnerability"]) == 0
     recs = res.records()
     assert recs[0]["row"] == 0 and recs[0]["auc_ci_low"] <= recs[0]["auc"] <= recs[0]["auc_ci_high"]
-    assert set(res.summary["validation"]) >= {"vulnerability", "rare_value", "log_likelihood", "chance_precision"}
+    assert set(res.summary["validation"]) >= {
+        "vulnerability",
+        "rare_value",
+        "log_likelihood",
+        "chance_precision",
+    }
 
 
 def test_data_independent_generator_gives_chance_aucs() -> None:
@@ -82,8 +89,16 @@ def test_data_independent_generator_gives_chance_aucs() -> None:
 
 def test_same_result_with_one_or_two_workers() -> None:
     data = _table(40, seed=2)
-    kw = {"n": 10, "m": 20, "n_shadow": 8, "n_test": 8, "attacks": ("distance", "query"), "chunk": 5,
-          "batch_size": 16, **FAST}  # generation: one unit (membership's tested _generate_batch); attacks: 2 units
+    kw = {
+        "n": 10,
+        "m": 20,
+        "n_shadow": 8,
+        "n_test": 8,
+        "attacks": ("distance", "query"),
+        "chunk": 5,
+        "batch_size": 16,
+        **FAST,
+    }  # generation: one unit (membership's tested _generate_batch); attacks: 2 units
     one = RiskMap("nonprivate", workers=1, **kw).run(data, seed=9)
     two = RiskMap("nonprivate", workers=2, **kw).run(data, seed=9)
     assert one.rows.tolist() == two.rows.tolist()
@@ -128,7 +143,9 @@ def test_validation_helpers() -> None:
     auc = np.array([0.9, 0.8, 0.5, 0.5, 0.95, 0.4])
     assert top_k_precision(np.array([5.0, 4, 0, 0, 3, 0]), auc, k=3) == 1.0
     assert top_k_precision(np.array([0.0, 0, 5, 4, 0, 3]), auc, k=3) == 0.0
-    v = validate(np.append(auc, np.nan), {"s": np.arange(7.0)}, rng=np.random.default_rng(2), k=2, n_boot=50)
+    v = validate(
+        np.append(auc, np.nan), {"s": np.arange(7.0)}, rng=np.random.default_rng(2), k=2, n_boot=50
+    )
     assert v["n_records"] == 6 and v["chance_precision"] == pytest.approx(2 / 6)
 
 

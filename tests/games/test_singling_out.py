@@ -59,14 +59,29 @@ def test_residual_success_error_propagation() -> None:
 def test_risk_from_counts_warns_and_round_trips() -> None:
     with pytest.warns(BaselineWarning):
         res = risk_from_counts(
-            "univariate", n_requested=100, n_attacks=80, n_success=2, n_control_attacks=80,
-            n_control_success=2.0, n_baseline_attacks=100, n_baseline_success=5,
+            "univariate",
+            n_requested=100,
+            n_attacks=80,
+            n_success=2,
+            n_control_attacks=80,
+            n_control_success=2.0,
+            n_baseline_attacks=100,
+            n_baseline_success=5,
         )
     assert res.attack_rate.n_trials == 80  # rates over the predicates actually generated
     assert 0.0 <= res.risk.ci_low <= res.risk.value <= res.risk.ci_high <= 1.0
     assert RiskResult.from_dict(res.to_dict()) == res
     s = res.summary()
-    assert set(s) == {"mode", "risk", "ci", "attack_rate", "control_rate", "baseline_rate", "n_attacks", "n_success"}
+    assert set(s) == {
+        "mode",
+        "risk",
+        "ci",
+        "attack_rate",
+        "control_rate",
+        "baseline_rate",
+        "n_attacks",
+        "n_success",
+    }
     assert s["n_attacks"] == 80
 
 
@@ -101,7 +116,9 @@ def test_independent_synthetic_gives_risk_covering_zero(splits, attack) -> None:
     ori, ctl, indep = splits
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        res = SinglingOutGame(ori, indep, ctl, n_attacks=200).run(attack, rng=np.random.default_rng(1))
+        res = SinglingOutGame(ori, indep, ctl, n_attacks=200).run(
+            attack, rng=np.random.default_rng(1)
+        )
     assert res.risk.ci_low == 0.0
     assert res.risk.value < 0.1
 
@@ -109,7 +126,9 @@ def test_independent_synthetic_gives_risk_covering_zero(splits, attack) -> None:
 def test_same_seed_same_result(splits) -> None:  # type: ignore[no-untyped-def]
     ori, ctl, syn = splits
     runs = [
-        SinglingOutGame(ori, syn, ctl, n_attacks=100).run(MultivariateSinglingOut(), rng=np.random.default_rng(5))
+        SinglingOutGame(ori, syn, ctl, n_attacks=100).run(
+            MultivariateSinglingOut(), rng=np.random.default_rng(5)
+        )
         for _ in range(2)
     ]
     assert runs[0] == runs[1]
@@ -120,7 +139,9 @@ def test_linkability_oracles(splits) -> None:  # type: ignore[no-untyped-def]
     # both halves hold the near-unique fnlwgt, so a synthetic copy links them
     a = ["age", "workclass", "fnlwgt", "education"]
     b = ["fnlwgt", "hours-per-week", "native-country", "occupation", "race"]
-    high = LinkabilityGame(ori, ori, ctl, n_attacks=200).run(LinkabilityAttack(a, b), rng=np.random.default_rng(0))
+    high = LinkabilityGame(ori, ori, ctl, n_attacks=200).run(
+        LinkabilityAttack(a, b), rng=np.random.default_rng(0)
+    )
     assert high.attack_rate.value > 0.8
     assert high.risk.ci_low > 0.5
     with warnings.catch_warnings():
@@ -147,7 +168,12 @@ def test_no_singling_out_predicate_is_an_input_error(splits) -> None:  # type: i
     ori, ctl, syn = splits
     game = SinglingOutGame(ori, syn, ctl, n_attacks=10)
     with pytest.raises(InputError, match="no predicate"):
-        game.score(PredicateSet.empty(ori.schema), PredicateSet.empty(ori.schema), mode="x", rng=np.random.default_rng(0))
+        game.score(
+            PredicateSet.empty(ori.schema),
+            PredicateSet.empty(ori.schema),
+            mode="x",
+            rng=np.random.default_rng(0),
+        )
 
 
 def test_duplicates_count_once() -> None:

@@ -135,7 +135,9 @@ def check_schema(out: Table, train: Table, name: str) -> None:
     assert out.values.dtype == np.float32
     for j, col in enumerate(schema.categorical):
         c = out.codes[:, j]
-        assert c.min(initial=0) >= 0 and c.max(initial=0) < col.size, f"{name}: {col.name} codes out of domain"
+        assert c.min(initial=0) >= 0 and c.max(initial=0) < col.size, (
+            f"{name}: {col.name} codes out of domain"
+        )
     for j, col in enumerate(schema.continuous):
         v = out.values[:, j]
         nan = np.isnan(v)
@@ -160,9 +162,11 @@ def test_registry_entry_is_consistent(name: str) -> None:
     names = [p.name for p in info.params]
     assert len(names) == len(set(names))
     for p in info.params:
-        assert p.default is None or isinstance(p.default, p.type) or (p.type is float and isinstance(p.default, int)), (
-            f"{name}.{p.name}: default {p.default!r} is not a {p.type.__name__}"
-        )
+        assert (
+            p.default is None
+            or isinstance(p.default, p.type)
+            or (p.type is float and isinstance(p.default, int))
+        ), f"{name}.{p.name}: default {p.default!r} is not a {p.type.__name__}"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -195,7 +199,9 @@ def test_same_seed_same_output(fitted: Any, train: Table, helpers: dict[str, str
     if not getattr(gen, "deterministic", True):
         pytest.skip(f"{name} declares itself non-deterministic")
     a = gen.sample(60, rng=np.random.default_rng(7))
-    assert a.equals(gen.sample(60, rng=np.random.default_rng(7))), f"{name}: sample not reproducible"
+    assert a.equals(gen.sample(60, rng=np.random.default_rng(7))), (
+        f"{name}: sample not reproducible"
+    )
     again = make(name, helpers).fit(train, rng=np.random.default_rng(0))
     assert again.sample(60, rng=np.random.default_rng(7)).equals(a), f"{name}: fit not reproducible"
 
@@ -207,7 +213,9 @@ def test_fit_does_not_modify_training_table(train: Table, helpers: dict[str, str
     codes, values = train.codes.copy(), train.values.copy()
     for name in ("nonprivate", "indhist"):
         make(name, helpers).fit(train, rng=rng).sample(10, rng=rng)
-    assert np.array_equal(codes, train.codes) and np.array_equal(values, train.values, equal_nan=True)
+    assert np.array_equal(codes, train.codes) and np.array_equal(
+        values, train.values, equal_nan=True
+    )
 
 
 # --- fidelity sanity of the two reference generators -----------------------------------------
@@ -219,7 +227,9 @@ def test_nonprivate_releases_training_records(train: Table, helpers: dict[str, s
     assert len(set(out.row_keys().tolist())) / len(set(train.row_keys().tolist())) > 0.85
 
 
-def test_indhist_keeps_marginals_and_breaks_correlations(train: Table, helpers: dict[str, str]) -> None:
+def test_indhist_keeps_marginals_and_breaks_correlations(
+    train: Table, helpers: dict[str, str]
+) -> None:
     gen = make("indhist", helpers).fit(train, rng=np.random.default_rng(0))
     out = gen.sample(6000, rng=np.random.default_rng(0))
     for j, col in enumerate(train.schema.categorical):

@@ -152,7 +152,9 @@ def test_command_out_of_range_values_are_clipped(table: Table, script: Path) -> 
         ("text", r"non-numeric value 'big'"),
     ],
 )
-def test_command_failures_name_the_command(table: Table, script: Path, mode: str, message: str) -> None:
+def test_command_failures_name_the_command(
+    table: Table, script: Path, mode: str, message: str
+) -> None:
     gen = make_generator(command(script, mode)).fit(table, rng=np.random.default_rng(0))
     with pytest.raises(GeneratorFailure, match=message) as info:
         gen.sample(20, rng=np.random.default_rng(0))
@@ -258,7 +260,9 @@ def test_python_dataframe_class(table: Table, user_module: str) -> None:
 
 
 def test_python_table_class(table: Table, user_module: str) -> None:
-    gen = make_generator(f"python:{user_module}:TableResampler").fit(table, rng=np.random.default_rng(0))
+    gen = make_generator(f"python:{user_module}:TableResampler").fit(
+        table, rng=np.random.default_rng(0)
+    )
     assert gen.table_api_ is True
     out = gen.sample(12, rng=np.random.default_rng(0))
     assert out.schema == table.schema and len(out) == 12
@@ -267,7 +271,10 @@ def test_python_table_class(table: Table, user_module: str) -> None:
 
 def test_python_dotted_target(table: Table, user_module: str) -> None:
     gen = make_generator(f"python:{user_module}.TableResampler")
-    assert len(gen.fit(table, rng=np.random.default_rng(0)).sample(3, rng=np.random.default_rng(0))) == 3
+    assert (
+        len(gen.fit(table, rng=np.random.default_rng(0)).sample(3, rng=np.random.default_rng(0)))
+        == 3
+    )
 
 
 @pytest.mark.parametrize(
@@ -288,7 +295,9 @@ def test_python_fit_crash_is_generator_failure(table: Table, user_module: str) -
 
 def test_python_unfitted(user_module: str) -> None:
     with pytest.raises(NotFittedError):
-        make_generator(f"python:{user_module}:TableResampler").sample(3, rng=np.random.default_rng(0))
+        make_generator(f"python:{user_module}:TableResampler").sample(
+            3, rng=np.random.default_rng(0)
+        )
 
 
 @pytest.mark.parametrize(

@@ -40,7 +40,9 @@ def _schema() -> Schema:
     return Schema(
         (
             Column("a", ColumnKind.CATEGORICAL, categories=("p", "q", "r")),
-            Column("b", ColumnKind.CATEGORICAL, categories=("p", "q", "r", "never")),  # 'never' unseen
+            Column(
+                "b", ColumnKind.CATEGORICAL, categories=("p", "q", "r", "never")
+            ),  # 'never' unseen
             Column("c", ColumnKind.CATEGORICAL, categories=(0, 1)),
             Column("x", ColumnKind.CONTINUOUS, low=0.0, high=100.0, has_missing=True),
         )

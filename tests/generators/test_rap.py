@@ -42,7 +42,6 @@ def three_way_tvd(real: sl.Table, syn: sl.Table, bins: int = 10) -> float:
     return tvd_k(real, syn, k=3, n_marginals=10**9, bins=bins, rng=np.random.default_rng(0))
 
 
-
 # ------------------------------------------------------------------------------------------
 # privacy accounting
 # ------------------------------------------------------------------------------------------

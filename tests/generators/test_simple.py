@@ -57,7 +57,11 @@ def test_indhist_matches_one_way_marginals(table: Table) -> None:
 
 
 def test_indhist_breaks_dependencies(table: Table) -> None:
-    out = IndHist().fit(table, rng=np.random.default_rng(0)).sample(5000, rng=np.random.default_rng(3))
+    out = (
+        IndHist()
+        .fit(table, rng=np.random.default_rng(0))
+        .sample(5000, rng=np.random.default_rng(3))
+    )
     a, b = out.column("a"), out.column("b")
     # in training b == 'p' iff a == 'x'; independent sampling: P(b=p | a=x) ~ P(b=p) ~ 0.6
     x = table.schema["a"].categories.index("x")
@@ -67,7 +71,11 @@ def test_indhist_breaks_dependencies(table: Table) -> None:
 
 
 def test_indhist_values_inside_bins_and_range(table: Table) -> None:
-    out = IndHist(bins=10).fit(table, rng=np.random.default_rng(0)).sample(2000, rng=np.random.default_rng(4))
+    out = (
+        IndHist(bins=10)
+        .fit(table, rng=np.random.default_rng(0))
+        .sample(2000, rng=np.random.default_rng(4))
+    )
     v = out.column("v")
     ok = v[~np.isnan(v)]
     col = table.schema["v"]

@@ -38,8 +38,6 @@ def _mean_two_way(real: np.ndarray, syn: np.ndarray, sizes: np.ndarray) -> float
     return float(np.mean(out))
 
 
-
-
 @pytest.fixture(scope="module")
 def fitted(adult_1000: sl.Table) -> tuple[Synthpop, sl.Table]:
     gen = Synthpop().fit(adult_1000, rng=np.random.default_rng(1))
@@ -143,7 +141,10 @@ def test_onehot_predictors_split_one_level_from_the_rest() -> None:
     assert rates["ordinal"] < 0.6, rates
     assert make_generator("synthpop:predictors=onehot").predictors is Predictors.ONEHOT
     assert {p.value for p in Predictors} == {"ordinal", "onehot"}
-    for bad in (lambda: Synthpop(predictors="binary"), lambda: make_generator("synthpop:predictors=binary")):
+    for bad in (
+        lambda: Synthpop(predictors="binary"),
+        lambda: make_generator("synthpop:predictors=binary"),
+    ):
         with pytest.raises(InputError, match="predictors"):
             bad()
 

@@ -77,7 +77,9 @@ def test_rankdata_matches_scipy(values: list[int]) -> None:
 def test_mcnemar_exact_matches_scipy(a_only: int, b_only: int) -> None:
     from scipy.stats import binomtest
 
-    expected = 1.0 if a_only + b_only == 0 else binomtest(min(a_only, b_only), a_only + b_only, 0.5).pvalue
+    expected = (
+        1.0 if a_only + b_only == 0 else binomtest(min(a_only, b_only), a_only + b_only, 0.5).pvalue
+    )
     assert abs(mcnemar_exact(a_only, b_only) - expected) < 1e-9
 
 
@@ -85,16 +87,20 @@ def test_paired_difference_detects_a_better_attack_and_not_an_equal_one() -> Non
     rng = np.random.default_rng(0)
     truth_b = rng.random(600) < 0.6
     better = truth_b | (rng.random(600) < 0.3)  # a right whenever b is, plus more
-    cmp = paired_accuracy_difference(better, truth_b, clusters=np.repeat(np.arange(120), 5),
-                                     rng=np.random.default_rng(1))
+    cmp = paired_accuracy_difference(
+        better, truth_b, clusters=np.repeat(np.arange(120), 5), rng=np.random.default_rng(1)
+    )
     assert cmp.b_only == 0 and cmp.a_only > 50
     assert cmp.difference == (better.mean() - truth_b.mean())
     assert 0 < cmp.ci_low <= cmp.difference <= cmp.ci_high
     assert cmp.p_value < 1e-6
-    same = paired_accuracy_difference(rng.random(600) < 0.6, rng.random(600) < 0.6, rng=np.random.default_rng(1))
+    same = paired_accuracy_difference(
+        rng.random(600) < 0.6, rng.random(600) < 0.6, rng=np.random.default_rng(1)
+    )
     assert same.ci_low < 0 < same.ci_high and same.p_value > 0.01
-    again = paired_accuracy_difference(better, truth_b, clusters=np.repeat(np.arange(120), 5),
-                                       rng=np.random.default_rng(1))
+    again = paired_accuracy_difference(
+        better, truth_b, clusters=np.repeat(np.arange(120), 5), rng=np.random.default_rng(1)
+    )
     assert again == cmp
 
 
@@ -104,6 +110,8 @@ def test_cluster_bootstrap_is_wider_for_correlated_outcomes() -> None:
     per_game = rng.random(40) < 0.6
     a = np.repeat(per_game, 10)
     b = np.zeros_like(a)
-    clustered = paired_accuracy_difference(a, b, clusters=np.repeat(np.arange(40), 10), rng=np.random.default_rng(0))
+    clustered = paired_accuracy_difference(
+        a, b, clusters=np.repeat(np.arange(40), 10), rng=np.random.default_rng(0)
+    )
     naive = paired_accuracy_difference(a, b, rng=np.random.default_rng(0))
     assert (clustered.ci_high - clustered.ci_low) > 2 * (naive.ci_high - naive.ci_low)

@@ -50,12 +50,16 @@ def test_metrics_match_naive() -> None:
 
 def test_marginal_counts_and_subsets() -> None:
     codes = np.array([[0, 1], [0, 1], [1, 0]])
-    np.testing.assert_array_equal(marginal_counts(codes, np.array([2, 2]), np.array([0, 1])), [0, 2, 1, 0])
+    np.testing.assert_array_equal(
+        marginal_counts(codes, np.array([2, 2]), np.array([0, 1])), [0, 2, 1, 0]
+    )
     rng = np.random.default_rng(1)
     m = random_marginals(8, 3, 20, rng=rng)
     assert len({tuple(r) for r in m}) == 20 and all(len(set(r)) == 3 for r in m)
     assert len(random_marginals(4, 3, 100, rng=rng)) == 4
-    assert {tuple(r) for r in random_marginals(4, 3, 100, rng=rng)} == set(itertools.combinations(range(4), 3))
+    assert {tuple(r) for r in random_marginals(4, 3, 100, rng=rng)} == set(
+        itertools.combinations(range(4), 3)
+    )
     with pytest.raises(InputError):
         random_marginals(2, 3, 5, rng=rng)
 
@@ -63,7 +67,9 @@ def test_marginal_counts_and_subsets() -> None:
 def test_tables_identical_zero_independent_positive() -> None:
     rng = np.random.default_rng(2)
     a = rng.integers(0, 3, 3000)
-    df = pd.DataFrame({"a": a, "b": (a + rng.integers(0, 2, 3000)) % 3, "c": a % 2, "x": rng.random(3000) * 10})
+    df = pd.DataFrame(
+        {"a": a, "b": (a + rng.integers(0, 2, 3000)) % 3, "c": a % 2, "x": rng.random(3000) * 10}
+    )
     schema = infer_schema(df)
     t = Table.from_frame(df, schema)
     assert mre_gt10(t, t, rng=np.random.default_rng(0)) == 0.0

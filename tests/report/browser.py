@@ -41,10 +41,20 @@ def check_page(url: str, timeout: float = 60.0) -> PageCheck:
     profile = tempfile.mkdtemp(prefix="synthleak-chromium-")
     proc = subprocess.Popen(
         [
-            exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--remote-debugging-port=0",
-            "--window-size=1280,2000", "about:blank",
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            f"--user-data-dir={profile}",
+            "--remote-debugging-port=0",
+            "--window-size=1280,2000",
+            "about:blank",
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -84,7 +94,9 @@ def check_page(url: str, timeout: float = 60.0) -> PageCheck:
 
         events: list[dict] = []
         target = call(ws, "Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = call(ws, "Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        session = call(ws, "Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
         for method in ("Page.enable", "Runtime.enable", "Log.enable"):
             call(ws, method, session=session)
         call(ws, "Page.navigate", {"url": url}, session=session)
@@ -105,7 +117,12 @@ def check_page(url: str, timeout: float = 60.0) -> PageCheck:
             session=session,
         )
         info = json.loads(result["result"]["value"])
-        shot = call(ws, "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, session=session)
+        shot = call(
+            ws,
+            "Page.captureScreenshot",
+            {"format": "png", "captureBeyondViewport": True},
+            session=session,
+        )
         errors = []
         for ev in events:
             m = ev.get("method")
@@ -117,7 +134,13 @@ def check_page(url: str, timeout: float = 60.0) -> PageCheck:
             elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
                 errors.append(p["entry"].get("text", "log error"))
         ws.close()
-        return PageCheck(errors, int(info["broken"]), int(info["n"]), info["title"], base64.b64decode(shot["data"]))
+        return PageCheck(
+            errors,
+            int(info["broken"]),
+            int(info["n"]),
+            info["title"],
+            base64.b64decode(shot["data"]),
+        )
     finally:
         proc.kill()
         proc.wait(timeout=10)

@@ -4,7 +4,9 @@ from synthleak.report.document import Figure, Paragraph, TableBlock, build_docum
 from synthleak.results import AuditResult
 
 
-def test_summary_names_the_records_at_risk_and_the_worst_outcome(sample_result: AuditResult) -> None:
+def test_summary_names_the_records_at_risk_and_the_worst_outcome(
+    sample_result: AuditResult,
+) -> None:
     doc = build_document(sample_result)
     titles = [s.title for s in doc.sections]
     assert titles[0] == "Executive summary" and "Reproducibility" in titles[-1]
@@ -27,22 +29,47 @@ def test_sections_have_tables_and_figures(sample_result: AuditResult) -> None:
 
 def test_minimal_result_still_renders() -> None:
     doc = build_document(AuditResult({}, {}, {"n_records": 3}))
-    assert [s.anchor for s in doc.sections] == ["summary", "findings", "records", "assumptions", "reproducibility"]
+    assert [s.anchor for s in doc.sections] == [
+        "summary",
+        "findings",
+        "records",
+        "assumptions",
+        "reproducibility",
+    ]
 
 
 def test_riskmap_section_from_a_risk_map_result() -> None:
     from synthleak.results import from_run_result
 
     recs = [
-        {"row": i, "auc": 0.5 + 0.004 * i, "auc_ci_low": 0.4 + 0.004 * i, "auc_ci_high": 0.6 + 0.004 * i,
-         "vulnerability": 0.01 * i, "rare_value": 1.0, "log_likelihood": 2.0}
+        {
+            "row": i,
+            "auc": 0.5 + 0.004 * i,
+            "auc_ci_low": 0.4 + 0.004 * i,
+            "auc_ci_high": 0.6 + 0.004 * i,
+            "vulnerability": 0.01 * i,
+            "rare_value": 1.0,
+            "log_likelihood": 2.0,
+        }
         for i in range(50)
     ]
-    doc = {"config": {"generator": "baynet:k=2", "n_shadow": 100, "n_test": 50, "k": 5},
-           "records": recs,
-           "summary": {"auc_mean": 0.6, "auc_sd": 0.05, "validation": {
-               "top_k": 10, "chance_precision": 0.2,
-               "vulnerability": {"spearman": 1.0, "spearman_ci": [0.9, 1.0], "precision_at_10": 1.0}}}}
+    doc = {
+        "config": {"generator": "baynet:k=2", "n_shadow": 100, "n_test": 50, "k": 5},
+        "records": recs,
+        "summary": {
+            "auc_mean": 0.6,
+            "auc_sd": 0.05,
+            "validation": {
+                "top_k": 10,
+                "chance_precision": 0.2,
+                "vulnerability": {
+                    "spearman": 1.0,
+                    "spearman_ci": [0.9, 1.0],
+                    "precision_at_10": 1.0,
+                },
+            },
+        },
+    }
     result = from_run_result(doc, source="run", command_line="synthleak report run")
     assert result.findings[0].details["row"] == 49
     assert result.vulnerability["top"][0]["row"] == 49

@@ -18,12 +18,19 @@ TINY = BudgetPlan(150, 2, 1, 30, 30, 150, ("distance",), 4)
 
 
 @pytest.mark.skipif(
-    chromium_path() is None and not os.environ.get("CI"), reason="chromium not installed (CI installs it)"
+    chromium_path() is None and not os.environ.get("CI"),
+    reason="chromium not installed (CI installs it)",
 )
 def test_audit_report_renders_in_chromium(adult_table: Table, tmp_path: Path) -> None:
     rows = np.random.default_rng(2).choice(len(adult_table), 2000, replace=False)
-    result = audit(adult_table.take(rows[:1000]), generator="baynet:k=2", secret="income",
-                   control=adult_table.take(rows[1000:]), plan=TINY, seed=0)
+    result = audit(
+        adult_table.take(rows[:1000]),
+        generator="baynet:k=2",
+        secret="income",
+        control=adult_table.take(rows[1000:]),
+        plan=TINY,
+        seed=0,
+    )
     paths = write_report(result, tmp_path)
     page = check_page(paths["html"].resolve().as_uri())
     (artifacts_dir() / "report_screenshot.png").write_bytes(page.screenshot)

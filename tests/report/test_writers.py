@@ -24,7 +24,9 @@ def test_markdown_writes_figures(sample_result: AuditResult, tmp_path: Path) -> 
     assert (tmp_path / "vulnerability.png").exists()
 
 
-def test_write_report_is_all_or_nothing(sample_result: AuditResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_write_report_is_all_or_nothing(
+    sample_result: AuditResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     paths = write_report(sample_result, tmp_path / "out")
     assert AuditResult.from_json(paths["json"]).to_json() == sample_result.to_json()
     import synthleak.report as rep

@@ -28,15 +28,26 @@ FAST = {"query": {"n_queries": 40, "n_estimators": 10}, "distance": {"n_estimato
 def _omega(seed: int = 0, n: int = 500) -> sl.Table:
     rng = np.random.default_rng(seed)
     df = pd.DataFrame(
-        {"a": rng.choice(["p", "q", "r"], n), "b": rng.choice(["u", "v"], n), "x": rng.normal(size=n).round(2)}
+        {
+            "a": rng.choice(["p", "q", "r"], n),
+            "b": rng.choice(["u", "v"], n),
+            "x": rng.normal(size=n).round(2),
+        }
     )
     return sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
 
 
 def _game(**kw: object) -> MembershipGame:
     base: dict[str, object] = dict(
-        n=30, m=40, n_shadow=16, n_test=12, attacks=("distance", "query"), attack_params=FAST,
-        aux_size=250, test_size=150, batch_size=4,
+        n=30,
+        m=40,
+        n_shadow=16,
+        n_test=12,
+        attacks=("distance", "query"),
+        attack_params=FAST,
+        aux_size=250,
+        test_size=150,
+        batch_size=4,
     )
     base.update(kw)
     return MembershipGame("baynet", **base)  # type: ignore[arg-type]
@@ -54,13 +65,22 @@ def test_inline_processes_and_dask_give_identical_results() -> None:
         warnings.simplefilter("ignore", BaselineWarning)
         inline = _game(workers=1).run(omega, [0, 1], seed=3).to_dict()
         # a real scheduler on loopback TCP (worker threads in this process keep the test fast)
-        with distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, protocol="tcp://", host="127.0.0.1",
-            dashboard_address=None,
-        ) as cluster, distributed.Client(cluster) as client:
+        with (
+            distributed.LocalCluster(
+                n_workers=2,
+                threads_per_worker=1,
+                processes=False,
+                protocol="tcp://",
+                host="127.0.0.1",
+                dashboard_address=None,
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
             assert cluster.scheduler_address.startswith("tcp://127.0.0.1")
             dasked = _game(cluster=client).run(omega, [0, 1], seed=3).to_dict()
-            by_addr = run_units(_generate_batch, units, shared=shared, cluster=cluster.scheduler_address)
+            by_addr = run_units(
+                _generate_batch, units, shared=shared, cluster=cluster.scheduler_address
+            )
     assert inline == dasked
     for u in units:
         ref = inline_units[u.key].arrays
@@ -127,18 +147,31 @@ def test_resume_after_sigkill_recomputes_nothing_and_matches_fresh_run(tmp_path:
     rng = np.random.default_rng(0)
     n = 500
     df = pd.DataFrame(
-        {"a": rng.choice(["p", "q", "r"], n), "b": rng.choice(["u", "v"], n), "x": rng.normal(size=n).round(2)}
+        {
+            "a": rng.choice(["p", "q", "r"], n),
+            "b": rng.choice(["u", "v"], n),
+            "x": rng.normal(size=n).round(2),
+        }
     )
     omega = sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
     kw = dict(
-        n=30, m=40, n_shadow=100, n_test=30, attacks=("distance",), attack_params={"distance": {"n_estimators": 10}},
-        aux_size=250, test_size=150, batch_size=1,
+        n=30,
+        m=40,
+        n_shadow=100,
+        n_test=30,
+        attacks=("distance",),
+        attack_params={"distance": {"n_estimators": 10}},
+        aux_size=250,
+        test_size=150,
+        batch_size=1,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         resumed = MembershipGame("baynet", run_dir=run, **kw).run(omega, [0, 1, 2], seed=7)  # type: ignore[arg-type]
         after = _catalogue(run)
-        fresh = MembershipGame("baynet", batch_size=1, **{k: v for k, v in kw.items() if k != "batch_size"}).run(  # type: ignore[arg-type]
+        fresh = MembershipGame(
+            "baynet", batch_size=1, **{k: v for k, v in kw.items() if k != "batch_size"}
+        ).run(  # type: ignore[arg-type]
             omega, [0, 1, 2], seed=7
         )
     assert len(after) == total

@@ -44,7 +44,9 @@ def collapse_by_mode(
         return qi.reshape(0, qi.shape[1]), np.zeros(0, dtype=np.int64)
     rows, inv = _row_groups(qi)
     y = np.asarray(syn_secret).astype(np.int64)
-    counts = np.bincount(inv * n_classes + y, minlength=rows.shape[0] * n_classes).reshape(-1, n_classes)
+    counts = np.bincount(inv * n_classes + y, minlength=rows.shape[0] * n_classes).reshape(
+        -1, n_classes
+    )
     jitter = rng.random(counts.shape) * 0.5  # only breaks ties between equal integer counts
     return rows, np.argmax(counts + jitter, axis=1)
 
@@ -74,7 +76,9 @@ class DCRAttack:
         self.collapse = collapse
         self.block = block
 
-    def fit(self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator) -> DCRAttack:
+    def fit(
+        self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator
+    ) -> DCRAttack:
         """Store the adversary's quasi-identifiers ``X`` (targets are rows of it)."""
         self.quasi_ids_ = np.asarray(quasi_ids)
         return self

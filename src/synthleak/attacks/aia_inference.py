@@ -54,7 +54,8 @@ def _make_model(model: InferenceModel, sizes: np.ndarray, seed: int, n_estimator
 
         cats = [np.arange(int(s)) for s in sizes]
         return make_pipeline(
-            OneHotEncoder(categories=cats, handle_unknown="ignore"), LogisticRegression(max_iter=500)
+            OneHotEncoder(categories=cats, handle_unknown="ignore"),
+            LogisticRegression(max_iter=500),
         )
     from sklearn.naive_bayes import CategoricalNB
 
@@ -85,13 +86,18 @@ class InferenceAttack:
     name = "infer"
 
     def __init__(
-        self, model: InferenceModel | str = InferenceModel.RF, max_train: int = 20_000, n_estimators: int = 50
+        self,
+        model: InferenceModel | str = InferenceModel.RF,
+        max_train: int = 20_000,
+        n_estimators: int = 50,
     ) -> None:
         self.model = model
         self.max_train = max_train
         self.n_estimators = n_estimators
 
-    def fit(self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator) -> InferenceAttack:
+    def fit(
+        self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator
+    ) -> InferenceAttack:
         """Store the adversary's quasi-identifiers ``X`` and their domain sizes."""
         self.model_ = InferenceModel(self.model)
         self.quasi_ids_ = np.asarray(quasi_ids)
@@ -109,7 +115,9 @@ class InferenceAttack:
     ) -> np.ndarray:
         """Class probabilities (k, n_classes) of the targets under a classifier trained on ``S``."""
         if not hasattr(self, "model_"):
-            raise NotFittedError("the inference attack is not fitted: call fit(X, sizes, rng=...) first")
+            raise NotFittedError(
+                "the inference attack is not fitted: call fit(X, sizes, rng=...) first"
+            )
         Xs = np.asarray(syn_qi)
         ys = np.asarray(syn_secret).astype(np.int64)
         tx = self.quasi_ids_[np.asarray(targets, dtype=np.intp)]
@@ -123,7 +131,9 @@ class InferenceAttack:
         if present.size == 1:
             out[:, present[0]] = 1.0
             return out
-        clf = _make_model(self.model_, self.sizes_, int(rng.integers(0, 2**31 - 1)), self.n_estimators)
+        clf = _make_model(
+            self.model_, self.sizes_, int(rng.integers(0, 2**31 - 1)), self.n_estimators
+        )
         with threadpool_limits(1):  # games already run one per core; avoids OpenMP oversubscription
             clf.fit(Xs, ys)
             proba = clf.predict_proba(tx)

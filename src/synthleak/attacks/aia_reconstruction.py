@@ -147,13 +147,17 @@ def build_queries(
     sizes = np.asarray(sizes, dtype=np.int64)
     n, F = X.shape
     if order < 2:
-        raise InputError(f"the query order must be at least 2 (secret + 1 quasi-identifier), got {order}")
+        raise InputError(
+            f"the query order must be at least 2 (secret + 1 quasi-identifier), got {order}"
+        )
     if order - 1 > F:
         raise InputError(
             f"{order}-way queries need at least {order - 1} quasi-identifiers, got {F}: "
             "add quasi-identifiers or lower the order"
         )
-    combos = np.array(list(itertools.combinations(range(F), order - 1)), dtype=np.int64).reshape(-1, order - 1)
+    combos = np.array(list(itertools.combinations(range(F), order - 1)), dtype=np.int64).reshape(
+        -1, order - 1
+    )
     mult, space = _radix(sizes, combos)
     keys = _combo_keys(X, combos, mult)  # (C, n)
     glob = keys + np.arange(len(combos), dtype=np.int64)[:, None] * space
@@ -213,7 +217,9 @@ def _count_kernel(*args: object) -> None:
     _KERNEL[0](*args)
 
 
-def _count_kernel_py(ST, y, w, combos, mult, offsets, n_classes, out):  # pragma: no cover - compiled
+def _count_kernel_py(
+    ST, y, w, combos, mult, offsets, n_classes, out
+):  # pragma: no cover - compiled
     """out[offsets[c] + key_c(record i) * C + y[i]] += w[i] for every record i and combination c.
 
     ``ST`` is the transposed (F, m) code matrix, so each combination streams its own
@@ -232,7 +238,9 @@ def _count_kernel_py(ST, y, w, combos, mult, offsets, n_classes, out):  # pragma
 
 def _compress(S: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct rows of ``[S | y]`` with their multiplicities (a synthetic dataset often repeats rows)."""
-    arr = np.ascontiguousarray(np.column_stack([S, y]).astype(np.int16 if S.max(initial=0) < 32000 else np.int64))
+    arr = np.ascontiguousarray(
+        np.column_stack([S, y]).astype(np.int16 if S.max(initial=0) < 32000 else np.int64)
+    )
     view = arr.view(np.dtype((np.void, arr.dtype.itemsize * arr.shape[1]))).ravel()
     _, first, counts = np.unique(view, return_index=True, return_counts=True)
     rows = arr[first]
@@ -322,8 +330,14 @@ def answer_queries(
     return per_class[:, cls] * (qs.n_records / m)
 
 
-def _highs_lp(M: sp.csc_matrix, cost: np.ndarray, lb: np.ndarray, ub: np.ndarray,
-              rl: np.ndarray, ru: np.ndarray) -> Any:
+def _highs_lp(
+    M: sp.csc_matrix,
+    cost: np.ndarray,
+    lb: np.ndarray,
+    ub: np.ndarray,
+    rl: np.ndarray,
+    ru: np.ndarray,
+) -> Any:
     import highspy
 
     lp = highspy.HighsLp()
@@ -337,9 +351,7 @@ def _highs_lp(M: sp.csc_matrix, cost: np.ndarray, lb: np.ndarray, ub: np.ndarray
     return lp
 
 
-def solve_l1(
-    A: sp.spmatrix, r: np.ndarray, *, time_limit: float | None = None
-) -> np.ndarray:
+def solve_l1(A: sp.spmatrix, r: np.ndarray, *, time_limit: float | None = None) -> np.ndarray:
     """Solve ``min_t ||A t - r||_1`` subject to ``0 <= t <= 1`` with HiGHS (sparse).
 
     The LP of §4.2 (variables ``t`` and ``e``) is solved through its dual, which has one row
@@ -459,7 +471,9 @@ class ReconstructionAttack:
         self.max_queries = max_queries
         self.time_limit = time_limit
 
-    def fit(self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator) -> ReconstructionAttack:
+    def fit(
+        self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator
+    ) -> ReconstructionAttack:
         """Build the queries from the adversary's quasi-identifiers ``X`` (n, F)."""
         self.mode_ = QueryMode(self.queries)
         self.queries_ = build_queries(
@@ -473,7 +487,9 @@ class ReconstructionAttack:
         For a binary secret only one LP is solved and column 0 is ``1 - t``.
         """
         if not hasattr(self, "queries_"):
-            raise NotFittedError("the reconstruction attack is not fitted: call fit(X, sizes, rng=...) first")
+            raise NotFittedError(
+                "the reconstruction attack is not fitted: call fit(X, sizes, rng=...) first"
+            )
         qs = self.queries_
         per_class, total = count_answers(qs, syn_qi, syn_secret, n_classes)
         m = int(np.asarray(syn_qi).shape[0])
@@ -503,7 +519,6 @@ class ReconstructionAttack:
     ) -> np.ndarray:
         """Scores (k, n_classes) of the target rows ``targets`` (indices into ``X``)."""
         return self.reconstruct(syn_qi, syn_secret, n_classes)[np.asarray(targets, dtype=np.intp)]
-
 
 
 register_attack(

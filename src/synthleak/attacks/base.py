@@ -59,7 +59,9 @@ class MembershipAttack(ABC):
         """Membership score of the target for every synthetic dataset."""
 
     @staticmethod
-    def _check_fit_input(target: Table, datasets: Sequence[Table], labels: np.ndarray) -> np.ndarray:
+    def _check_fit_input(
+        target: Table, datasets: Sequence[Table], labels: np.ndarray
+    ) -> np.ndarray:
         y = np.asarray(labels).astype(np.int64)
         if len(target) != 1:
             raise InputError(f"a membership attack targets one record, got {len(target)}")

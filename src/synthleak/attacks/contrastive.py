@@ -53,18 +53,30 @@ def _import_torch() -> Any:
     try:
         import torch
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise MissingExtraError("torch", "torch", "contrastive singling out (--mode contrastive)") from exc
+        raise MissingExtraError(
+            "torch", "torch", "contrastive singling out (--mode contrastive)"
+        ) from exc
     return torch
 
 
-def _build_net(torch: Any, sizes: list[int], n_cont: int, hidden: int, n_layers: int, embed_dim: int, dropout: float) -> Any:
+def _build_net(
+    torch: Any,
+    sizes: list[int],
+    n_cont: int,
+    hidden: int,
+    n_layers: int,
+    embed_dim: int,
+    dropout: float,
+) -> Any:
     nn = torch.nn
 
     class Encoder(nn.Module):  # type: ignore[name-defined]
         def __init__(self) -> None:
             super().__init__()
             dims = [min(32, max(2, (s + 1) // 2)) for s in sizes]
-            self.embeddings = nn.ModuleList(nn.Embedding(s + 1, d) for s, d in zip(sizes, dims, strict=True))
+            self.embeddings = nn.ModuleList(
+                nn.Embedding(s + 1, d) for s, d in zip(sizes, dims, strict=True)
+            )
             layers: list[Any] = []
             width = sum(dims) + 2 * n_cont
             for _ in range(n_layers):
@@ -144,8 +156,16 @@ class ContrastiveEncoder:
         self.schema_ = table.schema
         present = np.where(np.isnan(table.values), np.float32(np.nan), table.values)
         with np.errstate(all="ignore"):
-            low = np.nan_to_num(np.nanmin(present, axis=0, initial=np.inf), posinf=0.0) if present.shape[1] else np.zeros(0)
-            high = np.nan_to_num(np.nanmax(present, axis=0, initial=-np.inf), neginf=0.0) if present.shape[1] else np.zeros(0)
+            low = (
+                np.nan_to_num(np.nanmin(present, axis=0, initial=np.inf), posinf=0.0)
+                if present.shape[1]
+                else np.zeros(0)
+            )
+            high = (
+                np.nan_to_num(np.nanmax(present, axis=0, initial=-np.inf), neginf=0.0)
+                if present.shape[1]
+                else np.zeros(0)
+            )
         self.low_ = np.asarray(low, dtype=np.float32)
         self.span_ = np.where(high > low, high - low, 1.0).astype(np.float32)
         codes, vals, missing = self._inputs(table)
@@ -153,7 +173,15 @@ class ContrastiveEncoder:
         seed = int(rng.integers(0, 2**62))
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            net = _build_net(torch, sizes, vals.shape[1], self.hidden, self.n_layers, self.embed_dim, self.dropout)
+            net = _build_net(
+                torch,
+                sizes,
+                vals.shape[1],
+                self.hidden,
+                self.n_layers,
+                self.embed_dim,
+                self.dropout,
+            )
             opt = torch.optim.AdamW(net.parameters(), lr=self.lr)
             c_t = torch.from_numpy(codes)
             v_t = torch.from_numpy(vals)
@@ -209,7 +237,11 @@ class ContrastiveEncoder:
                         torch.from_numpy(missing[s : s + 4096]),
                     ).numpy()
                 )
-        return np.concatenate(out).astype(np.float32) if out else np.zeros((0, self.embed_dim), np.float32)
+        return (
+            np.concatenate(out).astype(np.float32)
+            if out
+            else np.zeros((0, self.embed_dim), np.float32)
+        )
 
 
 def knn_outlier_scores(emb: np.ndarray, k: int = 5, block: int = 512) -> np.ndarray:
@@ -294,4 +326,6 @@ class ContrastiveSinglingOut(_SinglingOutBase):
             cols = random_column_subsets(size, f, self.n_cols, rng=rng)
             return predicates_from_records(table, rows, cols, self.medians_, matrix=x)
 
-        return collect_singling_out(table, n, batch, max_attempts=self.max_attempts, batch_size=self.batch_size)
+        return collect_singling_out(
+            table, n, batch, max_attempts=self.max_attempts, batch_size=self.batch_size
+        )

@@ -142,7 +142,9 @@ class LinkabilityAttack:
 
     def links_(self, targets: Table) -> np.ndarray:
         """Boolean (len(targets),): the target's two halves share a synthetic neighbour."""
-        return sets_intersect(self.neighbors_(targets, self.aux_a), self.neighbors_(targets, self.aux_b))
+        return sets_intersect(
+            self.neighbors_(targets, self.aux_a), self.neighbors_(targets, self.aux_b)
+        )
 
 
 def sets_intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -150,7 +152,9 @@ def sets_intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a[:, :, None] == b[:, None, :]).any(axis=(1, 2))
 
 
-def random_neighbors(n_candidates: int, n_targets: int, k: int, *, rng: np.random.Generator) -> np.ndarray:
+def random_neighbors(
+    n_candidates: int, n_targets: int, k: int, *, rng: np.random.Generator
+) -> np.ndarray:
     """``k`` distinct random candidate indices per target (the random-guess baseline).
 
     Draws with replacement and redraws the rows that hold a repeat (uniform over k-subsets).
@@ -159,7 +163,11 @@ def random_neighbors(n_candidates: int, n_targets: int, k: int, *, rng: np.rando
     out = rng.integers(0, n_candidates, size=(n_targets, k))
     while True:
         srt = np.sort(out, axis=1)
-        bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1)) if k > 1 else np.zeros(0, dtype=np.intp)
+        bad = (
+            np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+            if k > 1
+            else np.zeros(0, dtype=np.intp)
+        )
         if bad.size == 0:
             return out.astype(np.intp)
         out[bad] = rng.integers(0, n_candidates, size=(bad.size, k))

@@ -487,7 +487,9 @@ class _Run:
     epochs: int
 
 
-def _collapsed(torch: Any, params: dict[str, Any], data: _FitData, scoring: AttentionScoring) -> bool:
+def _collapsed(
+    torch: Any, params: dict[str, Any], data: _FitData, scoring: AttentionScoring
+) -> bool:
     """Whether the network gives every dataset the same logit (dead ReLUs: a useless attack).
 
     Checked on the validation datasets (the training datasets when there is no validation set),
@@ -673,8 +675,10 @@ class TargetAttentionAttack(MembershipAttack):
         with _torch_threads(torch, self.n_threads):
             records = pre.records()
             data = _FitData(
-                x_tr=torch.from_numpy(records[tr]), m_tr=torch.from_numpy(pre.mask[tr]),
-                x_va=torch.from_numpy(records[va]), m_va=torch.from_numpy(pre.mask[va]),
+                x_tr=torch.from_numpy(records[tr]),
+                m_tr=torch.from_numpy(pre.mask[tr]),
+                x_va=torch.from_numpy(records[va]),
+                m_va=torch.from_numpy(pre.mask[va]),
                 y_tr=torch.from_numpy(y[tr].astype(np.float32)),
                 y_va=torch.from_numpy(y[va].astype(np.float32)),
                 t=torch.from_numpy(pre.target()),
@@ -686,9 +690,16 @@ class TargetAttentionAttack(MembershipAttack):
             while True:
                 run = self._train_once(torch, net, data, scoring, int(rng.integers(0, 2**62)))
                 attempts += 1
-                if attempts > int(self.restarts) or not _collapsed(torch, run.params, data, scoring):
+                if attempts > int(self.restarts) or not _collapsed(
+                    torch, run.params, data, scoring
+                ):
                     break
-        best_params, history, best_epoch, epoch = run.params, run.history, run.best_epoch, run.epochs
+        best_params, history, best_epoch, epoch = (
+            run.params,
+            run.history,
+            run.best_epoch,
+            run.epochs,
+        )
         self.attempts_ = attempts
         self.timings_ = {
             "preprocess_s": t1 - t0,
@@ -706,7 +717,12 @@ class TargetAttentionAttack(MembershipAttack):
         return self
 
     def _train_once(
-        self, torch: Any, net: AttentionNetwork, data: _FitData, scoring: AttentionScoring, seed: int
+        self,
+        torch: Any,
+        net: AttentionNetwork,
+        data: _FitData,
+        scoring: AttentionScoring,
+        seed: int,
     ) -> _Run:
         """One training run from a fresh initialisation (Adamax, best-validation checkpoint)."""
         gen = torch.Generator().manual_seed(seed)
@@ -725,8 +741,14 @@ class TargetAttentionAttack(MembershipAttack):
             for start in range(0, n_tr, bs):
                 b = perm[start : start + bs]
                 logits = forward(
-                    torch, params, data.x_tr[b], data.m_tr[b], data.t,
-                    scoring=scoring, dropout=self.dropout, generator=gen,
+                    torch,
+                    params,
+                    data.x_tr[b],
+                    data.m_tr[b],
+                    data.t,
+                    scoring=scoring,
+                    dropout=self.dropout,
+                    generator=gen,
                 )
                 loss = bce(logits, data.y_tr[b])
                 opt.zero_grad(set_to_none=True)
@@ -738,7 +760,12 @@ class TargetAttentionAttack(MembershipAttack):
                 best_epoch = epoch
                 continue
             with torch.no_grad():
-                vl = float(bce(forward(torch, params, data.x_va, data.m_va, data.t, scoring=scoring), data.y_va))
+                vl = float(
+                    bce(
+                        forward(torch, params, data.x_va, data.m_va, data.t, scoring=scoring),
+                        data.y_va,
+                    )
+                )
             history["val_loss"].append(vl)
             if vl < best_loss:
                 best_loss, best_epoch, since_best = vl, epoch, 0

@@ -116,7 +116,9 @@ class DistanceAttack(ForestMembershipAttack):
         k = min(int(self.k), d.shape[1])
         nearest = np.sort(np.partition(d, k - 1, axis=1)[:, :k], axis=1) if k > 0 else d[:, :0]
         r = np.asarray(self.radii, dtype=np.float32)
-        counts = (d[:, :, None] <= r[None, None, :] + np.float32(1e-6)).sum(axis=1, dtype=np.float32)
+        counts = (d[:, :, None] <= r[None, None, :] + np.float32(1e-6)).sum(
+            axis=1, dtype=np.float32
+        )
         return np.concatenate([nearest, counts], axis=1).astype(np.float32)
 
     def _prepare(self, target: Table, rng: np.random.Generator) -> None:

@@ -75,7 +75,10 @@ def _code_counts(codes: np.ndarray, size: int) -> np.ndarray:
 def histogram_features(stack: TableStack, n_bins: int = 10) -> np.ndarray:
     """Marginal frequencies of every column (continuous: ``n_bins`` bins + a missing bin)."""
     m = max(stack.n_rows, 1)
-    parts = [_code_counts(stack.codes[:, :, j], c.size) / m for j, c in enumerate(stack.schema.categorical)]
+    parts = [
+        _code_counts(stack.codes[:, :, j], c.size) / m
+        for j, c in enumerate(stack.schema.categorical)
+    ]
     for j, c in enumerate(stack.schema.continuous):
         v = stack.values[:, :, j]
         span = (c.high - c.low) or 1.0
@@ -89,7 +92,8 @@ def histogram_features(stack: TableStack, n_bins: int = 10) -> np.ndarray:
 def correlation_features(stack: TableStack) -> np.ndarray:
     """Pearson correlations of every pair of columns (upper triangle), per dataset."""
     x = np.concatenate(
-        [stack.codes.astype(np.float64), np.nan_to_num(stack.values.astype(np.float64), nan=0.0)], axis=2
+        [stack.codes.astype(np.float64), np.nan_to_num(stack.values.astype(np.float64), nan=0.0)],
+        axis=2,
     )
     f = x.shape[2]
     if f < 2:
@@ -143,7 +147,9 @@ class GroundhogAttack(ForestMembershipAttack):
             fs = FeatureSet(self.feature_set)
         except ValueError:
             choices = ", ".join(f.value for f in FeatureSet)
-            raise InputError(f"unknown groundhog feature set {self.feature_set!r}: use one of {choices}") from None
+            raise InputError(
+                f"unknown groundhog feature set {self.feature_set!r}: use one of {choices}"
+            ) from None
         stack = stack_tables(datasets)
         parts = []
         if fs in (FeatureSet.NAIVE, FeatureSet.ALL):
@@ -153,6 +159,7 @@ class GroundhogAttack(ForestMembershipAttack):
         if fs in (FeatureSet.CORRELATION, FeatureSet.ALL):
             parts.append(correlation_features(stack))
         return np.concatenate(parts, axis=1)
+
 
 register_attack(
     AttackInfo(

@@ -120,7 +120,11 @@ class QueryAttack(ForestMembershipAttack):
     name = "query"
 
     def __init__(
-        self, n_queries: int = 100_000, n_estimators: int = 100, max_depth: int = 10, n_jobs: int = 1
+        self,
+        n_queries: int = 100_000,
+        n_estimators: int = 100,
+        max_depth: int = 10,
+        n_jobs: int = 1,
     ) -> None:
         self.n_queries = n_queries
         self.n_estimators = n_estimators

@@ -262,12 +262,28 @@ class PredicateSet:
             full_p = np.full_like(left, npres)
             full_n = np.full_like(left, n)
             lo[active, j] = np.select(
-                [o == Op.EQ, o == Op.LT, o == Op.LE, o == Op.GT, o == Op.GE, o == Op.ISNULL, o == Op.NOTNULL],
+                [
+                    o == Op.EQ,
+                    o == Op.LT,
+                    o == Op.LE,
+                    o == Op.GT,
+                    o == Op.GE,
+                    o == Op.ISNULL,
+                    o == Op.NOTNULL,
+                ],
                 [left, zero, zero, right, left, full_p, zero],
                 zero,
             )
             hi[active, j] = np.select(
-                [o == Op.EQ, o == Op.LT, o == Op.LE, o == Op.GT, o == Op.GE, o == Op.ISNULL, o == Op.NOTNULL],
+                [
+                    o == Op.EQ,
+                    o == Op.LT,
+                    o == Op.LE,
+                    o == Op.GT,
+                    o == Op.GE,
+                    o == Op.ISNULL,
+                    o == Op.NOTNULL,
+                ],
                 [right, left, right, full_p, full_p, full_n, full_p],
                 full_n,
             )
@@ -289,7 +305,21 @@ class PredicateSet:
         cols, ops, vals = self._compact()
         col, lo, hi = self._plan(idx)
         out = np.zeros(len(self), dtype=np.int64)
-        _scan_kernel(idx.x, idx.perm, col, lo, hi, cols, ops, vals, _missing_codes(self.schema), int(cap), out, np.zeros((1, 1), dtype=np.bool_), False)
+        _scan_kernel(
+            idx.x,
+            idx.perm,
+            col,
+            lo,
+            hi,
+            cols,
+            ops,
+            vals,
+            _missing_codes(self.schema),
+            int(cap),
+            out,
+            np.zeros((1, 1), dtype=np.bool_),
+            False,
+        )
         return out
 
     def match_bitsets(self, table: Table, *, index: TableIndex | None = None) -> np.ndarray:
@@ -302,7 +332,21 @@ class PredicateSet:
         col, lo, hi = self._plan(idx)
         out = np.zeros(len(self), dtype=np.int64)
         mask = np.zeros((len(self), len(table)), dtype=np.bool_)
-        _scan_kernel(idx.x, idx.perm, col, lo, hi, cols, ops, vals, _missing_codes(self.schema), 0, out, mask, True)
+        _scan_kernel(
+            idx.x,
+            idx.perm,
+            col,
+            lo,
+            hi,
+            cols,
+            ops,
+            vals,
+            _missing_codes(self.schema),
+            0,
+            out,
+            mask,
+            True,
+        )
         return _pack(mask)
 
     # --- display ----------------------------------------------------------------------
@@ -327,9 +371,7 @@ class PredicateSet:
 
 def _missing_codes(schema: Schema) -> np.ndarray:
     """Missing code of each categorical column (as float), NaN for continuous columns."""
-    return np.array(
-        [float(c.missing_code) if c.is_categorical else np.nan for c in schema.columns]
-    )
+    return np.array([float(c.missing_code) if c.is_categorical else np.nan for c in schema.columns])
 
 
 @numba.njit(cache=True, inline="always")
@@ -356,7 +398,9 @@ def _atom(xv: float, op: int, v: float, miss: float) -> bool:  # pragma: no cove
 
 
 @numba.njit(cache=True)
-def _scan_kernel(x, perm, col, lo, hi, cols, ops, vals, miss, cap, out, mask, write_mask):  # pragma: no cover
+def _scan_kernel(
+    x, perm, col, lo, hi, cols, ops, vals, miss, cap, out, mask, write_mask
+):  # pragma: no cover
     q, width = cols.shape
     for i in range(q):
         c = 0

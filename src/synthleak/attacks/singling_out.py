@@ -72,7 +72,9 @@ def _medians(table: Table) -> np.ndarray:
     return med
 
 
-def random_column_subsets(n: int, n_features: int, n_cols: int, *, rng: np.random.Generator) -> np.ndarray:
+def random_column_subsets(
+    n: int, n_features: int, n_cols: int, *, rng: np.random.Generator
+) -> np.ndarray:
     """Boolean matrix (n, n_features) with ``n_cols`` random columns set per row."""
     order = np.argsort(rng.random((n, n_features)), axis=1)[:, :n_cols]
     sel = np.zeros((n, n_features), dtype=bool)
@@ -184,7 +186,9 @@ class UnivariateSinglingOut(_SinglingOutBase):
     def __init__(self) -> None:
         self.n_cols = 1
 
-    def fit(self, synthetic: Table, *, rng: np.random.Generator | None = None) -> UnivariateSinglingOut:
+    def fit(
+        self, synthetic: Table, *, rng: np.random.Generator | None = None
+    ) -> UnivariateSinglingOut:
         """Find the candidate predicates of ``synthetic`` (``rng`` unused; for a uniform API)."""
         table = self._fit_table(synthetic)
         x = encoded_matrix(table)
@@ -275,13 +279,18 @@ class MultivariateSinglingOut(_SinglingOutBase):
     mode = SinglingOutMode.MULTIVARIATE.value
 
     def __init__(
-        self, n_cols: int = 3, max_attempts: int | None = DEFAULT_MAX_ATTEMPTS, batch_size: int = DEFAULT_BATCH
+        self,
+        n_cols: int = 3,
+        max_attempts: int | None = DEFAULT_MAX_ATTEMPTS,
+        batch_size: int = DEFAULT_BATCH,
     ) -> None:
         self.n_cols = n_cols
         self.max_attempts = max_attempts
         self.batch_size = batch_size
 
-    def fit(self, synthetic: Table, *, rng: np.random.Generator | None = None) -> MultivariateSinglingOut:
+    def fit(
+        self, synthetic: Table, *, rng: np.random.Generator | None = None
+    ) -> MultivariateSinglingOut:
         """Store the de-duplicated synthetic table and its continuous medians."""
         table = self._fit_table(synthetic)
         _check_n_cols(self.n_cols, table)
@@ -371,6 +380,28 @@ def _contrastive_factory(**params: Any) -> Any:
     return make_singling_out_attack(SinglingOutMode.CONTRASTIVE, **params)
 
 
-register_attack(AttackInfo("univariate", AttackFamily.SINGLING_OUT, UnivariateSinglingOut, "rare and extreme values of the synthetic data (Anonymeter)"))
-register_attack(AttackInfo("multivariate", AttackFamily.SINGLING_OUT, MultivariateSinglingOut, "conjunctions over random columns of synthetic records (Anonymeter)"))
-register_attack(AttackInfo("contrastive", AttackFamily.SINGLING_OUT, _contrastive_factory, "predicates from outliers of a contrastive embedding (003)", extra="torch"))
+register_attack(
+    AttackInfo(
+        "univariate",
+        AttackFamily.SINGLING_OUT,
+        UnivariateSinglingOut,
+        "rare and extreme values of the synthetic data (Anonymeter)",
+    )
+)
+register_attack(
+    AttackInfo(
+        "multivariate",
+        AttackFamily.SINGLING_OUT,
+        MultivariateSinglingOut,
+        "conjunctions over random columns of synthetic records (Anonymeter)",
+    )
+)
+register_attack(
+    AttackInfo(
+        "contrastive",
+        AttackFamily.SINGLING_OUT,
+        _contrastive_factory,
+        "predicates from outliers of a contrastive embedding (003)",
+        extra="torch",
+    )
+)

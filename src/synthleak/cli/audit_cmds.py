@@ -100,21 +100,38 @@ def _run_audit(
     return paths["html"]
 
 
-BudgetOpt = Annotated[Budget, typer.Option("--budget", help="Compute spent: quick, standard or paper.")]
+BudgetOpt = Annotated[
+    Budget, typer.Option("--budget", help="Compute spent: quick, standard or paper.")
+]
 
 
 @app.command("audit")
 def audit_cmd(
-    original: Annotated[str, typer.Option("--original", help="The real data (CSV, CSV.GZ, Parquet or 'adult'/'adult-complete').")],
-    out: Annotated[Path, typer.Option("--out", help="Directory for report.html, report.json, report.md.")],
-    synthetic: Annotated[str | None, typer.Option("--synthetic", help="The released synthetic data.")] = None,
+    original: Annotated[
+        str,
+        typer.Option(
+            "--original", help="The real data (CSV, CSV.GZ, Parquet or 'adult'/'adult-complete')."
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Directory for report.html, report.json, report.md.")
+    ],
+    synthetic: Annotated[
+        str | None, typer.Option("--synthetic", help="The released synthetic data.")
+    ] = None,
     control: Annotated[
-        str | None, typer.Option("--control", help="Real records from the same population the generator never saw.")
+        str | None,
+        typer.Option(
+            "--control", help="Real records from the same population the generator never saw."
+        ),
     ] = None,
     generator: Annotated[
-        str | None, typer.Option("--generator", help="Generator spec; enables black-box shadow-model attacks.")
+        str | None,
+        typer.Option("--generator", help="Generator spec; enables black-box shadow-model attacks."),
     ] = None,
-    secret: Annotated[str | None, typer.Option("--secret", help="Sensitive column for attribute inference.")] = None,
+    secret: Annotated[
+        str | None, typer.Option("--secret", help="Sensitive column for attribute inference.")
+    ] = None,
     quasi_ids: Annotated[
         str | None, typer.Option("--quasi-ids", help="Comma-separated columns the attacker knows.")
     ] = None,
@@ -133,25 +150,50 @@ def audit_cmd(
     OUT/run.
     """
     html = _run_audit(
-        original=original, synthetic=synthetic, control=control, generator=generator, secret=secret,
-        quasi_ids=quasi_ids, budget=budget, workers=workers, cluster=cluster, seed=seed, out=out,
-        categorical=categorical, continuous=continuous, schema=schema, na_values=na_values,
+        original=original,
+        synthetic=synthetic,
+        control=control,
+        generator=generator,
+        secret=secret,
+        quasi_ids=quasi_ids,
+        budget=budget,
+        workers=workers,
+        cluster=cluster,
+        seed=seed,
+        out=out,
+        categorical=categorical,
+        continuous=continuous,
+        schema=schema,
+        na_values=na_values,
     )
     typer.echo(str(html))
 
 
 @app.command("demo")
 def demo_cmd(
-    out: Annotated[Path, typer.Option("--out", help="Directory for the report.")] = Path("synthleak-demo"),
-    generator: Annotated[str, typer.Option("--generator", help="Built-in generator to audit.")] = "baynet:k=2",
+    out: Annotated[Path, typer.Option("--out", help="Directory for the report.")] = Path(
+        "synthleak-demo"
+    ),
+    generator: Annotated[
+        str, typer.Option("--generator", help="Built-in generator to audit.")
+    ] = "baynet:k=2",
     budget: BudgetOpt = Budget.QUICK,
     workers: WorkersOpt = 2,
     seed: SeedOpt = 0,
 ) -> None:
     """Audit a built-in generator on the bundled UCI Adult data and print the report path."""
     html = _run_audit(
-        original="adult", synthetic=None, control=None, generator=generator, secret="income",
-        quasi_ids=None, budget=budget, workers=workers, cluster=None, seed=seed, out=out,
+        original="adult",
+        synthetic=None,
+        control=None,
+        generator=generator,
+        secret="income",
+        quasi_ids=None,
+        budget=budget,
+        workers=workers,
+        cluster=None,
+        seed=seed,
+        out=out,
     )
     typer.echo(str(html))
 
@@ -172,13 +214,19 @@ def result_from_run_dir(run_dir: Path) -> AuditResult:
     doc = json.loads(result.read_text())
     from synthleak.results import from_run_result
 
-    return from_run_result(doc, source=str(run_dir), command_line=" ".join(["synthleak", *sys.argv[1:]]))
+    return from_run_result(
+        doc, source=str(run_dir), command_line=" ".join(["synthleak", *sys.argv[1:]])
+    )
 
 
 @app.command("report")
 def report_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="Run directory of 'synthleak mia', 'aia' or 'audit'.")],
-    out: Annotated[Path | None, typer.Option("--out", help="Directory for the report (default: RUN_DIR).")] = None,
+    run_dir: Annotated[
+        Path, typer.Argument(help="Run directory of 'synthleak mia', 'aia' or 'audit'.")
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Directory for the report (default: RUN_DIR).")
+    ] = None,
 ) -> None:
     """Rebuild report.html, report.json and report.md from a run directory."""
     target = out or run_dir

@@ -29,21 +29,26 @@ class OutputFormat(str, Enum):
 
 # --- reusable option declarations ----------------------------------------------------------
 CategoricalOpt = Annotated[
-    str | None, typer.Option("--categorical", help="Comma-separated columns to treat as categorical.")
+    str | None,
+    typer.Option("--categorical", help="Comma-separated columns to treat as categorical."),
 ]
 ContinuousOpt = Annotated[
     str | None, typer.Option("--continuous", help="Comma-separated columns to treat as continuous.")
 ]
 SchemaOpt = Annotated[
-    Path | None, typer.Option("--schema", help="Schema JSON file (as written by 'synthleak schema').")
+    Path | None,
+    typer.Option("--schema", help="Schema JSON file (as written by 'synthleak schema')."),
 ]
 NaValuesOpt = Annotated[
-    str | None, typer.Option("--na-values", help="Comma-separated strings read as missing (e.g. '?,N').")
+    str | None,
+    typer.Option("--na-values", help="Comma-separated strings read as missing (e.g. '?,N')."),
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed; same seed, same result.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Write the output to this file.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", help="Local worker processes.")]
-ClusterOpt = Annotated[str | None, typer.Option("--cluster", help="Dask scheduler address, e.g. tcp://host:8786.")]
+ClusterOpt = Annotated[
+    str | None, typer.Option("--cluster", help="Dask scheduler address, e.g. tcp://host:8786.")
+]
 RunDirOpt = Annotated[Path | None, typer.Option("--run-dir", help="Resumable run directory.")]
 
 
@@ -131,12 +136,19 @@ def load_cli_tables(
     """Read several data arguments that must share one schema (the first is the reference);
     see :func:`synthleak.data.io.encode_frames`."""
     frames = {
-        name: read_frame(src, na_values=split_list(na_values)) for name, src in sources.items() if src is not None
+        name: read_frame(src, na_values=split_list(na_values))
+        for name, src in sources.items()
+        if src is not None
     }
     for name, df in frames.items():
         if len(df) < min_rows:
-            raise InputError(f"the {name} data has {len(df)} record(s) but at least {min_rows} are needed")
+            raise InputError(
+                f"the {name} data has {len(df)} record(s) but at least {min_rows} are needed"
+            )
     sch, tables = encode_frames(
-        frames, categorical=split_list(categorical), continuous=split_list(continuous), schema=schema
+        frames,
+        categorical=split_list(categorical),
+        continuous=split_list(continuous),
+        schema=schema,
     )
     return sch, {name: LoadedData(frames[name], sch, tables[name]) for name in frames}

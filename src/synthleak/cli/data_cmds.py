@@ -20,7 +20,9 @@ from synthleak.cli.common import (
 
 @app.command("schema")
 def schema_cmd(
-    data: Annotated[str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")],
+    data: Annotated[
+        str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")
+    ],
     categorical: CategoricalOpt = None,
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,

@@ -75,8 +75,13 @@ def generator_record(info: GeneratorInfo) -> dict[str, Any]:
 def _param_record(p: Param) -> dict[str, Any]:
     """A parameter as plain data; an enum parameter is a string with its ``choices``."""
     if p.choices:
-        return {"name": p.name, "type": "str", "default": str(p.default.value),
-                "choices": list(p.choices), "doc": p.doc}
+        return {
+            "name": p.name,
+            "type": "str",
+            "default": str(p.default.value),
+            "choices": list(p.choices),
+            "doc": p.doc,
+        }
     return {"name": p.name, "type": p.type.__name__, "default": p.default, "doc": p.doc}
 
 
@@ -101,26 +106,49 @@ def generators_cmd(
     tab.add_column("extra")
     tab.add_column("description")
     for r in records:
-        params = "\n".join(
-            f"{p['name']}: {p['type']} = {p['default']!r}" + (f" ({'|'.join(p['choices'])})" if "choices" in p else "")
-            for p in r["params"]
-        ) or "-"
-        extra = "-" if r["extra"] is None else f"{r['extra']} ({'installed' if r['installed'] else 'missing'})"
-        tab.add_row(r["name"], params, "yes" if r["differentially_private"] else "no", extra, r["description"])
+        params = (
+            "\n".join(
+                f"{p['name']}: {p['type']} = {p['default']!r}"
+                + (f" ({'|'.join(p['choices'])})" if "choices" in p else "")
+                for p in r["params"]
+            )
+            or "-"
+        )
+        extra = (
+            "-"
+            if r["extra"] is None
+            else f"{r['extra']} ({'installed' if r['installed'] else 'missing'})"
+        )
+        tab.add_row(
+            r["name"],
+            params,
+            "yes" if r["differentially_private"] else "no",
+            extra,
+            r["description"],
+        )
     Console(width=160).print(tab)
 
 
 @app.command("generate")
 def generate_cmd(
-    data: Annotated[str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")],
+    data: Annotated[
+        str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")
+    ],
     generator: Annotated[
-        str, typer.Option("--generator", "-g", help="Generator spec, e.g. 'baynet:k=2' (see 'synthleak generators').")
+        str,
+        typer.Option(
+            "--generator",
+            "-g",
+            help="Generator spec, e.g. 'baynet:k=2' (see 'synthleak generators').",
+        ),
     ],
     n: Annotated[int, typer.Option("--n", help="Number of synthetic records to write.")],
     out: Annotated[Path, typer.Option("--out", help="Output file: .csv, or .parquet for Parquet.")],
     train_size: Annotated[
         int | None,
-        typer.Option("--train-size", help="Train on this many records sampled from DATA (default: all)."),
+        typer.Option(
+            "--train-size", help="Train on this many records sampled from DATA (default: all)."
+        ),
     ] = None,
     seed: SeedOpt = 0,
     categorical: CategoricalOpt = None,

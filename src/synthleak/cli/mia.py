@@ -69,7 +69,9 @@ def render_table(doc: dict[str, Any]) -> str:
             )
     lines.append("summary (mean ± s.d. of AUC across targets):")
     for a, s in doc["summary"].items():
-        lines.append(f"  {a:<10} {_fmt(s['auc_mean'])} ± {_fmt(s['auc_sd'])}  ({s['n_targets']} targets)")
+        lines.append(
+            f"  {a:<10} {_fmt(s['auc_mean'])} ± {_fmt(s['auc_sd'])}  ({s['n_targets']} targets)"
+        )
     fails = doc.get("failures", {})
     if fails.get("failed_datasets"):
         lines.append(
@@ -80,8 +82,15 @@ def render_table(doc: dict[str, Any]) -> str:
 
 @app.command("mia")
 def mia_cmd(
-    data: Annotated[str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete' (the full dataset Omega).")],
-    generator: Annotated[str, typer.Option("--generator", help="Generator spec, e.g. synthpop or baynet:k=2.")],
+    data: Annotated[
+        str,
+        typer.Argument(
+            help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete' (the full dataset Omega)."
+        ),
+    ],
+    generator: Annotated[
+        str, typer.Option("--generator", help="Generator spec, e.g. synthpop or baynet:k=2.")
+    ],
     targets: Annotated[
         str,
         typer.Option(
@@ -94,19 +103,36 @@ def mia_cmd(
     shadows: Annotated[int, typer.Option("--shadows", help="Shadow datasets (attacker).")] = 4000,
     tests: Annotated[int, typer.Option("--tests", help="Test datasets (challenger).")] = 200,
     attacks: Annotated[
-        str, typer.Option("--attacks", help="Comma-separated membership attacks (query, distance, groundhog, attention).")
+        str,
+        typer.Option(
+            "--attacks",
+            help="Comma-separated membership attacks (query, distance, groundhog, attention).",
+        ),
     ] = "query,distance,groundhog",
-    queries: Annotated[int, typer.Option("--queries", help="Counting queries N of the query attack.")] = 100_000,
-    pool: Annotated[PoolMode, typer.Option("--pool", help="shared: one pool for all targets; single: one per target.")] = PoolMode.SHARED,
-    aux_size: Annotated[int | None, typer.Option("--aux-size", help="|D_aux| (default as Table 1).")] = None,
-    test_size: Annotated[int | None, typer.Option("--test-size", help="|D_test| (default as Table 1).")] = None,
-    k: Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k (top:N).")] = 5,
+    queries: Annotated[
+        int, typer.Option("--queries", help="Counting queries N of the query attack.")
+    ] = 100_000,
+    pool: Annotated[
+        PoolMode,
+        typer.Option("--pool", help="shared: one pool for all targets; single: one per target."),
+    ] = PoolMode.SHARED,
+    aux_size: Annotated[
+        int | None, typer.Option("--aux-size", help="|D_aux| (default as Table 1).")
+    ] = None,
+    test_size: Annotated[
+        int | None, typer.Option("--test-size", help="|D_test| (default as Table 1).")
+    ] = None,
+    k: Annotated[
+        int, typer.Option("--k", help="Neighbours of the vulnerability score V_k (top:N).")
+    ] = 5,
     batch_size: Annotated[int, typer.Option("--batch-size", help="Datasets per work unit.")] = 50,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
     run_dir: RunDirOpt = None,
     seed: SeedOpt = 0,
-    fmt: Annotated[OutputFormat, typer.Option("--format", help="table or json.")] = OutputFormat.TABLE,
+    fmt: Annotated[
+        OutputFormat, typer.Option("--format", help="table or json.")
+    ] = OutputFormat.TABLE,
     out: OutOpt = None,
     categorical: CategoricalOpt = None,
     continuous: ContinuousOpt = None,
@@ -165,7 +191,8 @@ def mia_cmd(
         if fails.get("failed_datasets"):
             typer.echo(
                 f"synthleak: warning: the generator failed on {fails['failed_datasets']} of "
-                f"{fails['total_datasets']} datasets (dropped): " + "; ".join(list(fails.get("messages", {}))[:2]),
+                f"{fails['total_datasets']} datasets (dropped): "
+                + "; ".join(list(fails.get("messages", {}))[:2]),
                 err=True,
             )
         emit(to_json(doc) if fmt is OutputFormat.JSON else render_table(doc), out)

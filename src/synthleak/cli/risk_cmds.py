@@ -45,11 +45,21 @@ from synthleak.errors import BaselineWarning, InputError
 from synthleak.games.singling_out import LinkabilityGame, RiskResult, SinglingOutGame
 
 
-def _load(original: str, synthetic: str, control: str, categorical: str | None, continuous: str | None,
-          schema: Path | None, na_values: str | None) -> tuple[Table, Table, Table]:
+def _load(
+    original: str,
+    synthetic: str,
+    control: str,
+    categorical: str | None,
+    continuous: str | None,
+    schema: Path | None,
+    na_values: str | None,
+) -> tuple[Table, Table, Table]:
     _, data = load_cli_tables(
         {"original": original, "synthetic": synthetic, "control": control},
-        categorical=categorical, continuous=continuous, schema=schema, na_values=na_values,
+        categorical=categorical,
+        continuous=continuous,
+        schema=schema,
+        na_values=na_values,
     )
     return data["original"].table, data["synthetic"].table, data["control"].table
 
@@ -86,12 +96,26 @@ FormatOpt = Annotated[OutputFormat, typer.Option("--format", help="Output format
 
 @app.command("singling-out")
 def singling_out_cmd(
-    original: Annotated[str, typer.Option("--original", help="Original records (CSV, CSV.GZ, Parquet or 'adult'/'adult-complete').")],
-    synthetic: Annotated[str, typer.Option("--synthetic", help="Synthetic data released from the original.")],
-    control: Annotated[str, typer.Option("--control", help="Real records the generator never saw.")],
-    mode: Annotated[SinglingOutMode, typer.Option("--mode", help="How predicates are generated.")] = SinglingOutMode.MULTIVARIATE,
+    original: Annotated[
+        str,
+        typer.Option(
+            "--original",
+            help="Original records (CSV, CSV.GZ, Parquet or 'adult'/'adult-complete').",
+        ),
+    ],
+    synthetic: Annotated[
+        str, typer.Option("--synthetic", help="Synthetic data released from the original.")
+    ],
+    control: Annotated[
+        str, typer.Option("--control", help="Real records the generator never saw.")
+    ],
+    mode: Annotated[
+        SinglingOutMode, typer.Option("--mode", help="How predicates are generated.")
+    ] = SinglingOutMode.MULTIVARIATE,
     attacks: Annotated[int, typer.Option("--attacks", help="Predicates to generate.")] = 500,
-    n_cols: Annotated[int, typer.Option("--n-cols", help="Columns per multivariate/contrastive predicate.")] = 3,
+    n_cols: Annotated[
+        int, typer.Option("--n-cols", help="Columns per multivariate/contrastive predicate.")
+    ] = 3,
     categorical: CategoricalOpt = None,
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
@@ -107,18 +131,37 @@ def singling_out_cmd(
     params: dict[str, Any] = {} if mode is SinglingOutMode.UNIVARIATE else {"n_cols": n_cols}
     attack = make_singling_out_attack(mode, **params)
     rng = make_rng(seed)
-    result, caught = _run(lambda: SinglingOutGame(o, s, c, n_attacks=attacks).run(attack, rng=rng, mode=mode.value))
+    result, caught = _run(
+        lambda: SinglingOutGame(o, s, c, n_attacks=attacks).run(attack, rng=rng, mode=mode.value)
+    )
     emit(_render(result, fmt, caught), out)
 
 
 @app.command("linkability")
 def linkability_cmd(
-    original: Annotated[str, typer.Option("--original", help="Original records (CSV, CSV.GZ, Parquet or 'adult'/'adult-complete').")],
-    synthetic: Annotated[str, typer.Option("--synthetic", help="Synthetic data released from the original.")],
-    control: Annotated[str, typer.Option("--control", help="Real records the generator never saw.")],
-    aux_a: Annotated[str, typer.Option("--aux-a", help="Comma-separated columns of the first auxiliary dataset.")],
-    aux_b: Annotated[str, typer.Option("--aux-b", help="Comma-separated columns of the second auxiliary dataset.")],
-    neighbors: Annotated[int, typer.Option("--neighbors", help="k nearest synthetic neighbours per half.")] = 1,
+    original: Annotated[
+        str,
+        typer.Option(
+            "--original",
+            help="Original records (CSV, CSV.GZ, Parquet or 'adult'/'adult-complete').",
+        ),
+    ],
+    synthetic: Annotated[
+        str, typer.Option("--synthetic", help="Synthetic data released from the original.")
+    ],
+    control: Annotated[
+        str, typer.Option("--control", help="Real records the generator never saw.")
+    ],
+    aux_a: Annotated[
+        str, typer.Option("--aux-a", help="Comma-separated columns of the first auxiliary dataset.")
+    ],
+    aux_b: Annotated[
+        str,
+        typer.Option("--aux-b", help="Comma-separated columns of the second auxiliary dataset."),
+    ],
+    neighbors: Annotated[
+        int, typer.Option("--neighbors", help="k nearest synthetic neighbours per half.")
+    ] = 1,
     attacks: Annotated[int, typer.Option("--attacks", help="Target records attacked.")] = 500,
     categorical: CategoricalOpt = None,
     continuous: ContinuousOpt = None,

@@ -49,24 +49,45 @@ from synthleak.games.riskmap import RiskMap
 
 @app.command("riskmap")
 def riskmap_cmd(
-    data: Annotated[str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")],
-    generator: Annotated[str, typer.Option("--generator", help="Generator spec, e.g. baynet or synthpop.")],
+    data: Annotated[
+        str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")
+    ],
+    generator: Annotated[
+        str, typer.Option("--generator", help="Generator spec, e.g. baynet or synthpop.")
+    ],
     out: Annotated[Path, typer.Option("--out", help="Output file: .json or .csv.")],
-    n: Annotated[int, typer.Option("--n", help="Records of the private dataset D (all audited).")] = 1000,
-    m: Annotated[int | None, typer.Option("--m", help="Synthetic records per dataset (default n).")] = None,
+    n: Annotated[
+        int, typer.Option("--n", help="Records of the private dataset D (all audited).")
+    ] = 1000,
+    m: Annotated[
+        int | None, typer.Option("--m", help="Synthetic records per dataset (default n).")
+    ] = None,
     population: Annotated[
         int | None,
-        typer.Option("--population", help="Draw D and the fillers from a random P-record population (LiRA-style)."),
+        typer.Option(
+            "--population",
+            help="Draw D and the fillers from a random P-record population (LiRA-style).",
+        ),
     ] = None,
     shadows: Annotated[int, typer.Option("--shadows", help="Shadow datasets (attacker).")] = 200,
     tests: Annotated[int, typer.Option("--tests", help="Test datasets (challenger).")] = 100,
-    attacks: Annotated[str, typer.Option("--attacks", help="query, distance or both (comma-separated).")] = "query,distance",
-    queries: Annotated[int, typer.Option("--queries", help="Random counting queries per record (query attack).")] = 1000,
-    trees: Annotated[int, typer.Option("--trees", help="Trees of each record's random forest.")] = 100,
+    attacks: Annotated[
+        str, typer.Option("--attacks", help="query, distance or both (comma-separated).")
+    ] = "query,distance",
+    queries: Annotated[
+        int, typer.Option("--queries", help="Random counting queries per record (query attack).")
+    ] = 1000,
+    trees: Annotated[
+        int, typer.Option("--trees", help="Trees of each record's random forest.")
+    ] = 100,
     k: Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")] = 5,
-    boot: Annotated[int, typer.Option("--boot", help="Bootstrap resamples of the AUC and Spearman CIs.")] = 1000,
+    boot: Annotated[
+        int, typer.Option("--boot", help="Bootstrap resamples of the AUC and Spearman CIs.")
+    ] = 1000,
     chunk: Annotated[int, typer.Option("--chunk", help="Records per attack work unit.")] = 20,
-    batch_size: Annotated[int, typer.Option("--batch-size", help="Datasets per generation work unit.")] = 10,
+    batch_size: Annotated[
+        int, typer.Option("--batch-size", help="Datasets per generation work unit.")
+    ] = 10,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
     run_dir: RunDirOpt = None,
@@ -105,7 +126,9 @@ def riskmap_cmd(
         run_dir=run_dir,
         progress=True,
     )
-    loaded = load_cli_data(data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values)
+    loaded = load_cli_data(
+        data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
+    )
     game._validate(loaded.table)  # every input error before any work (or cluster connection)
     client = None
     if cluster is not None:

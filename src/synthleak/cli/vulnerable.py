@@ -99,7 +99,9 @@ def _render_table(ranking: Ranking, frame: pd.DataFrame, *, k: int, metric: Dist
 
 @app.command("vulnerable")
 def vulnerable_cmd(
-    data: Annotated[str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")],
+    data: Annotated[
+        str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")
+    ],
     k: Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")] = 5,
     metric: Annotated[
         DistanceMetric,

@@ -26,11 +26,15 @@ BUNDLED = {"adult": {"complete_cases": False}, "adult-complete": {"complete_case
 def _header(path: Path) -> list[str]:
     try:
         with (
-            gzip.open(path, "rt", newline="") if path.name.endswith(".gz") else open(path, newline="")
+            gzip.open(path, "rt", newline="")
+            if path.name.endswith(".gz")
+            else open(path, newline="")
         ) as fh:
             return next(csv.reader(fh), [])
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {path} as CSV ({exc}): give a CSV, CSV.GZ or Parquet file") from exc
+        raise InputError(
+            f"cannot read {path} as CSV ({exc}): give a CSV, CSV.GZ or Parquet file"
+        ) from exc
 
 
 def read_frame(source: str | Path, *, na_values: Sequence[str] = ()) -> pd.DataFrame:
@@ -67,11 +71,17 @@ def read_frame(source: str | Path, *, na_values: Sequence[str] = ()) -> pd.DataF
         header = _header(path)
         dup = sorted({h for h in header if header.count(h) > 1})
         if dup:
-            raise InputError(f"{path} has duplicate column names {dup}: rename them so every column is unique")
+            raise InputError(
+                f"{path} has duplicate column names {dup}: rename them so every column is unique"
+            )
         try:
-            df = pd.read_csv(path, na_values=list(na_values), keep_default_na=True, low_memory=False)
+            df = pd.read_csv(
+                path, na_values=list(na_values), keep_default_na=True, low_memory=False
+            )
         except pd.errors.EmptyDataError as exc:
-            raise InputError(f"data file {path} is empty: give a file with a header and records") from exc
+            raise InputError(
+                f"data file {path} is empty: give a file with a header and records"
+            ) from exc
         except (pd.errors.ParserError, UnicodeDecodeError) as exc:
             raise InputError(f"cannot parse {path} as CSV: {str(exc).splitlines()[0]}") from exc
     if len(df.columns) == 0:
@@ -114,7 +124,9 @@ def load_data(
         if categorical or continuous:
             raise InputError("give either --schema or --categorical/--continuous, not both")
     else:
-        sch = infer_schema(df, categorical=categorical, continuous=continuous, max_categories=max_categories)
+        sch = infer_schema(
+            df, categorical=categorical, continuous=continuous, max_categories=max_categories
+        )
     table = Table.from_frame(df, sch)
     return LoadedData(df, sch, table)
 
@@ -154,5 +166,13 @@ def encode_frames(
         sch = infer_schema(first, categorical=categorical, continuous=continuous)
         for _, df in rest:
             df = df.rename(columns=str)[sch.names]
-            sch = widen(sch, infer_schema(df, categorical=sch.categorical_names, continuous=sch.continuous_names))
-    return sch, {name: Table.from_frame(df.rename(columns=str)[sch.names], sch) for name, df in frames.items()}
+            sch = widen(
+                sch,
+                infer_schema(
+                    df, categorical=sch.categorical_names, continuous=sch.continuous_names
+                ),
+            )
+    return sch, {
+        name: Table.from_frame(df.rename(columns=str)[sch.names], sch)
+        for name, df in frames.items()
+    }

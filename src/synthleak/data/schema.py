@@ -127,8 +127,12 @@ class Column:
                     f"schema column {name!r} is categorical but has no 'categories' list: add one"
                 )
             if len({str(c) for c in cats}) != len(cats):
-                raise InputError(f"schema column {name!r} lists a category twice: remove the duplicate")
-            return cls(name, kind, categories=tuple(cats), has_missing=bool(d.get("missing", False)))
+                raise InputError(
+                    f"schema column {name!r} lists a category twice: remove the duplicate"
+                )
+            return cls(
+                name, kind, categories=tuple(cats), has_missing=bool(d.get("missing", False))
+            )
         try:
             low, high = float(d["low"]), float(d["high"])
         except (KeyError, TypeError, ValueError) as exc:
@@ -244,7 +248,9 @@ class Schema:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise InputError(f"the schema is not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+            raise InputError(
+                f"the schema is not valid JSON ({exc.msg} at line {exc.lineno})"
+            ) from exc
         return cls.from_dict(data)
 
 
@@ -261,7 +267,11 @@ def _sorted_categories(values: Iterable[Any]) -> tuple[Any, ...]:
 
 
 def infer_column(
-    s: pd.Series, name: str, kind: ColumnKind | None = None, *, max_categories: int = DEFAULT_MAX_CATEGORIES
+    s: pd.Series,
+    name: str,
+    kind: ColumnKind | None = None,
+    *,
+    max_categories: int = DEFAULT_MAX_CATEGORIES,
 ) -> Column:
     """Infer one column (see the module docstring for the rules)."""
     missing = _is_missing(s)
@@ -284,7 +294,10 @@ def infer_column(
             kind = ColumnKind.CATEGORICAL
     if kind is ColumnKind.CATEGORICAL:
         return Column(
-            name, kind, categories=_sorted_categories(present.unique()), has_missing=bool(missing.any())
+            name,
+            kind,
+            categories=_sorted_categories(present.unique()),
+            has_missing=bool(missing.any()),
         )
     numbers = pd.Series(pd.to_numeric(present, errors="coerce"), index=present.index)
     bad = present[numbers.isna()]

@@ -44,7 +44,7 @@ def _encode_categorical(s: pd.Series, col: Column) -> np.ndarray:
     if missing.any() and not col.has_missing:
         raise InputError(
             f"column {col.name!r} has missing values but its schema allows none: "
-            "set \"missing\": true for it in the schema"
+            'set "missing": true for it in the schema'
         )
     return codes
 
@@ -96,7 +96,9 @@ class Table:
 
     # --- construction -------------------------------------------------------------
     @classmethod
-    def from_arrays(cls, schema: Schema, codes: np.ndarray | None, values: np.ndarray | None) -> Table:
+    def from_arrays(
+        cls, schema: Schema, codes: np.ndarray | None, values: np.ndarray | None
+    ) -> Table:
         """Build a table from code and value matrices, casting to the canonical dtypes."""
         n = codes.shape[0] if codes is not None else values.shape[0] if values is not None else 0
         sizes = [c.size for c in schema.categorical]
@@ -139,7 +141,7 @@ class Table:
             if num.isna().any() and not col.has_missing:
                 raise InputError(
                     f"column {col.name!r} has missing values but its schema allows none: "
-                    "set \"missing\": true for it in the schema"
+                    'set "missing": true for it in the schema'
                 )
             values[:, j] = num.to_numpy(dtype=np.float64)
         return cls.from_arrays(schema, codes, values)
@@ -220,7 +222,10 @@ class Table:
 
     def row_keys(self) -> np.ndarray:
         """One void-typed key per row, equal iff the encoded rows are equal (for unique/isin)."""
-        parts = [self.codes.astype(np.int32), np.nan_to_num(self.values, nan=-3.4e38).astype(np.float32).view(np.int32)]
+        parts = [
+            self.codes.astype(np.int32),
+            np.nan_to_num(self.values, nan=-3.4e38).astype(np.float32).view(np.int32),
+        ]
         arr = np.ascontiguousarray(np.concatenate(parts, axis=1))
         return arr.view(np.dtype((np.void, arr.dtype.itemsize * arr.shape[1]))).ravel()
 

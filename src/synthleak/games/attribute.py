@@ -115,10 +115,14 @@ class AttributeGameResult:
         return {"config": self.config, "results": self.results, "failures": self.failures}
 
 
-def discretise(table: Table, bins: int, strategy: BinStrategy | str = BinStrategy.UNIFORM) -> tuple[np.ndarray, Schema]:
+def discretise(
+    table: Table, bins: int, strategy: BinStrategy | str = BinStrategy.UNIFORM
+) -> tuple[np.ndarray, Schema]:
     """Codes (N, F) of every column and an all-categorical schema for them (bin indices)."""
     strategy = BinStrategy(strategy)
-    disc = Discretiser(table.schema, bins, strategy.value, data=table if strategy is BinStrategy.QUANTILE else None)
+    disc = Discretiser(
+        table.schema, bins, strategy.value, data=table if strategy is BinStrategy.QUANTILE else None
+    )
     codes = disc.transform(table).astype(np.int64)
     cols = tuple(
         Column(c.name, ColumnKind.CATEGORICAL, categories=tuple(range(int(s))))
@@ -138,7 +142,10 @@ def unique_rows(codes: np.ndarray) -> np.ndarray:
 def _make_attack(name: AIAttack, cfg: dict[str, Any]) -> Any:
     if name is AIAttack.RECON:
         return ReconstructionAttack(
-            order=cfg["order"], queries=cfg["queries"], max_queries=cfg["max_queries"], time_limit=cfg["time_limit"]
+            order=cfg["order"],
+            queries=cfg["queries"],
+            max_queries=cfg["max_queries"],
+            time_limit=cfg["time_limit"],
         )
     if name is AIAttack.DCR:
         return DCRAttack()
@@ -178,21 +185,42 @@ def _play_game(shared: dict[str, Any], game: int) -> dict[str, np.ndarray]:
     Dp = D.copy()
     Dp[:, F] = y_new
     try:
-        gen = make_generator(cfg["generator"]).fit(Table.from_arrays(schema, Dp, None), rng=unit_rng(seed, game, _S_FIT))
+        gen = make_generator(cfg["generator"]).fit(
+            Table.from_arrays(schema, Dp, None), rng=unit_rng(seed, game, _S_FIT)
+        )
     except InputError:
         raise
     except Exception as exc:
-        raise GameFailure(f"generator {cfg['generator']} failed to fit: {type(exc).__name__}: {exc}") from exc
+        raise GameFailure(
+            f"generator {cfg['generator']} failed to fit: {type(exc).__name__}: {exc}"
+        ) from exc
     attacks = [AIAttack(a) for a in cfg["attacks"]]
-    fitted = {a: _make_attack(a, cfg).fit(X, sizes[:F], rng=unit_rng(seed, game, _S_ATTACK_FIT, i))
-              for i, a in enumerate(attacks)}
-    marg = random_marginals(F + 1, 3, int(cfg["utility_marginals"]), rng=unit_rng(seed, game, _S_UTILITY)) \
-        if F + 1 >= 3 else np.zeros((0, 3), dtype=np.int64)
-    out: dict[str, np.ndarray] = {"truth": y_new[targets].astype(np.int64), "targets": targets.astype(np.int64)}
+    fitted = {
+        a: _make_attack(a, cfg).fit(X, sizes[:F], rng=unit_rng(seed, game, _S_ATTACK_FIT, i))
+        for i, a in enumerate(attacks)
+    }
+    marg = (
+        random_marginals(
+            F + 1, 3, int(cfg["utility_marginals"]), rng=unit_rng(seed, game, _S_UTILITY)
+        )
+        if F + 1 >= 3
+        else np.zeros((0, 3), dtype=np.int64)
+    )
+    out: dict[str, np.ndarray] = {
+        "truth": y_new[targets].astype(np.int64),
+        "targets": targets.astype(np.int64),
+    }
     M = len(ms)
     mre, tvd = np.full(M, np.nan), np.full(M, np.nan)
-    res = {a: (np.full((M, k, C), np.nan), np.full((M, k), -1, dtype=np.int64), np.full(M, np.nan), ["" for _ in ms])
-           for a in attacks}
+    res = {
+        a: (
+            np.full((M, k, C), np.nan),
+            np.full((M, k), -1, dtype=np.int64),
+            np.full(M, np.nan),
+            ["" for _ in ms],
+        )
+        for a in attacks
+    }
     for mi, m in enumerate(ms):
         S = gen.sample(m, rng=unit_rng(seed, game, _S_SAMPLE, m)).codes.astype(np.int64)
         for i, a in enumerate(attacks):
@@ -220,7 +248,10 @@ def _play_game(shared: dict[str, Any], game: int) -> dict[str, np.ndarray]:
 
 
 def _compare_attacks(
-    config: dict[str, Any], games: dict[int, dict[str, np.ndarray]], attacks: list[AIAttack], mi: int
+    config: dict[str, Any],
+    games: dict[int, dict[str, np.ndarray]],
+    attacks: list[AIAttack],
+    mi: int,
 ) -> list[dict[str, Any]]:
     """Paired comparison of every two attacks at size index ``mi`` on the secrets both scored.
 
@@ -241,12 +272,23 @@ def _compare_attacks(
             if not ca:
                 continue
             cmp = paired_accuracy_difference(
-                np.concatenate(ca), np.concatenate(cb), clusters=np.concatenate(cl),
+                np.concatenate(ca),
+                np.concatenate(cb),
+                clusters=np.concatenate(cl),
                 rng=unit_rng(int(config["seed"]), _S_COMPARE, mi, i, j),
             )
-            out.append({"a": a.value, "b": b.value, "difference": cmp.difference,
-                        "difference_ci": [cmp.ci_low, cmp.ci_high], "p_value": cmp.p_value,
-                        "n_targets": cmp.n, "a_only": cmp.a_only, "b_only": cmp.b_only})
+            out.append(
+                {
+                    "a": a.value,
+                    "b": b.value,
+                    "difference": cmp.difference,
+                    "difference_ci": [cmp.ci_low, cmp.ci_high],
+                    "p_value": cmp.p_value,
+                    "n_targets": cmp.n,
+                    "a_only": cmp.a_only,
+                    "b_only": cmp.b_only,
+                }
+            )
     return out
 
 
@@ -348,18 +390,28 @@ class AttributeGame:
     def _validate(self, table: Table) -> tuple[list[str], list[AIAttack], list[int]]:
         schema = table.schema
         if self.secret not in schema:
-            raise InputError(f"unknown secret column {self.secret!r}: the columns are {', '.join(schema.names)}")
+            raise InputError(
+                f"unknown secret column {self.secret!r}: the columns are {', '.join(schema.names)}"
+            )
         if not schema[self.secret].is_categorical:
             raise InputError(
                 f"the secret column {self.secret!r} is continuous: declare it --categorical "
                 "(the attack infers a discrete secret)"
             )
-        qi = list(self.quasi_ids) if self.quasi_ids else [c for c in schema.names if c != self.secret]
+        qi = (
+            list(self.quasi_ids)
+            if self.quasi_ids
+            else [c for c in schema.names if c != self.secret]
+        )
         for c in qi:
             if c not in schema:
-                raise InputError(f"unknown quasi-identifier {c!r}: the columns are {', '.join(schema.names)}")
+                raise InputError(
+                    f"unknown quasi-identifier {c!r}: the columns are {', '.join(schema.names)}"
+                )
         if self.secret in qi:
-            raise InputError(f"the secret {self.secret!r} cannot also be a quasi-identifier: remove it from --quasi-ids")
+            raise InputError(
+                f"the secret {self.secret!r} cannot also be a quasi-identifier: remove it from --quasi-ids"
+            )
         if len(set(qi)) != len(qi):
             raise InputError("a quasi-identifier is listed twice: list each column once")
         if len(qi) < self.order - 1:
@@ -367,7 +419,9 @@ class AttributeGame:
                 f"{self.order}-way queries need at least {self.order - 1} quasi-identifiers, got {len(qi)}"
             )
         if not 1 <= self.n <= len(table):
-            raise InputError(f"--n must be between 1 and the {len(table)} records of the data, got {self.n}")
+            raise InputError(
+                f"--n must be between 1 and the {len(table)} records of the data, got {self.n}"
+            )
         if self.games < 1:
             raise InputError(f"--games must be at least 1, got {self.games}")
         if self.targets_per_game < 1:
@@ -398,12 +452,19 @@ class AttributeGame:
         codes, schema = discretise(sub, self.bins, self.bin_strategy)
         present = np.unique(codes[:, -1])
         if present.size < 2:
-            raise InputError(f"the secret {self.secret!r} takes a single value in the data: choose another secret")
+            raise InputError(
+                f"the secret {self.secret!r} takes a single value in the data: choose another secret"
+            )
         codes[:, -1] = np.searchsorted(present, codes[:, -1])
         col = sub.schema[self.secret]
-        labels = [str(col.categories[c]) if c < len(col.categories) else "<missing>" for c in present.tolist()]
+        labels = [
+            str(col.categories[c]) if c < len(col.categories) else "<missing>"
+            for c in present.tolist()
+        ]
         cols = list(schema.columns)
-        cols[-1] = Column(self.secret, ColumnKind.CATEGORICAL, categories=tuple(range(present.size)))
+        cols[-1] = Column(
+            self.secret, ColumnKind.CATEGORICAL, categories=tuple(range(present.size))
+        )
         schema = Schema(tuple(cols))
         sizes = np.array([c.size for c in schema.columns], dtype=np.int64)
         return codes, sizes, schema, labels
@@ -466,8 +527,15 @@ class AttributeGame:
         units = [WorkUnit(f"game-{g:06d}", (g,)) for g in range(self.games)]
         store = RunStore(run_dir, config) if run_dir is not None else None
         try:
-            out = run_units(_play_game, units, shared=shared, workers=workers, cluster=cluster,
-                            store=store, progress=progress)
+            out = run_units(
+                _play_game,
+                units,
+                shared=shared,
+                workers=workers,
+                cluster=cluster,
+                store=store,
+                progress=progress,
+            )
             result = self._aggregate(config, out, attacks, ms, C)
             if store is not None:
                 store.write_json("result.json", result.to_dict())
@@ -485,12 +553,16 @@ class AttributeGame:
         for key, r in sorted(out.items()):
             g = int(key.split("-")[1])
             if not r.ok:
-                failures.append({"game": g, "m": None, "attack": None, "reason": _reason(r.error or "")})
+                failures.append(
+                    {"game": g, "m": None, "attack": None, "reason": _reason(r.error or "")}
+                )
                 continue
             games[g] = r.arrays
         if not games:
             reasons = sorted({f["reason"] for f in failures})
-            raise InputError(f"every game failed ({'; '.join(reasons)[:300]}): check the data and options")
+            raise InputError(
+                f"every game failed ({'; '.join(reasons)[:300]}): check the data and options"
+            )
         results = []
         for mi, m in enumerate(ms):
             entry: dict[str, Any] = {"m": m, "attacks": {}}
@@ -507,15 +579,23 @@ class AttributeGame:
                     scores.append(arr[f"scores_{a.value}"][mi])
                     guesses.append(arr[f"guess_{a.value}"][mi])
                 if not truth:
-                    entry["attacks"][a.value] = {"accuracy": None, "accuracy_ci": [None, None], "auc": None,
-                                                 "baseline": 1.0 / C, "n_games": 0, "n_failed": n_failed}
+                    entry["attacks"][a.value] = {
+                        "accuracy": None,
+                        "accuracy_ci": [None, None],
+                        "auc": None,
+                        "baseline": 1.0 / C,
+                        "n_games": 0,
+                        "n_failed": n_failed,
+                    }
                     continue
                 t = np.concatenate(truth)
                 s = np.concatenate(scores)
                 gs = np.concatenate(guesses)
                 est = accuracy_estimate(gs == t, baseline=1.0 / C)
                 auc_v = auc(t, s[:, 1]) if C == 2 and np.unique(t).size == 2 else None
-                secs = np.array([arr[f"seconds_{a.value}"][mi] for arr in games.values()], dtype=float)
+                secs = np.array(
+                    [arr[f"seconds_{a.value}"][mi] for arr in games.values()], dtype=float
+                )
                 entry["attacks"][a.value] = {
                     "accuracy": est.value,
                     "accuracy_ci": [est.ci_low, est.ci_high],

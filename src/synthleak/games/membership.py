@@ -154,7 +154,9 @@ class MembershipResult:
             out[name] = {
                 "auc_mean": float(aucs.mean()) if aucs.size else float("nan"),
                 "auc_sd": float(aucs.std()) if aucs.size else float("nan"),
-                "accuracy_mean": float(np.nanmean(acc)) if acc.size and not np.isnan(acc).all() else float("nan"),
+                "accuracy_mean": float(np.nanmean(acc))
+                if acc.size and not np.isnan(acc).all()
+                else float("nan"),
                 "n_targets": int(aucs.size),
             }
         return out
@@ -191,7 +193,9 @@ class MembershipResult:
 # --- work units (top level: picklable for processes and Dask) ---------------------------------
 
 
-def _generate_batch(shared: dict[str, Any], pool_id: int, start: int, rows: np.ndarray) -> dict[str, np.ndarray]:
+def _generate_batch(
+    shared: dict[str, Any], pool_id: int, start: int, rows: np.ndarray
+) -> dict[str, np.ndarray]:
     """Fit the generator on each dataset ``rows[j]`` (Omega indices) and sample ``m`` records."""
     omega: Table = shared["omega"]
     m, seed, spec = int(shared["m"]), int(shared["seed"]), shared["generator"]
@@ -352,11 +356,18 @@ class MembershipGame:
             raise InputError("no attacks given: choose some of " + ", ".join(known))
         for a in self.attacks:
             if a not in known:
-                raise InputError(f"unknown membership attack {a!r}: choose one of {', '.join(known)}")
+                raise InputError(
+                    f"unknown membership attack {a!r}: choose one of {', '.join(known)}"
+                )
             make_attack(AttackFamily.MEMBERSHIP, a, **self.attack_params.get(a, {}))
         if len(set(self.attacks)) != len(self.attacks):
             raise InputError("an attack is listed twice: list each attack once")
-        for name, val, low in (("n", self.n, 2), ("m", self.m, 1), ("shadows", self.n_shadow, 4), ("tests", self.n_test, 4)):
+        for name, val, low in (
+            ("n", self.n, 2),
+            ("m", self.m, 1),
+            ("shadows", self.n_shadow, 4),
+            ("tests", self.n_test, 4),
+        ):
             if isinstance(val, bool) or int(val) != val or val < low:
                 raise InputError(f"--{name} must be a whole number >= {low}, got {val}")
         if self.batch_size < 1:
@@ -379,9 +390,13 @@ class MembershipGame:
                 "give smaller sizes"
             )
         if self.n > aux:
-            raise InputError(f"--n {self.n} is larger than D_aux ({aux} records): lower --n or raise --aux-size")
+            raise InputError(
+                f"--n {self.n} is larger than D_aux ({aux} records): lower --n or raise --aux-size"
+            )
         if self.n > test:
-            raise InputError(f"--n {self.n} is larger than D_test ({test} records): lower --n or raise --test-size")
+            raise InputError(
+                f"--n {self.n} is larger than D_test ({test} records): lower --n or raise --test-size"
+            )
         if mode is PoolMode.SHARED and targets.size >= self.n:
             raise InputError(
                 f"a shared pool holds every target in one dataset of n = {self.n} records, "
@@ -391,7 +406,12 @@ class MembershipGame:
 
     # --- design -----------------------------------------------------------------------------
     def _design(
-        self, seed: int, mode: PoolMode, targets: np.ndarray, aux_rows: np.ndarray, test_rows: np.ndarray
+        self,
+        seed: int,
+        mode: PoolMode,
+        targets: np.ndarray,
+        aux_rows: np.ndarray,
+        test_rows: np.ndarray,
     ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """Pool id -> (rows (S, n) Omega indices, labels). Shared: ids 0/1; single: 2t+2 / 2t+3."""
         n, T = int(self.n), targets.size
@@ -402,7 +422,9 @@ class MembershipGame:
             else [
                 (2 * t + 2 + k, src, size, t)
                 for t in range(T)
-                for k, (src, size) in enumerate(((aux_rows, self.n_shadow), (test_rows, self.n_test)))
+                for k, (src, size) in enumerate(
+                    ((aux_rows, self.n_shadow), (test_rows, self.n_test))
+                )
             ]
         )
         for pool_id, src, size, t in specs:
@@ -450,7 +472,10 @@ class MembershipGame:
         rng = unit_rng(seed, _SEED_SPLIT)
         rest = np.setdiff1d(np.arange(len(omega)), tgt)
         perm = rng.permutation(rest)
-        aux_rows, test_rows = np.sort(perm[:aux_size]), np.sort(perm[aux_size : aux_size + test_size])
+        aux_rows, test_rows = (
+            np.sort(perm[:aux_size]),
+            np.sort(perm[aux_size : aux_size + test_size]),
+        )
         design = self._design(seed, mode, tgt, aux_rows, test_rows)
 
         config: dict[str, Any] = {
@@ -497,13 +522,21 @@ class MembershipGame:
         for pool_id, (rows, _) in design.items():
             for start in range(0, rows.shape[0], self.batch_size):
                 units.append(
-                    WorkUnit(f"gen-p{pool_id}-s{start}", (pool_id, start, rows[start : start + self.batch_size]))
+                    WorkUnit(
+                        f"gen-p{pool_id}-s{start}",
+                        (pool_id, start, rows[start : start + self.batch_size]),
+                    )
                 )
         shared = {"omega": omega, "m": int(self.m), "seed": int(seed), "generator": self.generator}
         with progress_bar(f"shadow models ({self.generator})", enabled=self.progress) as prog:
             res = run_units(
-                _generate_batch, units, shared=shared, workers=self.workers, cluster=self.cluster,
-                store=store, progress=prog,
+                _generate_batch,
+                units,
+                shared=shared,
+                workers=self.workers,
+                cluster=self.cluster,
+                store=store,
+                progress=prog,
             )
         stacks: dict[int, TableStack] = {}
         labels: dict[int, np.ndarray] = {}
@@ -516,7 +549,9 @@ class MembershipGame:
                 if u.args[0] != pool_id:
                     continue
                 r = res[u.key]
-                if r.arrays is None:  # the whole unit failed (e.g. a worker crashed): drop its datasets
+                if (
+                    r.arrays is None
+                ):  # the whole unit failed (e.g. a worker crashed): drop its datasets
                     b = u.args[2].shape[0]
                     codes.append(np.zeros((b, int(self.m), n_cat), dtype=omega.codes.dtype))
                     values.append(np.zeros((b, int(self.m), n_cont), dtype=np.float32))
@@ -531,7 +566,9 @@ class MembershipGame:
             okv = np.concatenate(ok)
             n_failed += int((~okv).sum())
             y = lab[okv]
-            stack = TableStack(omega.schema, np.concatenate(codes)[okv], np.concatenate(values)[okv])
+            stack = TableStack(
+                omega.schema, np.concatenate(codes)[okv], np.concatenate(values)[okv]
+            )
             per_target = y if y.ndim == 2 else y[:, None]
             if (per_target.sum(axis=0) == 0).any() or (per_target.sum(axis=0) == len(y)).any():
                 raise InputError(
@@ -575,8 +612,13 @@ class MembershipGame:
         shared = {"omega": omega, "targets": tgt, "pools": pools, "seed": int(seed)}
         with progress_bar("attacks (target x attack)", enabled=self.progress) as prog:
             res = run_units(
-                _attack_unit, units, shared=shared, workers=self.workers, cluster=self.cluster,
-                store=store, progress=prog,
+                _attack_unit,
+                units,
+                shared=shared,
+                workers=self.workers,
+                cluster=self.cluster,
+                store=store,
+                progress=prog,
             )
         outcomes: list[TargetOutcome] = []
         for t in range(tgt.size):
@@ -586,10 +628,18 @@ class MembershipGame:
                 r = res[u.key]
                 if r.arrays is None:
                     nan = float("nan")
-                    per[a] = AttackOutcome(RiskEstimate(nan, nan, nan, 0.95, 0, 0.5), nan, {str(f): nan for f in TPR_FPRS}, 0, r.error)
+                    per[a] = AttackOutcome(
+                        RiskEstimate(nan, nan, nan, 0.95, 0, 0.5),
+                        nan,
+                        {str(f): nan for f in TPR_FPRS},
+                        0,
+                        r.error,
+                    )
                     continue
                 per[a] = attack_outcome(
-                    r.arrays["labels"], r.arrays["scores"], rng=unit_rng(seed, _SEED_METRIC, t, a_idx),
+                    r.arrays["labels"],
+                    r.arrays["scores"],
+                    rng=unit_rng(seed, _SEED_METRIC, t, a_idx),
                     name=f"{a} on row {int(tgt[t])}",
                 )
             outcomes.append(TargetOutcome(int(tgt[t]), sel[t], per))
@@ -597,7 +647,12 @@ class MembershipGame:
 
 
 def attack_outcome(
-    labels: np.ndarray, scores: np.ndarray, *, rng: np.random.Generator, name: str = "attack", n_boot: int = 1000
+    labels: np.ndarray,
+    scores: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    name: str = "attack",
+    n_boot: int = 1000,
 ) -> AttackOutcome:
     """AUC (stratified bootstrap CI), accuracy at threshold 0.5 and TPR at FPR 0.1 / 0.01.
 
@@ -646,7 +701,9 @@ def parse_targets(
             try:
                 picked = [int(v) for v in arg.split(",") if v.strip()]
             except ValueError:
-                raise InputError(f"target rows {arg!r} are not whole numbers: give rows:i,j") from None
+                raise InputError(
+                    f"target rows {arg!r} are not whole numbers: give rows:i,j"
+                ) from None
             bad = [r for r in picked if r < 0 or r >= len(omega)]
             if bad:
                 raise InputError(
@@ -656,7 +713,9 @@ def parse_targets(
         else:
             name = "distance" if method == "top" else method
             if name not in ("distance", "rare", "loglik", "random"):
-                raise InputError(f"unknown target selector {method!r}: use top, rare, loglik, random or rows")
+                raise InputError(
+                    f"unknown target selector {method!r}: use top, rare, loglik, random or rows"
+                )
             try:
                 count = int(arg)
             except ValueError:

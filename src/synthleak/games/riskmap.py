@@ -163,7 +163,12 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def spearman_ci(
-    x: np.ndarray, y: np.ndarray, *, rng: np.random.Generator, n_boot: int = 1000, confidence: float = 0.95
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    n_boot: int = 1000,
+    confidence: float = 0.95,
 ) -> tuple[float, float, float]:
     """Spearman's rho with a percentile bootstrap CI (records resampled with replacement)."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
@@ -195,7 +200,12 @@ def top_k_precision(score: np.ndarray, auc: np.ndarray, k: int = 10) -> float:
 
 
 def validate(
-    auc: np.ndarray, scores: dict[str, np.ndarray], *, rng: np.random.Generator, k: int = 10, n_boot: int = 1000
+    auc: np.ndarray,
+    scores: dict[str, np.ndarray],
+    *,
+    rng: np.random.Generator,
+    k: int = 10,
+    n_boot: int = 1000,
 ) -> dict[str, Any]:
     """Spearman (bootstrap CI) and top-``k`` precision of every selector score against the AUCs.
 
@@ -207,7 +217,11 @@ def validate(
     000_d116d896359e1fe6.txt §4 (``V_k`` is meant to rank records by risk), §5.2 (baselines).
     """
     ok = ~np.isnan(auc)
-    out: dict[str, Any] = {"n_records": int(ok.sum()), "top_k": int(k), "chance_precision": float(min(k, ok.sum()) / max(ok.sum(), 1))}
+    out: dict[str, Any] = {
+        "n_records": int(ok.sum()),
+        "top_k": int(k),
+        "chance_precision": float(min(k, ok.sum()) / max(ok.sum(), 1)),
+    }
     for name, s in scores.items():
         rho, lo, hi = spearman_ci(s[ok], auc[ok], rng=rng, n_boot=n_boot)
         out[name] = {
@@ -242,7 +256,9 @@ def _attack_chunk(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndar
             model = make_attack(AttackFamily.MEMBERSHIP, name, **json.loads(params))
             model.fit(target, shadow, y_s.astype(np.int64), rng=rng)
             s = np.asarray(model.score(test), dtype=np.float64)
-            est = auc_estimate(y_t, s, rng=unit_rng(seed, _SEED_METRIC, i, a_idx), n_boot=int(shared["n_boot"]))
+            est = auc_estimate(
+                y_t, s, rng=unit_rng(seed, _SEED_METRIC, i, a_idx), n_boot=int(shared["n_boot"])
+            )
             out[a_idx, i - lo] = (est.value, est.ci_low, est.ci_high)
     return {"auc": out}
 
@@ -334,7 +350,9 @@ class RiskMap:
             raise InputError("no attacks given: choose query, distance or both")
         for a in self.attacks:
             if a not in RISKMAP_ATTACKS:
-                raise InputError(f"unknown risk-map attack {a!r}: choose from {', '.join(RISKMAP_ATTACKS)}")
+                raise InputError(
+                    f"unknown risk-map attack {a!r}: choose from {', '.join(RISKMAP_ATTACKS)}"
+                )
         if len(set(self.attacks)) != len(self.attacks):
             raise InputError("an attack is listed twice: list each attack once")
         m = self.n if self.m is None else self.m
@@ -353,7 +371,9 @@ class RiskMap:
             if isinstance(val, bool) or int(val) != val or val < low:
                 raise InputError(f"--{name} must be a whole number >= {low}, got {val}")
         if self.n > len(data):
-            raise InputError(f"--n {self.n} is larger than the data ({len(data)} records): lower --n")
+            raise InputError(
+                f"--n {self.n} is larger than the data ({len(data)} records): lower --n"
+            )
         pad = self.n - self.n // 2
         if self.population is not None:
             if self.population < self.n:
@@ -378,7 +398,9 @@ class RiskMap:
             raise InputError(f"--k {self.k} must be smaller than --n {self.n}")
         return int(m)
 
-    def _design(self, seed: int, n_private: int, n_fill: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    def _design(
+        self, seed: int, n_private: int, n_fill: int
+    ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """Pool id -> (rows (S, n) into the local table [D; fillers], labels (S, n) bool)."""
         n, half = n_private, n_private // 2
         design = {}
@@ -394,7 +416,9 @@ class RiskMap:
             design[pool_id] = (rows, labels)
         return design
 
-    def run(self, data: Table, *, seed: int = 0, private_rows: Sequence[int] | np.ndarray | None = None) -> RiskMapResult:
+    def run(
+        self, data: Table, *, seed: int = 0, private_rows: Sequence[int] | np.ndarray | None = None
+    ) -> RiskMapResult:
         """Audit every record of a random ``n``-record sample of ``data``.
 
         Parameters
@@ -415,7 +439,9 @@ class RiskMap:
         else:
             given = np.asarray(private_rows, dtype=np.int64).ravel()
             if given.size != self.n or np.unique(given).size != given.size:
-                raise InputError(f"give exactly n = {self.n} distinct private rows, got {given.size}")
+                raise InputError(
+                    f"give exactly n = {self.n} distinct private rows, got {given.size}"
+                )
             if given.min() < 0 or given.max() >= len(data):
                 raise InputError(f"private rows must be in 0..{len(data) - 1}")
             others = rng.permutation(np.setdiff1d(np.arange(len(data)), given))
@@ -425,8 +451,15 @@ class RiskMap:
         private = data.take(d_rows)
         design = self._design(seed, self.n, filler_rows.size)
         attacks = [
-            (a, json.dumps({"n_queries": int(self.n_queries), "n_estimators": int(self.n_estimators)}
-                           if a == "query" else {"n_estimators": int(self.n_estimators)}, sort_keys=True))
+            (
+                a,
+                json.dumps(
+                    {"n_queries": int(self.n_queries), "n_estimators": int(self.n_estimators)}
+                    if a == "query"
+                    else {"n_estimators": int(self.n_estimators)},
+                    sort_keys=True,
+                ),
+            )
             for a in self.attacks
         ]
         config: dict[str, Any] = {
@@ -464,13 +497,25 @@ class RiskMap:
             summary: dict[str, Any] = {
                 "auc_mean": _nanstat(np.nanmean, best),
                 "auc_sd": _nanstat(np.nanstd, best),
-                "per_attack": {a: {"auc_mean": _nanstat(np.nanmean, v[:, 0]), "auc_sd": _nanstat(np.nanstd, v[:, 0])}
-                               for a, v in auc.items()},
-                "validation": validate(best, scores, rng=unit_rng(seed, _SEED_VALID), n_boot=int(self.n_boot)),
+                "per_attack": {
+                    a: {
+                        "auc_mean": _nanstat(np.nanmean, v[:, 0]),
+                        "auc_sd": _nanstat(np.nanstd, v[:, 0]),
+                    }
+                    for a, v in auc.items()
+                },
+                "validation": validate(
+                    best, scores, rng=unit_rng(seed, _SEED_VALID), n_boot=int(self.n_boot)
+                ),
             }
             if len(auc) > 1:
                 summary["validation_per_attack"] = {
-                    a: validate(v[:, 0], scores, rng=unit_rng(seed, _SEED_VALID, j + 1), n_boot=int(self.n_boot))
+                    a: validate(
+                        v[:, 0],
+                        scores,
+                        rng=unit_rng(seed, _SEED_VALID, j + 1),
+                        n_boot=int(self.n_boot),
+                    )
                     for j, (a, v) in enumerate(auc.items())
                 }
             result.summary = summary
@@ -492,15 +537,24 @@ class RiskMap:
         store: RunStore | None,
     ) -> tuple[dict[int, TableStack], dict[int, np.ndarray], dict[str, Any]]:
         units = [
-            WorkUnit(f"gen-p{pool_id}-s{start}", (pool_id, start, rows[start : start + self.batch_size]))
+            WorkUnit(
+                f"gen-p{pool_id}-s{start}", (pool_id, start, rows[start : start + self.batch_size])
+            )
             for pool_id, (rows, _) in design.items()
             for start in range(0, rows.shape[0], self.batch_size)
         ]
         shared = {"omega": local, "m": m, "seed": int(seed), "generator": self.generator}
-        with progress_bar(f"shadow + test datasets ({self.generator})", enabled=self.progress) as prog:
+        with progress_bar(
+            f"shadow + test datasets ({self.generator})", enabled=self.progress
+        ) as prog:
             res = run_units(
-                _generate_batch, units, shared=shared, workers=self.workers, cluster=self.cluster,
-                store=store, progress=prog,
+                _generate_batch,
+                units,
+                shared=shared,
+                workers=self.workers,
+                cluster=self.cluster,
+                store=store,
+                progress=prog,
             )
         stacks, labels = {}, {}
         messages: dict[str, int] = {}
@@ -532,11 +586,17 @@ class RiskMap:
                     f"the generator {self.generator!r} failed on {int((~okv).sum())} of {okv.size} datasets: "
                     + "; ".join(list(messages)[:3])
                 )
-            stacks[pool_id] = TableStack(local.schema, np.concatenate(codes)[okv], np.concatenate(values)[okv])
+            stacks[pool_id] = TableStack(
+                local.schema, np.concatenate(codes)[okv], np.concatenate(values)[okv]
+            )
             labels[pool_id] = lab[okv]
         total = sum(r.shape[0] for r, _ in design.values())
         if n_failed:
-            warnings.warn(f"the generator failed on {n_failed} of {total} datasets (dropped)", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"the generator failed on {n_failed} of {total} datasets (dropped)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         failures = {
             "failed_datasets": n_failed,
             "total_datasets": int(total),
@@ -556,7 +616,8 @@ class RiskMap:
         n = len(private)
         tag = hashlib.sha256(json.dumps(attacks).encode()).hexdigest()[:8]
         units = [
-            WorkUnit(f"atk-{tag}-r{lo}", (lo, min(lo + int(self.chunk), n))) for lo in range(0, n, int(self.chunk))
+            WorkUnit(f"atk-{tag}-r{lo}", (lo, min(lo + int(self.chunk), n)))
+            for lo in range(0, n, int(self.chunk))
         ]
         shared = {
             "private": private,
@@ -570,8 +631,13 @@ class RiskMap:
         }
         with progress_bar(f"per-record attacks ({n} records)", enabled=self.progress) as prog:
             res = run_units(
-                _attack_chunk, units, shared=shared, workers=self.workers, cluster=self.cluster,
-                store=store, progress=prog,
+                _attack_chunk,
+                units,
+                shared=shared,
+                workers=self.workers,
+                cluster=self.cluster,
+                store=store,
+                progress=prog,
             )
         out = {a: np.full((n, 3), np.nan) for a, _ in attacks}
         errors = [res[u.key].error for u in units if res[u.key].arrays is None]

@@ -74,7 +74,9 @@ class SuccessRate:
     value: float
     error: float
 
-    def estimate(self, n_trials: int, confidence: float, baseline: float | None = None) -> RiskEstimate:
+    def estimate(
+        self, n_trials: int, confidence: float, baseline: float | None = None
+    ) -> RiskEstimate:
         lo, hi = _bound(self.value, self.error)
         return RiskEstimate(min(max(self.value, 0.0), 1.0), lo, hi, confidence, n_trials, baseline)
 
@@ -165,7 +167,10 @@ class RiskResult:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RiskResult:
-        est = {k: RiskEstimate.from_dict(d[k]) for k in ("risk", "attack_rate", "control_rate", "baseline_rate")}
+        est = {
+            k: RiskEstimate.from_dict(d[k])
+            for k in ("risk", "attack_rate", "control_rate", "baseline_rate")
+        }
         return cls(**{**d, **est})
 
 
@@ -216,7 +221,13 @@ def _so_integral(n: np.ndarray | float, w_max: np.ndarray | float) -> np.ndarray
 
 
 def size_correction(
-    bits: np.ndarray, n_rows: int, n_target: int, *, rng: np.random.Generator, n_sizes: int = 10, n_repeat: int = 5
+    bits: np.ndarray,
+    n_rows: int,
+    n_target: int,
+    *,
+    rng: np.random.Generator,
+    n_sizes: int = 10,
+    n_repeat: int = 5,
 ) -> float:
     """Factor rescaling singling-out successes from ``n_rows`` records to ``n_target`` records.
 
@@ -340,7 +351,12 @@ class SinglingOutGame:
         self._control_index = TableIndex.build(self.control)
 
     def score(
-        self, predicates: PredicateSet, baseline: PredicateSet, *, mode: str, rng: np.random.Generator
+        self,
+        predicates: PredicateSet,
+        baseline: PredicateSet,
+        *,
+        mode: str,
+        rng: np.random.Generator,
     ) -> RiskResult:
         """Score attack predicates and baseline predicates on the original and control data."""
         if len(predicates) == 0:
@@ -348,7 +364,9 @@ class SinglingOutGame:
                 f"the {mode} attack found no predicate that singles out a synthetic record: "
                 "the synthetic data has no unique records to exploit (try another mode or more columns)"
             )
-        n_success = int((predicates.count(self.original, cap=2, index=self._original_index) == 1).sum())
+        n_success = int(
+            (predicates.count(self.original, cap=2, index=self._original_index) == 1).sum()
+        )
         ctrl_bits = predicates.match_bitsets(self.control, index=self._control_index)
         n_control = float((popcount(ctrl_bits) == 1).sum())
         if self.correct_control_size:
@@ -367,7 +385,13 @@ class SinglingOutGame:
             confidence=self.confidence,
         )
 
-    def run(self, attack: SinglingOutPredicateAttack, *, rng: np.random.Generator, mode: str | None = None) -> RiskResult:
+    def run(
+        self,
+        attack: SinglingOutPredicateAttack,
+        *,
+        rng: np.random.Generator,
+        mode: str | None = None,
+    ) -> RiskResult:
         """Fit ``attack`` on the synthetic data, draw predicates and score them."""
         attack.fit(self.synthetic, rng=rng)
         preds = attack.predicates_(self.n_attacks, rng=rng)
@@ -389,7 +413,13 @@ class LinkabilityGame:
     """
 
     def __init__(
-        self, original: Table, synthetic: Table, control: Table, *, n_attacks: int = 500, confidence: float = 0.95
+        self,
+        original: Table,
+        synthetic: Table,
+        control: Table,
+        *,
+        n_attacks: int = 500,
+        confidence: float = 0.95,
     ) -> None:
         check_same_columns(original=original, synthetic=synthetic, control=control)
         if n_attacks < 1:
@@ -407,7 +437,8 @@ class LinkabilityGame:
         k = attack.n_neighbors
         m = len(self.synthetic)
         base = sets_intersect(
-            random_neighbors(m, self.n_attacks, k, rng=rng), random_neighbors(m, self.n_attacks, k, rng=rng)
+            random_neighbors(m, self.n_attacks, k, rng=rng),
+            random_neighbors(m, self.n_attacks, k, rng=rng),
         )
         return risk_from_counts(
             "linkability",

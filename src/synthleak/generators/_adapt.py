@@ -65,9 +65,9 @@ def global_seed(seed: int) -> Iterator[None]:
 
 
 def _numeric_categories(categories: tuple[object, ...]) -> bool:
-    return all(isinstance(c, int | float | np.integer | np.floating) for c in categories) and not any(
-        isinstance(c, bool) for c in categories
-    )
+    return all(
+        isinstance(c, int | float | np.integer | np.floating) for c in categories
+    ) and not any(isinstance(c, bool) for c in categories)
 
 
 def frame_to_table(df: pd.DataFrame, schema: Schema, *, source: str) -> Table:
@@ -120,4 +120,6 @@ def frame_to_table(df: pd.DataFrame, schema: Schema, *, source: str) -> Table:
     try:
         return Table.from_frame(df, schema)
     except InputError as exc:
-        raise GeneratorFailure(f"{source} produced data the training schema rejects: {exc}") from None
+        raise GeneratorFailure(
+            f"{source} produced data the training schema rejects: {exc}"
+        ) from None

@@ -89,7 +89,11 @@ class Param:
                 return int(raw)
             return self.type(raw)
         except ValueError:
-            what = "one of " + ", ".join(self.choices) if self.choices else f"a valid {self.type.__name__}"
+            what = (
+                "one of " + ", ".join(self.choices)
+                if self.choices
+                else f"a valid {self.type.__name__}"
+            )
             raise InputError(
                 f"generator {generator!r}: parameter {self.name}={raw!r} is not {what}"
             ) from None
@@ -134,7 +138,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """
     spec = spec.strip()
     if not spec:
-        raise InputError("empty generator spec: give one such as 'baynet:k=2' (see synthleak generators)")
+        raise InputError(
+            "empty generator spec: give one such as 'baynet:k=2' (see synthleak generators)"
+        )
     name, _, rest = spec.partition(":")
     name = name.strip().lower()
     if name == "command":

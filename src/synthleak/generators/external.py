@@ -105,7 +105,9 @@ class CommandGenerator(BaseGenerator):
         try:
             argv = shlex.split(cmd)
         except ValueError as exc:
-            raise InputError(f"cannot split the command {cmd!r} ({exc}): check its quotes") from None
+            raise InputError(
+                f"cannot split the command {cmd!r} ({exc}): check its quotes"
+            ) from None
         for ph in ("{input}", "{output}"):
             if not any(ph in a for a in argv):
                 raise InputError(
@@ -281,7 +283,9 @@ class PythonGenerator(BaseGenerator):
             raise GeneratorFailure(f"{who}: sample failed ({type(exc).__name__}: {exc})") from exc
         if isinstance(out, Table):
             if out.schema != self.schema_:
-                raise GeneratorFailure(f"{who} returned a table whose schema differs from the training schema")
+                raise GeneratorFailure(
+                    f"{who} returned a table whose schema differs from the training schema"
+                )
             table = out
         elif isinstance(out, pd.DataFrame):
             table = frame_to_table(out, self.schema_, source=who)
@@ -309,7 +313,11 @@ register_generator(
     GeneratorInfo(
         "python",
         PythonGenerator,
-        (Param("target", str, "", "package.module:Class with fit/sample (Table or DataFrame API)"),),
+        (
+            Param(
+                "target", str, "", "package.module:Class with fit/sample (Table or DataFrame API)"
+            ),
+        ),
         "a user's Python class: python:package.module:Class",
     )
 )

@@ -66,7 +66,9 @@ def cdp_delta(rho: float, eps: float) -> float:
             amin = alpha
         else:
             amax = alpha
-    delta = math.exp((alpha - 1) * (alpha * rho - eps) + alpha * math.log1p(-1 / alpha)) / (alpha - 1.0)
+    delta = math.exp((alpha - 1) * (alpha * rho - eps) + alpha * math.log1p(-1 / alpha)) / (
+        alpha - 1.0
+    )
     return min(delta, 1.0)
 
 
@@ -162,7 +164,9 @@ class MST(BaseGenerator):
 
     deterministic = True
 
-    def __init__(self, epsilon: float = 1.0, delta: float = 1e-9, bins: int = 20, iters: int = 1000) -> None:
+    def __init__(
+        self, epsilon: float = 1.0, delta: float = 1e-9, bins: int = 20, iters: int = 1000
+    ) -> None:
         super().__init__()
         _require_mbi()
         if not (epsilon > 0 and math.isfinite(epsilon)):
@@ -261,7 +265,11 @@ class MST(BaseGenerator):
             sd2 = sigma * math.sqrt(len(edges))
             for a, b in edges:
                 x = _marginal(comp_codes, (a, b), comp_sizes)
-                log2.append(mbi.LinearMeasurement(x + rng.normal(0.0, sd2, x.size), (names[a], names[b]), sd2))
+                log2.append(
+                    mbi.LinearMeasurement(
+                        x + rng.normal(0.0, sd2, x.size), (names[a], names[b]), sd2
+                    )
+                )
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -56,7 +56,9 @@ class IndHist(BaseGenerator):
         codes = self.disc_.transform(table)
         self.probs_ = []
         for f, size in enumerate(self.disc_.sizes):
-            counts = np.bincount(codes[:, f].astype(np.int64), minlength=int(size)).astype(np.float64)
+            counts = np.bincount(codes[:, f].astype(np.int64), minlength=int(size)).astype(
+                np.float64
+            )
             self.probs_.append(np.cumsum(counts / counts.sum()))
         return self
 
@@ -71,7 +73,9 @@ class IndHist(BaseGenerator):
 
 
 register_generator(
-    GeneratorInfo("nonprivate", NonPrivate, (), "resample the training records with replacement (no privacy)")
+    GeneratorInfo(
+        "nonprivate", NonPrivate, (), "resample the training records with replacement (no privacy)"
+    )
 )
 register_generator(
     GeneratorInfo(

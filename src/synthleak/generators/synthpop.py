@@ -271,7 +271,12 @@ register_generator(
             Param("min_leaf", int, 5, "minimum real records per leaf (rpart minbucket)"),
             Param("cp", float, 1e-8, "rpart complexity parameter (relative impurity decrease)"),
             Param("max_depth", int, 0, "maximum tree depth (0 = unlimited)"),
-            Param("predictors", Predictors, Predictors.ORDINAL, "categorical predictors: ordinal codes or onehot"),
+            Param(
+                "predictors",
+                Predictors,
+                Predictors.ORDINAL,
+                "categorical predictors: ordinal codes or onehot",
+            ),
         ),
         "sequential CART synthesis as R synthpop (donors drawn from tree leaves)",
     )

@@ -59,7 +59,11 @@ def marginal_counts(codes: np.ndarray, sizes: np.ndarray, attrs: np.ndarray) -> 
 
 
 def mre_from_codes(
-    original: np.ndarray, synthetic: np.ndarray, sizes: np.ndarray, marginals: np.ndarray, threshold: float = 10.0
+    original: np.ndarray,
+    synthetic: np.ndarray,
+    sizes: np.ndarray,
+    marginals: np.ndarray,
+    threshold: float = 10.0,
 ) -> float:
     """MRE over the cells of ``marginals`` whose original count exceeds ``threshold``."""
     n, m = original.shape[0], synthetic.shape[0]
@@ -78,7 +82,9 @@ def mre_from_codes(
     return float(np.concatenate(errs).mean())
 
 
-def tvd_from_codes(original: np.ndarray, synthetic: np.ndarray, sizes: np.ndarray, marginals: np.ndarray) -> float:
+def tvd_from_codes(
+    original: np.ndarray, synthetic: np.ndarray, sizes: np.ndarray, marginals: np.ndarray
+) -> float:
     """Mean total variation distance over ``marginals``."""
     n, m = original.shape[0], synthetic.shape[0]
     if n == 0 or m == 0:
@@ -91,7 +97,9 @@ def tvd_from_codes(original: np.ndarray, synthetic: np.ndarray, sizes: np.ndarra
     return float(np.mean(vals)) if vals else float("nan")
 
 
-def _codes(original: Table, synthetic: Table, bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _codes(
+    original: Table, synthetic: Table, bins: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if original.schema.names != synthetic.schema.names:
         raise InputError(
             "the original and synthetic data have different columns: give two files with the same columns"

@@ -74,7 +74,8 @@ def auc_boxplots(targets: Sequence[dict[str, Any]]) -> bytes:
             vals = [
                 t["attacks"][a]["auc"]
                 for t in targets
-                if t.get("selected_by", "?") == m and a in t.get("attacks", {})
+                if t.get("selected_by", "?") == m
+                and a in t.get("attacks", {})
                 and t["attacks"][a].get("auc") is not None
             ]
             data.append(vals if vals else [np.nan])
@@ -95,12 +96,23 @@ def auc_boxplots(targets: Sequence[dict[str, Any]]) -> bytes:
 def privacy_utility(points: Sequence[dict[str, Any]]) -> bytes:
     """Privacy against utility (Fig. 5 of 004_04ca927b97784c30.txt): one panel per utility metric."""
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True)
-    for ax, key, name in zip(axes, ("mre_gt10", "tvd3"), ("MRE > 10 (lower is better)", "3-way TVD (lower is better)"), strict=True):
+    for ax, key, name in zip(
+        axes,
+        ("mre_gt10", "tvd3"),
+        ("MRE > 10 (lower is better)", "3-way TVD (lower is better)"),
+        strict=True,
+    ):
         for p in points:
             if p.get(key) is None or p.get("privacy") is None:
                 continue
             ax.scatter(p[key], p["privacy"], s=40)
-            ax.annotate(str(p.get("label", "")), (p[key], p["privacy"]), fontsize=7, xytext=(3, 3), textcoords="offset points")
+            ax.annotate(
+                str(p.get("label", "")),
+                (p[key], p["privacy"]),
+                fontsize=7,
+                xytext=(3, 3),
+                textcoords="offset points",
+            )
         ax.set_xlabel(name)
         ax.spines[["top", "right"]].set_visible(False)
     metric = points[0].get("privacy_metric", "attack success") if points else "attack success"
@@ -124,7 +136,13 @@ def auc_distribution(aucs: Sequence[float]) -> bytes:
 def auc_vs_score(aucs: Sequence[float], scores: Sequence[float], label: str) -> bytes:
     """Per-record AUC against a vulnerability score (risk map)."""
     fig, ax = plt.subplots(figsize=(5.2, 4.0))
-    ax.scatter(np.asarray(scores, dtype=float), np.asarray(aucs, dtype=float), s=8, alpha=0.6, color="#2e86de")
+    ax.scatter(
+        np.asarray(scores, dtype=float),
+        np.asarray(aucs, dtype=float),
+        s=8,
+        alpha=0.6,
+        color="#2e86de",
+    )
     ax.axhline(0.5, color="k", ls="--", lw=0.8)
     ax.set_xlabel(label)
     ax.set_ylabel("membership AUC of the record")

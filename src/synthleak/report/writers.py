@@ -35,7 +35,9 @@ def to_html(doc: Document) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(doc.title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(doc.title)}</h1>",
-        "<nav>" + "".join(f'<a href="#{s.anchor}">{html.escape(s.title)}</a>' for s in doc.sections) + "</nav>",
+        "<nav>"
+        + "".join(f'<a href="#{s.anchor}">{html.escape(s.title)}</a>' for s in doc.sections)
+        + "</nav>",
     ]
     for sec in doc.sections:
         out.append(f'<section id="{sec.anchor}"><h2>{html.escape(sec.title)}</h2>')
@@ -44,14 +46,19 @@ def to_html(doc: Document) -> str:
                 cls = ' class="em"' if b.emphasis else ""
                 out.append(f"<p{cls}>{html.escape(b.text)}</p>")
             elif isinstance(b, Bullets):
-                out.append("<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in b.items) + "</ul>")
+                out.append(
+                    "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in b.items) + "</ul>"
+                )
             elif isinstance(b, TableBlock):
                 cap = f"<caption>{html.escape(b.caption)}</caption>" if b.caption else ""
                 head = "".join(f"<th>{html.escape(h)}</th>" for h in b.header)
                 body = "".join(
-                    "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in b.rows
+                    "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
+                    for r in b.rows
                 )
-                out.append(f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+                out.append(
+                    f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+                )
             elif isinstance(b, Figure):
                 data = base64.b64encode(b.png).decode()
                 out.append(
@@ -68,7 +75,9 @@ def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(doc: Document, figures_dir: Path | None = None, figures_rel: str = "figures") -> str:
+def to_markdown(
+    doc: Document, figures_dir: Path | None = None, figures_rel: str = "figures"
+) -> str:
     """The document as Markdown; figures written as PNG files into ``figures_dir`` when given."""
     out = [f"# {doc.title}", ""]
     for sec in doc.sections:

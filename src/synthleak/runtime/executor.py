@@ -63,7 +63,9 @@ def _init_worker(shared: Any) -> None:
         pass
 
 
-def _call(fn: UnitFn, shared: Any, args: tuple[Any, ...]) -> tuple[dict[str, np.ndarray] | None, str | None]:
+def _call(
+    fn: UnitFn, shared: Any, args: tuple[Any, ...]
+) -> tuple[dict[str, np.ndarray] | None, str | None]:
     try:
         return fn(shared, *args), None
     except Exception as exc:  # reported per unit, the run goes on
@@ -73,7 +75,9 @@ def _call(fn: UnitFn, shared: Any, args: tuple[Any, ...]) -> tuple[dict[str, np.
         return None, f"{type(exc).__name__}: {msg}{where}"
 
 
-def _call_local(fn: UnitFn, args: tuple[Any, ...]) -> tuple[dict[str, np.ndarray] | None, str | None]:
+def _call_local(
+    fn: UnitFn, args: tuple[Any, ...]
+) -> tuple[dict[str, np.ndarray] | None, str | None]:
     return _call(fn, _SHARED, args)
 
 
@@ -168,9 +172,14 @@ def _run_processes(
 
     ctx = mp.get_context("spawn")
     with ProcessPoolExecutor(
-        max_workers=min(workers, len(todo)), mp_context=ctx, initializer=_init_worker, initargs=(shared,)
+        max_workers=min(workers, len(todo)),
+        mp_context=ctx,
+        initializer=_init_worker,
+        initargs=(shared,),
     ) as pool:
-        futures: dict[Future[Any], str] = {pool.submit(_call_local, fn, u.args): u.key for u in todo}
+        futures: dict[Future[Any], str] = {
+            pool.submit(_call_local, fn, u.args): u.key for u in todo
+        }
         try:
             for fut in as_completed(futures):
                 record(futures[fut], *fut.result())
@@ -182,7 +191,11 @@ def _run_processes(
 
 
 def _run_dask(
-    fn: UnitFn, todo: Iterable[WorkUnit], shared: Any, cluster: str | Any, record: Callable[..., None]
+    fn: UnitFn,
+    todo: Iterable[WorkUnit],
+    shared: Any,
+    cluster: str | Any,
+    record: Callable[..., None],
 ) -> None:
     from distributed import as_completed as dask_completed
 
@@ -191,7 +204,9 @@ def _run_dask(
     try:
         # scatter as ONE object under a fresh key: a dict would be scattered value by value under
         # its own keys ("omega", ...), which collide with (and are released by) an earlier run
-        shared_f = client.scatter([shared], broadcast=True, hash=False)[0] if shared is not None else None
+        shared_f = (
+            client.scatter([shared], broadcast=True, hash=False)[0] if shared is not None else None
+        )
         futures = {}
         for u in todo:
             fut = client.submit(_call, fn, shared_f, u.args, key=f"synthleak-{u.key}", pure=False)

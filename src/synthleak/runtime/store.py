@@ -78,7 +78,8 @@ class RunStore:
                 )
         else:
             self._write_atomic(
-                meta_file, json.dumps({"fingerprint": fp, "config": config}, indent=2, default=str).encode()
+                meta_file,
+                json.dumps({"fingerprint": fp, "config": config}, indent=2, default=str).encode(),
             )
         self._db = sqlite3.connect(self.path / "catalogue.sqlite", timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -112,7 +113,9 @@ class RunStore:
         row = self._db.execute("SELECT status FROM units WHERE key = ?", (key,)).fetchone()
         return row is not None and row[0] == "ok"
 
-    def put(self, key: str, arrays: dict[str, np.ndarray], meta: dict[str, Any] | None = None) -> None:
+    def put(
+        self, key: str, arrays: dict[str, np.ndarray], meta: dict[str, Any] | None = None
+    ) -> None:
         """Store a finished unit: arrays first (atomically), then the catalogue row."""
         fname = f"{_safe_key(key)}.npz"
         target = self.path / "units" / fname
@@ -142,7 +145,9 @@ class RunStore:
 
     def get(self, key: str) -> dict[str, np.ndarray]:
         """The arrays of a finished unit."""
-        row = self._db.execute("SELECT file FROM units WHERE key = ? AND status = 'ok'", (key,)).fetchone()
+        row = self._db.execute(
+            "SELECT file FROM units WHERE key = ? AND status = 'ok'", (key,)
+        ).fetchone()
         if row is None:
             raise KeyError(key)
         with np.load(self.path / "units" / row[0], allow_pickle=False) as z:
