@@ -1,7 +1,14 @@
-"""Meta-test: every module of the package has a test file (scikit-learn style)."""
+"""Meta-tests of the package layout (scikit-learn style).
+
+* every module ``src/synthleak/<path>/<mod>.py`` has its test file at ``tests/<path>/test_<mod>.py``
+  (the tests mirror the package path, not just its file names);
+* no module imports another in a cycle (module-level imports; imports inside functions are lazy
+  and allowed to point anywhere).
+"""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "synthleak"
@@ -10,21 +17,110 @@ TESTS = Path(__file__).resolve().parent
 # Modules whose behaviour is exercised through another module's tests (say which, and why).
 COVERED_ELSEWHERE = {
     "datasets.py": "tests/data/test_datasets.py (public alias of data/datasets.py)",
-    "cli/app.py": "tests/cli/test_cli_main.py (the Typer app object)",
+    "cli/app.py": "tests/cli/test_main.py (the Typer app object)",
 }
 
 
-def test_every_module_has_a_test_file() -> None:
-    test_names = {p.name for p in TESTS.rglob("test_*.py")}
+def expected_test_file(module: Path) -> Path:
+    """``tests/<package path>/test_<module>.py`` for a module of the package."""
+    rel = module.relative_to(SRC)
+    return TESTS / rel.parent / f"test_{rel.stem}.py"
+
+
+def test_every_module_has_a_test_file_at_its_mirrored_path() -> None:
     missing = []
     for mod in sorted(SRC.rglob("*.py")):
         rel = mod.relative_to(SRC).as_posix()
         if mod.name == "__init__.py" or rel in COVERED_ELSEWHERE:
             continue
-        sub = mod.parent.relative_to(SRC).as_posix()
-        candidates = {f"test_{mod.stem}.py"}
-        if sub != ".":
-            candidates |= {f"test_{sub.replace('/', '_')}_{mod.stem}.py", f"test_cli_{mod.stem}.py"}
-        if not candidates & test_names:
-            missing.append(rel)
-    assert not missing, f"modules without a test file: {missing}"
+        if not expected_test_file(mod).is_file():
+            missing.append(f"{rel} -> {expected_test_file(mod).relative_to(TESTS.parent)}")
+    assert not missing, f"modules without a test file at the mirrored path: {missing}"
+
+
+def _module_name(path: Path, root: Path = SRC) -> str:
+    rel = path.relative_to(root.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _module_level_imports(path: Path, known: set[str], root: Path) -> set[str]:
+    """Package modules imported at module level (not inside functions, not under TYPE_CHECKING)."""
+    tree = ast.parse(path.read_text())
+    name = _module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            if isinstance(node, ast.Import):
+                out.update(a.name for a in node.names if a.name in known)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                for a in node.names:
+                    full = f"{base}.{a.name}"
+                    out.add(full if full in known else base)
+            elif isinstance(node, ast.If | ast.Try):
+                visit(node.body)
+                visit(getattr(node, "orelse", []))
+                for h in getattr(node, "handlers", []):
+                    visit(h.body)
+
+    visit(tree.body)
+    return {m for m in out if m in known and m != name}
+
+
+def import_cycles(root: Path) -> list[list[str]]:
+    """Cycles of module-level imports among the modules of the package at ``root``."""
+    paths = {_module_name(p, root): p for p in root.rglob("*.py")}
+    known = set(paths)
+    graph = {m: _module_level_imports(p, known, root) for m, p in paths.items()}
+    # a package's __init__ importing its own submodules is not a cycle through the package
+    for m in graph:
+        graph[m] = {
+            d for d in graph[m] if not (d.startswith(m + ".") and paths[m].name == "__init__.py")
+        }
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def dfs(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for d in sorted(graph[m]):
+            if state.get(d) == 1:
+                cycles.append(stack[stack.index(d) :] + [d])
+            elif d not in state:
+                dfs(d)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            dfs(m)
+    return cycles
+
+
+def test_no_import_cycles() -> None:
+    cycles = import_cycles(SRC)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_finds_a_cycle(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.sub import b\n")
+    (pkg / "sub" / "b.py").write_text("from pkg import c\n")
+    (pkg / "c.py").write_text("import pkg.a\n\ndef f():\n    from pkg import d\n")
+    (pkg / "d.py").write_text("from pkg import c\n")  # lazy import above: not a cycle
+    cycles = import_cycles(pkg)
+    assert len(cycles) == 1 and set(cycles[0]) == {"pkg.a", "pkg.sub.b", "pkg.c"}

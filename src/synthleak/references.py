@@ -477,7 +477,9 @@ def get(key: str) -> Reference:
     try:
         return REFERENCES[key]
     except KeyError:
-        raise KeyError(f"unknown reference {key!r}; known: {', '.join(sorted(REFERENCES))}") from None
+        raise KeyError(
+            f"unknown reference {key!r}; known: {', '.join(sorted(REFERENCES))}"
+        ) from None
 
 
 def cite(key: str, where: str | None = None) -> str:

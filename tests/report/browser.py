@@ -53,6 +53,7 @@ def check_page(url: str, timeout: float = 60.0) -> PageCheck:
             "--disable-dev-shm-usage",
             f"--user-data-dir={profile}",
             "--remote-debugging-port=0",
+            "--remote-allow-origins=*",
             "--window-size=1280,2000",
             "about:blank",
         ],

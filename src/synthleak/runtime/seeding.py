@@ -7,6 +7,8 @@ worker runs it, in whatever order: results are identical for any number of worke
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 
@@ -18,3 +20,17 @@ def unit_seed(seed: int, *key: int) -> np.random.SeedSequence:
 def unit_rng(seed: int, *key: int) -> np.random.Generator:
     """A fresh generator for unit ``key`` under run ``seed``."""
     return np.random.default_rng(unit_seed(seed, *key))
+
+
+def stream_key(name: str) -> int:
+    """A stable 32-bit key for a named random stream (CRC-32 of the name)."""
+    return zlib.crc32(name.encode("utf-8"))
+
+
+def stream_rng(seed: int, name: str, *key: int) -> np.random.Generator:
+    """The generator of the stream called ``name`` (e.g. an audit stage) under ``seed``.
+
+    Streams are keyed by name, not by the order they are asked for, so adding, removing or
+    skipping one stream changes no other stream's numbers.
+    """
+    return unit_rng(seed, stream_key(name), *key)

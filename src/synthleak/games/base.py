@@ -1,0 +1,157 @@
+"""The one protocol every privacy game follows, and the data bundles games take.
+
+A game is constructed with its parameters and played with ::
+
+    result = game.run(data, *, seed=..., runtime=None)
+
+* ``data`` is a pandas DataFrame or a :class:`~synthleak.data.table.Table` for the games that run
+  a generator themselves (membership, attribute inference, risk map), or a :class:`Release`
+  (original, synthetic and optionally control records) for the games that audit a release without
+  its generator (singling out, linkability, no-box membership, attribute inference on a release);
+* ``seed`` is the only source of randomness: same seed, same result, whatever the runtime;
+* ``runtime`` (:class:`~synthleak.runtime.Runtime`) says how to run: workers, Dask cluster,
+  resumable run directory, progress bars;
+* the result is the game's own frozen, typed result (:class:`~synthleak.serde.Result`).
+
+Attacks are given the same way to every game: by registered name (``"query"``) or as an unfitted
+attack object of the game's family (see :mod:`synthleak.attacks.base`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import pandas as pd
+
+from synthleak.data.schema import Schema, column_differences, infer_schema
+from synthleak.data.table import Table
+from synthleak.errors import InputError
+from synthleak.runtime.context import Runtime
+
+R_co = TypeVar("R_co", covariant=True)
+
+
+@runtime_checkable
+class Game(Protocol[R_co]):
+    """A privacy game: ``run(data, *, seed, runtime=None) -> typed result``."""
+
+    def run(self, data: Any, *, seed: int, runtime: Runtime | None = None) -> R_co: ...
+
+
+def as_table(
+    data: pd.DataFrame | Table, *, schema: Schema | None = None, name: str = "data"
+) -> Table:
+    """``data`` as a :class:`Table`: a DataFrame is encoded with ``schema`` (inferred if absent).
+
+    Raises :class:`InputError` naming ``name`` for anything else.
+    """
+    if isinstance(data, Table):
+        if schema is not None and data.schema != schema:
+            return Table.from_frame(data.to_frame(), schema)
+        return data
+    if isinstance(data, pd.DataFrame):
+        if len(data) == 0:
+            raise InputError(f"{name} has no records: give a non-empty DataFrame")
+        return Table.from_frame(data, schema if schema is not None else infer_schema(data))
+    raise InputError(
+        f"{name} must be a pandas DataFrame or a synthleak Table, got {type(data).__name__}"
+    )
+
+
+def check_same_columns(**tables: Table | pd.DataFrame) -> None:
+    """Raise one :class:`InputError` listing column differences between named tables."""
+    names = list(tables)
+
+    def cols(t: Table | pd.DataFrame) -> list[str]:
+        return list(t.schema.names) if isinstance(t, Table) else [str(c) for c in t.columns]
+
+    ref = cols(tables[names[0]])
+    problems = []
+    for other in names[1:]:
+        problems += [f"{other}: {p}" for p in column_differences(ref, cols(tables[other]))]
+    if not problems and all(isinstance(t, Table) for t in tables.values()):
+        first = tables[names[0]].schema  # type: ignore[union-attr]
+        for other in names[1:]:
+            sch = tables[other].schema  # type: ignore[union-attr]
+            kinds = [c.name for c in first.columns if sch[c.name].kind is not c.kind]
+            if kinds:
+                problems.append(f"{other} types {kinds} differently")
+    if problems:
+        raise InputError(
+            f"{', '.join(names)} must have the same columns: {'; '.join(problems)}; "
+            "give data with identical columns"
+        )
+
+
+@dataclass(frozen=True)
+class EncodedRelease:
+    """A :class:`Release` encoded with one schema (categories widened over all parts)."""
+
+    original: Table
+    synthetic: Table
+    control: Table | None
+    schema: Schema
+
+
+@dataclass(frozen=True)
+class Release:
+    """The data of an audit without the generator.
+
+    Parameters
+    ----------
+    original : DataFrame or Table
+        The real records the synthetic data was generated from.
+    synthetic : DataFrame or Table
+        The released synthetic data.
+    control : DataFrame or Table, optional
+        Real records of the same population that the generator never saw. Games that need a
+        baseline measured on unseen people (singling out, linkability, membership) require it.
+    schema : Schema, optional
+        The schema to encode DataFrames with. By default it is inferred on the original and its
+        category domains widened with the categories of the synthetic and control data.
+    """
+
+    original: pd.DataFrame | Table
+    synthetic: pd.DataFrame | Table
+    control: pd.DataFrame | Table | None = None
+    schema: Schema | None = None
+
+    def encode(self) -> EncodedRelease:
+        """The three parts as :class:`Table` objects sharing one schema."""
+        from synthleak.data.io import encode_frames
+
+        parts: dict[str, pd.DataFrame | Table] = {
+            "original": self.original,
+            "synthetic": self.synthetic,
+        }
+        if self.control is not None:
+            parts["control"] = self.control
+        for name, part in parts.items():
+            if not isinstance(part, pd.DataFrame | Table):
+                raise InputError(
+                    f"{name} must be a pandas DataFrame or a synthleak Table, "
+                    f"got {type(part).__name__}"
+                )
+            if len(part) == 0:
+                raise InputError(f"the {name} data has no records: give a non-empty table")
+        check_same_columns(**parts)
+        tables = [p for p in parts.values() if isinstance(p, Table)]
+        if len(tables) == len(parts) and (self.schema is None or tables[0].schema == self.schema):
+            first = tables[0].schema
+            if all(t.schema == first for t in tables):
+                return EncodedRelease(
+                    tables[0], tables[1], tables[2] if len(tables) > 2 else None, first
+                )
+        frames = {k: (v.to_frame() if isinstance(v, Table) else v) for k, v in parts.items()}
+        if self.schema is None and isinstance(self.original, Table):
+            # keep the original table's column kinds; widen the domains over all parts
+            kinds = self.original.schema.columns
+            sch, enc = encode_frames(
+                frames,
+                categorical=[c.name for c in kinds if c.is_categorical],
+                continuous=[c.name for c in kinds if not c.is_categorical],
+            )
+        else:
+            sch, enc = encode_frames(frames, schema=self.schema)
+        return EncodedRelease(enc["original"], enc["synthetic"], enc.get("control"), sch)

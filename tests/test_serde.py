@@ -1,0 +1,98 @@
+"""The generic result serialiser: lossless JSON round trips, strict JSON, short repr."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+import pytest
+
+from synthleak.serde import FloatArray, IntArray, Result, dumps, jsonable
+
+
+class Colour(str, Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+@dataclass(frozen=True, repr=False)
+class Inner(Result):
+    x: float
+    colour: Colour = Colour.RED
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Outer(Result):
+    name: str
+    inner: Inner
+    items: tuple[Inner, ...] = ()
+    values: FloatArray = field(default_factory=lambda: np.zeros(0))
+    rows: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    maybe: Inner | None = None
+    by_name: dict[str, float] = field(default_factory=dict)
+    by_row: dict[int, str] = field(default_factory=dict)
+    pair: tuple[int, str] = (0, "")
+
+
+def _outer() -> Outer:
+    return Outer(
+        "n",
+        Inner(math.nan, Colour.BLUE),
+        (Inner(1.0), Inner(-2.5)),
+        np.array([1.0, np.nan, 3.0]),
+        np.array([3, 4], dtype=np.int64),
+        None,
+        {"a": math.nan, "b": 1.0},
+        {7: "x"},
+        (2, "y"),
+    )
+
+
+def test_round_trip_is_lossless() -> None:
+    o = _outer()
+    back = Outer.from_json(o.to_json())
+    assert back.same_as(o)
+    assert back.values.dtype == np.float64 and np.isnan(back.values[1])
+    assert back.rows.dtype == np.int64 and back.rows.tolist() == [3, 4]
+    assert back.by_row == {7: "x"} and back.pair == (2, "y")
+    assert back.inner.colour is Colour.BLUE and math.isnan(back.inner.x)
+    assert isinstance(back.items, tuple) and back.items[1] == Inner(-2.5)
+
+
+def test_json_is_strict() -> None:
+    text = _outer().to_json()
+    assert "NaN" not in text
+    json.loads(text)  # strict parser accepts it
+
+
+def test_from_json_reads_a_file(tmp_path) -> None:
+    path = tmp_path / "r.json"
+    _outer().to_json(path)
+    assert Outer.from_json(path).same_as(_outer())
+
+
+def test_repr_is_short() -> None:
+    big = Outer("n", Inner(1.0), tuple(Inner(float(i)) for i in range(10_000)))
+    text = repr(big)
+    assert len(text) < 200 and "<10000 items>" in text
+
+
+def test_same_as_tells_results_apart() -> None:
+    a, b = _outer(), Outer("other", Inner(1.0))
+    assert a.same_as(a) and not a.same_as(b) and not a.same_as("text")
+
+
+def test_jsonable_handles_numpy_and_timestamps() -> None:
+    import pandas as pd
+
+    out = jsonable({"a": np.float32(1.5), "b": np.arange(2), "t": pd.Timestamp("2024-01-02")})
+    assert out == {"a": 1.5, "b": [0, 1], "t": "2024-01-02T00:00:00"}
+    assert json.loads(dumps({"x": float("inf")})) == {"x": None}
+
+
+@pytest.mark.parametrize("cls", Result.__subclasses__())
+def test_every_result_class_keeps_the_short_repr(cls: type[Result]) -> None:
+    assert cls.__repr__ is Result.__repr__, f"{cls.__name__} must be declared with repr=False"
