@@ -96,7 +96,7 @@ def import_cycles(root: Path) -> list[list[str]]:
         stack.append(m)
         for d in sorted(graph[m]):
             if state.get(d) == 1:
-                cycles.append(stack[stack.index(d) :] + [d])
+                cycles.append([*stack[stack.index(d) :], d])
             elif d not in state:
                 dfs(d)
         stack.pop()
