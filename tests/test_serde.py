@@ -93,6 +93,27 @@ def test_jsonable_handles_numpy_and_timestamps() -> None:
     assert json.loads(dumps({"x": float("inf")})) == {"x": None}
 
 
-@pytest.mark.parametrize("cls", Result.__subclasses__())
-def test_every_result_class_keeps_the_short_repr(cls: type[Result]) -> None:
-    assert cls.__repr__ is Result.__repr__, f"{cls.__name__} must be declared with repr=False"
+def _all_result_classes() -> list[type[Result]]:
+    import importlib
+    import pkgutil
+
+    import synthleak
+
+    for mod in pkgutil.walk_packages(synthleak.__path__, "synthleak."):
+        if not mod.name.startswith("synthleak.cli"):
+            importlib.import_module(mod.name)
+    out, todo = [], list(Result.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        out.append(cls)
+        todo.extend(cls.__subclasses__())
+    return sorted(
+        {c for c in out if c.__module__.startswith("synthleak.")}, key=lambda c: c.__qualname__
+    )
+
+
+@pytest.mark.parametrize("cls", _all_result_classes(), ids=lambda c: c.__qualname__)
+def test_every_result_class_keeps_a_short_repr(cls: type[Result]) -> None:
+    assert "__create_fn__" not in cls.__repr__.__qualname__, (
+        f"{cls.__name__} must be declared with repr=False (dataclass reprs print every field)"
+    )

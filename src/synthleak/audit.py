@@ -1,91 +1,85 @@
-"""The one-call audit: ``audit(original, synthetic=None, generator=None, ...) -> AuditResult``.
+"""The one-call audit: ``audit(original, synthetic=None, control=None, generator=None, ...)``.
 
-What it runs, in order:
+An audit is a pipeline of named stages (:data:`STAGES`). Each stage states what it needs; a stage
+whose input is missing is recorded as "not measured" with the input it needs, never as "no
+evidence". A stage that fails is recorded as failed with its reason and the audit goes on: the
+report is always written with what was computed. Each stage draws its randomness from its own
+stream, derived from the seed and the stage's *name* (:func:`~synthleak.runtime.stream_rng`), so
+adding, removing or skipping a stage changes no other stage's numbers.
 
-1. **Vulnerability ranking** of the original records (V_k, eq. 5 of 000_d116d896359e1fe6.txt).
-2. **No-box risks of the released synthetic data** (the attacker sees only the release), each
-   measured against a control set of real records the generator never saw: singling out
-   (univariate and multivariate), linkability, a distance-to-closest-record membership signal,
-   and reconstruction attribute inference when a secret column is given.
-3. **Utility**: MRE over 3-way marginal counts above 10 and average 3-way TVD (004 §5.3).
-4. **Black-box shadow-model membership inference** when the generator is known: the most
-   vulnerable records plus random records as a control, budget-sized.
+Stages, in order:
 
-When only a generator spec is given, a random ``control_fraction`` of the original is held out as
-the control set, the generator is fit on the rest and releases as many records. When a synthetic
-file is given without a control set, the control-based risks are skipped with a note: without
-records the generator never saw, population-level inference cannot be told apart from a leak.
+1. ``split`` — when only a generator is given, hold out ``control_fraction`` of the original as
+   the control set;
+2. ``release`` — fit the generator on the training part and release as many records;
+3. ``vulnerability`` — rank the training records by ``V_k`` (Meeus et al. (2023), Sec. 4);
+4. ``singling_out``, ``linkability`` — Anonymeter risks against the control set (Giomi et al.
+   (2023));
+5. ``membership_nobox`` — membership signal of the release against the control set;
+6. ``attribute_release`` — reconstruction attribute inference on the release (Annamalai et al.
+   (2024a), Sec. 4.2), with the control set as baseline;
+7. ``utility`` — MRE over 3-way marginal counts above 10 and 3-TVD (Annamalai et al. (2024a),
+   Sec. 5.3);
+8. ``attribute_game`` — the randomised-secret attribute-inference game against the generator;
+9. ``membership`` — black-box shadow-model membership inference against the generator, on the
+   most vulnerable records plus random records as a control group.
+
+Findings get their verdicts together (:func:`synthleak.results.assess`): Holm's correction over
+all findings keeps the chance of any false "leak" verdict at 5 %.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import platform
-import sys
+import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from enum import Enum
+from dataclasses import dataclass, field
+from enum import StrEnum
 from importlib import metadata
 from importlib.util import find_spec
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from synthleak.attacks.base import AttackFamily, make_attack
-from synthleak.attacks.linkability import LinkabilityAttack
-from synthleak.attacks.mia_nobox import ClosestRecordSignal
-from synthleak.attacks.singling_out import make_singling_out_attack
 from synthleak.data.schema import Schema, infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.singling_out import (
-    LinkabilityGame,
-    RiskResult,
-    SinglingOutGame,
-    check_same_columns,
-)
+from synthleak.findings import membership_finding
+from synthleak.games.base import check_same_columns
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import RiskEstimate, accuracy_estimate, auc_estimate, roc_curve
 from synthleak.metrics.utility import utility_report
 from synthleak.results import (
+    AuditConfig,
     AuditResult,
+    BudgetPlan,
     Finding,
     MetricKind,
-    attribute_findings,
-    attribute_threat,
-    membership_findings,
+    PrivacyUtilityPoint,
+    RecordAtRisk,
+    StageRecord,
+    StageStatus,
+    UtilitySection,
+    VulnerabilitySection,
+    assess,
 )
-from synthleak.runtime import unit_rng
-from synthleak.runtime.progress import progress_bar
+from synthleak.runtime import Runtime, as_runtime, stream_rng
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
 from synthleak.vulnerability import rank_records
 
 Log = Callable[[str], None]
 
 
-class Budget(str, Enum):
+class Budget(StrEnum):
     """How much compute the audit spends (more attacks and shadow models, narrower intervals)."""
 
     QUICK = "quick"
     STANDARD = "standard"
     PAPER = "paper"
-
-
-@dataclass(frozen=True)
-class BudgetPlan:
-    """Sizes behind a :class:`Budget`."""
-
-    n_attacks: int  # singling-out predicates, linkability targets, DCR members/non-members
-    mia_targets: int  # most vulnerable records attacked with shadow models
-    mia_controls: int  # random records attacked as a control
-    shadows: int
-    tests: int
-    n: int  # training records per shadow dataset
-    mia_attacks: tuple[str, ...]
-    aia_games: int
 
 
 BUDGETS: dict[Budget, BudgetPlan] = {
@@ -100,6 +94,11 @@ BUDGETS: dict[Budget, BudgetPlan] = {
 
 OPTIONAL = {"torch": "torch", "ctgan": "ctgan", "distributed": "dask", "mbi": "mbi"}
 
+CONTROL_NEEDED = (
+    "a control set: real records of the same population that the generator never saw "
+    "(pass control, or hold some records out before generating)"
+)
+
 
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
@@ -111,25 +110,184 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _as_table(data: pd.DataFrame | Table, schema: Schema | None) -> Table:
+def _as_table(data: pd.DataFrame | Table, schema: Schema, name: str) -> Table:
     if isinstance(data, Table):
         return data
-    if schema is None:
-        raise InputError("a DataFrame needs a schema: pass the original as a Table or give schema=")
-    return Table.from_frame(data, schema)
+    if isinstance(data, pd.DataFrame):
+        return Table.from_frame(data, schema)
+    raise InputError(
+        f"{name} must be a pandas DataFrame or a synthleak Table, got {type(data).__name__}"
+    )
 
 
-def _record_values(frame: pd.DataFrame | None, table: Table, row: int) -> dict[str, str]:
-    rec = (frame.iloc[row] if frame is not None else table.take([row]).to_frame().iloc[0]).to_dict()
-    return {str(k): ("" if pd.isna(v) else str(v)) for k, v in rec.items()}
+@dataclass
+class _Context:
+    """What the stages share: inputs, settings, and what earlier stages produced."""
+
+    seed: int
+    log: Log
+    runtime: Runtime
+    plan: BudgetPlan
+    schema: Schema
+    original: Table
+    frame: pd.DataFrame | None
+    synthetic: Table | None
+    control: Table | None
+    generator: str | None
+    secret: str | None
+    quasi_ids: tuple[str, ...]
+    k: int
+    control_fraction: float
+    show_records: bool
+    train: Table = field(init=False)
+    train_rows: np.ndarray = field(init=False)
+    ranking_rows: np.ndarray | None = None
+    sections: dict[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    privacy_utility: list[PrivacyUtilityPoint] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.train = self.original
+        self.train_rows = np.arange(len(self.original))
 
 
-def _risk_finding(key: str, title: str, res: RiskResult, threat: ThreatModel) -> Finding:
+@dataclass(frozen=True)
+class Stage:
+    """A named stage: what it needs (``None`` when it can run) and what it does."""
+
+    name: str
+    title: str
+    needs: Callable[[_Context], str | None]
+    run: Callable[[_Context, np.random.Generator], None]
+
+
+# --- stages -------------------------------------------------------------------------------------
+
+
+def _needs_split(ctx: _Context) -> str | None:
+    if ctx.synthetic is not None or ctx.control is not None:
+        return "nothing: the release or the control set was given"
+    return None if ctx.generator is not None else "a generator"
+
+
+def _split(ctx: _Context, rng: np.random.Generator) -> None:
+    n = len(ctx.original)
+    perm = rng.permutation(n)
+    n_ctl = max(1, round(ctx.control_fraction * n))
+    ctx.control = ctx.original.take(np.sort(perm[:n_ctl]))
+    ctx.train_rows = np.sort(perm[n_ctl:])
+    ctx.train = ctx.original.take(ctx.train_rows)
+    ctx.notes.append(
+        f"{n_ctl} original records ({ctx.control_fraction:.0%}) were held out as the control "
+        f"set; '{ctx.generator}' was fit on the other {len(ctx.train)} records"
+    )
+
+
+def _needs_release(ctx: _Context) -> str | None:
+    if ctx.synthetic is not None:
+        return "nothing: the release was given"
+    return None if ctx.generator is not None else "a generator"
+
+
+def _release(ctx: _Context, rng: np.random.Generator) -> None:
+    ctx.log(
+        f"fitting {ctx.generator} on {len(ctx.train)} records and generating {len(ctx.train)} "
+        "synthetic records"
+    )
+    assert ctx.generator is not None
+    ctx.synthetic = (
+        make_generator(ctx.generator).fit(ctx.train, rng=rng).sample(len(ctx.train), rng=rng)
+    )
+
+
+def _rare_columns(table: Table, row: int) -> tuple[str, ...]:
+    """Columns where the record's value is shared by less than 1 % of the records (a value of
+    a categorical column, or a tail of a continuous one), in schema order."""
+    out = []
+    for col in table.schema.columns:
+        x = table.column(col.name)
+        if col.is_categorical:
+            share = float(np.mean(x == x[row]))
+        else:
+            v = x[row]
+            if np.isnan(v):
+                share = float(np.mean(np.isnan(x)))
+            else:
+                present = x[~np.isnan(x)]
+                share = min(float(np.mean(present <= v)), float(np.mean(present >= v)))
+        if share < 0.01:
+            out.append(col.name)
+    return tuple(out)
+
+
+def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
+    ctx.log(f"ranking {len(ctx.train)} records by vulnerability (V_{ctx.k}, cosine)")
+    ranking = rank_records(ctx.train, "distance", k=ctx.k)
+    assert ranking.scores is not None
+    scores = np.empty(len(ctx.train))
+    scores[ranking.rows] = ranking.scores
+    ctx.ranking_rows = ranking.rows
+    top = []
+    for i, r in enumerate(ranking.rows[: min(10, len(ctx.train))]):
+        row = int(ctx.train_rows[r])
+        values: dict[str, str] = {}
+        if ctx.show_records:
+            rec = (
+                ctx.frame.iloc[row]
+                if ctx.frame is not None
+                else ctx.original.take([row]).to_frame().iloc[0]
+            ).to_dict()
+            values = {str(k): ("" if pd.isna(v) else str(v)) for k, v in rec.items()}
+        top.append(
+            RecordAtRisk(
+                i + 1, row, float(ranking.scores[i]), _rare_columns(ctx.train, int(r)), values
+            )
+        )
+    ctx.sections["vulnerability"] = VulnerabilitySection(
+        "distance", ctx.k, "cosine", len(ctx.train), scores, tuple(top)
+    )
+
+
+def _needs_control(ctx: _Context) -> str | None:
+    if ctx.synthetic is None:
+        return "the synthetic release (or a generator to make one)"
+    return None if ctx.control is not None else CONTROL_NEEDED
+
+
+def _risk_finding(key: str, title: str, res: Any, threat: ThreatModel) -> Finding:
     """A risk finding; its baseline is 0 (an attack that does no better on the real records than
     on the control records). The random-guess success rate stays in the details."""
     r = res.risk
     est = RiskEstimate(r.value, r.ci_low, r.ci_high, r.confidence, r.n_trials, 0.0)
     return Finding(key, title, MetricKind.RISK, est, threat, res.summary())
+
+
+def _singling_out(ctx: _Context, rng: np.random.Generator) -> None:
+    from synthleak.attacks.singling_out import make_singling_out_attack
+    from synthleak.games.singling_out import SinglingOutGame
+
+    assert ctx.synthetic is not None and ctx.control is not None
+    n = ctx.plan.n_attacks
+    game = SinglingOutGame(ctx.train, ctx.synthetic, ctx.control, n_attacks=n)
+    for mode, title in (
+        ("univariate", "Singling out (univariate)"),
+        ("multivariate", "Singling out (multivariate)"),
+    ):
+        ctx.log(f"singling out ({mode}, {n} predicates)")
+        try:
+            res = game.run(make_singling_out_attack(mode), rng=rng, mode=mode)
+        except InputError as exc:
+            ctx.notes.append(f"{title} was not scored: {exc}")
+            continue
+        threat = ThreatModel(
+            AdversaryGoal.SINGLING_OUT,
+            GeneratorAccess.NO_BOX,
+            "nothing but the synthetic data; success means a predicate drawn from it matches "
+            "exactly one real record",
+            {"mode": mode, "n_attacks": n},
+        )
+        ctx.findings.append(_risk_finding(f"singling_out.{mode}", title, res, threat))
 
 
 def _default_link_columns(schema: Schema, quasi_ids: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -139,18 +297,295 @@ def _default_link_columns(schema: Schema, quasi_ids: Sequence[str]) -> tuple[lis
     return names[:half], names[half:] or names[:1]
 
 
-class _Auditor:
-    def __init__(self, seed: int, log: Log) -> None:
-        self.seed = seed
-        self.log = log
-        self.findings: list[Finding] = []
-        self.notes: list[str] = []
-        self._stream = 0
+def _linkability(ctx: _Context, rng: np.random.Generator) -> None:
+    from synthleak.attacks.linkability import LinkabilityAttack
+    from synthleak.games.singling_out import LinkabilityGame
 
-    def rng(self) -> np.random.Generator:
-        """A fresh generator per stage, keyed by stage order, independent of workers."""
-        self._stream += 1
-        return unit_rng(self.seed, 7_000 + self._stream)
+    assert ctx.synthetic is not None and ctx.control is not None
+    ctx.log("linkability")
+    aux_a, aux_b = _default_link_columns(ctx.train.schema, ctx.quasi_ids)
+    res = LinkabilityGame(ctx.train, ctx.synthetic, ctx.control, n_attacks=ctx.plan.n_attacks).run(
+        LinkabilityAttack(aux_a, aux_b, n_neighbors=1), rng=rng
+    )
+    threat = ThreatModel(
+        AdversaryGoal.LINKABILITY,
+        GeneratorAccess.NO_BOX,
+        f"two separate pieces of information about each target: columns {aux_a} and columns "
+        f"{aux_b}",
+        {"aux_a": aux_a, "aux_b": aux_b, "n_neighbors": 1},
+    )
+    ctx.findings.append(_risk_finding("linkability", "Linkability", res, threat))
+
+
+def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
+    from synthleak.attacks.mia_nobox import ClosestRecordSignal
+
+    assert ctx.synthetic is not None and ctx.control is not None
+    ctx.log("distance-to-closest-record membership signal")
+    n = min(ctx.plan.n_attacks, len(ctx.train), len(ctx.control))
+    members = ctx.train.take(rng.choice(len(ctx.train), n, replace=False))
+    others = ctx.control.take(rng.choice(len(ctx.control), n, replace=False))
+    signal = ClosestRecordSignal().fit(ctx.synthetic)
+    y = np.r_[np.ones(n, dtype=bool), np.zeros(n, dtype=bool)]
+    s = np.r_[signal.score(members), signal.score(others)]
+    est = auc_estimate(y, s, rng=rng)
+    fpr, tpr = roc_curve(y, s)
+    threat = ThreatModel(
+        AdversaryGoal.MEMBERSHIP,
+        GeneratorAccess.NO_BOX,
+        "the candidate records whose membership they test, and the released synthetic data",
+        {"n_members": n, "n_non_members": n},
+    )
+    ctx.findings.append(
+        Finding(
+            "membership.closest_record",
+            "Membership signal (distance to closest synthetic record)",
+            MetricKind.AUC,
+            est,
+            threat,
+            {"n_members": n, "n_non_members": n, "roc": {"fpr": fpr.tolist(), "tpr": tpr.tolist()}},
+        )
+    )
+
+
+def _needs_release_aia(ctx: _Context) -> str | None:
+    if ctx.secret is None:
+        return "a secret column (secret)"
+    if ctx.generator is not None:
+        return "nothing: the attribute-inference game against the generator runs instead"
+    return _needs_control(ctx)
+
+
+def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
+    """No-box reconstruction attack on the released data, with the control set as baseline."""
+    from synthleak.attacks.aia_reconstruction import ReconstructionAttack
+    from synthleak.games.attribute import AttributeGame, unique_rows
+
+    assert ctx.synthetic is not None and ctx.control is not None and ctx.secret is not None
+    ctx.log(f"attribute inference of '{ctx.secret}' by reconstruction from the released data")
+    prep = AttributeGame("nonprivate", ctx.secret, list(ctx.quasi_ids) or None, n=1, m=1, games=1)
+    both = Table.concat([ctx.train, ctx.synthetic, ctx.control])
+    codes, sizes, _schema, _labels = prep.prepare(both)
+    tr, sy, ct = np.split(codes, [len(ctx.train), len(ctx.train) + len(ctx.synthetic)])
+    n_classes = int(sizes[-1])
+    accs = {}
+    for name, part in (("train", tr), ("control", ct)):
+        x = part[rng.choice(len(part), min(ctx.plan.n, len(part)), replace=False)]
+        targets = np.flatnonzero(unique_rows(x[:, :-1]))
+        attack = ReconstructionAttack(time_limit=120.0).fit(x[:, :-1], sizes[:-1], rng=rng)
+        scores = attack.score(sy[:, :-1], sy[:, -1], targets, n_classes, rng=rng)
+        accs[name] = scores.argmax(axis=1) == x[targets, -1]
+    base = float(accs["control"].mean()) if accs["control"].size else math.nan
+    est = accuracy_estimate(accs["train"], baseline=base)
+    threat = ThreatModel(
+        AdversaryGoal.ATTRIBUTE,
+        GeneratorAccess.NO_BOX,
+        f"the quasi-identifiers of {min(ctx.plan.n, len(ctx.train))} training records (not their "
+        f"secret '{ctx.secret}') and the released synthetic data",
+        {"n_known": min(ctx.plan.n, len(ctx.train))},
+    )
+    ctx.findings.append(
+        Finding(
+            "attribute.release",
+            f"Attribute inference of '{ctx.secret}' by reconstruction (released data)",
+            MetricKind.ACCURACY,
+            est,
+            threat,
+            {"control_accuracy": base, "n_control_targets": int(accs["control"].size)},
+        )
+    )
+
+
+def _needs_synthetic(ctx: _Context) -> str | None:
+    return None if ctx.synthetic is not None else "the synthetic release (or a generator)"
+
+
+def _utility(ctx: _Context, rng: np.random.Generator) -> None:
+    assert ctx.synthetic is not None
+    ctx.log("utility: MRE over 3-way marginals and 3-TVD")
+    u = utility_report(ctx.train, ctx.synthetic, rng=rng)
+    ctx.sections["utility"] = UtilitySection(
+        float(u["mre_gt10"]), float(u["tvd3"]), int(u.get("marginals", 0))
+    )
+
+
+def _needs_generator_and_secret(ctx: _Context) -> str | None:
+    if ctx.secret is None:
+        return "a secret column (secret)"
+    return None if ctx.generator is not None else "the generator (its spec)"
+
+
+def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
+    """The randomised-secret attribute-inference game against the generator."""
+    from synthleak.games.attribute import AttributeGame
+    from synthleak.results import MetricKind as MK
+
+    assert ctx.generator is not None and ctx.secret is not None
+    n = min(ctx.plan.n, len(ctx.original) // 2)
+    ctx.log(
+        f"attribute inference of '{ctx.secret}': {ctx.plan.aia_games} games of {n} records "
+        f"through '{ctx.generator}'"
+    )
+    game = AttributeGame(
+        ctx.generator,
+        ctx.secret,
+        list(ctx.quasi_ids) or None,
+        n=n,
+        m=[n],
+        games=ctx.plan.aia_games,
+        attacks=("recon", "dcr", "infer"),
+        time_limit=120.0,
+    )
+    rt = ctx.runtime.sub("aia")
+    res = game.run(
+        ctx.original, seed=ctx.seed, workers=rt.workers, cluster=rt.cluster, run_dir=rt.run_dir
+    )
+    doc = res.to_dict()
+    cfg = doc["config"]
+    threat = ThreatModel(
+        AdversaryGoal.ATTRIBUTE,
+        GeneratorAccess.NO_BOX,
+        f"the quasi-identifiers {cfg.get('quasi_ids')} of every record of the training data, "
+        f"including the target's, but not the target's secret '{cfg.get('secret')}'",
+        {"games": cfg.get("games"), "n": cfg.get("n")},
+    )
+    for entry in doc["results"]:
+        m = entry.get("m")
+        accs = []
+        for name, a in entry.get("attacks", {}).items():
+            if a.get("accuracy") is None:
+                continue
+            lo, hi = (a.get("accuracy_ci") or [math.nan, math.nan])[:2]
+            accs.append(float(a["accuracy"]))
+            ctx.findings.append(
+                Finding(
+                    f"attribute.{name}.m{m}",
+                    f"Attribute inference '{name}' (m = {m} synthetic records)",
+                    MK.ACCURACY,
+                    RiskEstimate(
+                        float(a["accuracy"]),
+                        math.nan if lo is None else float(lo),
+                        math.nan if hi is None else float(hi),
+                        0.95,
+                        int(a.get("n_targets", a.get("n_games", 0)) or 0),
+                        float(a.get("baseline", 0.5)),
+                    ),
+                    threat,
+                    {"m": m, "auc": a.get("auc"), "n_games": a.get("n_games")},
+                )
+            )
+        u = entry.get("utility") or {}
+        if accs:
+            ctx.privacy_utility.append(
+                PrivacyUtilityPoint(
+                    f"{ctx.generator} (AIA, m={m})",
+                    max(accs),
+                    "attribute-inference accuracy (best attack)",
+                    u.get("mre_gt10"),
+                    u.get("tvd3"),
+                )
+            )
+    if res.failures:
+        ctx.notes.append(
+            f"attribute inference: {len(res.failures)} game/attack runs failed and were left out "
+            f"(first reason: {res.failures[0]['reason']})"
+        )
+
+
+def _needs_generator(ctx: _Context) -> str | None:
+    return None if ctx.generator is not None else "the generator (its spec), to run shadow models"
+
+
+def _membership(ctx: _Context, rng: np.random.Generator) -> None:
+    from synthleak.attacks.base import AttackFamily, make_attack
+    from synthleak.games.membership import MembershipGame
+    from synthleak.games.targets import Targets
+
+    assert ctx.generator is not None
+    attacks = []
+    for a in ctx.plan.mia_attacks:
+        try:
+            make_attack(AttackFamily.MEMBERSHIP, a)
+        except InputError as exc:  # MissingExtraError included: a note, never a crash
+            ctx.notes.append(f"membership attack '{a}' was skipped: {exc}")
+            continue
+        attacks.append(a)
+    if not attacks:
+        raise InputError("no membership attack could run (see the notes)")
+    ranked = ctx.ranking_rows
+    if ranked is None:
+        ranked = rank_records(ctx.train, "distance", k=ctx.k).rows
+    top = [int(ctx.train_rows[r]) for r in ranked[: ctx.plan.mia_targets]]
+    pool = np.setdiff1d(np.arange(len(ctx.original)), top)
+    controls = [
+        int(r) for r in rng.choice(pool, min(ctx.plan.mia_controls, pool.size), replace=False)
+    ]
+    n = min(ctx.plan.n, max(2, (len(ctx.original) - len(top) - len(controls)) // 3))
+    ctx.log(
+        f"black-box membership inference: {len(top) + len(controls)} targets, "
+        f"{ctx.plan.shadows} shadow and {ctx.plan.tests} test datasets of {n} records through "
+        f"'{ctx.generator}'"
+    )
+    targets = Targets.rows(top)
+    if controls:
+        targets = targets + Targets.rows(controls)
+    game = MembershipGame(
+        ctx.generator,
+        targets=targets,
+        train_size=n,
+        synthetic_size=n,
+        n_shadows=ctx.plan.shadows,
+        n_tests=ctx.plan.tests,
+        attacks=attacks,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime)
+    # name the selection: the first rows are the most vulnerable, the others the random controls
+    labels = ["distance"] * len(top) + ["random"] * len(controls)
+    from dataclasses import replace
+
+    res = replace(
+        res,
+        targets=tuple(
+            replace(t, selected_by=lab) for t, lab in zip(res.targets, labels, strict=True)
+        ),
+    )
+    ctx.sections["membership"] = res
+    ctx.findings.append(membership_finding(res, rng=rng))
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("split", "Control set held out", _needs_split, _split),
+    Stage("release", "Synthetic release generated", _needs_release, _release),
+    Stage("vulnerability", "Vulnerability ranking", lambda ctx: None, _vulnerability),
+    Stage("singling_out", "Singling out", _needs_control, _singling_out),
+    Stage("linkability", "Linkability", _needs_control, _linkability),
+    Stage(
+        "membership_nobox",
+        "Membership inference without the generator",
+        _needs_control,
+        _membership_nobox,
+    ),
+    Stage(
+        "attribute_release",
+        "Attribute inference on the release",
+        _needs_release_aia,
+        _attribute_release,
+    ),
+    Stage("utility", "Utility", _needs_synthetic, _utility),
+    Stage(
+        "attribute_game",
+        "Attribute-inference game against the generator",
+        _needs_generator_and_secret,
+        _attribute_game,
+    ),
+    Stage("membership", "Membership inference with shadow models", _needs_generator, _membership),
+)
+
+#: Stages whose "needs" only says they are not applicable (recorded as not measured but
+#: not listed among the missing inputs).
+_SETUP_STAGES = {"split", "release"}
 
 
 def audit(
@@ -165,14 +600,13 @@ def audit(
     plan: BudgetPlan | None = None,
     schema: Schema | None = None,
     seed: int = 0,
-    workers: int = 1,
-    cluster: Any = None,
-    run_dir: str | Path | None = None,
+    runtime: Runtime | None = None,
     control_fraction: float = 0.2,
     k: int = 5,
-    progress: bool = False,
+    show_records: bool = False,
     log: Log | None = None,
     sources: dict[str, str] | None = None,
+    command_line: str | None = None,
 ) -> AuditResult:
     """Audit a synthetic release (or a generator) against the real records behind it.
 
@@ -185,7 +619,7 @@ def audit(
     control : DataFrame or Table, optional
         Real records from the same population that the generator never saw.
     generator : str, optional
-        Generator spec (``baynet:k=2``, ...). Enables the black-box shadow-model MIA.
+        Generator spec (``baynet:k=2``, ...). Enables the black-box shadow-model attacks.
     secret : str, optional
         A sensitive column: enables attribute inference.
     quasi_ids : sequence of str
@@ -197,17 +631,22 @@ def audit(
     schema : Schema, optional
         Defaults to the schema inferred on the original.
     seed : int
-        Same seed, same result (whatever ``workers`` or ``cluster``).
-    workers, cluster, run_dir, progress
-        Passed to the shadow-model game (resumable with ``run_dir``).
+        Same seed, same result (whatever the runtime's workers or cluster).
+    runtime : Runtime, optional
+        Workers, Dask cluster, resumable run directory, progress bars.
     control_fraction : float
         Share of the original held out as control when a generator is fit here.
     k : int
         Neighbours of the vulnerability score.
+    show_records : bool
+        Keep the values of the most exposed records in the result (the report then contains
+        personal data); by default only their row numbers and the columns where they stand out.
     log : callable, optional
         Receives one line per stage (the CLI prints them).
     sources : dict, optional
         Names of the inputs (paths) for the report.
+    command_line : str, optional
+        The command that ran the audit, for the reproducibility section.
 
     Returns
     -------
@@ -215,406 +654,160 @@ def audit(
 
     References
     ----------
-    000_d116d896359e1fe6.txt (vulnerability, MIA), 004_04ca927b97784c30.txt (attribute inference,
-    utility), Giomi et al. 2023 (singling out, linkability), 003_9d8c578e19560239.txt.
+    Meeus et al. (2023) (vulnerability, membership inference); Annamalai et al. (2024a)
+    (attribute inference, utility); Giomi et al. (2023) (singling out, linkability).
     """
     say: Log = log or (lambda _msg: None)
     try:
-        plan = plan or BUDGETS[Budget(budget)]
+        budget = Budget(budget)
     except ValueError:
-        raise InputError(f"unknown budget {budget!r}: use quick, standard or paper") from None
+        raise InputError(
+            f"unknown budget {budget!r}: use quick, standard or paper", parameter="budget"
+        ) from None
+    used = plan or BUDGETS[budget]
+    rt = as_runtime(runtime)
     if synthetic is None and generator is None:
         raise InputError(
-            "nothing to audit: give the released synthetic data (--synthetic) or a --generator"
+            "nothing to audit: give the released synthetic data (synthetic) or a generator"
         )
     if not 0 < control_fraction < 1:
         raise InputError(f"control_fraction must lie in (0, 1), got {control_fraction}")
     frame = original if isinstance(original, pd.DataFrame) else None
+    if not isinstance(original, pd.DataFrame | Table):
+        raise InputError(
+            f"original must be a pandas DataFrame or a synthleak Table, got "
+            f"{type(original).__name__}"
+        )
     sch = schema or (original.schema if isinstance(original, Table) else infer_schema(original))
-    ori = _as_table(original, sch)
-    syn = _as_table(synthetic, sch) if synthetic is not None else None
-    ctl = _as_table(control, sch) if control is not None else None
+    ori = _as_table(original, sch, "original")
+    syn = _as_table(synthetic, sch, "synthetic") if synthetic is not None else None
+    ctl = _as_table(control, sch, "control") if control is not None else None
     for name, t in (("synthetic", syn), ("control", ctl)):
         if t is not None:
             check_same_columns(original=ori, **{name: t})
     if secret is not None and secret not in sch:
         raise InputError(
-            f"--secret {secret!r} is not a column: the columns are {', '.join(sch.names)}"
+            f"secret {secret!r} is not a column: the columns are {', '.join(sch.names)}",
+            parameter="secret",
         )
     unknown = [q for q in quasi_ids if q not in sch]
     if unknown:
         raise InputError(
-            f"--quasi-ids names unknown column(s) {unknown}: the columns are {', '.join(sch.names)}"
+            f"quasi_ids names unknown column(s) {unknown}: the columns are {', '.join(sch.names)}"
         )
     if len(ori) <= k:
         raise InputError(f"the original has {len(ori)} records: an audit needs more than k = {k}")
+    if generator is not None:
+        make_generator(generator)  # an unknown or bad spec fails before any work
 
-    aud = _Auditor(seed, say)
+    ctx = _Context(
+        seed=int(seed),
+        log=say,
+        runtime=rt,
+        plan=used,
+        schema=sch,
+        original=ori,
+        frame=frame,
+        synthetic=syn,
+        control=ctl,
+        generator=generator,
+        secret=secret,
+        quasi_ids=tuple(quasi_ids),
+        k=k,
+        control_fraction=control_fraction,
+        show_records=show_records,
+    )
     for mod, extra in OPTIONAL.items():
         if find_spec(mod) is None:
-            aud.notes.append(
+            ctx.notes.append(
                 f"optional package '{mod}' is not installed: the parts that need it are skipped "
                 f"(install with pip install 'synthleak[{extra}]')"
             )
-
-    # --- data roles ------------------------------------------------------------------------
-    train, train_rows = ori, np.arange(len(ori))
-    if syn is None:
-        assert generator is not None
-        if ctl is None:
-            rng = aud.rng()
-            perm = rng.permutation(len(ori))
-            n_ctl = max(1, round(control_fraction * len(ori)))
-            ctl = ori.take(np.sort(perm[:n_ctl]))
-            train_rows = np.sort(perm[n_ctl:])
-            train = ori.take(train_rows)
-            aud.notes.append(
-                f"{n_ctl} original records ({control_fraction:.0%}) were held out as the control set; "
-                f"'{generator}' was fit on the other {len(train)} records"
-            )
-        say(
-            f"fitting {generator} on {len(train)} records and generating {len(train)} synthetic records"
-        )
-        gen_rng = aud.rng()
-        syn = make_generator(generator).fit(train, rng=gen_rng).sample(len(train), rng=gen_rng)
-    else:
-        aud.rng()  # keep stage streams aligned whether or not a generator ran
-    assert syn is not None
-
-    # --- 1. vulnerability ---------------------------------------------------------------------
-    say(f"ranking {len(train)} records by vulnerability (V_{k}, cosine)")
-    ranking = rank_records(train, "distance", k=k)
-    assert ranking.scores is not None
-    scores = np.empty(len(train))
-    scores[ranking.rows] = ranking.scores
-    top_n = min(10, len(train))
-    vulnerability = {
-        "method": "distance",
-        "k": k,
-        "metric": "cosine",
-        "n_records": len(train),
-        "scores": scores.tolist(),
-        "top": [
-            {
-                "rank": i + 1,
-                "row": int(train_rows[r]),
-                "score": float(ranking.scores[i]),
-                "record": _record_values(frame, ori, int(train_rows[r])),
-            }
-            for i, r in enumerate(ranking.rows[:top_n])
-        ],
-    }
-
-    # --- 2. no-box risks ------------------------------------------------------------------------
-    if ctl is None:
-        aud.notes.append(
-            "no control set was given (--control): singling out, linkability and the distance-based "
-            "membership signal need real records the generator never saw, so they were skipped"
-        )
-    else:
-        _nobox(aud, train, syn, ctl, plan, quasi_ids)
-
-    privacy_utility: list[dict[str, Any]] = []
-    if secret is not None:
-        if generator is not None:
-            privacy_utility += _attribute_game(
-                aud, ori, generator, secret, quasi_ids, plan, workers, cluster, run_dir, progress
-            )
-        elif ctl is not None:
-            _release_reconstruction(aud, train, syn, ctl, secret, quasi_ids, plan)
-        else:
-            aud.notes.append(
-                "attribute inference needs a control set (--control) or the generator (--generator) "
-                "to have a baseline; it was skipped"
-            )
-
-    # --- 3. utility ---------------------------------------------------------------------------
-    say("utility: MRE over 3-way marginals and 3-TVD")
-    utility = utility_report(train, syn, rng=aud.rng())
-
-    # --- 4. black-box membership inference ---------------------------------------------------
-    membership = None
-    if generator is not None:
-        membership = _membership(
-            aud,
-            ori,
-            generator,
-            plan,
-            ranking.rows,
-            train_rows,
-            k,
-            workers,
-            cluster,
-            run_dir,
-            progress,
-        )
-
-    config = {
-        "original": (sources or {}).get("original", "original"),
-        "synthetic": (sources or {}).get("synthetic"),
-        "control": (sources or {}).get("control"),
-        "generator": generator,
-        "secret": secret,
-        "quasi_ids": list(quasi_ids),
-        "budget": Budget(budget).value,
-        "plan": plan.__dict__ | {"mia_attacks": list(plan.mia_attacks)},
-        "seed": seed,
-        "confidence": 0.95,
-        "command_line": " ".join(["synthleak", *sys.argv[1:]])
-        if sys.argv and "synthleak" in sys.argv[0]
-        else "python API",
-        "versions": _versions(),
-        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "n_original": len(ori),
-        "n_synthetic": len(syn),
-        "n_control": len(ctl) if ctl is not None else 0,
-    }
+    records = run_stages(ctx, STAGES)
+    missing = [
+        r for r in records if r.status is not StageStatus.MEASURED and r.name not in _SETUP_STAGES
+    ]
+    if missing and not any(
+        r.status is StageStatus.MEASURED
+        for r in records
+        if r.name not in ("split", "release", "vulnerability")
+    ):
+        ctx.notes.insert(0, "no attack could run on the inputs given: see the stages not measured")
+    sources = sources or {}
+    config = AuditConfig(
+        original=sources.get("original", "original"),
+        synthetic=sources.get("synthetic") or None,
+        control=sources.get("control") or None,
+        generator=generator,
+        secret=secret,
+        quasi_ids=tuple(quasi_ids),
+        budget=budget.value,
+        plan=used,
+        seed=int(seed),
+        confidence=0.95,
+        command_line=command_line or "python API",
+        versions=_versions(),
+        created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        n_original=len(ori),
+        n_synthetic=len(ctx.synthetic) if ctx.synthetic is not None else 0,
+        n_control=len(ctx.control) if ctx.control is not None else 0,
+        show_records=show_records,
+    )
     return AuditResult(
         config=config,
-        schema=sch.to_dict(),
-        vulnerability=vulnerability,
-        findings=tuple(aud.findings),
-        membership=membership,
-        utility=utility,
-        privacy_utility=tuple(privacy_utility),
-        notes=tuple(aud.notes),
+        schema=sch,
+        stages=tuple(records),
+        findings=assess(ctx.findings),
+        vulnerability=ctx.sections.get("vulnerability"),
+        membership=ctx.sections.get("membership"),
+        utility=ctx.sections.get("utility"),
+        privacy_utility=tuple(ctx.privacy_utility),
+        notes=tuple(ctx.notes),
     )
 
 
-def _nobox(
-    aud: _Auditor, train: Table, syn: Table, ctl: Table, plan: BudgetPlan, quasi_ids: Sequence[str]
-) -> None:
-    no_box = GeneratorAccess.NO_BOX
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", BaselineWarning)  # the verdict carries it
-        game = SinglingOutGame(train, syn, ctl, n_attacks=plan.n_attacks)
-        for mode, title in (
-            ("univariate", "Singling out (univariate)"),
-            ("multivariate", "Singling out (multivariate)"),
-        ):
-            aud.log(f"singling out ({mode}, {plan.n_attacks} predicates)")
-            try:
-                res = game.run(make_singling_out_attack(mode), rng=aud.rng(), mode=mode)
-            except InputError as exc:
-                aud.notes.append(f"{title} was not scored: {exc}")
-                continue
-            threat = ThreatModel(
-                AdversaryGoal.SINGLING_OUT,
-                no_box,
-                "nothing but the synthetic data; success means a predicate drawn from it matches exactly one real record",
-                {"mode": mode, "n_attacks": plan.n_attacks},
-            )
-            aud.findings.append(_risk_finding(f"singling_out.{mode}", title, res, threat))
-        aud.log("linkability")
-        aux_a, aux_b = _default_link_columns(train.schema, quasi_ids)
-        res = LinkabilityGame(train, syn, ctl, n_attacks=plan.n_attacks).run(
-            LinkabilityAttack(aux_a, aux_b, n_neighbors=1), rng=aud.rng()
-        )
-        threat = ThreatModel(
-            AdversaryGoal.LINKABILITY,
-            no_box,
-            f"two separate pieces of information about each target: columns {aux_a} and columns {aux_b}",
-            {"aux_a": aux_a, "aux_b": aux_b, "n_neighbors": 1},
-        )
-        aud.findings.append(_risk_finding("linkability", "Linkability", res, threat))
-    aud.log("distance-to-closest-record membership signal")
-    rng = aud.rng()
-    n = min(plan.n_attacks, len(train), len(ctl))
-    members = train.take(rng.choice(len(train), n, replace=False))
-    others = ctl.take(rng.choice(len(ctl), n, replace=False))
-    signal = ClosestRecordSignal().fit(syn)
-    y = np.r_[np.ones(n, dtype=bool), np.zeros(n, dtype=bool)]
-    s = np.r_[signal.score(members), signal.score(others)]
-    est = auc_estimate(y, s, rng=rng)
-    fpr, tpr = roc_curve(y, s)
-    threat = ThreatModel(
-        AdversaryGoal.MEMBERSHIP,
-        no_box,
-        "the candidate records whose membership they test, and the released synthetic data",
-        {"n_members": n, "n_non_members": n},
-    )
-    aud.findings.append(
-        Finding(
-            "membership.closest_record",
-            "Membership signal (distance to closest synthetic record)",
-            MetricKind.AUC,
-            est,
-            threat,
-            {"n_members": n, "n_non_members": n, "roc": {"fpr": fpr.tolist(), "tpr": tpr.tolist()}},
-        )
-    )
-
-
-def _membership(
-    aud: _Auditor,
-    ori: Table,
-    generator: str,
-    plan: BudgetPlan,
-    ranked_rows: np.ndarray,
-    train_rows: np.ndarray,
-    k: int,
-    workers: int,
-    cluster: Any,
-    run_dir: str | Path | None,
-    progress: bool,
-) -> dict[str, Any] | None:
-    from synthleak.games.membership import MembershipGame, load_membership_attacks
-
-    known = set(load_membership_attacks())
-    attacks = []
-    for a in plan.mia_attacks:
-        try:
-            if a not in known:
-                raise InputError(f"membership attack '{a}' is not registered")
-            make_attack(AttackFamily.MEMBERSHIP, a)
-        except InputError as exc:  # MissingExtraError included: a note, never a crash
-            aud.notes.append(f"membership attack '{a}' was skipped: {exc}")
+def run_stages(ctx: _Context, stages: Sequence[Stage]) -> list[StageRecord]:
+    """Run every stage that has its inputs; record what happened to each."""
+    records = []
+    for st in stages:
+        missing = st.needs(ctx)
+        if missing is not None:
+            status = StageStatus.NOT_MEASURED
+            records.append(StageRecord(st.name, st.title, status, "", missing))
             continue
-        attacks.append(a)
-    if not attacks:
-        aud.notes.append("no membership attack could run: the shadow-model stage was skipped")
-        return None
-    top = [int(train_rows[r]) for r in ranked_rows[: plan.mia_targets]]
-    rng = aud.rng()
-    pool = np.setdiff1d(np.arange(len(ori)), top)
-    controls = [int(r) for r in rng.choice(pool, min(plan.mia_controls, pool.size), replace=False)]
-    targets = top + controls
-    n = min(plan.n, max(2, (len(ori) - len(targets)) // 3))
-    aud.log(
-        f"black-box membership inference: {len(targets)} targets, {plan.shadows} shadow and "
-        f"{plan.tests} test datasets of {n} records through '{generator}'"
-    )
-    game = MembershipGame(
-        generator,
-        n=n,
-        m=n,
-        n_shadow=plan.shadows,
-        n_test=plan.tests,
-        attacks=attacks,
-        workers=workers,
-        cluster=cluster,
-        run_dir=run_dir,
-        progress=progress,
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", BaselineWarning)
-        res = game.run(
-            ori,
-            targets,
-            seed=aud.seed,
-            selected_by=["distance"] * len(top) + ["random"] * len(controls),
+        t0 = time.perf_counter()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", BaselineWarning)  # the verdict carries it
+                st.run(ctx, stream_rng(ctx.seed, f"audit.{st.name}"))
+        except InputError as exc:
+            ctx.log(f"{st.title}: not measured ({exc})")
+            records.append(
+                StageRecord(
+                    st.name,
+                    st.title,
+                    StageStatus.NOT_MEASURED,
+                    str(exc),
+                    "",
+                    time.perf_counter() - t0,
+                )
+            )
+            continue
+        except Exception as exc:  # a failing stage never loses the others' work
+            msg = str(exc).splitlines()[0] if str(exc) else ""
+            ctx.log(f"{st.title}: failed ({type(exc).__name__}: {msg})")
+            records.append(
+                StageRecord(
+                    st.name,
+                    st.title,
+                    StageStatus.FAILED,
+                    f"{type(exc).__name__}: {msg}",
+                    "",
+                    time.perf_counter() - t0,
+                )
+            )
+            continue
+        records.append(
+            StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", time.perf_counter() - t0)
         )
-    doc = res.to_dict()
-    doc["generator"] = generator
-    doc["config"] = {**doc["config"], "shadows": plan.shadows, "tests": plan.tests}
-    doc["threat"] = ThreatModel(
-        AdversaryGoal.MEMBERSHIP,
-        GeneratorAccess.BLACK_BOX,
-        f"the target record, and auxiliary records from the same population ({doc['config'].get('aux_size')} "
-        f"records) to train shadow models on datasets of {n} records",
-        {"n": n, "shadows": plan.shadows, "tests": plan.tests},
-    ).to_dict()
-    aud.findings.extend(membership_findings(doc, ThreatModel.from_dict(doc["threat"])))
-    return doc
-
-
-def _attribute_game(
-    aud: _Auditor,
-    ori: Table,
-    generator: str,
-    secret: str,
-    quasi_ids: Sequence[str],
-    plan: BudgetPlan,
-    workers: int,
-    cluster: Any,
-    run_dir: str | Path | None,
-    progress: bool,
-) -> list[dict[str, Any]]:
-    """The randomised-secret attribute-inference game (004 §4.1) against the generator."""
-    from synthleak.games.attribute import AttributeGame
-
-    n = min(plan.n, len(ori) // 2)
-    aud.log(
-        f"attribute inference of '{secret}': {plan.aia_games} games of {n} records through '{generator}'"
-    )
-    game = AttributeGame(
-        generator,
-        secret,
-        list(quasi_ids) or None,
-        n=n,
-        m=[n],
-        games=plan.aia_games,
-        attacks=("recon", "dcr", "infer"),
-        time_limit=120.0,
-    )
-    with progress_bar("attribute-inference games", enabled=progress) as bar:
-        res = game.run(
-            ori,
-            seed=aud.seed,
-            workers=workers,
-            cluster=cluster,
-            run_dir=Path(run_dir) / "aia" if run_dir is not None else None,
-            progress=bar,
-        )
-    doc = res.to_dict()
-    findings, points, _ = attribute_findings(doc, attribute_threat(doc["config"]))
-    aud.findings.extend(findings)
-    if res.failures:
-        aud.notes.append(
-            f"attribute inference: {len(res.failures)} game/attack runs failed and were left out "
-            f"(first reason: {res.failures[0]['reason']})"
-        )
-    return [dict(p, label=f"{generator} (AIA)") for p in points]
-
-
-def _release_reconstruction(
-    aud: _Auditor,
-    train: Table,
-    syn: Table,
-    ctl: Table,
-    secret: str,
-    quasi_ids: Sequence[str],
-    plan: BudgetPlan,
-) -> None:
-    """No-box reconstruction attack on the released data, with the control set as baseline.
-
-    The attacker knows the quasi-identifiers of ``plan.n`` training records and reconstructs their
-    secrets from the synthetic data (004 §4.2); the same attack on as many control records (never
-    seen by the generator) gives the accuracy that population-level inference alone reaches.
-    """
-    from synthleak.attacks.aia_reconstruction import ReconstructionAttack
-    from synthleak.games.attribute import AttributeGame, unique_rows
-
-    aud.log(f"attribute inference of '{secret}' by reconstruction from the released data")
-    prep = AttributeGame("nonprivate", secret, list(quasi_ids) or None, n=1, m=1, games=1)
-    both = Table.concat([train, syn, ctl])
-    codes, sizes, _schema, _labels = prep.prepare(both)
-    tr, sy, ct = np.split(codes, [len(train), len(train) + len(syn)])
-    n_classes = int(sizes[-1])
-    rng = aud.rng()
-    accs = {}
-    for name, part in (("train", tr), ("control", ct)):
-        x = part[rng.choice(len(part), min(plan.n, len(part)), replace=False)]
-        targets = np.flatnonzero(unique_rows(x[:, :-1]))
-        attack = ReconstructionAttack(time_limit=120.0).fit(x[:, :-1], sizes[:-1], rng=rng)
-        scores = attack.score(sy[:, :-1], sy[:, -1], targets, n_classes, rng=rng)
-        accs[name] = scores.argmax(axis=1) == x[targets, -1]
-    base = float(accs["control"].mean()) if accs["control"].size else float("nan")
-    est = accuracy_estimate(accs["train"], baseline=base)
-    threat = ThreatModel(
-        AdversaryGoal.ATTRIBUTE,
-        GeneratorAccess.NO_BOX,
-        f"the quasi-identifiers of {min(plan.n, len(train))} training records (not their secret "
-        f"'{secret}') and the released synthetic data",
-        {"n_known": min(plan.n, len(train))},
-    )
-    aud.findings.append(
-        Finding(
-            "attribute.recon.release",
-            f"Attribute inference of '{secret}' by reconstruction (released data)",
-            MetricKind.ACCURACY,
-            est,
-            threat,
-            {"control_accuracy": base, "n_control_targets": int(accs["control"].size)},
-        )
-    )
+    return records

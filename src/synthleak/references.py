@@ -443,6 +443,14 @@ _ALL = (
         doi="10.1148/radiology.143.1.7063747",
     ),
     _ref(
+        "holm1979",
+        "Sture Holm",
+        "A Simple Sequentially Rejective Multiple Test Procedure",
+        "Scandinavian Journal of Statistics 6(2)",
+        1979,
+        url="https://www.jstor.org/stable/4615733",
+    ),
+    _ref(
         "benjamini1995",
         "Yoav Benjamini; Yosef Hochberg",
         "Controlling the False Discovery Rate: A Practical and Powerful Approach to Multiple "

@@ -171,11 +171,15 @@ class Result:
     """Base class of the frozen result dataclasses (see the module docstring)."""
 
     _serde_hints: ClassVar[dict[str, Any] | None] = None
+    #: Set on the results a command writes on its own (``"membership"``, ``"audit"``): the
+    #: JSON then starts with ``"kind"`` so a reader knows what it holds without guessing.
+    kind: ClassVar[str] = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python (JSON-ready) form; ``from_dict`` inverts it."""
         assert dataclasses.is_dataclass(self)
-        return {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        head = {"kind": self.kind} if self.kind else {}
+        return head | {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     @classmethod
     def from_dict(cls: type[R], d: dict[str, Any]) -> R:

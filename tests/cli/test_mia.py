@@ -33,15 +33,15 @@ def data_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 BASE = [
     "--generator",
     "nonprivate",
-    "--n",
+    "--train-size",
     "40",
-    "--m",
+    "--synthetic-size",
     "120",
     "--shadows",
     "40",
     "--tests",
     "40",
-    "--queries",
+    "--n-queries",
     "50",
     "--aux-size",
     "300",
@@ -76,7 +76,8 @@ def test_json_contract_and_run_dir(
     )
     assert code == 0, capsys.readouterr().err
     doc = json.loads(out.read_text())
-    assert doc["config"]["generator"] == "nonprivate" and doc["config"]["n_shadow"] == 40
+    assert doc["mode"] == "black-box"
+    assert doc["config"]["generator"] == "nonprivate" and doc["config"]["n_shadows"] == 40
     assert [t["row"] for t in doc["targets"]] == [0, 3]
     t0 = doc["targets"][0]
     assert t0["selected_by"] == "rows"
@@ -88,7 +89,7 @@ def test_json_contract_and_run_dir(
         assert set(doc["summary"][name]) >= {"auc_mean", "auc_sd"}
     assert t0["attacks"]["distance"]["auc"] >= 0.9  # the outlier row 0 with m = 3n
     saved = json.loads((run / "result.json").read_text())
-    assert saved["targets"] == doc["targets"]
+    assert [t["row"] for t in saved["targets"]] == [0, 3]
     assert (run / "schema.json").exists()
     # a re-run of the same command resumes and gives the same document
     out2 = tmp_path / "r2.json"
@@ -125,12 +126,13 @@ def test_table_format(data_csv: Path, capsys: pytest.CaptureFixture[str]) -> Non
     ("extra", "message"),
     [
         (["--targets", "rows:5000"], "not in the data"),
-        (["--targets", "rows:0", "--n", "400"], "larger than D_aux"),
-        (["--targets", "rows:0", "--m", "0"], "--m"),
+        (["--targets", "rows:0", "--train-size", "400"], "--train-size 400 is larger than D_aux"),
+        (["--targets", "rows:0", "--synthetic-size", "0"], "--synthetic-size must be"),
+        (["--targets", "rows:0", "--shadows", "2"], "--shadows must be"),
         (["--targets", "rows:0", "--attacks", "nope"], "unknown membership attack"),
         (["--targets", "rows:0", "--generator", "nope"], "unknown generator"),
         (["--targets", "bogus:3"], "unknown target selector"),
-        (["--targets", "rows:0", "--format", "csv"], "table or json"),
+        (["--targets", "rows:0", "--format", "csv"], "'csv' is not one of 'table', 'json'"),
         (
             ["--targets", "rows:0", "--cluster", "tcp://127.0.0.1:9"],
             "cannot reach the Dask scheduler",

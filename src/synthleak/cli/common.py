@@ -8,7 +8,7 @@ import sys
 import tempfile
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 import typer
@@ -16,7 +16,11 @@ import typer
 from synthleak.data.io import LoadedData, encode_frames, load_data, read_frame
 from synthleak.data.schema import Schema
 from synthleak.errors import InputError
-from synthleak.results import jsonable
+from synthleak.serde import jsonable
+
+if TYPE_CHECKING:
+    from synthleak.games.targets import Targets
+    from synthleak.runtime.context import Runtime
 
 
 class OutputFormat(str, Enum):
@@ -152,3 +156,106 @@ def load_cli_tables(
         schema=schema,
     )
     return sch, {name: LoadedData(frames[name], sch, tables[name]) for name in frames}
+
+
+def parse_targets(text: str, *, k: int = 5) -> Targets:
+    """``--targets``: ``top:N`` (V_k), ``distance:N``, ``rare:N``, ``loglik:N``, ``random:N`` or
+    ``rows:i,j``, several joined with ``+`` (``top:10+random:5``)."""
+    from synthleak.games.targets import Targets
+
+    out: Targets | None = None
+    for part in (p.strip() for p in text.split("+")):
+        method, sep, arg = part.partition(":")
+        method = method.strip().lower()
+        if not sep or not arg.strip():
+            raise InputError(
+                f"--targets {part!r}: use top:N, rare:N, loglik:N, random:N or rows:i,j"
+            )
+        if method == "rows":
+            try:
+                rows = [int(v) for v in arg.split(",") if v.strip()]
+            except ValueError:
+                raise InputError(
+                    f"--targets rows {arg!r} are not whole numbers: give rows:i,j"
+                ) from None
+            piece = Targets.rows(rows)
+        else:
+            name = "distance" if method == "top" else method
+            try:
+                count = int(arg)
+            except ValueError:
+                raise InputError(f"--targets {part!r}: N must be a whole number") from None
+            piece = Targets.top(count, name, k=k)
+        out = piece if out is None else out + piece
+    if out is None:
+        raise InputError("--targets is empty: give e.g. top:10")
+    return Targets(out.parts, k)
+
+
+def make_runtime(*, workers: int, cluster: Any = None, run_dir: Path | None = None) -> Runtime:
+    """The :class:`~synthleak.runtime.Runtime` of ``--workers/--cluster/--run-dir`` (progress on)."""
+    from synthleak.runtime.context import Runtime
+
+    if isinstance(workers, bool) or workers < 1:
+        raise InputError(f"--workers must be at least 1, got {workers}")
+    return Runtime(workers=workers, cluster=cluster, run_dir=run_dir, progress=True)
+
+
+#: API parameter -> command-line flag: one vocabulary (README, "One CLI vocabulary").
+API_FLAGS: dict[str, str] = {
+    "train_size": "--train-size",
+    "synthetic_size": "--synthetic-size",
+    "n_shadows": "--shadows",
+    "n_tests": "--tests",
+    "aux_size": "--aux-size",
+    "test_size": "--test-size",
+    "n_queries": "--n-queries",
+    "n_estimators": "--n-trees",
+    "n_boot": "--n-boot",
+    "batch_size": "--batch-size",
+    "n_attacks": "--n-attacks",
+    "n_games": "--n-games",
+    "n_cols": "--n-cols",
+    "n_neighbors": "--neighbors",
+    "quasi_ids": "--quasi-ids",
+    "aux_a": "--aux-a",
+    "aux_b": "--aux-b",
+    "na_values": "--na-values",
+    "claimed_epsilon": "--claimed-epsilon",
+    "fail_on": "--fail-on",
+    "max_time": "--max-time",
+    "query_mode": "--query-mode",
+    "control_fraction": "--control-fraction",
+    "run_dir": "--run-dir",
+    "attacks": "--attacks",
+    "targets": "--targets",
+    "secret": "--secret",
+    "generator": "--generator",
+    "population": "--population",
+    "workers": "--workers",
+    "pool": "--pool",
+    "budget": "--budget",
+    "keep": "--keep",
+    "rows": "--rows",
+}
+
+
+def flag_message(exc: InputError) -> str:
+    """The message of an API error in the command line's words (parameters become flags).
+
+    Snake-case parameter names are translated wherever they appear; a plain-word parameter only
+    when the error names it (:attr:`InputError.parameter`), at the start of the message.
+    """
+    import re
+
+    msg = str(exc)
+    snake = [k for k in API_FLAGS if "_" in k]
+    msg = re.sub(
+        r"(?<![\w-])(" + "|".join(map(re.escape, snake)) + r")(?![\w-])",
+        lambda m: API_FLAGS[m.group(1)],
+        msg,
+    )
+    param = getattr(exc, "parameter", None)
+    if param in API_FLAGS and "_" not in param and msg.startswith(param):
+        msg = API_FLAGS[param] + msg[len(param) :]
+    return msg

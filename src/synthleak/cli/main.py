@@ -60,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"synthleak: error: {exc.format_message()}\n")
         return 2
     except InputError as exc:
-        sys.stderr.write(f"synthleak: error: {exc}\n")
+        from synthleak.cli.common import flag_message
+
+        sys.stderr.write(f"synthleak: error: {flag_message(exc)}\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("synthleak: interrupted; finished work in the run directory is kept\n")

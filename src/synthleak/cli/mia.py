@@ -1,13 +1,18 @@
 """``synthleak mia``: membership inference against a generator, as a shadow-modelling privacy game.
 
-JSON output::
+JSON output (black-box form, ``mia DATA --generator SPEC``)::
 
-    {"config": {...},
+    {"mode": "black-box",
+     "config": {"generator": str, "targets": str, "train_size": int, "synthetic_size": int,
+                "n_shadows": int, "n_tests": int, "pool": str, "aux_size": int, "test_size": int,
+                "attacks": [str], "attack_params": {...}, "seed": int, ...},
      "targets": [{"row": int, "selected_by": str,
                   "attacks": {"query": {"auc": f, "auc_ci": [lo, hi], "accuracy": f,
-                                        "tpr_at_fpr": {"0.1": f, "0.01": f}}, ...}}],
-     "summary": {"query": {"auc_mean": f, "auc_sd": f}, ...},
-     "summary_by_selector": {...}, "failures": {...}}
+                                        "tpr_at_fpr": {"0.1": f, "0.01": f}, "n_tests": int,
+                                        "error": str|null}, ...}}],
+     "summary": {"query": {"auc_mean": f, "auc_sd": f, "accuracy_mean": f, "n_targets": int}},
+     "summary_by_selector": {"distance": {"query": {...}}, ...},
+     "failures": {"failed_datasets": int, "total_datasets": int, "messages": {str: int}}}
 
 References
 ----------
@@ -16,9 +21,9 @@ References
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
+from enum import Enum
 from typing import Annotated, Any
 
 import typer
@@ -30,54 +35,63 @@ from synthleak.cli.common import (
     ContinuousOpt,
     NaValuesOpt,
     OutOpt,
-    OutputFormat,
     RunDirOpt,
     SchemaOpt,
     SeedOpt,
     WorkersOpt,
+    check_out_path,
     emit,
     load_cli_data,
+    make_runtime,
+    parse_targets,
     split_list,
     to_json,
 )
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.membership import MembershipGame, PoolMode, parse_targets
+from synthleak.games.membership import MembershipGame, MembershipResult, PoolMode
 
 
 def _fmt(x: Any) -> str:
     return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
 
 
-def render_table(doc: dict[str, Any]) -> str:
+def render_table(result: MembershipResult) -> str:
     """A plain-text table: one line per target and attack, then the summary."""
-    attacks = doc["config"]["attacks"]
+    cfg = result.config
     lines = [
-        f"membership inference: generator {doc['config']['generator']}, n={doc['config']['n']}, "
-        f"m={doc['config']['m']}, shadows={doc['config']['n_shadow']}, tests={doc['config']['n_test']}, "
-        f"pool={doc['config']['pool']}",
-        f"{'row':>8}  {'selected_by':<16} {'attack':<10} {'AUC':>6}  {'95% CI':<13} {'acc':>6} {'TPR@.1':>7} {'TPR@.01':>8}",
+        f"membership inference: generator {cfg.generator}, train size {cfg.train_size}, "
+        f"synthetic size {cfg.synthetic_size}, shadows {cfg.n_shadows}, tests {cfg.n_tests}, "
+        f"pool {cfg.pool.value}",
+        f"{'row':>8}  {'selected_by':<16} {'attack':<10} {'AUC':>6}  {'95% CI':<13} {'acc':>6} "
+        f"{'TPR@.1':>7} {'TPR@.01':>8}",
     ]
-    for t in doc["targets"]:
-        for a in attacks:
-            o = t["attacks"].get(a)
+    for t in result.targets:
+        for a in cfg.attacks:
+            o = t.attacks.get(a)
             if o is None:
                 continue
-            ci = f"{_fmt(o['auc_ci'][0])}-{_fmt(o['auc_ci'][1])}"
+            ci = f"{_fmt(o.auc.ci_low)}-{_fmt(o.auc.ci_high)}"
             lines.append(
-                f"{t['row']:>8}  {t['selected_by']:<16} {a:<10} {_fmt(o['auc']):>6}  {ci:<13} "
-                f"{_fmt(o['accuracy']):>6} {_fmt(o['tpr_at_fpr']['0.1']):>7} {_fmt(o['tpr_at_fpr']['0.01']):>8}"
+                f"{t.row:>8}  {t.selected_by:<16} {a:<10} {_fmt(o.auc.value):>6}  {ci:<13} "
+                f"{_fmt(o.accuracy):>6} {_fmt(o.tpr_at_fpr['0.1']):>7} "
+                f"{_fmt(o.tpr_at_fpr['0.01']):>8}"
             )
     lines.append("summary (mean ± s.d. of AUC across targets):")
-    for a, s in doc["summary"].items():
+    for a, s in result.summary().items():
+        lines.append(f"  {a:<10} {_fmt(s.auc_mean)} ± {_fmt(s.auc_sd)}  ({s.n_targets} targets)")
+    fails = result.failures
+    if fails.failed_datasets:
         lines.append(
-            f"  {a:<10} {_fmt(s['auc_mean'])} ± {_fmt(s['auc_sd'])}  ({s['n_targets']} targets)"
-        )
-    fails = doc.get("failures", {})
-    if fails.get("failed_datasets"):
-        lines.append(
-            f"generator failures: {fails['failed_datasets']} of {fails['total_datasets']} datasets dropped"
+            f"generator failures: {fails.failed_datasets} of {fails.total_datasets} datasets dropped"
         )
     return "\n".join(lines)
+
+
+class MiaFormat(str, Enum):
+    """Output formats of ``synthleak mia``."""
+
+    TABLE = "table"
+    JSON = "json"
 
 
 @app.command("mia")
@@ -85,7 +99,7 @@ def mia_cmd(
     data: Annotated[
         str,
         typer.Argument(
-            help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete' (the full dataset Omega)."
+            help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete' (the full dataset)."
         ),
     ],
     generator: Annotated[
@@ -95,11 +109,16 @@ def mia_cmd(
         str,
         typer.Option(
             "--targets",
-            help="top:N (distance V_k), rare:N, loglik:N, random:N or rows:i,j; join several with '+'.",
+            help="top:N (most vulnerable by V_k), rare:N, loglik:N, random:N or rows:i,j; join "
+            "several with '+'.",
         ),
     ] = "top:10",
-    n: Annotated[int, typer.Option("--n", help="Training records per dataset |D|.")] = 1000,
-    m: Annotated[int, typer.Option("--m", help="Synthetic records released |D^s|.")] = 1000,
+    train_size: Annotated[
+        int, typer.Option("--train-size", help="Training records per dataset (|D|).")
+    ] = 1000,
+    synthetic_size: Annotated[
+        int, typer.Option("--synthetic-size", help="Synthetic records released (|D^s|).")
+    ] = 1000,
     shadows: Annotated[int, typer.Option("--shadows", help="Shadow datasets (attacker).")] = 4000,
     tests: Annotated[int, typer.Option("--tests", help="Test datasets (challenger).")] = 200,
     attacks: Annotated[
@@ -109,18 +128,20 @@ def mia_cmd(
             help="Comma-separated membership attacks (query, distance, groundhog, attention).",
         ),
     ] = "query,distance,groundhog",
-    queries: Annotated[
-        int, typer.Option("--queries", help="Counting queries N of the query attack.")
+    n_queries: Annotated[
+        int, typer.Option("--n-queries", help="Counting queries of the query attack.")
     ] = 100_000,
     pool: Annotated[
         PoolMode,
         typer.Option("--pool", help="shared: one pool for all targets; single: one per target."),
     ] = PoolMode.SHARED,
     aux_size: Annotated[
-        int | None, typer.Option("--aux-size", help="|D_aux| (default as Table 1).")
+        int | None,
+        typer.Option("--aux-size", help="Attacker's auxiliary records (default as Table 1)."),
     ] = None,
     test_size: Annotated[
-        int | None, typer.Option("--test-size", help="|D_test| (default as Table 1).")
+        int | None,
+        typer.Option("--test-size", help="Challenger's test records (default as Table 1)."),
     ] = None,
     k: Annotated[
         int, typer.Option("--k", help="Neighbours of the vulnerability score V_k (top:N).")
@@ -130,9 +151,7 @@ def mia_cmd(
     cluster: ClusterOpt = None,
     run_dir: RunDirOpt = None,
     seed: SeedOpt = 0,
-    fmt: Annotated[
-        OutputFormat, typer.Option("--format", help="table or json.")
-    ] = OutputFormat.TABLE,
+    fmt: Annotated[MiaFormat, typer.Option("--format", help="table or json.")] = MiaFormat.TABLE,
     out: OutOpt = None,
     categorical: CategoricalOpt = None,
     continuous: ContinuousOpt = None,
@@ -140,62 +159,89 @@ def mia_cmd(
     na_values: NaValuesOpt = None,
 ) -> None:
     """Membership inference on target records of DATA against a generator (shadow modelling)."""
-    if fmt is OutputFormat.CSV:
-        raise InputError("mia writes --format table or json, not csv")
-    if workers < 1:
-        raise InputError(f"--workers must be at least 1, got {workers}")
-    attack_names = split_list(attacks)
-    if queries < 1:
-        raise InputError(f"--queries must be at least 1, got {queries}")
+    if n_queries < 1:
+        raise InputError(f"--n-queries must be at least 1, got {n_queries}")
+    if out is not None:
+        check_out_path(out)
+    runtime = make_runtime(workers=workers, cluster=None, run_dir=run_dir)
+    spec = parse_targets(targets, k=k)
     client = None
     if cluster is not None:  # fail fast on an unreachable scheduler, before any work
         from synthleak.runtime.executor import connect_cluster
 
         client = connect_cluster(cluster, timeout=5.0)
+        runtime = make_runtime(workers=workers, cluster=client, run_dir=run_dir)
     try:
         loaded = load_cli_data(
             data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
         )
-        omega = loaded.table
-        rows, selected_by = parse_targets(targets, omega, seed=seed, k=k)
-        params: dict[str, dict[str, Any]] = {"query": {"n_queries": queries}}
+        names = split_list(attacks)
+        params: dict[str, dict[str, Any]] = {"query": {"n_queries": n_queries}}
         game = MembershipGame(
             generator,
-            n=n,
-            m=m,
-            n_shadow=shadows,
-            n_test=tests,
-            attacks=attack_names,
-            attack_params={a: params[a] for a in attack_names if a in params},
+            targets=spec,
+            train_size=train_size,
+            synthetic_size=synthetic_size,
+            n_shadows=shadows,
+            n_tests=tests,
+            attacks=names,
+            attack_params={a: params[a] for a in names if a in params},
             pool=pool,
             aux_size=aux_size,
             test_size=test_size,
             batch_size=batch_size,
-            workers=workers,
-            cluster=client,
-            run_dir=run_dir,
-            progress=True,
         )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", BaselineWarning)
-            result = game.run(omega, rows, seed=seed, selected_by=selected_by)
-        doc = json.loads(to_json(result.to_dict()))
+            result = game.run(loaded.table, seed=seed, runtime=runtime)
         n_base = sum(1 for w in caught if issubclass(w.category, BaselineWarning))
         if n_base:
             typer.echo(
-                f"synthleak: warning: {n_base} target/attack pair(s) did no better than a random guess "
-                "(AUC 95% CI covers 0.5)",
+                f"synthleak: warning: {n_base} target/attack pair(s) did no better than a random "
+                "guess (AUC 95% CI covers 0.5)",
                 err=True,
             )
-        fails = doc.get("failures", {})
-        if fails.get("failed_datasets"):
+        fails = result.failures
+        if fails.failed_datasets:
             typer.echo(
-                f"synthleak: warning: the generator failed on {fails['failed_datasets']} of "
-                f"{fails['total_datasets']} datasets (dropped): "
-                + "; ".join(list(fails.get("messages", {}))[:2]),
+                f"synthleak: warning: the generator failed on {fails.failed_datasets} of "
+                f"{fails.total_datasets} datasets (dropped): "
+                + "; ".join(list(fails.messages)[:2]),
                 err=True,
             )
-        emit(to_json(doc) if fmt is OutputFormat.JSON else render_table(doc), out)
+        emit(to_json(mia_document(result)) if fmt is MiaFormat.JSON else render_table(result), out)
     finally:
         if client is not None:
             client.close()
+
+
+def mia_document(result: MembershipResult) -> dict[str, Any]:
+    """The JSON document of ``synthleak mia`` (black-box): the result plus its summaries."""
+    return {
+        "mode": "black-box",
+        "config": result.config.to_dict(),
+        "targets": [
+            {
+                "row": t.row,
+                "selected_by": t.selected_by,
+                "attacks": {
+                    name: {
+                        "auc": o.auc.value,
+                        "auc_ci": [o.auc.ci_low, o.auc.ci_high],
+                        "accuracy": o.accuracy,
+                        "tpr_at_fpr": dict(o.tpr_at_fpr),
+                        "n_tests": o.n_tests,
+                        "error": o.error,
+                    }
+                    for name, o in t.attacks.items()
+                },
+            }
+            for t in result.targets
+        ],
+        "summary": {a: s.to_dict() for a, s in result.summary().items()},
+        "summary_by_selector": {
+            sel: {a: s.to_dict() for a, s in d.items()}
+            for sel, d in result.summary_by_selector().items()
+        },
+        "failures": result.failures.to_dict(),
+    }

@@ -14,9 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from synthleak.serde import Result
 
-@dataclass(frozen=True)
-class RiskEstimate:
+
+@dataclass(frozen=True, repr=False)
+class RiskEstimate(Result):
     """A risk figure with its confidence interval.
 
     Attributes
@@ -40,20 +42,15 @@ class RiskEstimate:
     n_trials: int = 0
     baseline: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    @property
+    def width(self) -> float:
+        """Width of the confidence interval (NaN when undefined)."""
+        return self.ci_high - self.ci_low
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> RiskEstimate:
-        """Inverse of :meth:`to_dict`; ``None`` (JSON null) reads back as NaN."""
-        nan = float("nan")
-        return cls(
-            value=nan if d["value"] is None else float(d["value"]),
-            ci_low=nan if d["ci_low"] is None else float(d["ci_low"]),
-            ci_high=nan if d["ci_high"] is None else float(d["ci_high"]),
-            confidence=float(d.get("confidence", 0.95)),
-            n_trials=int(d.get("n_trials", 0)),
-            baseline=None if d.get("baseline") is None else float(d["baseline"]),
+    def __repr__(self) -> str:
+        return (
+            f"RiskEstimate({self.value:.4g} [{self.ci_low:.4g}, {self.ci_high:.4g}] at "
+            f"{self.confidence:.0%}, n={self.n_trials}, baseline={self.baseline})"
         )
 
 
