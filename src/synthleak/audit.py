@@ -2,12 +2,13 @@
 
 What it runs, in order:
 
-1. **Vulnerability ranking** of the original records (V_k, eq. 5 of 000_d116d896359e1fe6.txt).
+1. **Vulnerability ranking** of the original records (V_k, Meeus et al. (2023), eq. 5).
 2. **No-box risks of the released synthetic data** (the attacker sees only the release), each
    measured against a control set of real records the generator never saw: singling out
    (univariate and multivariate), linkability, a distance-to-closest-record membership signal,
    and reconstruction attribute inference when a secret column is given.
-3. **Utility**: MRE over 3-way marginal counts above 10 and average 3-way TVD (004 §5.3).
+3. **Utility**: MRE over 3-way marginal counts above 10 and average 3-way TVD (Annamalai et al.
+   (2024a), Sec. 5.3).
 4. **Black-box shadow-model membership inference** when the generator is known: the most
    vulnerable records plus random records as a control, budget-sized.
 
@@ -215,8 +216,9 @@ def audit(
 
     References
     ----------
-    000_d116d896359e1fe6.txt (vulnerability, MIA), 004_04ca927b97784c30.txt (attribute inference,
-    utility), Giomi et al. 2023 (singling out, linkability), 003_9d8c578e19560239.txt.
+    Meeus et al. (2023) (vulnerability, MIA), Annamalai et al. (2024a) (attribute inference,
+    utility), Giomi et al. (2023) (singling out, linkability), Plasencia Palacios (2024)
+    (contrastive singling out).
     """
     say: Log = log or (lambda _msg: None)
     try:
@@ -530,7 +532,10 @@ def _attribute_game(
     run_dir: str | Path | None,
     progress: bool,
 ) -> list[dict[str, Any]]:
-    """The randomised-secret attribute-inference game (004 §4.1) against the generator."""
+    """The randomised-secret attribute-inference game against the generator.
+
+    Annamalai et al. (2024a), Sec. 4.1.
+    """
     from synthleak.games.attribute import AttributeGame
 
     n = min(plan.n, len(ori) // 2)
@@ -579,8 +584,9 @@ def _release_reconstruction(
     """No-box reconstruction attack on the released data, with the control set as baseline.
 
     The attacker knows the quasi-identifiers of ``plan.n`` training records and reconstructs their
-    secrets from the synthetic data (004 §4.2); the same attack on as many control records (never
-    seen by the generator) gives the accuracy that population-level inference alone reaches.
+    secrets from the synthetic data (Annamalai et al. (2024a), Sec. 4.2); the same attack on as
+    many control records (never seen by the generator) gives the accuracy that population-level
+    inference alone reaches.
     """
     from synthleak.attacks.aia_reconstruction import ReconstructionAttack
     from synthleak.games.attribute import AttributeGame, unique_rows

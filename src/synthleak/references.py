@@ -460,6 +460,14 @@ _ALL = (
         1996,
         doi="10.24432/C5XW20",
     ),
+    _ref(
+        "liu2021",
+        "Terrance Liu; Giuseppe Vietri; Zhiwei Steven Wu",
+        "Iterative Methods for Private Synthetic Data: Unifying Framework and New Methods",
+        "Advances in Neural Information Processing Systems (NeurIPS)",
+        2021,
+        arxiv="2106.07153",
+    ),
 )
 
 REFERENCES: dict[str, Reference] = {r.key: r for r in _ALL}

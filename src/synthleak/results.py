@@ -387,7 +387,10 @@ def attribute_findings(
 
 
 def attribute_threat(cfg: dict[str, Any]) -> ThreatModel:
-    """The threat model of the randomised-secret attribute-inference game (004 §4.1)."""
+    """The threat model of the randomised-secret attribute-inference game.
+
+    Annamalai et al. (2024a), Sec. 4.1.
+    """
     from synthleak.threat import AdversaryGoal, GeneratorAccess
 
     return ThreatModel(

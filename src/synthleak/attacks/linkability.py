@@ -101,7 +101,7 @@ class LinkabilityAttack:
 
     References
     ----------
-    Giomi et al. 2023 (Anonymeter), Sec. 4.2.
+    Giomi et al. (2023) (Anonymeter), Sec. 4.2.
     """
 
     def __init__(self, aux_a: Sequence[str], aux_b: Sequence[str], n_neighbors: int = 1) -> None:

@@ -11,7 +11,8 @@ JSON output::
 
 References
 ----------
-000_d116d896359e1fe6.txt §2.3, §5.1, §5.5, Tables 1-2.
+Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
+publishing", ESORICS, Sec. 2.3, 5.1 and 5.5, Tables 1-2.
 """
 
 from __future__ import annotations
@@ -139,7 +140,10 @@ def mia_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
 ) -> None:
-    """Membership inference on target records of DATA against a generator (shadow modelling)."""
+    """Membership inference on target records of DATA against a generator (shadow modelling).
+
+    Method: Meeus et al. (2023), Sec. 2.3 (game) and Sec. 5.1 (query-based attack).
+    """
     if fmt is OutputFormat.CSV:
         raise InputError("mia writes --format table or json, not csv")
     if workers < 1:

@@ -24,7 +24,7 @@ def load_adult(complete_cases: bool = False) -> pd.DataFrame:
     complete_cases : bool, default False
         Drop the 3,620 rows with a missing value and number the remaining 45,222 rows from 0, in
         the original order (train rows first). This is the Adult of the membership-inference
-        experiments of 000_d116d896359e1fe6.txt: the authors' code loads 45,222 records, and its
+        experiments of Meeus et al. (2023): the authors' code loads 45,222 records, and its
         10 published distance targets are the rows of this frame that ``V_5`` ranks first (see
         REPRODUCTION.md). Also available as the data argument ``adult-complete``.
 

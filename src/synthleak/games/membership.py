@@ -33,9 +33,11 @@ reuse the one set of synthetic shadow datasets; (target, attack) fits are work u
 
 References
 ----------
-Meeus et al., "Achilles' heels: vulnerable record identification in synthetic data publishing",
-000_d116d896359e1fe6.txt §2.3 (privacy game, shadow modelling), §5.5 and Table 1 (parameters).
-Carlini et al., "Membership inference attacks from first principles" (LiRA; shared shadow models).
+Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
+publishing", ESORICS, Sec. 2.3 (privacy game, shadow modelling), Sec. 5.5 and Table 1
+(parameters).
+Carlini et al. (2022), "Membership inference attacks from first principles" (LiRA; shared shadow
+models).
 """
 
 from __future__ import annotations
@@ -306,7 +308,7 @@ class MembershipGame:
 
     References
     ----------
-    000_d116d896359e1fe6.txt §2.3, §5.5, Table 1.
+    Meeus et al. (2023), Sec. 2.3, Sec. 5.5, Table 1.
     """
 
     def __init__(
@@ -684,7 +686,8 @@ def parse_targets(
 
     References
     ----------
-    000_d116d896359e1fe6.txt §4 (distance, ``V_k`` with k = 5) and §5.2 (rare, loglik, random).
+    Meeus et al. (2023), Sec. 4 (distance, ``V_k`` with k = 5) and Sec. 5.2 (rare, loglik,
+    random).
     """
     from synthleak.vulnerability import select_targets
 

@@ -25,7 +25,7 @@ References
 ----------
 McKenna, Miklau and Sheldon, "Winning the NIST Contest: A scalable and general approach to
 differentially private synthetic data", Journal of Privacy and Confidentiality 11(3), 2021
-(arXiv:2108.04978), §4 (MST). Not in ``../shared/papers/``; cited from the publication.
+(arXiv:2108.04978), §4 (MST).
 McKenna, Sheldon and Miklau, "Graphical-model based estimation and inference for differential
 privacy", ICML 2019 (private-pgm).
 Canonne, Kamath and Steinke, "The discrete Gaussian for differential privacy", NeurIPS 2020
