@@ -107,7 +107,8 @@ def _user_facing_files() -> list[Path]:
     files += sorted((REPO / "src").rglob("*"))
     files += sorted((REPO / "tests").rglob("*.py"))
     suffixes = {".py", ".md", ".txt", ".rst", ".json", ".toml", ".cfg", ".html", ".css", ".js"}
-    return [f for f in files if f.is_file() and f.suffix in suffixes]
+    here = Path(__file__).resolve()  # this file spells out the forms it forbids
+    return [f for f in files if f.is_file() and f.suffix in suffixes and f.resolve() != here]
 
 
 def test_sources_and_documentation_cite_by_author_and_year() -> None:
