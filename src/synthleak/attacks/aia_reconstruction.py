@@ -437,7 +437,8 @@ class ReconstructionAttack:
     order : int
         k of the k-way queries (``order - 1`` quasi-identifiers plus the secret); 3 in the paper.
     queries : QueryMode
-        ``conditional`` (the paper's attack) or ``marginal`` (Kasiviswanathan et al.'s answers).
+        ``conditional`` (the paper's attack) or ``marginal`` (the answers of Kasiviswanathan
+        et al. (2013)).
     max_queries : int, optional
         Use a random subset of this many queries (all by default).
     time_limit : float, optional

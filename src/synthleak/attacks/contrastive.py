@@ -23,8 +23,8 @@ References
 ----------
 Plasencia Palacios (2024), "Contrastive Learning-Based privacy metrics in Tabular Synthetic
 Datasets", OpenReview workshop paper, Sec. 2 and Fig. 1.
-Shenkar and Wolf, "Anomaly detection for tabular data with internal contrastive learning",
-ICLR 2022 (masking views). Giomi et al. (2023) (Anonymeter), Sec. 4.1 (queries from records).
+Shenkar and Wolf (2022), "Anomaly detection for tabular data with internal contrastive learning",
+ICLR (masking views). Giomi et al. (2023) (Anonymeter), Sec. 4.1 (queries from records).
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ missing cell is not a match (so ``x != 3`` does not match a missing ``x``); ``IS
 
 References
 ----------
-Giomi, Boenisch, Wehmeyer, Tasnádi, "A unified framework for quantifying privacy risk in
-synthetic data", PoPETs 2023 (Anonymeter), Sec. 4.1 (singling out).
+Giomi et al. (2023), "A unified framework for quantifying privacy risk in synthetic data",
+PoPETs (Anonymeter), Sec. 4.1 (singling out).
 Plasencia Palacios (2024), Sec. 2 (singling-out queries from records).
 """
 

@@ -23,9 +23,9 @@ not proposed before.
 
 References
 ----------
-Giomi, Boenisch, Wehmeyer, Tasnádi, "A unified framework for quantifying privacy risk in
-synthetic data", PoPETs 2023, Sec. 4.1 and Appendix (singling-out queries).
-Cohen and Nissim, "Towards formalizing the GDPR's notion of singling out", PNAS 2020.
+Giomi et al. (2023), "A unified framework for quantifying privacy risk in synthetic data",
+PoPETs, Sec. 4.1 and Appendix (singling-out queries).
+Cohen and Nissim (2020), "Towards formalizing the GDPR's notion of singling out", PNAS.
 """
 
 from __future__ import annotations

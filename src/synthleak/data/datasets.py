@@ -30,7 +30,7 @@ def load_adult(complete_cases: bool = False) -> pd.DataFrame:
 
     References
     ----------
-    Becker, B. and Kohavi, R. (1996). Adult. UCI Machine Learning Repository. CC BY 4.0.
+    Becker and Kohavi (1996), "Adult", UCI Machine Learning Repository (CC BY 4.0).
     """
     ref = resources.files("synthleak.data").joinpath("_bundled/adult.csv.gz")
     with ref.open("rb") as fh:

@@ -33,10 +33,10 @@ We also fit by least squares with ``w_eff`` scanned on a log grid instead of a l
 
 References
 ----------
-Giomi, Boenisch, Wehmeyer, Tasnádi, "A unified framework for quantifying privacy risk in
-synthetic data", PoPETs 2023 (Anonymeter), Sec. 3 (risk estimation), Sec. 4.1 (singling out),
+Giomi et al. (2023), "A unified framework for quantifying privacy risk in synthetic data",
+PoPETs (Anonymeter), Sec. 3 (risk estimation), Sec. 4.1 (singling out),
 Sec. 4.2 (linkability).
-Cohen and Nissim, "Towards formalizing the GDPR's notion of singling out", PNAS 2020.
+Cohen and Nissim (2020), "Towards formalizing the GDPR's notion of singling out", PNAS.
 Plasencia Palacios (2024), "Contrastive Learning-Based privacy metrics in Tabular Synthetic
 Datasets" (contrastive singling out, Table 1).
 """

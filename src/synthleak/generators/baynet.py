@@ -60,8 +60,8 @@ gives identical output for the same seed.
 
 References
 ----------
-Zhang, Cormode, Procopiuc, Srivastava and Xiao, "PrivBayes: Private data release via Bayesian
-networks", ACM TODS 42(4), 2017: Algorithm 1 (NoisyConditionals), Algorithm 2 (GreedyBayes),
+Zhang et al. (2017), "PrivBayes: Private data release via Bayesian networks", ACM TODS
+42(4): Algorithm 1 (NoisyConditionals), Algorithm 2 (GreedyBayes),
 Lemma 1 (sensitivity of mutual information), Section 4 (budget split ``beta``).
 Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
 publishing", ESORICS, Sec. 5.3 (BayNet and PrivBayes).

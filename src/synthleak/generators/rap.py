@@ -58,7 +58,7 @@ class Relaxation(StrEnum):
 def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
     """The zCDP parameter rho whose (epsilon, delta)-DP guarantee is ``epsilon``.
 
-    rho-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP (Bun and Steinke 2016,
+    rho-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP (Bun and Steinke (2016),
     Prop. 1.3); solving for rho gives ``rho = (sqrt(ln(1/delta) + epsilon) - sqrt(ln(1/delta)))^2``.
     """
     if not (epsilon > 0):
@@ -123,10 +123,10 @@ def rap_budget(
     * total: ``rho = rho_from_epsilon_delta(epsilon, delta)``;
     * each of the ``n_steps`` exponential mechanisms gets ``rho_s = (1 - f) rho / n_steps``,
       run with ``epsilon_select = sqrt(8 rho_s)`` (an epsilon-DP exponential mechanism is
-      ``epsilon^2/8``-zCDP, Cesar and Rogers 2021);
+      ``epsilon^2/8``-zCDP, Cesar and Rogers (2021));
     * each of the ``n_steps`` Gaussian measurements gets ``rho_m = f rho / n_steps``, run with
       ``sigma = l2 / sqrt(2 rho_m) = 1 / (n sqrt(rho_m))`` (the Gaussian mechanism is
-      ``l2^2 / (2 sigma^2)``-zCDP, Bun and Steinke 2016);
+      ``l2^2 / (2 sigma^2)``-zCDP, Bun and Steinke (2016));
 
     and zCDP composes by addition, so the whole run is rho-zCDP, hence (epsilon, delta)-DP.
     ``f`` is ``measure_fraction``.

@@ -83,8 +83,8 @@ class Synthpop(BaseGenerator):
 
     References
     ----------
-    Nowok, Raab and Dibben, "synthpop: Bespoke creation of synthetic data in R", Journal of
-    Statistical Software 74 (2016), methods ``sample`` and ``cart``.
+    Nowok et al. (2016), "synthpop: Bespoke creation of synthetic data in R", Journal of
+    Statistical Software 74, methods ``sample`` and ``cart``.
     Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
     publishing", ESORICS, Sec. 5.3 (SynthPop as evaluated there).
     """
