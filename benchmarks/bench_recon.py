@@ -1,4 +1,4 @@
-"""Time one Adv_recon attack over the grid of Table 2 (004_04ca927b97784c30.txt §6.7).
+"""Time one Adv_recon attack over the grid of Table 2 (Annamalai et al. (2024a), Sec. 6.7).
 
 Setting: n = 1000 real ACS records (``nist_acs_ma2019.csv``, 23 quasi-identifiers, secret SEX),
 synthetic data from ``nonprivate`` (as the paper), |Q| queries drawn at random from all 4-way

@@ -1,4 +1,4 @@
-"""Shared set-up of the reproductions of 000_d116d896359e1fe6.txt (Table 2, Table 3, Fig. 3a/4).
+"""Shared set-up of the reproductions of Meeus et al. (2023) (Table 2, Table 3, Fig. 3a/4).
 
 One place for the dataset Omega, the default generator specs and the names of result files and
 run directories, so ``reproduce_attention.py --run-dir DIR`` finds the shadow datasets that

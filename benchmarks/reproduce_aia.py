@@ -1,4 +1,4 @@
-"""Reproduce the attribute-inference experiments of 004_04ca927b97784c30.txt §6 on real ACS records.
+"""Reproduce the attribute-inference experiments of Annamalai et al. (2024a), Sec. 6, on ACS data.
 
 Data: NIST Diverse Communities excerpt of ACS PUMS, Massachusetts 2019
 (``/work/shared/datasets/nist_acs_ma2019.csv``, missing marker ``N``), secret ``SEX``, the 17

@@ -1,6 +1,7 @@
-"""Reproduce the target-attention columns of Table 3 of Meeus et al. on Adult.
+"""Reproduce the target-attention columns of Table 3 of Meeus et al. (2023) on Adult.
 
-000_d116d896359e1fe6.txt appendix A, Table 3 (also 002_f51409c2db6c4ea9.txt Table 3): AUC of the
+Meeus et al. (2023), appendix A and Table 3 (the same table in its arXiv and ESORICS
+versions): AUC of the
 target-attention membership attack for targets chosen by four selectors (random, rare value,
 log-likelihood, distance V_k with k = 5), generators synthpop and baynet, |D| = |D^s| = 1000,
 |D_aux| = 10,000, |D_test| = 5,000 (Table 1). The paper uses 4,000 shadow datasets and 10 targets

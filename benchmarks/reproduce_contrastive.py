@@ -1,4 +1,4 @@
-"""Reproduce Table 1 of ``003`` (Adult row): singling-out risk, Anonymeter SO vs SO + CL.
+"""Reproduce Table 1 of Plasencia Palacios (2024), Adult row: singling out, SO vs SO + CL.
 
 Paper: Adult, REalTabFormer synthetic data, SO [Anonymeter] 0.02783 ± 0.031 and SO + CL
 (contrastive) 0.01984 ± 0.028. We have no REalTabFormer; we run the same two attacks on synthetic
@@ -59,7 +59,7 @@ def main() -> None:
     print(
         f"# reproduce_contrastive  {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
         f"{os.cpu_count()} cores; n={args.n}, attacks={args.attacks}, encoder epochs={args.epochs} "
-        "(3 x 1024 GELU + dropout, as 003)"
+        "(3 x 1024 GELU + dropout, as Plasencia Palacios (2024))"
     )
     print(
         f"paper (REalTabFormer): SO {PAPER['SO'][0]} ± {PAPER['SO'][1]}, SO+CL {PAPER['SO+CL'][0]} ± {PAPER['SO+CL'][1]}"

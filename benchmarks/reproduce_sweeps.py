@@ -1,5 +1,5 @@
 """Reduced reproductions of Fig. 3a (robustness of V_k to k) and Fig. 4 (PrivBayes epsilon sweep)
-of Meeus et al. (000_d116d896359e1fe6.txt), query-based MIA on Adult.
+of Meeus et al. (2023), query-based MIA on Adult.
 
 Fig. 3a: for each k, the ``--targets`` most vulnerable Adult records by V_k (cosine, eq. 5);
 all targets share one pool of shadow/test datasets through ``--fig3a-generator`` (default

@@ -1,4 +1,4 @@
-"""Reproduce Table 2 of Meeus et al. (000_d116d896359e1fe6.txt): query-based MIA AUC on Adult.
+"""Reproduce Table 2 of Meeus et al. (2023): query-based MIA AUC on Adult.
 
 For each generator (synthpop, baynet) and each target selector (random, rare, loglik, distance;
 10 targets each, selected on the full Adult dataset Omega with k = 5), play the membership game

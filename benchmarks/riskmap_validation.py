@@ -16,7 +16,8 @@ Usage: ``python benchmarks/riskmap_validation.py [--n 300 --shadows 80 --tests 4
 
 References
 ----------
-000_d116d896359e1fe6.txt §3, §4, §5.2, Table 1.
+Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
+publishing", ESORICS, Sec. 3, 4 and 5.2, Table 1.
 """
 
 from __future__ import annotations

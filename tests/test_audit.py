@@ -97,7 +97,7 @@ def test_bad_input(split) -> None:
 def test_budgets_grow() -> None:
     q, s, p = (BUDGETS[b] for b in (Budget.QUICK, Budget.STANDARD, Budget.PAPER))
     assert q.shadows < s.shadows < p.shadows and q.n_attacks < s.n_attacks <= p.n_attacks
-    assert p.shadows == 4000 and p.tests == 200 and p.n == 1000  # Table 1 of 000
+    assert p.shadows == 4000 and p.tests == 200 and p.n == 1000  # Table 1 of Meeus et al. (2023)
 
 
 def test_missing_torch_skips_the_attention_attack_with_a_note(

@@ -468,6 +468,39 @@ _ALL = (
         1996,
         doi="10.24432/C5XW20",
     ),
+    _ref(
+        "liu2021",
+        "Terrance Liu; Giuseppe Vietri; Zhiwei Steven Wu",
+        "Iterative Methods for Private Synthetic Data: Unifying Framework and New Methods",
+        "Advances in Neural Information Processing Systems (NeurIPS)",
+        2021,
+        arxiv="2106.07153",
+    ),
+    _ref(
+        "bun2016",
+        "Mark Bun; Thomas Steinke",
+        "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds",
+        "Theory of Cryptography Conference (TCC)",
+        2016,
+        arxiv="1605.02065",
+    ),
+    _ref(
+        "cesar2021",
+        "Mark Cesar; Ryan Rogers",
+        "Bounding, Concentrating, and Truncating: Unifying Privacy Loss Composition for Data "
+        "Analytics",
+        "International Conference on Algorithmic Learning Theory (ALT)",
+        2021,
+        arxiv="2004.07223",
+    ),
+    _ref(
+        "kasiviswanathan2013",
+        "Shiva Prasad Kasiviswanathan; Mark Rudelson; Adam Smith",
+        "The Power of Linear Reconstruction Attacks",
+        "ACM-SIAM Symposium on Discrete Algorithms (SODA)",
+        2013,
+        arxiv="1210.2381",
+    ),
 )
 
 REFERENCES: dict[str, Reference] = {r.key: r for r in _ALL}

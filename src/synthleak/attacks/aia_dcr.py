@@ -13,7 +13,9 @@ we compute, vectorised over all collapsed synthetic records at once.
 
 References
 ----------
-004_04ca927b97784c30.txt §4.3 ("Distance-based attack"), after Chen et al. (GAN-Leaks).
+Annamalai et al. (2024a), "A linear reconstruction approach for attribute inference attacks
+against synthetic data", USENIX Security, Sec. 4.3 ("Distance-based attack"), after Chen et al.
+(2020) (GAN-Leaks).
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ class DCRAttack:
 
     References
     ----------
-    004_04ca927b97784c30.txt §4.3.
+    Annamalai et al. (2024a), Sec. 4.3.
     """
 
     name = "dcr"

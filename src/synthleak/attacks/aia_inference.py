@@ -10,8 +10,9 @@ regression, ``nb`` categorical naive Bayes. For speed the classifier is trained 
 
 References
 ----------
-004_04ca927b97784c30.txt §4.3 ("ML inference attack"), after Stadler et al., "Synthetic data -
-anonymisation groundhog day".
+Annamalai et al. (2024a), "A linear reconstruction approach for attribute inference attacks
+against synthetic data", USENIX Security, Sec. 4.3 ("ML inference attack"), after Stadler et al.
+(2022), "Synthetic data - anonymisation groundhog day".
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ class InferenceAttack:
 
     References
     ----------
-    004_04ca927b97784c30.txt §4.3.
+    Annamalai et al. (2024a), Sec. 4.3.
     """
 
     name = "infer"

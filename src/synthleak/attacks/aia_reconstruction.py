@@ -21,10 +21,10 @@ attribute combination (``O(m * #combinations)``), never per query or per record.
 
 References
 ----------
-Annamalai, Gadotti and Rocher, "A linear reconstruction approach for attribute inference attacks
-against synthetic data", 004_04ca927b97784c30.txt §4.2 (attack, linear program, conditional
-queries), §6.6 (conditional vs marginal queries, number of queries), §6.7 (cost), §7.6
-(non-binary secrets).
+Annamalai et al. (2024a), "A linear reconstruction approach for attribute inference attacks
+against synthetic data", USENIX Security, Sec. 4.2 (attack, linear program, conditional
+queries), Sec. 6.6 (conditional vs marginal queries, number of queries), Sec. 6.7 (cost),
+Sec. 7.6 (non-binary secrets).
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def build_queries(
 
     References
     ----------
-    004_04ca927b97784c30.txt §4.2 (queries Q), §6.6 (number of queries).
+    Annamalai et al. (2024a), Sec. 4.2 (queries Q), Sec. 6.6 (number of queries).
     """
     X = np.asarray(quasi_ids)
     sizes = np.asarray(sizes, dtype=np.int64)
@@ -370,7 +370,7 @@ def solve_l1(A: sp.spmatrix, r: np.ndarray, *, time_limit: float | None = None) 
 
     References
     ----------
-    004_04ca927b97784c30.txt §4.2 (linear program).
+    Annamalai et al. (2024a), Sec. 4.2 (linear program).
     """
     import highspy
 
@@ -437,7 +437,8 @@ class ReconstructionAttack:
     order : int
         k of the k-way queries (``order - 1`` quasi-identifiers plus the secret); 3 in the paper.
     queries : QueryMode
-        ``conditional`` (the paper's attack) or ``marginal`` (Kasiviswanathan et al.'s answers).
+        ``conditional`` (the paper's attack) or ``marginal`` (the answers of Kasiviswanathan
+        et al. (2013)).
     max_queries : int, optional
         Use a random subset of this many queries (all by default).
     time_limit : float, optional
@@ -454,7 +455,7 @@ class ReconstructionAttack:
 
     References
     ----------
-    004_04ca927b97784c30.txt §4.2, §6.6, §7.6.
+    Annamalai et al. (2024a), Sec. 4.2, 6.6 and 7.6.
     """
 
     name = "recon"

@@ -6,7 +6,7 @@ embeddings, and a cross-entropy (InfoNCE) loss over cosine similarities pulls th
 record together and pushes views of different records apart. Categorical columns enter through
 embedding layers (one extra "masked" token each), continuous columns are min-max scaled (with a
 masked/missing indicator). The network has three hidden layers of 1024 units with GELU and
-dropout, as in ``003``.
+dropout, as in Plasencia Palacios (2024).
 
 The records that are outliers in embedding space — the largest mean cosine distance to their
 ``k`` nearest synthetic neighbours — are the ones most likely to be unique. Singling-out
@@ -21,10 +21,10 @@ otherwise). Training is seeded from the ``rng`` passed to :meth:`ContrastiveSing
 
 References
 ----------
-``../shared/papers/003_9d8c578e19560239.txt`` (Plasencia Palacios, "Contrastive
-Learning-Based privacy metrics in Tabular Synthetic Datasets"), Sec. 2 and Fig. 1.
-Shenkar and Wolf, "Anomaly detection for tabular data with internal contrastive learning",
-ICLR 2022 (masking views). Giomi et al. 2023 (Anonymeter), Sec. 4.1 (queries from records).
+Plasencia Palacios (2024), "Contrastive Learning-Based privacy metrics in Tabular Synthetic
+Datasets", OpenReview workshop paper, Sec. 2 and Fig. 1.
+Shenkar and Wolf (2022), "Anomaly detection for tabular data with internal contrastive learning",
+ICLR (masking views). Giomi et al. (2023) (Anonymeter), Sec. 4.1 (queries from records).
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def _build_net(
 
 
 class ContrastiveEncoder:
-    """Contrastive (InfoNCE) record encoder; defaults follow ``003`` Sec. 2.
+    """Contrastive (InfoNCE) record encoder; defaults follow Plasencia Palacios (2024), Sec. 2.
 
     Parameters
     ----------
@@ -278,7 +278,7 @@ class ContrastiveSinglingOut(_SinglingOutBase):
 
     References
     ----------
-    ``../shared/papers/003_9d8c578e19560239.txt``, Sec. 2.
+    Plasencia Palacios (2024), Sec. 2.
     """
 
     mode = SinglingOutMode.CONTRASTIVE.value

@@ -21,9 +21,10 @@ towards the lower synthetic index (deterministic).
 
 References
 ----------
-Giomi, Boenisch, Wehmeyer, Tasnádi, "A unified framework for quantifying privacy risk in
-synthetic data", PoPETs 2023 (Anonymeter), Sec. 4.2 (linkability) and Sec. 5 (distance).
-Article 29 Working Party, Opinion 05/2014 on anonymisation techniques (WP216), linkability.
+Giomi et al. (2023), "A unified framework for quantifying privacy risk in synthetic data",
+PoPETs (Anonymeter), Sec. 4.2 (linkability) and Sec. 5 (distance).
+Article 29 Data Protection Working Party (2014), Opinion 05/2014 on anonymisation techniques
+(WP216), linkability.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ class LinkabilityAttack:
 
     References
     ----------
-    Giomi et al. 2023 (Anonymeter), Sec. 4.2.
+    Giomi et al. (2023) (Anonymeter), Sec. 4.2.
     """
 
     def __init__(self, aux_a: Sequence[str], aux_b: Sequence[str], n_neighbors: int = 1) -> None:

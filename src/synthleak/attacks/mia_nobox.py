@@ -1,16 +1,16 @@
 """No-box membership signal: distance to the closest synthetic record (DCR).
 
 Without shadow models, an attacker who sees only the released data can still score a candidate
-record by how close the nearest synthetic record lies to it (eq. 5 of
-000_d116d896359e1fe6.txt): generators that copy or barely perturb training records put
+record by how close the nearest synthetic record lies to it (Meeus et al.
+(2023), eq. 5): generators that copy or barely perturb training records put
 synthetic records closer to members than to non-members. The audit scores a sample of the
 training records (members) and of the control records (non-members) and reports the AUC; 0.5 is
 the baseline.
 
 References
 ----------
-Meeus et al., 000_d116d896359e1fe6.txt §3 (distance-based attacks) and §4 eq. (5).
-Giomi et al. 2023 (Anonymeter), Sec. 3 (a control set as the baseline).
+Meeus et al. (2023), Sec. 3 (distance-based attacks) and Sec. 4, eq. (5).
+Giomi et al. (2023) (Anonymeter), Sec. 3 (a control set as the baseline).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ column is located by binary search (vectorised over predicates), and only the ro
 are checked against the other atoms. Counting can stop at ``cap`` matches: deciding "exactly one"
 needs ``cap=2``. Match sets are returned as packed row bitsets (for subsample counts). Anonymeter
 instead builds one query expression per predicate and has the dataframe engine evaluate every
-expression over every row (Giomi et al. 2023, Sec. 4.1).
+expression over every row (Giomi et al. (2023), Sec. 4.1).
 
 Null semantics follow SQL three-valued logic, as dataframe engines do: a comparison with a
 missing cell is not a match (so ``x != 3`` does not match a missing ``x``); ``ISNULL`` and
@@ -20,9 +20,9 @@ missing cell is not a match (so ``x != 3`` does not match a missing ``x``); ``IS
 
 References
 ----------
-Giomi, Boenisch, Wehmeyer, Tasnádi, "A unified framework for quantifying privacy risk in
-synthetic data", PoPETs 2023 (Anonymeter), Sec. 4.1 (singling out).
-``../shared/papers/003_9d8c578e19560239.txt``, Sec. 2 (singling-out queries from records).
+Giomi et al. (2023), "A unified framework for quantifying privacy risk in synthetic data",
+PoPETs (Anonymeter), Sec. 4.1 (singling out).
+Plasencia Palacios (2024), Sec. 2 (singling-out queries from records).
 """
 
 from __future__ import annotations

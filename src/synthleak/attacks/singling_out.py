@@ -3,8 +3,8 @@
 An attack is fitted on the released synthetic table and then proposes predicates that single out
 (match exactly one record) in the synthetic data; the game
 (:class:`synthleak.games.singling_out.SinglingOutGame`) checks them on the original and control
-records. Three generators, as in Anonymeter (Giomi et al. 2023, Sec. 4.1) plus the contrastive one
-of ``003`` (in :mod:`synthleak.attacks.contrastive`):
+records. Three generators, as in Anonymeter (Giomi et al. (2023), Sec. 4.1) plus the contrastive one
+of Plasencia Palacios (2024) (in :mod:`synthleak.attacks.contrastive`):
 
 * **univariate** — one-column predicates from rare values: a value that occurs once in the
   synthetic data, a missing value that occurs once, and the extreme values (``<= min``,
@@ -23,9 +23,9 @@ not proposed before.
 
 References
 ----------
-Giomi, Boenisch, Wehmeyer, Tasnádi, "A unified framework for quantifying privacy risk in
-synthetic data", PoPETs 2023, Sec. 4.1 and Appendix (singling-out queries).
-Cohen and Nissim, "Towards formalizing the GDPR's notion of singling out", PNAS 2020.
+Giomi et al. (2023), "A unified framework for quantifying privacy risk in synthetic data",
+PoPETs, Sec. 4.1 and Appendix (singling-out queries).
+Cohen and Nissim (2020), "Towards formalizing the GDPR's notion of singling out", PNAS.
 """
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ class UnivariateSinglingOut(_SinglingOutBase):
 
     References
     ----------
-    Giomi et al. 2023 (Anonymeter), Sec. 4.1, "univariate" queries.
+    Giomi et al. (2023) (Anonymeter), Sec. 4.1, "univariate" queries.
     """
 
     mode = SinglingOutMode.UNIVARIATE.value
@@ -273,7 +273,7 @@ class MultivariateSinglingOut(_SinglingOutBase):
 
     References
     ----------
-    Giomi et al. 2023 (Anonymeter), Sec. 4.1, "multivariate" queries.
+    Giomi et al. (2023) (Anonymeter), Sec. 4.1, "multivariate" queries.
     """
 
     mode = SinglingOutMode.MULTIVARIATE.value
@@ -327,7 +327,7 @@ def random_predicates(
 
     References
     ----------
-    Giomi et al. 2023 (Anonymeter), Sec. 4.1, baseline attack.
+    Giomi et al. (2023) (Anonymeter), Sec. 4.1, baseline attack.
     """
     _check_n_cols(n_cols, synthetic)
     schema = synthetic.schema
@@ -401,7 +401,7 @@ register_attack(
         "contrastive",
         AttackFamily.SINGLING_OUT,
         _contrastive_factory,
-        "predicates from outliers of a contrastive embedding (003)",
+        "predicates from outliers of a contrastive embedding (Plasencia Palacios, 2024)",
         extra="torch",
     )
 )

@@ -2,8 +2,9 @@
 
 References
 ----------
-004_04ca927b97784c30.txt §4.1 (game), §4.2-4.3 (attacks), §5.3 (utility), §6.3-6.4 (sweep over m,
-privacy-utility table).
+Annamalai et al. (2024a), "A linear reconstruction approach for attribute inference attacks
+against synthetic data", USENIX Security, Sec. 4.1 (game), Sec. 4.2-4.3 (attacks), Sec. 5.3
+(utility), Sec. 6.3-6.4 (sweep over m, privacy-utility table).
 """
 
 from __future__ import annotations
@@ -164,7 +165,10 @@ def aia_cmd(
     ] = OutputFormat.TABLE,
     out: OutOpt = None,
 ) -> None:
-    """Run the attribute inference privacy game (randomised secret) against GENERATOR on DATA."""
+    """Run the attribute inference privacy game (randomised secret) against GENERATOR on DATA.
+
+    Method: Annamalai et al. (2024a), Sec. 4 (game and attacks) and Sec. 6.
+    """
     if fmt is OutputFormat.CSV:
         raise InputError("--format csv is not offered by 'aia': use table or json")
     loaded = load_cli_data(
@@ -230,7 +234,10 @@ def utility_cmd(
     ] = OutputFormat.TABLE,
     out: OutOpt = None,
 ) -> None:
-    """Utility of SYNTHETIC against ORIGINAL: MRE over 3-way marginal cells > 10 and average 3-TVD."""
+    """Utility of SYNTHETIC against ORIGINAL: MRE over 3-way marginal cells > 10 and average 3-TVD.
+
+    Measures: Annamalai et al. (2024a), Sec. 5.3.
+    """
     if fmt is OutputFormat.CSV:
         raise InputError("--format csv is not offered by 'utility': use table or json")
     _, data = load_cli_tables(

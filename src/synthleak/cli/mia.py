@@ -16,7 +16,7 @@ JSON output (black-box form, ``mia DATA --generator SPEC``)::
 
 References
 ----------
-000_d116d896359e1fe6.txt §2.3, §5.1, §5.5, Tables 1-2.
+Meeus et al. (2023), Sec. 2.3, 5.1 and 5.5, Tables 1-2.
 """
 
 from __future__ import annotations
@@ -158,7 +158,10 @@ def mia_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
 ) -> None:
-    """Membership inference on target records of DATA against a generator (shadow modelling)."""
+    """Membership inference on target records of DATA against a generator (shadow modelling).
+
+    Method: Meeus et al. (2023), Sec. 2.3 (game) and Sec. 5.1 (query-based attack).
+    """
     if n_queries < 1:
         raise InputError(f"--n-queries must be at least 1, got {n_queries}")
     if out is not None:

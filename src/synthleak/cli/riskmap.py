@@ -10,7 +10,7 @@ rare_value, log_likelihood``. ``auc`` is the best attack's AUC for that record. 
 
 References
 ----------
-000_d116d896359e1fe6.txt §3, §4, §5.2, Table 1.
+Meeus et al. (2023), Sec. 3, 4 and 5.2, Table 1; Carlini et al. (2022) (shared shadow models).
 """
 
 from __future__ import annotations
@@ -100,7 +100,8 @@ def riskmap_cmd(
 
     Every shadow/test dataset holds a random half of the sampled records plus random fillers from
     the rest of DATA (or of a P-record population with --population), so each record is IN about
-    half the datasets; one shadow pool and one test pool serve all records.
+    half the datasets; one shadow pool and one test pool serve all records (after Carlini et al.
+    (2022); scores of Meeus et al. (2023), Sec. 4 and 5.2).
     """
     suffix = out.suffix.lower()
     if suffix not in (".json", ".csv"):

@@ -12,7 +12,8 @@ columns; ``table`` prints the same as a Rich table.
 
 References
 ----------
-000_d116d896359e1fe6.txt §4 (V_k, eq. 5-6) and §5.2 (baseline selectors).
+Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
+publishing", ESORICS, Sec. 4 (V_k, eq. 5-6) and Sec. 5.2 (baseline selectors).
 """
 
 from __future__ import annotations
@@ -105,7 +106,9 @@ def vulnerable_cmd(
     k: Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")] = 5,
     metric: Annotated[
         DistanceMetric,
-        typer.Option("--metric", help="Distance: cosine (eq. 5) or minkowski (eq. 6)."),
+        typer.Option(
+            "--metric", help="Distance: cosine or minkowski (Meeus et al. (2023), eq. 5 and 6)."
+        ),
     ] = DistanceMetric.COSINE,
     p: Annotated[float, typer.Option("--p", help="Order of the Minkowski distance (>= 1).")] = 2.0,
     method: Annotated[
@@ -127,7 +130,10 @@ def vulnerable_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
 ) -> None:
-    """Rank the records of DATA from most to least vulnerable (distance to their k nearest records)."""
+    """Rank the records of DATA from most to least vulnerable (distance to their k nearest records).
+
+    Method: Meeus et al. (2023), Sec. 4 (V_k) and Sec. 5.2 (other selectors).
+    """
     if k < 1:
         raise InputError(f"--k must be at least 1, got {k}")
     if not p >= 1:

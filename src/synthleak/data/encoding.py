@@ -1,6 +1,6 @@
 """Encodings shared by generators and attacks.
 
-* :func:`one_hot` and :func:`minmax`: the preprocessing of 000_d116d896359e1fe6.txt §4 (eq. 1-3):
+* :func:`one_hot` and :func:`minmax`: the preprocessing of Meeus et al. (2023), Sec. 4 (eq. 1-3):
   one-hot categoricals (the missing code is one more category) and min-max scaled continuous
   columns (range from the schema; missing values scaled to 0, with ``minmax_missing`` giving the
   indicator).

@@ -45,7 +45,7 @@ def read_frame(source: str | Path, *, na_values: Sequence[str] = ()) -> pd.DataF
     source : str or Path
         ``*.csv``, ``*.csv.gz`` (any other name is read as CSV), ``*.parquet``/``*.pq``,
         or ``adult`` for the bundled UCI Adult (``adult-complete``: its 45,222 rows without a
-        missing value, the Adult of 000_d116d896359e1fe6.txt).
+        missing value, the Adult of Meeus et al. (2023)).
     na_values : sequence of str
         Extra strings read as missing (empty cells are always missing).
     """

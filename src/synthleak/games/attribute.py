@@ -35,8 +35,10 @@ highest score wins; the accuracy baseline is ``1 / C``. AUC is reported for bina
 
 References
 ----------
-004_04ca927b97784c30.txt §4.1 (game), §4.2-4.3 (attacks), §5.3 (utility), §6 (experiments:
-n = 1000, 500 games, m from 10 to 10^6, Acc_max in §6.4), §7.6 (non-binary secrets).
+Annamalai et al. (2024a), "A linear reconstruction approach for attribute inference attacks
+against synthetic data", USENIX Security, Sec. 4.1 (game), Sec. 4.2-4.3 (attacks), Sec. 5.3
+(utility), Sec. 6 (experiments: n = 1000, 500 games, m from 10 to 10^6, Acc_max in Sec. 6.4),
+Sec. 7.6 (non-binary secrets).
 """
 
 from __future__ import annotations
@@ -343,7 +345,7 @@ class AttributeGame:
 
     References
     ----------
-    004_04ca927b97784c30.txt §4.1, §6.
+    Annamalai et al. (2024a), Sec. 4.1 and 6.
     """
 
     def __init__(

@@ -1,6 +1,6 @@
 """Full-dataset membership risk map: a membership-inference AUC for every record of a dataset.
 
-The paper (000) ranks records by the vulnerability score ``V_k`` because running a query-based
+Meeus et al. (2023) rank records by the vulnerability score ``V_k`` because running a query-based
 MIA for every record was too expensive for it (§4, §5.5: 4,000 shadow datasets *per target*).
 This module runs it anyway, LiRA-style, with ONE shadow pool and ONE test pool shared by all
 records, and then checks how well ``V_k`` (and the rare-value and log-likelihood baselines)
@@ -39,11 +39,9 @@ gives the same map whatever the number of workers.
 
 References
 ----------
-Meeus et al., "Achilles' heels: vulnerable record identification in synthetic data publishing",
-000_d116d896359e1fe6.txt §3 (query-based MIA), §4 (vulnerability score ``V_k``, Definition 2),
-§5.2 (rare-value and log-likelihood baselines), Table 1 (parameters).
-Carlini et al., "Membership inference attacks from first principles" (LiRA; shared shadow models,
-each record IN half of the datasets).
+Meeus et al. (2023), Sec. 3 (query-based MIA), Sec. 4 (vulnerability score ``V_k``, Definition 2),
+Sec. 5.2 (rare-value and log-likelihood baselines), Table 1 (parameters). Carlini et al. (2022)
+(LiRA; shared shadow models, each record IN half of the datasets).
 """
 
 from __future__ import annotations

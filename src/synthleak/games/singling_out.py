@@ -33,11 +33,12 @@ We also fit by least squares with ``w_eff`` scanned on a log grid instead of a l
 
 References
 ----------
-Giomi, Boenisch, Wehmeyer, Tasnádi, "A unified framework for quantifying privacy risk in
-synthetic data", PoPETs 2023 (Anonymeter), Sec. 3 (risk estimation), Sec. 4.1 (singling out),
+Giomi et al. (2023), "A unified framework for quantifying privacy risk in synthetic data",
+PoPETs (Anonymeter), Sec. 3 (risk estimation), Sec. 4.1 (singling out),
 Sec. 4.2 (linkability).
-Cohen and Nissim, "Towards formalizing the GDPR's notion of singling out", PNAS 2020.
-``../shared/papers/003_9d8c578e19560239.txt`` (contrastive singling out, Table 1).
+Cohen and Nissim (2020), "Towards formalizing the GDPR's notion of singling out", PNAS.
+Plasencia Palacios (2024), "Contrastive Learning-Based privacy metrics in Tabular Synthetic
+Datasets" (contrastive singling out, Table 1).
 """
 
 from __future__ import annotations
@@ -317,7 +318,7 @@ class SinglingOutGame:
 
     References
     ----------
-    Giomi et al. 2023 (Anonymeter), Secs. 3 and 4.1.
+    Giomi et al. (2023) (Anonymeter), Secs. 3 and 4.1.
     """
 
     def __init__(
@@ -409,7 +410,7 @@ class LinkabilityGame:
 
     References
     ----------
-    Giomi et al. 2023 (Anonymeter), Secs. 3 and 4.2.
+    Giomi et al. (2023) (Anonymeter), Secs. 3 and 4.2.
     """
 
     def __init__(

@@ -13,7 +13,8 @@ attributes) is counted with one ``bincount`` over mixed-radix cell keys.
 
 References
 ----------
-004_04ca927b97784c30.txt §5.3 (5.3.1 MRE_{>10}, 5.3.2 3-TVD).
+Annamalai et al. (2024a), "A linear reconstruction approach for attribute inference attacks
+against synthetic data", USENIX Security, Sec. 5.3 (5.3.1 MRE_{>10}, 5.3.2 3-TVD).
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def mre_gt10(
 
     References
     ----------
-    004_04ca927b97784c30.txt §5.3.1.
+    Annamalai et al. (2024a), Sec. 5.3.1.
     """
     o, s, sizes = _codes(original, synthetic, bins)
     marg = random_marginals(len(sizes), k, n_marginals, rng=rng)
@@ -142,7 +143,7 @@ def tvd_k(
 
     References
     ----------
-    004_04ca927b97784c30.txt §5.3.2.
+    Annamalai et al. (2024a), Sec. 5.3.2.
     """
     o, s, sizes = _codes(original, synthetic, bins)
     marg = random_marginals(len(sizes), k, n_marginals, rng=rng)

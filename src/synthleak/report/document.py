@@ -1,8 +1,10 @@
 """The report as a small document model, built from an :class:`~synthleak.results.AuditResult`.
 
 :func:`build_document` decides what the report says (executive summary, findings, records at
-risk, membership per target, utility, assumptions, notes, reproducibility); the HTML and Markdown
-writers only lay it out.
+risk, membership per target, utility, assumptions, notes, references, reproducibility); the HTML,
+Markdown and JSON writers only lay it out. The text cites works by author and year
+(:func:`synthleak.references.cite`); the References section lists the full entries of exactly the
+works the text cites (:func:`cited_references`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from synthleak.references import REFERENCES, Reference, cite
 from synthleak.report import plots
 from synthleak.results import AuditResult, Finding, MetricKind, Verdict
 
@@ -54,6 +57,7 @@ class Section:
 class Document:
     title: str
     sections: list[Section]
+    references: tuple[Reference, ...] = ()  # the works the text cites, as listed in the report
 
 
 def _fmt(x: Any, digits: int = 3) -> str:
@@ -169,7 +173,9 @@ def _findings(result: AuditResult) -> Section:
             )
         )
         for f in result.findings:
-            sec.blocks.append(Paragraph(f"{f.title}: {f.explanation()}"))
+            method = _method(f.key)
+            text = f"{f.title}: {f.explanation()}"
+            sec.blocks.append(Paragraph(f"{text} Method: {method}." if method else text))
             roc = f.details.get("roc")
             if roc:
                 curve = [{"row": "all", "attacks": {f.key: {"roc": roc, "auc": f.estimate.value}}}]
@@ -185,13 +191,39 @@ def _findings(result: AuditResult) -> Section:
     return sec
 
 
+#: The work (and location) each attack of a finding follows, by the prefix of the finding key.
+_METHODS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("singling_out.contrastive", (("plasencia2024", "Sec. 2"), ("giomi2023", "Sec. 4.1"))),
+    ("singling_out", (("giomi2023", "Sec. 4.1"),)),
+    ("linkability", (("giomi2023", "Sec. 4.2"),)),
+    ("membership.closest_record", (("meeus2023", "Sec. 3"), ("giomi2023", "Sec. 3"))),
+    ("membership.groundhog", (("stadler2022", ""), ("meeus2023", "Sec. 2.3"))),
+    ("membership.attention", (("meeus2023", "appendix A"),)),
+    ("membership.query", (("meeus2023", "Sec. 5.1"),)),
+    ("membership", (("meeus2023", "Sec. 2.3"),)),
+    ("attribute.recon", (("annamalai2024linear", "Sec. 4.2"),)),
+    ("aia.recon", (("annamalai2024linear", "Sec. 4.2"),)),
+    ("attribute", (("annamalai2024linear", "Sec. 4.1 and 4.3"),)),
+    ("aia", (("annamalai2024linear", "Sec. 4.1 and 4.3"),)),
+)
+
+
+def _method(key: str) -> str:
+    """Author-year citation of the method behind a finding, or "" for an unknown attack."""
+    for prefix, works in _METHODS:
+        if key == prefix or key.startswith(prefix + "."):
+            return "; ".join(cite(k, where or None) for k, where in works)
+    return ""
+
+
 def _records(result: AuditResult) -> Section:
     v = result.vulnerability
     sec = Section("Records at risk", "records")
+    where = "Sec. 6.4, eq. 6" if v.get("metric") == "minkowski" else "eq. 5"
     sec.blocks.append(
         Paragraph(
             f"Vulnerability score: method '{v.get('method')}', k = {v.get('k')}, metric "
-            f"'{v.get('metric')}' (000_d116d896359e1fe6.txt eq. 5): the mean distance from a record "
+            f"'{v.get('metric')}' ({cite('meeus2023', where)}): the mean distance from a record "
             "to its k nearest neighbours. Higher means more isolated and more at risk."
         )
     )
@@ -233,7 +265,8 @@ def _membership(result: AuditResult) -> Section | None:
             f"Black-box shadow modelling against generator '{mem.get('generator')}': "
             f"{cfg.get('shadows', '?')} shadow datasets and {cfg.get('tests', '?')} test datasets of "
             f"{cfg.get('n', '?')} records, releasing {cfg.get('m', '?')} synthetic records. Targets are "
-            "the most vulnerable records and, as a control, randomly chosen ones."
+            "the most vulnerable records and, as a control, randomly chosen ones "
+            f"({cite('meeus2023', 'Sec. 2.3 and 4')})."
         )
     )
     targets = mem["targets"]
@@ -286,8 +319,8 @@ def _membership(result: AuditResult) -> Section | None:
         Figure(
             "auc_boxplots",
             plots.auc_boxplots(targets),
-            "Membership AUC per selection method and attack (as Fig. 1 of 000_d116d896359e1fe6.txt); "
-            "the dashed line is a coin flip.",
+            "Membership AUC per selection method and attack (as "
+            f"{cite('meeus2023', 'Fig. 1')}); the dashed line is a coin flip.",
         )
     )
     return sec
@@ -305,7 +338,8 @@ def _riskmap(result: AuditResult) -> Section | None:
         Paragraph(
             f"Every one of the {len(recs)} records of the private dataset was attacked with shadow "
             f"models of generator '{cfg.get('generator')}' ({cfg.get('n_shadow')} shadow and "
-            f"{cfg.get('n_test')} test datasets; each record IN about half of them). Mean AUC "
+            f"{cfg.get('n_test')} test datasets; each record IN about half of them, after "
+            f"{cite('carlini2022')}). Mean AUC "
             f"{_fmt(summ.get('auc_mean'))} (s.d. {_fmt(summ.get('auc_sd'))})."
         )
     )
@@ -320,7 +354,8 @@ def _riskmap(result: AuditResult) -> Section | None:
                 plots.auc_vs_score(
                     aucs, [r["vulnerability"] for r in recs], "vulnerability score V_k"
                 ),
-                "Per-record AUC against the vulnerability score V_k (eq. 5 of 000).",
+                "Per-record AUC against the vulnerability score V_k "
+                f"({cite('meeus2023', 'eq. 5')}).",
             )
         )
     val = summ.get("validation", {})
@@ -382,9 +417,9 @@ def _utility(result: AuditResult) -> Section | None:
         sec.blocks.append(
             Paragraph(
                 "How well the synthetic data keeps the statistics of the original "
-                "(004_04ca927b97784c30.txt §5.3): MRE>10 is the mean relative error of random 3-way "
-                "marginal counts above 10, 3-TVD the average total variation distance of 3-way "
-                "marginals. Lower is better for both."
+                f"({cite('annamalai2024linear', 'Sec. 5.3')}): MRE>10 is the mean relative error "
+                "of random 3-way marginal counts above 10, 3-TVD the average total variation "
+                "distance of 3-way marginals. Lower is better for both."
             )
         )
         sec.blocks.append(
@@ -395,7 +430,7 @@ def _utility(result: AuditResult) -> Section | None:
             Figure(
                 "privacy_utility",
                 plots.privacy_utility(result.privacy_utility),
-                "Privacy against utility (as Fig. 5 of 004_04ca927b97784c30.txt).",
+                f"Privacy against utility (as {cite('annamalai2024linear', 'Fig. 5')}).",
             )
         )
     return sec
@@ -443,8 +478,44 @@ def _footer(result: AuditResult) -> Section:
     return sec
 
 
+def _texts(sections: list[Section]) -> list[str]:
+    out: list[str] = []
+    for sec in sections:
+        out.append(sec.title)
+        for b in sec.blocks:
+            if isinstance(b, Paragraph):
+                out.append(b.text)
+            elif isinstance(b, Bullets):
+                out.extend(b.items)
+            elif isinstance(b, TableBlock):
+                out += [b.caption, *b.header, *(c for r in b.rows for c in r)]
+            elif isinstance(b, Figure):
+                out.append(b.caption)
+    return out
+
+
+def cited_references(sections: list[Section]) -> tuple[Reference, ...]:
+    """The works whose author-year form (:attr:`Reference.short`) the text of ``sections`` uses.
+
+    Sorted by author and year, as :func:`synthleak.references.entries`. Scanning the text (rather
+    than keeping a separate list) keeps the References section in step with what the report says,
+    including citations in text that other modules write (finding explanations, notes).
+    """
+    text = "\n".join(_texts(sections))
+    refs = [r for r in REFERENCES.values() if r.short in text]
+    return tuple(sorted(refs, key=lambda r: (r.short, r.key)))
+
+
+def _references(refs: tuple[Reference, ...]) -> Section | None:
+    if not refs:
+        return None
+    sec = Section("References", "references")
+    sec.blocks.append(Bullets(tuple(f"{r.short}: {r.entry()}" for r in refs)))
+    return sec
+
+
 def build_document(result: AuditResult) -> Document:
-    """The report's content, in reading order."""
+    """The report's content, in reading order; the References section lists the works cited."""
     parts = [
         _summary(result),
         _findings(result),
@@ -454,9 +525,13 @@ def build_document(result: AuditResult) -> Document:
         _utility(result),
         _assumptions(result),
         _notes(result),
-        _footer(result),
     ]
-    return Document("synthleak privacy audit", [p for p in parts if p is not None])
+    body = [p for p in parts if p is not None]
+    refs = cited_references(body)
+    sections = [*body, _references(refs), _footer(result)]
+    return Document(
+        "synthleak privacy audit", [s for s in sections if s is not None], references=refs
+    )
 
 
 __all__ = [
@@ -468,4 +543,5 @@ __all__ = [
     "Section",
     "TableBlock",
     "build_document",
+    "cited_references",
 ]

@@ -63,7 +63,7 @@ def roc_curves(targets: Sequence[dict[str, Any]], attack: str) -> bytes:
 
 
 def auc_boxplots(targets: Sequence[dict[str, Any]]) -> bytes:
-    """AUC per selection method and attack (Fig. 1 of 000_d116d896359e1fe6.txt)."""
+    """AUC per selection method and attack (as Fig. 1 of Meeus et al. (2023))."""
     attacks = sorted({a for t in targets for a in t.get("attacks", {})})
     methods = sorted({t.get("selected_by", "?") for t in targets})
     fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(methods) * max(1, len(attacks))), 3.6))
@@ -94,7 +94,7 @@ def auc_boxplots(targets: Sequence[dict[str, Any]]) -> bytes:
 
 
 def privacy_utility(points: Sequence[dict[str, Any]]) -> bytes:
-    """Privacy against utility (Fig. 5 of 004_04ca927b97784c30.txt): one panel per utility metric."""
+    """Privacy against utility (as Fig. 5 of Annamalai et al. (2024a)), one panel per metric."""
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True)
     for ax, key, name in zip(
         axes,
