@@ -460,6 +460,14 @@ _ALL = (
         1996,
         doi="10.24432/C5XW20",
     ),
+    _ref(
+        "kairouz2015",
+        "Peter Kairouz; Sewoong Oh; Pramod Viswanath",
+        "The Composition Theorem for Differential Privacy",
+        "International Conference on Machine Learning (ICML)",
+        2015,
+        arxiv="1311.0776",
+    ),
 )
 
 REFERENCES: dict[str, Reference] = {r.key: r for r in _ALL}

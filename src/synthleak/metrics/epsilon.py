@@ -17,8 +17,8 @@ Formulas
 --------
 For a test "member if score >= threshold" with true-positive rate TPR and false-positive rate
 FPR, (epsilon, delta)-DP implies ``TPR <= e^eps FPR + delta`` and ``1 - FPR <= e^eps (1 - TPR) +
-delta`` (Kairouz et al.'s hypothesis-testing form, as used by Jagielski et al. 2020, Sec. 3).
-Hence, with one-sided Clopper-Pearson bounds ``TPR_lb`` and ``FPR_ub``::
+delta`` (the hypothesis-testing form of DP of Kairouz et al. 2015, as used by Jagielski et al.
+2020). Hence, with one-sided Clopper-Pearson bounds ``TPR_lb`` and ``FPR_ub``::
 
     eps_lb = max(0, ln((TPR_lb - delta) / FPR_ub), ln((1 - FPR_ub - delta) / (1 - TPR_lb)))
 
@@ -40,12 +40,23 @@ the bound is computed on inflates it: the maximum of many 95 % lower bounds is n
 bound. :func:`empirical_epsilon` therefore splits the trials (test datasets) at random, seeded by
 ``rng``, into a SELECTION split (default half of them) and a disjoint EVALUATION split. The
 candidate, the threshold and the direction are chosen on the selection split only; the bound, the
-ceiling and the verdict are computed on the evaluation split only. The split is stratified by
-IN/OUT label, so each class is halved exactly; when several targets share the same test datasets
-(a shared pool, where one dataset is IN for one target and OUT for another), the datasets are
-split as whole units (a dataset never serves both splits) and only datasets with one label for
-every candidate are stratified. The ceiling is that of the evaluation split: with 200 test
-datasets per class the evaluation split holds 100, so the ceiling at 95 % is about 3.3.
+ceiling and the verdict are computed on the evaluation split only. A test dataset never serves
+both splits, also when several targets share it (a shared pool, where one dataset is IN for one
+target and OUT for another). The split is stratified by pool and label, so a candidate with its
+own pool has each class halved exactly; in a shared pool with several targets the datasets are
+halved at random and each class is halved approximately. The ceiling is that of the evaluation
+split: with 200 test datasets per class the evaluation split holds 100, so the ceiling at 95 % is
+about 3.3 (replace-one neighbours, delta = 0).
+
+Gaussian DP
+-----------
+mu is estimated from the whole ROC curve of the attack with the highest AUC on the selection
+split, through its evaluation-split AUC: every test against a mu-GDP mechanism has an AUC of at
+most ``Phi(mu / sqrt 2)``, so ``sqrt 2 Phi^-1(AUC)`` is the smallest mu consistent with the attack.
+Its interval is an approximate score interval under the equal-variance binormal model
+(:func:`gdp_mu_interval`). ``mu_epsilon`` converts mu to epsilon at the stated delta; it extrapolates
+the whole Gaussian trade-off curve, so it is an estimate for mechanisms that behave like the
+Gaussian mechanism, not a bound, and the verdict never rests on it.
 
 Neighbouring datasets
 ---------------------
@@ -55,8 +66,9 @@ record ("unbounded" DP); by group privacy such a guarantee (eps, delta) only giv
 (2 eps, (1 + e^eps) delta) for a substitution, and mu-GDP gives 2 mu-GDP. Comparing a
 substitution bound with an add/remove claim directly would report false violations (a factor of
 two in epsilon), so every figure is converted to the relation of the claim (``neighbouring``):
-for an add/remove claim the reported lower bound is the largest ``e`` with
-``2 e <= eps_lb((1 + e^e) delta)`` and mu is halved. The default is the conservative add/remove.
+for an add/remove claim the reported lower bound is the ``e`` solving
+``2 e = eps_lb((1 + e^e) delta)`` (every smaller add/remove epsilon is refuted at the stated
+confidence), and mu is halved. The default is the conservative add/remove.
 
 Notes
 -----
@@ -68,11 +80,11 @@ training (shadow) datasets, as in :mod:`synthleak.games.membership`.
 
 References
 ----------
-Jagielski, Ullman and Oprea (2020), Sec. 3 and Algorithm 2 (Clopper-Pearson epsilon bounds).
-Nasr et al. (2021), Sec. 3 (lower bounds from membership tests). Nasr et al. (2023) (Gaussian DP
-auditing). Dong, Roth and Su (2022), Cor. 2.13 (GDP to (eps, delta)) and Thm 2.14 (group privacy).
-Annamalai, Ganev and De Cristofaro (2024) (auditing DP synthetic-data generators; threshold chosen
-on a held-out split). Clopper and Pearson (1934).
+Jagielski et al. (2020) (Clopper-Pearson epsilon bounds). Kairouz et al. (2015) (hypothesis
+testing form of DP). Nasr et al. (2021) (lower bounds from membership tests). Nasr et al. (2023)
+(Gaussian DP auditing). Dong et al. (2022), Corollary 1 (GDP to (eps, delta)) and group privacy
+of GDP. Annamalai et al. (2024b) (auditing DP synthetic-data generators; threshold chosen on a
+held-out split). Clopper and Pearson (1934).
 """
 
 from __future__ import annotations
@@ -275,7 +287,7 @@ def epsilon_lower_bound(
 
     References
     ----------
-    Jagielski, Ullman and Oprea (2020), Sec. 3; Nasr et al. (2021), Sec. 3.
+    Jagielski et al. (2020); Nasr et al. (2021); Kairouz et al. (2015).
     """
     d = _check_delta(delta)
     claim, game = _relations(neighbouring, game_neighbouring)
@@ -361,7 +373,7 @@ def trials_needed(
 
 
 def gdp_delta(mu: float, epsilon: float) -> float:
-    """The delta at which mu-GDP implies (epsilon, delta)-DP (Dong, Roth and Su 2022, Cor. 2.13).
+    """The delta at which mu-GDP implies (epsilon, delta)-DP (Dong et al. 2022, Corollary 1).
 
     ``delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)``.
     """
@@ -383,7 +395,7 @@ def gdp_epsilon(mu: float, delta: float) -> float:
 
     References
     ----------
-    Dong, Roth and Su (2022), Cor. 2.13; Nasr et al. (2023).
+    Dong et al. (2022), Corollary 1; Nasr et al. (2023).
     """
     from scipy.optimize import brentq
 
@@ -413,7 +425,7 @@ def gdp_mu_from_auc(auc_value: float) -> float:
 
     References
     ----------
-    Dong, Roth and Su (2022), Sec. 2 (Gaussian trade-off function).
+    Dong et al. (2022) (the Gaussian trade-off function).
     """
     from scipy.special import ndtri
 
@@ -896,8 +908,8 @@ def empirical_epsilon(
 
     References
     ----------
-    Jagielski, Ullman and Oprea (2020); Nasr et al. (2021, 2023); Dong, Roth and Su (2022);
-    Annamalai, Ganev and De Cristofaro (2024).
+    Jagielski et al. (2020); Nasr et al. (2021, 2023); Dong et al. (2022);
+    Annamalai et al. (2024b).
     """
     from scipy.special import ndtr
 
