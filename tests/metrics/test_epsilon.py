@@ -439,3 +439,18 @@ def test_mu_estimate_on_a_gaussian_mechanism() -> None:
     # add/remove claim: mu halves (group privacy)
     ar = empirical_epsilon(s, y, rng=np.random.default_rng(12), delta=1e-5)
     assert ar.mu == pytest.approx(gdp_mu_from_auc(ar.auc) / 2)
+
+
+def test_binormal_auc_variance_matches_the_bivariate_normal() -> None:
+    from scipy.stats import multivariate_normal
+
+    from synthleak.metrics.epsilon import _binormal_auc_var
+
+    for mu in (-3.0, -0.5, 0.0, 1.0, 4.0):
+        h = mu / math.sqrt(2)
+        q = multivariate_normal(mean=[0, 0], cov=[[1, 0.5], [0.5, 1]]).cdf([h, h])
+        a = norm.cdf(h)
+        ref = (a * (1 - a) + (40 - 1 + 90 - 1) * (q - a * a)) / (40 * 90)
+        got_a, got_v = _binormal_auc_var(mu, 40, 90)
+        assert got_a == pytest.approx(a, rel=1e-12)
+        assert got_v == pytest.approx(ref, rel=1e-5)

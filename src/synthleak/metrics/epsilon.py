@@ -191,6 +191,11 @@ def clopper_pearson(
     return lo, hi
 
 
+def _cp(k: int, n: int, confidence: float) -> tuple[float, float]:
+    lo, hi = clopper_pearson(k, n, confidence)
+    return float(lo), float(hi)
+
+
 def _cp_tables(n: int, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper Clopper-Pearson ends for every count 0..n."""
     lo, hi = clopper_pearson(np.arange(n + 1), n, confidence)
@@ -439,19 +444,21 @@ def _binormal_auc_var(mu: float, n_pos: int, n_neg: int) -> tuple[float, float]:
 
     ``Var = [A(1-A) + (n_pos - 1)(Q - A^2) + (n_neg - 1)(Q - A^2)] / (n_pos n_neg)`` with
     ``A = Phi(h)``, ``Q = Phi_2(h, h; 1/2) = Phi(h) - 2 T(h, 1/sqrt 3)``, ``h = mu / sqrt 2`` (two
-    comparisons sharing one score are correlated 1/2; T is Owen's function). ``Q - A^2`` is
-    computed as ``R - B^2`` with ``B = 1 - A`` and ``R = Phi_2(-h, -h; 1/2)`` to keep precision
-    near AUC 0 or 1.
+    comparisons sharing one score are correlated 1/2; T is Owen's function). ``Q - A^2`` is even
+    in ``h`` and is computed as ``R - B^2`` with ``B = Phi(-|h|)`` and ``R = Phi_2(-|h|, -|h|;
+    1/2)``, which keeps its precision near AUC 0 or 1.
     """
     from scipy.special import ndtr, owens_t
 
     h = mu / _SQRT2
-    a_t = 1.0 / math.sqrt(3.0)
     big_a = float(ndtr(h))
-    b = float(ndtr(-h))
-    r = b - 2.0 * float(owens_t(-h, a_t))  # Phi_2(-h, -h; 1/2)
+    # the covariance term is even in mu (swapping IN and OUT); take the side where it is a
+    # difference of small numbers
+    hh = abs(h)
+    b = float(ndtr(-hh))
+    r = b - 2.0 * float(owens_t(hh, 1.0 / math.sqrt(3.0)))  # Phi_2(-hh, -hh; 1/2)
     cov = max(r - b * b, 0.0)
-    var = (big_a * b + (n_pos - 1 + n_neg - 1) * cov) / (n_pos * n_neg)
+    var = (big_a * (1.0 - big_a) + (n_pos - 1 + n_neg - 1) * cov) / (n_pos * n_neg)
     return big_a, var
 
 
@@ -969,17 +976,17 @@ def empirical_epsilon(
     bounds: dict[str, float] = {}
     ceilings: dict[str, float] = {}
     for level in sorted({*CONFIDENCES, c}):
-        tpr_lb, _ = clopper_pearson(tp, n_in, level)
-        _, fpr_ub = clopper_pearson(fp, n_out, level)
-        top_lb, _ = clopper_pearson(n_in, n_in, level)
-        _, zero_ub = clopper_pearson(0, n_out, level)
+        tpr_lb, _ = _cp(tp, n_in, level)
+        _, fpr_ub = _cp(fp, n_out, level)
+        top_lb, _ = _cp(n_in, n_in, level)
+        _, zero_ub = _cp(0, n_out, level)
         bounds[f"{level:g}"] = _to_claim_scale(tpr_lb, fpr_ub, d, game_nb, claim_nb)
         ceilings[f"{level:g}"] = _to_claim_scale(top_lb, zero_ub, d, game_nb, claim_nb)
     lower, ceiling = bounds[f"{c:g}"], ceilings[f"{c:g}"]
-    tpr_ci = clopper_pearson(tp, n_in, c)
-    fpr_ci = clopper_pearson(fp, n_out, c)
-    sel_tpr_lb, _ = clopper_pearson(best_choice.tp, best_choice.n_pos, c)
-    _, sel_fpr_ub = clopper_pearson(best_choice.fp, best_choice.n_neg, c)
+    tpr_ci = _cp(tp, n_in, c)
+    fpr_ci = _cp(fp, n_out, c)
+    sel_tpr_lb, _ = _cp(best_choice.tp, best_choice.n_pos, c)
+    _, sel_fpr_ub = _cp(best_choice.fp, best_choice.n_neg, c)
 
     # Gaussian-DP mu from the AUC of the best-AUC candidate on the evaluation split
     s_mu, y_mu = checked[best_auc_key]
@@ -1022,15 +1029,13 @@ def empirical_epsilon(
         fp=fp,
         tpr=tp / n_in,
         fpr=fp / n_out,
-        tpr_ci=(float(tpr_ci[0]), float(tpr_ci[1])),
-        fpr_ci=(float(fpr_ci[0]), float(fpr_ci[1])),
+        tpr_ci=tpr_ci,
+        fpr_ci=fpr_ci,
         n_selection_in=best_choice.n_pos,
         n_selection_out=best_choice.n_neg,
         n_evaluation_in=n_in,
         n_evaluation_out=n_out,
-        selection_lower_bound=_to_claim_scale(
-            float(sel_tpr_lb), float(sel_fpr_ub), d, game_nb, claim_nb
-        ),
+        selection_lower_bound=_to_claim_scale(sel_tpr_lb, sel_fpr_ub, d, game_nb, claim_nb),
         mu_ci=mu_ci,
         mu_epsilon=gdp_epsilon(mu, d),
         mu_epsilon_ci=(gdp_epsilon(mu_ci[0], d), gdp_epsilon(mu_ci[1], d)),
