@@ -501,6 +501,14 @@ _ALL = (
         2013,
         arxiv="1210.2381",
     ),
+    _ref(
+        "kairouz2015",
+        "Peter Kairouz; Sewoong Oh; Pramod Viswanath",
+        "The Composition Theorem for Differential Privacy",
+        "International Conference on Machine Learning (ICML)",
+        2015,
+        arxiv="1311.0776",
+    ),
 )
 
 REFERENCES: dict[str, Reference] = {r.key: r for r in _ALL}
