@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from synthleak.data.schema import Schema
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.games.membership import MembershipResult
 from synthleak.games.riskmap import RiskMapResult
@@ -172,11 +173,15 @@ def riskmap_finding(
 
 
 def audit_result_from(
-    result: MembershipResult | RiskMapResult, *, source: str, command_line: str, seed: int = 0
+    result: MembershipResult | RiskMapResult,
+    *,
+    schema: Schema,
+    source: str,
+    command_line: str,
+    seed: int = 0,
 ) -> AuditResult:
     """An :class:`AuditResult` holding one game's result (``synthleak report RUN_DIR``)."""
-    from synthleak.audit import BUDGETS, Budget, _versions
-    from synthleak.data.schema import Schema
+    from synthleak.pipeline import BUDGETS, Budget, _versions
     from synthleak.runtime import stream_rng
 
     rng = stream_rng(seed, "report.findings")
@@ -218,7 +223,7 @@ def audit_result_from(
     )
     return AuditResult(
         config=config,
-        schema=Schema(()),
+        schema=schema,
         stages=(stage,),
         findings=assess([finding]),
         **sections,  # type: ignore[arg-type]

@@ -263,6 +263,7 @@ class StageStatus(StrEnum):
 
     MEASURED = "measured"
     NOT_MEASURED = "not measured"
+    NOT_APPLICABLE = "not applicable"
     FAILED = "failed"
 
 
@@ -291,7 +292,7 @@ class StageRecord(Result):
 
 @dataclass(frozen=True, repr=False)
 class BudgetPlan(Result):
-    """Sizes behind a budget (see :data:`synthleak.audit.BUDGETS`)."""
+    """Sizes behind a budget (see :data:`synthleak.pipeline.BUDGETS`)."""
 
     n_attacks: int  # singling-out predicates, linkability targets, no-box members/non-members
     mia_targets: int  # most vulnerable records attacked with shadow models
@@ -429,8 +430,10 @@ class AuditResult(Result):
         return max(measured, key=excess)
 
     def not_measured(self) -> tuple[StageRecord, ...]:
-        """The stages that did not run or failed."""
-        return tuple(s for s in self.stages if s.status is not StageStatus.MEASURED)
+        """The stages that could not run (an input missing) or failed."""
+        return tuple(
+            s for s in self.stages if s.status in (StageStatus.NOT_MEASURED, StageStatus.FAILED)
+        )
 
     def findings_frame(self) -> pd.DataFrame:
         """One row per finding: key, title, value, interval, baseline, verdict."""

@@ -8,11 +8,13 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 def test_every_plot_is_a_png(sample_result: AuditResult) -> None:
     v = sample_result.vulnerability
-    targets = sample_result.membership["targets"]  # type: ignore[index]
+    mem = sample_result.membership
+    assert v is not None and mem is not None
+    roc = mem.targets[0].attacks["query"].roc()
     for png in (
-        plots.vulnerability_distribution(v["scores"], [r["score"] for r in v["top"]]),
-        plots.roc_curves(targets, "query"),
-        plots.auc_boxplots(targets),
+        plots.vulnerability_distribution(v.scores, [r.score for r in v.top]),
+        plots.roc_curves([("row 17", roc.fpr, roc.tpr, 0.9)], "query"),
+        plots.auc_boxplots([(t.selected_by, "query", 0.7) for t in mem.targets]),
         plots.privacy_utility(sample_result.privacy_utility),
     ):
         assert png.startswith(PNG) and len(png) > 5000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -12,7 +12,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from synthleak.audit import Budget, audit
 from synthleak.cli.app import app
 from synthleak.cli.common import (
     CategoricalOpt,
@@ -23,11 +22,15 @@ from synthleak.cli.common import (
     SeedOpt,
     WorkersOpt,
     load_cli_tables,
+    make_runtime,
     split_list,
 )
+from synthleak.data.schema import Schema
 from synthleak.errors import InputError
+from synthleak.findings import audit_result_from
+from synthleak.pipeline import Budget, audit
 from synthleak.report import write_report
-from synthleak.results import AuditResult
+from synthleak.results import AuditResult, load_result
 
 _console = Console(stderr=True, soft_wrap=True)
 
@@ -43,7 +46,18 @@ def _logger() -> Callable[[str], None]:
 
 def _check_out_dir(out: Path) -> None:
     if out.exists() and not out.is_dir():
-        raise InputError(f"--out {out} is a file: give a directory for the report")
+        raise InputError(f"--out-dir {out} is a file: give a directory for the report")
+    if not out.absolute().parent.is_dir():
+        raise InputError(f"the folder {out.parent} of --out-dir does not exist: create it first")
+
+
+def command_line() -> str:
+    """The command as typed (for the reproducibility section of reports)."""
+    return " ".join(["synthleak", *sys.argv[1:]])
+
+
+def _has_finished_work(run: Path) -> bool:
+    return (run / "catalogue.sqlite").exists()
 
 
 def _run_audit(
@@ -59,12 +73,16 @@ def _run_audit(
     cluster: str | None,
     seed: int,
     out: Path,
+    show_records: bool = False,
     categorical: str | None = None,
     continuous: str | None = None,
     schema: Path | None = None,
     na_values: str | None = None,
 ) -> Path:
+    """Run the audit into ``out`` (created only for the run; removed again when the command
+    fails before any work was kept, so bad input leaves no folder behind)."""
     _check_out_dir(out)
+    runtime = make_runtime(workers=workers, run_dir=out / "run")
     sch, data = load_cli_tables(
         {"original": original, "synthetic": synthetic, "control": control},
         categorical=categorical,
@@ -75,33 +93,58 @@ def _run_audit(
     )
     loaded = data["original"]
     others = {name: d.table for name, d in data.items() if name != "original"}
+    client = None
+    if cluster is not None:  # fail fast on an unreachable scheduler, before any work
+        from synthleak.runtime.executor import connect_cluster
+
+        client = connect_cluster(cluster, timeout=5.0)
+        runtime = make_runtime(workers=workers, cluster=client, run_dir=out / "run")
     log = _logger()
     log(f"auditing {original}: {len(loaded.table)} records, {len(loaded.schema)} columns")
-    out.mkdir(parents=True, exist_ok=True)
-    result = audit(
-        loaded.frame,
-        synthetic=others.get("synthetic"),
-        control=others.get("control"),
-        generator=generator,
-        secret=secret,
-        quasi_ids=split_list(quasi_ids),
-        budget=budget,
-        schema=sch,
-        seed=seed,
-        workers=workers,
-        cluster=cluster,
-        run_dir=out / "run",
-        progress=True,
-        log=log,
-        sources={"original": original, "synthetic": synthetic or "", "control": control or ""},
-    )
-    paths = write_report(result, out)
+    created = not out.exists()
+    try:
+        result = audit(
+            loaded.frame,
+            synthetic=others.get("synthetic"),
+            control=others.get("control"),
+            generator=generator,
+            secret=secret,
+            quasi_ids=split_list(quasi_ids),
+            budget=budget,
+            schema=sch,
+            seed=seed,
+            runtime=runtime,
+            show_records=show_records,
+            log=log,
+            sources={
+                "original": original,
+                "synthetic": synthetic or "",
+                "control": control or "",
+            },
+            command_line=command_line(),
+        )
+        paths = write_report(result, out)
+    except BaseException:
+        if created and out.exists() and not _has_finished_work(out / "run"):
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    finally:
+        if client is not None:
+            client.close()
     log(f"report written: {paths['html']}")
     return paths["html"]
 
 
 BudgetOpt = Annotated[
     Budget, typer.Option("--budget", help="Compute spent: quick, standard or paper.")
+]
+ShowRecordsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--show-records",
+        help="Print the values of the most exposed records in the report (it then contains "
+        "personal data; by default only row numbers are shown).",
+    ),
 ]
 
 
@@ -113,8 +156,9 @@ def audit_cmd(
             "--original", help="The real data (CSV, CSV.GZ, Parquet or 'adult'/'adult-complete')."
         ),
     ],
-    out: Annotated[
-        Path, typer.Option("--out", help="Directory for report.html, report.json, report.md.")
+    out_dir: Annotated[
+        Path,
+        typer.Option("--out-dir", help="Directory for report.html, report.json, report.md."),
     ],
     synthetic: Annotated[
         str | None, typer.Option("--synthetic", help="The released synthetic data.")
@@ -136,6 +180,7 @@ def audit_cmd(
         str | None, typer.Option("--quasi-ids", help="Comma-separated columns the attacker knows.")
     ] = None,
     budget: BudgetOpt = Budget.STANDARD,
+    show_records: ShowRecordsOpt = False,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
     seed: SeedOpt = 0,
@@ -144,10 +189,10 @@ def audit_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
 ) -> None:
-    """Audit a synthetic release (or a generator) and write a report into --out.
+    """Audit a synthetic release (or a generator) and write a report into --out-dir.
 
-    Re-running the same command after an interruption resumes the shadow-model stage from
-    OUT/run.
+    Re-running the same command after an interruption resumes the shadow-model stages from
+    OUT_DIR/run.
     """
     html = _run_audit(
         original=original,
@@ -160,7 +205,8 @@ def audit_cmd(
         workers=workers,
         cluster=cluster,
         seed=seed,
-        out=out,
+        out=out_dir,
+        show_records=show_records,
         categorical=categorical,
         continuous=continuous,
         schema=schema,
@@ -171,7 +217,7 @@ def audit_cmd(
 
 @app.command("demo")
 def demo_cmd(
-    out: Annotated[Path, typer.Option("--out", help="Directory for the report.")] = Path(
+    out_dir: Annotated[Path, typer.Option("--out-dir", help="Directory for the report.")] = Path(
         "synthleak-demo"
     ),
     generator: Annotated[
@@ -193,43 +239,49 @@ def demo_cmd(
         workers=workers,
         cluster=None,
         seed=seed,
-        out=out,
+        out=out_dir,
     )
     typer.echo(str(html))
 
 
 def result_from_run_dir(run_dir: Path) -> AuditResult:
-    """An :class:`AuditResult` from a run directory (of ``audit``, ``mia`` or ``aia``)."""
+    """An :class:`AuditResult` from a run directory (of ``audit``, ``mia`` or ``riskmap``)."""
     if not run_dir.is_dir():
         raise InputError(f"{run_dir} is not a directory: give the --run-dir of a finished run")
     report = run_dir / "report.json"
-    if report.exists():
-        return AuditResult.from_json(report)
-    result = run_dir / "result.json"
-    if not result.exists():
+    path = report if report.exists() else run_dir / "result.json"
+    if not path.exists():
         raise InputError(
             f"{run_dir} holds no finished result (no result.json or report.json): "
             "re-run the original command to finish it"
         )
-    doc = json.loads(result.read_text())
-    from synthleak.results import from_run_result
-
-    return from_run_result(
-        doc, source=str(run_dir), command_line=" ".join(["synthleak", *sys.argv[1:]])
+    result = load_result(path)
+    if isinstance(result, AuditResult):
+        return result
+    schema_file = run_dir / "schema.json"
+    schema = Schema.from_json(schema_file) if schema_file.exists() else None
+    if schema is None:
+        raise InputError(f"{run_dir} has no schema.json: re-run the original command to finish it")
+    return audit_result_from(
+        result,  # type: ignore[arg-type]
+        schema=schema,
+        source=str(run_dir),
+        command_line=command_line(),
     )
 
 
 @app.command("report")
 def report_cmd(
     run_dir: Annotated[
-        Path, typer.Argument(help="Run directory of 'synthleak mia', 'aia' or 'audit'.")
+        Path, typer.Argument(help="Run directory of 'synthleak mia', 'riskmap' or 'audit'.")
     ],
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Directory for the report (default: RUN_DIR).")
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out-dir", help="Directory for the report (default: RUN_DIR)."),
     ] = None,
 ) -> None:
     """Rebuild report.html, report.json and report.md from a run directory."""
-    target = out or run_dir
+    target = out_dir or run_dir
     _check_out_dir(target)
     paths = write_report(result_from_run_dir(run_dir), target)
     typer.echo(str(paths["html"]))

@@ -509,6 +509,7 @@ class RiskMap:
             )
             if store is not None:
                 store.write_json("result.json", result.to_dict())
+                store.write_json("schema.json", json.loads(table.schema.to_json()))
             return result
         finally:
             if store is not None:

@@ -40,6 +40,7 @@ class TargetPart(Result):
     method: str
     n: int = 0
     rows: tuple[int, ...] = ()
+    label: str = ""
 
     def __post_init__(self) -> None:
         if self.method == ROWS:
@@ -56,8 +57,9 @@ class TargetPart(Result):
         if isinstance(self.n, bool) or int(self.n) != self.n or self.n < 1:
             raise InputError(f"the number of targets must be at least 1, got {self.n!r}")
 
-    def label(self) -> str:
-        return ROWS if self.method == ROWS else self.method
+    def name(self) -> str:
+        """How a target picked by this part was selected (``selected_by``)."""
+        return self.label or (ROWS if self.method == ROWS else self.method)
 
 
 @dataclass(frozen=True, repr=False)
@@ -98,9 +100,10 @@ class Targets(Result):
         return cls((TargetPart(TargetMethod.RANDOM.value, n),))
 
     @classmethod
-    def rows(cls, rows: Iterable[int]) -> Targets:
-        """These rows of the data (0-based)."""
-        return cls((TargetPart(ROWS, 0, tuple(int(r) for r in rows)),))
+    def rows(cls, rows: Iterable[int], *, label: str = "") -> Targets:
+        """These rows of the data (0-based); ``label`` names how they were chosen (default
+        ``rows``)."""
+        return cls((TargetPart(ROWS, 0, tuple(int(r) for r in rows), label),))
 
     def __add__(self, other: Targets) -> Targets:
         if not isinstance(other, Targets):
@@ -134,8 +137,8 @@ class Targets(Result):
                 if r not in labels:
                     rows.append(int(r))
                     labels[r] = []
-                if part.label() not in labels[r]:
-                    labels[r].append(part.label())
+                if part.name() not in labels[r]:
+                    labels[r].append(part.name())
         return ResolvedTargets(
             np.asarray(rows, dtype=np.int64), tuple("+".join(labels[r]) for r in rows)
         )

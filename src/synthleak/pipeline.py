@@ -45,11 +45,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthleak.data.schema import Schema, infer_schema
+from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.findings import membership_finding
-from synthleak.games.base import check_same_columns
+from synthleak.games.base import encode_parts
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import RiskEstimate, accuracy_estimate, auc_estimate, roc_curve
 from synthleak.metrics.utility import utility_report
@@ -98,6 +98,11 @@ CONTROL_NEEDED = (
     "a control set: real records of the same population that the generator never saw "
     "(pass control, or hold some records out before generating)"
 )
+SECRET_NEEDED = "a secret column to infer (secret)"
+GENERATOR_NEEDED = (
+    "the generator (a spec the audit can run many times, for shadow models); a release alone "
+    "is audited without it"
+)
 
 
 def _versions() -> dict[str, str]:
@@ -108,16 +113,6 @@ def _versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             continue
     return out
-
-
-def _as_table(data: pd.DataFrame | Table, schema: Schema, name: str) -> Table:
-    if isinstance(data, Table):
-        return data
-    if isinstance(data, pd.DataFrame):
-        return Table.from_frame(data, schema)
-    raise InputError(
-        f"{name} must be a pandas DataFrame or a synthleak Table, got {type(data).__name__}"
-    )
 
 
 @dataclass
@@ -153,22 +148,30 @@ class _Context:
 
 
 @dataclass(frozen=True)
+class Skip:
+    """Why a stage does not run: an input is missing (``needs``), or it does not apply."""
+
+    needs: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class Stage:
-    """A named stage: what it needs (``None`` when it can run) and what it does."""
+    """A named stage: why it cannot run (``None`` when it can) and what it does."""
 
     name: str
     title: str
-    needs: Callable[[_Context], str | None]
+    needs: Callable[[_Context], Skip | None]
     run: Callable[[_Context, np.random.Generator], None]
 
 
 # --- stages -------------------------------------------------------------------------------------
 
 
-def _needs_split(ctx: _Context) -> str | None:
+def _needs_split(ctx: _Context) -> Skip | None:
     if ctx.synthetic is not None or ctx.control is not None:
-        return "nothing: the release or the control set was given"
-    return None if ctx.generator is not None else "a generator"
+        return Skip(reason="the release or the control set was given")
+    return None
 
 
 def _split(ctx: _Context, rng: np.random.Generator) -> None:
@@ -184,10 +187,8 @@ def _split(ctx: _Context, rng: np.random.Generator) -> None:
     )
 
 
-def _needs_release(ctx: _Context) -> str | None:
-    if ctx.synthetic is not None:
-        return "nothing: the release was given"
-    return None if ctx.generator is not None else "a generator"
+def _needs_release(ctx: _Context) -> Skip | None:
+    return Skip(reason="the release was given") if ctx.synthetic is not None else None
 
 
 def _release(ctx: _Context, rng: np.random.Generator) -> None:
@@ -249,10 +250,10 @@ def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
     )
 
 
-def _needs_control(ctx: _Context) -> str | None:
+def _needs_control(ctx: _Context) -> Skip | None:
     if ctx.synthetic is None:
-        return "the synthetic release (or a generator to make one)"
-    return None if ctx.control is not None else CONTROL_NEEDED
+        return Skip(needs="the synthetic release (or a generator to make one)")
+    return None if ctx.control is not None else Skip(needs=CONTROL_NEEDED)
 
 
 def _risk_finding(key: str, title: str, res: Any, threat: ThreatModel) -> Finding:
@@ -348,11 +349,11 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
     )
 
 
-def _needs_release_aia(ctx: _Context) -> str | None:
+def _needs_release_aia(ctx: _Context) -> Skip | None:
     if ctx.secret is None:
-        return "a secret column (secret)"
+        return Skip(needs=SECRET_NEEDED)
     if ctx.generator is not None:
-        return "nothing: the attribute-inference game against the generator runs instead"
+        return Skip(reason="the attribute-inference game against the generator runs instead")
     return _needs_control(ctx)
 
 
@@ -386,7 +387,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
     )
     ctx.findings.append(
         Finding(
-            "attribute.release",
+            "attribute.recon.release",
             f"Attribute inference of '{ctx.secret}' by reconstruction (released data)",
             MetricKind.ACCURACY,
             est,
@@ -396,8 +397,10 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
     )
 
 
-def _needs_synthetic(ctx: _Context) -> str | None:
-    return None if ctx.synthetic is not None else "the synthetic release (or a generator)"
+def _needs_synthetic(ctx: _Context) -> Skip | None:
+    if ctx.synthetic is not None:
+        return None
+    return Skip(needs="the synthetic release (or a generator)")
 
 
 def _utility(ctx: _Context, rng: np.random.Generator) -> None:
@@ -409,10 +412,10 @@ def _utility(ctx: _Context, rng: np.random.Generator) -> None:
     )
 
 
-def _needs_generator_and_secret(ctx: _Context) -> str | None:
+def _needs_generator_and_secret(ctx: _Context) -> Skip | None:
     if ctx.secret is None:
-        return "a secret column (secret)"
-    return None if ctx.generator is not None else "the generator (its spec)"
+        return Skip(needs=SECRET_NEEDED)
+    return None if ctx.generator is not None else Skip(needs=GENERATOR_NEEDED)
 
 
 def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
@@ -492,8 +495,8 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         )
 
 
-def _needs_generator(ctx: _Context) -> str | None:
-    return None if ctx.generator is not None else "the generator (its spec), to run shadow models"
+def _needs_generator(ctx: _Context) -> Skip | None:
+    return None if ctx.generator is not None else Skip(needs=GENERATOR_NEEDED)
 
 
 def _membership(ctx: _Context, rng: np.random.Generator) -> None:
@@ -526,9 +529,9 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         f"{ctx.plan.shadows} shadow and {ctx.plan.tests} test datasets of {n} records through "
         f"'{ctx.generator}'"
     )
-    targets = Targets.rows(top)
+    targets = Targets.rows(top, label="distance")
     if controls:
-        targets = targets + Targets.rows(controls)
+        targets = targets + Targets.rows(controls, label="random")
     game = MembershipGame(
         ctx.generator,
         targets=targets,
@@ -541,16 +544,6 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
         res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime)
-    # name the selection: the first rows are the most vulnerable, the others the random controls
-    labels = ["distance"] * len(top) + ["random"] * len(controls)
-    from dataclasses import replace
-
-    res = replace(
-        res,
-        targets=tuple(
-            replace(t, selected_by=lab) for t, lab in zip(res.targets, labels, strict=True)
-        ),
-    )
     ctx.sections["membership"] = res
     ctx.findings.append(membership_finding(res, rng=rng))
 
@@ -582,10 +575,6 @@ STAGES: tuple[Stage, ...] = (
     ),
     Stage("membership", "Membership inference with shadow models", _needs_generator, _membership),
 )
-
-#: Stages whose "needs" only says they are not applicable (recorded as not measured but
-#: not listed among the missing inputs).
-_SETUP_STAGES = {"split", "release"}
 
 
 def audit(
@@ -673,18 +662,9 @@ def audit(
     if not 0 < control_fraction < 1:
         raise InputError(f"control_fraction must lie in (0, 1), got {control_fraction}")
     frame = original if isinstance(original, pd.DataFrame) else None
-    if not isinstance(original, pd.DataFrame | Table):
-        raise InputError(
-            f"original must be a pandas DataFrame or a synthleak Table, got "
-            f"{type(original).__name__}"
-        )
-    sch = schema or (original.schema if isinstance(original, Table) else infer_schema(original))
-    ori = _as_table(original, sch, "original")
-    syn = _as_table(synthetic, sch, "synthetic") if synthetic is not None else None
-    ctl = _as_table(control, sch, "control") if control is not None else None
-    for name, t in (("synthetic", syn), ("control", ctl)):
-        if t is not None:
-            check_same_columns(original=ori, **{name: t})
+    parts = {"original": original, "synthetic": synthetic, "control": control}
+    sch, tables = encode_parts({k: v for k, v in parts.items() if v is not None}, schema=schema)
+    ori, syn, ctl = tables["original"], tables.get("synthetic"), tables.get("control")
     if secret is not None and secret not in sch:
         raise InputError(
             f"secret {secret!r} is not a column: the columns are {', '.join(sch.names)}",
@@ -724,15 +704,6 @@ def audit(
                 f"(install with pip install 'synthleak[{extra}]')"
             )
     records = run_stages(ctx, STAGES)
-    missing = [
-        r for r in records if r.status is not StageStatus.MEASURED and r.name not in _SETUP_STAGES
-    ]
-    if missing and not any(
-        r.status is StageStatus.MEASURED
-        for r in records
-        if r.name not in ("split", "release", "vulnerability")
-    ):
-        ctx.notes.insert(0, "no attack could run on the inputs given: see the stages not measured")
     sources = sources or {}
     config = AuditConfig(
         original=sources.get("original", "original"),
@@ -770,10 +741,10 @@ def run_stages(ctx: _Context, stages: Sequence[Stage]) -> list[StageRecord]:
     """Run every stage that has its inputs; record what happened to each."""
     records = []
     for st in stages:
-        missing = st.needs(ctx)
-        if missing is not None:
-            status = StageStatus.NOT_MEASURED
-            records.append(StageRecord(st.name, st.title, status, "", missing))
+        skip = st.needs(ctx)
+        if skip is not None:
+            status = StageStatus.NOT_MEASURED if skip.needs else StageStatus.NOT_APPLICABLE
+            records.append(StageRecord(st.name, st.title, status, skip.reason, skip.needs))
             continue
         t0 = time.perf_counter()
         try:

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from synthleak import InputError, Table
-from synthleak.audit import BUDGETS, Budget, BudgetPlan, audit
-from synthleak.results import AuditResult, Verdict
+from synthleak.pipeline import BUDGETS, STAGES, Budget, BudgetPlan, audit
+from synthleak.results import AuditResult, StageStatus, Verdict
 
 TINY = BudgetPlan(
     n_attacks=150,
@@ -46,7 +46,7 @@ def test_release_equal_to_original_is_maximal_risk(split) -> None:
         f["attribute.recon.release"].estimate.value
         > f["attribute.recon.release"].details["control_accuracy"]
     )
-    assert r.utility is not None and r.utility["tvd3"] < 1e-9
+    assert r.utility is not None and r.utility.tvd3 < 1e-9
     assert r.worst_finding().verdict is Verdict.SEVERE  # type: ignore[union-attr]
 
 
@@ -68,30 +68,78 @@ def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
         "singling_out.univariate",
         "linkability",
         "membership.closest_record",
-        "membership.distance",
+        "membership.black_box",
     } <= keys
     assert any(k.startswith("attribute.recon.m") for k in keys)
-    assert a.membership is not None and len(a.membership["targets"]) == 2
+    assert a.membership is not None and len(a.membership.targets) == 2
+    assert [t.selected_by for t in a.membership.targets] == ["distance", "random"]
     assert a.privacy_utility and a.utility is not None
-    assert len(a.vulnerability["top"]) == 10 and a.vulnerability["top"][0]["rank"] == 1
+    assert a.vulnerability is not None
+    assert len(a.vulnerability.top) == 10 and a.vulnerability.top[0].rank == 1
+    assert not a.vulnerability.top[0].values  # records are masked by default
+    measured = {s.name for s in a.stages if s.status is StageStatus.MEASURED}
+    assert measured == {s.name for s in STAGES} - {"attribute_release"}
     b = audit(train, generator="indhist", secret="sex", plan=TINY, seed=3)
-    strip = lambda r: {k: v for k, v in r.to_dict().items() if k != "config"}  # noqa: E731
+    strip = lambda r: {k: v for k, v in r.to_dict().items() if k not in ("config", "stages")}  # noqa: E731
     assert strip(a) == strip(b)
     assert AuditResult.from_json(a.to_json()).to_json() == a.to_json()
+
+
+def test_stage_streams_do_not_depend_on_other_stages(split, monkeypatch) -> None:
+    """Skipping a stage changes no other stage's numbers (streams are keyed by stage name)."""
+    import synthleak.pipeline as audit_module
+
+    train, ctl, other = split
+    full = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    without = tuple(s for s in STAGES if s.name != "singling_out")
+    monkeypatch.setattr(audit_module, "STAGES", without)
+    part = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    f, g = _by_key(full), _by_key(part)
+    assert "singling_out.multivariate" in f and "singling_out.multivariate" not in g
+    for key in ("linkability", "membership.closest_record"):
+        assert f[key].estimate == g[key].estimate, key
+
+
+def test_a_failing_stage_is_recorded_and_the_others_run(split, monkeypatch) -> None:
+    import synthleak.pipeline as audit_module
+
+    def boom(ctx, rng):  # type: ignore[no-untyped-def]
+        raise MemoryError("simulated")
+
+    stages = tuple(
+        audit_module.Stage(s.name, s.title, s.needs, boom) if s.name == "utility" else s
+        for s in STAGES
+    )
+    monkeypatch.setattr(audit_module, "STAGES", stages)
+    train, ctl, other = split
+    r = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    by = {s.name: s for s in r.stages}
+    assert by["utility"].status is StageStatus.FAILED and "MemoryError" in by["utility"].reason
+    assert by["linkability"].status is StageStatus.MEASURED and r.utility is None
+
+
+def test_release_only_audit_says_what_is_missing(split) -> None:
+    train, _, other = split
+    r = audit(train, synthetic=other, plan=TINY)
+    missing = {s.name: s for s in r.not_measured()}
+    assert {"singling_out", "linkability", "membership_nobox", "membership"} <= set(missing)
+    assert "control set" in missing["membership_nobox"].needs
+    assert not r.findings  # nothing measured is never "no evidence"
 
 
 def test_bad_input(split) -> None:
     train, _, _ = split
     with pytest.raises(InputError, match="nothing to audit"):
         audit(train)
-    with pytest.raises(InputError, match="--secret"):
+    with pytest.raises(InputError, match="secret 'nope'") as exc:
         audit(train, synthetic=train, secret="nope")
-    with pytest.raises(InputError, match="--quasi-ids"):
+    assert exc.value.parameter == "secret"
+    with pytest.raises(InputError, match="quasi_ids"):
         audit(train, synthetic=train, quasi_ids=["nope"])
     with pytest.raises(InputError, match="unknown budget"):
         audit(train, synthetic=train, budget="huge")
-    r = audit(train, synthetic=train, plan=TINY)
-    assert any("no control set" in n for n in r.notes)
+    with pytest.raises(InputError, match="original must be a pandas DataFrame"):
+        audit([1, 2, 3], synthetic=train)  # type: ignore[arg-type]
 
 
 def test_budgets_grow() -> None:
@@ -111,4 +159,4 @@ def test_missing_torch_skips_the_attention_attack_with_a_note(
     r = audit(train, generator="indhist", plan=plan, seed=0)
     assert any("'attention' was skipped" in n and "synthleak[torch]" in n for n in r.notes)
     assert r.membership is not None
-    assert {a for t in r.membership["targets"] for a in t["attacks"]} == {"distance"}
+    assert {a for t in r.membership.targets for a in t.attacks} == {"distance"}
