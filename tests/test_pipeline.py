@@ -38,8 +38,8 @@ def test_release_equal_to_original_is_maximal_risk(split) -> None:
     train, ctl, _ = split
     r = audit(train, synthetic=train, control=ctl, plan=TINY, seed=1, secret="income")
     f = _by_key(r)
-    assert f["membership.closest_record"].estimate.value > 0.95
-    assert f["membership.closest_record"].verdict is Verdict.SEVERE
+    assert f["membership.nobox.dcr"].estimate.value > 0.95
+    assert f["membership.nobox.dcr"].verdict is Verdict.SEVERE
     assert f["singling_out.multivariate"].estimate.ci_low > 0.2
     assert f["linkability"].estimate.ci_low > 0.2
     assert (
@@ -54,10 +54,10 @@ def test_independent_release_shows_no_leak(split) -> None:
     train, ctl, other = split
     r = audit(train, synthetic=other, control=ctl, plan=TINY, seed=1)
     f = _by_key(r)
-    for key in ("membership.closest_record", "singling_out.multivariate", "linkability"):
+    for key in ("membership.nobox.dcr", "singling_out.multivariate", "linkability"):
         e = f[key].estimate
         assert e.ci_low <= f[key].baseline + 0.02, key
-    assert abs(f["membership.closest_record"].estimate.value - 0.5) < 0.08
+    assert abs(f["membership.nobox.dcr"].estimate.value - 0.5) < 0.08
 
 
 def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
@@ -67,7 +67,7 @@ def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
     assert {
         "singling_out.univariate",
         "linkability",
-        "membership.closest_record",
+        "membership.nobox.dcr",
         "membership.black_box",
     } <= keys
     assert any(k.startswith("attribute.recon.m") for k in keys)
@@ -96,7 +96,7 @@ def test_stage_streams_do_not_depend_on_other_stages(split, monkeypatch) -> None
     part = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
     f, g = _by_key(full), _by_key(part)
     assert "singling_out.multivariate" in f and "singling_out.multivariate" not in g
-    for key in ("linkability", "membership.closest_record"):
+    for key in ("linkability", "membership.nobox.dcr"):
         assert f[key].estimate == g[key].estimate, key
 
 
@@ -160,3 +160,24 @@ def test_missing_torch_skips_the_attention_attack_with_a_note(
     assert any("'attention' was skipped" in n and "synthleak[torch]" in n for n in r.notes)
     assert r.membership is not None
     assert {a for t in r.membership.targets for a in t.attacks} == {"distance"}
+
+
+def test_fail_on_fails_a_copy_and_passes_a_disjoint_sample(split) -> None:
+    from synthleak.policy import parse_fail_on
+
+    train, ctl, other = split
+    policy = parse_fail_on("membership.nobox.auc>0.6,singling_out.risk>0.05,linkability.risk>0.05")
+    leaky = audit(train, synthetic=train, control=ctl, plan=TINY, seed=1, policy=policy)
+    clean = audit(train, synthetic=other, control=ctl, plan=TINY, seed=1, policy=policy)
+    assert leaky.policy is not None and not leaky.policy.passed and leaky.policy.exit_code == 3
+    assert clean.policy is not None and clean.policy.passed, clean.policy.to_text()
+    assert AuditResult.from_json(leaky.to_json()).policy == leaky.policy
+
+
+def test_generator_audit_reports_empirical_epsilon_against_the_declared_claim(split) -> None:
+    train, _, _ = split
+    r = audit(train, generator="nonprivate", plan=TINY, seed=0, claimed_epsilon=1.0)
+    assert r.epsilon is not None and r.epsilon.claimed == 1.0
+    assert r.epsilon.ceiling > 0 and r.epsilon.lower_bound <= r.epsilon.ceiling
+    with pytest.raises(InputError, match="neighbouring"):
+        audit(train, generator="nonprivate", plan=TINY, neighbouring="sideways")

@@ -24,6 +24,7 @@ from synthleak.data.schema import Schema
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.games.membership import MembershipResult
 from synthleak.games.riskmap import RiskMapResult
+from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, auc, auc_estimate
 from synthleak.results import (
     AuditConfig,
@@ -228,3 +229,106 @@ def audit_result_from(
         findings=assess([finding]),
         **sections,  # type: ignore[arg-type]
     )
+
+
+def membership_epsilon(
+    result: MembershipResult,
+    *,
+    rng: np.random.Generator,
+    claimed: float | None = None,
+    delta: float = 1e-5,
+    neighbouring: str = "add_remove",
+    confidence: float = 0.95,
+) -> EpsilonEstimate:
+    """Empirical epsilon of a membership game from its stored test scores.
+
+    Every (target, attack) pair is a candidate; the candidate and its threshold are chosen on a
+    selection split of the test datasets and the Clopper-Pearson bound is computed on the other
+    split (:func:`synthleak.metrics.epsilon.empirical_epsilon`). The game's own relation between
+    IN and OUT datasets (substitution, or addition/removal with exact knowledge) is converted to
+    the claim's ``neighbouring`` relation.
+    """
+    from synthleak.games.membership import PoolMode
+    from synthleak.metrics.epsilon import empirical_epsilon
+
+    scores, labels, ids = {}, {}, {}
+    for t_idx, t in enumerate(result.targets):
+        for name, o in t.attacks.items():
+            if o.error is not None or o.labels.size == 0:
+                continue
+            key = f"row {t.row} / {name}"
+            scores[key], labels[key] = o.scores, o.labels
+            # a shared pool tests every target on the same datasets; single pools do not
+            offset = 0 if result.config.pool is PoolMode.SHARED else t_idx * 1_000_000
+            ids[key] = offset + np.arange(o.labels.size)
+    if not scores:
+        raise InputError("the membership game has no attack scores to bound epsilon with")
+    return empirical_epsilon(
+        scores,
+        labels,
+        rng=rng,
+        claimed=claimed,
+        delta=delta,
+        neighbouring=neighbouring,
+        game_neighbouring=result.config.neighbouring,
+        confidence=confidence,
+        trial_ids=ids,
+    )
+
+
+def audit_metrics(result: AuditResult) -> dict[str, object]:
+    """The policy metrics of an audit (:data:`synthleak.policy.METRICS`); ``None`` = not measured.
+
+    For a family with several findings (singling out univariate and multivariate, attribute
+    inference per attack) the metric is the finding with the highest lower confidence bound:
+    the worst case the evidence supports.
+    """
+    from synthleak.policy import Metric, epsilon_metrics
+    from synthleak.results import Verdict
+
+    def worst(prefix: str) -> Finding | None:
+        cands = [
+            f
+            for f in result.findings
+            if (f.key == prefix or f.key.startswith(prefix + "."))
+            and f.verdict is not Verdict.NOT_MEASURED
+        ]
+        return max(cands, key=lambda f: f.estimate.ci_low) if cands else None
+
+    def metric(f: Finding | None) -> Metric | None:
+        return (
+            None
+            if f is None
+            else Metric.from_estimate(
+                RiskEstimate(
+                    f.estimate.value,
+                    f.estimate.ci_low,
+                    f.estimate.ci_high,
+                    f.estimate.confidence,
+                    f.estimate.n_trials,
+                    f.baseline,
+                )
+            )
+        )
+
+    out: dict[str, object] = {name: None for name in _metric_names()}
+    out["membership.auc"] = metric(worst("membership.black_box"))
+    out["membership.nobox.auc"] = metric(worst("membership.nobox"))
+    out["singling_out.risk"] = metric(worst("singling_out"))
+    out["linkability.risk"] = metric(worst("linkability"))
+    out["copies.rate"] = metric(worst("copies"))
+    acc = metric(worst("attribute"))
+    out["attribute.accuracy"] = acc
+    out["attribute.advantage"] = None if acc is None else acc.advantage()
+    eps = getattr(result, "epsilon", None)
+    if eps is not None:
+        for k, v in epsilon_metrics(eps).items():
+            if k != "membership.auc" or out[k] is None:
+                out[k] = v
+    return out
+
+
+def _metric_names() -> list[str]:
+    from synthleak.policy import METRICS
+
+    return list(METRICS)

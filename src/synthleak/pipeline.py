@@ -36,7 +36,7 @@ import platform
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from importlib import metadata
 from importlib.util import find_spec
@@ -48,11 +48,12 @@ import pandas as pd
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.findings import membership_finding
+from synthleak.findings import audit_metrics, membership_epsilon, membership_finding
 from synthleak.games.base import encode_parts
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import RiskEstimate, accuracy_estimate, auc_estimate, roc_curve
 from synthleak.metrics.utility import utility_report
+from synthleak.policy import Policy
 from synthleak.results import (
     AuditConfig,
     AuditResult,
@@ -134,6 +135,9 @@ class _Context:
     k: int
     control_fraction: float
     show_records: bool
+    claimed_epsilon: float | None = None
+    delta: float = 1e-5
+    neighbouring: str = "add_remove"
     train: Table = field(init=False)
     train_rows: np.ndarray = field(init=False)
     ranking_rows: np.ndarray | None = None
@@ -339,7 +343,7 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
     )
     ctx.findings.append(
         Finding(
-            "membership.closest_record",
+            "membership.nobox.dcr",
             "Membership signal (distance to closest synthetic record)",
             MetricKind.AUC,
             est,
@@ -546,6 +550,16 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime)
     ctx.sections["membership"] = res
     ctx.findings.append(membership_finding(res, rng=rng))
+    claimed = ctx.claimed_epsilon
+    if claimed is None:
+        claimed = getattr(make_generator(ctx.generator), "claimed_epsilon", None)
+    ctx.sections["epsilon"] = membership_epsilon(
+        res,
+        rng=rng,
+        claimed=claimed,
+        delta=ctx.delta,
+        neighbouring=ctx.neighbouring,
+    )
 
 
 STAGES: tuple[Stage, ...] = (
@@ -593,6 +607,10 @@ def audit(
     control_fraction: float = 0.2,
     k: int = 5,
     show_records: bool = False,
+    claimed_epsilon: float | None = None,
+    delta: float = 1e-5,
+    neighbouring: str = "add_remove",
+    policy: Policy | None = None,
     log: Log | None = None,
     sources: dict[str, str] | None = None,
     command_line: str | None = None,
@@ -630,6 +648,13 @@ def audit(
     show_records : bool
         Keep the values of the most exposed records in the result (the report then contains
         personal data); by default only their row numbers and the columns where they stand out.
+    claimed_epsilon : float, optional
+        The differential-privacy epsilon the generator claims (default: what the generator
+        declares, if anything); the membership game's empirical epsilon is checked against it.
+    delta, neighbouring : float, str
+        The claim's delta and neighbouring relation (``add_remove`` or ``substitute``).
+    policy : Policy, optional
+        Pass/fail checks (:mod:`synthleak.policy`) evaluated on the audit's metrics.
     log : callable, optional
         Receives one line per stage (the CLI prints them).
     sources : dict, optional
@@ -679,6 +704,7 @@ def audit(
         raise InputError(f"the original has {len(ori)} records: an audit needs more than k = {k}")
     if generator is not None:
         make_generator(generator)  # an unknown or bad spec fails before any work
+    check_claim(claimed_epsilon, delta, neighbouring)
 
     ctx = _Context(
         seed=int(seed),
@@ -696,6 +722,9 @@ def audit(
         k=k,
         control_fraction=control_fraction,
         show_records=show_records,
+        claimed_epsilon=claimed_epsilon,
+        delta=delta,
+        neighbouring=neighbouring,
     )
     for mod, extra in OPTIONAL.items():
         if find_spec(mod) is None:
@@ -723,8 +752,9 @@ def audit(
         n_synthetic=len(ctx.synthetic) if ctx.synthetic is not None else 0,
         n_control=len(ctx.control) if ctx.control is not None else 0,
         show_records=show_records,
+        claimed_epsilon=claimed_epsilon,
     )
-    return AuditResult(
+    result = AuditResult(
         config=config,
         schema=sch,
         stages=tuple(records),
@@ -733,8 +763,31 @@ def audit(
         membership=ctx.sections.get("membership"),
         utility=ctx.sections.get("utility"),
         privacy_utility=tuple(ctx.privacy_utility),
+        epsilon=ctx.sections.get("epsilon"),
         notes=tuple(ctx.notes),
     )
+    if policy is not None:
+        result = replace(result, policy=policy.evaluate(audit_metrics(result)))
+    return result
+
+
+def check_claim(claimed_epsilon: float | None, delta: float, neighbouring: str) -> None:
+    """Check a differential-privacy claim's parameters (cheap; before any work)."""
+    from synthleak.metrics.epsilon import Neighbouring
+
+    try:
+        Neighbouring(neighbouring)
+    except ValueError:
+        choices = ", ".join(n.value for n in Neighbouring)
+        raise InputError(f"unknown neighbouring relation {neighbouring!r}: use {choices}") from None
+    if not (isinstance(delta, int | float) and 0 <= delta < 1):
+        raise InputError(f"delta must lie in [0, 1), got {delta!r}")
+    if claimed_epsilon is not None and not (
+        isinstance(claimed_epsilon, int | float)
+        and math.isfinite(claimed_epsilon)
+        and claimed_epsilon >= 0
+    ):
+        raise InputError(f"claimed_epsilon must be a number >= 0, got {claimed_epsilon!r}")
 
 
 def run_stages(ctx: _Context, stages: Sequence[Stage]) -> list[StageRecord]:

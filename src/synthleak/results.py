@@ -45,7 +45,9 @@ from synthleak.data.schema import Schema
 from synthleak.errors import InputError
 from synthleak.games.membership import MembershipResult
 from synthleak.games.riskmap import RiskMapResult
+from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate
+from synthleak.policy import PolicyResult
 from synthleak.serde import FloatArray, Result
 from synthleak.threat import ThreatModel
 
@@ -325,6 +327,7 @@ class AuditConfig(Result):
     n_synthetic: int
     n_control: int
     show_records: bool = False
+    claimed_epsilon: float | None = None
 
 
 @dataclass(frozen=True, repr=False)
@@ -394,6 +397,10 @@ class AuditResult(Result):
         A membership risk map of every record (``synthleak riskmap`` results).
     utility : UtilitySection, optional
     privacy_utility : tuple of PrivacyUtilityPoint
+    epsilon : EpsilonEstimate, optional
+        Empirical epsilon of the black-box membership game, with the verdict on a claimed one.
+    policy : PolicyResult, optional
+        The pass/fail policy the audit was checked against.
     notes : tuple of str
         What else the reader should know (skipped extras, held-out records), in plain words.
     version : int
@@ -411,6 +418,8 @@ class AuditResult(Result):
     riskmap: RiskMapResult | None = None
     utility: UtilitySection | None = None
     privacy_utility: tuple[PrivacyUtilityPoint, ...] = ()
+    epsilon: EpsilonEstimate | None = None
+    policy: PolicyResult | None = None
     notes: tuple[str, ...] = ()
     version: int = RESULT_VERSION
 

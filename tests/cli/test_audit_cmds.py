@@ -130,3 +130,51 @@ def test_bad_input_exit_2_and_no_report(
 def test_report_needs_a_finished_run(tmp_path: Path, capsys) -> None:
     assert main(["report", str(tmp_path)]) == 2
     assert "no finished result" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("release", "code"), [("ori", 3), ("syn", 0)])
+def test_fail_on_exit_code_and_junit(
+    files, tmp_path: Path, capsys, release: str, code: int
+) -> None:
+    """A release that copies its training data fails the gate (exit 3); a disjoint sample of real
+    people passes it (exit 0). The report and the JUnit file are written either way."""
+    import xml.etree.ElementTree as ET
+
+    out, junit = tmp_path / "rep", tmp_path / "checks.xml"
+    args = [
+        "audit",
+        "--original",
+        str(files["ori"]),
+        "--synthetic",
+        str(files[release]),
+        "--control",
+        str(files["ctl"]),
+        "--na-values",
+        "?",
+        "--budget",
+        "quick",
+        "--fail-on",
+        "singling_out.risk>0.05,linkability.risk>0.05",
+        "--junit",
+        str(junit),
+        "--out-dir",
+        str(out),
+    ]
+    assert main(args) == code
+    err = capsys.readouterr().err
+    assert ("FAILED" if code else "PASSED") in err
+    doc = json.loads((out / "report.json").read_text())
+    assert doc["policy"]["passed"] is (code == 0)
+    suite = ET.parse(junit).getroot()
+    assert int(suite.get("tests") or suite[0].get("tests")) == 2
+    md = (out / "report.md").read_text()
+    assert ("**FAIL:" if code else "**PASS:") in md
+
+
+def test_bad_policy_is_exit_2_before_any_work(files, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "rep"
+    args = ["audit", "--original", str(files["ori"]), "--synthetic", str(files["syn"])]
+    assert main([*args, "--fail-on", "nonsense>1", "--out-dir", str(out)]) == 2
+    assert "nonsense" in capsys.readouterr().err and not out.exists()
+    assert main([*args, "--junit", str(tmp_path / "j.xml"), "--out-dir", str(out)]) == 2
+    assert "--fail-on or --policy" in capsys.readouterr().err

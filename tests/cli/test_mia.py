@@ -151,3 +151,46 @@ def test_bad_input_one_line_exit_2(
     err = capsys.readouterr().err
     assert message in err and err.strip().count("\n") == 0
     assert not out.exists()
+
+
+def test_exact_knowledge_reports_epsilon_against_the_claim(
+    data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "eps.json"
+    args = [
+        "mia",
+        str(data_csv),
+        "--generator",
+        "nonprivate",
+        "--targets",
+        "rows:0",
+        "--knowledge",
+        "exact",
+        "--train-size",
+        "40",
+        "--synthetic-size",
+        "120",
+        "--shadows",
+        "40",
+        "--tests",
+        "200",
+        "--attacks",
+        "distance",
+        "--claimed-epsilon",
+        "0.5",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+    ]
+    assert main(args) == 0, capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    eps = doc["epsilon"]
+    assert set(eps) >= {"lower_bound", "confidence", "ceiling", "claimed", "verdict", "mu"}
+    assert eps["claimed"] == 0.5 and eps["confidence"] == 0.95
+    assert eps["verdict"] == "violation" and eps["lower_bound"] > 0.5  # a copy leaks its target
+    assert doc["config"]["knowledge"] == "exact" and doc["config"]["pool"] == "single"
+    # the same run as a gate: a violation fails it (exit 3)
+    assert (
+        main([*args[:-2], "--out", str(tmp_path / "g.json"), "--fail-on", "epsilon.violation"]) == 3
+    )

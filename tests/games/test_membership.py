@@ -340,3 +340,43 @@ def test_builtin_attacks_registered() -> None:
     names = {i.name for i in list_attacks(AttackFamily.MEMBERSHIP)}
     assert {"query", "distance", "groundhog", "attention"} <= names
     assert sl.MembershipGame is MembershipGame
+
+
+def test_exact_knowledge_datasets_differ_only_in_the_target() -> None:
+    from synthleak.games.membership import Knowledge
+
+    game = MembershipGame(
+        "nonprivate", train_size=30, n_shadows=20, n_tests=10, knowledge=Knowledge.EXACT
+    )
+    tg = np.array([0, 4])
+    design = game._design(7, PoolMode.SINGLE, tg, np.arange(5, 400), np.arange(0))
+    assert set(design) == {2, 3, 4, 5}  # a shadow and a test pool per target
+    for t, target in enumerate(tg):
+        shadow, y = design[2 * t + 2]
+        test, _ = design[2 * t + 3]
+        known = shadow[0, :-1]
+        assert (shadow[:, :-1] == known).all() and (test[:, :-1] == known).all()
+        assert (shadow[y, -1] == target).all() and (shadow[~y, -1] == -1).all()  # add/remove
+        assert target not in known
+
+
+def test_exact_knowledge_game_runs_and_records_its_relation() -> None:
+    omega = make_omega(seed=9)
+    game = MembershipGame(
+        "nonprivate",
+        targets=[0],
+        train_size=40,
+        synthetic_size=120,
+        n_shadows=30,
+        n_tests=40,
+        attacks=("distance",),
+        attack_params=FAST,
+        knowledge="exact",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        res = game.run(omega, seed=0)
+    assert res.config.pool is PoolMode.SINGLE and res.config.neighbouring == "add_remove"
+    assert res.targets[0].attacks["distance"].auc.value >= 0.9
+    with pytest.raises(InputError, match="unknown knowledge"):
+        MembershipGame("nonprivate", targets=[0], knowledge="psychic").run(omega, seed=0)

@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -15,20 +15,30 @@ from rich.console import Console
 from synthleak.cli.app import app
 from synthleak.cli.common import (
     CategoricalOpt,
+    ClaimedEpsilonOpt,
     ClusterOpt,
     ContinuousOpt,
+    DeltaOpt,
+    FailOnOpt,
+    JunitOpt,
     NaValuesOpt,
+    NeighbouringChoice,
+    NeighbouringOpt,
+    PolicyOpt,
     SchemaOpt,
     SeedOpt,
     WorkersOpt,
+    exit_for_policy,
+    load_cli_policy,
     load_cli_tables,
     make_runtime,
+    report_policy,
     split_list,
 )
 from synthleak.data.schema import Schema
 from synthleak.errors import InputError
 from synthleak.findings import audit_result_from
-from synthleak.pipeline import Budget, audit
+from synthleak.pipeline import Budget, audit, check_claim
 from synthleak.report import write_report
 from synthleak.results import AuditResult, load_result
 
@@ -74,15 +84,23 @@ def _run_audit(
     seed: int,
     out: Path,
     show_records: bool = False,
+    claimed_epsilon: float | None = None,
+    delta: float = 1e-5,
+    neighbouring: NeighbouringChoice = NeighbouringChoice.ADD_REMOVE,
+    fail_on: str | None = None,
+    policy_file: Path | None = None,
+    junit: Path | None = None,
     categorical: str | None = None,
     continuous: str | None = None,
     schema: Path | None = None,
     na_values: str | None = None,
-) -> Path:
+) -> tuple[Path, Any]:
     """Run the audit into ``out`` (created only for the run; removed again when the command
     fails before any work was kept, so bad input leaves no folder behind)."""
     _check_out_dir(out)
     runtime = make_runtime(workers=workers, run_dir=out / "run")
+    policy = load_cli_policy(fail_on, policy_file, junit)
+    check_claim(claimed_epsilon, delta, neighbouring.api)
     sch, data = load_cli_tables(
         {"original": original, "synthetic": synthetic, "control": control},
         categorical=categorical,
@@ -115,6 +133,10 @@ def _run_audit(
             seed=seed,
             runtime=runtime,
             show_records=show_records,
+            claimed_epsilon=claimed_epsilon,
+            delta=delta,
+            neighbouring=neighbouring.api,
+            policy=policy,
             log=log,
             sources={
                 "original": original,
@@ -132,7 +154,8 @@ def _run_audit(
         if client is not None:
             client.close()
     log(f"report written: {paths['html']}")
-    return paths["html"]
+    report_policy(result.policy, junit)
+    return paths["html"], result.policy
 
 
 BudgetOpt = Annotated[
@@ -181,6 +204,12 @@ def audit_cmd(
     ] = None,
     budget: BudgetOpt = Budget.STANDARD,
     show_records: ShowRecordsOpt = False,
+    claimed_epsilon: ClaimedEpsilonOpt = None,
+    delta: DeltaOpt = 1e-5,
+    neighbouring: NeighbouringOpt = NeighbouringChoice.ADD_REMOVE,
+    fail_on: FailOnOpt = None,
+    policy: PolicyOpt = None,
+    junit: JunitOpt = None,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
     seed: SeedOpt = 0,
@@ -192,9 +221,10 @@ def audit_cmd(
     """Audit a synthetic release (or a generator) and write a report into --out-dir.
 
     Re-running the same command after an interruption resumes the shadow-model stages from
-    OUT_DIR/run.
+    OUT_DIR/run. With --fail-on or --policy the command exits with code 3 when the release
+    fails the policy (after writing the report).
     """
-    html = _run_audit(
+    html, outcome = _run_audit(
         original=original,
         synthetic=synthetic,
         control=control,
@@ -207,12 +237,19 @@ def audit_cmd(
         seed=seed,
         out=out_dir,
         show_records=show_records,
+        claimed_epsilon=claimed_epsilon,
+        delta=delta,
+        neighbouring=neighbouring,
+        fail_on=fail_on,
+        policy_file=policy,
+        junit=junit,
         categorical=categorical,
         continuous=continuous,
         schema=schema,
         na_values=na_values,
     )
     typer.echo(str(html))
+    exit_for_policy(outcome)
 
 
 @app.command("demo")
@@ -228,7 +265,7 @@ def demo_cmd(
     seed: SeedOpt = 0,
 ) -> None:
     """Audit a built-in generator on the bundled UCI Adult data and print the report path."""
-    html = _run_audit(
+    html, _ = _run_audit(
         original="adult",
         synthetic=None,
         control=None,

@@ -259,3 +259,87 @@ def flag_message(exc: InputError) -> str:
     if param in API_FLAGS and "_" not in param and msg.startswith(param):
         msg = API_FLAGS[param] + msg[len(param) :]
     return msg
+
+
+# --- pass/fail policies ------------------------------------------------------------------------
+FailOnOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--fail-on",
+        help="Checks that fail the release, comma-separated, e.g. "
+        "'membership.auc>0.6,singling_out.risk>0.05,epsilon.violation' (exit code 3 on failure).",
+    ),
+]
+PolicyOpt = Annotated[
+    Path | None, typer.Option("--policy", help="TOML policy file (checks and options).")
+]
+JunitOpt = Annotated[
+    Path | None, typer.Option("--junit", help="Write the policy's checks as JUnit XML to FILE.")
+]
+
+
+def load_cli_policy(fail_on: str | None, policy: Path | None, junit: Path | None) -> Any:
+    """The policy of ``--fail-on``/``--policy`` (``None`` without either), checked before any work."""
+    from synthleak.policy import load_policy, parse_fail_on
+
+    if fail_on is not None and policy is not None:
+        raise InputError("give either --fail-on or --policy, not both")
+    if junit is not None:
+        if fail_on is None and policy is None:
+            raise InputError("--junit writes the checks of a policy: give --fail-on or --policy")
+        check_out_path(junit)
+    if policy is not None:
+        return load_policy(policy)
+    if fail_on is not None:
+        return parse_fail_on(fail_on, name="--fail-on")
+    return None
+
+
+def report_policy(outcome: Any, junit: Path | None) -> None:
+    """Print a policy outcome (one short block on stderr) and write its JUnit XML."""
+    if outcome is None:
+        return
+    sys.stderr.write(outcome.to_text() + "\n")
+    if junit is not None:
+        atomic_write(junit, outcome.to_junit_xml())
+
+
+def exit_for_policy(outcome: Any) -> None:
+    """Exit with code 3 when the release failed its policy (after every output is written)."""
+    if outcome is not None and not outcome.passed:
+        raise typer.Exit(outcome.exit_code)
+
+
+# --- differential-privacy claims ---------------------------------------------------------------
+ClaimedEpsilonOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--claimed-epsilon",
+        help="The epsilon the generator claims (default: what the generator declares); the "
+        "membership game's empirical epsilon is checked against it.",
+    ),
+]
+DeltaOpt = Annotated[
+    float, typer.Option("--delta", help="The claim's delta (0 for pure differential privacy).")
+]
+
+
+class NeighbouringChoice(str, Enum):
+    """How the claim's neighbouring datasets differ."""
+
+    ADD_REMOVE = "add-remove"
+    SUBSTITUTE = "substitute"
+
+    @property
+    def api(self) -> str:
+        return self.value.replace("-", "_")
+
+
+NeighbouringOpt = Annotated[
+    NeighbouringChoice,
+    typer.Option(
+        "--neighbouring",
+        help="The claim's neighbouring datasets: one record added or removed (add-remove, the "
+        "conservative reading) or one record replaced (substitute).",
+    ),
+]

@@ -48,9 +48,12 @@ def _root(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 2 bad input, 1 internal error)."""
+    """Run the CLI; returns the exit code (0 ok, 2 bad input, 3 the release failed its policy,
+    1 internal error, 130 interrupted)."""
     try:
-        app(args=argv, standalone_mode=False)
+        code = app(args=argv, standalone_mode=False)
+        if isinstance(code, int) and code:  # typer.Exit(code) inside a command is returned
+            return code
     except typer.Exit as exc:
         return exc.exit_code
     except typer.Abort:

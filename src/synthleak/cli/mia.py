@@ -31,31 +31,47 @@ import typer
 from synthleak.cli.app import app
 from synthleak.cli.common import (
     CategoricalOpt,
+    ClaimedEpsilonOpt,
     ClusterOpt,
     ContinuousOpt,
+    DeltaOpt,
+    FailOnOpt,
+    JunitOpt,
     NaValuesOpt,
+    NeighbouringChoice,
+    NeighbouringOpt,
     OutOpt,
+    PolicyOpt,
     RunDirOpt,
     SchemaOpt,
     SeedOpt,
     WorkersOpt,
     check_out_path,
     emit,
+    exit_for_policy,
     load_cli_data,
+    load_cli_policy,
     make_runtime,
     parse_targets,
+    report_policy,
     split_list,
     to_json,
 )
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.membership import MembershipGame, MembershipResult, PoolMode
+from synthleak.findings import membership_epsilon
+from synthleak.games.membership import Knowledge, MembershipGame, MembershipResult, PoolMode
+from synthleak.generators import make_generator
+from synthleak.metrics.epsilon import EpsilonEstimate
+from synthleak.pipeline import check_claim
+from synthleak.policy import METRICS, PolicyResult, epsilon_metrics
+from synthleak.runtime import stream_rng
 
 
 def _fmt(x: Any) -> str:
     return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
 
 
-def render_table(result: MembershipResult) -> str:
+def render_table(result: MembershipResult, epsilon: EpsilonEstimate | None = None) -> str:
     """A plain-text table: one line per target and attack, then the summary."""
     cfg = result.config
     lines = [
@@ -83,6 +99,11 @@ def render_table(result: MembershipResult) -> str:
     if fails.failed_datasets:
         lines.append(
             f"generator failures: {fails.failed_datasets} of {fails.total_datasets} datasets dropped"
+        )
+    if epsilon is not None:
+        lines.append(
+            f"empirical epsilon: >= {_fmt(epsilon.lower_bound)} at {epsilon.confidence:.0%} "
+            f"(the most this budget could show: {_fmt(epsilon.ceiling)}); {epsilon.message}"
         )
     return "\n".join(lines)
 
@@ -147,6 +168,20 @@ def mia_cmd(
         int, typer.Option("--k", help="Neighbours of the vulnerability score V_k (top:N).")
     ] = 5,
     batch_size: Annotated[int, typer.Option("--batch-size", help="Datasets per work unit.")] = 50,
+    knowledge: Annotated[
+        Knowledge,
+        typer.Option(
+            "--knowledge",
+            help="What the attacker knows besides the target: auxiliary records of the population "
+            "(auxiliary), or every training record (exact: the worst case, for DP audits).",
+        ),
+    ] = Knowledge.AUXILIARY,
+    claimed_epsilon: ClaimedEpsilonOpt = None,
+    delta: DeltaOpt = 1e-5,
+    neighbouring: NeighbouringOpt = NeighbouringChoice.ADD_REMOVE,
+    fail_on: FailOnOpt = None,
+    policy: PolicyOpt = None,
+    junit: JunitOpt = None,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
     run_dir: RunDirOpt = None,
@@ -168,6 +203,11 @@ def mia_cmd(
         check_out_path(out)
     runtime = make_runtime(workers=workers, cluster=None, run_dir=run_dir)
     spec = parse_targets(targets, k=k)
+    gate = load_cli_policy(fail_on, policy, junit)
+    check_claim(claimed_epsilon, delta, neighbouring.api)
+    claimed = claimed_epsilon
+    if claimed is None:
+        claimed = getattr(make_generator(generator), "claimed_epsilon", None)
     client = None
     if cluster is not None:  # fail fast on an unreachable scheduler, before any work
         from synthleak.runtime.executor import connect_cluster
@@ -193,6 +233,7 @@ def mia_cmd(
             aux_size=aux_size,
             test_size=test_size,
             batch_size=batch_size,
+            knowledge=knowledge,
         )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", BaselineWarning)
@@ -212,13 +253,29 @@ def mia_cmd(
                 + "; ".join(list(fails.messages)[:2]),
                 err=True,
             )
-        emit(to_json(mia_document(result)) if fmt is MiaFormat.JSON else render_table(result), out)
+        eps = membership_epsilon(
+            result,
+            rng=stream_rng(seed, "mia.epsilon"),
+            claimed=claimed,
+            delta=delta,
+            neighbouring=neighbouring.api,
+        )
+        outcome = None
+        if gate is not None:
+            metrics = {name: None for name in METRICS} | epsilon_metrics(eps)
+            outcome = gate.evaluate(metrics)
+        doc = mia_document(result, eps, outcome)
+        emit(to_json(doc) if fmt is MiaFormat.JSON else render_table(result, eps), out)
+        report_policy(outcome, junit)
     finally:
         if client is not None:
             client.close()
+    exit_for_policy(outcome)
 
 
-def mia_document(result: MembershipResult) -> dict[str, Any]:
+def mia_document(
+    result: MembershipResult, epsilon: EpsilonEstimate, policy: PolicyResult | None = None
+) -> dict[str, Any]:
     """The JSON document of ``synthleak mia`` (black-box): the result plus its summaries."""
     return {
         "mode": "black-box",
@@ -247,4 +304,6 @@ def mia_document(result: MembershipResult) -> dict[str, Any]:
             for sel, d in result.summary_by_selector().items()
         },
         "failures": result.failures.to_dict(),
+        "epsilon": epsilon.to_dict(),
+        "policy": None if policy is None else policy.to_dict(),
     }

@@ -79,6 +79,21 @@ class PoolMode(StrEnum):
     SINGLE = "single"
 
 
+class Knowledge(StrEnum):
+    """What the attacker knows of the training data besides the target.
+
+    ``auxiliary``: records of the same population, disjoint from the challenger's (the threat
+    model of Meeus et al. (2023)); the training datasets are random, so the game measures the
+    risk of a typical release. ``exact``: every training record but the target (TAPAS's exact
+    knowledge, Houssiau et al. (2022)); IN and OUT datasets differ only in the target (IN = D plus
+    the target, OUT = D: neighbouring datasets under addition/removal of one record), the
+    worst case that tight differential-privacy audits need.
+    """
+
+    AUXILIARY = "auxiliary"
+    EXACT = "exact"
+
+
 @dataclass(frozen=True, repr=False)
 class RocCurve(Result):
     """A ROC curve: false and true positive rates at every threshold."""
@@ -159,6 +174,13 @@ class MembershipConfig(Result):
     seed: int
     data: str
     n_records: int
+    knowledge: Knowledge = Knowledge.AUXILIARY
+
+    @property
+    def neighbouring(self) -> str:
+        """How an IN and an OUT training dataset differ: ``substitute`` (the target replaced by
+        another record) or ``add_remove`` (the target added to the same records)."""
+        return "add_remove" if self.knowledge is Knowledge.EXACT else "substitute"
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -326,6 +348,10 @@ class MembershipGame:
         otherwise two thirds and one third of the non-target records.
     batch_size : int
         Datasets per work unit.
+    knowledge : Knowledge
+        ``auxiliary`` (default) or ``exact`` (the attacker knows every training record but the
+        target; one pool per target, IN and OUT datasets differ only in the target). With
+        ``exact`` the auxiliary and test splits are not used.
 
     Examples
     --------
@@ -358,8 +384,10 @@ class MembershipGame:
         aux_size: int | None = None,
         test_size: int | None = None,
         batch_size: int = 50,
+        knowledge: Knowledge | str = Knowledge.AUXILIARY,
     ) -> None:
         self.generator = generator
+        self.knowledge = knowledge
         self.targets = targets
         self.train_size = train_size
         self.synthetic_size = synthetic_size
@@ -378,6 +406,12 @@ class MembershipGame:
             mode = PoolMode(self.pool)
         except ValueError:
             raise InputError(f"unknown pool {self.pool!r}: use 'shared' or 'single'") from None
+        try:
+            knowledge = Knowledge(self.knowledge)
+        except ValueError:
+            raise InputError(
+                f"unknown knowledge {self.knowledge!r}: use 'auxiliary' or 'exact'"
+            ) from None
         make_generator(self.generator)  # unknown generator / bad parameters -> InputError
         n = _whole("train_size", self.train_size, 2)
         _whole("synthetic_size", self.synthetic_size, 1)
@@ -389,6 +423,13 @@ class MembershipGame:
         if np.unique(targets).size != targets.size:
             raise InputError("a target row is listed twice: list each target once")
         rest = len(omega) - targets.size
+        if knowledge is Knowledge.EXACT:
+            if n - 1 > rest:
+                raise InputError(
+                    f"train_size {n} needs {n - 1} known records besides the target, but the data "
+                    f"has {rest} non-target records: lower train_size"
+                )
+            return PoolMode.SINGLE, 0, 0
         aux = self.aux_size if self.aux_size is not None else min(10_000, (2 * rest) // 3)
         test = self.test_size if self.test_size is not None else min(5_000, rest - aux)
         if aux < 1 or test < 1 or aux + test > rest:
@@ -426,6 +467,8 @@ class MembershipGame:
         """Pool id -> (rows (S, n) Omega indices, labels). Shared: ids 0/1; single: 2t+2 / 2t+3."""
         n, T = int(self.train_size), targets.size
         design: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        if Knowledge(self.knowledge) is Knowledge.EXACT:
+            return self._exact_design(seed, targets, aux_rows)
         specs = (
             [(0, aux_rows, self.n_shadows, None), (1, test_rows, self.n_tests, None)]
             if mode is PoolMode.SHARED
@@ -450,6 +493,27 @@ class MembershipGame:
                 labels = _balanced(rng, int(size))
                 rows[labels, n - 1] = targets[t]
             design[pool_id] = (rows, labels)
+        return design
+
+    def _exact_design(
+        self, seed: int, targets: np.ndarray, rest: np.ndarray
+    ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Per target: one known dataset D of ``train_size - 1`` records; IN = D + the target,
+        OUT = D (padded with -1). Shadow and test pools differ only in the generator's
+        randomness."""
+        n = int(self.train_size)
+        design: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for t in range(targets.size):
+            known = rest[
+                unit_rng(seed, _SEED_POOL, 2 * t + 2, 0).choice(rest.size, n - 1, replace=False)
+            ]
+            for k, size in enumerate((self.n_shadows, self.n_tests)):
+                pool_id = 2 * t + 2 + k
+                labels = _balanced(unit_rng(seed, _SEED_POOL, pool_id), int(size))
+                rows = np.empty((int(size), n), dtype=np.int64)
+                rows[:, : n - 1] = known
+                rows[:, n - 1] = np.where(labels, targets[t], -1)
+                design[pool_id] = (rows, labels)
         return design
 
     # --- running ----------------------------------------------------------------------------
@@ -480,11 +544,15 @@ class MembershipGame:
             for (name, _), a in zip(attacks, given, strict=True)
             if isinstance(a, str)
         }
+        knowledge = Knowledge(self.knowledge)
         rng = unit_rng(int(seed), _SEED_SPLIT)
         rest = np.setdiff1d(np.arange(len(omega)), tgt)
-        perm = rng.permutation(rest)
-        aux_rows = np.sort(perm[:aux_size])
-        test_rows = np.sort(perm[aux_size : aux_size + test_size])
+        if knowledge is Knowledge.EXACT:
+            aux_rows, test_rows = rest, rest[:0]
+        else:
+            perm = rng.permutation(rest)
+            aux_rows = np.sort(perm[:aux_size])
+            test_rows = np.sort(perm[aux_size : aux_size + test_size])
         design = self._design(int(seed), mode, tgt, aux_rows, test_rows)
 
         # the run store's configuration (its fingerprint guards the run directory)
@@ -502,6 +570,8 @@ class MembershipGame:
             "data": table_fingerprint(omega),
             "n_records": len(omega),
         }
+        if knowledge is Knowledge.EXACT:
+            store_config["knowledge"] = knowledge.value
         config = MembershipConfig(
             generator=self.generator,
             targets=str(spec),
@@ -517,6 +587,7 @@ class MembershipGame:
             seed=int(seed),
             data=store_config["data"],
             n_records=len(omega),
+            knowledge=knowledge,
         )
         store = rt.store(store_config)
         try:

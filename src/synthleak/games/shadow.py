@@ -1,7 +1,7 @@
 """Shadow modelling: run a generator on many designed training sets, keep the releases compactly.
 
 A *design* maps a pool id to the rows of every training dataset of that pool (``(S, n)`` row
-indices into a table) and their labels. :func:`generate_pools` fits the generator on each dataset
+indices into a table; ``-1`` pads a dataset that has one record fewer) and their labels. :func:`generate_pools` fits the generator on each dataset
 and samples ``synthetic_size`` records, in work units of ``batch_size`` datasets run by the
 :class:`~synthleak.runtime.Runtime` (processes or Dask; resumable through the run store), and
 returns one compact :class:`~synthleak.queries.TableStack` per pool. Every dataset draws its
@@ -68,8 +68,9 @@ def generate_batch(
     errors = np.full(b, "", dtype="<U200")
     for j in range(b):
         rng = unit_rng(seed, SEED_DATASET, pool_id, start + j)
+        members = rows[j][rows[j] >= 0]  # -1 pads a dataset one record short (add/remove)
         try:
-            syn = make_generator(spec).fit(omega.take(rows[j]), rng=rng).sample(m, rng=rng)
+            syn = make_generator(spec).fit(omega.take(members), rng=rng).sample(m, rng=rng)
             if len(syn) != m or syn.schema != omega.schema:
                 raise ValueError(f"generator returned {len(syn)} records or another schema")
             codes[j] = syn.codes

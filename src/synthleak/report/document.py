@@ -86,6 +86,22 @@ def _released(result: AuditResult) -> str:
 def _summary(result: AuditResult) -> Section:
     sec = Section("Executive summary", "summary")
     cfg = result.config
+    if result.policy is not None:
+        p = result.policy
+        failed = [c for c in p.checks if c.fails_gate]
+        sec.blocks.append(
+            Paragraph(
+                f"{'PASS' if p.passed else 'FAIL'}: the release "
+                f"{'meets' if p.passed else 'fails'} the policy '{p.name}' "
+                f"({len(p.checks) - len(failed)} of {len(p.checks)} checks passed).",
+                emphasis=True,
+            )
+        )
+        sec.blocks.append(
+            Bullets(
+                tuple(f"{c.status.value}: {c.check.expression} ({c.message})" for c in p.checks)
+            )
+        )
     sec.blocks.append(
         Paragraph(
             f"This audit measures how much {_released(result)} exposes the {cfg.n_original} real "
@@ -222,7 +238,7 @@ _METHODS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("singling_out.contrastive", (("plasencia2024", "Sec. 2"), ("giomi2023", "Sec. 4.1"))),
     ("singling_out", (("giomi2023", "Sec. 4.1"),)),
     ("linkability", (("giomi2023", "Sec. 4.2"),)),
-    ("membership.closest_record", (("meeus2023", "Sec. 3"), ("giomi2023", "Sec. 3"))),
+    ("membership.nobox", (("meeus2023", "Sec. 3"), ("giomi2023", "Sec. 3"))),
     ("membership.groundhog", (("stadler2022", ""), ("meeus2023", "Sec. 2.3"))),
     ("membership.attention", (("meeus2023", "appendix A"),)),
     ("membership.query", (("meeus2023", "Sec. 5.1"),)),
@@ -451,6 +467,37 @@ def _riskmap(result: AuditResult) -> Section | None:
     return sec
 
 
+def _epsilon(result: AuditResult) -> Section | None:
+    e = result.epsilon
+    if e is None:
+        return None
+    sec = Section("Differential privacy: empirical epsilon", "epsilon")
+    sec.blocks.append(
+        Paragraph(
+            "The membership attacks give a lower bound on the epsilon of any differential-privacy "
+            "guarantee the generator could have: it cannot be more private than the attacks "
+            f"show ({cite('jagielski2020')}; {cite('annamalai2024auditing')}). The attack and its "
+            "threshold were chosen on half of the test datasets and the bound computed on the "
+            "other half, with Clopper-Pearson intervals."
+        )
+    )
+    sec.blocks.append(
+        TableBlock(
+            ("figure", "value"),
+            (
+                ("epsilon lower bound", f"{_fmt(e.lower_bound)} ({e.confidence:.0%} confidence)"),
+                ("largest epsilon this budget can show", _fmt(e.ceiling)),
+                ("claimed epsilon", _fmt(e.claimed)),
+                ("verdict", e.verdict.value if hasattr(e.verdict, "value") else str(e.verdict)),
+                ("Gaussian-DP mu", f"{_fmt(e.mu)} ({_fmt(e.mu_ci[0])} – {_fmt(e.mu_ci[1])})"),
+                ("delta", f"{e.delta:g}"),
+            ),
+        )
+    )
+    sec.blocks.append(Paragraph(e.message))
+    return sec
+
+
 def _utility(result: AuditResult) -> Section | None:
     if result.utility is None and not result.privacy_utility:
         return None
@@ -560,6 +607,7 @@ def build_document(result: AuditResult) -> Document:
         _records(result),
         _membership(result),
         _riskmap(result),
+        _epsilon(result),
         _utility(result),
         _assumptions(result),
         _notes(result),
