@@ -4,7 +4,16 @@ Importing this package registers the built-in generators. Generators with option
 register anyway and raise :class:`~synthleak.errors.MissingExtraError` when made without them.
 """
 
-from synthleak.generators import baynet, ctgan, external, mbi, rap, simple, synthpop  # noqa: F401  (registers built-ins)
+from synthleak.generators import (  # noqa: F401  (registers built-ins)
+    baynet,
+    ctgan,
+    external,
+    mbi,
+    rap,
+    realtabformer,
+    simple,
+    synthpop,
+)
 from synthleak.generators.base import (
     BaseGenerator,
     Generator,
