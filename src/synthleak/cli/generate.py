@@ -41,7 +41,14 @@ from synthleak.generators import GeneratorInfo, list_generators, make_generator
 from synthleak.generators.base import Param
 
 # import name that provides each optional extra (for the "installed" column)
-EXTRA_MODULES = {"ctgan": "ctgan", "mbi": "mbi", "torch": "torch", "dask": "distributed"}
+EXTRA_MODULES = {
+    "ctgan": "ctgan",
+    "mbi": "mbi",
+    "torch": "torch",
+    "dask": "distributed",
+    "sdv": "sdv",
+    "realtabformer": "realtabformer",
+}
 
 
 class ListFormat(StrEnum):

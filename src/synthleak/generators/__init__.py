@@ -6,11 +6,13 @@ register anyway and raise :class:`~synthleak.errors.MissingExtraError` when made
 
 from synthleak.generators import (  # noqa: F401  (registers built-ins)
     baynet,
+    controls,
     ctgan,
     external,
     mbi,
     rap,
     realtabformer,
+    sdv,
     simple,
     synthpop,
 )
@@ -19,6 +21,8 @@ from synthleak.generators.base import (
     Generator,
     GeneratorInfo,
     Param,
+    claimed_delta,
+    claimed_epsilon,
     list_generators,
     make_generator,
     parse_spec,
@@ -30,6 +34,8 @@ __all__ = [
     "Generator",
     "GeneratorInfo",
     "Param",
+    "claimed_delta",
+    "claimed_epsilon",
     "list_generators",
     "make_generator",
     "parse_spec",

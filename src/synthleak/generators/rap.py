@@ -396,6 +396,21 @@ class RAP(BaseGenerator):
         self.k = int(k)
         self.max_workload = int(max_workload)
 
+    @property
+    def claimed_epsilon(self) -> float | None:  # type: ignore[override]
+        """``epsilon`` when finite (``rap-softmax``); ``None`` without privacy (``rap``)."""
+        return self.epsilon if math.isfinite(self.epsilon) else None
+
+    @property
+    def claimed_delta(self) -> float | None:  # type: ignore[override]
+        """``delta``; its default ``1/n^2`` is known once fitted (``None`` before, and when
+        no epsilon is claimed)."""
+        if self.claimed_epsilon is None:
+            return None
+        if self.delta is not None:
+            return self.delta
+        return getattr(self, "delta_", None)
+
     # --- relaxed data -------------------------------------------------------------------
     def _blocks(self, theta: list[np.ndarray]) -> list[np.ndarray]:
         if self.relaxation is Relaxation.CLIP:
