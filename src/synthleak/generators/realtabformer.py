@@ -154,8 +154,7 @@ class REaLTabFormerGenerator(BaseGenerator):
     Notes
     -----
     Not differentially private. The critic limits over-fitting as measured by distances to
-    closest records; it is no privacy guarantee, and REalTabFormer's numeric tokens can only
-    reproduce values seen in training (with ``numeric_nparts=1``, its default).
+    closest records; it is no privacy guarantee.
     """
 
     deterministic = True
