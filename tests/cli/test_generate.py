@@ -203,7 +203,7 @@ def _check_adult_output(path: Path, n: int) -> None:
         "sdv:gaussiancopula",
         "sdv:ctgan:epochs=2",
         "sdv:tvae:epochs=2",
-        "realtabformer:epochs=1,n_critic=0,n_layer=1,n_embd=16,n_head=2",
+        "realtabformer:epochs=1,n_critic=0,n_layer=1,n_embd=16,n_head=2,threads=1",
     ],
 )
 def test_generate_adult_with_third_party_generators(

@@ -15,7 +15,7 @@ from synthleak.generators.realtabformer import OFFLINE_ENV, REaLTabFormerGenerat
 
 from .helpers import check_output
 
-TINY = "realtabformer:epochs=1,n_critic=0,n_layer=1,n_embd=16,n_head=2,gen_batch=256"
+TINY = "realtabformer:epochs=1,n_critic=0,n_layer=1,n_embd=16,n_head=2,gen_batch=256,threads=1"
 
 
 @pytest.fixture(autouse=True)
@@ -41,6 +41,7 @@ def test_spec_defaults_are_the_library_defaults() -> None:
         ("realtabformer:n_critic=-1", "n_critic must be >= 0"),
         ("realtabformer:mask_rate=1", r"mask_rate must be in \[0, 1\)"),
         ("realtabformer:learning_rate=0", "learning_rate must be > 0"),
+        ("realtabformer:threads=-1", "threads must be >= 0"),
     ],
 )
 def test_bad_specs(spec: str, message: str) -> None:
@@ -80,3 +81,13 @@ def test_decode_rejects_unknown_codes(adult_1000: sl.Table) -> None:
     frame["c0"] = "999"
     with pytest.raises(GeneratorFailure, match="unknown category"):
         gen._decode(frame, 3)
+
+
+def test_torch_threads_are_restored() -> None:
+    torch = pytest.importorskip("torch")
+    from synthleak.generators.realtabformer import torch_threads
+
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
