@@ -157,7 +157,14 @@ def test_generators_json_lists_the_registry(capsys: pytest.CaptureFixture[str]) 
     assert by["nonprivate"]["differentially_private"] is False and by["nonprivate"]["extra"] is None
     assert by["mst"]["differentially_private"] is True and by["mst"]["extra"] == "mbi"
     assert by["ctgan"]["extra"] == "ctgan" and isinstance(by["ctgan"]["installed"], bool)
-    assert {p["name"] for p in by["command"]["params"]} == {"cmd", "timeout"}
+    assert {p["name"] for p in by["command"]["params"]} == {
+        "cmd",
+        "timeout",
+        "claimed_epsilon",
+        "claimed_delta",
+    }
+    assert by["sdv:ctgan"]["extra"] == "sdv" and by["realtabformer"]["extra"] == "realtabformer"
+    assert by["mutant-privbayes"]["differentially_private"] is True
     # an enum parameter is a string with its choices
     assert by["synthpop"]["params"][-1] == {
         "name": "predictors",
@@ -176,3 +183,53 @@ def test_generators_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "epsilon: float = 1.0" in text
     assert "predictors: str = 'ordinal' (ordinal|onehot)" in text
     assert main(["generators", "--format", "xml"]) == 2
+
+
+def _check_adult_output(path: Path, n: int) -> None:
+    """The file has Adult's columns, only Adult's categories, and encodes with Adult's schema."""
+    from synthleak.datasets import load_adult
+
+    adult = load_adult()
+    df = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    assert list(df.columns) == list(adult.columns) and len(df) == n
+    for col in ("workclass", "education", "sex", "income", "native-country"):
+        assert set(df[col].dropna()) <= set(adult[col].dropna()), col
+    Table.from_frame(df, infer_schema(adult))
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "sdv:gaussiancopula",
+        "sdv:ctgan:epochs=2",
+        "sdv:tvae:epochs=2",
+        "realtabformer:epochs=1,n_critic=0,n_layer=1,n_embd=16,n_head=2,threads=1",
+    ],
+)
+def test_generate_adult_with_third_party_generators(
+    tmp_path: Path, spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip(spec.split(":")[0])
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    out = tmp_path / "syn.csv"
+    argv = ["generate", "adult", "--generator", spec, "--train-size", "300"]
+    assert main([*argv, "--synthetic-size", "60", "--out", str(out)]) == 0
+    _check_adult_output(out, 60)
+
+
+def test_generate_synthetic_size_is_n(tmp_path: Path, data_csv: Path) -> None:
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    base = ["generate", str(data_csv), "-g", "indhist", "--seed", "1"]
+    assert main([*base, "--n", "9", "--out", str(a)]) == 0
+    assert main([*base, "--synthetic-size", "9", "--out", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_generate_positive_controls(tmp_path: Path, data_csv: Path) -> None:
+    out = tmp_path / "leak.csv"
+    argv = ["generate", str(data_csv), "-g", "leaky:fraction=1,base=indhist:bins=3"]
+    assert main([*argv, "--n", "20", "--out", str(out)]) == 0
+    train = pd.read_csv(data_csv)
+    schema = infer_schema(train)
+    released = Table.from_frame(pd.read_csv(out), schema)
+    assert np.isin(released.row_keys(), Table.from_frame(train, schema).row_keys()).all()

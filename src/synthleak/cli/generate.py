@@ -2,7 +2,8 @@
 
 ``synthleak generate DATA --generator SPEC --n N --out FILE [--train-size M] [--seed S]``
     loads DATA (with the common schema options), optionally samples ``M`` training records
-    without replacement, fits the generator and writes ``N`` synthetic records as CSV, or
+    without replacement, fits the generator and writes ``N`` synthetic records (``--n`` and
+    ``--synthetic-size`` are the same option) as CSV, or
     Parquet when FILE ends with ``.parquet``/``.pq``. The file is written through a temporary
     file and renamed, so a failure leaves nothing behind. A generator failure (for example an
     external command exiting non-zero) is reported as one line with exit code 2.
@@ -41,7 +42,14 @@ from synthleak.generators import GeneratorInfo, list_generators, make_generator
 from synthleak.generators.base import Param
 
 # import name that provides each optional extra (for the "installed" column)
-EXTRA_MODULES = {"ctgan": "ctgan", "mbi": "mbi", "torch": "torch", "dask": "distributed"}
+EXTRA_MODULES = {
+    "ctgan": "ctgan",
+    "mbi": "mbi",
+    "torch": "torch",
+    "dask": "distributed",
+    "sdv": "sdv",
+    "realtabformer": "realtabformer",
+}
 
 
 class ListFormat(StrEnum):
@@ -139,10 +147,19 @@ def generate_cmd(
         typer.Option(
             "--generator",
             "-g",
-            help="Generator spec, e.g. 'baynet:k=2' (see 'synthleak generators').",
+            help=(
+                "Generator spec NAME[:key=value,...], e.g. 'baynet:k=2', 'sdv:ctgan:epochs=10', "
+                "'realtabformer:epochs=50', 'python:pkg.mod:Class,key=value' "
+                "(see 'synthleak generators')."
+            ),
         ),
     ],
-    n: Annotated[int, typer.Option("--n", help="Number of synthetic records to write.")],
+    n: Annotated[
+        int,
+        typer.Option(
+            "--n", "--synthetic-size", help="Number of synthetic records to write (|D^s|)."
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", help="Output file: .csv, or .parquet for Parquet.")],
     train_size: Annotated[
         int | None,

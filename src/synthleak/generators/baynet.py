@@ -443,6 +443,16 @@ class _BayesianNetwork(BaseGenerator):
         return self
 
     @property
+    def claimed_epsilon(self) -> float | None:  # type: ignore[override]
+        """The budget ``epsilon`` (pure DP) when finite; ``None`` for ``baynet`` (no privacy)."""
+        return float(self.epsilon) if math.isfinite(self.epsilon) else None
+
+    @property
+    def claimed_delta(self) -> float | None:  # type: ignore[override]
+        """``0.0`` (pure epsilon-DP) when an epsilon is claimed, else ``None``."""
+        return 0.0 if self.claimed_epsilon is not None else None
+
+    @property
     def network_(self) -> list[tuple[str, tuple[str, ...]]]:
         """The learnt network as ``(attribute, parents)`` names, in sampling order."""
         self._check_fitted()

@@ -15,8 +15,9 @@ count, the same seed gives the same output (tested); across machines or torch ve
 
 References
 ----------
-Xu et al. (2019), "Modeling tabular data using conditional GAN", NeurIPS (arXiv:1907.00503).
-Used as a target generator in Annamalai et al. (2024a), Sec. 5.2 (CTGAN).
+Xu, Skoularidou, Cuesta-Infante and Veeramachaneni, "Modeling tabular data using conditional
+GAN", NeurIPS 2019 (arXiv:1907.00503). Used as a target generator by Annamalai, Gadotti and
+Rocher (2024), Sec. 5.2 (CTGAN).
 """
 
 from __future__ import annotations

@@ -180,6 +180,16 @@ class MST(BaseGenerator):
         self.bins = bins
         self.iters = iters
 
+    @property
+    def claimed_epsilon(self) -> float:  # type: ignore[override]
+        """The (epsilon, delta)-DP guarantee's ``epsilon`` (a parameter)."""
+        return float(self.epsilon)
+
+    @property
+    def claimed_delta(self) -> float:  # type: ignore[override]
+        """The (epsilon, delta)-DP guarantee's ``delta`` (a parameter)."""
+        return float(self.delta)
+
     def fit(self, table: Table, *, rng: np.random.Generator) -> MST:
         """Measure, select and estimate the graphical model; returns self."""
         mbi = _import_mbi()

@@ -58,7 +58,7 @@ class Relaxation(StrEnum):
 def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
     """The zCDP parameter rho whose (epsilon, delta)-DP guarantee is ``epsilon``.
 
-    rho-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP (Bun and Steinke (2016),
+    rho-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP (Bun and Steinke 2016,
     Prop. 1.3); solving for rho gives ``rho = (sqrt(ln(1/delta) + epsilon) - sqrt(ln(1/delta)))^2``.
     """
     if not (epsilon > 0):
@@ -123,10 +123,10 @@ def rap_budget(
     * total: ``rho = rho_from_epsilon_delta(epsilon, delta)``;
     * each of the ``n_steps`` exponential mechanisms gets ``rho_s = (1 - f) rho / n_steps``,
       run with ``epsilon_select = sqrt(8 rho_s)`` (an epsilon-DP exponential mechanism is
-      ``epsilon^2/8``-zCDP, Cesar and Rogers (2021));
+      ``epsilon^2/8``-zCDP, Cesar and Rogers 2021);
     * each of the ``n_steps`` Gaussian measurements gets ``rho_m = f rho / n_steps``, run with
       ``sigma = l2 / sqrt(2 rho_m) = 1 / (n sqrt(rho_m))`` (the Gaussian mechanism is
-      ``l2^2 / (2 sigma^2)``-zCDP, Bun and Steinke (2016));
+      ``l2^2 / (2 sigma^2)``-zCDP, Bun and Steinke 2016);
 
     and zCDP composes by addition, so the whole run is rho-zCDP, hence (epsilon, delta)-DP.
     ``f`` is ``measure_fraction``.
@@ -267,9 +267,8 @@ class RAP(BaseGenerator):
     ----------
     iterations : int, default 1000
         Adam steps at most, spread evenly over the rounds; a round stops early when its loss
-        falls by less than 0.1% over 20 steps (as the RAP reference implementation).
-        Annamalai et al. (2024a), appendix A, use 2000: ``iterations=2000`` reproduces it at
-        about twice the time.
+        falls by less than 0.1% over 20 steps (as the RAP reference implementation). Annamalai
+        et al. (2024), appendix A, use 2000: ``iterations=2000`` reproduces it at about twice the time.
     rounds : int, default 10
         Adaptive rounds (RAP's ``T``).
     marginals : int, default 5
@@ -288,8 +287,8 @@ class RAP(BaseGenerator):
     epsilon : float, default inf
         Privacy budget; ``inf`` means no privacy (exact answers, greedy selection).
     delta : float, optional
-        Failure probability of (epsilon, delta)-DP; default ``1/n^2`` (Annamalai et al. (2024a),
-        appendix A, after Liu et al. (2021)), with ``n`` the number of training records.
+        Failure probability of (epsilon, delta)-DP; default ``1/n^2`` (Annamalai et al. (2024), appendix A, after
+        Liu et al.), with ``n`` the number of training records.
     k : int, default 3
         Order of the marginals in the workload.
     max_workload : int, default 1000
@@ -316,8 +315,8 @@ class RAP(BaseGenerator):
     *Workload.* All ``k``-way marginals of the discretised columns except those with more than
     :data:`MAX_MARGINAL_CELLS` cells, capped at ``max_workload``. Only the ``rounds x
     marginals`` adaptively selected ones enter the loss (the adaptive projection of Aydore et
-    al.); on Adult the defaults select 50 of 455. Annamalai et al. (2024a), appendix A, run RAP
-    on all 3-way marginals; the adaptive selection keeps one fit within seconds on two cores.
+    al.); on Adult the defaults select 50 of 455. Annamalai et al. (2024), appendix A, run RAP on all 3-way
+    marginals; the adaptive selection keeps one fit within seconds on two cores.
 
     *Privacy (rap-softmax).* With a finite ``epsilon`` the domain - categories, ranges, bins
     - comes from the schema only and never from the data (bins are uniform over the schema's
@@ -330,16 +329,16 @@ class RAP(BaseGenerator):
     ``sigma = 1 / (n sqrt(rho_m))``: with ``n = 1000``, ``epsilon = 10`` and the defaults it is
     about 0.009, far above the ~1e-4 mass of a cell of a 10,000-cell marginal, and columns that
     no selected marginal touches stay near uniform. Expect 3-way errors close to or above
-    ``indhist``'s below ``epsilon`` around 100 at that size (Annamalai et al. (2024a), Sec. 6.4,
-    also report large errors for RAP-softmax); utility grows with ``n`` and ``epsilon``.
+    ``indhist``'s below ``epsilon`` around 100 at that size (Annamalai et al. (2024), Sec. 6.4, also report large
+    errors for RAP-softmax); utility grows with ``n`` and ``epsilon``.
 
     References
     ----------
-    Aydore et al. (2021), "Differentially private query release through adaptive projection",
-    ICML (RAP). Liu et al. (2021), "Iterative methods for private synthetic data:
-    unifying framework and new methods", NeurIPS (RAP-softmax). Annamalai et al. (2024a),
-    Sec. 5.2 and appendix A (parameters: 2000 iterations, all 3-way marginals,
-    delta = 1/n^2).
+    Aydore et al., "Differentially private query release through adaptive projection",
+    ICML 2021 (RAP). Liu, Vietri and Wu, "Iterative methods for private synthetic data:
+    unifying framework and new methods", NeurIPS 2021 (RAP-softmax). Annamalai, Gadotti and
+    Rocher, USENIX Security 2024, Sec. 5.2 and appendix A (parameters: 2000 iterations, all
+    3-way marginals, delta = 1/n^2).
     """
 
     def __init__(
@@ -396,6 +395,21 @@ class RAP(BaseGenerator):
         self.delta = None if delta is None else float(delta)
         self.k = int(k)
         self.max_workload = int(max_workload)
+
+    @property
+    def claimed_epsilon(self) -> float | None:  # type: ignore[override]
+        """``epsilon`` when finite (``rap-softmax``); ``None`` without privacy (``rap``)."""
+        return self.epsilon if math.isfinite(self.epsilon) else None
+
+    @property
+    def claimed_delta(self) -> float | None:  # type: ignore[override]
+        """``delta``; its default ``1/n^2`` is known once fitted (``None`` before, and when
+        no epsilon is claimed)."""
+        if self.claimed_epsilon is None:
+            return None
+        if self.delta is not None:
+            return self.delta
+        return getattr(self, "delta_", None)
 
     # --- relaxed data -------------------------------------------------------------------
     def _blocks(self, theta: list[np.ndarray]) -> list[np.ndarray]:
@@ -565,10 +579,7 @@ def _rap_softmax(
 
 _COMMON = (
     Param(
-        "iterations",
-        int,
-        1000,
-        "Adam steps at most, over all rounds (Annamalai et al. (2024a), appendix A: 2000)",
+        "iterations", int, 1000, "Adam steps at most, over all rounds (Annamalai et al. 2024: 2000)"
     ),
     Param("rounds", int, 10, "adaptive rounds T"),
     Param("marginals", int, 5, "3-way marginals selected per round K"),

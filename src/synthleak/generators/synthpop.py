@@ -59,8 +59,7 @@ class Synthpop(BaseGenerator):
         How categorical columns enter the trees as predictors. ``ordinal``: one integer code
         per column (a deep tree reaches any subset of levels through several splits).
         ``onehot``: one indicator per level, as the Python port of synthpop (used through
-        reprosyn by Meeus et al. (2023), Sec. 5.3) does; every split then separates one level
-        from the rest.
+        reprosyn by Meeus et al. (2023), Sec. 5.3) does; every split then separates one level from the rest.
     visit_sequence : sequence of str, optional
         Column order (Python API only); default: the schema order, as in synthpop.
 
@@ -83,10 +82,10 @@ class Synthpop(BaseGenerator):
 
     References
     ----------
-    Nowok et al. (2016), "synthpop: Bespoke creation of synthetic data in R", Journal of
-    Statistical Software 74, methods ``sample`` and ``cart``.
-    Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
-    publishing", ESORICS, Sec. 5.3 (SynthPop as evaluated there).
+    Nowok, Raab and Dibben, "synthpop: Bespoke creation of synthetic data in R", Journal of
+    Statistical Software 74 (2016), methods ``sample`` and ``cart``.
+    Meeus et al., "Achilles' heels: vulnerable record identification in synthetic data
+    publishing", ESORICS 2023, Sec. 5.3 (SynthPop as evaluated there).
     """
 
     def __init__(
