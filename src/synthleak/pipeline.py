@@ -50,6 +50,7 @@ from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.findings import audit_metrics, membership_epsilon, membership_finding
 from synthleak.games.base import encode_parts
+from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import RiskEstimate, accuracy_estimate, auc_estimate, roc_curve
 from synthleak.metrics.utility import utility_report
@@ -552,7 +553,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     ctx.findings.append(membership_finding(res, rng=rng))
     claimed = ctx.claimed_epsilon
     if claimed is None:
-        claimed = getattr(make_generator(ctx.generator), "claimed_epsilon", None)
+        claimed = claimed_epsilon_of(make_generator(ctx.generator))
     ctx.sections["epsilon"] = membership_epsilon(
         res,
         rng=rng,

@@ -60,6 +60,7 @@ from synthleak.cli.common import (
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.findings import membership_epsilon
 from synthleak.games.membership import Knowledge, MembershipGame, MembershipResult, PoolMode
+from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.pipeline import check_claim
@@ -207,7 +208,7 @@ def mia_cmd(
     check_claim(claimed_epsilon, delta, neighbouring.api)
     claimed = claimed_epsilon
     if claimed is None:
-        claimed = getattr(make_generator(generator), "claimed_epsilon", None)
+        claimed = claimed_epsilon_of(make_generator(generator))
     client = None
     if cluster is not None:  # fail fast on an unreachable scheduler, before any work
         from synthleak.runtime.executor import connect_cluster
