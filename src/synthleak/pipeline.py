@@ -50,6 +50,7 @@ from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.findings import audit_metrics, membership_epsilon, membership_finding
 from synthleak.games.base import encode_parts
+from synthleak.games.cost import fit_budget, measure_membership_cost, power
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import RiskEstimate, accuracy_estimate, auc_estimate, roc_curve
@@ -59,6 +60,7 @@ from synthleak.results import (
     AuditConfig,
     AuditResult,
     BudgetPlan,
+    BudgetRecord,
     Finding,
     MetricKind,
     PrivacyUtilityPoint,
@@ -82,6 +84,7 @@ class Budget(StrEnum):
     QUICK = "quick"
     STANDARD = "standard"
     PAPER = "paper"
+    AUTO = "auto"  # the standard plan, with shadow and test datasets sized to max_time
 
 
 BUDGETS: dict[Budget, BudgetPlan] = {
@@ -139,6 +142,7 @@ class _Context:
     claimed_epsilon: float | None = None
     delta: float = 1e-5
     neighbouring: str = "add_remove"
+    max_time: float | None = None
     train: Table = field(init=False)
     train_rows: np.ndarray = field(init=False)
     ranking_rows: np.ndarray | None = None
@@ -530,9 +534,8 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     ]
     n = min(ctx.plan.n, max(2, (len(ctx.original) - len(top) - len(controls)) // 3))
     ctx.log(
-        f"black-box membership inference: {len(top) + len(controls)} targets, "
-        f"{ctx.plan.shadows} shadow and {ctx.plan.tests} test datasets of {n} records through "
-        f"'{ctx.generator}'"
+        f"black-box membership inference: {len(top) + len(controls)} targets, datasets of "
+        f"{n} records through '{ctx.generator}'"
     )
     targets = Targets.rows(top, label="distance")
     if controls:
@@ -546,9 +549,28 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         n_tests=ctx.plan.tests,
         attacks=attacks,
     )
+    cost = measure_membership_cost(game, ctx.original, rng=rng)
+    n_targets = len(top) + len(controls)
+    workers = ctx.runtime.workers
+    if ctx.max_time is not None:
+        game.n_shadows, game.n_tests = fit_budget(
+            cost, ctx.max_time, n_targets=n_targets, workers=workers
+        )
+    projected = cost.projected_seconds(
+        n_shadows=game.n_shadows, n_tests=game.n_tests, n_targets=n_targets, workers=workers
+    )
+    ctx.log(
+        cost.summary(
+            n_shadows=game.n_shadows, n_tests=game.n_tests, n_targets=n_targets, workers=workers
+        )
+    )
+    started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
         res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime)
+    ctx.sections["budget"] = BudgetRecord(
+        game.n_shadows, game.n_tests, projected, time.perf_counter() - started, power(game.n_tests)
+    )
     ctx.sections["membership"] = res
     ctx.findings.append(membership_finding(res, rng=rng))
     claimed = ctx.claimed_epsilon
@@ -612,6 +634,7 @@ def audit(
     delta: float = 1e-5,
     neighbouring: str = "add_remove",
     policy: Policy | None = None,
+    max_time: float | None = None,
     log: Log | None = None,
     sources: dict[str, str] | None = None,
     command_line: str | None = None,
@@ -656,6 +679,9 @@ def audit(
         The claim's delta and neighbouring relation (``add_remove`` or ``substitute``).
     policy : Policy, optional
         Pass/fail checks (:mod:`synthleak.policy`) evaluated on the audit's metrics.
+    max_time : float, optional
+        Wall-time limit in seconds for the shadow-model game: its shadow and test datasets are
+        sized to fit it after a measured pilot. Required by ``budget="auto"``.
     log : callable, optional
         Receives one line per stage (the CLI prints them).
     sources : dict, optional
@@ -679,7 +705,11 @@ def audit(
         raise InputError(
             f"unknown budget {budget!r}: use quick, standard or paper", parameter="budget"
         ) from None
-    used = plan or BUDGETS[budget]
+    if budget is Budget.AUTO and max_time is None:
+        raise InputError("budget 'auto' sizes the shadow-model game to max_time: give max_time")
+    if max_time is not None and not (isinstance(max_time, int | float) and max_time > 0):
+        raise InputError(f"max_time must be a positive number of seconds, got {max_time!r}")
+    used = plan or BUDGETS[Budget.STANDARD if budget is Budget.AUTO else budget]
     rt = as_runtime(runtime)
     if synthetic is None and generator is None:
         raise InputError(
@@ -726,6 +756,7 @@ def audit(
         claimed_epsilon=claimed_epsilon,
         delta=delta,
         neighbouring=neighbouring,
+        max_time=max_time,
     )
     for mod, extra in OPTIONAL.items():
         if find_spec(mod) is None:
@@ -754,6 +785,7 @@ def audit(
         n_control=len(ctx.control) if ctx.control is not None else 0,
         show_records=show_records,
         claimed_epsilon=claimed_epsilon,
+        max_time=max_time,
     )
     result = AuditResult(
         config=config,
@@ -765,6 +797,7 @@ def audit(
         utility=ctx.sections.get("utility"),
         privacy_utility=tuple(ctx.privacy_utility),
         epsilon=ctx.sections.get("epsilon"),
+        budget=ctx.sections.get("budget"),
         notes=tuple(ctx.notes),
     )
     if policy is not None:

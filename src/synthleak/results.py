@@ -43,6 +43,7 @@ import pandas as pd
 
 from synthleak.data.schema import Schema
 from synthleak.errors import InputError
+from synthleak.games.cost import Power
 from synthleak.games.membership import MembershipResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.metrics.epsilon import EpsilonEstimate
@@ -307,6 +308,28 @@ class BudgetPlan(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class BudgetRecord(Result):
+    """The shadow-model budget an audit actually used, what it was projected to cost, what it
+    cost, and what it can show.
+
+    Attributes
+    ----------
+    n_shadows, n_tests : int
+        Shadow and test datasets of the membership game (after fitting a time limit).
+    projected_seconds, measured_seconds : float
+        The pilot's projection and the game's wall time.
+    power : Power
+        The smallest detectable AUC effect and the largest certifiable epsilon of ``n_tests``.
+    """
+
+    n_shadows: int
+    n_tests: int
+    projected_seconds: float
+    measured_seconds: float
+    power: Power
+
+
+@dataclass(frozen=True, repr=False)
 class AuditConfig(Result):
     """The inputs and settings of an audit, for the reproducibility section."""
 
@@ -328,6 +351,7 @@ class AuditConfig(Result):
     n_control: int
     show_records: bool = False
     claimed_epsilon: float | None = None
+    max_time: float | None = None
 
 
 @dataclass(frozen=True, repr=False)
@@ -399,6 +423,8 @@ class AuditResult(Result):
     privacy_utility : tuple of PrivacyUtilityPoint
     epsilon : EpsilonEstimate, optional
         Empirical epsilon of the black-box membership game, with the verdict on a claimed one.
+    budget : BudgetRecord, optional
+        The shadow-model budget used, its projected and measured cost, and its power.
     policy : PolicyResult, optional
         The pass/fail policy the audit was checked against.
     notes : tuple of str
@@ -419,6 +445,7 @@ class AuditResult(Result):
     utility: UtilitySection | None = None
     privacy_utility: tuple[PrivacyUtilityPoint, ...] = ()
     epsilon: EpsilonEstimate | None = None
+    budget: BudgetRecord | None = None
     policy: PolicyResult | None = None
     notes: tuple[str, ...] = ()
     version: int = RESULT_VERSION

@@ -194,3 +194,28 @@ def test_exact_knowledge_reports_epsilon_against_the_claim(
     assert (
         main([*args[:-2], "--out", str(tmp_path / "g.json"), "--fail-on", "epsilon.violation"]) == 3
     )
+
+
+def test_projection_is_printed_and_max_time_sizes_the_game(
+    data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t.json"
+    args = [
+        "mia",
+        str(data_csv),
+        *BASE,
+        "--targets",
+        "rows:0",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+    ]
+    assert main([*args, "--max-time", "3600"]) == 0
+    err = capsys.readouterr().err
+    assert "projected time" in err and "power:" in err and "the game took" in err
+    doc = json.loads(out.read_text())
+    assert doc["config"]["n_shadows"] <= 40  # --shadows caps what --max-time allows
+    assert main([*args, "--max-time", "0.001"]) == 2
+    err = capsys.readouterr().err
+    assert "out of reach" in err and "without the generator" in err

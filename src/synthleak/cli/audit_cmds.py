@@ -21,6 +21,7 @@ from synthleak.cli.common import (
     DeltaOpt,
     FailOnOpt,
     JunitOpt,
+    MaxTimeOpt,
     NaValuesOpt,
     NeighbouringChoice,
     NeighbouringOpt,
@@ -90,6 +91,7 @@ def _run_audit(
     fail_on: str | None = None,
     policy_file: Path | None = None,
     junit: Path | None = None,
+    max_time: float | None = None,
     categorical: str | None = None,
     continuous: str | None = None,
     schema: Path | None = None,
@@ -137,6 +139,7 @@ def _run_audit(
             delta=delta,
             neighbouring=neighbouring.api,
             policy=policy,
+            max_time=max_time,
             log=log,
             sources={
                 "original": original,
@@ -159,7 +162,12 @@ def _run_audit(
 
 
 BudgetOpt = Annotated[
-    Budget, typer.Option("--budget", help="Compute spent: quick, standard or paper.")
+    Budget,
+    typer.Option(
+        "--budget",
+        help="Compute spent: quick, standard, paper, or auto (standard, with the shadow-model "
+        "game sized to --max-time).",
+    ),
 ]
 ShowRecordsOpt = Annotated[
     bool,
@@ -210,6 +218,7 @@ def audit_cmd(
     fail_on: FailOnOpt = None,
     policy: PolicyOpt = None,
     junit: JunitOpt = None,
+    max_time: MaxTimeOpt = None,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
     seed: SeedOpt = 0,
@@ -243,6 +252,7 @@ def audit_cmd(
         fail_on=fail_on,
         policy_file=policy,
         junit=junit,
+        max_time=max_time,
         categorical=categorical,
         continuous=continuous,
         schema=schema,

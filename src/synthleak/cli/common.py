@@ -343,3 +343,13 @@ NeighbouringOpt = Annotated[
         "conservative reading) or one record replaced (substitute).",
     ),
 ]
+
+
+MaxTimeOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--max-time",
+        help="Wall-time limit in seconds for the shadow-model game: the numbers of shadow and "
+        "test datasets are chosen to fit it (after a short measured pilot).",
+    ),
+]

@@ -22,6 +22,7 @@ Meeus et al. (2023), Sec. 2.3, 5.1 and 5.5, Tables 1-2.
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from enum import Enum
 from typing import Annotated, Any
@@ -37,6 +38,7 @@ from synthleak.cli.common import (
     DeltaOpt,
     FailOnOpt,
     JunitOpt,
+    MaxTimeOpt,
     NaValuesOpt,
     NeighbouringChoice,
     NeighbouringOpt,
@@ -59,6 +61,7 @@ from synthleak.cli.common import (
 )
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.findings import membership_epsilon
+from synthleak.games.cost import format_seconds
 from synthleak.games.membership import Knowledge, MembershipGame, MembershipResult, PoolMode
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
@@ -183,6 +186,7 @@ def mia_cmd(
     fail_on: FailOnOpt = None,
     policy: PolicyOpt = None,
     junit: JunitOpt = None,
+    max_time: MaxTimeOpt = None,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
     run_dir: RunDirOpt = None,
@@ -236,9 +240,16 @@ def mia_cmd(
             batch_size=batch_size,
             knowledge=knowledge,
         )
+        projected = plan_game(game, loaded.table, seed=seed, workers=workers, max_time=max_time)
+        started = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", BaselineWarning)
             result = game.run(loaded.table, seed=seed, runtime=runtime)
+        typer.echo(
+            f"synthleak: the game took {format_seconds(time.perf_counter() - started)} "
+            f"(projected {format_seconds(projected)})",
+            err=True,
+        )
         n_base = sum(1 for w in caught if issubclass(w.category, BaselineWarning))
         if n_base:
             typer.echo(
@@ -272,6 +283,46 @@ def mia_cmd(
         if client is not None:
             client.close()
     exit_for_policy(outcome)
+
+
+def plan_game(
+    game: MembershipGame, table: Any, *, seed: int, workers: int, max_time: float | None
+) -> float:
+    """Measure the game's cost, size it to ``--max-time`` if given, print the projection;
+    returns the projected seconds."""
+    from synthleak.games.cost import fit_budget, measure_membership_cost, power
+    from synthleak.games.targets import as_targets
+
+    n_targets = len(as_targets(game.targets).resolve(table, seed=seed))
+    shared = game.knowledge == Knowledge.AUXILIARY and game.pool == PoolMode.SHARED
+    typer.echo(
+        f"synthleak: measuring one run of '{game.generator}' and of each attack ...", err=True
+    )
+    cost = measure_membership_cost(game, table, rng=stream_rng(seed, "mia.pilot"))
+    if max_time is not None:
+        shadows, tests = fit_budget(
+            cost, max_time, n_targets=n_targets, workers=workers, shared=shared
+        )
+        game.n_shadows, game.n_tests = min(shadows, game.n_shadows), min(tests, game.n_tests)
+    typer.echo(
+        "synthleak: "
+        + cost.summary(
+            n_shadows=game.n_shadows,
+            n_tests=game.n_tests,
+            n_targets=n_targets,
+            workers=workers,
+            shared=shared,
+        ),
+        err=True,
+    )
+    typer.echo(f"synthleak: power: {power(game.n_tests).sentence()}", err=True)
+    return cost.projected_seconds(
+        n_shadows=game.n_shadows,
+        n_tests=game.n_tests,
+        n_targets=n_targets,
+        workers=workers,
+        shared=shared,
+    )
 
 
 def mia_document(

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from synthleak.games.cost import format_seconds
 from synthleak.references import REFERENCES, Reference, cite
 from synthleak.report import plots
 from synthleak.results import AuditResult, Finding, MetricKind, Verdict
@@ -333,6 +334,15 @@ def _membership(result: AuditResult) -> Section | None:
             "and, as a control, randomly chosen ones."
         )
     )
+    if result.budget is not None:
+        b = result.budget
+        sec.blocks.append(
+            Paragraph(
+                f"Budget: {b.n_shadows} shadow and {b.n_tests} test datasets; projected "
+                f"{format_seconds(b.projected_seconds)} from a measured pilot, took "
+                f"{format_seconds(b.measured_seconds)}. Power: {b.power.sentence()}."
+            )
+        )
     rows = []
     for t in mem.targets:
         for a in cfg.attacks:
