@@ -460,6 +460,14 @@ _ALL = (
         1996,
         doi="10.24432/C5XW20",
     ),
+    _ref(
+        "loftsgaarden1965",
+        "Don O. Loftsgaarden; Charles P. Quesenberry",
+        "A Nonparametric Estimate of a Multivariate Density Function",
+        "The Annals of Mathematical Statistics 36(3)",
+        1965,
+        doi="10.1214/aoms/1177700079",
+    ),
 )
 
 REFERENCES: dict[str, Reference] = {r.key: r for r in _ALL}
