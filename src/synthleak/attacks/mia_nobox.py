@@ -113,7 +113,7 @@ class ClosestRecordSignal:
     def score(self, records: Table) -> np.ndarray:
         """Membership score of each record: minus its distance to the closest synthetic record."""
         check_fitted(self, "synthetic_")
-        return -closest_distances(records, self.synthetic_)
+        return 0.0 - closest_distances(records, self.synthetic_)
 
 
 # --- shared checks -----------------------------------------------------------------------------
@@ -208,7 +208,7 @@ class DCRAttack(_DistanceAttack):
     def score(self, records: Table) -> np.ndarray:
         check_fitted(self, "synthetic_")
         _check_records(records, self.synthetic_.schema)
-        return -closest_distances(records, self.synthetic_, metric=self.metric, p=self.p)
+        return 0.0 - closest_distances(records, self.synthetic_, metric=self.metric, p=self.p)
 
 
 # --- dcr-diff -----------------------------------------------------------------------------------
