@@ -130,6 +130,11 @@ def speed(args: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     NoBoxMembershipGame().run(Release(ori, syn, ctl), seed=0)
     game_wall = time.perf_counter() - t0
+    print(
+        f"ours (load {os.getloadavg()[0]:.1f}): attacks {per_attack}, together "
+        f"{attacks_wall:.1f} s wall, {attacks_cpu:.1f} s CPU; whole game {game_wall:.1f} s",
+        flush=True,
+    )
 
     # the peer, same run: SDMetrics DCRBaselineProtection on a subsample
     rng = np.random.default_rng(2)
