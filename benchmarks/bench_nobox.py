@@ -298,19 +298,24 @@ def oracles(args: argparse.Namespace) -> dict:
         perm = np.random.default_rng(0).permutation(len(df))
         ori = df.iloc[perm[:4000]].reset_index(drop=True)
         ctl = df.iloc[perm[4000:5000]].reset_index(drop=True)
-        rest = df.iloc[perm[5000:]].reset_index(drop=True)
         table = sl.Table.from_frame(ori, sl.infer_schema(ori))
         rng = np.random.default_rng(5)
         nonprivate = make_generator("nonprivate").fit(table, rng=rng).sample(4000, rng=rng)
         cases = {
             "bootstrap_3n": [(0, ori.sample(12000, replace=True, random_state=1))],
             "nonprivate_m_eq_n": [(0, nonprivate.to_frame())],
-            "independent": [(s, rest.sample(4000, random_state=s)) for s in range(5)],
+            "independent": [(s, None) for s in range(5)],
         }
         for case, runs in cases.items():
             for seed, syn in runs:
+                o, c = ori, ctl
+                if syn is None:  # independent replicates: a fresh draw of all three parts
+                    p = np.random.default_rng(100 + seed).permutation(len(df))
+                    o = df.iloc[p[:4000]].reset_index(drop=True)
+                    c = df.iloc[p[4000:5000]].reset_index(drop=True)
+                    syn = df.iloc[p[5000:9000]]
                 res = NoBoxMembershipGame(n_exposed=0, copies=False).run(
-                    Release(ori, syn, ctl), seed=seed
+                    Release(o, syn, c), seed=seed
                 )
                 row = {
                     a: [o.auc.value, o.auc.ci_low, o.auc.ci_high] for a, o in res.attacks.items()
