@@ -23,6 +23,7 @@ import numpy as np
 from synthleak.data.schema import Schema
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.games.membership import MembershipResult
+from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, auc, auc_estimate
@@ -332,3 +333,16 @@ def _metric_names() -> list[str]:
     from synthleak.policy import METRICS
 
     return list(METRICS)
+
+
+def nobox_metrics(result: NoBoxMembershipResult) -> dict[str, object]:
+    """Policy metrics of a no-box membership game: the strongest attack (evaluation half) and
+    the exact-copy rate against its chance rate."""
+    from synthleak.policy import Metric
+
+    out: dict[str, object] = {"membership.nobox.auc": None, "copies.rate": None}
+    if result.best is not None:
+        out["membership.nobox.auc"] = Metric.from_estimate(result.best.auc)
+    if result.copies is not None:
+        out["copies.rate"] = Metric.from_estimate(result.copies.synthetic_in_original)
+    return out

@@ -509,6 +509,14 @@ _ALL = (
         2015,
         arxiv="1311.0776",
     ),
+    _ref(
+        "loftsgaarden1965",
+        "Don O. Loftsgaarden; Charles P. Quesenberry",
+        "A Nonparametric Estimate of a Multivariate Density Function",
+        "The Annals of Mathematical Statistics 36(3)",
+        1965,
+        doi="10.1214/aoms/1177700079",
+    ),
 )
 
 REFERENCES: dict[str, Reference] = {r.key: r for r in _ALL}

@@ -219,3 +219,110 @@ def test_projection_is_printed_and_max_time_sizes_the_game(
     assert main([*args, "--max-time", "0.001"]) == 2
     err = capsys.readouterr().err
     assert "out of reach" in err and "without the generator" in err
+
+
+# --- the no-box form ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def release_csvs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    import synthleak as sl
+
+    df = sl.datasets.load_adult()
+    perm = np.random.default_rng(1).permutation(len(df))
+    ori = df.iloc[perm[:800]].reset_index(drop=True)
+    parts = {
+        "original": ori,
+        "synthetic": ori.sample(2400, replace=True, random_state=0),  # a copying release
+        "control": df.iloc[perm[800:1000]],
+    }
+    folder = tmp_path_factory.mktemp("nobox")
+    paths = {}
+    for name, part in parts.items():
+        paths[name] = folder / f"{name}.csv"
+        part.to_csv(paths[name], index=False)
+    return paths
+
+
+def _nobox_args(p: dict[str, Path]) -> list[str]:
+    return [
+        "mia",
+        "--original",
+        str(p["original"]),
+        "--synthetic",
+        str(p["synthetic"]),
+        "--control",
+        str(p["control"]),
+    ]
+
+
+def test_nobox_json_contract(
+    release_csvs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "nobox.json"
+    args = [*_nobox_args(release_csvs), "--rows", "3,17", "--n-exposed", "2"]
+    code = main([*args, "--attacks", "dcr,domias", "--format", "json", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    assert doc["mode"] == "no-box" and set(doc["attacks"]) == {"dcr", "domias"}
+    for o in doc["attacks"].values():
+        assert o["auc_ci"][0] <= o["auc"] <= o["auc_ci"][1]
+        assert set(o["tpr_at_fpr"]) == {"0.1", "0.01", "0.001"}
+        assert o["tpr_at_fpr"]["0.001"] is None  # 100 non-members are too few for FPR 0.001
+    best = doc["best"]
+    assert best["attack"] == "dcr" and best["auc"] > 0.85
+    assert best["selected_on"] == best["evaluated_on"] == 100
+    assert [r["row"] for r in doc["records"]][2:] == [3, 17]
+    rec = doc["records"][0]
+    assert set(rec) >= {"row", "v_k", "scores"}
+    assert set(rec["scores"]["dcr"]) >= {"score", "percentile"}
+    assert doc["copies"]["exact"]["n_copied_training_rows"] > 0
+
+
+def test_nobox_table_with_all_attacks(
+    release_csvs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*_nobox_args(release_csvs), "--seed", "2"]) == 0
+    text = capsys.readouterr().out
+    for name in ("dcr", "dcr-diff", "domias", "neighbourhood", "classifier", "strongest"):
+        assert name in text
+    assert "exact copies" in text and "near copies" in text
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--generator", "nonprivate"], "--generator belong to the black-box form"),
+        (["--shadows", "10"], "--shadows belong to the black-box form"),
+        (["--attacks", "query"], "unknown nobox-membership attack 'query'"),
+        (["--rows", "x"], "--rows takes comma-separated"),
+        (["--rows", "5000"], "are not rows of original"),
+        (["--n-non-members", "195"], "n_non_members=195 leaves 5"),
+        (["--format", "csv"], "csv"),
+    ],
+)
+def test_nobox_bad_input_one_line_exit_2(
+    release_csvs: dict[str, Path],
+    extra: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "o.json"
+    assert main([*_nobox_args(release_csvs), *extra, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_forms_cannot_be_mixed_or_left_incomplete(
+    release_csvs: dict[str, Path], data_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["mia", str(data_csv), "--original", str(release_csvs["original"])]) == 2
+    assert "DATA belong to the black-box form" in capsys.readouterr().err
+    assert main(["mia", "--original", str(release_csvs["original"])]) == 2
+    assert "needs --synthetic, --control too" in capsys.readouterr().err
+    assert main(["mia", str(data_csv), *BASE, "--rows", "1"]) == 2
+    assert "--rows belong to the no-box form" in capsys.readouterr().err
+    assert main(["mia", str(data_csv)]) == 2
+    assert "give DATA and --generator" in capsys.readouterr().err

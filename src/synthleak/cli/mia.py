@@ -1,32 +1,51 @@
-"""``synthleak mia``: membership inference against a generator, as a shadow-modelling privacy game.
+"""``synthleak mia``: membership inference, in two forms.
 
-JSON output (black-box form, ``mia DATA --generator SPEC``)::
+Black-box (shadow modelling against a generator): ``synthleak mia DATA --generator SPEC ...``.
+JSON::
 
     {"mode": "black-box",
      "config": {"generator": str, "targets": str, "train_size": int, "synthetic_size": int,
-                "n_shadows": int, "n_tests": int, "pool": str, "aux_size": int, "test_size": int,
-                "attacks": [str], "attack_params": {...}, "seed": int, ...},
+                "n_shadows": int, "n_tests": int, "pool": str, "knowledge": str, ...},
      "targets": [{"row": int, "selected_by": str,
                   "attacks": {"query": {"auc": f, "auc_ci": [lo, hi], "accuracy": f,
                                         "tpr_at_fpr": {"0.1": f, "0.01": f}, "n_tests": int,
                                         "error": str|null}, ...}}],
      "summary": {"query": {"auc_mean": f, "auc_sd": f, "accuracy_mean": f, "n_targets": int}},
      "summary_by_selector": {"distance": {"query": {...}}, ...},
-     "failures": {"failed_datasets": int, "total_datasets": int, "messages": {str: int}}}
+     "failures": {"failed_datasets": int, "total_datasets": int, "messages": {str: int}},
+     "epsilon": {"lower_bound": f, "confidence": 0.95, "ceiling": f, "claimed": f|null,
+                 "verdict": str, "mu": f, ...},
+     "policy": {...}|null}
+
+No-box (a release without its generator):
+``synthleak mia --original ORI --synthetic SYN --control CTRL [--attacks names] [--rows i,j]``::
+
+    {"mode": "no-box",
+     "attacks": {"<name>": {"auc": f, "auc_ci": [lo, hi],
+                            "tpr_at_fpr": {"0.1": f, "0.01": f, "0.001": f | null}}},
+     "best": {"attack": str, "auc": f, "auc_ci": [lo, hi], "selection_auc": f,
+              "selected_on": int, "evaluated_on": int},
+     "records": [{"row": int, "v_k": f, "selected_by": str,
+                  "scores": {"<name>": {"score": f, "percentile": f, "p_value": f}}}],
+     "copies": {...}, "sizes": {...}, "notes": [...], "policy": {...}|null}
 
 References
 ----------
-Meeus et al. (2023), Sec. 2.3, 5.1 and 5.5, Tables 1-2.
+Meeus et al. (2023), Sec. 2.3, Sec. 5.1, Sec. 5.5, Tables 1-2 (black-box game).
+See :mod:`synthleak.games.nobox` for the no-box game.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import time
 import warnings
 from enum import Enum
+from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 
 from synthleak.cli.app import app
@@ -53,6 +72,7 @@ from synthleak.cli.common import (
     exit_for_policy,
     load_cli_data,
     load_cli_policy,
+    load_cli_tables,
     make_runtime,
     parse_targets,
     report_policy,
@@ -60,7 +80,7 @@ from synthleak.cli.common import (
     to_json,
 )
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.findings import membership_epsilon
+from synthleak.findings import membership_epsilon, nobox_metrics
 from synthleak.games.cost import format_seconds
 from synthleak.games.membership import Knowledge, MembershipGame, MembershipResult, PoolMode
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
@@ -119,17 +139,205 @@ class MiaFormat(str, Enum):
     JSON = "json"
 
 
+BLACK_BOX_FORM = "synthleak mia DATA --generator SPEC"
+NO_BOX_FORM = "synthleak mia --original ORI --synthetic SYN --control CTRL"
+#: options of one form only (flag, parameter name)
+_BLACK_BOX_ONLY = (
+    ("--targets", "targets"),
+    ("--train-size", "train_size"),
+    ("--synthetic-size", "synthetic_size"),
+    ("--shadows", "shadows"),
+    ("--tests", "tests"),
+    ("--n-queries", "n_queries"),
+    ("--pool", "pool"),
+    ("--aux-size", "aux_size"),
+    ("--test-size", "test_size"),
+    ("--batch-size", "batch_size"),
+    ("--knowledge", "knowledge"),
+    ("--claimed-epsilon", "claimed_epsilon"),
+    ("--delta", "delta"),
+    ("--neighbouring", "neighbouring"),
+    ("--max-time", "max_time"),
+    ("--run-dir", "run_dir"),
+    ("--cluster", "cluster"),
+)
+_NO_BOX_ONLY = (
+    ("--rows", "rows"),
+    ("--n-members", "n_members"),
+    ("--n-non-members", "n_non_members"),
+    ("--n-exposed", "n_exposed"),
+)
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    src = ctx.get_parameter_source(name)
+    return src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _parse_rows(value: str | None) -> list[int]:
+    rows = []
+    for item in split_list(value):
+        try:
+            rows.append(int(item))
+        except ValueError:
+            raise InputError(
+                f"--rows takes comma-separated 0-based row numbers of --original, got {item!r}"
+            ) from None
+    return rows
+
+
+def render_nobox_table(doc: dict[str, Any]) -> str:
+    """Plain text: one line per attack, the strongest attack, the exposed records, copies."""
+    sz = doc["sizes"]
+    lines = [
+        f"no-box membership inference: {sz['members']} members, {sz['non_members']} "
+        f"non-members, reference {sz['reference']}, synthetic {sz['synthetic']}",
+        f"{'attack':<14} {'AUC':>6}  {'95% CI':<13} {'TPR@.1':>7} {'TPR@.01':>8} {'TPR@.001':>9}",
+    ]
+    for name, o in doc["attacks"].items():
+        t = o["tpr_at_fpr"]
+        ci = f"{_fmt(o['auc_ci'][0])}-{_fmt(o['auc_ci'][1])}"
+        lines.append(
+            f"{name:<14} {_fmt(o['auc']):>6}  {ci:<13} {_fmt(t['0.1']):>7} "
+            f"{_fmt(t['0.01']):>8} {_fmt(t['0.001']):>9}"
+        )
+    b = doc["best"]
+    if b:
+        lines.append(
+            f"strongest: {b['attack']}, AUC {_fmt(b['auc'])} "
+            f"(95% CI {_fmt(b['auc_ci'][0])}-{_fmt(b['auc_ci'][1])}) on {b['evaluated_on']} "
+            f"held-out records; chosen on {b['selected_on']} others (AUC there "
+            f"{_fmt(b['selection_auc'])})"
+        )
+    if doc["records"]:
+        lines.append("exposed records (percentile of the score among non-members):")
+        for r in doc["records"]:
+            parts = ", ".join(f"{a} {v['percentile']:.1f}" for a, v in r["scores"].items())
+            lines.append(f"  row {r['row']:>7} ({r['selected_by']}, V_k {_fmt(r['v_k'])}): {parts}")
+    c = doc.get("copies")
+    if c:
+        e = c["exact"]
+        ctl = e["control_in_original"]
+        lines.append(
+            f"exact copies: {e['synthetic_in_original']['rate']:.4f} of synthetic rows equal a "
+            f"training row ({e['n_copied_training_rows']} training rows copied); chance rate "
+            + (f"{ctl['rate']:.4f} (control rows in the training data)" if ctl else "n/a")
+        )
+        nr = c["near"]
+        if nr["synthetic"]:
+            lines.append(
+                f"near copies: {nr['synthetic']['rate']:.4f} of synthetic rows against "
+                f"{nr['baseline']['rate']:.4f} of real non-members ({nr['rule']})"
+            )
+    for note in doc.get("notes", []):
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def _nobox(
+    *,
+    original: str,
+    synthetic: str,
+    control: str,
+    attack_names: list[str],
+    rows: list[int],
+    n_members: int | None,
+    n_non_members: int | None,
+    n_exposed: int,
+    k: int,
+    workers: int,
+    seed: int,
+    fmt: MiaFormat,
+    out: Path | None,
+    gate: Any,
+    junit: Path | None,
+    categorical: str | None,
+    continuous: str | None,
+    schema: Path | None,
+    na_values: str | None,
+) -> None:
+    from synthleak.games.base import Release
+    from synthleak.games.nobox import DEFAULT_ATTACKS, NoBoxMembershipGame
+    from synthleak.runtime import Runtime
+
+    if out is not None:
+        check_out_path(out)
+    sch, loaded = load_cli_tables(
+        {"original": original, "synthetic": synthetic, "control": control},
+        categorical=categorical,
+        continuous=continuous,
+        schema=schema,
+        na_values=na_values,
+    )
+    game = NoBoxMembershipGame(
+        attacks=tuple(attack_names) or DEFAULT_ATTACKS,
+        n_members=n_members,
+        n_non_members=n_non_members,
+        rows=tuple(rows),
+        n_exposed=n_exposed,
+        k=k,
+    )
+    release = Release(
+        loaded["original"].frame, loaded["synthetic"].frame, loaded["control"].frame, sch
+    )
+    result = game.run(release, seed=seed, runtime=Runtime(workers=workers, progress=True))
+    outcome = None
+    if gate is not None:
+        outcome = gate.evaluate({name: None for name in METRICS} | nobox_metrics(result))
+    doc = json.loads(to_json(result.summary()))
+    doc["policy"] = None if outcome is None else outcome.to_dict()
+    emit(to_json(doc) if fmt is MiaFormat.JSON else render_nobox_table(doc), out)
+    report_policy(outcome, junit)
+    exit_for_policy(outcome)
+
+
 @app.command("mia")
 def mia_cmd(
+    ctx: typer.Context,
     data: Annotated[
-        str,
+        str | None,
         typer.Argument(
-            help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete' (the full dataset)."
+            help="Black-box form: CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete' "
+            "(the full dataset the targets come from)."
         ),
-    ],
+    ] = None,
     generator: Annotated[
-        str, typer.Option("--generator", help="Generator spec, e.g. synthpop or baynet:k=2.")
-    ],
+        str | None,
+        typer.Option("--generator", help="Black-box form: generator spec, e.g. synthpop."),
+    ] = None,
+    original: Annotated[
+        str | None,
+        typer.Option("--original", help="No-box form: the real records the release was made from."),
+    ] = None,
+    synthetic: Annotated[
+        str | None, typer.Option("--synthetic", help="No-box form: the released synthetic data.")
+    ] = None,
+    control: Annotated[
+        str | None,
+        typer.Option(
+            "--control",
+            help="No-box form: real records of the same population the generator never saw.",
+        ),
+    ] = None,
+    rows: Annotated[
+        str | None,
+        typer.Option("--rows", help="No-box form: rows of --original to report, e.g. 3,17."),
+    ] = None,
+    n_members: Annotated[
+        int | None,
+        typer.Option("--n-members", help="No-box form: original records scored as members."),
+    ] = None,
+    n_non_members: Annotated[
+        int | None,
+        typer.Option(
+            "--n-non-members",
+            help="No-box form: control records scored as non-members (default half).",
+        ),
+    ] = None,
+    n_exposed: Annotated[
+        int,
+        typer.Option("--n-exposed", help="No-box form: most isolated records (V_k) to report."),
+    ] = 10,
     targets: Annotated[
         str,
         typer.Option(
@@ -147,12 +355,14 @@ def mia_cmd(
     shadows: Annotated[int, typer.Option("--shadows", help="Shadow datasets (attacker).")] = 4000,
     tests: Annotated[int, typer.Option("--tests", help="Test datasets (challenger).")] = 200,
     attacks: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--attacks",
-            help="Comma-separated membership attacks (query, distance, groundhog, attention).",
+            help="Comma-separated attack names. Black-box: query, distance, groundhog, attention "
+            "(default query,distance,groundhog). No-box: dcr, dcr-diff, domias, neighbourhood, "
+            "classifier (default all).",
         ),
-    ] = "query,distance,groundhog",
+    ] = None,
     n_queries: Annotated[
         int, typer.Option("--n-queries", help="Counting queries of the query attack.")
     ] = 100_000,
@@ -198,17 +408,71 @@ def mia_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
 ) -> None:
-    """Membership inference on target records of DATA against a generator (shadow modelling).
+    """Membership inference: against a generator (DATA --generator SPEC, shadow modelling) or
+    against a release without its generator (--original, --synthetic, --control).
 
-    Method: Meeus et al. (2023), Sec. 2.3 (game) and Sec. 5.1 (query-based attack).
+    Method: Meeus et al. (2023), Sec. 2.3 (game) and Sec. 5.1 (query-based attack); no-box
+    attacks after van Breugel et al. (2023), Houssiau et al. (2022) and Hayes et al. (2019).
     """
+    gate = load_cli_policy(fail_on, policy, junit)
+    nobox_given = [
+        f
+        for f, p in (("--original", original), ("--synthetic", synthetic), ("--control", control))
+        if p is not None
+    ]
+    if nobox_given:
+        mixed = (["DATA"] if data is not None else []) + (
+            ["--generator"] if generator is not None else []
+        )
+        mixed += [flag for flag, name in _BLACK_BOX_ONLY if _given(ctx, name)]
+        if mixed:
+            raise InputError(
+                f"{', '.join(mixed)} belong to the black-box form ({BLACK_BOX_FORM}); "
+                f"the no-box form is {NO_BOX_FORM}: use one form"
+            )
+        missing = [f for f in ("--original", "--synthetic", "--control") if f not in nobox_given]
+        if missing:
+            raise InputError(f"the no-box form needs {', '.join(missing)} too: {NO_BOX_FORM}")
+        make_runtime(workers=workers)  # checks --workers
+        _nobox(
+            original=original,  # type: ignore[arg-type]
+            synthetic=synthetic,  # type: ignore[arg-type]
+            control=control,  # type: ignore[arg-type]
+            attack_names=split_list(attacks),
+            rows=_parse_rows(rows),
+            n_members=n_members,
+            n_non_members=n_non_members,
+            n_exposed=n_exposed,
+            k=k,
+            workers=workers,
+            seed=seed,
+            fmt=fmt,
+            out=out,
+            gate=gate,
+            junit=junit,
+            categorical=categorical,
+            continuous=continuous,
+            schema=schema,
+            na_values=na_values,
+        )
+        return
+    nobox_only = [flag for flag, name in _NO_BOX_ONLY if _given(ctx, name)]
+    if nobox_only:
+        raise InputError(
+            f"{', '.join(nobox_only)} belong to the no-box form ({NO_BOX_FORM}); "
+            f"the black-box form is {BLACK_BOX_FORM}: use one form"
+        )
+    if data is None or generator is None:
+        raise InputError(
+            f"give DATA and --generator ({BLACK_BOX_FORM}) or --original, --synthetic and "
+            f"--control ({NO_BOX_FORM})"
+        )
     if n_queries < 1:
         raise InputError(f"--n-queries must be at least 1, got {n_queries}")
     if out is not None:
         check_out_path(out)
     runtime = make_runtime(workers=workers, cluster=None, run_dir=run_dir)
     spec = parse_targets(targets, k=k)
-    gate = load_cli_policy(fail_on, policy, junit)
     check_claim(claimed_epsilon, delta, neighbouring.api)
     claimed = claimed_epsilon
     if claimed is None:
@@ -223,7 +487,7 @@ def mia_cmd(
         loaded = load_cli_data(
             data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
         )
-        names = split_list(attacks)
+        names = split_list(attacks) or ["query", "distance", "groundhog"]
         params: dict[str, dict[str, Any]] = {"query": {"n_queries": n_queries}}
         game = MembershipGame(
             generator,
@@ -240,6 +504,7 @@ def mia_cmd(
             batch_size=batch_size,
             knowledge=knowledge,
         )
+        game.validate(loaded.table, seed=seed)  # every input error before the pilot
         projected = plan_game(game, loaded.table, seed=seed, workers=workers, max_time=max_time)
         started = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:

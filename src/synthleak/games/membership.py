@@ -401,6 +401,15 @@ class MembershipGame:
         self.batch_size = batch_size
 
     # --- validation -----------------------------------------------------------------------
+    def validate(self, data: pd.DataFrame | Table, *, seed: int) -> None:
+        """Check every parameter against ``data`` (cheap: targets are resolved, nothing is
+        generated); raises :class:`InputError`. :meth:`run` does the same checks."""
+        omega = as_table(data)
+        tgt = as_targets(self.targets if self.targets is not None else Targets.top(10))
+        self._validate(omega, tgt.resolve(omega, seed=int(seed)).rows)
+        given = [self.attacks] if isinstance(self.attacks, str | Attack) else list(self.attacks)
+        resolve_attacks(AttackFamily.MEMBERSHIP, given, self.attack_params)
+
     def _validate(self, omega: Table, targets: np.ndarray) -> tuple[PoolMode, int, int]:
         try:
             mode = PoolMode(self.pool)

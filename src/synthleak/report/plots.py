@@ -140,3 +140,39 @@ def auc_vs_score(aucs: Sequence[float], scores: Sequence[float], label: str) -> 
     ax.set_ylabel("membership AUC of the record")
     ax.spines[["top", "right"]].set_visible(False)
     return _png(fig)
+
+
+def record_exposure(records: Sequence[dict[str, Any]]) -> bytes:
+    """Per-record no-box exposure: each attack's score as a percentile of the non-member scores.
+
+    ``records`` is the ``"records"`` list of the no-box membership JSON
+    (``NoBoxMembershipResult.summary()``): one row per record (row number, ``V_k``, why it is
+    shown), one column per attack; 100 means the record outscores every real non-member.
+    """
+    attacks = sorted({a for r in records for a in r["scores"]})
+    if not records or not attacks:
+        fig, ax = plt.subplots(figsize=(5, 1.2))
+        ax.text(0.5, 0.5, "no record was scored", ha="center", va="center")
+        ax.set_axis_off()
+        return _png(fig)
+    grid = np.full((len(records), len(attacks)), np.nan)
+    for i, r in enumerate(records):
+        for j, a in enumerate(attacks):
+            if a in r["scores"] and r["scores"][a].get("percentile") is not None:
+                grid[i, j] = float(r["scores"][a]["percentile"])
+    fig, ax = plt.subplots(figsize=(1.2 + 1.1 * max(len(attacks), 1), 0.9 + 0.32 * len(records)))
+    im = ax.imshow(grid, cmap="RdYlBu_r", vmin=0, vmax=100, aspect="auto")
+    for i in range(grid.shape[0]):
+        for j in range(grid.shape[1]):
+            if np.isfinite(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:.0f}", ha="center", va="center", fontsize=7)
+    ax.set_xticks(range(len(attacks)), attacks, rotation=30, ha="right")
+    labels = []
+    for r in records:
+        v = r.get("v_k")
+        vk = f", V_k {v:.3f}" if isinstance(v, int | float) and np.isfinite(v) else ""
+        labels.append(f"row {r['row']}{vk}")
+    ax.set_yticks(range(len(records)), labels, fontsize=7)
+    fig.colorbar(im, ax=ax, label="percentile among non-members")
+    ax.set_title("membership score of each record against real non-members", fontsize=9)
+    return _png(fig)
