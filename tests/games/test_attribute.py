@@ -411,3 +411,67 @@ def test_result_json_is_strict(population: Table) -> None:
     res = ReleaseAttributeGame("s").run(Release(train, other), seed=0)
     doc = json.loads(res.to_json())
     assert doc["status"] == "not measured" and doc["accuracy"]["value"] is None
+
+
+# --- copy and null oracles of the release audit on real data --------------------------------------
+COMPAS = ["sex", "age", "race", "juv_fel_count", "decile_score", "priors_count", "c_charge_degree"]
+REAL = {  # file, missing marker, secret, columns (None: all but the dropped ones)
+    "adult": ("adult", None, "income", None),
+    "acs_ma": ("nist_acs_ma2019.csv", "N", "SEX", None),
+    "acs_tx": ("nist_acs_tx2019.csv", "N", "SEX", None),
+    "census": ("uk_census2011_teaching_50k.csv", None, "Sex", None),
+    "german": ("german_credit.csv", None, "credit", None),
+    "compas": ("compas_two_years_noids.csv", None, "two_year_recid", [*COMPAS, "two_year_recid"]),
+}
+DROP = ["Person ID", "PWGTP", "WGTP", "INDP", "DENSITY", "PINCP", "POVPIP"]
+
+
+def _real(folder: Path, name: str) -> tuple[Table, str]:
+    file, na, secret, cols = REAL[name]
+    if file == "adult":
+        df = synthleak.datasets.load_adult()
+    else:
+        df = pd.read_csv(folder / file, na_values=[na] if na else None)
+    df = df[cols] if cols else df.drop(columns=[c for c in DROP if c in df.columns])
+    return Table.from_frame(df, infer_schema(df, categorical=[secret])), secret
+
+
+@pytest.fixture(scope="module")
+def real_tables(shared_datasets: Path) -> dict[str, tuple[Table, str]]:
+    return {name: _real(shared_datasets, name) for name in REAL}
+
+
+def test_release_copy_oracle_and_null_on_real_data(
+    real_tables: dict[str, tuple[Table, str]],
+) -> None:
+    # a verbatim copy of the training data leaks on every dataset; a disjoint real sample of
+    # the same population does not (training:control = 2:1, two seeds; the larger grid is in
+    # benchmarks/calibration_aia.py)
+    null_flags, null_diffs = 0, []
+    for name, (table, secret) in real_tables.items():
+        game = ReleaseAttributeGame(secret)
+        for seed in range(2):
+            train, control, other = _split(table, 300, 150, 10 + seed)
+            if seed == 0:
+                copy_ = game.run(Release(train, train, control), seed=seed)
+                assert copy_.status is Measurement.MEASURED, (name, copy_.reason)
+                assert copy_.difference.ci_low > 0.05, (name, copy_.difference)
+            null = game.run(Release(train, other, control), seed=seed)
+            assert null.status is Measurement.MEASURED, (name, null.reason)
+            null_flags += null.difference.ci_low > 0
+            null_diffs.append(null.difference.difference)
+    # 12 null runs at a one-sided 2.5% level: about 0.3 expected false alarms
+    assert null_flags <= 1
+    assert abs(np.mean(null_diffs)) < 0.03
+
+
+@pytest.mark.slow
+def test_release_null_calibration_grid(shared_datasets: Path) -> None:
+    """The grid of benchmarks/calibration_aia.py, reduced: 10 seeds per dataset and ratio."""
+    from benchmarks.calibration_aia import DATASETS, calibrate
+
+    for name in DATASETS:
+        for ratio in (1, 4):
+            r = calibrate(name, 600, ratio, 10)
+            assert r["flagged"] <= 2, r  # 10 null runs at 2.5%: three or more has p ~ 0.002
+            assert r["copy"].ci_low > 0, r  # type: ignore[attr-defined]
