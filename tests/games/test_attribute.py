@@ -380,15 +380,16 @@ def test_release_on_24_records_is_too_small_to_measure(population: Table) -> Non
     assert "too small to measure" in res.reason
 
 
-def test_release_workers_and_run_dir(population: Table, tmp_path: Path) -> None:
+def test_release_run_dir_and_n_targets(population: Table, tmp_path: Path) -> None:
     train, control, other = _split(population, 300, 100, 3)
     game = ReleaseAttributeGame("s", attack="dcr", n_targets=150)
     a = game.run(Release(train, other, control), seed=4)
-    b = game.run(
-        Release(train, other, control), seed=4, runtime=Runtime(workers=2, run_dir=tmp_path / "r")
-    )
+    rt = Runtime(run_dir=tmp_path / "r")
+    b = game.run(Release(train, other, control), seed=4, runtime=rt)
     assert a.same_as(b) and a.accuracy.n_trials == 150 and a.control_accuracy.n_trials == 100
     assert ReleaseAttributeResult.from_json(tmp_path / "r" / "result.json").same_as(a)
+    assert game.run(Release(train, other, control), seed=4, runtime=rt).same_as(a)  # resumed
+    assert not game.run(Release(train, other, control), seed=5).same_as(a)
 
 
 def test_release_bad_input(population: Table) -> None:

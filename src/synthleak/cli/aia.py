@@ -170,8 +170,10 @@ def render_game(result: AttributeGameResult) -> str:
                 f"[{p.ci_low:+.3f}, {p.ci_high:+.3f}], p={p.p_value:.3g} ({p.n} secrets)"
             )
     notes = [a for a in result.accuracies if a.reason]
+    if notes:
+        lines += ["", "Not a measurement:"]
     for a in notes:
-        lines.append(f"  {a.attack} at {a.synthetic_size}: {a.status.value}: {a.reason}")
+        lines.append(f"  {a.attack} at synthetic size {a.synthetic_size}: {a.reason}")
     if result.failures:
         lines.append("")
         lines.append(f"{len(result.failures)} failure(s):")
