@@ -240,7 +240,7 @@ def _attack_params(
     time_limit: float | None,
     infer_model: InferenceModel | None,
 ) -> dict[str, dict[str, Any]]:
-    recon = {
+    recon: dict[str, Any] = {
         k: v
         for k, v in {
             "query_mode": query_mode,
@@ -250,12 +250,12 @@ def _attack_params(
         }.items()
         if v is not None
     }
-    infer = {"model": infer_model} if infer_model is not None else {}
-    flags = {
+    infer: dict[str, Any] = {"model": infer_model} if infer_model is not None else {}
+    flags: dict[str, tuple[str, dict[str, Any]]] = {
         "recon": ("--query-mode/--n-queries/--order/--time-limit", recon),
         "infer": ("--infer-model", infer),
     }
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for name, (flag, params) in flags.items():
         if not params:
             continue

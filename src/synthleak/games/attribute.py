@@ -72,7 +72,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -711,10 +711,13 @@ class AttributeGame:
                 "attacks must be registered attribute attack names or AttributeAttack objects, "
                 f"got {type(bad[0]).__name__}"
             )
-        attacks = resolve_attacks(
-            AttackFamily.ATTRIBUTE,
-            given,
-            {k: dict(v) for k, v in (self.attack_params or {}).items()},
+        attacks = cast(
+            list[tuple[str, AttributeAttack]],
+            resolve_attacks(
+                AttackFamily.ATTRIBUTE,
+                given,
+                {k: dict(v) for k, v in (self.attack_params or {}).items()},
+            ),
         )
         unknown = sorted(set(self.attack_params or {}) - {n for n, _ in attacks})
         if unknown:
@@ -723,12 +726,8 @@ class AttributeGame:
                 f"{[n for n, _ in attacks]}: give parameters only for attacks that run"
             )
         make_generator(self.generator)  # validates the spec early (InputError)
-        _check_attacks(
-            [(n, a) for n, a in attacks],  # type: ignore[misc]
-            codes.codes[:, :-1],
-            codes.sizes[:-1],
-        )
-        return codes, attacks, ms  # type: ignore[return-value]
+        _check_attacks(attacks, codes.codes[:, :-1], codes.sizes[:-1])
+        return codes, attacks, ms
 
     def run(
         self,
@@ -1146,9 +1145,10 @@ class ReleaseAttributeGame:
             release.original, release.synthetic, ctl if has_control else None, release.schema
         ).encode()
         qi = validate_secret(enc.schema, self.secret, self.quasi_ids, data=enc.original)
-        name, attack = resolve_attack(
+        name, resolved = resolve_attack(
             AttackFamily.ATTRIBUTE, self.attack, dict(self.attack_params or {}) or None
         )
+        attack = cast(AttributeAttack, resolved)
         parts = [enc.original, enc.synthetic] + ([enc.control] if enc.control is not None else [])
         prep = attribute_codes(
             Table.concat(parts),
@@ -1201,7 +1201,7 @@ class ReleaseAttributeGame:
         }
         limit = float(self.max_ci_width)
         nan = float("nan")
-        base = dict(
+        base: dict[str, Any] = dict(
             config=config,
             attack=name,
             synthetic_size=m,
