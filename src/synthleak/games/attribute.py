@@ -1088,6 +1088,13 @@ class ReleaseAttributeGame:
     training and control sets. The control set must be real records of the same population that
     the generator never saw.
 
+    Calibration (``benchmarks/RESULTS_aia_release.md``): with a disjoint real sample as the
+    release, 11 of 420 runs on seven real datasets and secrets at training:control ratios 1:1,
+    4:1 and 10:1 were flagged (2.6%, nominal 2.5%), with no bias in the mean difference; a copy
+    and a bootstrap resample of the training data were flagged in every setting. Newcombe's
+    interval treats the attacked records as independent; one linear program couples them, and
+    the measured spread of the null difference was 0.7 to 1.4 times the interval's standard error.
+
     References
     ----------
     Annamalai et al. (2024), Sec. 4.1-4.3; Newcombe (1998).
