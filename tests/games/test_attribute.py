@@ -392,6 +392,25 @@ def test_release_run_dir_and_n_targets(population: Table, tmp_path: Path) -> Non
     assert not game.run(Release(train, other, control), seed=5).same_as(a)
 
 
+def test_release_lp_failure_is_not_measured(
+    population: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fail(A, r, *, time_limit=None):  # type: ignore[no-untyped-def]
+        raise aia_reconstruction.ReconstructionFailure(
+            "linear program not solved (Time limit reached, time limit 1 s)"
+        )
+
+    monkeypatch.setattr(aia_reconstruction, "solve_l1", fail)
+    train, control, other = _split(population, 100, 50, 7)
+    res = ReleaseAttributeGame("s").run(Release(train, other, control), seed=0)
+    assert res.status is Measurement.NOT_MEASURED and np.isnan(res.difference.difference)
+    assert res.reason == (
+        "not measured: the attack failed (linear program not solved (Time limit reached, "
+        "time limit 1 s))"
+    )
+    assert len(res.failures) == 2
+
+
 def test_release_bad_input(population: Table) -> None:
     train, control, other = _split(population, 100, 50, 5)
     rel = Release(train, other, control)

@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -587,9 +588,10 @@ def _play_game(shared: dict[str, Any], game: int) -> dict[str, np.ndarray]:
 
 
 def _reason(error: str) -> str:
+    """A unit's error as a plain reason: known failures without their class, no source line."""
     head, _, rest = error.partition(": ")
-    msg = rest if head == "GameFailure" else error
-    return msg.rsplit(" at ", 1)[0] if " at attribute.py:" in msg else msg
+    msg = rest if head in ("GameFailure", "ReconstructionFailure") else error
+    return re.sub(r" at [\w.]+\.py:\d+$", "", msg)
 
 
 def _parse_sizes(synthetic_size: int | Sequence[int]) -> list[int]:
