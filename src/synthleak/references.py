@@ -517,6 +517,15 @@ _ALL = (
         1965,
         doi="10.1214/aoms/1177700079",
     ),
+    _ref(
+        "newcombe1998",
+        "Robert G. Newcombe",
+        "Interval Estimation for the Difference Between Independent Proportions: Comparison of "
+        "Eleven Methods",
+        "Statistics in Medicine 17(8)",
+        1998,
+        doi="10.1002/(SICI)1097-0258(19980430)17:8<873::AID-SIM779>3.0.CO;2-I",
+    ),
 )
 
 REFERENCES: dict[str, Reference] = {r.key: r for r in _ALL}
