@@ -53,7 +53,7 @@ from synthleak.games.base import encode_parts
 from synthleak.games.cost import fit_budget, measure_membership_cost, power
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
-from synthleak.metrics.privacy import RiskEstimate, accuracy_estimate, auc_estimate, roc_curve
+from synthleak.metrics.privacy import RiskEstimate
 from synthleak.metrics.utility import utility_report
 from synthleak.policy import Policy
 from synthleak.results import (
@@ -328,80 +328,115 @@ def _linkability(ctx: _Context, rng: np.random.Generator) -> None:
 
 
 def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
-    from synthleak.attacks.mia_nobox import ClosestRecordSignal
+    """No-box membership attacks on the release, calibrated against the control set."""
+    from synthleak.games.base import Release
+    from synthleak.games.nobox import NoBoxMembershipGame
 
     assert ctx.synthetic is not None and ctx.control is not None
-    ctx.log("distance-to-closest-record membership signal")
-    n = min(ctx.plan.n_attacks, len(ctx.train), len(ctx.control))
-    members = ctx.train.take(rng.choice(len(ctx.train), n, replace=False))
-    others = ctx.control.take(rng.choice(len(ctx.control), n, replace=False))
-    signal = ClosestRecordSignal().fit(ctx.synthetic)
-    y = np.r_[np.ones(n, dtype=bool), np.zeros(n, dtype=bool)]
-    s = np.r_[signal.score(members), signal.score(others)]
-    est = auc_estimate(y, s, rng=rng)
-    fpr, tpr = roc_curve(y, s)
+    n = min(ctx.plan.n_attacks, len(ctx.train))
+    ctx.log(f"membership inference without the generator ({n} members against the control set)")
+    game = NoBoxMembershipGame(n_members=n, n_exposed=10, k=ctx.k)
+    res = game.run(
+        Release(ctx.train, ctx.synthetic, ctx.control),
+        seed=ctx.seed,
+        runtime=ctx.runtime.sub("nobox"),
+    )
+    ctx.sections["nobox"] = res
     threat = ThreatModel(
         AdversaryGoal.MEMBERSHIP,
         GeneratorAccess.NO_BOX,
-        "the candidate records whose membership they test, and the released synthetic data",
-        {"n_members": n, "n_non_members": n},
+        "the candidate records whose membership they test, the released synthetic data, and "
+        "real records of the same population known not to be in the training data",
+        {"n_members": int(res.member_rows.size), "n_non_members": int(res.non_member_rows.size)},
     )
-    ctx.findings.append(
-        Finding(
-            "membership.nobox.dcr",
-            "Membership signal (distance to closest synthetic record)",
-            MetricKind.AUC,
-            est,
-            threat,
-            {"n_members": n, "n_non_members": n, "roc": {"fpr": fpr.tolist(), "tpr": tpr.tolist()}},
+    if res.best is not None:
+        b = res.best
+        ctx.findings.append(
+            Finding(
+                "membership.nobox",
+                f"Membership inference without the generator (strongest attack: '{b.attack}')",
+                MetricKind.AUC,
+                b.auc,
+                threat,
+                {
+                    "attack": b.attack,
+                    "selection_auc": b.selection_auc,
+                    "selected_on": b.selected_on,
+                    "evaluated_on": b.evaluated_on,
+                },
+            )
         )
-    )
+    if res.copies is not None:
+        c = res.copies
+        where = [f"{c.copied_rows.size} training record(s) appear verbatim in the release"]
+        where += [
+            f"column '{col.column}': {col.synthetic_in_original.value:.1%} of synthetic values "
+            "copied verbatim from the original"
+            for col in c.columns
+            if col.synthetic_in_original.ci_low > (col.synthetic_in_original.baseline or 0.0)
+        ]
+        ctx.findings.append(
+            Finding(
+                "copies.exact",
+                "Exact copies of training records",
+                MetricKind.RATE,
+                c.synthetic_in_original,
+                ThreatModel(
+                    AdversaryGoal.MEMBERSHIP,
+                    GeneratorAccess.NO_BOX,
+                    "the released synthetic data and the record they look for",
+                ),
+                {"n_copied": int(c.copied_rows.size)},
+                where=tuple(where) if c.copied_rows.size or len(where) > 1 else (),
+            )
+        )
 
 
 def _needs_release_aia(ctx: _Context) -> Skip | None:
     if ctx.secret is None:
         return Skip(needs=SECRET_NEEDED)
-    if ctx.generator is not None:
-        return Skip(reason="the attribute-inference game against the generator runs instead")
     return _needs_control(ctx)
 
 
 def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
-    """No-box reconstruction attack on the released data, with the control set as baseline."""
-    from synthleak.attacks.aia_reconstruction import ReconstructionAttack
-    from synthleak.games.attribute import AttributeGame, unique_rows
+    """Reconstruction attribute inference on the release, training against control records."""
+    from synthleak.games.attribute import ReleaseAttributeGame
+    from synthleak.games.base import Release
 
     assert ctx.synthetic is not None and ctx.control is not None and ctx.secret is not None
     ctx.log(f"attribute inference of '{ctx.secret}' by reconstruction from the released data")
-    prep = AttributeGame("nonprivate", ctx.secret, list(ctx.quasi_ids) or None, n=1, m=1, games=1)
-    both = Table.concat([ctx.train, ctx.synthetic, ctx.control])
-    codes, sizes, _schema, _labels = prep.prepare(both)
-    tr, sy, ct = np.split(codes, [len(ctx.train), len(ctx.train) + len(ctx.synthetic)])
-    n_classes = int(sizes[-1])
-    accs = {}
-    for name, part in (("train", tr), ("control", ct)):
-        x = part[rng.choice(len(part), min(ctx.plan.n, len(part)), replace=False)]
-        targets = np.flatnonzero(unique_rows(x[:, :-1]))
-        attack = ReconstructionAttack(time_limit=120.0).fit(x[:, :-1], sizes[:-1], rng=rng)
-        scores = attack.score(sy[:, :-1], sy[:, -1], targets, n_classes, rng=rng)
-        accs[name] = scores.argmax(axis=1) == x[targets, -1]
-    base = float(accs["control"].mean()) if accs["control"].size else math.nan
-    est = accuracy_estimate(accs["train"], baseline=base)
+    game = ReleaseAttributeGame(
+        ctx.secret, list(ctx.quasi_ids) or None, attack_params={"time_limit": 120.0}
+    )
+    res = game.run(
+        Release(ctx.train, ctx.synthetic, ctx.control),
+        seed=ctx.seed,
+        runtime=ctx.runtime.sub("aia-release"),
+    )
+    ctx.sections["attribute_release"] = res
     threat = ThreatModel(
         AdversaryGoal.ATTRIBUTE,
         GeneratorAccess.NO_BOX,
-        f"the quasi-identifiers of {min(ctx.plan.n, len(ctx.train))} training records (not their "
-        f"secret '{ctx.secret}') and the released synthetic data",
-        {"n_known": min(ctx.plan.n, len(ctx.train))},
+        f"the quasi-identifiers of every training record (not their secret '{ctx.secret}') and "
+        "the released synthetic data",
     )
+    details: dict[str, Any] = {
+        "accuracy": res.accuracy.value,
+        "control_accuracy": res.control_accuracy.value,
+        "majority_rate": res.majority_rate,
+        "status": res.status.value,
+    }
+    if res.reason:
+        details["not_measured"] = res.reason
+    est = res.advantage
     ctx.findings.append(
         Finding(
             "attribute.recon.release",
             f"Attribute inference of '{ctx.secret}' by reconstruction (released data)",
-            MetricKind.ACCURACY,
+            MetricKind.ADVANTAGE,
             est,
             threat,
-            {"control_accuracy": base, "n_control_targets": int(accs["control"].size)},
+            details,
         )
     )
 
@@ -429,8 +464,7 @@ def _needs_generator_and_secret(ctx: _Context) -> Skip | None:
 
 def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
     """The randomised-secret attribute-inference game against the generator."""
-    from synthleak.games.attribute import AttributeGame
-    from synthleak.results import MetricKind as MK
+    from synthleak.games.attribute import AttributeGame, Measurement
 
     assert ctx.generator is not None and ctx.secret is not None
     n = min(ctx.plan.n, len(ctx.original) // 2)
@@ -442,65 +476,55 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         ctx.generator,
         ctx.secret,
         list(ctx.quasi_ids) or None,
-        n=n,
-        m=[n],
-        games=ctx.plan.aia_games,
+        train_size=n,
+        synthetic_size=(n,),
+        n_games=ctx.plan.aia_games,
         attacks=("recon", "dcr", "infer"),
-        time_limit=120.0,
+        attack_params={"recon": {"time_limit": 120.0}},
     )
-    rt = ctx.runtime.sub("aia")
-    res = game.run(
-        ctx.original, seed=ctx.seed, workers=rt.workers, cluster=rt.cluster, run_dir=rt.run_dir
-    )
-    doc = res.to_dict()
-    cfg = doc["config"]
+    res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime.sub("aia"))
+    ctx.sections["attribute"] = res
     threat = ThreatModel(
         AdversaryGoal.ATTRIBUTE,
-        GeneratorAccess.NO_BOX,
-        f"the quasi-identifiers {cfg.get('quasi_ids')} of every record of the training data, "
-        f"including the target's, but not the target's secret '{cfg.get('secret')}'",
-        {"games": cfg.get("games"), "n": cfg.get("n")},
+        GeneratorAccess.BLACK_BOX,
+        f"the quasi-identifiers of every record of the training data, including the target's, "
+        f"but not the target's secret '{ctx.secret}'; and the generation method",
+        {"n_games": ctx.plan.aia_games, "train_size": n},
     )
-    for entry in doc["results"]:
-        m = entry.get("m")
-        accs = []
-        for name, a in entry.get("attacks", {}).items():
-            if a.get("accuracy") is None:
-                continue
-            lo, hi = (a.get("accuracy_ci") or [math.nan, math.nan])[:2]
-            accs.append(float(a["accuracy"]))
-            ctx.findings.append(
-                Finding(
-                    f"attribute.{name}.m{m}",
-                    f"Attribute inference '{name}' (m = {m} synthetic records)",
-                    MK.ACCURACY,
-                    RiskEstimate(
-                        float(a["accuracy"]),
-                        math.nan if lo is None else float(lo),
-                        math.nan if hi is None else float(hi),
-                        0.95,
-                        int(a.get("n_targets", a.get("n_games", 0)) or 0),
-                        float(a.get("baseline", 0.5)),
-                    ),
-                    threat,
-                    {"m": m, "auc": a.get("auc"), "n_games": a.get("n_games")},
-                )
+    for a in res.accuracies:
+        details: dict[str, Any] = {
+            "synthetic_size": a.synthetic_size,
+            "auc": a.auc,
+            "n_games": a.n_games,
+            "status": a.status.value,
+        }
+        if a.status is Measurement.NOT_MEASURED:
+            details["not_measured"] = a.reason
+        ctx.findings.append(
+            Finding(
+                f"attribute.{a.attack}.m{a.synthetic_size}",
+                f"Attribute inference '{a.attack}' (m = {a.synthetic_size} synthetic records)",
+                MetricKind.ACCURACY,
+                a.accuracy,
+                threat,
+                details,
             )
-        u = entry.get("utility") or {}
-        if accs:
+        )
+    for size in res.sizes:
+        if math.isfinite(size.acc_max):
             ctx.privacy_utility.append(
                 PrivacyUtilityPoint(
-                    f"{ctx.generator} (AIA, m={m})",
-                    max(accs),
+                    f"{ctx.generator} (AIA, m={size.synthetic_size})",
+                    size.acc_max,
                     "attribute-inference accuracy (best attack)",
-                    u.get("mre_gt10"),
-                    u.get("tvd3"),
+                    size.mre_gt10,
+                    size.tvd3,
                 )
             )
     if res.failures:
         ctx.notes.append(
             f"attribute inference: {len(res.failures)} game/attack runs failed and were left out "
-            f"(first reason: {res.failures[0]['reason']})"
+            f"(first reason: {res.failures[0].reason})"
         )
 
 
@@ -721,11 +745,10 @@ def audit(
     parts = {"original": original, "synthetic": synthetic, "control": control}
     sch, tables = encode_parts({k: v for k, v in parts.items() if v is not None}, schema=schema)
     ori, syn, ctl = tables["original"], tables.get("synthetic"), tables.get("control")
-    if secret is not None and secret not in sch:
-        raise InputError(
-            f"secret {secret!r} is not a column: the columns are {', '.join(sch.names)}",
-            parameter="secret",
-        )
+    if secret is not None:
+        from synthleak.games.attribute import validate_secret
+
+        validate_secret(sch, secret, list(quasi_ids) or None, data=ori)  # before any attack
     unknown = [q for q in quasi_ids if q not in sch]
     if unknown:
         raise InputError(
@@ -796,6 +819,9 @@ def audit(
         membership=ctx.sections.get("membership"),
         utility=ctx.sections.get("utility"),
         privacy_utility=tuple(ctx.privacy_utility),
+        nobox=ctx.sections.get("nobox"),
+        attribute=ctx.sections.get("attribute"),
+        attribute_release=ctx.sections.get("attribute_release"),
         epsilon=ctx.sections.get("epsilon"),
         budget=ctx.sections.get("budget"),
         notes=tuple(ctx.notes),

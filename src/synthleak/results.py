@@ -43,8 +43,10 @@ import pandas as pd
 
 from synthleak.data.schema import Schema
 from synthleak.errors import InputError
+from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
 from synthleak.games.cost import Power
 from synthleak.games.membership import MembershipResult
+from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate
@@ -62,6 +64,7 @@ class MetricKind(StrEnum):
     AUC = "auc"  # membership AUC, 0.5 = guessing
     ACCURACY = "accuracy"  # attribute-inference accuracy against its baseline
     RATE = "rate"  # a proportion (copies) against the rate expected by chance
+    ADVANTAGE = "advantage"  # accuracy on training records minus on unseen records, 0 = none
 
 
 class Verdict(StrEnum):
@@ -80,6 +83,7 @@ SEVERE_THRESHOLD = {
     MetricKind.AUC: 0.8,
     MetricKind.ACCURACY: 0.8,
     MetricKind.RATE: 0.05,
+    MetricKind.ADVANTAGE: 0.2,
 }
 #: Intervals wider than this (a quarter to a third of the scale) cannot tell "no leak" from a
 #: serious one: without evidence of a leak, such a finding reads "too small to measure".
@@ -88,6 +92,7 @@ MAX_WIDTH = {
     MetricKind.AUC: 0.3,
     MetricKind.ACCURACY: 0.3,
     MetricKind.RATE: 0.25,
+    MetricKind.ADVANTAGE: 0.2,
 }
 #: Family-wise false-alarm rate of the verdicts of one audit.
 ALPHA = 0.05
@@ -211,6 +216,12 @@ class Finding(Result):
             head = (
                 f"accuracy {e.value:.3f} ({conf} CI {ci}) against a baseline of "
                 f"{self.baseline:.3f}."
+            )
+        elif self.metric is MetricKind.ADVANTAGE:
+            head = (
+                f"advantage {e.value:+.3f} ({conf} CI {e.ci_low:+.3f} to {e.ci_high:+.3f}): "
+                "accuracy on the training records minus accuracy on people the generator never "
+                "saw; 0 means the release teaches the attacker nothing about the people in it."
             )
         elif self.metric is MetricKind.RATE:
             head = f"rate {e.value:.4f} ({conf} CI {ci}) against {self.baseline:.4f} expected by chance."
@@ -417,6 +428,12 @@ class AuditResult(Result):
     vulnerability : VulnerabilitySection, optional
     membership : MembershipResult, optional
         Black-box shadow-model membership inference (when the generator is known).
+    nobox : NoBoxMembershipResult, optional
+        Membership inference on the release against the control set, with the copy report.
+    attribute : AttributeGameResult, optional
+        The randomised-secret attribute-inference game against the generator.
+    attribute_release : ReleaseAttributeResult, optional
+        Attribute inference on the release, training records against control records.
     riskmap : RiskMapResult, optional
         A membership risk map of every record (``synthleak riskmap`` results).
     utility : UtilitySection, optional
@@ -441,6 +458,9 @@ class AuditResult(Result):
     findings: tuple[Finding, ...] = ()
     vulnerability: VulnerabilitySection | None = None
     membership: MembershipResult | None = None
+    nobox: NoBoxMembershipResult | None = None
+    attribute: AttributeGameResult | None = None
+    attribute_release: ReleaseAttributeResult | None = None
     riskmap: RiskMapResult | None = None
     utility: UtilitySection | None = None
     privacy_utility: tuple[PrivacyUtilityPoint, ...] = ()

@@ -141,7 +141,7 @@ def test_aia_release_audit(
 @pytest.mark.parametrize(
     ("args", "match"),
     [
-        (["--secret", "nope", "--generator", "nonprivate"], "unknown secret"),
+        (["--secret", "nope", "--generator", "nonprivate"], "is not a column"),
         (["--secret", "s", "--generator", "nonprivate", "--synthetic-size", "ten"], "whole"),
         (["--secret", "s", "--generator", "nonprivate", "--attacks", "magic"], "magic"),
         (["--secret", "s", "--generator", "nonprivate", "--query-mode", "weird"], "weird"),
@@ -172,7 +172,7 @@ def test_aia_game_bad_input_exit_2(
         (["--control", "{control}"], "needs --original and --synthetic"),
         (["--synthetic", "{other}", "--generator", "nonprivate"], "without its generator"),
         (["--synthetic", "{other}", "--attacks", "dcr,dcr"], "more than once"),
-        (["--synthetic", "{other}", "--secret", "q9"], "unknown secret"),
+        (["--synthetic", "{other}", "--secret", "q9"], "is not a column"),
     ],
 )
 def test_aia_release_bad_input_exit_2(

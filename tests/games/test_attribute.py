@@ -265,7 +265,7 @@ def test_no_unique_target_is_an_input_error() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"secret": "nope"}, "unknown secret"),
+        ({"secret": "nope"}, "is not a column"),
         ({"secret": "age"}, "continuous"),
         ({"secret": "s", "quasi_ids": ["q0", "s"]}, "cannot also be"),
         ({"secret": "s", "train_size": 10**6}, "train_size"),
@@ -315,10 +315,10 @@ def test_validate_secret(population: Table) -> None:
     assert validate_secret(sch, "s") == [f"q{j}" for j in range(6)] + ["age"]
     assert validate_secret(sch, "s", ["q1", "q0"]) == ["q1", "q0"]
     cases = [
-        (("nope",), {}, "unknown secret column 'nope'"),
+        (("nope",), {}, "secret 'nope' is not a column"),
         (("age",), {}, "continuous"),
         (("s", ["q0", "s"]), {}, "cannot also be a quasi-identifier"),
-        (("s", ["q0", "zz"]), {}, "unknown quasi-identifier"),
+        (("s", ["q0", "zz"]), {}, "quasi_ids names unknown column"),
         (("s", ["q0", "q0"]), {}, "listed twice"),
         (("q0",), {"max_classes": 5}, "6 classes, more than the 5"),
     ]
@@ -414,7 +414,7 @@ def test_release_lp_failure_is_not_measured(
 def test_release_bad_input(population: Table) -> None:
     train, control, other = _split(population, 100, 50, 5)
     rel = Release(train, other, control)
-    with pytest.raises(InputError, match="unknown secret"):
+    with pytest.raises(InputError, match="is not a column"):
         ReleaseAttributeGame("nope").run(rel, seed=0)
     with pytest.raises(InputError, match="Release"):
         ReleaseAttributeGame("s").run(train, seed=0)  # type: ignore[arg-type]

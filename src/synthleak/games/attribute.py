@@ -153,18 +153,22 @@ def validate_secret(
     """
     names = list(schema.names)
     if secret not in schema:
-        raise InputError(f"unknown secret column {secret!r}: the columns are {', '.join(names)}")
+        raise InputError(
+            f"secret {secret!r} is not a column: the columns are {', '.join(names)}",
+            parameter="secret",
+        )
     col = schema[secret]
     if not col.is_categorical:
         raise InputError(
-            f"the secret column {secret!r} is continuous: declare it categorical "
-            "(attribute inference guesses a discrete secret)"
+            f"secret {secret!r} is a continuous column: declare it categorical "
+            "(attribute inference guesses a discrete secret)",
+            parameter="secret",
         )
     qi = list(quasi_ids) if quasi_ids else [c for c in names if c != secret]
     unknown = [c for c in qi if c not in schema]
     if unknown:
         raise InputError(
-            f"unknown quasi-identifier(s) {', '.join(map(repr, unknown))}: "
+            f"quasi_ids names unknown column(s) {', '.join(map(repr, unknown))}: "
             f"the columns are {', '.join(names)}"
         )
     if secret in qi:

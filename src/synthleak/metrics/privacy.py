@@ -9,7 +9,7 @@ attack's accuracy on two independent groups of people (:func:`accuracy_differenc
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 

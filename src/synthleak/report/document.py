@@ -239,7 +239,8 @@ _METHODS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("singling_out.contrastive", (("plasencia2024", "Sec. 2"), ("giomi2023", "Sec. 4.1"))),
     ("singling_out", (("giomi2023", "Sec. 4.1"),)),
     ("linkability", (("giomi2023", "Sec. 4.2"),)),
-    ("membership.nobox", (("meeus2023", "Sec. 3"), ("giomi2023", "Sec. 3"))),
+    ("copies", (("yao2025", ""),)),
+    ("membership.nobox", (("vanbreugel2023", ""), ("houssiau2022", ""), ("yao2025", ""))),
     ("membership.groundhog", (("stadler2022", ""), ("meeus2023", "Sec. 2.3"))),
     ("membership.attention", (("meeus2023", "appendix A"),)),
     ("membership.query", (("meeus2023", "Sec. 5.1"),)),
@@ -401,6 +402,135 @@ def _membership(result: AuditResult) -> Section | None:
             f"{cite('meeus2023', 'Fig. 1')}); the dashed line is a coin flip.",
         )
     )
+    return sec
+
+
+def _nobox(result: AuditResult) -> Section | None:
+    nb = result.nobox
+    if nb is None:
+        return None
+    sec = Section("Membership inference without the generator", "nobox")
+    sec.blocks.append(
+        Paragraph(
+            f"Each attack scored {nb.member_rows.size} training records (members) and "
+            f"{nb.non_member_rows.size} control records (non-members), using only the release and "
+            f"{nb.n_reference} other control records as a reference sample of the population "
+            f"({cite('vanbreugel2023')}; {cite('houssiau2022')}; {cite('hayes2019')}). No single "
+            f"attack is best everywhere ({cite('ward2025synthmia')}), so the strongest is chosen "
+            "on half of the records and its AUC reported on the other half."
+        )
+    )
+    rows = []
+    for name, o in nb.attacks.items():
+        t = o.tpr_at_fpr
+        rows.append(
+            (
+                name,
+                _fmt(o.auc.value),
+                f"{_fmt(o.auc.ci_low)} – {_fmt(o.auc.ci_high)}",
+                _fmt(t.get("0.1")),
+                _fmt(t.get("0.01")),
+                _fmt(t.get("0.001")),
+                o.error or "",
+            )
+        )
+    sec.blocks.append(
+        TableBlock(
+            ("attack", "AUC", "95% CI", "TPR@FPR 0.1", "TPR@FPR 0.01", "TPR@FPR 0.001", "error"),
+            tuple(rows),
+            "Every attack on all scored records (n/a: too few non-members for that FPR).",
+        )
+    )
+    if nb.best is not None:
+        b = nb.best
+        sec.blocks.append(
+            Paragraph(
+                f"Strongest attack: '{b.attack}', AUC {_fmt(b.auc.value)} (95% CI "
+                f"{_fmt(b.auc.ci_low)} – {_fmt(b.auc.ci_high)}) on {b.evaluated_on} held-out "
+                f"records, chosen on {b.selected_on} others (AUC there {_fmt(b.selection_auc)}, "
+                "biased upwards as the best of several)."
+            )
+        )
+    if nb.records:
+        summary = nb.summary()
+        sec.blocks.append(
+            Figure(
+                "record_exposure",
+                plots.record_exposure(summary["records"]),
+                "Exposure of the most vulnerable records: each attack's score as a percentile of "
+                "the non-members' scores (100: the record outscores every real non-member).",
+            )
+        )
+    c = nb.copies
+    if c is not None:
+        e = c.synthetic_in_original
+        chance = c.control_in_original or c.chance_duplicate
+        sec.blocks.append(
+            Paragraph(
+                f"Exact copies: {e.value:.2%} of the synthetic rows (95% CI {e.ci_low:.2%} – "
+                f"{e.ci_high:.2%}) are identical to a training record, against {chance.value:.2%} "
+                f"expected by chance; {c.copied_rows.size} training record(s) appear verbatim in "
+                "the release (their row numbers are in report.json)."
+            )
+        )
+        if c.columns:
+            sec.blocks.append(
+                TableBlock(
+                    ("column", "synthetic values copied", "control values found (chance)"),
+                    tuple(
+                        (
+                            col.column,
+                            f"{col.synthetic_in_original.value:.1%}",
+                            "n/a"
+                            if col.control_in_original is None
+                            else f"{col.control_in_original.value:.1%}",
+                        )
+                        for col in c.columns
+                    ),
+                    "High-cardinality columns (names, free text, identifiers): values of the "
+                    "release found verbatim in the original.",
+                )
+            )
+    return sec
+
+
+def _attribute(result: AuditResult) -> Section | None:
+    ga, rel = result.attribute, result.attribute_release
+    if ga is None and rel is None:
+        return None
+    sec = Section("Attribute inference", "attribute")
+    if rel is not None:
+        sec.blocks.append(
+            Paragraph(
+                f"On the release: the reconstruction attack ({cite('annamalai2024linear', 'Sec. 4.2')}) "
+                f"guessed the secret of the training records with accuracy "
+                f"{_fmt(rel.accuracy.value)} and of people the generator never saw (control records "
+                f"swapped in) with accuracy {_fmt(rel.control_accuracy.value)}; always guessing the "
+                f"most common class gives {_fmt(rel.majority_rate)}. Status: {rel.status.value}"
+                + (f" ({rel.reason})." if rel.reason else ".")
+            )
+        )
+    if ga is not None:
+        sec.blocks.append(
+            TableBlock(
+                ("attack", "synthetic records", "accuracy", "95% CI", "baseline", "AUC", "status"),
+                tuple(
+                    (
+                        a.attack,
+                        str(a.synthetic_size),
+                        _fmt(a.accuracy.value),
+                        f"{_fmt(a.accuracy.ci_low)} – {_fmt(a.accuracy.ci_high)}",
+                        _fmt(a.accuracy.baseline),
+                        _fmt(a.auc),
+                        a.status.value,
+                    )
+                    for a in ga.accuracies
+                ),
+                "The randomised-secret game against the generator "
+                f"({cite('annamalai2024linear', 'Sec. 4.1')}): the secret of one person per game "
+                "is replaced by a random class; the baseline is guessing among the classes.",
+            )
+        )
     return sec
 
 
@@ -615,6 +745,8 @@ def build_document(result: AuditResult) -> Document:
         _findings(result),
         _stages(result),
         _records(result),
+        _nobox(result),
+        _attribute(result),
         _membership(result),
         _riskmap(result),
         _epsilon(result),
