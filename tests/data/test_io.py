@@ -76,3 +76,50 @@ def test_encode_frames_widens_domains_and_names_column_differences() -> None:
         match=r"the control data: missing column\(s\) \['v'\]; the control data: unexpected column\(s\) \['w'\]",
     ):
         encode_frames({"original": a, "control": pd.DataFrame({"c": ["x"], "w": [1]})})
+
+
+@pytest.mark.parametrize(
+    ("sep", "name"), [(";", "d.csv"), ("\t", "d.tsv"), ("|", "d.csv"), ("\t", "d.csv.gz")]
+)
+def test_delimiter_is_sniffed(
+    tmp_path: Path, mixed_frame: pd.DataFrame, sep: str, name: str
+) -> None:
+    path = tmp_path / name
+    mixed_frame.to_csv(path, sep=sep, index=False)
+    df = read_frame(path)
+    assert list(df.columns) == list(mixed_frame.columns)
+    pd.testing.assert_frame_equal(df, pd.read_csv(path, sep=sep))
+    assert df.attrs["synthleak_read"]["delimiter"] == sep
+
+
+def test_semicolon_file_with_decimal_commas(tmp_path: Path) -> None:
+    text = 'name;height;"note, with comma"\nana;1,62;x\nbo;1,80;"y; z"\ncy;1,75;\n'
+    df = read_frame(_write(tmp_path / "d.csv", text))
+    assert list(df.columns) == ["name", "height", "note, with comma"]
+    assert df["height"].tolist() == [1.62, 1.80, 1.75]
+    assert df.attrs["synthleak_read"] == {"delimiter": ";", "decimal": ","}
+    # a semicolon file with decimal points keeps them
+    df2 = read_frame(_write(tmp_path / "e.csv", "a;b\n1.5;x\n2.5;y\n"))
+    assert df2["a"].tolist() == [1.5, 2.5] and df2.attrs["synthleak_read"]["decimal"] == "."
+
+
+def test_comma_file_with_semicolons_inside_fields_stays_comma(tmp_path: Path) -> None:
+    text = "a,b,c\n1,x;y,2.5\n2,u;v;w,3.5\n3,z,4.5\n"
+    df = read_frame(_write(tmp_path / "d.csv", text))
+    assert list(df.columns) == ["a", "b", "c"] and df["c"].tolist() == [2.5, 3.5, 4.5]
+
+
+def test_explicit_delimiter_and_bom(tmp_path: Path) -> None:
+    p = tmp_path / "d.csv"
+    p.write_bytes("\ufeffid;v\n1;2\n3;4\n".encode())
+    df = read_frame(p)
+    assert list(df.columns) == ["id", "v"]  # the byte-order mark is not part of the name
+    assert list(read_frame(p, delimiter=",").columns) == ["id;v"]
+
+
+def test_ragged_file_reading_as_one_column_is_an_error(tmp_path: Path) -> None:
+    text = "a;b;c\n1;2;3\n4;5\n6\n7;8;9;10\n"
+    with pytest.raises(InputError, match="reads as one column although its first line holds"):
+        read_frame(_write(tmp_path / "d.csv", text))
+    # one genuine column is fine
+    assert read_frame(_write(tmp_path / "e.csv", "a\n1\n2\n"))["a"].tolist() == [1, 2]

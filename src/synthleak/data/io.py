@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import csv
 import gzip
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -23,31 +25,127 @@ from synthleak.errors import InputError
 BUNDLED = {"adult": {"complete_cases": False}, "adult-complete": {"complete_cases": True}}
 
 
-def _header(path: Path) -> list[str]:
+#: Field separators :func:`read_frame` recognises, in order of preference on ties.
+DELIMITERS = (",", ";", "\t", "|")
+_SAMPLE_BYTES = 1 << 16
+_SAMPLE_LINES = 200
+#: Key of ``DataFrame.attrs`` where :func:`read_frame` records how it read a CSV file.
+READ_ATTRS = "synthleak_read"
+
+_DECIMAL_COMMA = re.compile(r"^[-+]?\d+,\d+$")
+_DECIMAL_POINT = re.compile(r"^[-+]?\d*\.\d+$")
+
+
+def _open_text(path: Path) -> Any:
+    if path.name.lower().endswith(".gz"):
+        return gzip.open(path, "rt", newline="", encoding="utf-8-sig", errors="replace")
+    return open(path, newline="", encoding="utf-8-sig", errors="replace")
+
+
+def _sample_lines(path: Path) -> list[str]:
+    """The first lines of a text file (at most 64 KiB; a cut last line is dropped)."""
     try:
-        with (
-            gzip.open(path, "rt", newline="")
-            if path.name.endswith(".gz")
-            else open(path, newline="")
-        ) as fh:
-            return next(csv.reader(fh), [])
-    except (OSError, UnicodeDecodeError) as exc:
+        with _open_text(path) as fh:
+            text = fh.read(_SAMPLE_BYTES)
+            complete = len(text) < _SAMPLE_BYTES
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise InputError(
             f"cannot read {path} as CSV ({exc}): give a CSV, CSV.GZ or Parquet file"
         ) from exc
+    lines = text.splitlines(keepends=True)
+    if not complete and len(lines) > 1:
+        lines = lines[:-1]
+    return [ln for ln in lines[:_SAMPLE_LINES] if ln.strip()]
 
 
-def read_frame(source: str | Path, *, na_values: Sequence[str] = ()) -> pd.DataFrame:
+def _field_counts(lines: list[str], delimiter: str) -> list[int]:
+    try:
+        return [len(row) for row in csv.reader(lines, delimiter=delimiter) if row]
+    except csv.Error:
+        return []
+
+
+def sniff_delimiter(lines: Sequence[str]) -> str | None:
+    """The separator of CSV text from its first lines, or ``None`` when no candidate fits.
+
+    A candidate of :data:`DELIMITERS` fits when it splits the header into more than one field and
+    at least 90% of the sampled rows into as many fields as the header (quoted fields are
+    respected). Among fitting candidates the one giving the most fields wins; ties go to the
+    earlier candidate (comma first). A file with one column has no separator to find: the result
+    is then ``None`` and the file is read as comma-separated.
+    """
+    lines = list(lines)
+    best: tuple[int, int] | None = None
+    chosen = None
+    for rank, delim in enumerate(DELIMITERS):
+        counts = _field_counts(lines, delim)
+        if not counts or counts[0] < 2:
+            continue
+        agree = sum(c == counts[0] for c in counts) / len(counts)
+        if agree < 0.9:
+            continue
+        score = (counts[0], -rank)
+        if best is None or score > best:
+            best, chosen = score, delim
+    return chosen
+
+
+def _decimal_comma(lines: list[str], delimiter: str) -> bool:
+    """Numbers in the sample are written with a decimal comma (and none with a point)."""
+    if delimiter == ",":
+        return False
+    commas = points = 0
+    for row in csv.reader(lines[1:], delimiter=delimiter):
+        for cell in row:
+            cell = cell.strip()
+            commas += bool(_DECIMAL_COMMA.match(cell))
+            points += bool(_DECIMAL_POINT.match(cell))
+    return commas > 0 and points == 0
+
+
+def _describe(delimiter: str) -> str:
+    return {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}.get(
+        delimiter, repr(delimiter)
+    )
+
+
+def read_frame(
+    source: str | Path,
+    *,
+    na_values: Sequence[str] = (),
+    delimiter: str | None = None,
+    decimal: str | None = None,
+) -> pd.DataFrame:
     """Read a DataFrame from a path or a bundled dataset name.
 
     Parameters
     ----------
     source : str or Path
-        ``*.csv``, ``*.csv.gz`` (any other name is read as CSV), ``*.parquet``/``*.pq``,
+        ``*.csv``, ``*.csv.gz``, ``*.tsv`` (any other name is read as CSV), ``*.parquet``/``*.pq``,
         or ``adult`` for the bundled UCI Adult (``adult-complete``: its 45,222 rows without a
-        missing value, the Adult of 000_d116d896359e1fe6.txt).
+        missing value, the Adult of the membership experiments of Meeus et al. (2023)).
     na_values : sequence of str
         Extra strings read as missing (empty cells are always missing).
+    delimiter : str, optional
+        Field separator of a CSV file. By default it is detected among comma, semicolon, tab and
+        pipe (:func:`sniff_delimiter`).
+    decimal : str, optional
+        Decimal mark of a CSV file. By default ``","`` when the separator is not a comma and the
+        numbers of the first lines are written with a decimal comma (``3,5``) and none with a
+        point, else ``"."``.
+
+    Returns
+    -------
+    DataFrame
+        For CSV files, ``df.attrs["synthleak_read"]`` records ``{"delimiter", "decimal"}`` as
+        used, so :func:`~synthleak.data.profile.profile_frame` can note a detected separator or
+        decimal comma.
+
+    Raises
+    ------
+    InputError
+        Missing, empty or unreadable file; duplicate column names; a file that reads as one
+        column although its header holds separators.
     """
     if str(source) in BUNDLED:
         from synthleak.data.datasets import load_adult
@@ -68,26 +166,59 @@ def read_frame(source: str | Path, *, na_values: Sequence[str] = ()) -> pd.DataF
         if na_values:
             df = df.replace(list(na_values), pd.NA)
     else:
-        header = _header(path)
-        dup = sorted({h for h in header if header.count(h) > 1})
-        if dup:
-            raise InputError(
-                f"{path} has duplicate column names {dup}: rename them so every column is unique"
-            )
-        try:
-            df = pd.read_csv(
-                path, na_values=list(na_values), keep_default_na=True, low_memory=False
-            )
-        except pd.errors.EmptyDataError as exc:
-            raise InputError(
-                f"data file {path} is empty: give a file with a header and records"
-            ) from exc
-        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot parse {path} as CSV: {str(exc).splitlines()[0]}") from exc
+        df = _read_csv(path, na_values=na_values, delimiter=delimiter, decimal=decimal)
     if len(df.columns) == 0:
         raise InputError(f"data file {path} has no columns: give a file with a header row")
     if len(df) == 0:
         raise InputError(f"data file {path} has a header but no rows: give a file with records")
+    return df
+
+
+def _read_csv(
+    path: Path, *, na_values: Sequence[str], delimiter: str | None, decimal: str | None
+) -> pd.DataFrame:
+    lines = _sample_lines(path)
+    if not lines:
+        raise InputError(f"data file {path} is empty: give a file with a header and records")
+    detected = delimiter is None
+    if delimiter is None:
+        delimiter = sniff_delimiter(lines) or (
+            "\t" if path.name.lower().endswith((".tsv", ".tsv.gz", ".tab")) else ","
+        )
+    header = next(csv.reader(lines[:1], delimiter=delimiter), [])
+    if len(header) <= 1 and detected:
+        found = [d for d in DELIMITERS if d != delimiter and d in lines[0]]
+        if found:
+            raise InputError(
+                f"{path} reads as one column although its first line holds "
+                f"{_describe(found[0])}s: the rows do not split into the same number of fields "
+                f"with the {_describe(delimiter)} separator; check the file's separator "
+                "and quoting (or pass delimiter)"
+            )
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup:
+        raise InputError(
+            f"{path} has duplicate column names {dup}: rename them so every column is unique"
+        )
+    if decimal is None:
+        decimal = "," if _decimal_comma(lines, delimiter) else "."
+    try:
+        df = pd.read_csv(
+            path,
+            sep=delimiter,
+            decimal=decimal,
+            na_values=list(na_values),
+            keep_default_na=True,
+            low_memory=False,
+            encoding="utf-8-sig",
+        )
+    except pd.errors.EmptyDataError as exc:
+        raise InputError(
+            f"data file {path} is empty: give a file with a header and records"
+        ) from exc
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"cannot parse {path} as CSV: {str(exc).splitlines()[0]}") from exc
+    df.attrs[READ_ATTRS] = {"delimiter": delimiter, "decimal": decimal}
     return df
 
 
