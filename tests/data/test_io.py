@@ -3,6 +3,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -33,7 +34,7 @@ def test_na_values_and_schema_file(tmp_path: Path) -> None:
     loaded.schema.to_json(tmp_path / "s.json")
     again = load_data(p, na_values=["N"], schema=tmp_path / "s.json")
     assert again.table.equals(loaded.table)
-    with pytest.raises(InputError, match="either --schema or"):
+    with pytest.raises(InputError, match="either schema or"):
         load_data(p, schema=tmp_path / "s.json", categorical=["a"])
 
 
@@ -123,3 +124,49 @@ def test_ragged_file_reading_as_one_column_is_an_error(tmp_path: Path) -> None:
         read_frame(_write(tmp_path / "d.csv", text))
     # one genuine column is fine
     assert read_frame(_write(tmp_path / "e.csv", "a\n1\n2\n"))["a"].tolist() == [1, 2]
+
+
+def test_encode_frames_profiles_the_reference_and_checks_domains() -> None:
+    from synthleak.data.io import EncodedFrames, encode_frames
+    from synthleak.data.profile import WarningCode
+
+    rng = np.random.default_rng(0)
+    n = 100
+    original = pd.DataFrame(
+        {
+            "person_id": rng.permutation(10**6)[:n],
+            "c": rng.choice(["x", "y"], n),
+            "when": pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.integers(0, 30, n), "D"),
+        }
+    )
+    # the synthetic data has no identifier column and times of day on its dates
+    synthetic = original.drop(columns="person_id").assign(
+        when=lambda d: d["when"] + pd.Timedelta(hours=6)
+    )
+    enc = encode_frames({"original": original, "synthetic": synthetic})
+    assert isinstance(enc, EncodedFrames)
+    schema, tables = enc  # unpacks as before
+    assert schema.names == ["c", "when"] and schema.excluded == ("person_id",)
+    assert schema["when"].unit == "s"  # days and date-times widen to seconds
+    decoded = tables["synthetic"].to_frame()["when"]
+    assert (decoded - synthetic["when"]).abs().max() <= pd.Timedelta(seconds=128)  # float32
+    assert enc.profile.identifiers == ["person_id"]
+    # 6 hours past the original's last day is outside its range (about 1 record in 30)
+    assert [w.code for w in enc.warnings] == [
+        WarningCode.IDENTIFIER,
+        WarningCode.DATETIME,
+        WarningCode.OUT_OF_DOMAIN,
+    ]
+    kept = encode_frames({"original": original, "synthetic": original}, keep=["person_id"])
+    assert kept.schema.excluded == () and "person_id" in kept.schema.names
+    with pytest.raises(
+        InputError, match=r"the synthetic data: missing column\(s\) \['person_id'\]"
+    ):
+        encode_frames({"original": original, "synthetic": synthetic}, keep=["person_id"])
+
+
+def test_load_data_returns_the_profile(tmp_path: Path) -> None:
+    p = _write(tmp_path / "d.csv", "a;b\n1,5;x\n2,5;y\n")
+    loaded = load_data(p)
+    assert loaded.profile is not None and loaded.profile.read["delimiter"] == ";"
+    assert loaded.table.column("a").tolist() == [1.5, 2.5]

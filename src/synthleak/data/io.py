@@ -10,14 +10,22 @@ from __future__ import annotations
 import csv
 import gzip
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from synthleak.data.schema import DEFAULT_MAX_CATEGORIES, Schema, column_differences, infer_schema
+from synthleak.data.domain import DomainReport, domain_report
+from synthleak.data.profile import DataProfile, DataWarning, profile_frame
+from synthleak.data.schema import (
+    DEFAULT_MAX_CATEGORIES,
+    Schema,
+    column_differences,
+    infer_column,
+    widen,
+)
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 
@@ -224,11 +232,27 @@ def _read_csv(
 
 @dataclass(frozen=True)
 class LoadedData:
-    """A dataset as read from the user: its frame, schema and encoded table."""
+    """A dataset as read from the user: its frame, schema, encoded table and profile.
+
+    ``profile`` (:class:`~synthleak.data.profile.DataProfile`) says which columns were left out
+    (identifiers, free text, empty columns) and carries the typed warnings to show the user.
+    """
 
     frame: pd.DataFrame
     schema: Schema
     table: Table
+    profile: DataProfile | None = None
+
+
+def _schema_arg(
+    schema: Schema | str | Path,
+    categorical: Sequence[str],
+    continuous: Sequence[str],
+    keep: Sequence[str],
+) -> Schema:
+    if categorical or continuous or keep:
+        raise InputError("give either schema or categorical/continuous/keep, not both")
+    return schema if isinstance(schema, Schema) else Schema.from_json(schema)
 
 
 def load_data(
@@ -236,30 +260,94 @@ def load_data(
     *,
     categorical: Sequence[str] = (),
     continuous: Sequence[str] = (),
+    keep: Sequence[str] = (),
     schema: Schema | str | Path | None = None,
     na_values: Sequence[str] = (),
     max_categories: int = DEFAULT_MAX_CATEGORIES,
     min_rows: int = 1,
+    delimiter: str | None = None,
+    decimal: str | None = None,
 ) -> LoadedData:
-    """Read, validate, infer (or apply) the schema and encode a dataset.
+    """Read, validate, profile, infer (or apply) the schema and encode a dataset.
 
-    ``schema`` wins over inference; ``categorical``/``continuous`` override inferred kinds.
+    Parameters
+    ----------
+    source : str or Path
+        See :func:`read_frame`.
+    categorical, continuous : sequence of str
+        Columns forced to that kind (always analysed).
+    keep : sequence of str
+        Columns analysed even when they look like identifiers or free text
+        (:func:`~synthleak.data.profile.profile_frame`).
+    schema : Schema, str or Path, optional
+        A schema (or its JSON text or file) that wins over inference; its ``excluded`` columns
+        are dropped. Exclusive with ``categorical``/``continuous``/``keep``.
+    na_values, delimiter, decimal
+        See :func:`read_frame`.
+    max_categories : int
+        See :func:`~synthleak.data.schema.infer_schema`.
+    min_rows : int
+        Fewest records accepted.
+
+    Returns
+    -------
+    LoadedData
+        With ``profile`` set (with a schema, the schema's columns count as kept).
     """
-    df = read_frame(source, na_values=na_values)
+    df = read_frame(source, na_values=na_values, delimiter=delimiter, decimal=decimal)
     if len(df) < min_rows:
         raise InputError(
             f"{source} has {len(df)} record(s) but at least {min_rows} are needed: give more data"
         )
     if schema is not None:
-        sch = schema if isinstance(schema, Schema) else Schema.from_json(schema)
-        if categorical or continuous:
-            raise InputError("give either --schema or --categorical/--continuous, not both")
-    else:
-        sch = infer_schema(
-            df, categorical=categorical, continuous=continuous, max_categories=max_categories
+        sch = _schema_arg(schema, categorical, continuous, keep)
+        profile = profile_frame(
+            df,
+            keep=[n for n in sch.names if n in set(map(str, df.columns))],
+            max_categories=max_categories,
         )
+    else:
+        profile = profile_frame(
+            df,
+            keep=keep,
+            categorical=categorical,
+            continuous=continuous,
+            max_categories=max_categories,
+        )
+        sch = profile.schema(df, max_categories=max_categories)
     table = Table.from_frame(df, sch)
-    return LoadedData(df, sch, table)
+    return LoadedData(df, sch, table, profile)
+
+
+@dataclass(frozen=True)
+class EncodedFrames:
+    """Several datasets encoded with one schema (see :func:`encode_frames`).
+
+    Unpacks as ``schema, tables = encode_frames(...)`` (the two first attributes).
+
+    Attributes
+    ----------
+    schema : Schema
+    tables : dict of str to Table
+        By the names of the frames given.
+    profile : DataProfile
+        The profile of the first (reference) frame.
+    domain : DomainReport
+        Values of every other frame outside the reference's domain.
+    """
+
+    schema: Schema
+    tables: dict[str, Table]
+    profile: DataProfile
+    domain: DomainReport
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.schema, self.tables))
+
+    @property
+    def warnings(self) -> list[DataWarning]:
+        """The profile's warnings, then the domain check's."""
+        return [*self.profile.warnings, *self.domain.warnings]
 
 
 def encode_frames(
@@ -267,43 +355,65 @@ def encode_frames(
     *,
     categorical: Sequence[str] = (),
     continuous: Sequence[str] = (),
+    keep: Sequence[str] = (),
     schema: Schema | str | Path | None = None,
-) -> tuple[Schema, dict[str, Table]]:
+    max_categories: int = DEFAULT_MAX_CATEGORIES,
+) -> EncodedFrames:
     """Encode several datasets that must share one schema (the first one is the reference).
 
-    With ``schema`` every frame is encoded with it. Otherwise the column kinds are inferred on
-    the first frame (with the overrides) and the domains are widened over all frames (union of
-    categories and ranges), so a category that occurs only in, say, the synthetic or control
-    data is not an error. Frames whose columns differ from the first get one error that lists
-    every difference, naming the datasets.
-    """
-    from synthleak.data.schema import widen
+    With ``schema`` every frame is encoded with it. Otherwise the first frame is profiled
+    (:func:`~synthleak.data.profile.profile_frame`, with ``keep`` and the kind overrides), its
+    identifier, free-text and empty columns are excluded, the kinds of the others are inferred
+    on it, and the domains are widened over all frames (union of categories and ranges), so a
+    category that occurs only in, say, the synthetic or control data is not an error; the
+    domain check (:func:`~synthleak.data.domain.domain_report`) measures how many records of the
+    other frames lie outside the reference's domain and warns above 1%. Frames whose columns
+    differ from the first get one error that lists every difference, naming the datasets; a
+    column excluded from the analysis may be absent from the other frames.
 
-    (_, first), *rest = frames.items()
-    ref = [str(c) for c in first.columns]
+    Returns
+    -------
+    EncodedFrames
+        ``schema, tables, profile, domain``; unpacks as ``(schema, tables)``.
+    """
+    frames = {name: df.rename(columns=str) for name, df in frames.items()}
+    (first_name, first), *rest = frames.items()
+    if schema is not None:
+        sch = _schema_arg(schema, categorical, continuous, keep)
+        profile = profile_frame(
+            first,
+            keep=[n for n in sch.names if n in set(first.columns)],
+            max_categories=max_categories,
+        )
+    else:
+        profile = profile_frame(
+            first,
+            keep=keep,
+            categorical=categorical,
+            continuous=continuous,
+            max_categories=max_categories,
+        )
+        sch = profile.schema(first, max_categories=max_categories)
+    optional = set(sch.excluded)
+    ref = [c for c in first.columns if c not in optional]
     problems = []
     for name, df in rest:
-        problems += [f"the {name} data: {p}" for p in column_differences(ref, list(df.columns))]
+        cols = [c for c in df.columns if c not in optional]
+        problems += [f"the {name} data: {p}" for p in column_differences(ref, cols)]
     if problems:
         raise InputError(
             f"the {', '.join(frames)} data must have the same columns: {'; '.join(problems)}; "
             "give files with identical columns"
         )
-    if schema is not None:
-        if categorical or continuous:
-            raise InputError("give either --schema or --categorical/--continuous, not both")
-        sch = schema if isinstance(schema, Schema) else Schema.from_json(schema)
-    else:
-        sch = infer_schema(first, categorical=categorical, continuous=continuous)
+    if schema is None:
         for _, df in rest:
-            df = df.rename(columns=str)[sch.names]
-            sch = widen(
-                sch,
-                infer_schema(
-                    df, categorical=sch.categorical_names, continuous=sch.continuous_names
-                ),
+            other = Schema(
+                tuple(
+                    infer_column(df[c.name], c.name, c.kind, max_categories=max_categories)
+                    for c in sch.columns
+                )
             )
-    return sch, {
-        name: Table.from_frame(df.rename(columns=str)[sch.names], sch)
-        for name, df in frames.items()
-    }
+            sch = widen(sch, other)
+    tables = {name: Table.from_frame(df[sch.names], sch) for name, df in frames.items()}
+    domain = domain_report(tables[first_name], parts={name: tables[name] for name, _ in rest})
+    return EncodedFrames(sch, tables, profile, domain)
