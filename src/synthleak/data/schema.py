@@ -504,6 +504,23 @@ def numbers_to_datetimes(values: np.ndarray, col: Column) -> pd.DatetimeIndex:
     return out
 
 
+def column_numbers(s: pd.Series, col: Column) -> tuple[np.ndarray, np.ndarray]:
+    """The values of a continuous or datetime column ``col`` as float64 numbers in the column's
+    units, and the mask of present cells that are not numbers (datetime: not datetimes).
+
+    The one converter from cells to :attr:`Table.values <synthleak.data.table.Table.values>`:
+    :meth:`Table.from_frame <synthleak.data.table.Table.from_frame>` uses it, and so should any
+    code reading a generator's output frame (datetime columns come back as ``datetime64`` or
+    ISO text, not numbers).
+    """
+    if col.is_categorical:
+        raise TypeError(f"column {col.name!r} is categorical: it has codes, not numbers")
+    if col.is_datetime:
+        when, _, bad = parse_datetimes(s)
+        return datetimes_to_numbers(when, col.unit or "s"), bad
+    return parse_numbers(s)
+
+
 def _datetime_unit(values: pd.Series) -> str:
     """``"D"`` when every present value falls on midnight, else ``"s"``."""
     v = values.dropna()

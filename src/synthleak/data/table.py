@@ -19,10 +19,8 @@ from synthleak.data.schema import (
     Schema,
     canonical_datetime,
     column_differences,
-    datetimes_to_numbers,
+    column_numbers,
     numbers_to_datetimes,
-    parse_datetimes,
-    parse_numbers,
 )
 from synthleak.errors import InputError
 
@@ -81,12 +79,10 @@ def _canon(v: object) -> str:
 
 
 def _encode_continuous(s: pd.Series, col: Column) -> np.ndarray:
+    num, bad = column_numbers(s, col)
     if col.is_datetime:
-        when, _, bad = parse_datetimes(s)
-        num = datetimes_to_numbers(when, col.unit or "s")
         what = "datetime but holds values that are not ISO dates"
     else:
-        num, bad = parse_numbers(s)
         what = "continuous but holds non-numeric values"
     if bad.any():
         raise InputError(
