@@ -158,3 +158,9 @@ def test_a_frame_record_with_datetimes_serialises() -> None:
         {"when": "2024-01-02T00:00:00", "x": 1.5, "n": 1},
         {"when": None, "x": None, "n": None},
     ]
+
+
+def test_jsonable_gives_enum_values_not_members() -> None:
+    out = jsonable({"c": Colour.BLUE, Colour.RED: [Colour.RED]})
+    assert out == {"c": "blue", "red": ["red"]}
+    assert type(out["c"]) is str and type(out["red"][0]) is str

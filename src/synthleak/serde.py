@@ -50,6 +50,8 @@ def jsonable(obj: Any) -> Any:
     ``datetime.timedelta`` and ``np.timedelta64`` seconds as a float; bytes are decoded as UTF-8
     (with replacement); paths become strings. Anything else is returned unchanged.
     """
+    if isinstance(obj, Enum):
+        return jsonable(obj.value)
     if obj is None or isinstance(obj, bool | int | str):
         return obj
     if isinstance(obj, float):
@@ -78,8 +80,6 @@ def jsonable(obj: Any) -> Any:
         return None if np.isnat(obj) else float(obj / np.timedelta64(1, "s"))
     if isinstance(obj, np.generic):
         return jsonable(obj.item())
-    if isinstance(obj, Enum):
-        return jsonable(obj.value)
     if isinstance(obj, Decimal):
         if not obj.is_finite():
             return None
