@@ -497,8 +497,12 @@ def numbers_to_datetimes(values: np.ndarray, col: Column) -> pd.DatetimeIndex:
     v = np.asarray(values, dtype=np.float64) * DATETIME_UNITS[col.unit or "s"]
     if col.unit == "D":
         v = np.round(v)
-    ns = np.where(np.isnan(v), 0, np.round(v * 1e6)).astype(np.int64) * 1000
-    out = pd.DatetimeIndex(ns.astype("datetime64[ns]")).where(~np.isnan(v))
+    missing = np.isnan(v)
+    stamps = (np.where(missing, 0, np.round(v * 1e6)).astype(np.int64) * 1000).astype(
+        "datetime64[ns]"
+    )
+    stamps[missing] = np.datetime64("NaT")
+    out = pd.DatetimeIndex(stamps)
     if col.tz:
         out = out.tz_localize("UTC").tz_convert(col.tz)
     return out
