@@ -450,7 +450,7 @@ class AuditResult(Result):
         Result format version.
     """
 
-    kind = "audit"
+    result_kind = "audit"
 
     config: AuditConfig
     schema: Schema
@@ -529,8 +529,8 @@ def result_kinds() -> dict[str, type[Result]]:
     while todo:
         cls = todo.pop()
         todo.extend(cls.__subclasses__())
-        if cls.kind:
-            kinds[cls.kind] = cls
+        if cls.result_kind:
+            kinds[cls.result_kind] = cls
     return kinds
 
 

@@ -187,7 +187,7 @@ class MembershipConfig(Result):
 class MembershipResult(Result):
     """The game's result: per-target outcomes, summaries and the generator's failures."""
 
-    kind = "membership"
+    result_kind = "membership"
 
     config: MembershipConfig
     targets: tuple[TargetOutcome, ...]

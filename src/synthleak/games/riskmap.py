@@ -123,7 +123,7 @@ class RiskMapResult(Result):
         Wall-clock seconds of this invocation (generation, attacks); resumed units cost ~0.
     """
 
-    kind = "riskmap"
+    result_kind = "riskmap"
 
     config: RiskMapConfig
     rows: IntArray
