@@ -185,3 +185,29 @@ def test_generator_audit_reports_empirical_epsilon_against_the_declared_claim(sp
     assert r.epsilon.ceiling > 0 and r.epsilon.lower_bound <= r.epsilon.ceiling
     with pytest.raises(InputError, match="neighbouring"):
         audit(train, generator="nonprivate", plan=TINY, neighbouring="sideways")
+
+
+def test_identifier_and_text_columns_are_left_out_but_still_checked_for_copies(split) -> None:
+    """A person_id column made a GaussianCopula release read "SEVERE"; names became categoricals
+    with one level per row. Both are now left out of the attacks with a note, fresh identifiers in
+    the release do not hide copied rows, and copied identifiers are measured."""
+    train, ctl, other = (t.to_frame() for t in split)
+    for i, df in enumerate((train, ctl, other)):
+        df.insert(0, "person_id", np.arange(len(df)) + 10_000 * i)
+        df["name"] = [f"Person {j} of street {7 * j + i}" for j in range(len(df))]
+    release = train.copy()
+    release["person_id"] = np.arange(len(release)) + 50_000  # fresh identifiers
+    r = audit(train, synthetic=release, control=ctl, plan=TINY, seed=0)
+    assert r.data is not None
+    assert set(r.data.profile.excluded) == {"person_id", "name"}
+    assert "person_id" not in r.schema.names and "name" not in r.schema.names
+    assert any("identifier" in w.message for w in r.data.warnings())
+    copies = _by_key(r)["copies.exact"]
+    assert copies.verdict is Verdict.SEVERE  # rows copied verbatim although the ids are new
+    assert r.data.identifier_copies == {"person_id": 0.0}
+    leaked = release.assign(person_id=train["person_id"].to_numpy())
+    r2 = audit(train, synthetic=leaked, control=ctl, plan=TINY, seed=0)
+    assert r2.data is not None and r2.data.identifier_copies == {"person_id": 1.0}
+    # a disjoint sample of other people is not flagged through these columns
+    clean = audit(train, synthetic=other, control=ctl, plan=TINY, seed=0)
+    assert _by_key(clean)["copies.exact"].verdict is Verdict.NO_EVIDENCE

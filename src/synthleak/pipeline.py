@@ -49,7 +49,7 @@ from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.findings import audit_metrics, membership_epsilon, membership_finding
-from synthleak.games.base import encode_parts
+from synthleak.games.base import Release, encode_parts
 from synthleak.games.cost import fit_budget, measure_membership_cost, power
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
@@ -61,6 +61,7 @@ from synthleak.results import (
     AuditResult,
     BudgetPlan,
     BudgetRecord,
+    DataSection,
     Finding,
     MetricKind,
     PrivacyUtilityPoint,
@@ -143,6 +144,8 @@ class _Context:
     delta: float = 1e-5
     neighbouring: str = "add_remove"
     max_time: float | None = None
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    identifiers: tuple[str, ...] = ()
     train: Table = field(init=False)
     train_rows: np.ndarray = field(init=False)
     ranking_rows: np.ndarray | None = None
@@ -261,8 +264,16 @@ def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
 
 def _needs_control(ctx: _Context) -> Skip | None:
     if ctx.synthetic is None:
-        return Skip(needs="the synthetic release (or a generator to make one)")
+        return _no_release_skip(ctx)
     return None if ctx.control is not None else Skip(needs=CONTROL_NEEDED)
+
+
+def _no_release_skip(ctx: _Context) -> Skip:
+    """Why a stage that needs the release cannot run: it was not given, or the generator failed
+    to make it (that stage's record says why)."""
+    if ctx.generator is not None:
+        return Skip(needs="a release: the generator failed to make one (see its stage)")
+    return Skip(needs="the synthetic release (or a generator to make one)")
 
 
 def _risk_finding(key: str, title: str, res: Any, threat: ThreatModel) -> Finding:
@@ -329,18 +340,13 @@ def _linkability(ctx: _Context, rng: np.random.Generator) -> None:
 
 def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
     """No-box membership attacks on the release, calibrated against the control set."""
-    from synthleak.games.base import Release
     from synthleak.games.nobox import NoBoxMembershipGame
 
     assert ctx.synthetic is not None and ctx.control is not None
     n = min(ctx.plan.n_attacks, len(ctx.train))
     ctx.log(f"membership inference without the generator ({n} members against the control set)")
     game = NoBoxMembershipGame(n_members=n, n_exposed=10, k=ctx.k)
-    res = game.run(
-        Release(ctx.train, ctx.synthetic, ctx.control),
-        seed=ctx.seed,
-        runtime=ctx.runtime.sub("nobox"),
-    )
+    res = game.run(_release_parts(ctx), seed=ctx.seed, runtime=ctx.runtime.sub("nobox"))
     ctx.sections["nobox"] = res
     threat = ThreatModel(
         AdversaryGoal.MEMBERSHIP,
@@ -390,6 +396,32 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
                 where=tuple(where) if c.copied_rows.size or len(where) > 1 else (),
             )
         )
+
+
+def _release_parts(ctx: _Context) -> Release:
+    """The release as the no-box games see it: the caller's DataFrames where there are (every
+    column, free text included, for the copy check), the encoded tables otherwise.
+
+    Identifier columns are dropped: a release makes up fresh identifiers, which would hide every
+    row-level copy (their own copies are measured apart, :func:`_identifier_copies`).
+    """
+
+    def part(name: str, table: Table, rows: np.ndarray | None = None) -> pd.DataFrame | Table:
+        df = ctx.frames.get(name)
+        if df is None:
+            return table
+        if rows is not None:
+            df = df.iloc[rows]
+        return df.drop(columns=[c for c in ctx.identifiers if c in df.columns])
+
+    assert ctx.synthetic is not None
+    rows = ctx.train_rows if len(ctx.train) != len(ctx.original) else None
+    return Release(
+        part("original", ctx.train, rows),
+        part("synthetic", ctx.synthetic),
+        None if ctx.control is None else part("control", ctx.control),
+        ctx.schema,
+    )
 
 
 def _needs_release_aia(ctx: _Context) -> Skip | None:
@@ -442,9 +474,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
 
 
 def _needs_synthetic(ctx: _Context) -> Skip | None:
-    if ctx.synthetic is not None:
-        return None
-    return Skip(needs="the synthetic release (or a generator)")
+    return None if ctx.synthetic is not None else _no_release_skip(ctx)
 
 
 def _utility(ctx: _Context, rng: np.random.Generator) -> None:
@@ -654,6 +684,7 @@ def audit(
     control_fraction: float = 0.2,
     k: int = 5,
     show_records: bool = False,
+    keep: Sequence[str] = (),
     claimed_epsilon: float | None = None,
     delta: float = 1e-5,
     neighbouring: str = "add_remove",
@@ -696,6 +727,9 @@ def audit(
     show_records : bool
         Keep the values of the most exposed records in the result (the report then contains
         personal data); by default only their row numbers and the columns where they stand out.
+    keep : sequence of str
+        Columns to analyse although they look like identifiers or free text (which are left
+        out of the attacks by default, with a note; free text is still checked for copies).
     claimed_epsilon : float, optional
         The differential-privacy epsilon the generator claims (default: what the generator
         declares, if anything); the membership game's empirical epsilon is checked against it.
@@ -743,8 +777,11 @@ def audit(
         raise InputError(f"control_fraction must lie in (0, 1), got {control_fraction}")
     frame = original if isinstance(original, pd.DataFrame) else None
     parts = {"original": original, "synthetic": synthetic, "control": control}
-    sch, tables = encode_parts({k: v for k, v in parts.items() if v is not None}, schema=schema)
-    ori, syn, ctl = tables["original"], tables.get("synthetic"), tables.get("control")
+    given = {k: v for k, v in parts.items() if v is not None}
+    enc = encode_parts(given, schema=schema, keep=keep)
+    sch = enc.schema
+    ori, syn, ctl = enc.tables["original"], enc.tables.get("synthetic"), enc.tables.get("control")
+    frames = {k: v for k, v in given.items() if isinstance(v, pd.DataFrame)}
     if secret is not None:
         from synthleak.games.attribute import validate_secret
 
@@ -780,6 +817,8 @@ def audit(
         delta=delta,
         neighbouring=neighbouring,
         max_time=max_time,
+        frames=frames,
+        identifiers=tuple(enc.profile.identifiers),
     )
     for mod, extra in OPTIONAL.items():
         if find_spec(mod) is None:
@@ -813,6 +852,7 @@ def audit(
     result = AuditResult(
         config=config,
         schema=sch,
+        data=DataSection(enc.profile, enc.domain, _identifier_copies(enc, frames)),
         stages=tuple(records),
         findings=assess(ctx.findings),
         vulnerability=ctx.sections.get("vulnerability"),
@@ -829,6 +869,21 @@ def audit(
     if policy is not None:
         result = replace(result, policy=policy.evaluate(audit_metrics(result)))
     return result
+
+
+def _identifier_copies(enc: Any, frames: dict[str, pd.DataFrame]) -> dict[str, float]:
+    """Share of the release's values of each identifier column that identify a real person of
+    the original (an identifier column left out of the attacks can still leak people)."""
+    ori, syn = frames.get("original"), frames.get("synthetic")
+    if ori is None or syn is None:
+        return {}
+    out = {}
+    for col in enc.profile.identifiers:
+        if col in syn.columns and col in ori.columns:
+            known = set(ori[col].dropna().astype(str))
+            values = syn[col].dropna().astype(str)
+            out[col] = float(values.isin(known).mean()) if len(values) else 0.0
+    return out
 
 
 def check_claim(claimed_epsilon: float | None, delta: float, neighbouring: str) -> None:

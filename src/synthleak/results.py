@@ -41,6 +41,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthleak.data.domain import DomainReport
+from synthleak.data.profile import DataProfile, DataWarning
 from synthleak.data.schema import Schema
 from synthleak.errors import InputError
 from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
@@ -319,6 +321,30 @@ class BudgetPlan(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class DataSection(Result):
+    """How the data was read: the columns analysed and left out, warnings, the domain check.
+
+    Attributes
+    ----------
+    profile : DataProfile
+        Roles of the original's columns (feature, identifier, free text) and reading warnings.
+    domain : DomainReport
+        Per column, the share of synthetic (and control) values outside the original's domain.
+    identifier_copies : dict
+        Identifier column -> share of the release's values that are identifiers of real people
+        in the original (when the release has the column).
+    """
+
+    profile: DataProfile
+    domain: DomainReport
+    identifier_copies: dict[str, float] = field(default_factory=dict)
+
+    def warnings(self) -> tuple[DataWarning, ...]:
+        """Every warning about the data, reading and domain."""
+        return tuple(self.profile.warnings) + tuple(self.domain.warnings)
+
+
+@dataclass(frozen=True, repr=False)
 class BudgetRecord(Result):
     """The shadow-model budget an audit actually used, what it was projected to cost, what it
     cost, and what it can show.
@@ -421,6 +447,8 @@ class AuditResult(Result):
     ----------
     config : AuditConfig
     schema : Schema
+    data : DataSection, optional
+        Columns analysed and left out, reading warnings and the domain check.
     stages : tuple of StageRecord
         Every stage of the audit, measured or not (and why not, and what it needs).
     findings : tuple of Finding
@@ -454,6 +482,7 @@ class AuditResult(Result):
 
     config: AuditConfig
     schema: Schema
+    data: DataSection | None = None
     stages: tuple[StageRecord, ...] = ()
     findings: tuple[Finding, ...] = ()
     vulnerability: VulnerabilitySection | None = None

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -63,6 +64,41 @@ def split_list(value: str | None) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+KeepOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--keep",
+        help="Comma-separated columns to analyse although they look like identifiers or free "
+        "text (left out by default, with a note).",
+    ),
+]
+
+
+_NOTES: list[str] = []
+
+
+def warn_data(warnings: Any, suggested_na_values: Sequence[str] = ()) -> None:
+    """Keep the data layer's warnings for the end of a successful command (:func:`flush_notes`):
+    a command that fails on bad input prints its one-line error and nothing else."""
+    for w in warnings:
+        if w.message not in _NOTES:
+            _NOTES.append(w.message)
+    if suggested_na_values:
+        tokens = ",".join(suggested_na_values)
+        _NOTES.append(
+            f"numbers are stored as text with markers {tokens}: read the data with "
+            f"--na-values {tokens}"
+        )
+
+
+def flush_notes(*, show: bool = True) -> None:
+    """Print the pending data notes on stderr (one line each) and forget them."""
+    if show:
+        for note in _NOTES:
+            sys.stderr.write(f"synthleak: note: {note}\n")
+    _NOTES.clear()
+
+
 def load_cli_data(
     source: str,
     *,
@@ -70,17 +106,22 @@ def load_cli_data(
     continuous: str | None = None,
     schema: Path | None = None,
     na_values: str | None = None,
+    keep: str | None = None,
     min_rows: int = 1,
 ) -> LoadedData:
-    """Load a data argument with the common override options."""
-    return load_data(
+    """Load a data argument with the common override options; print its warnings."""
+    loaded = load_data(
         source,
         categorical=split_list(categorical),
         continuous=split_list(continuous),
+        keep=split_list(keep),
         schema=schema,
         na_values=split_list(na_values),
         min_rows=min_rows,
     )
+    if loaded.profile is not None:
+        warn_data(loaded.profile.warnings, loaded.profile.suggested_na_values)
+    return loaded
 
 
 def make_rng(seed: int) -> np.random.Generator:
@@ -135,10 +176,11 @@ def load_cli_tables(
     continuous: str | None = None,
     schema: Path | None = None,
     na_values: str | None = None,
+    keep: str | None = None,
     min_rows: int = 1,
 ) -> tuple[Schema, dict[str, LoadedData]]:
     """Read several data arguments that must share one schema (the first is the reference);
-    see :func:`synthleak.data.io.encode_frames`."""
+    see :func:`synthleak.data.io.encode_frames`. Prints the profile and domain warnings."""
     frames = {
         name: read_frame(src, na_values=split_list(na_values))
         for name, src in sources.items()
@@ -149,13 +191,17 @@ def load_cli_tables(
             raise InputError(
                 f"the {name} data has {len(df)} record(s) but at least {min_rows} are needed"
             )
-    sch, tables = encode_frames(
+    enc = encode_frames(
         frames,
         categorical=split_list(categorical),
         continuous=split_list(continuous),
+        keep=split_list(keep),
         schema=schema,
     )
-    return sch, {name: LoadedData(frames[name], sch, tables[name]) for name in frames}
+    warn_data(enc.warnings, enc.profile.suggested_na_values)
+    return enc.schema, {
+        name: LoadedData(frames[name], enc.schema, enc.tables[name], enc.profile) for name in frames
+    }
 
 
 def parse_targets(text: str, *, k: int = 5) -> Targets:

@@ -50,10 +50,16 @@ def _root(
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 bad input, 3 the release failed its policy,
     1 internal error, 130 interrupted)."""
+    from synthleak.cli.common import flush_notes
+
+    flush_notes(show=False)
     try:
         code = app(args=argv, standalone_mode=False)
         if isinstance(code, int) and code:  # typer.Exit(code) inside a command is returned
+            if code == 3:  # the release failed its policy: the run itself succeeded
+                flush_notes()
             return code
+        flush_notes()
     except typer.Exit as exc:
         return exc.exit_code
     except typer.Abort:

@@ -344,6 +344,19 @@ class EncodedFrames:
     def __iter__(self) -> Iterator[Any]:
         return iter((self.schema, self.tables))
 
+    @classmethod
+    def of_tables(cls, tables: dict[str, Table]) -> EncodedFrames:
+        """Tables already encoded with one schema: their profile and domain report are empty
+        (nothing was read or inferred)."""
+        (_, first), *rest = tables.items()
+        profile = profile_frame(
+            first.to_frame().head(0),
+            categorical=first.schema.categorical_names,
+            continuous=first.schema.continuous_names,
+        )
+        domain = domain_report(first, parts={name: t for name, t in rest})
+        return cls(first.schema, dict(tables), profile, domain)
+
     @property
     def warnings(self) -> list[DataWarning]:
         """The profile's warnings, then the domain check's."""

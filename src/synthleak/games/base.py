@@ -19,8 +19,9 @@ attack object of the game's family (see :mod:`synthleak.attacks.base`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import pandas as pd
 
@@ -28,6 +29,9 @@ from synthleak.data.schema import Schema, column_differences, infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.runtime.context import Runtime
+
+if TYPE_CHECKING:
+    from synthleak.data.io import EncodedFrames
 
 R_co = TypeVar("R_co", covariant=True)
 
@@ -130,17 +134,27 @@ class Release:
 
 
 def encode_parts(
-    parts: dict[str, pd.DataFrame | Table], *, schema: Schema | None = None
-) -> tuple[Schema, dict[str, Table]]:
+    parts: dict[str, pd.DataFrame | Table],
+    *,
+    schema: Schema | None = None,
+    keep: Sequence[str] = (),
+) -> EncodedFrames:
     """Encode named datasets (DataFrames or Tables) with one schema.
 
-    The first part is the reference: its column kinds (inferred from a DataFrame, or the kinds
-    of a Table) are kept, and category domains are widened over all parts, so a category that
-    occurs only in, say, the synthetic or control data is not an error. Tables that already
-    share one schema are returned as they are. Parts with other columns get one error that lists
-    every difference.
+    The first part is the reference: its column kinds (inferred and profiled from a DataFrame,
+    or the kinds of a Table) are kept, and category domains are widened over all parts, so a
+    category that occurs only in, say, the synthetic or control data is not an error. DataFrames
+    are profiled (:func:`synthleak.data.profile.profile_frame`): identifier and free-text
+    columns are left out of the analysis unless named in ``keep``, and may be absent from the
+    other parts. Tables that already share one schema are returned as they are. Parts with other
+    columns get one error that lists every difference.
+
+    Returns
+    -------
+    EncodedFrames
+        ``schema, tables, profile, domain`` (unpacks as ``schema, tables``).
     """
-    from synthleak.data.io import encode_frames
+    from synthleak.data.io import EncodedFrames, encode_frames
 
     for name, part in parts.items():
         if not isinstance(part, pd.DataFrame | Table):
@@ -149,12 +163,14 @@ def encode_parts(
             )
         if len(part) == 0:
             raise InputError(f"the {name} data has no records: give a non-empty table")
-    check_same_columns(**parts)
     first = next(iter(parts.values()))
     tables = [p for p in parts.values() if isinstance(p, Table)]
-    same = len(tables) == len(parts) and all(t.schema == tables[0].schema for t in tables)
-    if same and (schema is None or tables[0].schema == schema):
-        return tables[0].schema, dict(parts)  # type: ignore[arg-type]
+    if len(tables) == len(parts):
+        check_same_columns(**parts)  # DataFrames are checked by encode_frames (excluded columns)
+        if all(t.schema == tables[0].schema for t in tables) and (
+            schema is None or tables[0].schema == schema
+        ):
+            return EncodedFrames.of_tables(dict(parts))  # type: ignore[arg-type]
     frames = {k: (v.to_frame() if isinstance(v, Table) else v) for k, v in parts.items()}
     if schema is None and isinstance(first, Table):
         kinds = first.schema.columns
@@ -162,5 +178,6 @@ def encode_parts(
             frames,
             categorical=[c.name for c in kinds if c.is_categorical],
             continuous=[c.name for c in kinds if not c.is_categorical],
+            keep=keep,
         )
-    return encode_frames(frames, schema=schema)
+    return encode_frames(frames, schema=schema, keep=keep)

@@ -5,8 +5,9 @@ dataset, then fits every attack against every target on the shadow releases. A p
 both on the user's own data and generator:
 
 * the generator: ``fit + sample`` of a training set of ``train_size`` records, repeated until
-  a few seconds have passed (at least two runs, at most ``max_pilot``); the median is kept, so
-  one-off costs (imports, JIT compilation) of the first run do not count;
+  a few seconds have passed (at least three runs, at most ``max_pilot``); the first run is a
+  warm-up (it pays one-off costs: imports of the generator's library, JIT compilation) and the
+  median of the others is kept;
 * the attacks: each attack is fitted and scored on ``calibration`` shadow releases made by
   tiling the pilot releases (labels alternating), so its cost per shadow dataset is measured at
   a realistic size, not on a handful of datasets.
@@ -148,7 +149,7 @@ def measure_membership_cost(
     releases: list[Table] = []
     seconds: list[float] = []
     target_row = int(rng.integers(len(table)))
-    while len(releases) < max_pilot and (len(releases) < 2 or sum(seconds) < min_seconds):
+    while len(releases) < max_pilot and (len(releases) < 3 or sum(seconds[1:]) < min_seconds):
         rows = rng.choice(len(table), n, replace=False)
         if len(releases) % 2 == 0 and target_row not in rows:
             rows[-1] = target_row
@@ -156,7 +157,7 @@ def measure_membership_cost(
         syn = make_generator(spec).fit(table.take(rows), rng=rng).sample(m, rng=rng)
         seconds.append(time.perf_counter() - t0)
         releases.append(syn)
-    fit_seconds = float(np.median(seconds[1:] if len(seconds) > 2 else seconds))
+    fit_seconds = float(np.median(seconds[1:]))
     # attacks on a realistic number of shadow releases (the pilot's, tiled)
     k = max(4, min(calibration, int(game.n_shadows)))  # type: ignore[attr-defined]
     stack = TableStack.from_tables([releases[i % len(releases)] for i in range(k)])

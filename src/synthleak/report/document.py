@@ -214,6 +214,38 @@ def _findings(result: AuditResult) -> Section:
     return sec
 
 
+def _data(result: AuditResult) -> Section | None:
+    d = result.data
+    if d is None:
+        return None
+    excluded = [c for c in d.profile.columns if c.role.value != "feature"]
+    warnings = d.warnings()
+    if not excluded and not warnings and not d.identifier_copies:
+        return None
+    sec = Section("Data", "data")
+    if excluded:
+        sec.blocks.append(
+            TableBlock(
+                ("column", "left out as", "why"),
+                tuple((c.name, c.role.value, c.reason) for c in excluded),
+                "Columns left out of the attacks (identifiers are fresh in any release and free "
+                "text has no distance; both are still checked for verbatim copies). Name them "
+                "to keep them in the analysis.",
+            )
+        )
+    for col, share in d.identifier_copies.items():
+        sec.blocks.append(
+            Paragraph(
+                f"Identifier column '{col}': {share:.1%} of the release's values are identifiers "
+                "of real people in the original.",
+                emphasis=share > 0,
+            )
+        )
+    if warnings:
+        sec.blocks.append(Bullets(tuple(w.message for w in warnings)))
+    return sec
+
+
 def _stages(result: AuditResult) -> Section | None:
     if not result.stages:
         return None
@@ -744,6 +776,7 @@ def build_document(result: AuditResult) -> Document:
         _summary(result),
         _findings(result),
         _stages(result),
+        _data(result),
         _records(result),
         _nobox(result),
         _attribute(result),
