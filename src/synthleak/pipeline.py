@@ -37,7 +37,6 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from importlib import metadata
 from importlib.util import find_spec
 from typing import Any
@@ -55,6 +54,7 @@ from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import RiskEstimate
 from synthleak.metrics.utility import utility_report
+from synthleak.modes import Budget
 from synthleak.policy import Policy
 from synthleak.results import (
     AuditConfig,
@@ -77,15 +77,6 @@ from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
 from synthleak.vulnerability import rank_records
 
 Log = Callable[[str], None]
-
-
-class Budget(StrEnum):
-    """How much compute the audit spends (more attacks and shadow models, narrower intervals)."""
-
-    QUICK = "quick"
-    STANDARD = "standard"
-    PAPER = "paper"
-    AUTO = "auto"  # the standard plan, with shadow and test datasets sized to max_time
 
 
 BUDGETS: dict[Budget, BudgetPlan] = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -133,9 +134,12 @@ def test_table_format(data_csv: Path, capsys: pytest.CaptureFixture[str]) -> Non
         (["--targets", "rows:0", "--generator", "nope"], "unknown generator"),
         (["--targets", "bogus:3"], "unknown target selector"),
         (["--targets", "rows:0", "--format", "csv"], "'csv' is not one of 'table', 'json'"),
-        (
+        pytest.param(
             ["--targets", "rows:0", "--cluster", "tcp://127.0.0.1:9"],
             "cannot reach the Dask scheduler",
+            marks=pytest.mark.skipif(
+                importlib.util.find_spec("distributed") is None, reason="needs the dask extra"
+            ),
         ),
     ],
 )

@@ -16,7 +16,6 @@ and Troncoso (2022), "Synthetic Data - Anonymisation Groundhog Day".
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -24,15 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, AttributeAttack, register_attack
 from synthleak.errors import InputError, check_fitted
-
-
-class InferenceModel(StrEnum):
-    """The classifier behind Adv_infer."""
-
-    RF = "rf"
-    HGB = "hgb"
-    LOGREG = "logreg"
-    NB = "nb"
+from synthleak.modes import InferenceModel
 
 
 def _make_model(model: InferenceModel, sizes: np.ndarray, seed: int, n_estimators: int) -> Any:

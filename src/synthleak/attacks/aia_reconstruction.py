@@ -41,7 +41,6 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -49,24 +48,12 @@ import scipy.sparse as sp
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, AttributeAttack, register_attack
 from synthleak.errors import InputError, check_fitted
+from synthleak.modes import QueryMode
 
 _prange: Any = range  # numba.prange once the kernel is compiled
 
 
 _HIST_MAX = 1 << 27  # cells of all per-combination histograms counted at once (1 GiB int64)
-
-
-class QueryMode(StrEnum):
-    """How query answers are read off the synthetic data (Annamalai et al. (2024), Sec. 4.2, 6.6).
-
-    ``conditional``: the fraction of synthetic records with the quasi-identifier values that
-    have the secret, times the count of those values in ``X`` (the paper's attack);
-    ``marginal``: the synthetic count rescaled by ``n / m`` (Kasiviswanathan et al.'s answers, as
-    described in the paper's Sec. 4.2).
-    """
-
-    CONDITIONAL = "conditional"
-    MARGINAL = "marginal"
 
 
 class ReconstructionFailure(RuntimeError):

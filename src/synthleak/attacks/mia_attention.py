@@ -808,7 +808,9 @@ register_attack(
         "attention",
         AttackFamily.MEMBERSHIP,
         TargetAttentionAttack,
-        "target attention: a neural network attends over the synthetic records closest to the target",
+        "target attention: a neural network attends over the synthetic records closest to the "
+        "target",
         extra="torch",
+        references=("meeus2023", "vaswani2017"),
     )
 )

@@ -132,6 +132,8 @@ register_attack(
         "distance",
         AttackFamily.MEMBERSHIP,
         DistanceAttack,
-        "distances from the target to its closest synthetic records and counts within radii + random forest",
+        "distances from the target to its closest synthetic records and counts within radii "
+        "+ random forest",
+        references=("meeus2023", "chen2020"),
     )
 )

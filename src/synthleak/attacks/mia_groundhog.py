@@ -166,6 +166,7 @@ register_attack(
         "groundhog",
         AttackFamily.MEMBERSHIP,
         GroundhogAttack,
-        "aggregate statistics (naive, histogram, correlation feature sets) + random forest (Stadler et al. 2022)",
+        "aggregate statistics (naive, histogram, correlation feature sets) + random forest",
+        references=("stadler2022",),
     )
 )

@@ -160,6 +160,7 @@ register_attack(
         "query",
         AttackFamily.MEMBERSHIP,
         QueryAttack,
-        "counting queries over subsets of the target's attribute values + random forest (Houssiau et al.; Meeus et al. §5.1)",
+        "counting queries over subsets of the target's attribute values + random forest",
+        references=("meeus2023", "houssiau2022"),
     )
 )

@@ -45,24 +45,31 @@ Annamalai, Gadotti and Rocher (2024), Sec. 4.1 (game), 4.2-4.3 (attacks), 5.3 (u
 from __future__ import annotations
 
 import math
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from synthleak.attacks.aia_inference import InferenceModel
-from synthleak.attacks.aia_reconstruction import QueryMode
 from synthleak.cli.app import app
 from synthleak.cli.common import (
     CategoricalOpt,
     ClusterOpt,
     ContinuousOpt,
+    ControlOpt,
+    FormatOpt,
     NaValuesOpt,
+    NQueriesOpt,
+    OriginalOpt,
     OutOpt,
+    QuasiIdsOpt,
     RunDirOpt,
     SchemaOpt,
+    SecretOpt,
     SeedOpt,
+    SyntheticOpt,
+    SyntheticSizeOpt,
+    TextFormat,
+    TrainSizeOpt,
     WorkersOpt,
     check_out_path,
     emit,
@@ -73,24 +80,11 @@ from synthleak.cli.common import (
     to_json,
 )
 from synthleak.errors import InputError
-from synthleak.games.attribute import (
-    AttributeGame,
-    AttributeGameResult,
-    BinStrategy,
-    ReleaseAttributeGame,
-    ReleaseAttributeResult,
-    validate_secret,
-)
-from synthleak.games.base import Release
-from synthleak.metrics.utility import utility_report
-from synthleak.runtime import Runtime
+from synthleak.modes import BinStrategy, InferenceModel, QueryMode
 
-
-class AiaFormat(StrEnum):
-    """What ``aia`` and ``utility`` write."""
-
-    TABLE = "table"
-    JSON = "json"
+if TYPE_CHECKING:
+    from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
+    from synthleak.runtime import Runtime
 
 
 def _parse_ints(value: str, option: str) -> list[int]:
@@ -265,11 +259,9 @@ def _attack_params(
     return out
 
 
-@app.command("aia")
+@app.command("aia", rich_help_panel="Privacy games (one attack family each)")
 def aia_cmd(
-    secret: Annotated[
-        str, typer.Option("--secret", help="The secret column the adversary infers.")
-    ],
+    secret: SecretOpt,
     data: Annotated[
         str | None,
         typer.Argument(
@@ -282,38 +274,12 @@ def aia_cmd(
         str | None,
         typer.Option("--generator", help="Generator spec for the game, e.g. baynet:k=3, rap."),
     ] = None,
-    original: Annotated[
-        str | None,
-        typer.Option("--original", help="Release audit: the real records the release came from."),
-    ] = None,
-    synthetic: Annotated[
-        str | None, typer.Option("--synthetic", help="Release audit: the released synthetic data.")
-    ] = None,
-    control: Annotated[
-        str | None,
-        typer.Option(
-            "--control",
-            help="Release audit: real records of the same population the generator never saw "
-            "(the baseline; without it the result is 'not measured').",
-        ),
-    ] = None,
-    quasi_ids: Annotated[
-        str | None,
-        typer.Option(
-            "--quasi-ids",
-            help="Comma-separated columns the adversary knows (default: all other columns).",
-        ),
-    ] = None,
-    train_size: Annotated[
-        int, typer.Option("--train-size", help="Game: training records per dataset (n).")
-    ] = 1000,
-    synthetic_size: Annotated[
-        str,
-        typer.Option(
-            "--synthetic-size",
-            help="Game: synthetic records released (m), comma-separated for a sweep.",
-        ),
-    ] = "100000",
+    original: OriginalOpt = None,
+    synthetic: SyntheticOpt = None,
+    control: ControlOpt = None,
+    quasi_ids: QuasiIdsOpt = None,
+    train_size: TrainSizeOpt = 1000,
+    synthetic_size: SyntheticSizeOpt = "100000",
     n_games: Annotated[int, typer.Option("--n-games", help="Game: number of games.")] = 500,
     targets_per_game: Annotated[
         int,
@@ -342,10 +308,7 @@ def aia_cmd(
         QueryMode | None,
         typer.Option("--query-mode", help="recon: conditional (the paper) or marginal answers."),
     ] = None,
-    n_queries: Annotated[
-        int | None,
-        typer.Option("--n-queries", help="recon: random subset of its queries (default all)."),
-    ] = None,
+    n_queries: NQueriesOpt = None,
     order: Annotated[
         int | None, typer.Option("--order", help="recon: k of its k-way queries (default 3).")
     ] = None,
@@ -374,7 +337,7 @@ def aia_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
-    fmt: Annotated[AiaFormat, typer.Option("--format", help="table or json.")] = AiaFormat.TABLE,
+    fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
 ) -> None:
     """Attribute inference: the privacy game against a generator on DATA, or the audit of a
@@ -413,6 +376,8 @@ def aia_cmd(
         time_limit=time_limit,
         infer_model=infer_model,
     )
+    from synthleak.runtime import Runtime
+
     runtime = Runtime(workers=workers, cluster=cluster, run_dir=run_dir, progress=True)
     if release_mode:
         text = _release(
@@ -440,6 +405,8 @@ def aia_cmd(
         schema=schema,
         na_values=na_values,
     )
+    from synthleak.games.attribute import AttributeGame, validate_secret
+
     validate_secret(loaded.schema, secret, split_list(quasi_ids) or None, data=loaded.table)
     game = AttributeGame(
         generator,  # type: ignore[arg-type]
@@ -455,7 +422,7 @@ def aia_cmd(
         bin_strategy=bin_strategy or BinStrategy.UNIFORM,
     )
     result = game.run(loaded.table, seed=seed, runtime=runtime)
-    emit(result.to_json() if fmt is AiaFormat.JSON else render_game(result), out)
+    emit(result.to_json() if fmt is TextFormat.JSON else render_game(result), out)
 
 
 def _release(
@@ -472,7 +439,7 @@ def _release(
     bin_strategy: BinStrategy,
     seed: int,
     runtime: Runtime,
-    fmt: AiaFormat,
+    fmt: TextFormat,
     overrides: tuple[str | None, str | None, Path | None, str | None],
 ) -> str:
     categorical, continuous, schema, na_values = overrides
@@ -485,6 +452,9 @@ def _release(
         schema=schema,
         na_values=na_values,
     )
+    from synthleak.games.attribute import ReleaseAttributeGame, validate_secret
+    from synthleak.games.base import Release
+
     validate_secret(sch, secret, quasi_ids, data=data["original"].table)
     release = Release(
         data["original"].table,
@@ -504,22 +474,15 @@ def _release(
         for name in names
     ]
     results = [g.run(release, seed=seed, runtime=runtime.sub(f"aia-{g.attack}")) for g in games]
-    if fmt is AiaFormat.JSON:
+    if fmt is TextFormat.JSON:
         return to_json({"results": [r.to_dict() for r in results]})
     return render_release(results)
 
 
-@app.command("utility")
+@app.command("utility", rich_help_panel="Data, generators and utility")
 def utility_cmd(
-    original: Annotated[
-        str,
-        typer.Option(
-            "--original", help="The original data (CSV, CSV.GZ, Parquet, 'adult'/'adult-complete')."
-        ),
-    ],
-    synthetic: Annotated[
-        str, typer.Option("--synthetic", help="The synthetic data, same columns.")
-    ],
+    original: OriginalOpt,
+    synthetic: SyntheticOpt,
     n_marginals: Annotated[
         int, typer.Option("--n-marginals", help="Random 3-way marginals to average over.")
     ] = 100,
@@ -532,7 +495,7 @@ def utility_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
-    fmt: Annotated[AiaFormat, typer.Option("--format", help="table or json.")] = AiaFormat.TABLE,
+    fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
 ) -> None:
     """Utility of --synthetic against --original: MRE over 3-way marginal cells above a count
@@ -551,6 +514,8 @@ def utility_cmd(
         schema=schema,
         na_values=na_values,
     )
+    from synthleak.metrics.utility import utility_report
+
     ori, syn = data["original"], data["synthetic"]
     rep = utility_report(
         ori.table,
@@ -560,7 +525,7 @@ def utility_cmd(
         bins=bins,
         rng=make_rng(seed),
     )
-    if fmt is AiaFormat.JSON:
+    if fmt is TextFormat.JSON:
         emit(to_json(rep), out)
     else:
         emit(

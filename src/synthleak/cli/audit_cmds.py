@@ -7,10 +7,9 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
@@ -18,6 +17,7 @@ from synthleak.cli.common import (
     ClaimedEpsilonOpt,
     ClusterOpt,
     ContinuousOpt,
+    ControlOpt,
     DeltaOpt,
     FailOnOpt,
     JunitOpt,
@@ -26,9 +26,13 @@ from synthleak.cli.common import (
     NaValuesOpt,
     NeighbouringChoice,
     NeighbouringOpt,
+    OriginalOpt,
     PolicyOpt,
+    QuasiIdsOpt,
     SchemaOpt,
+    SecretOpt,
     SeedOpt,
+    SyntheticOpt,
     WorkersOpt,
     exit_for_policy,
     load_cli_policy,
@@ -37,21 +41,21 @@ from synthleak.cli.common import (
     report_policy,
     split_list,
 )
-from synthleak.data.schema import Schema
 from synthleak.errors import InputError
-from synthleak.findings import audit_result_from
-from synthleak.pipeline import Budget, audit, check_claim
-from synthleak.report import write_report
-from synthleak.results import AuditResult, load_result
+from synthleak.modes import Budget
 
-_console = Console(stderr=True, soft_wrap=True)
+if TYPE_CHECKING:
+    from synthleak.results import AuditResult
 
 
 def _logger() -> Callable[[str], None]:
+    from rich.console import Console
+
+    console = Console(stderr=True, soft_wrap=True)
     start = time.monotonic()
 
     def log(msg: str) -> None:
-        _console.print(f"[dim]{time.monotonic() - start:7.1f}s[/dim] {msg}", highlight=False)
+        console.print(f"[dim]{time.monotonic() - start:7.1f}s[/dim] {msg}", highlight=False)
 
     return log
 
@@ -101,6 +105,9 @@ def _run_audit(
 ) -> tuple[Path, Any]:
     """Run the audit into ``out`` (created only for the run; removed again when the command
     fails before any work was kept, so bad input leaves no folder behind)."""
+    from synthleak.pipeline import audit, check_claim
+    from synthleak.report import write_report
+
     _check_out_dir(out)
     runtime = make_runtime(workers=workers, run_dir=out / "run")
     policy = load_cli_policy(fail_on, policy_file, junit)
@@ -183,37 +190,21 @@ ShowRecordsOpt = Annotated[
 ]
 
 
-@app.command("audit")
+@app.command("audit", rich_help_panel="Audit a release")
 def audit_cmd(
-    original: Annotated[
-        str,
-        typer.Option(
-            "--original", help="The real data (CSV, CSV.GZ, Parquet or 'adult'/'adult-complete')."
-        ),
-    ],
+    original: OriginalOpt,
     out_dir: Annotated[
         Path,
         typer.Option("--out-dir", help="Directory for report.html, report.json, report.md."),
     ],
-    synthetic: Annotated[
-        str | None, typer.Option("--synthetic", help="The released synthetic data.")
-    ] = None,
-    control: Annotated[
-        str | None,
-        typer.Option(
-            "--control", help="Real records from the same population the generator never saw."
-        ),
-    ] = None,
+    synthetic: SyntheticOpt = None,
+    control: ControlOpt = None,
     generator: Annotated[
         str | None,
         typer.Option("--generator", help="Generator spec; enables black-box shadow-model attacks."),
     ] = None,
-    secret: Annotated[
-        str | None, typer.Option("--secret", help="Sensitive column for attribute inference.")
-    ] = None,
-    quasi_ids: Annotated[
-        str | None, typer.Option("--quasi-ids", help="Comma-separated columns the attacker knows.")
-    ] = None,
+    secret: SecretOpt = None,
+    quasi_ids: QuasiIdsOpt = None,
     budget: BudgetOpt = Budget.STANDARD,
     show_records: ShowRecordsOpt = False,
     claimed_epsilon: ClaimedEpsilonOpt = None,
@@ -268,7 +259,7 @@ def audit_cmd(
     exit_for_policy(outcome)
 
 
-@app.command("demo")
+@app.command("demo", rich_help_panel="Audit a release")
 def demo_cmd(
     out_dir: Annotated[Path, typer.Option("--out-dir", help="Directory for the report.")] = Path(
         "synthleak-demo"
@@ -299,6 +290,10 @@ def demo_cmd(
 
 def result_from_run_dir(run_dir: Path) -> AuditResult:
     """An :class:`AuditResult` from a run directory (of ``audit``, ``mia`` or ``riskmap``)."""
+    from synthleak.data.schema import Schema
+    from synthleak.findings import audit_result_from
+    from synthleak.results import AuditResult, load_result
+
     if not run_dir.is_dir():
         raise InputError(f"{run_dir} is not a directory: give the --run-dir of a finished run")
     report = run_dir / "report.json"
@@ -323,7 +318,7 @@ def result_from_run_dir(run_dir: Path) -> AuditResult:
     )
 
 
-@app.command("report")
+@app.command("report", rich_help_panel="Audit a release")
 def report_cmd(
     run_dir: Annotated[
         Path, typer.Argument(help="Run directory of 'synthleak mia', 'riskmap' or 'audit'.")
@@ -334,6 +329,8 @@ def report_cmd(
     ] = None,
 ) -> None:
     """Rebuild report.html, report.json and report.md from a run directory."""
+    from synthleak.report import write_report
+
     target = out_dir or run_dir
     _check_out_dir(target)
     paths = write_report(result_from_run_dir(run_dir), target)

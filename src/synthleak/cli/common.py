@@ -1,4 +1,8 @@
-"""Options and helpers shared by every command: data loading, output formats, atomic output."""
+"""Options and helpers shared by every command: data loading, output formats, atomic output.
+
+This module (like every command module) imports no numerical library at import time: the
+command line must start fast (``synthleak --help``). Heavy imports happen inside functions.
+"""
 
 from __future__ import annotations
 
@@ -11,28 +15,39 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
 
-from synthleak.data.io import LoadedData, encode_frames, load_data, read_frame
-from synthleak.data.schema import Schema
 from synthleak.errors import InputError
-from synthleak.serde import jsonable
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from synthleak.data.io import LoadedData
+    from synthleak.data.schema import Schema
     from synthleak.games.targets import Targets
     from synthleak.runtime.context import Runtime
 
 
 class OutputFormat(str, Enum):
-    """Output formats of the commands (not every command offers csv)."""
+    """Output formats of the commands that also write one CSV line per record."""
 
     TABLE = "table"
     JSON = "json"
     CSV = "csv"
 
 
+class TextFormat(str, Enum):
+    """Output formats of the commands whose result is one document: a table or its JSON."""
+
+    TABLE = "table"
+    JSON = "json"
+
+
 # --- reusable option declarations ----------------------------------------------------------
+FormatOpt = Annotated[TextFormat, typer.Option("--format", help="Output format: table or json.")]
+RowsFormatOpt = Annotated[
+    OutputFormat, typer.Option("--format", help="Output format: table, json or csv.")
+]
 CategoricalOpt = Annotated[
     str | None,
     typer.Option("--categorical", help="Comma-separated columns to treat as categorical."),
@@ -110,6 +125,8 @@ def load_cli_data(
     min_rows: int = 1,
 ) -> LoadedData:
     """Load a data argument with the common override options; print its warnings."""
+    from synthleak.data.io import load_data
+
     loaded = load_data(
         source,
         categorical=split_list(categorical),
@@ -126,6 +143,8 @@ def load_cli_data(
 
 def make_rng(seed: int) -> np.random.Generator:
     """The one place the CLI turns ``--seed`` into a generator."""
+    import numpy as np
+
     return np.random.default_rng(seed)
 
 
@@ -166,6 +185,8 @@ def emit(text: str, out: Path | None) -> None:
 
 def to_json(obj: Any) -> str:
     """Strict JSON: NaN written as null, numpy values converted."""
+    from synthleak.serde import jsonable
+
     return json.dumps(jsonable(obj), indent=2, allow_nan=False)
 
 
@@ -181,6 +202,8 @@ def load_cli_tables(
 ) -> tuple[Schema, dict[str, LoadedData]]:
     """Read several data arguments that must share one schema (the first is the reference);
     see :func:`synthleak.data.io.encode_frames`. Prints the profile and domain warnings."""
+    from synthleak.data.io import LoadedData, encode_frames, read_frame
+
     frames = {
         name: read_frame(src, na_values=split_list(na_values))
         for name, src in sources.items()
@@ -399,3 +422,74 @@ MaxTimeOpt = Annotated[
         "test datasets are chosen to fit it (after a short measured pilot).",
     ),
 ]
+
+
+# --- the data roles and sizes every command names the same way ---------------------------------
+DATA_HELP = "CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete' (the bundled UCI Adult)."
+OriginalOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--original",
+        help="The real records the release was made from (CSV, CSV.GZ, Parquet or "
+        "'adult'/'adult-complete').",
+    ),
+]
+SyntheticOpt = Annotated[
+    str | None, typer.Option("--synthetic", help="The released synthetic data.")
+]
+ControlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--control", help="Real records of the same population that the generator never saw."
+    ),
+]
+SecretOpt = Annotated[
+    str | None, typer.Option("--secret", help="The secret column the attacker infers.")
+]
+QuasiIdsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--quasi-ids",
+        help="Comma-separated columns the attacker knows (default: every other column).",
+    ),
+]
+TrainSizeOpt = Annotated[
+    int | None,
+    typer.Option("--train-size", help="Training records per generator fit (|D|)."),
+]
+SyntheticSizeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--synthetic-size",
+        help="Synthetic records released per fit (|D^s|); comma-separated values run a sweep "
+        "where the command offers one.",
+    ),
+]
+KOpt = Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")]
+NQueriesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--n-queries",
+        help="Counting queries the query-based attack uses (a random subset of all of them).",
+    ),
+]
+BatchSizeOpt = Annotated[int, typer.Option("--batch-size", help="Datasets per work unit.")]
+
+
+def parse_sizes(value: str | None, option: str, *, default: list[int], single: bool) -> list[int]:
+    """``--synthetic-size``: comma-separated whole numbers; ``single`` commands take one."""
+    if value is None:
+        return list(default)
+    try:
+        sizes = [int(v) for v in split_list(value)]
+    except ValueError:
+        raise InputError(
+            f"{option} takes comma-separated whole numbers such as 1000,100000, got {value!r}"
+        ) from None
+    if not sizes:
+        raise InputError(f"{option} needs at least one value")
+    if single and len(sizes) > 1:
+        raise InputError(
+            f"{option} takes one value here (this command runs one size), got {value!r}"
+        )
+    return sizes

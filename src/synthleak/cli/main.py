@@ -15,6 +15,7 @@ import typer
 from synthleak import __version__
 from synthleak.cli import (
     aia,  # noqa: F401
+    attacks_cmd,  # noqa: F401
     audit_cmds,  # noqa: F401
     data_cmds,  # noqa: F401  (registers commands)
     generate,  # noqa: F401

@@ -41,31 +41,40 @@ import json
 import math
 import time
 import warnings
-from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import click
 import typer
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
+    BatchSizeOpt,
     CategoricalOpt,
     ClaimedEpsilonOpt,
     ClusterOpt,
     ContinuousOpt,
+    ControlOpt,
     DeltaOpt,
     FailOnOpt,
+    FormatOpt,
     JunitOpt,
+    KOpt,
     MaxTimeOpt,
     NaValuesOpt,
     NeighbouringChoice,
     NeighbouringOpt,
+    NQueriesOpt,
+    OriginalOpt,
     OutOpt,
     PolicyOpt,
     RunDirOpt,
     SchemaOpt,
     SeedOpt,
+    SyntheticOpt,
+    SyntheticSizeOpt,
+    TextFormat,
+    TrainSizeOpt,
     WorkersOpt,
     check_out_path,
     emit,
@@ -74,21 +83,19 @@ from synthleak.cli.common import (
     load_cli_policy,
     load_cli_tables,
     make_runtime,
+    parse_sizes,
     parse_targets,
     report_policy,
     split_list,
     to_json,
 )
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.findings import membership_epsilon, nobox_metrics
-from synthleak.games.cost import format_seconds
-from synthleak.games.membership import Knowledge, MembershipGame, MembershipResult, PoolMode
-from synthleak.generators import claimed_epsilon as claimed_epsilon_of
-from synthleak.generators import make_generator
-from synthleak.metrics.epsilon import EpsilonEstimate
-from synthleak.pipeline import check_claim
-from synthleak.policy import METRICS, PolicyResult, epsilon_metrics
-from synthleak.runtime import stream_rng
+from synthleak.modes import Knowledge, PoolMode
+
+if TYPE_CHECKING:
+    from synthleak.games.membership import MembershipGame, MembershipResult
+    from synthleak.metrics.epsilon import EpsilonEstimate
+    from synthleak.policy import PolicyResult
 
 
 def _fmt(x: Any) -> str:
@@ -130,13 +137,6 @@ def render_table(result: MembershipResult, epsilon: EpsilonEstimate | None = Non
             f"(the most this budget could show: {_fmt(epsilon.ceiling)}); {epsilon.message}"
         )
     return "\n".join(lines)
-
-
-class MiaFormat(str, Enum):
-    """Output formats of ``synthleak mia``."""
-
-    TABLE = "table"
-    JSON = "json"
 
 
 BLACK_BOX_FORM = "synthleak mia DATA --generator SPEC"
@@ -247,7 +247,7 @@ def _nobox(
     k: int,
     workers: int,
     seed: int,
-    fmt: MiaFormat,
+    fmt: TextFormat,
     out: Path | None,
     gate: Any,
     junit: Path | None,
@@ -256,8 +256,10 @@ def _nobox(
     schema: Path | None,
     na_values: str | None,
 ) -> None:
+    from synthleak.findings import nobox_metrics
     from synthleak.games.base import Release
     from synthleak.games.nobox import DEFAULT_ATTACKS, NoBoxMembershipGame
+    from synthleak.policy import METRICS
     from synthleak.runtime import Runtime
 
     if out is not None:
@@ -286,12 +288,12 @@ def _nobox(
         outcome = gate.evaluate({name: None for name in METRICS} | nobox_metrics(result))
     doc = json.loads(to_json(result.summary()))
     doc["policy"] = None if outcome is None else outcome.to_dict()
-    emit(to_json(doc) if fmt is MiaFormat.JSON else render_nobox_table(doc), out)
+    emit(to_json(doc) if fmt is TextFormat.JSON else render_nobox_table(doc), out)
     report_policy(outcome, junit)
     exit_for_policy(outcome)
 
 
-@app.command("mia")
+@app.command("mia", rich_help_panel="Privacy games (one attack family each)")
 def mia_cmd(
     ctx: typer.Context,
     data: Annotated[
@@ -305,20 +307,9 @@ def mia_cmd(
         str | None,
         typer.Option("--generator", help="Black-box form: generator spec, e.g. synthpop."),
     ] = None,
-    original: Annotated[
-        str | None,
-        typer.Option("--original", help="No-box form: the real records the release was made from."),
-    ] = None,
-    synthetic: Annotated[
-        str | None, typer.Option("--synthetic", help="No-box form: the released synthetic data.")
-    ] = None,
-    control: Annotated[
-        str | None,
-        typer.Option(
-            "--control",
-            help="No-box form: real records of the same population the generator never saw.",
-        ),
-    ] = None,
+    original: OriginalOpt = None,
+    synthetic: SyntheticOpt = None,
+    control: ControlOpt = None,
     rows: Annotated[
         str | None,
         typer.Option("--rows", help="No-box form: rows of --original to report, e.g. 3,17."),
@@ -346,12 +337,8 @@ def mia_cmd(
             "several with '+'.",
         ),
     ] = "top:10",
-    train_size: Annotated[
-        int, typer.Option("--train-size", help="Training records per dataset (|D|).")
-    ] = 1000,
-    synthetic_size: Annotated[
-        int, typer.Option("--synthetic-size", help="Synthetic records released (|D^s|).")
-    ] = 1000,
+    train_size: TrainSizeOpt = 1000,
+    synthetic_size: SyntheticSizeOpt = None,
     shadows: Annotated[int, typer.Option("--shadows", help="Shadow datasets (attacker).")] = 4000,
     tests: Annotated[int, typer.Option("--tests", help="Test datasets (challenger).")] = 200,
     attacks: Annotated[
@@ -363,9 +350,7 @@ def mia_cmd(
             "classifier (default all).",
         ),
     ] = None,
-    n_queries: Annotated[
-        int, typer.Option("--n-queries", help="Counting queries of the query attack.")
-    ] = 100_000,
+    n_queries: NQueriesOpt = 100_000,
     pool: Annotated[
         PoolMode,
         typer.Option("--pool", help="shared: one pool for all targets; single: one per target."),
@@ -378,10 +363,8 @@ def mia_cmd(
         int | None,
         typer.Option("--test-size", help="Challenger's test records (default as Table 1)."),
     ] = None,
-    k: Annotated[
-        int, typer.Option("--k", help="Neighbours of the vulnerability score V_k (top:N).")
-    ] = 5,
-    batch_size: Annotated[int, typer.Option("--batch-size", help="Datasets per work unit.")] = 50,
+    k: KOpt = 5,
+    batch_size: BatchSizeOpt = 50,
     knowledge: Annotated[
         Knowledge,
         typer.Option(
@@ -401,7 +384,7 @@ def mia_cmd(
     cluster: ClusterOpt = None,
     run_dir: RunDirOpt = None,
     seed: SeedOpt = 0,
-    fmt: Annotated[MiaFormat, typer.Option("--format", help="table or json.")] = MiaFormat.TABLE,
+    fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
     categorical: CategoricalOpt = None,
     continuous: ContinuousOpt = None,
@@ -467,8 +450,18 @@ def mia_cmd(
             f"give DATA and --generator ({BLACK_BOX_FORM}) or --original, --synthetic and "
             f"--control ({NO_BOX_FORM})"
         )
-    if n_queries < 1:
+    from synthleak.findings import membership_epsilon
+    from synthleak.games.cost import format_seconds
+    from synthleak.games.membership import MembershipGame
+    from synthleak.generators import claimed_epsilon as claimed_epsilon_of
+    from synthleak.generators import make_generator
+    from synthleak.pipeline import check_claim
+    from synthleak.policy import METRICS, epsilon_metrics
+    from synthleak.runtime import stream_rng
+
+    if n_queries is None or n_queries < 1:
         raise InputError(f"--n-queries must be at least 1, got {n_queries}")
+    m = parse_sizes(synthetic_size, "--synthetic-size", default=[1000], single=True)[0]
     if out is not None:
         check_out_path(out)
     runtime = make_runtime(workers=workers, cluster=None, run_dir=run_dir)
@@ -493,7 +486,7 @@ def mia_cmd(
             generator,
             targets=spec,
             train_size=train_size,
-            synthetic_size=synthetic_size,
+            synthetic_size=m,
             n_shadows=shadows,
             n_tests=tests,
             attacks=names,
@@ -542,7 +535,7 @@ def mia_cmd(
             metrics = {name: None for name in METRICS} | epsilon_metrics(eps)
             outcome = gate.evaluate(metrics)
         doc = mia_document(result, eps, outcome)
-        emit(to_json(doc) if fmt is MiaFormat.JSON else render_table(result, eps), out)
+        emit(to_json(doc) if fmt is TextFormat.JSON else render_table(result, eps), out)
         report_policy(outcome, junit)
     finally:
         if client is not None:
@@ -557,6 +550,7 @@ def plan_game(
     returns the projected seconds."""
     from synthleak.games.cost import fit_budget, measure_membership_cost, power
     from synthleak.games.targets import as_targets
+    from synthleak.runtime import stream_rng
 
     n_targets = len(as_targets(game.targets).resolve(table, seed=seed))
     shared = game.knowledge == Knowledge.AUXILIARY and game.pool == PoolMode.SHARED

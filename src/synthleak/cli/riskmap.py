@@ -23,25 +23,30 @@ import typer
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
+    BatchSizeOpt,
     CategoricalOpt,
     ClusterOpt,
     ContinuousOpt,
+    KOpt,
     NaValuesOpt,
+    NQueriesOpt,
     RunDirOpt,
     SchemaOpt,
     SeedOpt,
+    SyntheticSizeOpt,
+    TrainSizeOpt,
     WorkersOpt,
     atomic_write,
     check_out_path,
     load_cli_data,
     make_runtime,
+    parse_sizes,
     split_list,
 )
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.riskmap import RiskMap
 
 
-@app.command("riskmap")
+@app.command("riskmap", rich_help_panel="Privacy games (one attack family each)")
 def riskmap_cmd(
     data: Annotated[
         str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")
@@ -50,16 +55,8 @@ def riskmap_cmd(
         str, typer.Option("--generator", help="Generator spec, e.g. baynet or synthpop.")
     ],
     out: Annotated[Path, typer.Option("--out", help="Output file: .json or .csv.")],
-    train_size: Annotated[
-        int,
-        typer.Option("--train-size", help="Records of the private dataset D (all audited)."),
-    ] = 1000,
-    synthetic_size: Annotated[
-        int | None,
-        typer.Option(
-            "--synthetic-size", help="Synthetic records per dataset (default: train size)."
-        ),
-    ] = None,
+    train_size: TrainSizeOpt = 1000,
+    synthetic_size: SyntheticSizeOpt = None,
     population: Annotated[
         int | None,
         typer.Option(
@@ -72,21 +69,16 @@ def riskmap_cmd(
     attacks: Annotated[
         str, typer.Option("--attacks", help="Membership attacks, comma-separated.")
     ] = "query,distance",
-    n_queries: Annotated[
-        int,
-        typer.Option("--n-queries", help="Random counting queries per record (query attack)."),
-    ] = 1000,
+    n_queries: NQueriesOpt = 1000,
     n_trees: Annotated[
         int, typer.Option("--n-trees", help="Trees of each record's random forest.")
     ] = 100,
-    k: Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")] = 5,
+    k: KOpt = 5,
     n_boot: Annotated[
         int, typer.Option("--n-boot", help="Bootstrap resamples of the AUC and Spearman CIs.")
     ] = 1000,
     chunk: Annotated[int, typer.Option("--chunk", help="Records per attack work unit.")] = 20,
-    batch_size: Annotated[
-        int, typer.Option("--batch-size", help="Datasets per generation work unit.")
-    ] = 10,
+    batch_size: BatchSizeOpt = 10,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
     run_dir: RunDirOpt = None,
@@ -108,15 +100,21 @@ def riskmap_cmd(
         raise InputError(f"--out {out} must end in .json or .csv")
     check_out_path(out)
     runtime = make_runtime(workers=workers, run_dir=run_dir)
+    from synthleak.games.riskmap import RiskMap
+
     game = RiskMap(
         generator,
         train_size=train_size,
-        synthetic_size=synthetic_size,
+        synthetic_size=(
+            None
+            if synthetic_size is None
+            else parse_sizes(synthetic_size, "--synthetic-size", default=[], single=True)[0]
+        ),
         population=population,
         n_shadows=shadows,
         n_tests=tests,
         attacks=split_list(attacks),
-        n_queries=n_queries,
+        n_queries=1000 if n_queries is None else n_queries,
         n_estimators=n_trees,
         k=k,
         n_boot=n_boot,

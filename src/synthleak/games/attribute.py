@@ -95,6 +95,7 @@ from synthleak.metrics.privacy import (
     paired_accuracy_difference,
 )
 from synthleak.metrics.utility import mre_from_codes, random_marginals, tvd_from_codes
+from synthleak.modes import BinStrategy
 from synthleak.runtime import WorkUnit, as_runtime, stream_rng, unit_rng
 from synthleak.serde import FloatArray, IntArray, Result
 
@@ -121,13 +122,6 @@ class Measurement(StrEnum):
     MEASURED = "measured"
     TOO_SMALL = "too small to measure"
     NOT_MEASURED = "not measured"
-
-
-class BinStrategy(StrEnum):
-    """How continuous columns are discretised."""
-
-    UNIFORM = "uniform"
-    QUANTILE = "quantile"
 
 
 class GameFailure(RuntimeError):

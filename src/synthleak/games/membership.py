@@ -48,7 +48,6 @@ import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -62,6 +61,7 @@ from synthleak.games.shadow import GeneratorFailures, generate_pools, table_fing
 from synthleak.games.targets import Targets, as_targets
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import RiskEstimate, auc_estimate, roc_curve, tpr_at_fpr
+from synthleak.modes import Knowledge, PoolMode
 from synthleak.queries import TableStack
 from synthleak.runtime import RunStore, Runtime, WorkUnit, as_runtime, unit_rng
 from synthleak.serde import FloatArray, IntArray, Result, jsonable
@@ -70,28 +70,6 @@ TPR_FPRS = (0.1, 0.01)
 
 # seed paths (first element of every unit_rng key); 2 is the per-dataset generator key
 _SEED_SPLIT, _SEED_POOL, _SEED_ATTACK, _SEED_METRIC = 0, 1, 3, 4
-
-
-class PoolMode(StrEnum):
-    """How shadow and test datasets are shared across targets."""
-
-    SHARED = "shared"
-    SINGLE = "single"
-
-
-class Knowledge(StrEnum):
-    """What the attacker knows of the training data besides the target.
-
-    ``auxiliary``: records of the same population, disjoint from the challenger's (the threat
-    model of Meeus et al. (2023)); the training datasets are random, so the game measures the
-    risk of a typical release. ``exact``: every training record but the target (TAPAS's exact
-    knowledge, Houssiau et al. (2022)); IN and OUT datasets differ only in the target (IN = D plus
-    the target, OUT = D: neighbouring datasets under addition/removal of one record), the
-    worst case that tight differential-privacy audits need.
-    """
-
-    AUXILIARY = "auxiliary"
-    EXACT = "exact"
 
 
 @dataclass(frozen=True, repr=False)

@@ -99,6 +99,7 @@ import numpy as np
 
 from synthleak.errors import InputError
 from synthleak.metrics.privacy import auc
+from synthleak.modes import Neighbouring
 from synthleak.serde import Result
 
 CONFIDENCES = (0.9, 0.95, 0.99)
@@ -109,13 +110,6 @@ DEFAULT_DELTA = 1e-5
 
 _SQRT2 = math.sqrt(2.0)
 _MU_RANGE = 40.0  # mu searched in [-40, 40]: AUC = Phi(mu / sqrt 2) is 1 to double precision
-
-
-class Neighbouring(StrEnum):
-    """Which datasets a DP guarantee calls neighbours."""
-
-    SUBSTITUTE = "substitute"  # same size, one record replaced ("bounded" DP)
-    ADD_REMOVE = "add_remove"  # one record added or removed ("unbounded" DP)
 
 
 class EpsilonVerdict(StrEnum):
