@@ -513,8 +513,10 @@ class SinglingOutGame:
         note = ""
         if not np.isfinite(est.raw_risk):
             note = (
-                "not measured: the control's success rate at the original's size came out at 1 "
-                "or more (the control is too small for these predicates); give a larger control"
+                "not measured: at the original's size the predicates would single out control "
+                "records at a rate of 1 or more, leaving no room for an excess; the control must "
+                "be real records the generator never saw (not the original itself), and not far "
+                "fewer than the original"
             )
         elif est.attack_rate.value <= base_rate.value:
             note = (
