@@ -27,17 +27,18 @@ import synthleak as sl
 from synthleak.attacks.contrastive import ContrastiveSinglingOut
 from synthleak.attacks.singling_out import MultivariateSinglingOut
 from synthleak.errors import BaselineWarning
+from synthleak.games.base import Release
 from synthleak.games.singling_out import SinglingOutGame
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 PAPER = {"SO": (0.02783, 0.031), "SO+CL": (0.01984, 0.028)}
 
 
-def _risk(game: SinglingOutGame, attack, seed: int) -> tuple[str, float]:  # type: ignore[no-untyped-def]
+def _risk(rel: Release, attack, n_attacks: int, seed: int) -> tuple[str, float]:  # type: ignore[no-untyped-def]
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        r = game.run(attack, rng=np.random.default_rng(seed))
+        r = SinglingOutGame([attack], n_attacks=n_attacks).run(rel, seed=seed).attacks[0]
     half = (r.risk.ci_high - r.risk.ci_low) / 2
     txt = (
         f"{r.risk.value:.4f} ± {half:.3f} [{r.risk.ci_low:.4f}, {r.risk.ci_high:.4f}] "
@@ -86,7 +87,7 @@ def main() -> None:
             o = o.take(rows.choice(len(o), size=min(args.n, len(o)), replace=False))
             s = s.take(rows.choice(len(s), size=min(args.n, len(s)), replace=False))
             c = c.take(rows.choice(len(c), size=min(args.n, len(c)), replace=False))
-            game = SinglingOutGame(o, s, c, n_attacks=args.attacks)
+            rel = Release(o, s, c)
         else:
             spec = f"ctgan:epochs={args.ctgan_epochs}" if name == "ctgan" else name
             try:
@@ -97,10 +98,10 @@ def main() -> None:
             except Exception as exc:  # report and go on: generators are optional here
                 print(f"{name}: generator failed: {type(exc).__name__}: {exc}")
                 continue
-            game = SinglingOutGame(ori, syn, ctl, n_attacks=args.attacks)
+            rel = Release(ori, syn, ctl)
         gen_s = time.perf_counter() - t
-        so, so_s = _risk(game, MultivariateSinglingOut(n_cols=3), args.seed)
-        cl, cl_s = _risk(game, contrastive, args.seed)
+        so, so_s = _risk(rel, MultivariateSinglingOut(n_cols=3), args.attacks, args.seed)
+        cl, cl_s = _risk(rel, contrastive, args.attacks, args.seed)
         print(
             f"| {name} | SO {so} | SO+CL {cl} | data {gen_s:.0f} s, SO {so_s:.0f} s, SO+CL {cl_s:.0f} s |",
             flush=True,
