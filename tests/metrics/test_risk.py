@@ -204,3 +204,14 @@ def test_estimate_fields_and_errors() -> None:
     # the control singles out as often as possible: nothing can be measured
     full = singling_out_risk(Counts(np.ones(3, np.int64)), Counts(np.ones(3, np.int64)), d)
     assert math.isnan(full.risk.value) and math.isnan(full.raw_risk)
+
+
+def test_no_success_anywhere_is_not_a_point_interval() -> None:
+    """Nothing singles out anybody on either side: risk 0, but not 'exactly 0' ([0, 0])."""
+    for n_c in (100, 25, 400):
+        est = singling_out_risk(
+            Counts(np.zeros(50, np.int64)),
+            Counts(np.zeros(50, np.int64)),
+            EqualSizeDesign(100, n_c),
+        )
+        assert est.risk.value == 0.0 and est.risk.ci_low == 0.0 and 0.01 < est.risk.ci_high < 0.5

@@ -374,7 +374,7 @@ def singling_out_risk(
     # estimate it), each side's own second moment; plus the covariance of predicates that match
     # the same rows
     e_y2, e_x2 = design.second_moments(k, x_counts)
-    var_excess = float(np.sum(e_y2 + e_x2 - 2.0 * y * x)) / q**2
+    var_excess = max(float(np.sum(e_y2 + e_x2 - 2.0 * y * x)) / q**2, _variance_floor(design, q, z))
     var_excess += max(_shared_row_covariance(original, control, design), 0.0) / q**2
     half_n = z * math.sqrt(max(var_excess, 0.0))
     var_a = _floored_binomial_var(s, z)
@@ -410,6 +410,19 @@ def singling_out_risk(
         excess=excess,
         terms=y - x,
     )
+
+
+def _variance_floor(design: EqualSizeDesign, q: int, z: float) -> float:
+    """The excess's variance when the chance of singling out is the Agresti-Coull rate of zero
+    successes in ``q`` trials: the least uncertainty there is, so the interval is never a point
+    (no predicate singling out anybody is not a proof that none ever would)."""
+    p = 0.5 * z * z / (q + z * z)
+    var = 0.0
+    if design.n_original == design.n_evaluated:
+        var += p * (1 - p)
+    if design.n_control == design.n_evaluated:
+        var += p * (1 - p) / design.scale**2
+    return var / q
 
 
 def _floored_binomial_var(s: np.ndarray, z: float) -> float:
