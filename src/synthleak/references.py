@@ -460,6 +460,14 @@ _ALL = (
         1996,
         doi="10.24432/C5XW20",
     ),
+    _ref(
+        "efron1981",
+        "Bradley Efron; Charles Stein",
+        "The Jackknife Estimate of Variance",
+        "The Annals of Statistics 9(3)",
+        1981,
+        doi="10.1214/aos/1176345462",
+    ),
 )
 
 REFERENCES: dict[str, Reference] = {r.key: r for r in _ALL}

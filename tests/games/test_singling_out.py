@@ -229,7 +229,7 @@ CAL_RATIOS = (1.0, 3.0, 4.0)
 
 @pytest.fixture(scope="module")
 def populations(shared_datasets: Path) -> dict[str, sl.Table]:
-    return {n: load_population(n, shared_datasets) for n in (*CAL_DATASETS, "census-dup")}
+    return {n: load_population(n, shared_datasets) for n in (*CAL_DATASETS, "census-dup", "german")}
 
 
 def _calibration(
@@ -287,3 +287,22 @@ def test_copy_oracles_are_flagged_at_every_ratio(
                 where = f"{dataset} {scenario} {attack} at {ratio}:1"
                 assert g.flagged.all(), f"{where}: not flagged"
                 assert abs(g.risk.mean() - g.truth.mean()) < 0.15, where
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dataset", [*CAL_DATASETS, "census-dup", "german"])
+def test_calibration_grid(populations: dict[str, sl.Table], dataset: str) -> None:
+    """The larger grid (as ``benchmarks/calibration_singling_out.py``): 2,000 original records
+    (German credit: 250), 500 predicates, ratios 1:2 to 4:1, 20 seeds; ``census-dup`` has 72 %
+    duplicate rows."""
+    pop = populations[dataset]
+    n_o = min(2000, len(pop) // 4)
+    null, leak = [], []
+    for ratio in (0.5, 1.0, 2.0, 3.0, 4.0):
+        null += _calibration(pop, n_o, ratio, "null", range(20), n_attacks=500)
+        leak += _calibration(pop, n_o, ratio, "noisy0.1", range(3), n_attacks=500)
+    null_f = pd.DataFrame(null)
+    assert null_f.flagged.mean() <= 0.05, null_f.groupby("attack").flagged.mean()
+    leak_f = pd.DataFrame(leak)
+    assert leak_f.flagged.mean() >= 0.8
+    assert abs((leak_f.risk - leak_f.truth).mean()) < 0.1

@@ -413,7 +413,7 @@ def singling_out_risk(
 
 
 def _variance_floor(design: EqualSizeDesign, q: int, z: float) -> float:
-    """The excess's variance when the chance of singling out is the Agresti-Coull rate of zero
+    """The excess's variance when the chance of singling out is the Wilson-centred rate of zero
     successes in ``q`` trials: the least uncertainty there is, so the interval is never a point
     (no predicate singling out anybody is not a proof that none ever would)."""
     p = 0.5 * z * z / (q + z * z)
@@ -426,7 +426,7 @@ def _variance_floor(design: EqualSizeDesign, q: int, z: float) -> float:
 
 
 def _floored_binomial_var(s: np.ndarray, z: float) -> float:
-    """Variance of the mean of 0/1 outcomes, at least the Agresti-Coull one (never 0)."""
+    """Variance of the mean of 0/1 outcomes, at least the one at the Wilson centre (never 0)."""
     q = s.size
     p = (float(s.sum()) + 0.5 * z * z) / (q + z * z)
     return max(float(s.var(ddof=1)) if q > 1 else 0.0, p * (1 - p)) / q
