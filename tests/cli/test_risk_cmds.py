@@ -50,6 +50,7 @@ def files(tmp_path_factory: pytest.TempPathFactory, adult_df: pd.DataFrame) -> d
 
 
 def _args(files: dict[str, Path], syn: str = "syn") -> list[str]:
+    """The three data options, the release read from ``files[syn]``."""
     return [
         "--original",
         str(files["ori"]),
@@ -89,7 +90,9 @@ def test_singling_out_json(files: dict[str, Path], tmp_path: Path) -> None:
         assert r["ci"][0] <= r["risk"] <= r["ci"][1]
         assert r["risk"] > 0.5 and r["attack_rate"] > 0.9  # synthetic = original
         assert r["design"]["correction"] == "none" and r["design"]["n_original"] == 800
-        assert {"column", "n_predicates", "n_success", "excess"} <= set(r["columns"][0])
+        assert {"column", "n_predicates", "n_success", "excess", "excess_se"} <= set(
+            r["columns"][0]
+        )
     multi = res[1]
     assert sum(c["n_predicates"] for c in multi["columns"]) == 2 * 100  # --n-cols 2
     assert all(e.count("&") == 1 for e in multi["examples"])
@@ -105,6 +108,9 @@ def test_singling_out_table_and_seed(
     assert "size correction:" in first and "where (multivariate):" in first
     assert main(args) == 0
     assert capsys.readouterr().out == first
+    # a release that copies the control, not the original, shows no leak and no "where"
+    assert main(["singling-out", *_args(files, "ctl"), "--n-attacks", "50"]) == 0
+    assert "where" not in capsys.readouterr().out
 
 
 def test_linkability_json(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

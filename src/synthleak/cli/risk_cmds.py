@@ -136,10 +136,13 @@ def render_singling_out(result: SinglingOutResult) -> str:
             f"{_fmt(a.control_rate.value):>9}{_fmt(a.baseline_rate.value):>10}  {made}"
         )
     for a in result.attacks:
+        if not a.risk.ci_low > 0:  # no leak shown: per-column excesses are noise
+            continue
         top = [c for c in a.columns if c.excess > 0][:5]
         if top:
             where = ", ".join(
-                f"{c.column} ({c.n_success} of {c.n_predicates} single out, excess {c.excess:.3f})"
+                f"{c.column} ({c.n_success} of {c.n_predicates} single out, excess "
+                f"{c.excess:.3f} ± {c.excess_se:.3f})"
                 for c in top
             )
             lines.append(f"  where ({a.attack}): {where}")

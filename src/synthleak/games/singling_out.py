@@ -156,12 +156,16 @@ class ColumnLeak(Result):
     excess : float
         Their mean excess over the control at the same size (the risk numerator restricted to
         these predicates; about 0 when the column does not leak).
+    excess_se : float
+        Its standard error over these predicates (a column's excess is noisy when few
+        predicates use it, and ``n_original / n_control`` times noisier with a small control).
     """
 
     column: str
     n_predicates: int
     n_success: int
     excess: float
+    excess_se: float
 
 
 @dataclass(frozen=True, repr=False)
@@ -558,8 +562,10 @@ def column_leaks(
         if n_pred[j] == 0:
             continue
         sel = used[:, j]
+        t = terms[sel]
+        se = float(t.std(ddof=1) / np.sqrt(t.size)) if t.size > 1 else float("nan")
         out.append(
-            ColumnLeak(col.name, int(n_pred[j]), int(success[sel].sum()), float(terms[sel].mean()))
+            ColumnLeak(col.name, int(n_pred[j]), int(success[sel].sum()), float(t.mean()), se)
         )
     return tuple(sorted(out, key=lambda c: (-c.excess, c.column)))
 
