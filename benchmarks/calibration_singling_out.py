@@ -51,8 +51,9 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
     directory = shared_datasets_dir()
     for name in args.datasets:
         pop = load_population(name, directory)
-        n_o = min(args.n_original, len(pop) // 4)
         for ratio in args.ratios:
+            # original, oracle control and independent release (n_o each) and the control
+            n_o = min(args.n_original, int(len(pop) / (3 + 1 / ratio)))
             n_c = max(1, round(n_o / ratio))
             for scenario in args.scenarios:
                 for seed in range(args.seeds):
@@ -98,14 +99,20 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
                                     "seconds": time.perf_counter() - t0,
                                 }
                             )
+                    done = [
+                        r
+                        for r in rows
+                        if (r["dataset"], r["ratio"], r["scenario"], r["seed"])
+                        == (name, ratio, scenario, seed)
+                    ]
                     print(
-                        f"{name} {ratio}:1 {scenario} seed {seed}: "
-                        + ", ".join(
-                            f"{r['attack']} {r['risk']:.3f}" for r in rows[-len(res.attacks) :]
-                        ),
+                        f"{name} {ratio:g}:1 {scenario} seed {seed}: "
+                        + ", ".join(f"{r['attack']} {r['risk']:.3f}" for r in done),
                         file=sys.stderr,
                         flush=True,
                     )
+                if args.csv:  # keep what is done if a later setting fails
+                    pd.DataFrame(rows).to_csv(args.csv, index=False)
     return pd.DataFrame(rows)
 
 

@@ -210,6 +210,20 @@ def test_people_not_rows_duplicates_single_out_nobody() -> None:
     assert (a.n_attacks, a.n_success, a.n_control_success) == (20, 10, 20)
 
 
+def test_a_release_closer_to_the_control_gets_a_note(adult_parts: dict[str, pd.DataFrame]) -> None:
+    """Predicates that single out control records far more often than original ones: the risk
+    is 0, its interval [0, 0], and the note says what that can mean."""
+    p = adult_parts
+    syn = pd.concat([p["big_control"].iloc[:1000], p["independent"].iloc[:250]])
+    res = _quiet(
+        SinglingOutGame(["multivariate"], n_attacks=200),
+        Release(p["original"], syn, p["big_control"]),
+    )
+    a = res["multivariate"]
+    assert a.excess < -0.1 and a.risk.value == a.risk.ci_high == 0.0
+    assert "more often than original ones" in a.note and "same population" in a.note
+
+
 def test_baseline_warning_when_no_better_than_guessing() -> None:
     rng = np.random.default_rng(0)
     few = pd.DataFrame({"a": rng.choice(list("pq"), 400), "b": rng.choice(list("xyz"), 400)})

@@ -514,21 +514,29 @@ class SinglingOutGame:
         m_o = preds.matches(original, cap=cap, index=idx_o)
         m_c = preds.matches(control, cap=cap, index=idx_c)
         est = singling_out_risk(m_o, m_c, design, confidence=conf, baseline=base_rate.value)
-        note = ""
+        notes = []
         if not np.isfinite(est.raw_risk):
-            note = (
+            notes.append(
                 "not measured: at the original's size the predicates would single out control "
                 "records at a rate of 1 or more, leaving no room for an excess; the control must "
                 "be real records the generator never saw (not the original itself), and not far "
                 "fewer than the original"
             )
-        elif est.attack_rate.value <= base_rate.value:
-            note = (
+        elif est.risk.ci_high <= 0.0:
+            notes.append(
+                f"the predicates single out control records more often than original ones (excess "
+                f"{est.excess:.3f}, its interval below 0): this happens by chance in about 2.5 % "
+                "of releases that leak nothing; if it recurs, check that the control comes from "
+                "the same population as the original"
+            )
+        if est.attack_rate.value <= base_rate.value:
+            notes.append(
                 f"the attack does no better than random guessing (attack rate "
                 f"{est.attack_rate.value:.4f} <= baseline rate {base_rate.value:.4f}): the "
                 "risk estimate says little"
             )
-            warnings.warn(f"{name}: {note}", BaselineWarning, stacklevel=3)
+            warnings.warn(f"{name}: {notes[-1]}", BaselineWarning, stacklevel=3)
+        note = "; ".join(notes)
         s = m_o.counts == 1
         return SinglingOutAttackResult(
             attack=name,
