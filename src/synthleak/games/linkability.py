@@ -215,8 +215,11 @@ class LinkabilityGame:
         out = []
         for a in self.attacks:
             if isinstance(a, str):
-                params = {"aux_a": list(self.aux_a), "aux_b": list(self.aux_b)}
-                params["n_neighbors"] = self.n_neighbors
+                params: dict[str, Any] = {
+                    "aux_a": list(self.aux_a),
+                    "aux_b": list(self.aux_b),
+                    "n_neighbors": self.n_neighbors,
+                }
                 out.append((a, make_attack(AttackFamily.LINKABILITY, a, **params)))
             else:
                 out += resolve_attacks(AttackFamily.LINKABILITY, [a])
