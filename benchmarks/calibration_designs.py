@@ -25,6 +25,7 @@ with more predicates shows as a large |z|). ``equal-size`` is also reported with
 interval (share of null runs whose interval excludes 0).
 
 Usage: ``python benchmarks/calibration_designs.py --seeds 10 --out benchmarks/calibration_designs.md``
+(``--n-cols 2`` or ``--synthetic-share 0.5`` for the settings where the NPMLE is biased)
 """
 
 from __future__ import annotations
@@ -101,11 +102,13 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
                     rng = np.random.default_rng([seed, round(10 * ratio), len(scenario), 17])
                     d = draw(pop, n_o, n_c, rng)
                     syn = release(d, scenario, rng)
+                    if args.synthetic_share < 1:  # a release smaller than the original
+                        syn = syn.take(np.arange(round(args.synthetic_share * len(syn))))
                     for attack in args.attacks:
                         a = (
                             UnivariateSinglingOut()
                             if attack == "univariate"
-                            else MultivariateSinglingOut()
+                            else MultivariateSinglingOut(n_cols=args.n_cols)
                         )
                         preds = a.fit(syn, rng=rng).predicates(args.n_attacks, rng=rng)
                         if len(preds) < 20:
@@ -188,6 +191,10 @@ def main() -> None:
     p.add_argument("--scenarios", type=lambda s: s.split(","), default=["null", "copy", "noisy0.1"])
     p.add_argument("--attacks", type=lambda s: s.split(","), default=["univariate", "multivariate"])
     p.add_argument("--n-original", type=int, default=2000)
+    p.add_argument("--n-cols", type=int, default=3, help="columns per multivariate predicate")
+    p.add_argument(
+        "--synthetic-share", type=float, default=1.0, help="release size / original size (<= 1)"
+    )
     p.add_argument("--n-attacks", type=int, default=300)
     p.add_argument("--seeds", type=int, default=10)
     p.add_argument("--csv", type=Path, default=None)

@@ -39,7 +39,7 @@ def _synthetic(case: str) -> sl.Table:
 
 
 def _params(name: str) -> dict[str, Any]:
-    tiny = {"hidden": 16, "epochs": 2, "batch_size": 200, "embed_dim": 8}
+    tiny = {"hidden": 16, "n_layers": 1, "epochs": 1, "batch_size": 250, "embed_dim": 8}
     return {"contrastive": {"encoder": tiny}}.get(name, {})
 
 
