@@ -42,17 +42,21 @@ COMPAS_COLUMNS = [
     "two_year_recid",
     "days_b_screening_arrest",
 ]
-DATASETS = ("adult", "acs", "census", "compas", "census-dup", "german")
+DATASETS = ("adult", "acs", "acs-2years", "census", "compas", "census-dup", "german")
 
 
 def load_population(name: str, directory: Path) -> Table:
     """A real dataset as an encoded table (``census-dup``: 11 census columns, 72 % of the rows
-    of a 2,000-row sample repeat another row)."""
+    of a 2,000-row sample repeat another row; ``acs-2years``: the 2019 and 2018 ACS excerpts of
+    Massachusetts pooled)."""
     d = Path(directory)
     if name == "adult":
         df = pd.read_csv(d / "adult.csv.gz", na_values="?")
     elif name == "acs":
         df = pd.read_csv(d / "nist_acs_ma2019.csv", na_values="N")
+    elif name == "acs-2years":  # Massachusetts 2019 and 2018 pooled (14,878 rows)
+        years = [pd.read_csv(d / f"nist_acs_ma{y}.csv", na_values="N") for y in (2019, 2018)]
+        df = pd.concat(years, ignore_index=True)
     elif name in ("census", "census-dup"):
         df = pd.read_csv(d / "uk_census2011_teaching_50k.csv").drop(columns=["Person ID"])
         df = df.astype(str)  # every column is a code

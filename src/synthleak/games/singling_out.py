@@ -28,24 +28,25 @@ subset):
 * equal sizes: no correction;
 * larger control: the control is evaluated at the original's size: the oracle itself, unbiased;
 * smaller control: the original is evaluated at the control's size and the excess rescaled by
-  ``n_original / n_control``. Exactly unbiased when nothing leaks, whatever the sizes; a leak's
-  size is exact for copied records and close otherwise, with an interval about
-  ``n_original / n_control`` times wider. Hold out a control as large as the original when you
+  ``n_original / n_control``. Exactly unbiased when nothing leaks, whatever the sizes (false
+  alarms stay below 2.5 %); a copy's risk is exactly 1, other leaks come out somewhat low (noisy
+  copies: 0.06 low on average at 4:1) and the interval is about ``n_original / n_control`` times
+  wider, so weak leaks may go unflagged. Hold out a control as large as the original when you
   can (an audit that fits the generator itself should split 50/50).
 
 The result's :class:`SizeDesign` states which case applied.
 
-Rejected designs (measured with null and leak oracles on ACS, Adult, UK Census and COMPAS
-samples; ``benchmarks/calibration_singling_out.py``): Anonymeter's control-size rescaling (a
-model of singling-out probability fitted on control subsamples) flags independent data in 10-60 %
-of runs above 1,000 control rows and comes out near ``n_original / n_control`` whatever the data
-below (its subsample sizes are all equal); no correction reports the control's size effect as a
-leak (ratio 4:1: excess about 0.1 on independent data); an empirical-Bayes extrapolation of the
-control (NPMLE prior of predicate frequencies) was unbiased on average for some attacks but off
-by 0.05-0.07 (3-4 standard errors over 30 runs) for 2-column predicates or a synthetic half the
-original's size, a bias that does not shrink with more predicates; reporting the risk of an
-``n_control``-row subset without rescaling is calibrated but dilutes a leak by
-``n_control / n_original`` (a copied release reads 0.1 instead of 1 at 4:1).
+Rejected designs, measured on the same predicates against an oracle control (ACS, Adult, UK
+census and COMPAS samples of 2,000 records; ``benchmarks/calibration_designs.py``, results in
+``benchmarks/calibration_singling_out.md``): no correction reports the size effect as a leak
+(excess +0.09 on independent data at 4:1, z = 17); Anonymeter's rescaling of the control's
+successes with a model of singling-out probability against size fitted on control subsamples
+over-corrects (-0.28 at 4:1; it would hide a leak) and is miscalibrated in either direction
+depending on the data; an empirical-Bayes extrapolation of the control (a nonparametric prior of
+predicate frequencies) is close on average but not identified by the control and came out 0.02 to
+0.04 above the oracle in some settings, a bias that does not shrink with more predicates;
+evaluating the original at the control's size without rescaling is exact but dilutes a copy's
+excess from 0.79 to 0.13 at 4:1.
 
 People, not rows. Anonymeter de-duplicates the original and the control. Two people with the same
 values cannot be told apart by any predicate, so a predicate matching both singles out nobody:
