@@ -177,8 +177,9 @@ class LinkabilityGame:
 
     Examples
     --------
-    >>> game = sl.LinkabilityGame(["age", "sex"], ["zip", "income"], n_attacks=500)  # doctest: +SKIP
-    >>> game.run(sl.Release(original_df, synthetic_df, control_df), seed=0).to_frame()  # doctest: +SKIP
+    >>> from synthleak.games.base import Release
+    >>> game = LinkabilityGame(["age", "sex"], ["zip", "income"], n_attacks=500)  # doctest: +SKIP
+    >>> game.run(Release(original_df, synthetic_df, control_df), seed=0).to_frame()  # doctest: +SKIP
 
     Notes
     -----

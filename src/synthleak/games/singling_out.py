@@ -391,9 +391,9 @@ class SinglingOutGame:
 
     Examples
     --------
-    >>> import synthleak as sl
-    >>> game = sl.SinglingOutGame(n_attacks=200)                          # doctest: +SKIP
-    >>> res = game.run(sl.Release(original_df, synthetic_df, control_df), seed=0)  # doctest: +SKIP
+    >>> from synthleak.games.base import Release
+    >>> game = SinglingOutGame(n_attacks=200)                              # doctest: +SKIP
+    >>> res = game.run(Release(original_df, synthetic_df, control_df), seed=0)  # doctest: +SKIP
     >>> res["multivariate"].risk                                            # doctest: +SKIP
     >>> res.to_frame()                                                      # doctest: +SKIP
 
