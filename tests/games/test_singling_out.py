@@ -306,17 +306,22 @@ def test_copy_oracles_are_flagged_at_every_ratio(
 @pytest.mark.slow
 @pytest.mark.parametrize("dataset", [*CAL_DATASETS, "census-dup", "german"])
 def test_calibration_grid(populations: dict[str, sl.Table], dataset: str) -> None:
-    """The larger grid (as ``benchmarks/calibration_singling_out.py``): 2,000 original records
-    (German credit: 250), 500 predicates, ratios 1:2 to 4:1, 20 seeds; ``census-dup`` has 72 %
-    duplicate rows."""
+    """The larger grid (as ``benchmarks/calibration_singling_out.py``): up to 2,000 original
+    records, 500 predicates, ratios 1:2 to 4:1, 20 null seeds; ``census-dup`` has 72 % duplicate
+    rows. Copies are flagged at every ratio; a noisy copy is flagged when the control is at least
+    as large as the original (with a smaller control weak leaks lose power: see the benchmark)."""
     pop = populations[dataset]
-    n_o = min(2000, len(pop) // 4)
-    null, leak = [], []
+    null, copy, noisy = [], [], []
     for ratio in (0.5, 1.0, 2.0, 3.0, 4.0):
+        n_o = min(2000, int(len(pop) / (3 + 1 / ratio)))
         null += _calibration(pop, n_o, ratio, "null", range(20), n_attacks=500)
-        leak += _calibration(pop, n_o, ratio, "noisy0.1", range(3), n_attacks=500)
+        copy += _calibration(pop, n_o, ratio, "copy", range(2), n_attacks=500)
+        if ratio <= 1:
+            noisy += _calibration(pop, n_o, ratio, "noisy0.1", range(2), n_attacks=500)
     null_f = pd.DataFrame(null)
     assert null_f.flagged.mean() <= 0.05, null_f.groupby("attack").flagged.mean()
-    leak_f = pd.DataFrame(leak)
-    assert leak_f.flagged.mean() >= 0.8
-    assert abs((leak_f.risk - leak_f.truth).mean()) < 0.1
+    for rows in (copy, noisy):
+        f = pd.DataFrame(rows)
+        f = f[f.attack == "multivariate"]  # univariate finds no predicate on the census files
+        assert f.flagged.mean() >= 0.9
+        assert abs((f.risk - f.truth).mean()) < 0.05
