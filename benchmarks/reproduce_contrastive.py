@@ -42,6 +42,7 @@ import synthleak as sl
 from synthleak.attacks.contrastive import ContrastiveSinglingOut
 from synthleak.attacks.singling_out import MultivariateSinglingOut
 from synthleak.errors import BaselineWarning
+from synthleak.games.base import Release
 from synthleak.games.singling_out import SinglingOutGame
 
 
@@ -145,11 +146,11 @@ def synthesize(
     return syn, f"generated in {total:.0f} s (fit {fit_s:.0f} s)"
 
 
-def _risk(game: SinglingOutGame, attack, seed: int) -> tuple[str, float]:  # type: ignore[no-untyped-def]
+def _risk(rel: Release, attack, n_attacks: int, seed: int) -> tuple[str, float]:  # type: ignore[no-untyped-def]
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        r = game.run(attack, rng=np.random.default_rng(seed))
+        r = SinglingOutGame([attack], n_attacks=n_attacks).run(rel, seed=seed).attacks[0]
     half = (r.risk.ci_high - r.risk.ci_low) / 2
     txt = (
         f"{r.risk.value:.4f} ± {half:.3f} [{r.risk.ci_low:.4f}, {r.risk.ci_high:.4f}] "
@@ -229,10 +230,10 @@ def main() -> None:
         print(f"{name}: synthetic data {how}", flush=True)
         if args.generate_only:
             continue
-        game = SinglingOutGame(o, s, c, n_attacks=args.attacks)
+        rel = Release(o, s, c)
         gen_s = time.perf_counter() - t
-        so, so_s = _risk(game, MultivariateSinglingOut(n_cols=3), args.seed)
-        cl, cl_s = _risk(game, contrastive, args.seed)
+        so, so_s = _risk(rel, MultivariateSinglingOut(n_cols=3), args.attacks, args.seed)
+        cl, cl_s = _risk(rel, contrastive, args.attacks, args.seed)
         print(
             f"| {args.data} | {name} | SO {so} | SO+CL {cl} | data {gen_s:.0f} s, SO {so_s:.0f} s, "
             f"SO+CL {cl_s:.0f} s |",

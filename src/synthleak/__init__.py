@@ -28,7 +28,8 @@ _LAZY = {
     "Generator": "synthleak.generators",
     "GeneratorAccess": "synthleak.threat",
     "InputError": "synthleak.errors",
-    "LinkabilityGame": "synthleak.games.singling_out",
+    "LinkabilityGame": "synthleak.games.linkability",
+    "LinkabilityResult": "synthleak.games.linkability",
     "MembershipGame": "synthleak.games.membership",
     "MembershipResult": "synthleak.games.membership",
     "MetricKind": "synthleak.results",
@@ -39,10 +40,10 @@ _LAZY = {
     "RiskEstimate": "synthleak.metrics.privacy",
     "RiskMap": "synthleak.games.riskmap",
     "RiskMapResult": "synthleak.games.riskmap",
-    "RiskResult": "synthleak.games.singling_out",
     "Runtime": "synthleak.runtime",
     "Schema": "synthleak.data",
     "SinglingOutGame": "synthleak.games.singling_out",
+    "SinglingOutResult": "synthleak.games.singling_out",
     "StageRecord": "synthleak.results",
     "StageStatus": "synthleak.results",
     "SynthleakError": "synthleak.errors",
@@ -96,9 +97,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     )
     from synthleak.games.attribute import AttributeGame
     from synthleak.games.base import Game, Release
+    from synthleak.games.linkability import LinkabilityGame, LinkabilityResult
     from synthleak.games.membership import MembershipGame, MembershipResult, PoolMode
     from synthleak.games.riskmap import RiskMap, RiskMapResult
-    from synthleak.games.singling_out import LinkabilityGame, RiskResult, SinglingOutGame
+    from synthleak.games.singling_out import SinglingOutGame, SinglingOutResult
     from synthleak.games.targets import Targets
     from synthleak.generators import Generator, list_generators, make_generator
     from synthleak.metrics.privacy import RiskEstimate
@@ -147,6 +149,7 @@ __all__ = [
     "GeneratorAccess",
     "InputError",
     "LinkabilityGame",
+    "LinkabilityResult",
     "MembershipGame",
     "MembershipResult",
     "MetricKind",
@@ -157,10 +160,10 @@ __all__ = [
     "RiskEstimate",
     "RiskMap",
     "RiskMapResult",
-    "RiskResult",
     "Runtime",
     "Schema",
     "SinglingOutGame",
+    "SinglingOutResult",
     "StageRecord",
     "StageStatus",
     "SynthleakError",

@@ -276,30 +276,27 @@ def _risk_finding(key: str, title: str, res: Any, threat: ThreatModel) -> Findin
 
 
 def _singling_out(ctx: _Context, rng: np.random.Generator) -> None:
-    from synthleak.attacks.singling_out import make_singling_out_attack
     from synthleak.games.singling_out import SinglingOutGame
 
-    assert ctx.synthetic is not None and ctx.control is not None
     n = ctx.plan.n_attacks
-    game = SinglingOutGame(ctx.train, ctx.synthetic, ctx.control, n_attacks=n)
-    for mode, title in (
-        ("univariate", "Singling out (univariate)"),
-        ("multivariate", "Singling out (multivariate)"),
-    ):
-        ctx.log(f"singling out ({mode}, {n} predicates)")
-        try:
-            res = game.run(make_singling_out_attack(mode), rng=rng, mode=mode)
-        except InputError as exc:
-            ctx.notes.append(f"{title} was not scored: {exc}")
+    ctx.log(f"singling out (univariate, multivariate; {n} predicates each)")
+    game = SinglingOutGame(("univariate", "multivariate"), n_attacks=n)
+    result = game.run(_release_tables(ctx), seed=int(rng.integers(2**31)))
+    if result.design.correction != "none":
+        ctx.notes.append(f"Singling out: {result.design.note}")
+    for res in result.attacks:
+        title = f"Singling out ({res.attack})"
+        if not res.measured:
+            ctx.notes.append(f"{title} was not measured: {res.note}")
             continue
         threat = ThreatModel(
             AdversaryGoal.SINGLING_OUT,
             GeneratorAccess.NO_BOX,
             "nothing but the synthetic data; success means a predicate drawn from it matches "
-            "exactly one real record",
-            {"mode": mode, "n_attacks": n},
+            "exactly one real person",
+            {"attack": res.attack, "n_attacks": n},
         )
-        ctx.findings.append(_risk_finding(f"singling_out.{mode}", title, res, threat))
+        ctx.findings.append(_risk_finding(f"singling_out.{res.attack}", title, res, threat))
 
 
 def _default_link_columns(schema: Schema, quasi_ids: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -310,15 +307,12 @@ def _default_link_columns(schema: Schema, quasi_ids: Sequence[str]) -> tuple[lis
 
 
 def _linkability(ctx: _Context, rng: np.random.Generator) -> None:
-    from synthleak.attacks.linkability import LinkabilityAttack
-    from synthleak.games.singling_out import LinkabilityGame
+    from synthleak.games.linkability import LinkabilityGame
 
-    assert ctx.synthetic is not None and ctx.control is not None
     ctx.log("linkability")
     aux_a, aux_b = _default_link_columns(ctx.train.schema, ctx.quasi_ids)
-    res = LinkabilityGame(ctx.train, ctx.synthetic, ctx.control, n_attacks=ctx.plan.n_attacks).run(
-        LinkabilityAttack(aux_a, aux_b, n_neighbors=1), rng=rng
-    )
+    game = LinkabilityGame(aux_a, aux_b, n_attacks=ctx.plan.n_attacks, n_neighbors=1)
+    res = game.run(_release_tables(ctx), seed=int(rng.integers(2**31))).attacks[0]
     threat = ThreatModel(
         AdversaryGoal.LINKABILITY,
         GeneratorAccess.NO_BOX,
@@ -387,6 +381,12 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
                 where=tuple(where) if c.copied_rows.size or len(where) > 1 else (),
             )
         )
+
+
+def _release_tables(ctx: _Context) -> Release:
+    """The release as the encoded tables: the analysed columns only (no identifiers, no text)."""
+    assert ctx.synthetic is not None and ctx.control is not None
+    return Release(ctx.train, ctx.synthetic, ctx.control, ctx.schema)
 
 
 def _release_parts(ctx: _Context) -> Release:
@@ -672,7 +672,7 @@ def audit(
     schema: Schema | None = None,
     seed: int = 0,
     runtime: Runtime | None = None,
-    control_fraction: float = 0.2,
+    control_fraction: float = 0.5,
     k: int = 5,
     show_records: bool = False,
     keep: Sequence[str] = (),

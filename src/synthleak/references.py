@@ -526,6 +526,14 @@ _ALL = (
         1998,
         doi="10.1002/(SICI)1097-0258(19980430)17:8<873::AID-SIM779>3.0.CO;2-I",
     ),
+    _ref(
+        "efron1981",
+        "Bradley Efron; Charles Stein",
+        "The Jackknife Estimate of Variance",
+        "The Annals of Statistics 9(3)",
+        1981,
+        doi="10.1214/aos/1176345462",
+    ),
 )
 
 REFERENCES: dict[str, Reference] = {r.key: r for r in _ALL}
