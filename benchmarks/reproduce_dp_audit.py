@@ -133,7 +133,17 @@ def _now() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
-def provenance(started: str) -> dict[str, Any]:
+def code_state() -> dict[str, Any]:
+    """The git commit of the code about to run, and whether tracked files had uncommitted edits
+    (taken when a part starts: later commits do not change what ran)."""
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    return {
+        "git_commit": _git("rev-parse", "HEAD"),
+        "git_dirty": None if status is None else bool(status),
+    }
+
+
+def provenance(started: str, code: dict[str, Any]) -> dict[str, Any]:
     """synthleak version, git commit (and uncommitted changes), command, machine, versions."""
     vers = {}
     for pkg in ("synthleak", "numpy", "pandas", "scipy", "scikit-learn", "numba"):
@@ -141,7 +151,6 @@ def provenance(started: str) -> dict[str, Any]:
             vers[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             continue
-    status = _git("status", "--porcelain", "--untracked-files=no")
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -156,8 +165,7 @@ def provenance(started: str) -> dict[str, Any]:
         mem = None
     return {
         "synthleak_version": vers.get("synthleak"),
-        "git_commit": _git("rev-parse", "HEAD"),
-        "git_dirty": None if status is None else bool(status),
+        **code,
         "command": "python -m benchmarks.reproduce_dp_audit "
         + " ".join(shlex.quote(a) for a in sys.argv[1:]),
         "started": started,
@@ -284,13 +292,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     parts = list(PARTS) if args.part == "all" else [args.part]
     for name in parts:
-        started = _now()
+        started, code = _now(), code_state()
         runtime = Runtime(
             workers=args.workers,
             run_dir=None if args.run_dir is None else args.run_dir / name,
         )
         doc = run_part(name, quick=args.quick, runtime=runtime)
-        out = {"provenance": provenance(started), **doc}
+        out = {"provenance": provenance(started, code), **doc}
         args.out_dir.mkdir(parents=True, exist_ok=True)
         path = args.out_dir / f"{name}{'_quick' if args.quick else ''}.json"
         path.write_text(json.dumps(out, indent=1) + "\n")
