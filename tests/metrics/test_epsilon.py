@@ -454,36 +454,3 @@ def test_binormal_auc_variance_matches_the_bivariate_normal() -> None:
         got_a, got_v = _binormal_auc_var(mu, 40, 90)
         assert got_a == pytest.approx(a, rel=1e-12)
         assert got_v == pytest.approx(ref, rel=1e-5)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("generator", "violated"), [("nonprivate", True), ("privbayes:epsilon=1", False)]
-)
-def test_real_membership_game_oracle(tmp_path, adult_table, generator: str, violated: bool) -> None:
-    """End to end on Adult: a generator without privacy violates a claim of epsilon = 1; PrivBayes
-    at epsilon = 1 does not (about a minute each). The game keeps its test scores in the run
-    directory only (one ``atk-<attack>-<hash>-t<target>.npz`` per unit), read here."""
-    from synthleak.games.membership import MembershipGame, parse_targets
-
-    targets, sel = parse_targets("top:2", adult_table, seed=0)
-    game = MembershipGame(
-        generator,
-        n=1000,
-        m=1000,
-        n_shadow=600,
-        n_test=400,
-        attacks=("query", "distance"),
-        run_dir=tmp_path,
-    )
-    game.run(adult_table, targets, seed=0, selected_by=sel)
-    scores, labels = {}, {}
-    for f in sorted((tmp_path / "units").glob("atk-*.npz")):
-        with np.load(f) as z:
-            scores[f.stem], labels[f.stem] = z["scores"], z["labels"]
-    assert len(scores) == 4
-    est = empirical_epsilon(scores, labels, rng=np.random.default_rng(0), claimed=1.0)
-    assert est.ceiling > 1.0  # 200 test datasets per class can show a violation of 1
-    assert (est.verdict is EpsilonVerdict.VIOLATION) is violated
-    if not violated:
-        assert est.lower_bound < 0.5 and est.mu_ci[0] < 0.2
