@@ -15,6 +15,7 @@ _LAZY = {
     "AdversaryGoal": "synthleak.threat",
     "AttackFamily": "synthleak.attacks.base",
     "AttributeGame": "synthleak.games.attribute",
+    "AttributeGameResult": "synthleak.games.attribute",
     "AuditResult": "synthleak.results",
     "BUDGETS": "synthleak.pipeline",
     "BaselineWarning": "synthleak.errors",
@@ -34,9 +35,13 @@ _LAZY = {
     "MembershipResult": "synthleak.games.membership",
     "MetricKind": "synthleak.results",
     "MissingExtraError": "synthleak.errors",
+    "NoBoxMembershipGame": "synthleak.games.nobox",
+    "NoBoxMembershipResult": "synthleak.games.nobox",
     "NotFittedError": "synthleak.errors",
     "PoolMode": "synthleak.games.membership",
     "Release": "synthleak.games.base",
+    "ReleaseAttributeGame": "synthleak.games.attribute",
+    "ReleaseAttributeResult": "synthleak.games.attribute",
     "RiskEstimate": "synthleak.metrics.privacy",
     "RiskMap": "synthleak.games.riskmap",
     "RiskMapResult": "synthleak.games.riskmap",
@@ -95,10 +100,16 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         NotFittedError,
         SynthleakError,
     )
-    from synthleak.games.attribute import AttributeGame
+    from synthleak.games.attribute import (
+        AttributeGame,
+        AttributeGameResult,
+        ReleaseAttributeGame,
+        ReleaseAttributeResult,
+    )
     from synthleak.games.base import Game, Release
     from synthleak.games.linkability import LinkabilityGame, LinkabilityResult
     from synthleak.games.membership import MembershipGame, MembershipResult, PoolMode
+    from synthleak.games.nobox import NoBoxMembershipGame, NoBoxMembershipResult
     from synthleak.games.riskmap import RiskMap, RiskMapResult
     from synthleak.games.singling_out import SinglingOutGame, SinglingOutResult
     from synthleak.games.targets import Targets
@@ -136,6 +147,7 @@ __all__ = [
     "AdversaryGoal",
     "AttackFamily",
     "AttributeGame",
+    "AttributeGameResult",
     "AuditResult",
     "BaselineWarning",
     "Budget",
@@ -154,9 +166,13 @@ __all__ = [
     "MembershipResult",
     "MetricKind",
     "MissingExtraError",
+    "NoBoxMembershipGame",
+    "NoBoxMembershipResult",
     "NotFittedError",
     "PoolMode",
     "Release",
+    "ReleaseAttributeGame",
+    "ReleaseAttributeResult",
     "RiskEstimate",
     "RiskMap",
     "RiskMapResult",

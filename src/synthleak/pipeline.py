@@ -711,8 +711,10 @@ def audit(
         Same seed, same result (whatever the runtime's workers or cluster).
     runtime : Runtime, optional
         Workers, Dask cluster, resumable run directory, progress bars.
-    control_fraction : float
-        Share of the original held out as control when a generator is fit here.
+    control_fraction : float, default 0.5
+        Share of the original held out as control when a generator is fit here. Half keeps the
+        control as large as the training part, so singling out and linkability compare the two
+        at equal size (their intervals widen about ``n_train / n_control`` times otherwise).
     k : int
         Neighbours of the vulnerability score.
     show_records : bool

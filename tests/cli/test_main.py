@@ -1,13 +1,17 @@
 from __future__ import annotations
 
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 import synthleak
 from synthleak.cli.app import app
-from synthleak.cli.main import main
+from synthleak.cli.main import interrupted_message, main
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -43,3 +47,53 @@ def test_console_script_bad_input_is_one_line(tmp_path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "does not exist" in proc.stderr
+
+
+def _finished_units(run_dir: Path) -> int:
+    db = run_dir / "catalogue.sqlite"
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
+            return int(con.execute("SELECT COUNT(*) FROM units").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.parametrize("command", ["mia", "audit"])
+def test_ctrl_c_exits_130_with_the_resume_hint(tmp_path: Path, command: str) -> None:
+    """SIGINT in the middle of a long run: exit 130, one line naming the kept run directory."""
+    if command == "mia":
+        run_dir = tmp_path / "run"
+        args = ["mia", "adult", "--generator", "indhist", "--targets", "rows:0,1,2,3,4,5"]
+        args += ["--shadows", "400", "--tests", "100", "--batch-size", "2"]
+        args += ["--run-dir", str(run_dir)]
+    else:
+        run_dir = tmp_path / "out" / "run"
+        args = ["audit", "--original", "adult", "--generator", "indhist", "--budget", "standard"]
+        args += ["--out-dir", str(tmp_path / "out")]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "synthleak.cli.main", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 240
+    while _finished_units(run_dir) == 0 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert proc.poll() is None, "the run finished before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    lines = [ln for ln in err.splitlines() if ln.startswith("synthleak:")]
+    assert lines[-1] == (
+        f"synthleak: interrupted; finished work is kept in {run_dir}: "
+        "run the same command again to resume it"
+    ), err
+    assert "Traceback" not in err and _finished_units(run_dir) > 0
+
+
+def test_interrupted_message_without_a_run_directory(tmp_path: Path) -> None:
+    assert "add --run-dir DIR" in interrupted_message(["mia", "adult"])
+    gone = str(tmp_path / "never")
+    assert interrupted_message(["audit", "--out-dir", gone]).endswith("run the same command again")

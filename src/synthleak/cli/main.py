@@ -48,23 +48,54 @@ def _root(
     """Audit the privacy of synthetic tabular data."""
 
 
+def _flag_value(args: list[str], flag: str) -> str | None:
+    for i, arg in enumerate(args):
+        if arg == flag and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith(flag + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def interrupted_message(args: list[str]) -> str:
+    """The line printed on Ctrl-C: where finished work is kept and how to resume."""
+    command = args[0] if args else ""
+    run_dir = _flag_value(args, "--run-dir")
+    if command in {"audit", "demo"}:
+        out = _flag_value(args, "--out-dir") or ("synthleak-demo" if command == "demo" else None)
+        run_dir = None if out is None else os.path.join(out, "run")
+    if run_dir is not None and os.path.isdir(run_dir):
+        return (
+            f"synthleak: interrupted; finished work is kept in {run_dir}: "
+            "run the same command again to resume it"
+        )
+    if command in {"mia", "aia", "riskmap"} and run_dir is None:
+        return "synthleak: interrupted; no work was kept: add --run-dir DIR to make it resumable"
+    return "synthleak: interrupted before any work finished: run the same command again"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 2 bad input, 3 the release failed its policy,
     1 internal error, 130 interrupted)."""
     from synthleak.cli.common import flush_notes
 
     flush_notes(show=False)
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
         code = app(args=argv, standalone_mode=False)
         if isinstance(code, int) and code:  # typer.Exit(code) inside a command is returned
             if code == 3:  # the release failed its policy: the run itself succeeded
                 flush_notes()
+            if code == 130:  # typer turns KeyboardInterrupt into Exit(130)
+                sys.stderr.write(interrupted_message(args) + "\n")
             return code
         flush_notes()
     except typer.Exit as exc:
+        if exc.exit_code == 130:
+            sys.stderr.write(interrupted_message(args) + "\n")
         return exc.exit_code
-    except typer.Abort:
-        sys.stderr.write("synthleak: interrupted; finished work in the run directory is kept\n")
+    except (typer.Abort, KeyboardInterrupt):
+        sys.stderr.write(interrupted_message(args) + "\n")
         return 130
     except click_exc.ClickException as exc:
         sys.stderr.write(f"synthleak: error: {exc.format_message()}\n")
@@ -74,9 +105,6 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stderr.write(f"synthleak: error: {flag_message(exc)}\n")
         return 2
-    except KeyboardInterrupt:
-        sys.stderr.write("synthleak: interrupted; finished work in the run directory is kept\n")
-        return 130
     except Exception as exc:
         if os.environ.get("SYNTHLEAK_DEBUG"):
             raise
