@@ -178,3 +178,61 @@ def test_bad_policy_is_exit_2_before_any_work(files, tmp_path: Path, capsys) -> 
     assert "nonsense" in capsys.readouterr().err and not out.exists()
     assert main([*args, "--junit", str(tmp_path / "j.xml"), "--out-dir", str(out)]) == 2
     assert "--fail-on or --policy" in capsys.readouterr().err
+
+
+#: Peak memory of the audit of 30,000 records below (README, "Data handling": every stage is
+#: linear in records x columns; no dense product of category domains is ever allocated).
+MEMORY_BOUND_MB = 1536
+
+
+def test_audit_memory_is_bounded_with_huge_categorical_domains(tmp_path: Path) -> None:
+    """A 5,000-level text column and a 30,000-level ID column: the audit finishes, with warnings.
+
+    Counting 3-way marginals densely over such domains asked for hundreds of GiB; the audit must
+    finish within :data:`MEMORY_BOUND_MB`, leave the identifier out and say so.
+    """
+    import subprocess
+    import sys
+
+    import synthleak as sl
+
+    df = sl.datasets.load_adult().dropna().sample(frac=1.0, random_state=0)
+    rng = np.random.default_rng(0)
+    df["product_code"] = [f"P{c:05d}" for c in rng.integers(0, 5000, len(df))]
+    df["person_id"] = np.arange(len(df)) + 100_000
+    n, half = 30_000, (len(df) - 30_000) // 2
+    paths = {}
+    for name, part in {
+        "original": df.iloc[:n],
+        "synthetic": df.iloc[n : n + half],
+        "control": df.iloc[n + half :],
+    }.items():
+        paths[name] = tmp_path / f"{name}.csv"
+        part.to_csv(paths[name], index=False)
+    assert df.iloc[:n]["product_code"].nunique() > 4900
+    out = tmp_path / "out"
+    code = (
+        "import resource, sys\n"
+        "from synthleak.cli.main import main\n"
+        "rc = main(sys.argv[1:])\n"
+        "print('PEAK_MB=%d' % (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024))\n"
+        "sys.exit(rc)\n"
+    )
+    args = ["audit", "--budget", "quick", "--out-dir", str(out)]
+    for name, path in paths.items():
+        args += [f"--{name}", str(path)]
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    peak = int(done.stdout.rsplit("PEAK_MB=", 1)[1].split()[0])
+    assert peak < MEMORY_BOUND_MB, f"peak {peak} MB"
+    assert "'person_id' is left out of the analysis as an identifier" in done.stderr
+    assert "'product_code' is categorical with" in done.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["schema"]["excluded"] == ["person_id"]
+    assert "product_code" in [c["name"] for c in report["schema"]["columns"]]
+    status = {stage["name"]: stage["status"] for stage in report["stages"]}
+    for stage in ("vulnerability", "singling_out", "linkability", "membership_nobox", "utility"):
+        assert status[stage] == "measured", status
+    assert (out / "report.html").exists()
