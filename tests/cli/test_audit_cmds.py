@@ -236,3 +236,55 @@ def test_audit_memory_is_bounded_with_huge_categorical_domains(tmp_path: Path) -
     for stage in ("vulnerability", "singling_out", "linkability", "membership_nobox", "utility"):
         assert status[stage] == "measured", status
     assert (out / "report.html").exists()
+
+
+def test_unwritable_out_dir_fails_before_any_work(tmp_path: Path, capsys) -> None:
+    """A folder that cannot be written is found before the attacks run (exit 2, one line)."""
+    import os
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        probe = locked / "probe"
+        try:
+            probe.write_text("x")  # root ignores permissions: nothing to test then
+            pytest.skip("running as a user who can write into read-only folders")
+        except PermissionError:
+            pass
+        out = locked / "report"
+        code = main(["audit", "--original", "adult", "--synthetic", "adult", "--out-dir", str(out)])
+    finally:
+        locked.chmod(0o755)
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot write into" in err and "--out-dir" in err
+    assert "ranking" not in err and not out.exists() and os.listdir(locked) == []
+
+
+def test_proc_out_dir_is_unwritable_even_for_root(capsys) -> None:
+    code = main(["audit", "--original", "adult", "--synthetic", "adult", "--out-dir", "/proc/x"])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot write into /proc for --out-dir" in err
+    assert err.count("synthleak: error") == 1 and "ranking" not in err
+
+
+def test_failing_user_generator_exits_2_and_keeps_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    (tmp_path / "brokengen.py").write_text(
+        "class Boom:\n"
+        "    def fit(self, data):\n"
+        "        raise RuntimeError('my generator broke')\n"
+        "    def sample(self, n):\n"
+        "        return None\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "out"
+    args = ["audit", "--original", "adult", "--generator", "python:brokengen:Boom"]
+    code = main([*args, "--budget", "quick", "--out-dir", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    last = [ln for ln in err.splitlines() if ln.startswith("synthleak: error")]
+    assert len(last) == 1 and "python:brokengen:Boom failed" in last[0]
+    assert "my generator broke" in last[0] and "Traceback" not in err
+    assert (out / "report.json").exists()

@@ -259,3 +259,12 @@ def test_generate_positive_controls(tmp_path: Path, data_csv: Path) -> None:
     schema = infer_schema(train)
     released = Table.from_frame(pd.read_csv(out), schema)
     assert np.isin(released.row_keys(), Table.from_frame(train, schema).row_keys()).all()
+
+
+def test_unwritable_out_is_exit_2_before_generating(capsys) -> None:
+    from synthleak.cli.main import main
+
+    args = ["generate", "adult", "--generator", "indhist", "--synthetic-size", "10"]
+    code = main([*args, "--out", "/proc/x.csv"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "cannot write into /proc for --out" in err

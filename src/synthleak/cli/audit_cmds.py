@@ -34,6 +34,7 @@ from synthleak.cli.common import (
     SeedOpt,
     SyntheticOpt,
     WorkersOpt,
+    check_writable,
     exit_for_policy,
     load_cli_policy,
     load_cli_tables,
@@ -65,6 +66,7 @@ def _check_out_dir(out: Path) -> None:
         raise InputError(f"--out-dir {out} is a file: give a directory for the report")
     if not out.absolute().parent.is_dir():
         raise InputError(f"the folder {out.parent} of --out-dir does not exist: create it first")
+    check_writable(out if out.is_dir() else out.absolute().parent, "--out-dir")
 
 
 def command_line() -> str:
@@ -168,6 +170,12 @@ def _run_audit(
         if client is not None:
             client.close()
     log(f"report written: {paths['html']}")
+    release = next((st for st in result.stages if st.name == "release"), None)
+    if release is not None and release.status == "failed":
+        raise InputError(
+            f"--generator {generator} failed, so no release could be audited ({release.reason}); "
+            f"the report in {out} records what ran: fix the generator and run again"
+        )
     report_policy(result.policy, junit)
     return paths["html"], result.policy
 

@@ -158,6 +158,20 @@ def check_out_path(path: Path) -> None:
         raise InputError(f"--out {path} is a directory: give a file path")
     if not path.absolute().parent.is_dir():
         raise InputError(f"the folder {path.parent} of --out does not exist: create it first")
+    check_writable(path.absolute().parent, "--out")
+
+
+def check_writable(folder: Path, flag: str) -> None:
+    """Fail with a one-line InputError unless a file can be created in ``folder`` (probed)."""
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".synthleak-probe-")
+    except OSError as exc:
+        raise InputError(
+            f"cannot write into {folder} for {flag} ({exc.strerror or exc}): choose a folder "
+            "you can write to"
+        ) from None
+    os.close(fd)
+    Path(probe).unlink(missing_ok=True)
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:

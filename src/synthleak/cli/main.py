@@ -1,6 +1,7 @@
 """Entry point of the ``synthleak`` command.
 
-Errors: :class:`~synthleak.errors.InputError` (and usage errors) print one line and exit 2;
+Errors: :class:`~synthleak.errors.InputError`, usage errors and file-system errors on the user's
+paths print one line and exit 2; Ctrl-C prints where finished work is kept and exits 130;
 anything else prints one line and exits 1 (set ``SYNTHLEAK_DEBUG=1`` for the traceback).
 """
 
@@ -108,6 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("SYNTHLEAK_DEBUG"):
             raise
+        if isinstance(exc, OSError) and exc.filename is not None:  # the user's file system
+            sys.stderr.write(
+                f"synthleak: error: {exc.filename}: {exc.strerror or exc}: check the path, its "
+                "permissions and the free disk space\n"
+            )
+            return 2
         msg = str(exc).splitlines()[0] if str(exc) else ""
         sys.stderr.write(
             f"synthleak: internal error: {type(exc).__name__}: {msg} "
