@@ -97,3 +97,11 @@ def test_interrupted_message_without_a_run_directory(tmp_path: Path) -> None:
     assert "add --run-dir DIR" in interrupted_message(["mia", "adult"])
     gone = str(tmp_path / "never")
     assert interrupted_message(["audit", "--out-dir", gone]).endswith("run the same command again")
+
+
+def test_a_renamed_option_names_its_new_name(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["generate", "adult", "--generator", "indhist", "--n", "5", "--out", "x.csv"])
+    err = capsys.readouterr().err
+    assert (
+        code == 2 and err == "synthleak: error: No such option: --n: it is now --synthetic-size\n"
+    )

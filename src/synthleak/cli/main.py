@@ -49,6 +49,15 @@ def _root(
     """Audit the privacy of synthetic tabular data."""
 
 
+#: Options renamed when the command line adopted one vocabulary (CHANGELOG, Unreleased).
+RENAMED = {
+    "--n": "--synthetic-size",
+    "--dir": "--out-dir",
+    "--fmt": "--format",
+    "--queries": "--n-queries",
+}
+
+
 def _flag_value(args: list[str], flag: str) -> str | None:
     for i, arg in enumerate(args):
         if arg == flag and i + 1 < len(args):
@@ -99,7 +108,11 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(interrupted_message(args) + "\n")
         return 130
     except click_exc.ClickException as exc:
-        sys.stderr.write(f"synthleak: error: {exc.format_message()}\n")
+        msg = exc.format_message()
+        unknown = msg.split()[3].rstrip(".") if msg.startswith("No such option: ") else ""
+        if unknown in RENAMED:
+            msg = f"No such option: {unknown}: it is now {RENAMED[unknown]}"
+        sys.stderr.write(f"synthleak: error: {msg}\n")
         return 2
     except InputError as exc:
         from synthleak.cli.common import flag_message
