@@ -548,10 +548,12 @@ def plan_game(
     """Measure the game's cost, size it to ``--max-time`` if given, print the projection;
     returns the projected seconds."""
     from synthleak.games.cost import fit_budget, measure_membership_cost, power
-    from synthleak.games.targets import as_targets
+    from synthleak.games.targets import Targets, as_targets
     from synthleak.runtime import stream_rng
 
-    n_targets = len(as_targets(game.targets).resolve(table, seed=seed))
+    # the game's own default when it was given no targets (MembershipGame.run)
+    spec = as_targets(game.targets if game.targets is not None else Targets.top(10))
+    n_targets = len(spec.resolve(table, seed=seed))
     shared = game.knowledge == Knowledge.AUXILIARY and game.pool == PoolMode.SHARED
     typer.echo(
         f"synthleak: measuring one run of '{game.generator}' and of each attack ...", err=True
