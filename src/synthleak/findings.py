@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,6 +38,9 @@ from synthleak.results import (
     assess,
 )
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
+
+if TYPE_CHECKING:
+    from synthleak.policy import Metric
 
 NAN = math.nan
 
@@ -277,7 +281,7 @@ def membership_epsilon(
     )
 
 
-def audit_metrics(result: AuditResult) -> dict[str, object]:
+def audit_metrics(result: AuditResult) -> dict[str, Metric | bool | None]:
     """The policy metrics of an audit (:data:`synthleak.policy.METRICS`); ``None`` = not measured.
 
     For a family with several findings (singling out univariate and multivariate, attribute
@@ -312,7 +316,7 @@ def audit_metrics(result: AuditResult) -> dict[str, object]:
             )
         )
 
-    out: dict[str, object] = {name: None for name in _metric_names()}
+    out: dict[str, Metric | bool | None] = {name: None for name in _metric_names()}
     out["membership.auc"] = metric(worst("membership.black_box"))
     out["membership.nobox.auc"] = metric(worst("membership.nobox"))
     out["singling_out.risk"] = metric(worst("singling_out"))
@@ -335,12 +339,12 @@ def _metric_names() -> list[str]:
     return list(METRICS)
 
 
-def nobox_metrics(result: NoBoxMembershipResult) -> dict[str, object]:
+def nobox_metrics(result: NoBoxMembershipResult) -> dict[str, Metric | bool | None]:
     """Policy metrics of a no-box membership game: the strongest attack (evaluation half) and
     the exact-copy rate against its chance rate."""
     from synthleak.policy import Metric
 
-    out: dict[str, object] = {"membership.nobox.auc": None, "copies.rate": None}
+    out: dict[str, Metric | bool | None] = {"membership.nobox.auc": None, "copies.rate": None}
     if result.best is not None:
         out["membership.nobox.auc"] = Metric.from_estimate(result.best.auc)
     if result.copies is not None:

@@ -133,12 +133,12 @@ def _decode(tp: Any, value: Any) -> Any:
     if tp is Any or tp is object:
         return value
     if origin in (tuple,):
-        args = get_args(tp)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_decode(args[0], v) for v in value)
-        if not args:
+        items = get_args(tp)
+        if len(items) == 2 and items[1] is Ellipsis:
+            return tuple(_decode(items[0], v) for v in value)
+        if not items:
             return tuple(value)
-        return tuple(_decode(a, v) for a, v in zip(args, value, strict=True))
+        return tuple(_decode(a, v) for a, v in zip(items, value, strict=True))
     if origin in (list, typing.Sequence, typing.List):  # noqa: UP006
         (a,) = get_args(tp) or (Any,)
         return [_decode(a, v) for v in value]
@@ -251,7 +251,7 @@ class Result:
 
     def same_as(self, other: object) -> bool:
         """Equal JSON forms (NaN equals NaN; arrays compared by value)."""
-        return type(other) is type(self) and self.to_json() == other.to_json()  # type: ignore[attr-defined]
+        return type(other) is type(self) and self.to_json() == other.to_json()
 
     def __repr__(self) -> str:
         parts = []

@@ -225,6 +225,31 @@ def test_projection_is_printed_and_max_time_sizes_the_game(
     assert "out of reach" in err and "without the generator" in err
 
 
+def test_plan_game_counts_the_default_targets_of_a_game_given_none(
+    data_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A game built without targets plays Targets.top(10); the projection counts those 10."""
+    from synthleak.cli.mia import plan_game
+    from synthleak.games.base import as_table
+    from synthleak.games.membership import MembershipGame
+
+    table = as_table(pd.read_csv(data_csv))
+    game = MembershipGame(
+        "nonprivate",
+        targets=None,
+        train_size=40,
+        synthetic_size=120,
+        n_shadows=40,
+        n_tests=40,
+        attacks=["distance"],
+        aux_size=300,
+        test_size=200,
+    )
+    game.validate(table, seed=0)  # the game itself accepts no targets
+    assert plan_game(game, table, seed=0, workers=1, max_time=None) > 0
+    assert "x 10 target(s)" in capsys.readouterr().err
+
+
 # --- the no-box form ------------------------------------------------------------------------------
 
 

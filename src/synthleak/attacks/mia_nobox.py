@@ -282,7 +282,14 @@ def _lookup_counts(keys: np.ndarray, counts: np.ndarray, query: np.ndarray) -> n
     return np.where(keys[pos] == query, counts[pos], 0).astype(np.float64)
 
 
-def _count_table(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+_CountTable = tuple[np.ndarray, np.ndarray]
+"""Sorted unique keys and their counts (see :func:`_count_table`)."""
+_Family = tuple[int, tuple[int, ...], list[tuple[_CountTable, _CountTable]]]
+"""A child column, its parents, and the (configuration, family) count tables of the
+synthetic, reference and pooled data."""
+
+
+def _count_table(keys: np.ndarray) -> _CountTable:
     u, c = np.unique(keys, return_counts=True)
     return u, c.astype(np.int64)
 
@@ -360,15 +367,17 @@ class DomiasAttack(NoBoxMembershipAttack):
         ref = disc.transform(reference).astype(np.int64)
         both = np.concatenate([syn, ref])
         d = both.shape[1]
+        order: list[int]
+        parents: list[tuple[int, ...]]
         if d == 1:
             order, parents = [0], [()]
         else:
             order, parents = greedy_bayes(
                 np.ascontiguousarray(both.T), sizes, min(k, d - 1), math.inf, rng
             )
-        families = []
+        families: list[_Family] = []
         for child, ps in zip(order, parents, strict=True):
-            tables = []
+            tables: list[tuple[_CountTable, _CountTable]] = []
             for part in (syn, ref, both):
                 cfg, fam = _family_keys(part, sizes, child, ps)
                 tables.append((_count_table(cfg), _count_table(fam)))
@@ -479,9 +488,8 @@ class NeighbourhoodAttack(_DistanceAttack):
     def score(self, records: Table) -> np.ndarray:
         check_fitted(self, "radius_")
         _check_records(records, self.synthetic_.schema)
-        kw = {"metric": self.metric, "p": self.p}
-        c_syn = radius_counts(records, self.synthetic_, self.radius_, **kw)
-        c_ref = radius_counts(records, self.reference_, self.radius_, **kw)
+        c_syn = radius_counts(records, self.synthetic_, self.radius_, metric=self.metric, p=self.p)
+        c_ref = radius_counts(records, self.reference_, self.radius_, metric=self.metric, p=self.p)
         return np.log((c_syn + 0.5) / len(self.synthetic_)) - np.log(
             (c_ref + 0.5) / len(self.reference_)
         )

@@ -57,6 +57,7 @@ from synthleak.cli.common import (
     ContinuousOpt,
     ControlOpt,
     FormatOpt,
+    GameTrainSizeOpt,
     NaValuesOpt,
     NQueriesOpt,
     OriginalOpt,
@@ -69,7 +70,6 @@ from synthleak.cli.common import (
     SyntheticOpt,
     SyntheticSizeOpt,
     TextFormat,
-    TrainSizeOpt,
     WorkersOpt,
     check_out_path,
     emit,
@@ -87,7 +87,7 @@ if TYPE_CHECKING:
     from synthleak.runtime import Runtime
 
 
-def _parse_ints(value: str, option: str) -> list[int]:
+def _parse_ints(value: str | None, option: str) -> list[int]:
     try:
         out = [int(v) for v in split_list(value)]
     except ValueError:
@@ -278,7 +278,7 @@ def aia_cmd(
     synthetic: SyntheticOpt = None,
     control: ControlOpt = None,
     quasi_ids: QuasiIdsOpt = None,
-    train_size: TrainSizeOpt = 1000,
+    train_size: GameTrainSizeOpt = 1000,
     synthetic_size: SyntheticSizeOpt = "100000",
     n_games: Annotated[int, typer.Option("--n-games", help="Game: number of games.")] = 500,
     targets_per_game: Annotated[
@@ -342,6 +342,8 @@ def aia_cmd(
 ) -> None:
     """Attribute inference: the privacy game against a generator on DATA, or the audit of a
     release (--original, --synthetic, --control)."""
+    if secret is None:  # typer requires --secret; this narrows its type
+        raise InputError("missing option --secret: name the column the attacker infers")
     release_mode = original is not None or synthetic is not None or control is not None
     if release_mode:
         if data is not None:

@@ -237,6 +237,8 @@ def audit_cmd(
     OUT_DIR/run. With --fail-on or --policy the command exits with code 3 when the release
     fails the policy (after writing the report).
     """
+    if original is None:  # typer requires --original; this narrows its type
+        raise InputError("missing option --original: give the real records of the release")
     html, outcome = _run_audit(
         original=original,
         synthetic=synthetic,

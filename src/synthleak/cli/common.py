@@ -467,10 +467,11 @@ QuasiIdsOpt = Annotated[
         help="Comma-separated columns the attacker knows (default: every other column).",
     ),
 ]
-TrainSizeOpt = Annotated[
-    int | None,
-    typer.Option("--train-size", help="Training records per generator fit (|D|)."),
-]
+_TRAIN_SIZE_HELP = "Training records per generator fit (|D|)."
+TrainSizeOpt = Annotated[int | None, typer.Option("--train-size", help=_TRAIN_SIZE_HELP)]
+"""``--train-size`` that may be left out (``generate``: then all of DATA)."""
+GameTrainSizeOpt = Annotated[int, typer.Option("--train-size", help=_TRAIN_SIZE_HELP)]
+"""``--train-size`` of a privacy game, which always has one (give its default)."""
 SyntheticSizeOpt = Annotated[
     str | None,
     typer.Option(

@@ -168,9 +168,9 @@ def generate_cmd(
     na_values: NaValuesOpt = None,
 ) -> None:
     """Fit a generator on DATA and write N synthetic records to --out."""
-    n = parse_sizes(n, "--synthetic-size", default=[], single=True)[0]  # type: ignore[assignment]
-    if n < 0:
-        raise InputError(f"--synthetic-size must be >= 0, got {n}")
+    size = parse_sizes(n, "--synthetic-size", default=[], single=True)[0]
+    if size < 0:
+        raise InputError(f"--synthetic-size must be >= 0, got {size}")
     if train_size is not None and train_size < 1:
         raise InputError(f"--train-size must be >= 1, got {train_size}")
     suffix = out.suffix.lower()
@@ -192,7 +192,7 @@ def generate_cmd(
             )
         table = table.sample(train_size, rng=rng)
     try:
-        synthetic = gen.fit(table, rng=rng).sample(n, rng=rng)
+        synthetic = gen.fit(table, rng=rng).sample(size, rng=rng)
     except GeneratorFailure as exc:
         raise InputError(f"generator {generator!r} failed: {exc}") from exc
     frame = synthetic.to_frame()

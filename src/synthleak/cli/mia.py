@@ -44,7 +44,6 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import typer
 
 from synthleak.cli.app import app
@@ -58,6 +57,7 @@ from synthleak.cli.common import (
     DeltaOpt,
     FailOnOpt,
     FormatOpt,
+    GameTrainSizeOpt,
     JunitOpt,
     KOpt,
     MaxTimeOpt,
@@ -74,7 +74,6 @@ from synthleak.cli.common import (
     SyntheticOpt,
     SyntheticSizeOpt,
     TextFormat,
-    TrainSizeOpt,
     WorkersOpt,
     check_out_path,
     emit,
@@ -169,7 +168,7 @@ _NO_BOX_ONLY = (
 )
 
 
-def _given(ctx: click.Context, name: str) -> bool:
+def _given(ctx: typer.Context, name: str) -> bool:
     src = ctx.get_parameter_source(name)
     return src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")
 
@@ -337,7 +336,7 @@ def mia_cmd(
             "several with '+'.",
         ),
     ] = "top:10",
-    train_size: TrainSizeOpt = 1000,
+    train_size: GameTrainSizeOpt = 1000,
     synthetic_size: SyntheticSizeOpt = None,
     shadows: Annotated[int, typer.Option("--shadows", help="Shadow datasets (attacker).")] = 4000,
     tests: Annotated[int, typer.Option("--tests", help="Test datasets (challenger).")] = 200,
@@ -549,10 +548,12 @@ def plan_game(
     """Measure the game's cost, size it to ``--max-time`` if given, print the projection;
     returns the projected seconds."""
     from synthleak.games.cost import fit_budget, measure_membership_cost, power
-    from synthleak.games.targets import as_targets
+    from synthleak.games.targets import Targets, as_targets
     from synthleak.runtime import stream_rng
 
-    n_targets = len(as_targets(game.targets).resolve(table, seed=seed))
+    # the game's own default when it was given no targets (MembershipGame.run)
+    spec = as_targets(game.targets if game.targets is not None else Targets.top(10))
+    n_targets = len(spec.resolve(table, seed=seed))
     shared = game.knowledge == Knowledge.AUXILIARY and game.pool == PoolMode.SHARED
     typer.echo(
         f"synthleak: measuring one run of '{game.generator}' and of each attack ...", err=True

@@ -27,6 +27,7 @@ from synthleak.cli.common import (
     CategoricalOpt,
     ClusterOpt,
     ContinuousOpt,
+    GameTrainSizeOpt,
     KOpt,
     NaValuesOpt,
     NQueriesOpt,
@@ -34,7 +35,6 @@ from synthleak.cli.common import (
     SchemaOpt,
     SeedOpt,
     SyntheticSizeOpt,
-    TrainSizeOpt,
     WorkersOpt,
     atomic_write,
     check_out_path,
@@ -55,7 +55,7 @@ def riskmap_cmd(
         str, typer.Option("--generator", help="Generator spec, e.g. baynet or synthpop.")
     ],
     out: Annotated[Path, typer.Option("--out", help="Output file: .json or .csv.")],
-    train_size: TrainSizeOpt = 1000,
+    train_size: GameTrainSizeOpt = 1000,
     synthetic_size: SyntheticSizeOpt = None,
     population: Annotated[
         int | None,

@@ -74,10 +74,11 @@ def check_same_columns(**tables: Table | pd.DataFrame) -> None:
     problems = []
     for other in names[1:]:
         problems += [f"{other}: {p}" for p in column_differences(ref, cols(tables[other]))]
-    if not problems and all(isinstance(t, Table) for t in tables.values()):
-        first = tables[names[0]].schema  # type: ignore[union-attr]
+    typed = {name: t for name, t in tables.items() if isinstance(t, Table)}
+    if not problems and len(typed) == len(tables):
+        first = typed[names[0]].schema
         for other in names[1:]:
-            sch = tables[other].schema  # type: ignore[union-attr]
+            sch = typed[other].schema
             kinds = [c.name for c in first.columns if sch[c.name].kind is not c.kind]
             if kinds:
                 problems.append(f"{other} types {kinds} differently")

@@ -54,12 +54,12 @@ import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
-from synthleak.attacks.base import Attack, AttackFamily, resolve_attacks
+from synthleak.attacks.base import Attack, AttackFamily, MembershipAttack, resolve_attacks
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.games.base import as_table
@@ -187,7 +187,7 @@ def _attack_chunk(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndar
     ys: np.ndarray = shared["y_shadow"]
     yt: np.ndarray = shared["y_test"]
     seed = int(shared["seed"])
-    attacks: list[tuple[str, Attack]] = shared["attacks"]
+    attacks: list[tuple[str, MembershipAttack]] = shared["attacks"]
     out = np.full((len(attacks), hi - lo, 3), np.nan)
     for i in range(lo, hi):
         target = private.take([i])
@@ -288,7 +288,7 @@ class RiskMap:
         self.batch_size = batch_size
         self.private_rows = private_rows
 
-    def _attack_list(self) -> list[tuple[str, Attack, str]]:
+    def _attack_list(self) -> list[tuple[str, MembershipAttack, str]]:
         """``(name, unfitted attack, parameters JSON)`` of every attack."""
         given = [self.attacks] if isinstance(self.attacks, str | Attack) else list(self.attacks)
         params = {
@@ -296,10 +296,14 @@ class RiskMap:
             "distance": {"n_estimators": int(self.n_estimators)},
             "groundhog": {"n_estimators": int(self.n_estimators)},
         }
+        # resolve_attack makes registered membership attacks and rejects objects that are not
+        # MembershipAttack instances: the family's base class is the attacks' type
+        resolved = cast(
+            list[tuple[str, MembershipAttack]],
+            resolve_attacks(AttackFamily.MEMBERSHIP, given, params),
+        )
         out = []
-        for (name, attack), a in zip(
-            resolve_attacks(AttackFamily.MEMBERSHIP, given, params), given, strict=True
-        ):
+        for (name, attack), a in zip(resolved, given, strict=True):
             p = params.get(name, {}) if isinstance(a, str) else jsonable(vars(attack))
             out.append((name, attack, json.dumps(p, sort_keys=True, default=str)))
         return out
@@ -520,7 +524,7 @@ class RiskMap:
         private: Table,
         stacks: dict[int, TableStack],
         labels: dict[int, np.ndarray],
-        attacks: list[tuple[str, Attack, str]],
+        attacks: list[tuple[str, MembershipAttack, str]],
         seed: int,
         rt: Runtime,
         store: RunStore | None,

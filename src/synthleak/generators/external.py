@@ -239,7 +239,8 @@ def _literal(raw: str) -> Any:
     return text
 
 
-def _import_target(target: str) -> type:
+def _import_target(target: str) -> Any:
+    """The class or factory named by ``target`` (any callable: typed ``Any``)."""
     mod_name, sep, cls_name = target.strip().rpartition(":")
     if not sep:
         mod_name, _, cls_name = target.strip().rpartition(".")

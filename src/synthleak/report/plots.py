@@ -14,6 +14,9 @@ import numpy as np
 
 _DPI = 110
 
+Floats = Sequence[float] | np.ndarray
+"""One number per record: a sequence of floats or a 1-d numpy array."""
+
 
 def _png(fig: Any) -> bytes:
     buf = io.BytesIO()
@@ -22,7 +25,7 @@ def _png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def vulnerability_distribution(scores: Sequence[float], top_scores: Sequence[float]) -> bytes:
+def vulnerability_distribution(scores: Floats, top_scores: Floats) -> bytes:
     """Histogram of vulnerability scores, the top records marked in red."""
     fig, ax = plt.subplots(figsize=(7, 3.2))
     s = np.asarray(scores, dtype=float)
@@ -112,7 +115,7 @@ def privacy_utility(points: Sequence[Any]) -> bytes:
     return _png(fig)
 
 
-def auc_distribution(aucs: Sequence[float]) -> bytes:
+def auc_distribution(aucs: Floats) -> bytes:
     """Histogram of per-record membership AUCs (risk map)."""
     fig, ax = plt.subplots(figsize=(6.5, 3.2))
     a = np.asarray([x for x in aucs if x is not None], dtype=float)
@@ -125,7 +128,7 @@ def auc_distribution(aucs: Sequence[float]) -> bytes:
     return _png(fig)
 
 
-def auc_vs_score(aucs: Sequence[float], scores: Sequence[float], label: str) -> bytes:
+def auc_vs_score(aucs: Floats, scores: Floats, label: str) -> bytes:
     """Per-record AUC against a vulnerability score (risk map)."""
     fig, ax = plt.subplots(figsize=(5.2, 4.0))
     ax.scatter(
