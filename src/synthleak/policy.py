@@ -530,7 +530,9 @@ def default_policy() -> Policy:
                 "membership.nobox.auc",
                 Operator.GT,
                 0.6,
-                reason=f"{judgement}, as for membership.auc, for an attacker with the release only.",
+                reason=(
+                    f"{judgement}, as for membership.auc, for an attacker with the release only."
+                ),
             ),
             Check(
                 "singling_out.risk",

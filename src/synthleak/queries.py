@@ -59,7 +59,8 @@ class TableStack(Sequence[Table]):
     def __init__(self, schema: Schema, codes: np.ndarray, values: np.ndarray) -> None:
         if codes.ndim != 3 or values.ndim != 3 or codes.shape[:2] != values.shape[:2]:
             raise ValueError(
-                f"codes and values must be (B, m, .) arrays of matching B and m, got {codes.shape} and {values.shape}"
+                "codes and values must be (B, m, .) arrays of matching B and m, "
+                f"got {codes.shape} and {values.shape}"
             )
         if codes.shape[2] != len(schema.categorical) or values.shape[2] != len(schema.continuous):
             raise ValueError("the stacked arrays do not match the schema's columns")
@@ -81,7 +82,8 @@ class TableStack(Sequence[Table]):
                 raise InputError("all synthetic datasets must share one schema")
             if len(t) != n:
                 raise InputError(
-                    f"synthetic datasets have different sizes ({len(t)} and {n} rows): give datasets of one size"
+                    f"synthetic datasets have different sizes ({len(t)} and {n} rows): "
+                    "give datasets of one size"
                 )
         return cls(
             schema, np.stack([t.codes for t in tables]), np.stack([t.values for t in tables])
@@ -302,7 +304,8 @@ def subset_counts(
     chunk: int = 256,
     dtype: np.dtype | type = np.int32,
 ) -> np.ndarray:
-    """Answers to the counting queries ``subsets`` (uint64 attribute masks): ``(B, N)`` of ``dtype``.
+    """Answers to the counting queries ``subsets`` (uint64 attribute masks):
+    ``(B, N)`` of ``dtype``.
 
     Uses the dense histogram + zeta transform when ``F <= MAX_DENSE_BITS``, bitsets otherwise.
     """

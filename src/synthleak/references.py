@@ -538,7 +538,8 @@ _ALL = (
 
 REFERENCES: dict[str, Reference] = {r.key: r for r in _ALL}
 
-# Works with the same author-year form get a letter, in the order listed: "Annamalai et al. (2024a)".
+# Works with the same author-year form get a letter, in the order listed:
+# "Annamalai et al. (2024a)".
 _SUFFIX: dict[str, str] = {}
 for _r in _ALL:
     _same = [o.key for o in _ALL if o._who_year == _r._who_year]

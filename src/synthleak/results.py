@@ -79,7 +79,8 @@ class Verdict(StrEnum):
     SEVERE = "severe leakage"
 
 
-#: Lower CI bounds at or above these values read as severe (a strong, not merely detectable, attack).
+#: Lower CI bounds at or above these values read as severe
+#: (a strong, not merely detectable, attack).
 SEVERE_THRESHOLD = {
     MetricKind.RISK: 0.2,
     MetricKind.AUC: 0.8,
@@ -226,7 +227,10 @@ class Finding(Result):
                 "saw; 0 means the release teaches the attacker nothing about the people in it."
             )
         elif self.metric is MetricKind.RATE:
-            head = f"rate {e.value:.4f} ({conf} CI {ci}) against {self.baseline:.4f} expected by chance."
+            head = (
+                f"rate {e.value:.4f} ({conf} CI {ci}) against {self.baseline:.4f} "
+                "expected by chance."
+            )
         else:
             head = (
                 f"risk {e.value:.3f} ({conf} CI {ci}); 0 means the attack does no better on the "
@@ -500,7 +504,9 @@ class AuditResult(Result):
     version: int = RESULT_VERSION
 
     def worst_finding(self) -> Finding | None:
-        """The finding whose lower CI bound sits furthest above its baseline (relative to its scale)."""
+        """The finding whose lower CI bound sits furthest above its baseline
+        (relative to its scale).
+        """
         measured = [f for f in self.findings if f.verdict is not Verdict.NOT_MEASURED]
         if not measured:
             return None

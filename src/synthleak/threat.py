@@ -28,8 +28,12 @@ class GeneratorAccess(str, Enum):
 
 
 _GOAL_TEXT = {
-    AdversaryGoal.MEMBERSHIP: "tell whether a given real person's record was used to train the generator",
-    AdversaryGoal.ATTRIBUTE: "infer a secret attribute of a real person from attributes they already know",
+    AdversaryGoal.MEMBERSHIP: (
+        "tell whether a given real person's record was used to train the generator"
+    ),
+    AdversaryGoal.ATTRIBUTE: (
+        "infer a secret attribute of a real person from attributes they already know"
+    ),
     AdversaryGoal.SINGLING_OUT: "isolate one real person with a description that fits nobody else",
     AdversaryGoal.LINKABILITY: "link two pieces of information about the same real person",
 }

@@ -1,4 +1,6 @@
-"""Groundhog attack: feature sets agree with pandas/numpy references; a distribution shift is learnt."""
+"""Groundhog attack: feature sets agree with pandas/numpy references; a distribution shift is
+learnt.
+"""
 
 from __future__ import annotations
 

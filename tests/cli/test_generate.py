@@ -107,7 +107,10 @@ def test_generate_external_command(tmp_path: Path, data_csv: Path) -> None:
         "n = int(sys.argv[3])\n"
         "csv.writer(open(sys.argv[2], 'w', newline='')).writerows([rows[0]] + rows[1:n + 1])\n"
     )
-    spec = f'command:"{shlex.quote(sys.executable)} {shlex.quote(str(prog))} {{input}} {{output}} {{n}}"'
+    spec = (
+        f'command:"{shlex.quote(sys.executable)} {shlex.quote(str(prog))} '
+        '{input} {output} {n}"'
+    )
     out = tmp_path / "ext.csv"
     assert (
         main(["generate", str(data_csv), "-g", spec, "--synthetic-size", "20", "--out", str(out)])

@@ -1,4 +1,6 @@
-"""``synthleak riskmap``: JSON and CSV contract, run directory and resume, bad input (exit 2, no file)."""
+"""``synthleak riskmap``: JSON and CSV contract, run directory and resume, bad input
+(exit 2, no file).
+"""
 
 from __future__ import annotations
 

@@ -74,7 +74,10 @@ def test_encode_frames_widens_domains_and_names_column_differences() -> None:
     assert tables["synthetic"].to_frame()["c"].tolist() == ["z", "x"]
     with pytest.raises(
         InputError,
-        match=r"the control data: missing column\(s\) \['v'\]; the control data: unexpected column\(s\) \['w'\]",
+        match=(
+            r"the control data: missing column\(s\) \['v'\]; "
+            r"the control data: unexpected column\(s\) \['w'\]"
+        ),
     ):
         encode_frames({"original": a, "control": pd.DataFrame({"c": ["x"], "w": [1]})})
 

@@ -38,9 +38,10 @@ Two budgets:
   that calls at least 16 of the 50 IN datasets members and none of the 50 OUT datasets
   (``test_the_ci_budget_can_show_a_violation``). PrivBayes is run with 5 seeds (5 different known
   datasets D and generator draws), the two broken generators with one.
-* Full size (``@pytest.mark.slow``; also ``python -m benchmarks.reproduce_dp_audit --part oracles``):
-  1,000 shadow and 2,000 test datasets (1,000 per class, 500 per class evaluated: ceiling 4.91),
-  PrivBayes with 20 seeds, the broken generators with 3.
+* Full size (``@pytest.mark.slow``; also
+  ``python -m benchmarks.reproduce_dp_audit --part oracles``): 1,000 shadow and 2,000 test
+  datasets (1,000 per class, 500 per class evaluated: ceiling 4.91), PrivBayes with 20 seeds, the
+  broken generators with 3.
 
 References
 ----------

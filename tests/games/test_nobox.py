@@ -72,9 +72,9 @@ def test_bootstrap_release_of_the_uk_census_is_caught(shared_datasets: Path) -> 
 
 def test_null_independent_release_every_ci_covers_one_half() -> None:
     """An independent real sample carries nothing about the members. Over five independent
-    replicates at the audit's 4:1 shape, each attack's 95% CI covers 0.5 at least 4 times in 5 and the mean AUC
-    stays within 0.02 of 0.5 (a 95% CI misses 0.5 once in twenty by chance; we do not require
-    25 intervals to all cover it)."""
+    replicates at the audit's 4:1 shape, each attack's 95% CI covers 0.5 at least 4 times in 5 and
+    the mean AUC stays within 0.02 of 0.5 (a 95% CI misses 0.5 once in twenty by chance; we do not
+    require 25 intervals to all cover it)."""
     df = sl.datasets.load_adult()
     cover = dict.fromkeys(DEFAULT_ATTACKS, 0)
     aucs: dict[str, list[float]] = {a: [] for a in DEFAULT_ATTACKS}
@@ -161,7 +161,7 @@ def test_tpr_is_none_with_a_reason_when_too_few_non_members() -> None:
     assert len(notes) == 1 and "at least 1000 non-members, have 150" in notes[0]
 
 
-# --- typed result, determinism ----------------------------------------------------------------------
+# --- typed result, determinism ------------------------------------------------------------------
 
 
 def test_result_round_trip_frames_and_summary() -> None:
@@ -194,7 +194,7 @@ def test_workers_do_not_change_the_result() -> None:
     assert one.same_as(two)
 
 
-# --- input errors -------------------------------------------------------------------------------------
+# --- input errors -------------------------------------------------------------------------------
 
 
 def test_bad_input_is_a_one_line_input_error_naming_the_parameter() -> None:

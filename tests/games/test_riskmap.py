@@ -1,4 +1,6 @@
-"""Risk map: outlier oracle, data-independent null, determinism across workers, validation helpers."""
+"""Risk map: outlier oracle, data-independent null, determinism across workers, validation
+helpers.
+"""
 
 from __future__ import annotations
 

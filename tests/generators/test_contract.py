@@ -35,7 +35,9 @@ SPECS = {
     "sdv:ctgan": "sdv:ctgan:epochs=1,batch_size=50,pac=5",
     "sdv:copulagan": "sdv:copulagan:epochs=1,batch_size=50,pac=5",
     "sdv:tvae": "sdv:tvae:epochs=1,batch_size=50",
-    "realtabformer": "realtabformer:epochs=1,n_critic=0,n_layer=1,n_embd=16,n_head=2,gen_batch=256,threads=1",
+    "realtabformer": (
+        "realtabformer:epochs=1,n_critic=0,n_layer=1,n_embd=16,n_head=2,gen_batch=256,threads=1"
+    ),
     "leaky": "leaky:fraction=0.2,base=baynet:k=1",
     "mutant-privbayes": "mutant-privbayes:epsilon=1,k=1",
     "mst": "mst:epsilon=5,iters=100",

@@ -1,4 +1,6 @@
-"""Positive controls: ``leaky`` copies training records in; ``mutant-privbayes`` claims a DP it lacks."""
+"""Positive controls: ``leaky`` copies training records in; ``mutant-privbayes`` claims a DP it
+lacks.
+"""
 
 from __future__ import annotations
 

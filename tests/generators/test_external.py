@@ -25,7 +25,9 @@ SCRIPT = textwrap.dedent(
     import random
     import sys
 
-    inp, out, n, seed, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+    inp, out, n, seed, mode = (
+        sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+    )
     with open(inp, newline="") as fh:
         rows = list(csv.reader(fh))
     header, body = rows[0], rows[1:]
@@ -91,7 +93,10 @@ def script(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def command(script: Path, mode: str = "ok", timeout: float | None = None) -> str:
-    cmd = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))} {{input}} {{output}} {{n}} {{seed}} {mode}"
+    cmd = (
+        f"{shlex.quote(sys.executable)} {shlex.quote(str(script))} "
+        f"{{input}} {{output}} {{n}} {{seed}} {mode}"
+    )
     spec = f'command:"{cmd}"'
     return spec + (f",timeout={timeout}" if timeout is not None else "")
 

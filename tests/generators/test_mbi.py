@@ -1,4 +1,6 @@
-"""The MST generator (private-pgm / mbi): accounting, structure learning, fidelity, domain, seeding."""
+"""The MST generator (private-pgm / mbi): accounting, structure learning, fidelity, domain,
+seeding.
+"""
 
 from __future__ import annotations
 

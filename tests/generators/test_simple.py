@@ -80,5 +80,6 @@ def test_indhist_values_inside_bins_and_range(table: Table) -> None:
     ok = v[~np.isnan(v)]
     col = table.schema["v"]
     assert np.all((ok >= col.low) & (ok <= col.high))
-    # no training value lies in (10, 90); with 10 uniform bins over [~0, ~100] the middle bins are empty
+    # no training value lies in (10, 90); with 10 uniform bins over [~0, ~100] the middle bins
+    # are empty
     assert np.mean((ok > 15) & (ok < 85)) == 0.0

@@ -111,7 +111,8 @@ def check_page(url: str, timeout: float = 60.0) -> PageCheck:
             ws,
             "Runtime.evaluate",
             {
-                "expression": "JSON.stringify({n: document.images.length, broken: Array.from(document.images)"
+                "expression": "JSON.stringify({n: document.images.length, "
+                "broken: Array.from(document.images)"
                 ".filter(i => !i.complete || i.naturalWidth === 0).length, title: document.title})",
                 "returnByValue": True,
             },

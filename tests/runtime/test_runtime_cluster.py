@@ -101,10 +101,15 @@ import synthleak as sl
 from synthleak.games.membership import MembershipGame
 rng = np.random.default_rng(0)
 n = 500
-df = pd.DataFrame({"a": rng.choice(["p", "q", "r"], n), "b": rng.choice(["u", "v"], n), "x": rng.normal(size=n).round(2)})
+df = pd.DataFrame({
+    "a": rng.choice(["p", "q", "r"], n),
+    "b": rng.choice(["u", "v"], n),
+    "x": rng.normal(size=n).round(2),
+})
 omega = sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
 game = MembershipGame("baynet", targets=[0, 1, 2], train_size=30, synthetic_size=40, n_shadows=100,
-                      n_tests=30, attacks=("distance",), attack_params={"distance": {"n_estimators": 10}},
+                      n_tests=30, attacks=("distance",),
+                      attack_params={"distance": {"n_estimators": 10}},
                       aux_size=250, test_size=150, batch_size=1)
 warnings.simplefilter("ignore")
 game.run(omega, seed=7, runtime=sl.Runtime(run_dir=sys.argv[1]))

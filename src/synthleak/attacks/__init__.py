@@ -1,7 +1,8 @@
-"""The adversaries: fit on shadow or auxiliary data, score released data. Attacks never sample datasets.
+"""The adversaries: fit on shadow or auxiliary data, score released data.
 
-Importing this package registers every built-in attack (see :mod:`synthleak.attacks.base`); the
-modules import their heavy optional dependencies (torch) only when an attack is fitted.
+Attacks never sample datasets. Importing this package registers every built-in attack (see
+:mod:`synthleak.attacks.base`); the modules import their heavy optional dependencies (torch) only
+when an attack is fitted.
 """
 
 from synthleak.attacks import base  # noqa: I001  (the registry first)

@@ -127,7 +127,8 @@ def build_queries(
     n_queries: int | None = None,
     rng: np.random.Generator | None = None,
 ) -> QuerySet:
-    """All ``order``-way queries (``order - 1`` quasi-identifier values + secret) occurring in ``X``.
+    """All ``order``-way queries (``order - 1`` quasi-identifier values + secret) occurring
+    in ``X``.
 
     Parameters
     ----------
@@ -217,7 +218,9 @@ def _count_kernel_py(
 
 
 def _compress(S: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct rows of ``[S | y]`` with their multiplicities (a synthetic dataset often repeats rows)."""
+    """Distinct rows of ``[S | y]`` with their multiplicities
+    (a synthetic dataset often repeats rows).
+    """
     arr = np.ascontiguousarray(
         np.column_stack([S, y]).astype(np.int16 if S.max(initial=0) < 32000 else np.int64)
     )
@@ -536,7 +539,8 @@ class ReconstructionAttack(AttributeAttack):
         return self
 
     def reconstruct(self, syn_qi: np.ndarray, syn_secret: np.ndarray, n_classes: int) -> np.ndarray:
-        """Reconstructed secrets ``t`` (n, n_classes): column ``c`` is the LP solution for ``y = c``.
+        """Reconstructed secrets ``t`` (n, n_classes): column ``c`` is the LP solution
+        for ``y = c``.
 
         For a binary secret only one LP is solved per block and column 0 is ``1 - t``.
         """

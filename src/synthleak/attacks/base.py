@@ -5,20 +5,20 @@ that family feeds it. Every attack follows the estimator lifecycle (scikit-learn
 only stores hyperparameters, ``fit(...)`` returns ``self``, fitted attributes end in ``_``, and
 using an attack before ``fit`` raises :class:`~synthleak.errors.NotFittedError`.
 
-=========================  ==========================================================================
-family                     contract
-=========================  ==========================================================================
-``membership``             black-box shadow modelling against one target record:
-                           ``fit(target, datasets, labels, *, rng)``, ``score(datasets) -> (n,)``
-``nobox-membership``       the release and a reference sample of real non-members:
-                           ``fit(synthetic, reference, *, rng)``, ``score(records) -> (n,)``
-``attribute``              quasi-identifiers of the training data, a release, target rows:
-                           ``fit(quasi_ids, sizes, *, rng)``,
-                           ``score(syn_quasi_ids, syn_secret, targets, n_classes, *, rng) -> (k, C)``
-``singling-out``           the release only: ``fit(synthetic, *, rng)``,
-                           ``predicates(n, *, rng) -> PredicateSet``
-``linkability``            the release only: ``fit(synthetic, *, rng)``, ``links(targets) -> bool (n,)``
-=========================  ==========================================================================
+====================  =============================================================================
+family                contract
+====================  =============================================================================
+``membership``        black-box shadow modelling against one target record:
+                      ``fit(target, datasets, labels, *, rng)``, ``score(datasets) -> (n,)``
+``nobox-membership``  the release and a reference sample of real non-members:
+                      ``fit(synthetic, reference, *, rng)``, ``score(records) -> (n,)``
+``attribute``         quasi-identifiers of the training data, a release, target rows:
+                      ``fit(quasi_ids, sizes, *, rng)``,
+                      ``score(syn_quasi_ids, syn_secret, targets, n_classes, *, rng) -> (k, C)``
+``singling-out``      the release only: ``fit(synthetic, *, rng)``,
+                      ``predicates(n, *, rng) -> PredicateSet``
+``linkability``       the release only: ``fit(synthetic, *, rng)``, ``links(targets) -> bool (n,)``
+====================  =============================================================================
 
 Scores are oriented the same way everywhere: higher means "more likely a member" (membership) or
 "more likely this class" (attribute).

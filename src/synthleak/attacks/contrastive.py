@@ -85,7 +85,8 @@ def _build_net(
 
 
 class ContrastiveEncoder:
-    """Contrastive (InfoNCE) record encoder; defaults follow Plasencia Palacios et al. (2024), Sec. 2.
+    """Contrastive (InfoNCE) record encoder; defaults follow Plasencia Palacios et al. (2024),
+    Sec. 2.
 
     Parameters
     ----------

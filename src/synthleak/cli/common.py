@@ -276,7 +276,9 @@ def parse_targets(text: str, *, k: int = 5) -> Targets:
 
 
 def make_runtime(*, workers: int, cluster: Any = None, run_dir: Path | None = None) -> Runtime:
-    """The :class:`~synthleak.runtime.Runtime` of ``--workers/--cluster/--run-dir`` (progress on)."""
+    """The :class:`~synthleak.runtime.Runtime` of ``--workers/--cluster/--run-dir``
+    (progress on).
+    """
     from synthleak.runtime.context import Runtime
 
     if isinstance(workers, bool) or workers < 1:
@@ -362,7 +364,9 @@ JunitOpt = Annotated[
 
 
 def load_cli_policy(fail_on: str | None, policy: Path | None, junit: Path | None) -> Any:
-    """The policy of ``--fail-on``/``--policy`` (``None`` without either), checked before any work."""
+    """The policy of ``--fail-on``/``--policy`` (``None`` without either), checked before
+    any work.
+    """
     from synthleak.policy import load_policy, parse_fail_on
 
     if fail_on is not None and policy is not None:

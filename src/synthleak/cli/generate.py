@@ -1,15 +1,15 @@
 """``synthleak generate`` (fit a generator and write synthetic data) and ``synthleak generators``.
 
-``synthleak generate DATA --generator SPEC --synthetic-size N --out FILE [--train-size M] [--seed S]``
-    loads DATA (with the common schema options), optionally samples ``M`` training records
-    without replacement, fits the generator and writes ``N`` synthetic records as CSV, or
-    Parquet when FILE ends with ``.parquet``/``.pq``. The file is written through a temporary
-    file and renamed, so a failure leaves nothing behind. A generator failure (for example an
-    external command exiting non-zero) is reported as one line with exit code 2.
+``synthleak generate DATA --generator SPEC --synthetic-size N --out FILE [--train-size M]
+[--seed S]`` loads DATA (with the common schema options), optionally samples ``M`` training
+records without replacement, fits the generator and writes ``N`` synthetic records as CSV, or
+Parquet when FILE ends with ``.parquet``/``.pq``. The file is written through a temporary file and
+renamed, so a failure leaves nothing behind. A generator failure (for example an external command
+exiting non-zero) is reported as one line with exit code 2.
 
-``synthleak generators [--format table|json]``
-    lists the registry: each generator's parameters (type, default), whether it is
-    differentially private and the optional extra it needs (and whether that is installed).
+``synthleak generators [--format table|json]`` lists the registry: each generator's parameters
+(type, default), whether it is differentially private and the optional extra it needs (and whether
+that is installed).
 """
 
 from __future__ import annotations
@@ -188,7 +188,8 @@ def generate_cmd(
     if train_size is not None:
         if train_size > len(table):
             raise InputError(
-                f"--train-size {train_size} is larger than the data ({len(table)} records): ask for fewer"
+                f"--train-size {train_size} is larger than the data ({len(table)} records): "
+                "ask for fewer"
             )
         table = table.sample(train_size, rng=rng)
     try:

@@ -128,7 +128,8 @@ def render_table(result: MembershipResult, epsilon: EpsilonEstimate | None = Non
     fails = result.failures
     if fails.failed_datasets:
         lines.append(
-            f"generator failures: {fails.failed_datasets} of {fails.total_datasets} datasets dropped"
+            f"generator failures: {fails.failed_datasets} of {fails.total_datasets} "
+            "datasets dropped"
         )
     if epsilon is not None:
         lines.append(

@@ -157,7 +157,8 @@ def vulnerable_cmd(
     n = len(loaded.table)
     if method is TargetMethod.DISTANCE and k >= n:
         raise InputError(
-            f"--k {k} needs more than {k} records but {data} has {n}: use a smaller --k or more records"
+            f"--k {k} needs more than {k} records but {data} has {n}: "
+            "use a smaller --k or more records"
         )
     from synthleak.vulnerability import rank_records
 

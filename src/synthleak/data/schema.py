@@ -216,7 +216,8 @@ def _datetime_column_from_dict(name: str, d: dict[str, Any]) -> Column:
     unit = str(d.get("unit", "D"))
     if unit not in DATETIME_UNITS:
         raise InputError(
-            f"schema column {name!r} has the datetime unit {unit!r}: use 'D' (days) or 's' (seconds)"
+            f"schema column {name!r} has the datetime unit {unit!r}: "
+            "use 'D' (days) or 's' (seconds)"
         )
     tz = str(d.get("tz", "") or "")
     bounds = []
@@ -284,7 +285,8 @@ class Schema:
         both = sorted(set(names) & set(self.excluded))
         if both:
             raise InputError(
-                f"column(s) {both} are both analysed and excluded in the schema: keep one of the two"
+                f"column(s) {both} are both analysed and excluded in the schema: "
+                "keep one of the two"
             )
         object.__setattr__(self, "_index", {n: i for i, n in enumerate(names)})
 

@@ -160,7 +160,8 @@ class Table:
         parts = column_differences(schema.names, list(df.columns))
         if parts:
             raise InputError(
-                f"the data does not match the schema: {'; '.join(parts)}: give data with the schema's columns"
+                f"the data does not match the schema: {'; '.join(parts)}: "
+                "give data with the schema's columns"
             )
         n = len(df)
         codes = np.empty((n, len(schema.categorical)), dtype=np.int64)

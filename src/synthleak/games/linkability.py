@@ -179,7 +179,9 @@ class LinkabilityGame:
     --------
     >>> from synthleak.games.base import Release
     >>> game = LinkabilityGame(["age", "sex"], ["zip", "income"], n_attacks=500)  # doctest: +SKIP
-    >>> game.run(Release(original_df, synthetic_df, control_df), seed=0).to_frame()  # doctest: +SKIP
+    >>> game.run(  # doctest: +SKIP
+    ...     Release(original_df, synthetic_df, control_df), seed=0
+    ... ).to_frame()
 
     Notes
     -----

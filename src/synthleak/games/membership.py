@@ -188,7 +188,9 @@ class MembershipResult(Result):
         return out
 
     def summary_by_selector(self) -> dict[str, dict[str, AttackSummary]]:
-        """AUC mean and s.d. per target selector and attack (a target selected by two counts twice)."""
+        """AUC mean and s.d. per target selector and attack
+        (a target selected by two counts twice).
+        """
         by: dict[str, dict[str, list[float]]] = {}
         for t in self.targets:
             for sel in t.selected_by.split("+"):

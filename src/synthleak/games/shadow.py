@@ -1,13 +1,14 @@
 """Shadow modelling: run a generator on many designed training sets, keep the releases compactly.
 
-A *design* maps a pool id to the rows of every training dataset of that pool (``(S, n)`` row
-indices into a table; ``-1`` pads a dataset that has one record fewer) and their labels. :func:`generate_pools` fits the generator on each dataset
-and samples ``synthetic_size`` records, in work units of ``batch_size`` datasets run by the
-:class:`~synthleak.runtime.Runtime` (processes or Dask; resumable through the run store), and
-returns one compact :class:`~synthleak.queries.TableStack` per pool. Every dataset draws its
-generator's randomness from ``unit_rng(seed, 2, pool, index)``, so the same seed gives the same
-releases whatever the number of workers. A generator that fails on a dataset is counted and
-reported; the dataset is dropped and the run goes on.
+A *design* maps a pool id to the rows of every training dataset of that pool (``(S, n)`` row indices
+into a table; ``-1`` pads a dataset that has one record fewer) and their labels.
+:func:`generate_pools` fits the generator on each dataset and samples ``synthetic_size`` records, in
+work units of ``batch_size`` datasets run by the :class:`~synthleak.runtime.Runtime` (processes or
+Dask; resumable through the run store), and returns one compact
+:class:`~synthleak.queries.TableStack` per pool. Every dataset draws its generator's randomness from
+``unit_rng(seed, 2, pool, index)``, so the same seed gives the same releases whatever the number of
+workers. A generator that fails on a dataset is counted and reported; the dataset is dropped and the
+run goes on.
 
 Both the membership game and the risk map use it; several attacks and targets share one set of
 shadow datasets (DESIGN.md, performance rules).

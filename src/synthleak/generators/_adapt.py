@@ -104,7 +104,8 @@ def frame_to_table(df: pd.DataFrame, schema: Schema, *, source: str) -> Table:
         bad = df[col.name][num.isna() & df[col.name].notna()]
         if not bad.empty:
             raise GeneratorFailure(
-                f"{source} wrote the non-numeric value {bad.iloc[0]!r} in continuous column {col.name!r}"
+                f"{source} wrote the non-numeric value {bad.iloc[0]!r} "
+                f"in continuous column {col.name!r}"
             )
         v = num.to_numpy(dtype=np.float64, na_value=np.nan)
         v = np.clip(v, col.low, col.high)

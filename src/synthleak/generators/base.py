@@ -69,7 +69,8 @@ class BaseGenerator:
     def _check_fitted(self) -> None:
         if getattr(self, "schema_", None) is None:
             raise NotFittedError(
-                f"generator {self.spec or type(self).__name__} is not fitted: call fit(table, rng=...) first"
+                f"generator {self.spec or type(self).__name__} is not fitted: "
+                "call fit(table, rng=...) first"
             )
 
     @staticmethod

@@ -402,7 +402,8 @@ class _BayesianNetwork(BaseGenerator):
             )
         if not (0.0 < self.beta < 1.0):
             raise InputError(
-                f"beta={self.beta} is invalid: the share of epsilon spent on the network must be in (0, 1)"
+                f"beta={self.beta} is invalid: "
+                "the share of epsilon spent on the network must be in (0, 1)"
             )
 
     def fit(self, table: Table, *, rng: np.random.Generator) -> _BayesianNetwork:
@@ -504,7 +505,8 @@ class BayNet(_BayesianNetwork):
 
 
 class PrivBayes(_BayesianNetwork):
-    """epsilon-differentially private Bayesian network (PrivBayes with the mutual-information score).
+    """epsilon-differentially private Bayesian network
+    (PrivBayes with the mutual-information score).
 
     Parameters
     ----------

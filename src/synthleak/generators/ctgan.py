@@ -36,7 +36,9 @@ from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, regis
 
 
 def _require_ctgan() -> None:
-    """Raise :class:`MissingExtraError` when the ``ctgan`` package is not installed (cheap check)."""
+    """Raise :class:`MissingExtraError` when the ``ctgan`` package is not installed
+    (cheap check).
+    """
     if importlib.util.find_spec("ctgan") is None:
         raise MissingExtraError("ctgan", "ctgan", "the ctgan generator")
 

@@ -137,7 +137,8 @@ class CommandGenerator(BaseGenerator):
         for ph in ("{input}", "{output}"):
             if not any(ph in a for a in argv):
                 raise InputError(
-                    f"the command {cmd!r} has no {ph} placeholder: the program must read the training "
+                    f"the command {cmd!r} has no {ph} placeholder: "
+                    "the program must read the training "
                     "CSV from {input} and write the synthetic CSV to {output}"
                 )
         if not timeout > 0:
@@ -176,7 +177,8 @@ class CommandGenerator(BaseGenerator):
                 )
             except FileNotFoundError:
                 raise GeneratorFailure(
-                    f"{who} cannot run: program {argv[0]!r} not found (check the PATH or give a full path)"
+                    f"{who} cannot run: program {argv[0]!r} not found "
+                    "(check the PATH or give a full path)"
                 ) from None
             except PermissionError:
                 raise GeneratorFailure(
@@ -201,7 +203,8 @@ class CommandGenerator(BaseGenerator):
                 frame = _read_output_csv(out, self.schema_)
             except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
                 raise GeneratorFailure(
-                    f"{who} wrote an output file that is not a readable CSV ({str(exc).splitlines()[0]})"
+                    f"{who} wrote an output file that is not a readable CSV "
+                    f"({str(exc).splitlines()[0]})"
                 ) from None
         if len(frame) < n:
             raise GeneratorFailure(f"{who} wrote {len(frame)} record(s) but {n} were asked for")
@@ -259,7 +262,8 @@ def _import_target(target: str) -> Any:
     cls = getattr(module, cls_name, None)
     if cls is None:
         raise InputError(
-            f"python generator: module {mod_name!r} has no attribute {cls_name!r}: check the class name"
+            f"python generator: module {mod_name!r} has no attribute {cls_name!r}: "
+            "check the class name"
         )
     if not callable(cls):
         raise InputError(f"python generator: {target!r} is not a class or factory")
@@ -427,7 +431,8 @@ class PythonGenerator(BaseGenerator):
             table = frame_to_table(out, self.schema_, source=who)
         else:
             raise GeneratorFailure(
-                f"{who}: sample returned {type(out).__name__}; return a synthleak Table or a DataFrame"
+                f"{who}: sample returned {type(out).__name__}; "
+                "return a synthleak Table or a DataFrame"
             )
         if len(table) != n:
             raise GeneratorFailure(f"{who} returned {len(table)} record(s) but {n} were asked for")

@@ -52,7 +52,9 @@ from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, regis
 
 # --- privacy accounting (zCDP <-> approximate DP) ---------------------------------------------
 def cdp_delta(rho: float, eps: float) -> float:
-    """Smallest delta such that rho-zCDP implies (eps, delta)-DP (Canonne et al. 2020, Prop. 1.3)."""
+    """Smallest delta such that rho-zCDP implies (eps, delta)-DP
+    (Canonne et al. 2020, Prop. 1.3).
+    """
     if rho < 0 or eps < 0:
         raise ValueError("rho and eps must be >= 0")
     if rho == 0:
@@ -73,7 +75,9 @@ def cdp_delta(rho: float, eps: float) -> float:
 
 
 def cdp_rho(eps: float, delta: float) -> float:
-    """Largest rho such that rho-zCDP implies (eps, delta)-DP (binary search on :func:`cdp_delta`)."""
+    """Largest rho such that rho-zCDP implies (eps, delta)-DP
+    (binary search on :func:`cdp_delta`).
+    """
     if eps < 0 or delta <= 0:
         raise ValueError("eps must be >= 0 and delta > 0")
     if delta >= 1:
@@ -329,7 +333,8 @@ register_generator(
             Param("bins", int, 20, "uniform bins per continuous column (schema range)"),
             Param("iters", int, 1000, "mirror-descent iterations per estimation"),
         ),
-        "MST (McKenna et al. 2021): noisy 1- and 2-way marginals on a private spanning tree + private-pgm",
+        "MST (McKenna et al. 2021): noisy 1- and 2-way marginals on a private spanning tree "
+        "+ private-pgm",
         extra="mbi",
         differentially_private=True,
     )

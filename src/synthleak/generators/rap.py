@@ -225,7 +225,9 @@ def _loss_grad(
 
 
 def _softmax_backward(x: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """Gradient with respect to the logits of ``x = softmax(logits, axis=0)`` given ``g = dL/dx``."""
+    """Gradient with respect to the logits of ``x = softmax(logits, axis=0)``
+    given ``g = dL/dx``.
+    """
     return x * (g - (x * g).sum(axis=0, keepdims=True))
 
 
@@ -266,9 +268,9 @@ class RAP(BaseGenerator):
     Parameters
     ----------
     iterations : int, default 1000
-        Adam steps at most, spread evenly over the rounds; a round stops early when its loss
-        falls by less than 0.1% over 20 steps (as the RAP reference implementation). Annamalai
-        et al. (2024), appendix A, use 2000: ``iterations=2000`` reproduces it at about twice the time.
+        Adam steps at most, spread evenly over the rounds; a round stops early when its loss falls
+        by less than 0.1% over 20 steps (as the RAP reference implementation). Annamalai et al.
+        (2024), appendix A, use 2000: ``iterations=2000`` reproduces it at about twice the time.
     rounds : int, default 10
         Adaptive rounds (RAP's ``T``).
     marginals : int, default 5
@@ -287,8 +289,8 @@ class RAP(BaseGenerator):
     epsilon : float, default inf
         Privacy budget; ``inf`` means no privacy (exact answers, greedy selection).
     delta : float, optional
-        Failure probability of (epsilon, delta)-DP; default ``1/n^2`` (Annamalai et al. (2024), appendix A, after
-        Liu et al.), with ``n`` the number of training records.
+        Failure probability of (epsilon, delta)-DP; default ``1/n^2`` (Annamalai et al. (2024),
+        appendix A, after Liu et al.), with ``n`` the number of training records.
     k : int, default 3
         Order of the marginals in the workload.
     max_workload : int, default 1000
@@ -313,10 +315,10 @@ class RAP(BaseGenerator):
     Notes
     -----
     *Workload.* All ``k``-way marginals of the discretised columns except those with more than
-    :data:`MAX_MARGINAL_CELLS` cells, capped at ``max_workload``. Only the ``rounds x
-    marginals`` adaptively selected ones enter the loss (the adaptive projection of Aydore et
-    al.); on Adult the defaults select 50 of 455. Annamalai et al. (2024), appendix A, run RAP on all 3-way
-    marginals; the adaptive selection keeps one fit within seconds on two cores.
+    :data:`MAX_MARGINAL_CELLS` cells, capped at ``max_workload``. Only the ``rounds x marginals``
+    adaptively selected ones enter the loss (the adaptive projection of Aydore et al.); on Adult the
+    defaults select 50 of 455. Annamalai et al. (2024), appendix A, run RAP on all 3-way marginals;
+    the adaptive selection keeps one fit within seconds on two cores.
 
     *Privacy (rap-softmax).* With a finite ``epsilon`` the domain - categories, ranges, bins
     - comes from the schema only and never from the data (bins are uniform over the schema's
@@ -327,9 +329,9 @@ class RAP(BaseGenerator):
 
     *Utility under DP on small data.* The Gaussian noise is per cell of a normalised marginal,
     ``sigma = 1 / (n sqrt(rho_m))``: with ``n = 1000``, ``epsilon = 10`` and the defaults it is
-    about 0.009, far above the ~1e-4 mass of a cell of a 10,000-cell marginal, and columns that
-    no selected marginal touches stay near uniform. Expect 3-way errors close to or above
-    ``indhist``'s below ``epsilon`` around 100 at that size (Annamalai et al. (2024), Sec. 6.4, also report large
+    about 0.009, far above the ~1e-4 mass of a cell of a 10,000-cell marginal, and columns that no
+    selected marginal touches stay near uniform. Expect 3-way errors close to or above ``indhist``'s
+    below ``epsilon`` around 100 at that size (Annamalai et al. (2024), Sec. 6.4, also report large
     errors for RAP-softmax); utility grows with ``n`` and ``epsilon``.
 
     References

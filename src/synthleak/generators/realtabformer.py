@@ -1,4 +1,5 @@
-"""``realtabformer``: the GPT-2 tabular generator of Solatorio and Dupriez (2023), trained from scratch.
+"""``realtabformer``: the GPT-2 tabular generator of Solatorio and Dupriez (2023),
+trained from scratch.
 
 REalTabFormer writes every record as a sequence of tokens, one per column value, and trains a
 GPT-2 language model on those sequences; sampling generates sequences token by token, each

@@ -8,13 +8,13 @@ with ``x``: ``sdv:tvae:compress_dims=64x64``.
 
 Metadata: :func:`sdv_metadata` builds SDV metadata from synthleak's
 :class:`~synthleak.data.schema.Schema`: categorical columns are ``categorical``, continuous ones
-``numerical`` (SDV 1: ``Int64`` when the schema says integer, else ``Float``), a column whose schema kind
-is ``datetime`` is ``datetime`` when its values are datetimes, and any other kind is
+``numerical`` (SDV 1: ``Int64`` when the schema says integer, else ``Float``), a column whose schema
+kind is ``datetime`` is ``datetime`` when its values are datetimes, and any other kind is
 ``numerical``; no primary key (every record is a person). The synthesizer is fitted on
-``table.to_frame()`` (the original category values; SDV 2's single-table synthesizers take
-it as a one-table dictionary, :func:`sdv_fit_data`) and its output is encoded back with the
-training schema (:func:`~synthleak.generators._adapt.frame_to_table`: categories mapped by value,
-continuous values clipped to the schema range and rounded for integer columns).
+``table.to_frame()`` (the original category values; SDV 2's single-table synthesizers take it as a
+one-table dictionary, :func:`sdv_fit_data`) and its output is encoded back with the training schema
+(:func:`~synthleak.generators._adapt.frame_to_table`: categories mapped by value, continuous values
+clipped to the schema range and rounded for integer columns).
 
 Reproducibility: SDV seeds its models with a fixed seed at the first ``sample`` and draws from
 the global numpy and torch generators while fitting. The adapter fits inside
@@ -64,8 +64,8 @@ def sdv_metadata(schema: Schema, frame: pd.DataFrame | None = None) -> Any:
     ----------
     schema : Schema
         Column kinds: categorical -> ``categorical``; continuous -> ``numerical`` (with SDV 1
-        ``computer_representation`` ``Int64`` when integer, else ``Float``); a ``datetime`` kind -> ``datetime`` when ``frame`` holds
-        datetimes in that column; any other kind -> ``numerical``.
+        ``computer_representation`` ``Int64`` when integer, else ``Float``); a ``datetime`` kind ->
+        ``datetime`` when ``frame`` holds datetimes in that column; any other kind -> ``numerical``.
     frame : DataFrame, optional
         The data that will be fitted, consulted only for datetime columns.
 

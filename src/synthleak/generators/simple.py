@@ -1,9 +1,9 @@
 """The two reference generators: ``nonprivate`` and ``indhist``.
 
-``nonprivate`` releases a resample of the training records (no privacy at all: the oracle that
-pins attacks at their maximum). ``indhist`` samples every column independently from its
-one-way histogram (Annamalai, Gadotti and Rocher (2024), Sec. 5.2, IndHist): it keeps no correlations, so
-record-level attacks should do no better than their baselines against it.
+``nonprivate`` releases a resample of the training records (no privacy at all: the oracle that pins
+attacks at their maximum). ``indhist`` samples every column independently from its one-way histogram
+(Annamalai, Gadotti and Rocher (2024), Sec. 5.2, IndHist): it keeps no correlations, so record-level
+attacks should do no better than their baselines against it.
 """
 
 from __future__ import annotations

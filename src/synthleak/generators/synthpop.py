@@ -56,10 +56,10 @@ class Synthpop(BaseGenerator):
         Maximum tree depth; 0 means unlimited (rpart's ``maxdepth`` 30 is never reached on
         tabular data of this size).
     predictors : {"ordinal", "onehot"}, default "ordinal"
-        How categorical columns enter the trees as predictors. ``ordinal``: one integer code
-        per column (a deep tree reaches any subset of levels through several splits).
-        ``onehot``: one indicator per level, as the Python port of synthpop (used through
-        reprosyn by Meeus et al. (2023), Sec. 5.3) does; every split then separates one level from the rest.
+        How categorical columns enter the trees as predictors. ``ordinal``: one integer code per
+        column (a deep tree reaches any subset of levels through several splits). ``onehot``: one
+        indicator per level, as the Python port of synthpop (used through reprosyn by Meeus et al.
+        (2023), Sec. 5.3) does; every split then separates one level from the rest.
     visit_sequence : sequence of str, optional
         Column order (Python API only); default: the schema order, as in synthpop.
 

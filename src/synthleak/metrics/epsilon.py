@@ -50,13 +50,13 @@ about 3.3 (replace-one neighbours, delta = 0).
 
 Gaussian DP
 -----------
-mu is estimated from the whole ROC curve of the attack with the highest AUC on the selection
-split, through its evaluation-split AUC: every test against a mu-GDP mechanism has an AUC of at
-most ``Phi(mu / sqrt 2)``, so ``sqrt 2 Phi^-1(AUC)`` is the smallest mu consistent with the attack.
-Its interval is an approximate score interval under the equal-variance binormal model
-(:func:`gdp_mu_interval`). ``mu_epsilon`` converts mu to epsilon at the stated delta; it extrapolates
-the whole Gaussian trade-off curve, so it is an estimate for mechanisms that behave like the
-Gaussian mechanism, not a bound, and the verdict never rests on it.
+mu is estimated from the whole ROC curve of the attack with the highest AUC on the selection split,
+through its evaluation-split AUC: every test against a mu-GDP mechanism has an AUC of at most
+``Phi(mu / sqrt 2)``, so ``sqrt 2 Phi^-1(AUC)`` is the smallest mu consistent with the attack. Its
+interval is an approximate score interval under the equal-variance binormal model
+(:func:`gdp_mu_interval`). ``mu_epsilon`` converts mu to epsilon at the stated delta; it
+extrapolates the whole Gaussian trade-off curve, so it is an estimate for mechanisms that behave
+like the Gaussian mechanism, not a bound, and the verdict never rests on it.
 
 Neighbouring datasets
 ---------------------

@@ -227,7 +227,9 @@ class EqualSizeDesign:
         return SizeCorrection.ORIGINAL_SUBSAMPLED
 
     def _split(self, counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """P(exactly one) and P(two or more) of a random ``n_evaluated``-row subset of ``n`` rows."""
+        """P(exactly one) and P(two or more) of a random ``n_evaluated``-row subset
+        of ``n`` rows.
+        """
         k = np.asarray(counts, dtype=np.int64)
         one = hypergeom_one(k, n, self.n_evaluated)
         return one, np.clip(1.0 - hypergeom_none(k, n, self.n_evaluated) - one, 0.0, 1.0)

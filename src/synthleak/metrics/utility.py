@@ -170,7 +170,8 @@ def _codes(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if original.schema.names != synthetic.schema.names:
         raise InputError(
-            "the original and synthetic data have different columns: give two files with the same columns"
+            "the original and synthetic data have different columns: "
+            "give two files with the same columns"
         )
     disc = Discretiser(original.schema, bins)
     return disc.transform(original), disc.transform(synthetic), disc.sizes

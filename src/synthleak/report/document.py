@@ -534,11 +534,12 @@ def _attribute(result: AuditResult) -> Section | None:
     if rel is not None:
         sec.blocks.append(
             Paragraph(
-                f"On the release: the reconstruction attack ({cite('annamalai2024linear', 'Sec. 4.2')}) "
-                f"guessed the secret of the training records with accuracy "
-                f"{_fmt(rel.accuracy.value)} and of people the generator never saw (control records "
-                f"swapped in) with accuracy {_fmt(rel.control_accuracy.value)}; always guessing the "
-                f"most common class gives {_fmt(rel.majority_rate)}. Status: {rel.status.value}"
+                "On the release: the reconstruction attack "
+                f"({cite('annamalai2024linear', 'Sec. 4.2')}) guessed the secret of the training "
+                f"records with accuracy {_fmt(rel.accuracy.value)} and of people the generator "
+                "never saw (control records swapped in) with accuracy "
+                f"{_fmt(rel.control_accuracy.value)}; always guessing the most common class gives "
+                f"{_fmt(rel.majority_rate)}. Status: {rel.status.value}"
                 + (f" ({rel.reason})." if rel.reason else ".")
             )
         )
@@ -590,7 +591,8 @@ def _riskmap(result: AuditResult) -> Section | None:
             Figure(
                 "riskmap_auc_vs_vk",
                 plots.auc_vs_score(aucs, rm.scores["vulnerability"], "vulnerability score V_k"),
-                f"Per-record AUC against the vulnerability score V_k ({cite('meeus2023', 'eq. 5')}).",
+                "Per-record AUC against the vulnerability score V_k "
+                f"({cite('meeus2023', 'eq. 5')}).",
             )
         )
     val = rm.validation

@@ -11,7 +11,8 @@ from synthleak.report.document import Bullets, Document, Figure, Paragraph, Tabl
 from synthleak.results import AuditResult
 
 _CSS = """
-body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2rem auto;
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;\
+max-width:1100px;margin:2rem auto;
 padding:0 1rem;color:#1d2733;line-height:1.5}
 h1{font-size:1.7rem;border-bottom:3px solid #2e86de;padding-bottom:.3rem}
 h2{font-size:1.25rem;margin-top:2rem;color:#2e4a6b}
@@ -64,7 +65,8 @@ def to_html(doc: Document) -> str:
             elif isinstance(b, Figure):
                 data = base64.b64encode(b.png).decode()
                 out.append(
-                    f'<figure><img alt="{html.escape(b.caption)}" src="data:image/png;base64,{data}">'
+                    f'<figure><img alt="{html.escape(b.caption)}" '
+                    f'src="data:image/png;base64,{data}">'
                     f"<figcaption>{html.escape(b.caption)}</figcaption></figure>"
                 )
         out.append("</section>")

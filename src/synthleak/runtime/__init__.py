@@ -1,4 +1,6 @@
-"""Parallel execution (local processes or a Dask cluster), the resumable run store, seeding and progress."""
+"""Parallel execution (local processes or a Dask cluster), the resumable run store, seeding and
+progress.
+"""
 
 from synthleak.runtime.context import Runtime, as_runtime
 from synthleak.runtime.executor import UnitResult, WorkUnit, run_units

@@ -45,7 +45,9 @@ class Runtime:
             object.__setattr__(self, "run_dir", Path(self.run_dir))
 
     def sub(self, name: str) -> Runtime:
-        """The same runtime with the run directory's subfolder ``name`` (for a stage of an audit)."""
+        """The same runtime with the run directory's subfolder ``name``
+        (for a stage of an audit).
+        """
         return replace(self, run_dir=None if self.run_dir is None else self.run_dir / name)
 
     def store(self, config: Mapping[str, Any]) -> RunStore | None:

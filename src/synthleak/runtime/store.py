@@ -3,7 +3,8 @@
 Layout::
 
     RUN_DIR/
-      run.json          what the run is (its configuration fingerprint); a different config is refused
+      run.json          what the run is (its configuration fingerprint); a different config is
+                        refused
       catalogue.sqlite  one row per finished (or failed) unit
       units/KEY.npz     the unit's arrays, written atomically before the unit is catalogued
 
