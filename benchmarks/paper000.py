@@ -36,18 +36,13 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from pathlib import Path
-
-import pandas as pd
 
 import synthleak as sl
+from benchmarks.datasets import load_table
 
 #: The paper's generators: synthpop as the Python port reprosyn runs (one-hot predictors), baynet.
 GENERATORS = "synthpop:predictors=onehot,baynet"
 SELECTORS = ("random", "rare", "loglik", "distance")
-
-#: The 50k teaching-file subset, read at run time from the shared datasets (never copied).
-CENSUS_FILE = "uk_census2011_teaching_50k.csv"
 
 
 @dataclass(frozen=True)
@@ -173,36 +168,10 @@ def add_data_argument(ap: argparse.ArgumentParser) -> None:
     )
 
 
-def shared_datasets_dir() -> Path:
-    """``$SYNTHLEAK_SHARED_DATASETS``, else the first ``shared/datasets`` beside the repository
-    or one of its parent directories (a git worktree may sit one level deeper than the main
-    checkout)."""
-    import os
-
-    env = os.environ.get("SYNTHLEAK_SHARED_DATASETS")
-    if env:
-        return Path(env)
-    root = Path(__file__).resolve().parents[1]
-    for parent in root.parents:
-        cand = parent / "shared" / "datasets"
-        if cand.is_dir():
-            return cand
-    return root.parent / "shared" / "datasets"
-
-
-def load_census_frame() -> pd.DataFrame:
-    """The 50k teaching-file subset without ``Person ID`` (17 columns, codes as read)."""
-    path = shared_datasets_dir() / CENSUS_FILE
-    if not path.is_file():
-        raise SystemExit(f"{path} not found: set SYNTHLEAK_SHARED_DATASETS to the shared datasets")
-    return pd.read_csv(path).drop(columns=["Person ID"])
-
-
 def load_omega(data: str) -> sl.Table:
     """Omega, the dataset targets are selected on and D_aux / D_test are drawn from."""
     if DATA[data].family == "census":
-        df = load_census_frame()
-        return sl.Table.from_frame(df, sl.infer_schema(df, categorical=list(df.columns)))
+        return load_table("census")
     df = sl.datasets.load_adult(complete_cases=data == "complete")
     return sl.Table.from_frame(df, sl.infer_schema(df))
 

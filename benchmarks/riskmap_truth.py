@@ -1,0 +1,110 @@
+"""Ground-truth risk maps: a membership AUC for every record of a 1,000-record dataset.
+
+One map = :class:`synthleak.games.riskmap.RiskMap` on ``--n`` records ``D`` of a dataset (drawn
+once by ``--rows-seed``, so replicate maps with other ``--seed`` values audit the same records),
+fillers from the rest of the dataset, ``--shadows`` shadow and ``--tests`` test datasets shared
+by every record, the query attack with ``--queries`` random counting queries per record (100
+trees of depth 10). Two replicate maps of the same records (seeds 1 and 2) give the test-retest
+reliability of per-record AUCs and an honest "true top-k" (selected on one map, measured on the
+other); see ``benchmarks/selector_study.py``, which reads these files.
+
+Writes ``benchmarks/results/riskmap/<data>_<generator>_S<shadows>_T<tests>_Q<queries>_seed<seed>.json``:
+the RiskMap result (every record's row, AUC and 95 % CI, selector scores, timings) with
+provenance.
+
+Usage::
+
+    python -m benchmarks.riskmap_truth --data adult --generator baynet --seed 1 --run-dir DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.datasets import DATASETS, load_table
+from benchmarks.paper000 import spec_label
+from benchmarks.provenance import RESULTS, Provenance
+from benchmarks.reproduce_table2 import cpu_seconds, peak_rss_mb
+from synthleak.errors import BaselineWarning
+from synthleak.games.riskmap import RiskMap
+from synthleak.runtime import stream_rng
+
+STUDY = "riskmap"
+
+
+def private_rows(n_records: int, n: int, rows_seed: int) -> np.ndarray:
+    """The ``n`` audited rows (sorted), the same for every replicate map of one dataset."""
+    rng = stream_rng(rows_seed, "riskmap-private-rows")
+    return np.sort(rng.choice(n_records, n, replace=False)).astype(np.int64)
+
+
+def map_name(data: str, generator: str, shadows: int, tests: int, queries: int, seed: int) -> str:
+    label = spec_label(generator).replace(":", "-")
+    return f"{data}_{label}_S{shadows}_T{tests}_Q{queries}_seed{seed}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--data", choices=DATASETS, required=True)
+    ap.add_argument("--generator", default="baynet")
+    ap.add_argument("--n", type=int, default=1000, help="records audited (and per dataset)")
+    ap.add_argument("--shadows", type=int, default=250)
+    ap.add_argument("--tests", type=int, default=250)
+    ap.add_argument("--queries", type=int, default=1000)
+    ap.add_argument("--attacks", default="query")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--rows-seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--run-dir", type=Path, default=None)
+    ap.add_argument("--results-root", type=Path, default=RESULTS)
+    args = ap.parse_args(argv)
+    prov = Provenance.start(None if argv is None else ["riskmap_truth.py", *argv])
+
+    table = load_table(args.data)
+    rows = private_rows(len(table), args.n, args.rows_seed)
+    name = map_name(args.data, args.generator, args.shadows, args.tests, args.queries, args.seed)
+    print(f"{name}: {len(table)} records, auditing {rows.size}", flush=True)
+    t0, c0 = time.perf_counter(), cpu_seconds()
+    game = RiskMap(
+        args.generator,
+        n=args.n,
+        n_shadow=args.shadows,
+        n_test=args.tests,
+        attacks=[a.strip() for a in args.attacks.split(",") if a.strip()],
+        n_queries=args.queries,
+        workers=args.workers,
+        run_dir=(args.run_dir / name) if args.run_dir else None,
+        progress=True,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        res = game.run(table, seed=args.seed, private_rows=rows)
+    doc = res.to_dict()
+    doc["data"] = args.data
+    doc["rows_seed"] = args.rows_seed
+    doc["wall_seconds"] = time.perf_counter() - t0
+    doc["cpu_seconds"] = cpu_seconds() - c0
+    doc["peak_rss_mb"] = peak_rss_mb()
+    path = prov.write(STUDY, name, doc, root=args.results_root)
+    s = doc["summary"]
+    print(
+        f"{name}: AUC mean {s['auc_mean']:.3f} sd {s['auc_sd']:.3f}; "
+        f"{doc['wall_seconds'] / 60:.1f} min wall, {doc['cpu_seconds'] / 60:.1f} CPU-min; {path}",
+        flush=True,
+    )
+    print(json.dumps({k: v["spearman"] for k, v in s["validation"].items() if isinstance(v, dict)}))
+    return 0
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    sys.exit(main())
