@@ -1,0 +1,456 @@
+"""Two-stage membership audit: screen every record cheaply, then attack the riskiest in full.
+
+Meeus et al. (2023) rank records by the vulnerability score ``V_k`` because a shadow-model attack
+on every record was too expensive for them. A shared-pool risk map makes a cheap attack on every
+record affordable, and on ground-truth risk maps of three datasets and two generators (see
+``REPRODUCTION.md``) a cheap map ranks records by their measured risk far better than ``V_k``, the
+rare-value or the log-likelihood score. The two-stage audit therefore
+
+1. **screens** the records with :class:`ScreeningMap`: one shadow pool and one test pool of
+   synthetic datasets shared by every record (few datasets, a few hundred counting queries per
+   record), one query-attack meta-classifier per record, its AUC on the test pool;
+2. **attacks in full** the records the screen ranks highest (``ScreeningResult.top``), with the
+   full shadow-model game (:class:`~synthleak.games.membership.MembershipGame`) and its budget.
+
+Screening design
+----------------
+The audited records ``R`` (every record of the data by default) and the *fillers* (the other
+records) form the population. Every shadow and test dataset has ``n_train`` records: a uniformly
+random subset of ``h = min(n_train, floor(|R| / 2))`` audited records and ``n_train - h``
+random fillers. So every audited record is IN a dataset with probability ``h / |R|`` (1/2 when
+fillers pad the datasets), independently of the pool, and the generator always trains on
+``n_train`` records. This is the design of :class:`~synthleak.games.riskmap.RiskMap` (and of
+LiRA's shared shadow models) extended to audit *every* record of a small dataset, where no
+fillers are left: with 1,000 records and ``n_train = 330`` (the audit's size for 1,000 records),
+each dataset is a random third of the data.
+
+Memory and execution
+--------------------
+Datasets are generated once (work units of ``batch_size`` datasets, resumable with a run
+directory) and held as one :class:`~synthleak.queries.TableStack` per pool; each record's features
+are computed on the fly in work units of ``chunk`` records, never ``records x datasets x 2^F``.
+Every random draw comes from :func:`~synthleak.runtime.unit_rng` keyed by pool, dataset and
+record: the same seed gives the same screen whatever the number of workers.
+
+Notes
+-----
+Threat model of the screen: the attacker of Meeus et al. (2023), Sec. 2.3 (black-box access to
+the generator's training procedure, auxiliary data from the same population, the target record)
+with the shadow pools of Carlini et al. (2022). The screen's AUCs are estimates from few datasets:
+they rank records, they are not the audit's risk figures; the full game of stage 2 measures the
+risk of the records it selects, with confidence intervals and the 0.5 baseline.
+
+References
+----------
+Meeus, Guepin, Cretu and de Montjoye (2023), Sec. 3-5 (query-based attack, ``V_k``, baselines).
+Carlini et al. (2022) (LiRA: shadow models shared by all records, each record IN half of them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from synthleak.attacks.base import AttackFamily, make_attack
+from synthleak.data.table import Table
+from synthleak.errors import InputError
+from synthleak.generators import make_generator
+from synthleak.metrics.privacy import auc_estimate
+from synthleak.queries import TableStack
+from synthleak.runtime import Runtime, WorkUnit, as_runtime, unit_rng
+from synthleak.serde import FloatArray, IntArray, Result
+
+__all__ = ["ScreeningMap", "ScreeningResult"]
+
+# seed paths (first element of every unit_rng key)
+_SEED_POOL, _SEED_DATASET, _SEED_ATTACK, _SEED_METRIC = 31, 32, 33, 34
+_SHADOW, _TEST = 0, 1
+
+
+@dataclass(frozen=True, repr=False)
+class ScreeningResult(Result):
+    """Stage 1 of the two-stage audit: a cheap membership AUC for every audited record.
+
+    Attributes
+    ----------
+    rows : IntArray
+        Audited rows of the data, in the order of the other arrays.
+    auc, ci_low, ci_high : FloatArray
+        Query-attack AUC of each record on the test pool and its 95 % bootstrap interval (nan
+        when a pool holds the record in every dataset or in none).
+    generator : str
+    n_train, n_shadow, n_test, n_queries : int
+        Records per dataset, shadow and test datasets, counting queries per record.
+    seed : int
+    failed_datasets, total_datasets : int
+        Generator runs that failed (their datasets are dropped) and all runs.
+    """
+
+    rows: IntArray
+    auc: FloatArray
+    ci_low: FloatArray
+    ci_high: FloatArray
+    generator: str = ""
+    n_train: int = 0
+    n_shadow: int = 0
+    n_test: int = 0
+    n_queries: int = 0
+    seed: int = 0
+    failed_datasets: int = 0
+    total_datasets: int = 0
+
+    def order(self) -> np.ndarray:
+        """Positions (into :attr:`rows`) from the highest screened AUC to the lowest.
+
+        Undefined AUCs come last; ties keep the row order.
+        """
+        key = np.where(np.isnan(self.auc), -np.inf, self.auc)
+        return np.argsort(-key, kind="stable")
+
+    def top(self, n: int) -> np.ndarray:
+        """The ``n`` rows of the data with the highest screened AUC (int64, riskiest first)."""
+        if isinstance(n, bool) or int(n) != n or n < 1:
+            raise InputError(f"n must be a positive number of records, got {n!r}")
+        return self.rows[self.order()[: int(n)]].astype(np.int64)
+
+
+# --- work units (top level: picklable for processes and Dask) ---------------------------------
+
+
+def _generate_units(
+    shared: dict[str, Any], pool_id: int, start: int, rows: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Fit the generator on each dataset ``rows[j]`` (rows of the data) and sample ``n_train``."""
+    data: Table = shared["data"]
+    m, seed, spec = int(shared["m"]), int(shared["seed"]), shared["generator"]
+    b = rows.shape[0]
+    codes = np.zeros((b, m, data.codes.shape[1]), dtype=data.codes.dtype)
+    values = np.zeros((b, m, data.values.shape[1]), dtype=np.float32)
+    ok = np.zeros(b, dtype=bool)
+    errors = np.full(b, "", dtype="<U200")
+    for j in range(b):
+        rng = unit_rng(seed, _SEED_DATASET, pool_id, start + j)
+        try:
+            syn = make_generator(spec).fit(data.take(rows[j]), rng=rng).sample(m, rng=rng)
+            if len(syn) != m or syn.schema != data.schema:
+                raise ValueError(f"generator returned {len(syn)} records or another schema")
+            codes[j], values[j], ok[j] = syn.codes, syn.values, True
+        except Exception as exc:  # counted and reported; the dataset is dropped
+            msg = str(exc).splitlines()[0] if str(exc) else ""
+            errors[j] = f"{type(exc).__name__}: {msg}"[:200]
+    return {"codes": codes, "values": values, "ok": ok, "errors": errors}
+
+
+def _screen_units(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndarray]:
+    """Query attack of audited records ``lo:hi``: fit on the shadow pool, AUC on the test pool."""
+    from synthleak.games.membership import load_membership_attacks
+
+    load_membership_attacks()
+    targets: Table = shared["targets"]
+    shadow: TableStack = shared["shadow"]
+    test: TableStack = shared["test"]
+    ys, yt = shared["y_shadow"], shared["y_test"]
+    seed = int(shared["seed"])
+    out = np.full((hi - lo, 3), np.nan)
+    for i in range(lo, hi):
+        y_s, y_t = ys[:, i], yt[:, i]
+        if y_s.all() or not y_s.any() or y_t.all() or not y_t.any():
+            continue  # no IN or no OUT dataset: the AUC is undefined
+        model = make_attack(
+            AttackFamily.MEMBERSHIP,
+            "query",
+            n_queries=int(shared["n_queries"]),
+            n_estimators=int(shared["n_estimators"]),
+        )
+        model.fit(
+            targets.take([i]), shadow, y_s.astype(np.int64), rng=unit_rng(seed, _SEED_ATTACK, i)
+        )
+        s = np.asarray(model.score(test), dtype=np.float64)
+        est = auc_estimate(
+            y_t, s, rng=unit_rng(seed, _SEED_METRIC, i), n_boot=int(shared["n_boot"])
+        )
+        out[i - lo] = (est.value, est.ci_low, est.ci_high)
+    return {"auc": out}
+
+
+def _table_digest(table: Table) -> str:
+    h = hashlib.sha256(table.schema.to_json().encode())
+    h.update(np.ascontiguousarray(table.codes).tobytes())
+    h.update(np.ascontiguousarray(table.values).tobytes())
+    return h.hexdigest()[:16]
+
+
+class ScreeningMap:
+    """Stage 1 of the two-stage audit: a cheap query-attack AUC for every audited record.
+
+    Parameters
+    ----------
+    generator : str
+        Generator spec (``baynet``, ``synthpop:predictors=onehot``, ...).
+    n_train : int, optional
+        Records per shadow and test dataset (``|D|``). Default: the size the audit's full game
+        uses for these data, ``min(1000, (len(data) - 10) // 3)``.
+    n_shadow, n_test : int
+        Shadow (attacker) and test (challenger) datasets, shared by every record.
+    n_queries : int
+        Counting queries per record (a random subset of all ``2^F - 1``).
+    n_estimators : int
+        Trees of each record's random forest (depth 10).
+    records : sequence of int, optional
+        Rows to audit (default: every row). The other rows are fillers.
+    n_boot : int
+        Bootstrap resamples of each AUC interval.
+    chunk, batch_size : int
+        Records per attack work unit, datasets per generation work unit.
+
+    Notes
+    -----
+    See the module docstring for the design and the threat model. Cost: ``n_shadow + n_test``
+    generator runs and one forest per audited record on ``n_shadow`` datasets of ``n_queries``
+    features.
+
+    References
+    ----------
+    Meeus et al. (2023), Sec. 5.1; Carlini et al. (2022).
+    """
+
+    def __init__(
+        self,
+        generator: str,
+        *,
+        n_train: int | None = None,
+        n_shadow: int = 100,
+        n_test: int = 100,
+        n_queries: int = 1000,
+        n_estimators: int = 100,
+        records: np.ndarray | list[int] | None = None,
+        n_boot: int = 200,
+        chunk: int = 20,
+        batch_size: int = 10,
+    ) -> None:
+        self.generator = generator
+        self.n_train = n_train
+        self.n_shadow = n_shadow
+        self.n_test = n_test
+        self.n_queries = n_queries
+        self.n_estimators = n_estimators
+        self.records = records
+        self.n_boot = n_boot
+        self.chunk = chunk
+        self.batch_size = batch_size
+
+    # --- validation ---------------------------------------------------------------------------
+    def _check(self, data: Table) -> tuple[np.ndarray, int]:
+        make_generator(self.generator)  # unknown generator / bad parameters -> InputError
+        for name, val, low in (
+            ("n_shadow", self.n_shadow, 4),
+            ("n_test", self.n_test, 4),
+            ("n_queries", self.n_queries, 1),
+            ("n_estimators", self.n_estimators, 1),
+            ("n_boot", self.n_boot, 10),
+            ("chunk", self.chunk, 1),
+            ("batch_size", self.batch_size, 1),
+        ):
+            if isinstance(val, bool) or not isinstance(val, int | np.integer) or val < low:
+                raise InputError(f"{name} must be a whole number >= {low}, got {val!r}")
+        n = len(data)
+        if self.records is None:
+            rows = np.arange(n, dtype=np.int64)
+        else:
+            rows = np.asarray(self.records).ravel()
+            if rows.size == 0 or not np.issubdtype(rows.dtype, np.integer):
+                raise InputError("records must be a non-empty list of row numbers")
+            rows = rows.astype(np.int64)
+            if rows.min() < 0 or rows.max() >= n:
+                raise InputError(f"records must be rows of the data, 0..{n - 1}")
+            if np.unique(rows).size != rows.size:
+                raise InputError("a row is listed twice in records: list each row once")
+        n_train = self.n_train if self.n_train is not None else min(1000, (n - 10) // 3)
+        if isinstance(n_train, bool) or int(n_train) != n_train or n_train < 2:
+            raise InputError(
+                f"n_train must be a whole number >= 2, got {n_train!r}"
+                + ("" if self.n_train is not None else f" (the data has only {n} records)")
+            )
+        half = min(int(n_train), rows.size // 2)
+        if half < 1:
+            raise InputError("audit at least 2 records: every dataset holds a random half of them")
+        if n - rows.size < int(n_train) - half:
+            raise InputError(
+                f"n_train = {n_train} needs {int(n_train) - half} fillers per dataset but only "
+                f"{n - rows.size} rows are not audited: lower n_train or audit fewer records"
+            )
+        return rows, int(n_train)
+
+    # --- design -------------------------------------------------------------------------------
+    def _design(
+        self, seed: int, rows: np.ndarray, fillers: np.ndarray, n_train: int
+    ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Pool id -> (dataset rows (S, n_train) of the data, labels (S, |R|) bool)."""
+        r = rows.size
+        half = min(n_train, r // 2)
+        design = {}
+        for pool_id, size in ((_SHADOW, int(self.n_shadow)), (_TEST, int(self.n_test))):
+            rng = unit_rng(seed, _SEED_POOL, pool_id)
+            ds = np.empty((size, n_train), dtype=np.int64)
+            labels = np.zeros((size, r), dtype=bool)
+            for s in range(size):
+                ins = rng.choice(r, half, replace=False)
+                labels[s, ins] = True
+                ds[s, :half] = rows[np.sort(ins)]
+                if n_train > half:
+                    ds[s, half:] = fillers[rng.choice(fillers.size, n_train - half, replace=False)]
+            design[pool_id] = (ds, labels)
+        return design
+
+    # --- running ------------------------------------------------------------------------------
+    def run(self, data: Table, *, seed: int, runtime: Runtime | None = None) -> ScreeningResult:
+        """Screen the audited records of ``data``.
+
+        Parameters
+        ----------
+        data : Table
+            The private dataset (audited records and fillers).
+        seed : int
+            Same seed, same result, whatever the runtime.
+        runtime : Runtime, optional
+            Workers, cluster, resumable run directory, progress bars.
+        """
+        if not isinstance(data, Table):
+            raise InputError(f"data must be a synthleak Table, got {type(data).__name__}")
+        rt = as_runtime(runtime)
+        rows, n_train = self._check(data)
+        fillers = np.setdiff1d(np.arange(len(data)), rows)
+        design = self._design(int(seed), rows, fillers, n_train)
+        config = {
+            "game": "screening",
+            "generator": self.generator,
+            "n_train": n_train,
+            "n_shadow": int(self.n_shadow),
+            "n_test": int(self.n_test),
+            "n_queries": int(self.n_queries),
+            "n_estimators": int(self.n_estimators),
+            "n_boot": int(self.n_boot),
+            "seed": int(seed),
+            "data": _table_digest(data),
+            "records": hashlib.sha256(rows.tobytes()).hexdigest()[:16],
+        }
+        store = rt.store(config)
+        try:
+            stacks, labels, failed, total = self._generate(data, design, n_train, seed, rt, store)
+            auc = self._screen(data.take(rows), stacks, labels, seed, rt, store)
+        finally:
+            if store is not None:
+                store.close()
+        return ScreeningResult(
+            rows=rows,
+            auc=auc[:, 0],
+            ci_low=auc[:, 1],
+            ci_high=auc[:, 2],
+            generator=self.generator,
+            n_train=n_train,
+            n_shadow=int(self.n_shadow),
+            n_test=int(self.n_test),
+            n_queries=int(self.n_queries),
+            seed=int(seed),
+            failed_datasets=failed,
+            total_datasets=total,
+        )
+
+    def _generate(
+        self,
+        data: Table,
+        design: dict[int, tuple[np.ndarray, np.ndarray]],
+        n_train: int,
+        seed: int,
+        rt: Runtime,
+        store: Any,
+    ) -> tuple[dict[int, TableStack], dict[int, np.ndarray], int, int]:
+        bs = int(self.batch_size)
+        units = [
+            WorkUnit(f"gen-p{pid}-s{start}", (pid, start, ds[start : start + bs]))
+            for pid, (ds, _) in design.items()
+            for start in range(0, ds.shape[0], bs)
+        ]
+        shared = {"data": data, "m": n_train, "seed": int(seed), "generator": self.generator}
+        res = rt.run(
+            _generate_units,
+            units,
+            shared=shared,
+            store=store,
+            description=f"screening datasets ({self.generator})",
+        )
+        stacks, labels = {}, {}
+        failed, messages = 0, []
+        for pid, (_ds, lab) in design.items():
+            codes, values, ok = [], [], []
+            for u in units:
+                if u.args[0] != pid:
+                    continue
+                r = res[u.key]
+                b = u.args[2].shape[0]
+                if r.arrays is None:
+                    codes.append(np.zeros((b, n_train, data.codes.shape[1]), data.codes.dtype))
+                    values.append(np.zeros((b, n_train, data.values.shape[1]), np.float32))
+                    ok.append(np.zeros(b, dtype=bool))
+                    messages.append(str(r.error))
+                    continue
+                okb = r.arrays["ok"].astype(bool)
+                codes.append(r.arrays["codes"])
+                values.append(r.arrays["values"])
+                ok.append(okb)
+                messages += [str(e) for e in r.arrays["errors"][~okb]]
+            okv = np.concatenate(ok)
+            failed += int((~okv).sum())
+            if okv.sum() < 4:
+                raise InputError(
+                    f"the generator {self.generator!r} failed on {int((~okv).sum())} of "
+                    f"{okv.size} screening datasets: {'; '.join(sorted(set(messages))[:3])}"
+                )
+            stacks[pid] = TableStack(
+                data.schema, np.concatenate(codes)[okv], np.concatenate(values)[okv]
+            )
+            labels[pid] = lab[okv]
+        total = sum(ds.shape[0] for ds, _ in design.values())
+        return stacks, labels, failed, int(total)
+
+    def _screen(
+        self,
+        targets: Table,
+        stacks: dict[int, TableStack],
+        labels: dict[int, np.ndarray],
+        seed: int,
+        rt: Runtime,
+        store: Any,
+    ) -> np.ndarray:
+        n = len(targets)
+        step = int(self.chunk)
+        units = [WorkUnit(f"screen-r{lo}", (lo, min(lo + step, n))) for lo in range(0, n, step)]
+        shared = {
+            "targets": targets,
+            "shadow": stacks[_SHADOW],
+            "test": stacks[_TEST],
+            "y_shadow": labels[_SHADOW],
+            "y_test": labels[_TEST],
+            "seed": int(seed),
+            "n_queries": int(self.n_queries),
+            "n_estimators": int(self.n_estimators),
+            "n_boot": int(self.n_boot),
+        }
+        res = rt.run(
+            _screen_units, units, shared=shared, store=store, description=f"screening {n} records"
+        )
+        out = np.full((n, 3), np.nan)
+        errors = []
+        for u in units:
+            r = res[u.key]
+            if r.arrays is None:
+                errors.append(str(r.error))
+                continue
+            lo, hi = u.args
+            out[lo:hi] = r.arrays["auc"]
+        if errors:
+            raise RuntimeError(f"{len(errors)} of {len(units)} screening units failed: {errors[0]}")
+        return out
