@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+import synthleak.queries
 from benchmarks.datasets import DATASETS, load_table
 from benchmarks.paper000 import spec_label
 from benchmarks.provenance import RESULTS, Provenance
@@ -142,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     doc["wall_seconds"] = time.perf_counter() - t0
     doc["cpu_seconds"] = cpu_seconds() - c0
     doc["peak_rss_mb"] = peak_rss_mb()
+    # which counting-query path ran (0: bitsets always; see benchmarks/bitset_counts)
+    doc["max_dense_bits"] = int(synthleak.queries.MAX_DENSE_BITS)
     path = prov.write(STUDY, name, doc, root=args.results_root)
     s = doc["summary"]
     print(
