@@ -1,5 +1,5 @@
 """Reduced reproductions of Fig. 3a (robustness of V_k to k) and Fig. 4 (PrivBayes epsilon sweep)
-of Meeus et al. (000_d116d896359e1fe6.txt), query-based MIA on Adult.
+of Meeus et al. (2023), query-based MIA on Adult.
 
 Fig. 3a: for each k, the ``--targets`` most vulnerable Adult records by V_k (cosine, eq. 5);
 all targets share one pool of shadow/test datasets through ``--fig3a-generator`` (default
@@ -10,13 +10,13 @@ Fig. 4: for each epsilon, ``privbayes:epsilon=E`` with ``--targets`` records of 
 distance), one shared pool per epsilon (the paper: AUC falls as epsilon shrinks, towards 0.5).
 
 Omega is the 45,222-record Adult without missing values (``--data complete``, the paper's; see
-reproduce_table2.py) or all 48,842 rows (``--data full``).
+``benchmarks/reproduce_table2.py``) or all 48,842 rows (``--data full``).
 |D| = |D^s| = 1000, |D_aux| = 10,000, |D_test| = 5,000 as Table 1; ``--shadows`` and ``--tests``
 reduced from the paper's 4,000 / 200 (stated in the output).
 
 Usage::
 
-    python benchmarks/reproduce_sweeps.py --shadows 300 --tests 100 --targets 10 --workers 2
+    python -m benchmarks.reproduce_sweeps --shadows 300 --tests 100 --targets 10 --workers 2
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from paper000 import add_data_argument, load_omega
+from benchmarks.paper000 import DATA, add_data_argument, load_omega
 from synthleak.errors import BaselineWarning
 from synthleak.games.membership import MembershipGame, parse_targets
 from synthleak.vulnerability import select_targets
@@ -46,6 +46,8 @@ def _game(generator: str, args: argparse.Namespace) -> MembershipGame:
         n_shadow=args.shadows,
         n_test=args.tests,
         attacks=("query",),
+        aux_size=DATA[args.data].aux_size,
+        test_size=DATA[args.data].test_size,
         workers=args.workers,
     )
 

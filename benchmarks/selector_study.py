@@ -68,6 +68,7 @@ class RiskMapFile:
     seed: int
     cpu_seconds: float
     wall_seconds: float
+    engine: str
 
     @classmethod
     def read(cls, path: Path) -> RiskMapFile:
@@ -89,15 +90,16 @@ class RiskMapFile:
             int(doc["config"]["seed"]),
             float(doc.get("cpu_seconds", np.nan)),
             float(doc.get("wall_seconds", np.nan)),
+            str(doc["config"].get("engine", "riskmap")),
         )
 
 
-def find_maps(root: Path, data: str, label: str) -> dict[tuple[int, int], list[RiskMapFile]]:
-    """(shadows, tests) -> maps of one dataset and generator label, by seed."""
-    out: dict[tuple[int, int], list[RiskMapFile]] = {}
+def find_maps(root: Path, data: str, label: str) -> dict[tuple[str, int, int], list[RiskMapFile]]:
+    """(engine, shadows, tests) -> maps of one dataset and generator label, by seed."""
+    out: dict[tuple[str, int, int], list[RiskMapFile]] = {}
     for p in sorted((root / "riskmap").glob(f"{data}_{label}_S*_T*_Q*_seed*.json")):
         m = RiskMapFile.read(p)
-        out.setdefault((m.shadows, m.tests), []).append(m)
+        out.setdefault((m.engine, m.shadows, m.tests), []).append(m)
     for v in out.values():
         v.sort(key=lambda m: m.seed)
     return out
@@ -219,7 +221,9 @@ def stage1_scores(
     if not np.array_equal(stage1.rows, rows):
         raise SystemExit(f"{stage1.name} audits other records than the ground-truth maps")
     auc = np.where(np.isnan(stage1.auc), 0.5, stage1.auc)
-    tag = f"stage1_S{stage1.shadows}_T{stage1.tests}"
+    tag = f"stage1_S{stage1.shadows}_T{stage1.tests}" + (
+        "" if stage1.engine == "screening" else f"_{stage1.engine}"
+    )
     out = {tag: auc}
     for name in ("vk_cos_k5", "loglik", "rarity_o2_b10_inv"):
         if name in base:
@@ -229,7 +233,11 @@ def stage1_scores(
 
 def study(data: str, label: str, root: Path) -> dict | None:
     maps = find_maps(root, data, label)
-    truth_cfg = max(maps, key=lambda c: (len(maps[c]) >= 2, c[0] + c[1]), default=None)
+    truth_cfg = max(
+        (c for c in maps if c[0] == "riskmap"),
+        key=lambda c: (len(maps[c]) >= 2, c[1] + c[2]),
+        default=None,
+    )
     if truth_cfg is None or len(maps[truth_cfg]) < 2:
         print(f"[{data} {label}] fewer than two replicate ground-truth maps: skipped")
         return None
