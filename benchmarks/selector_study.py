@@ -145,8 +145,25 @@ def rank01(x: np.ndarray) -> np.ndarray:
     return (rankdata(x) - 1) / max(x.size - 1, 1)
 
 
-def candidate_scores(table: Table) -> dict[str, np.ndarray]:
-    """Every selector score studied, on the audited records ``table``."""
+def binned_table(table: Table, n_bins: int = 10) -> Table:
+    """Every column categorical: continuous columns cut at their quantiles (``n_bins`` bins)."""
+    import pandas as pd
+
+    from synthleak.data.schema import infer_schema
+
+    codes = _binned_codes(table, n_bins)
+    df = pd.DataFrame({f"c{j}": codes[:, j].astype(str) for j in range(codes.shape[1])})
+    return Table.from_frame(df, infer_schema(df, categorical=list(df.columns)))
+
+
+def candidate_scores(
+    table: Table, population: Table | None = None, rows: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """Every selector score studied, on the audited records ``table``.
+
+    With ``population`` (the whole dataset) and ``rows`` (the audited rows in it), the three
+    published scores are also computed on the population and read at ``rows`` (``*_pop``).
+    """
     s: dict[str, np.ndarray] = {}
     for k in (1, 2, 5, 10, 20, 50):
         s[f"vk_cos_k{k}"] = vulnerability_scores(table, k=k)
@@ -159,6 +176,12 @@ def candidate_scores(table: Table) -> dict[str, np.ndarray]:
         s[f"rarity_o{order}_b{bins}_{agg}"] = rarity_scores(
             table, order=order, n_bins=bins, agg=agg
         )
+    if table.schema.continuous:
+        s["vk_binned10_k5"] = vulnerability_scores(binned_table(table, 10), k=5)
+    if population is not None and rows is not None:
+        s["vk_cos_k5_pop"] = vulnerability_scores(population, k=5)[rows]
+        s["rare_pop"] = rare_value_scores(population)[rows]
+        s["loglik_pop"] = log_likelihood_scores(population)[rows]
     s["rankavg_vk_loglik"] = rank01(s["vk_cos_k5"]) + rank01(s["loglik"])
     s["rankavg_vk_loglik_rare"] = s["rankavg_vk_loglik"] + rank01(s["rare"])
     return s
@@ -244,8 +267,8 @@ def study(data: str, label: str, root: Path) -> dict | None:
     a, b = maps[truth_cfg][:2]
     if not np.array_equal(a.rows, b.rows):
         raise SystemExit(f"{a.name} and {b.name} audit different records")
-    table = load_table(data).take(a.rows)
-    scores = candidate_scores(table)
+    full = load_table(data)
+    scores = candidate_scores(full.take(a.rows), full, a.rows)
     for cfg, ms in maps.items():
         if cfg == truth_cfg:
             continue
