@@ -52,6 +52,7 @@ from synthleak.vulnerability import (
 
 STUDY = "selectors"
 TOP = (10, 50)
+PREFILTER = (0.1, 0.2, 0.4)  # fractions of the records screened after a score's prefilter
 
 
 @dataclass
@@ -233,6 +234,11 @@ def evaluate(
             row[f"mean_auc_top{k}"] = float(t[sel].mean())
             row[f"share_in_sample_top{k}"] = float(t[sel].mean() / ref_in[k])
             row[f"share_cross_fit_top{k}"] = float(t[sel].mean() / ref_cross[k])
+        for frac in PREFILTER:
+            m = max(10, round(frac * t.size))
+            row[f"recall_top10_in_top{round(100 * frac)}%"] = float(
+                np.isin(top_idx(t, 10), top_idx(sc, m)).mean()
+            )
         out[name] = row
     return out
 
@@ -248,9 +254,16 @@ def stage1_scores(
         "" if stage1.engine == "screening" else f"_{stage1.engine}"
     )
     out = {tag: auc}
-    for name in ("vk_cos_k5", "loglik", "rarity_o2_b10_inv"):
+    for name in ("vk_cos_k5", "loglik", "rarity_o2_b5_inv", "rarity_o2_b10_inv"):
         if name in base:
             out[f"{tag}+{name}"] = rank01(auc) + rank01(base[name])
+    # prefilter: screen only the score's top fraction (the others rank below every screened one)
+    for name in ("vk_cos_k5", "rarity_o2_b5_inv"):
+        for frac in PREFILTER:
+            if name in base:
+                keep = np.zeros(auc.size, dtype=bool)
+                keep[top_idx(base[name], max(10, round(frac * auc.size)))] = True
+                out[f"{tag}|top{round(100 * frac)}%_{name}"] = np.where(keep, auc, auc - 2.0)
     return out
 
 
