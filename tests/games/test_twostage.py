@@ -157,3 +157,20 @@ def test_unknown_generator_and_non_table() -> None:
         ScreeningMap("no-such-generator").run(data, seed=0)
     with pytest.raises(InputError, match="Table"):
         ScreeningMap("indhist").run(data.to_frame(), seed=0)  # type: ignore[arg-type]
+
+
+def test_screen_records_prefilters_by_vk() -> None:
+    from synthleak.games.twostage import screen_records
+    from synthleak.vulnerability import rank_records
+
+    data = _table(60, outliers=2)
+    res = screen_records(
+        data, "indhist", seed=0, max_screened=12, n_train=20, n_shadow=8, n_test=8, n_queries=15
+    )
+    expected = np.sort(rank_records(data, "distance", top=12).rows)
+    assert res.rows.tolist() == expected.tolist()
+    assert {0, 1} <= set(res.rows.tolist())  # the outliers pass the V_k prefilter
+    full = screen_records(data, "indhist", seed=0, n_train=20, n_shadow=8, n_test=8, n_queries=15)
+    assert full.rows.size == 60
+    with pytest.raises(InputError, match="max_screened"):
+        screen_records(data, "indhist", seed=0, max_screened=1)

@@ -63,7 +63,7 @@ from synthleak.queries import TableStack
 from synthleak.runtime import Runtime, WorkUnit, as_runtime, unit_rng
 from synthleak.serde import FloatArray, IntArray, Result
 
-__all__ = ["ScreeningMap", "ScreeningResult"]
+__all__ = ["ScreeningMap", "ScreeningResult", "screen_records"]
 
 # seed paths (first element of every unit_rng key)
 _SEED_POOL, _SEED_DATASET, _SEED_ATTACK, _SEED_METRIC = 31, 32, 33, 34
@@ -454,3 +454,65 @@ class ScreeningMap:
         if errors:
             raise RuntimeError(f"{len(errors)} of {len(units)} screening units failed: {errors[0]}")
         return out
+
+
+def screen_records(
+    data: Table,
+    generator: str,
+    *,
+    seed: int,
+    runtime: Runtime | None = None,
+    max_screened: int | None = None,
+    k: int = 5,
+    n_train: int | None = None,
+    n_shadow: int = 100,
+    n_test: int = 100,
+    n_queries: int = 1000,
+) -> ScreeningResult:
+    """Stage 1 of the two-stage audit: screen the records of ``data`` (all, or a prefiltered set).
+
+    Parameters
+    ----------
+    data : Table
+        The private dataset.
+    generator : str
+        Generator spec, as for the full game.
+    seed : int
+        Same seed, same screen.
+    runtime : Runtime, optional
+    max_screened : int, optional
+        Screen only the ``max_screened`` records with the highest ``V_k`` (the others are never
+        selected); default: every record.
+    k : int
+        Neighbours of ``V_k`` for the prefilter.
+    n_train, n_shadow, n_test, n_queries
+        As :class:`ScreeningMap`.
+
+    Returns
+    -------
+    ScreeningResult
+        ``result.top(n)`` are the ``n`` records to attack with the full game.
+
+    References
+    ----------
+    Meeus et al. (2023), Sec. 4 (``V_k``); Carlini et al. (2022).
+    """
+    from synthleak.vulnerability import rank_records
+
+    if not isinstance(data, Table):
+        raise InputError(f"data must be a synthleak Table, got {type(data).__name__}")
+    records = None
+    if max_screened is not None:
+        if isinstance(max_screened, bool) or int(max_screened) != max_screened or max_screened < 2:
+            raise InputError(f"max_screened must be a whole number >= 2, got {max_screened!r}")
+        if max_screened < len(data):
+            records = np.sort(rank_records(data, "distance", top=int(max_screened), k=k).rows)
+    game = ScreeningMap(
+        generator,
+        n_train=n_train,
+        n_shadow=n_shadow,
+        n_test=n_test,
+        n_queries=n_queries,
+        records=records,
+    )
+    return game.run(data, seed=seed, runtime=runtime)
