@@ -159,18 +159,38 @@ def test_unknown_generator_and_non_table() -> None:
         ScreeningMap("indhist").run(data.to_frame(), seed=0)  # type: ignore[arg-type]
 
 
-def test_screen_records_prefilters_by_vk() -> None:
+def test_screen_records_prefilters_by_rarity_or_vk() -> None:
     from synthleak.games.twostage import screen_records
-    from synthleak.vulnerability import rank_records
+    from synthleak.vulnerability import cell_rarity_scores, vulnerability_scores
 
     data = _table(60, outliers=2)
+    fast = {"n_train": 20, "n_shadow": 8, "n_test": 8, "n_queries": 15}
+    res = screen_records(data, "indhist", seed=0, screen_fraction=0.2, min_screened=5, **fast)
+    top = np.sort(np.argsort(-cell_rarity_scores(data), kind="stable")[:12])
+    assert res.rows.tolist() == top.tolist()
+    assert {0, 1} <= set(res.rows.tolist())  # the outliers pass the prefilter
     res = screen_records(
-        data, "indhist", seed=0, max_screened=12, n_train=20, n_shadow=8, n_test=8, n_queries=15
+        data, "indhist", seed=0, prefilter="distance", screen_fraction=0.1, min_screened=9, **fast
     )
-    expected = np.sort(rank_records(data, "distance", top=12).rows)
-    assert res.rows.tolist() == expected.tolist()
-    assert {0, 1} <= set(res.rows.tolist())  # the outliers pass the V_k prefilter
-    full = screen_records(data, "indhist", seed=0, n_train=20, n_shadow=8, n_test=8, n_queries=15)
-    assert full.rows.size == 60
-    with pytest.raises(InputError, match="max_screened"):
-        screen_records(data, "indhist", seed=0, max_screened=1)
+    top = np.sort(np.argsort(-vulnerability_scores(data), kind="stable")[:9])
+    assert res.rows.tolist() == top.tolist()
+    # fewer records than min_screened, or no prefilter: every record is screened
+    assert screen_records(data, "indhist", seed=0, **fast).rows.size == 50  # min_screened
+    assert screen_records(_table(40), "indhist", seed=0, **fast).rows.size == 40
+    assert screen_records(data, "indhist", seed=0, prefilter=None, **fast).rows.size == 60
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"prefilter": "loglik"}, "prefilter"),
+        ({"screen_fraction": 0.0}, "screen_fraction"),
+        ({"screen_fraction": 1.5}, "screen_fraction"),
+        ({"min_screened": 1}, "min_screened"),
+    ],
+)
+def test_screen_records_input_errors(kwargs: dict, match: str) -> None:
+    from synthleak.games.twostage import screen_records
+
+    with pytest.raises(InputError, match=match):
+        screen_records(_table(40), "indhist", seed=0, **kwargs)

@@ -49,6 +49,7 @@ Carlini et al. (2022) (LiRA: shadow models shared by all records, each record IN
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +64,13 @@ from synthleak.queries import TableStack
 from synthleak.runtime import Runtime, WorkUnit, as_runtime, unit_rng
 from synthleak.serde import FloatArray, IntArray, Result
 
-__all__ = ["ScreeningMap", "ScreeningResult", "screen_records"]
+__all__ = [
+    "MIN_SCREENED",
+    "SCREEN_FRACTION",
+    "ScreeningMap",
+    "ScreeningResult",
+    "screen_records",
+]
 
 # seed paths (first element of every unit_rng key)
 _SEED_POOL, _SEED_DATASET, _SEED_ATTACK, _SEED_METRIC = 31, 32, 33, 34
@@ -456,20 +463,34 @@ class ScreeningMap:
         return out
 
 
+#: Share of the records screened after the cell-rarity prefilter (chosen on the design risk maps).
+SCREEN_FRACTION = 0.1
+#: Fewest records screened (all of them when the data has fewer).
+MIN_SCREENED = 50
+
+
 def screen_records(
     data: Table,
     generator: str,
     *,
     seed: int,
     runtime: Runtime | None = None,
-    max_screened: int | None = None,
-    k: int = 5,
+    prefilter: str | None = "rarity",
+    screen_fraction: float = SCREEN_FRACTION,
+    min_screened: int = MIN_SCREENED,
     n_train: int | None = None,
     n_shadow: int = 100,
     n_test: int = 100,
     n_queries: int = 1000,
 ) -> ScreeningResult:
-    """Stage 1 of the two-stage audit: screen the records of ``data`` (all, or a prefiltered set).
+    """Stage 1 of the two-stage audit: prefilter the records of ``data``, then screen them.
+
+    The default is the selector chosen on the design risk maps (Adult, baynet and synthpop; see
+    ``REPRODUCTION.md``): keep the ``max(min_screened, ceil(screen_fraction * len(data)))``
+    records with the highest cell rarity (:func:`~synthleak.vulnerability.cell_rarity_scores`),
+    screen them with :class:`ScreeningMap` (100 shadow and 100 test datasets, 1,000 queries per
+    record) and attack in full the records with the highest screened AUC:
+    ``screen_records(...).top(n)``.
 
     Parameters
     ----------
@@ -480,33 +501,47 @@ def screen_records(
     seed : int
         Same seed, same screen.
     runtime : Runtime, optional
-    max_screened : int, optional
-        Screen only the ``max_screened`` records with the highest ``V_k`` (the others are never
-        selected); default: every record.
-    k : int
-        Neighbours of ``V_k`` for the prefilter.
+    prefilter : {"rarity", "distance", None}
+        Score that picks the records to screen: cell rarity, ``V_5`` or none (screen every
+        record; ``screen_fraction`` is then ignored).
+    screen_fraction : float
+        Share of the records screened, in (0, 1].
+    min_screened : int
+        Screen at least this many records (all when the data has fewer).
     n_train, n_shadow, n_test, n_queries
         As :class:`ScreeningMap`.
 
     Returns
     -------
     ScreeningResult
-        ``result.top(n)`` are the ``n`` records to attack with the full game.
+        Over the screened records; ``result.top(n)`` are the ``n`` records to attack in full.
+
+    Notes
+    -----
+    Records the prefilter drops are never selected: on the design maps the prefilter kept the
+    screen's share of the true top-10 risk (0.967 against 0.966 screening every record) at a
+    tenth of the attack cost.
 
     References
     ----------
-    Meeus et al. (2023), Sec. 4 (``V_k``); Carlini et al. (2022).
+    Meeus et al. (2023), Sec. 4 and 5.2; Carlini et al. (2022).
     """
-    from synthleak.vulnerability import rank_records
+    from synthleak.vulnerability import cell_rarity_scores, vulnerability_scores
 
     if not isinstance(data, Table):
         raise InputError(f"data must be a synthleak Table, got {type(data).__name__}")
+    if prefilter not in ("rarity", "distance", None):
+        raise InputError(f"prefilter must be 'rarity', 'distance' or None, got {prefilter!r}")
+    if isinstance(screen_fraction, bool) or not (0 < float(screen_fraction) <= 1):
+        raise InputError(f"screen_fraction must lie in (0, 1], got {screen_fraction!r}")
+    if isinstance(min_screened, bool) or int(min_screened) != min_screened or min_screened < 2:
+        raise InputError(f"min_screened must be a whole number >= 2, got {min_screened!r}")
+    n = len(data)
+    keep = max(int(min_screened), math.ceil(float(screen_fraction) * n))
     records = None
-    if max_screened is not None:
-        if isinstance(max_screened, bool) or int(max_screened) != max_screened or max_screened < 2:
-            raise InputError(f"max_screened must be a whole number >= 2, got {max_screened!r}")
-        if max_screened < len(data):
-            records = np.sort(rank_records(data, "distance", top=int(max_screened), k=k).rows)
+    if prefilter is not None and keep < n:
+        score = cell_rarity_scores(data) if prefilter == "rarity" else vulnerability_scores(data)
+        records = np.sort(np.argsort(-score, kind="stable")[:keep]).astype(np.int64)
     game = ScreeningMap(
         generator,
         n_train=n_train,
