@@ -24,13 +24,12 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from synthleak.attacks.linkability import LinkabilityAttack
-from synthleak.attacks.singling_out import MultivariateSinglingOut, UnivariateSinglingOut
 from synthleak.data.io import encode_frames
-from synthleak.games.singling_out import LinkabilityGame, SinglingOutGame
+from synthleak.games.base import Release
+from synthleak.games.linkability import LinkabilityGame
+from synthleak.games.singling_out import SinglingOutGame
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 AUX = (
@@ -67,16 +66,12 @@ def _ours(kind: str, ori, syn, ctl, n_attacks: int, seed: int):
     t = time.perf_counter()
     _, enc = encode_frames({"original": ori, "synthetic": syn, "control": ctl})
     o, s, c = enc["original"], enc["synthetic"], enc["control"]
-    rng = np.random.default_rng(seed)
     if kind == "linkability":
-        r = LinkabilityGame(o, s, c, n_attacks=n_attacks).run(
-            LinkabilityAttack(*AUX, n_neighbors=10), rng=rng
-        )
+        game = LinkabilityGame(*AUX, n_attacks=n_attacks, n_neighbors=10)
+        r = game.run(Release(o, s, c), seed=seed).attacks[0]
     else:
-        attack = (
-            UnivariateSinglingOut() if kind == "univariate" else MultivariateSinglingOut(n_cols=3)
-        )
-        r = SinglingOutGame(o, s, c, n_attacks=n_attacks).run(attack, rng=rng)
+        game = SinglingOutGame([kind], n_attacks=n_attacks)
+        r = game.run(Release(o, s, c), seed=seed).attacks[0]
     return time.perf_counter() - t, r.risk.value, (r.risk.ci_low, r.risk.ci_high), r
 
 

@@ -1,4 +1,4 @@
-"""Speed of the target-attention membership attack (appendix A of 000_d116d896359e1fe6.txt).
+"""Speed of the target-attention membership attack (Meeus et al. (2023), appendix A).
 
 Budget (issue #5): at most 3 minutes of training per target on one core with 4,000 shadow
 datasets of 1,000 synthetic records.

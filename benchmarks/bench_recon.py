@@ -1,4 +1,4 @@
-"""Time one Adv_recon attack over the grid of Table 2 (004_04ca927b97784c30.txt §6.7).
+"""Time one Adv_recon attack over the grid of Table 2 (Annamalai et al. (2024), Sec. 6.7).
 
 Setting: n = 1000 real ACS records (``nist_acs_ma2019.csv``, 23 quasi-identifiers, secret SEX),
 synthetic data from ``nonprivate`` (as the paper), |Q| queries drawn at random from all 4-way
@@ -33,7 +33,7 @@ from synthleak.attacks.aia_reconstruction import (
     solve_l1,
 )
 from synthleak.data.io import load_data
-from synthleak.games.attribute import AttributeGame
+from synthleak.games.attribute import attribute_codes
 
 PAPER = {  # Table 2: seconds, rows m, columns |Q|
     10: [2.10, 2.20, 2.39, 4.43, 25.2],
@@ -50,7 +50,7 @@ def attack(
     X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed: int
 ) -> tuple[np.ndarray, float]:
     t0 = time.perf_counter()
-    qs = build_queries(X, sizes[:-1], order=4, max_queries=q, rng=np.random.default_rng(seed))
+    qs = build_queries(X, sizes[:-1], order=4, n_queries=q, rng=np.random.default_rng(seed))
     pc, tot = count_answers(qs, S[:, :-1], S[:, -1], 2)
     r = answer_queries(qs, pc, tot, 1, QueryMode.CONDITIONAL, S.shape[0])
     ok = np.isfinite(r)
@@ -62,7 +62,7 @@ def naive_attack(
     X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed: int
 ) -> tuple[np.ndarray, float]:
     qs = build_queries(
-        X, sizes[:-1], order=4, max_queries=q, rng=np.random.default_rng(seed)
+        X, sizes[:-1], order=4, n_queries=q, rng=np.random.default_rng(seed)
     )  # same queries
     mult = []
     for c in qs.combos:
@@ -105,7 +105,7 @@ def primal_sparse(
     X: np.ndarray, sizes: np.ndarray, S: np.ndarray, q: int, seed: int
 ) -> tuple[np.ndarray, float]:
     t0 = time.perf_counter()
-    qs = build_queries(X, sizes[:-1], order=4, max_queries=q, rng=np.random.default_rng(seed))
+    qs = build_queries(X, sizes[:-1], order=4, n_queries=q, rng=np.random.default_rng(seed))
     pc, tot = count_answers(qs, S[:, :-1], S[:, -1], 2)
     r = answer_queries(qs, pc, tot, 1, QueryMode.CONDITIONAL, S.shape[0])
     ok = np.isfinite(r)
@@ -129,7 +129,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     table = load_data("/work/shared/datasets/nist_acs_ma2019.csv", na_values=["N"]).table
-    codes, sizes, _, _ = AttributeGame("nonprivate", "SEX", n=1000).prepare(table)
+    prep = attribute_codes(table, "SEX")
+    codes, sizes = prep.codes, prep.sizes
     rng = np.random.default_rng(0)
     D = codes[rng.choice(codes.shape[0], 1000, replace=False)]
     X, y = D[:, :-1], D[:, -1]

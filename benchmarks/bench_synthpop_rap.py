@@ -6,8 +6,9 @@ Peer in the same run: ``indhist`` (time) and ``nonprivate`` / ``indhist`` (3-TVD
     python benchmarks/bench_synthpop_rap.py [--repeats-fast 20] [--repeats-slow 5]
 
 Prints a Markdown table: median wall and CPU seconds of fit(1,000 Adult rows) + sample(1,000),
-the ratio to indhist's median, and the mean 3-way TVD (004 §5.3.2, continuous columns in 10
-uniform bins) against the training rows and against 1,000 held-out rows.
+the ratio to indhist's median, and the mean 3-way TVD (Annamalai et al. (2024a), Sec. 5.3.2,
+continuous columns in 10 uniform bins) against the training rows and against 1,000 held-out
+rows.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from synthleak.metrics.utility import tvd_k
 
 
 def three_way_tvd(real: sl.Table, syn: sl.Table, bins: int = 10) -> float:
-    """Mean TVD over all 3-way marginals (004 §5.3.2), continuous columns in uniform bins."""
+    """Mean TVD over all 3-way marginals (Annamalai et al. (2024a), Sec. 5.3.2), continuous bins."""
     # n_marginals above C(F, 3) selects every 3-way marginal, so the rng is never drawn from
     return tvd_k(real, syn, k=3, n_marginals=10**9, bins=bins, rng=np.random.default_rng(0))
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import synthleak as sl
 from benchmarks.datasets import load_table
+from synthleak.games.targets import Targets
 
 #: The paper's generators: synthpop as the Python port reprosyn runs (one-hot predictors), baynet.
 GENERATORS = "synthpop:predictors=onehot,baynet"
@@ -204,3 +205,12 @@ def spec_label(spec: str, data: str = "complete") -> str:
 def run_dir_name(spec: str, data: str, shadows: int, pool: str) -> str:
     """The run directory of one generator's pool under ``--run-dir``."""
     return f"{spec_label(spec, data)}-{shadows}-{pool}"
+
+
+def selector_targets(selectors: list[str] | tuple[str, ...], per_selector: int) -> Targets:
+    """``per_selector`` targets of each selector (``random``, ``rare``, ``loglik``,
+    ``distance``), V_k with k = 5 as the paper; the game selects them on Omega with its seed."""
+    out = Targets.top(per_selector, selectors[0], k=5)
+    for sel in selectors[1:]:
+        out = out + Targets.top(per_selector, sel, k=5)
+    return out

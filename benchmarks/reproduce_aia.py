@@ -1,4 +1,4 @@
-"""Reproduce the attribute-inference experiments of 004_04ca927b97784c30.txt §6 on real ACS records.
+"""Reproduce the attribute-inference experiments of Annamalai et al. (2024), Sec. 6, on real ACS records.
 
 Data: NIST Diverse Communities excerpt of ACS PUMS, Massachusetts 2019
 (``/work/shared/datasets/nist_acs_ma2019.csv``, missing marker ``N``), secret ``SEX``, the 17
@@ -20,12 +20,12 @@ default grid here (about 52 min on 2 idle cores) is the one in RESULTS_aia.md.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 from synthleak.data.io import load_data
 from synthleak.games.attribute import AttributeGame
+from synthleak.runtime import Runtime
 
 DATA = "/work/shared/datasets/nist_acs_ma2019.csv"
 QUASI_IDS = [
@@ -80,42 +80,38 @@ def main() -> None:
     rows = []
     for spec, ms, games, tpg, attacks in grid:
         t0 = time.perf_counter()
+        name = spec.replace(":", "_").replace("=", "")
         game = AttributeGame(
             spec,
             "SEX",
             QUASI_IDS,
-            n=1000,
-            m=ms,
-            games=games,
+            train_size=1000,
+            synthetic_size=ms,
+            n_games=games,
             targets_per_game=tpg,
             attacks=attacks,
         )
-        res = game.run(
-            table,
-            seed=0,
-            workers=args.workers,
-            run_dir=out / spec.replace(":", "_").replace("=", ""),
-        )
+        res = game.run(table, seed=0, runtime=Runtime(workers=args.workers, run_dir=out / name))
         secs = time.perf_counter() - t0
-        (out / f"{spec.replace(':', '_').replace('=', '')}.json").write_text(
-            json.dumps(res.to_dict(), indent=1)
-        )
+        res.to_json(out / f"{name}.json")
         print(
             f"## {spec}: {games} games x {tpg} targets, {secs:.0f} s, {len(res.failures)} failures",
             flush=True,
         )
-        for e in res.results:
-            a = e["attacks"]
+        for size in res.sizes:
+            m = size.synthetic_size
+            cells = []
+            for k in ("recon", "dcr", "infer"):
+                if k not in attacks or res.accuracy(k, m).accuracy.n_trials == 0:
+                    cells.append("-")
+                    continue
+                e = res.accuracy(k, m).accuracy
+                cells.append(f"{e.value:.3f} [{e.ci_low:.2f}, {e.ci_high:.2f}]")
             line = (
-                f"| {spec} | {e['m']} | "
-                + " | ".join(
-                    f"{a[k]['accuracy']:.3f} [{a[k]['accuracy_ci'][0]:.2f}, {a[k]['accuracy_ci'][1]:.2f}]"
-                    if k in a and a[k]["accuracy"] is not None
-                    else "-"
-                    for k in ("recon", "dcr", "infer")
-                )
-                + f" | {a['recon']['auc']:.3f} | {e['acc_max']:.3f} | {e['utility']['mre_gt10']:.3f} |"
-                f" {e['utility']['tvd3']:.3f} |"
+                f"| {spec} | {m} | "
+                + " | ".join(cells)
+                + f" | {res.accuracy('recon', m).auc:.3f} | {size.acc_max:.3f} | "
+                f"{size.mre_gt10:.3f} | {size.tvd3:.3f} |"
             )
             rows.append(line)
             print(line, flush=True)

@@ -43,6 +43,7 @@ from benchmarks.paper000 import (
     load_omega,
     paper_value,
     run_dir_name,
+    selector_targets,
     spec_label,
     split_generators,
 )
@@ -50,7 +51,8 @@ from benchmarks.provenance import RESULTS, Provenance
 from benchmarks.reproduce_table2 import cpu_seconds, peak_rss_mb
 from synthleak.cli.common import to_json
 from synthleak.errors import BaselineWarning
-from synthleak.games.membership import MembershipGame, parse_targets
+from synthleak.games.membership import MembershipGame
+from synthleak.runtime import Runtime
 
 STUDY = "table3"
 
@@ -108,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     t_start = time.perf_counter()
     omega = load_omega(args.data)
     spec = "+".join(f"{s}:{per_sel}" for s in SELECTORS)
-    rows, selected_by = parse_targets(spec, omega, seed=args.seed, k=5)
+    targets = selector_targets(SELECTORS, per_sel)
+    rows = targets.resolve(omega, seed=args.seed).rows
     print(f"{args.data} |Omega|={len(omega)}; {rows.size} distinct targets ({spec})", flush=True)
     print(
         f"config: n=m=1000, shadows={shadows}, tests={tests}, attacks={attacks}, "
@@ -128,24 +131,28 @@ def main(argv: list[str] | None = None) -> int:
         t0, c0 = time.perf_counter(), cpu_seconds()
         game = MembershipGame(
             gen,
-            n=1000,
-            m=1000,
-            n_shadow=shadows,
-            n_test=tests,
+            targets=targets,
+            train_size=1000,
+            synthetic_size=1000,
+            n_shadows=shadows,
+            n_tests=tests,
             attacks=attacks,
             attack_params={"attention": {"epochs": args.epochs, "patience": args.patience}},
             pool=args.pool,
             aux_size=DATA[args.data].aux_size,
             test_size=DATA[args.data].test_size,
-            workers=args.workers,
-            run_dir=run_dir,
-            progress=True,
         )
+        runtime = Runtime(workers=args.workers, run_dir=run_dir, progress=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BaselineWarning)
-            result = game.run(omega, rows, seed=args.seed, selected_by=selected_by)
+            result = game.run(omega, seed=args.seed, runtime=runtime)
         timings[gen] = time.perf_counter() - t0
         doc = result.to_dict()
+        doc["summary"] = {a: s.to_dict() for a, s in result.summary().items()}
+        doc["summary_by_selector"] = {
+            sel: {a: s.to_dict() for a, s in by.items()}
+            for sel, by in result.summary_by_selector().items()
+        }
         doc["timing_seconds"] = timings[gen]
         doc["cpu_seconds"] = cpu_seconds() - c0
         doc["peak_rss_mb"] = peak_rss_mb()

@@ -44,13 +44,15 @@ from benchmarks.paper000 import (
     load_omega,
     paper_value,
     run_dir_name,
+    selector_targets,
     spec_label,
     split_generators,
 )
 from benchmarks.provenance import RESULTS, Provenance
 from synthleak.cli.common import to_json
 from synthleak.errors import BaselineWarning
-from synthleak.games.membership import MembershipGame, parse_targets
+from synthleak.games.membership import MembershipGame
+from synthleak.runtime import Runtime
 
 STUDY = "table2"
 
@@ -103,8 +105,25 @@ def per_target_aucs(docs: list[dict]) -> dict[str, list[float]]:
         for t in doc["targets"]:
             for sel in t["selected_by"].split("+"):
                 key = (seed if sel == "random" else -1, int(t["row"]))
-                aucs.setdefault(sel, {}).setdefault(key, []).append(t["attacks"]["query"]["auc"])
+                aucs.setdefault(sel, {}).setdefault(key, []).append(
+                    auc_value(t["attacks"]["query"]["auc"])
+                )
     return {sel: [float(np.mean(v)) for v in by.values()] for sel, by in aucs.items()}
+
+
+def auc_value(auc: float | dict) -> float:
+    """An AUC of a results file: a number (first files) or a RiskEstimate dict (``value``)."""
+    return float(auc["value"] if isinstance(auc, dict) else auc)
+
+
+def n_shadows(doc: dict) -> int:
+    cfg = doc["config"]
+    return int(cfg["n_shadows"] if "n_shadows" in cfg else cfg["n_shadow"])
+
+
+def n_tests(doc: dict) -> int:
+    cfg = doc["config"]
+    return int(cfg["n_tests"] if "n_tests" in cfg else cfg["n_test"])
 
 
 def data_of(doc: dict) -> str:
@@ -132,7 +151,7 @@ def summarise(docs: list[dict]) -> None:
         total = sum(d["failures"]["total_datasets"] for d in runs)
         minutes = [round(d.get("timing_seconds", float("nan")) / 60, 1) for d in runs]
         print(
-            f"[{g}] seeds {seeds}, shadows={runs[0]['config']['n_shadow']} tests={runs[0]['config']['n_test']}, "
+            f"[{g}] seeds {seeds}, shadows={n_shadows(runs[0])} tests={n_tests(runs[0])}, "
             f"minutes per run {minutes}, failed datasets {failed}/{total}"
         )
         for sel in SELECTORS:
@@ -206,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     if not selectors or any(x not in SELECTORS for x in selectors):
         ap.error(f"--selectors takes a subset of {','.join(SELECTORS)}")
     spec = "+".join(f"{s}:{per_sel}" for s in selectors)
-    rows, selected_by = parse_targets(spec, omega, seed=args.seed, k=5)
+    targets = selector_targets(selectors, per_sel)
+    rows = targets.resolve(omega, seed=args.seed).rows
     t_select = time.perf_counter() - t0
     print(
         f"{args.data} |Omega|={len(omega)}; {rows.size} distinct targets ({spec}) selected in {t_select:.1f}s",
@@ -226,15 +246,18 @@ def main(argv: list[str] | None = None) -> int:
         t0, c0 = time.perf_counter(), cpu_seconds()
         game = MembershipGame(
             gen,
-            n=1000,
-            m=1000,
-            n_shadow=shadows,
-            n_test=tests,
+            targets=targets,
+            train_size=1000,
+            synthetic_size=1000,
+            n_shadows=shadows,
+            n_tests=tests,
             attacks=[a.strip() for a in args.attacks.split(",")],
             attack_params={"query": {"n_queries": args.queries}},
             pool=args.pool,
             aux_size=DATA[args.data].aux_size,
             test_size=DATA[args.data].test_size,
+        )
+        runtime = Runtime(
             workers=args.workers,
             run_dir=(args.run_dir / run_dir_name(gen, args.data, shadows, args.pool))
             if args.run_dir
@@ -243,9 +266,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BaselineWarning)
-            result = game.run(omega, rows, seed=args.seed, selected_by=selected_by)
+            result = game.run(omega, seed=args.seed, runtime=runtime)
         timings[gen] = time.perf_counter() - t0
         doc = result.to_dict()
+        doc["summary"] = {a: s.to_dict() for a, s in result.summary().items()}
+        doc["summary_by_selector"] = {
+            sel: {a: s.to_dict() for a, s in by.items()}
+            for sel, by in result.summary_by_selector().items()
+        }
         doc["timing_seconds"] = timings[gen]
         doc["cpu_seconds"] = cpu_seconds() - c0
         doc["peak_rss_mb"] = peak_rss_mb()

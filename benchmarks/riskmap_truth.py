@@ -38,8 +38,9 @@ from benchmarks.paper000 import spec_label
 from benchmarks.provenance import RESULTS, Provenance
 from benchmarks.reproduce_table2 import cpu_seconds, peak_rss_mb
 from synthleak.errors import BaselineWarning
-from synthleak.games.riskmap import RiskMap
+from synthleak.games.riskmap import RiskMap, RiskMapResult
 from synthleak.games.twostage import ScreeningMap
+from synthleak.metrics.ranking import RankValidation
 from synthleak.runtime import Runtime, stream_rng
 
 STUDY = "riskmap"
@@ -63,9 +64,9 @@ def run_screening(args: argparse.Namespace, table, rows: np.ndarray, name: str) 
     """The stage-1 screen on the same records, in the RiskMap record format."""
     game = ScreeningMap(
         args.generator,
-        n_train=args.n,
-        n_shadow=args.shadows,
-        n_test=args.tests,
+        train_size=args.n,
+        n_shadows=args.shadows,
+        n_tests=args.tests,
         n_queries=args.queries,
         records=rows,
         n_boot=1000,
@@ -159,19 +160,60 @@ def run_riskmap(args: argparse.Namespace, table, rows: np.ndarray, name: str) ->
     """The ground-truth RiskMap of the records ``rows``."""
     game = RiskMap(
         args.generator,
-        n=args.n,
-        n_shadow=args.shadows,
-        n_test=args.tests,
+        train_size=args.n,
+        n_shadows=args.shadows,
+        n_tests=args.tests,
         attacks=[a.strip() for a in args.attacks.split(",") if a.strip()],
         n_queries=args.queries,
-        workers=args.workers,
-        run_dir=(args.run_dir / name) if args.run_dir else None,
-        progress=True,
+        private_rows=rows,
+    )
+    rt = Runtime(
+        workers=args.workers, run_dir=(args.run_dir / name) if args.run_dir else None, progress=True
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        res = game.run(table, seed=args.seed, private_rows=rows)
-    return res.to_dict()
+        res = game.run(table, seed=args.seed, runtime=rt)
+    return riskmap_doc(res)
+
+
+def validation_doc(v: RankValidation) -> dict:
+    """A rank validation in the format of the first maps: one entry per selector score."""
+    out: dict = {"n_records": v.n_records, "top_k": v.top_k, "chance_precision": v.chance_precision}
+    for name, agree in v.selectors.items():
+        out[name] = {
+            "spearman": agree.spearman,
+            "spearman_ci": list(agree.spearman_ci),
+            f"precision_at_{v.top_k}": agree.precision_at_k,
+        }
+    return out
+
+
+def riskmap_doc(res: RiskMapResult) -> dict:
+    """A RiskMap result in this study's record format: one dict per record (``records``), the
+    configuration (with the ``n_shadow``/``n_test`` keys of the first maps) and the summary."""
+    frame = res.to_frame()
+    records = [
+        {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in rec.items()}
+        for rec in frame.to_dict(orient="records")
+    ]
+    for rec in records:
+        rec["row"] = int(rec["row"])
+    config = res.config.to_dict()
+    config.update(command="riskmap", n_shadow=res.config.n_shadows, n_test=res.config.n_tests)
+    return {
+        "config": config,
+        "records": records,
+        "summary": {
+            "auc_mean": res.auc_mean(),
+            "auc_sd": res.auc_sd(),
+            "validation": validation_doc(res.validation),
+            "validation_per_attack": {
+                a: validation_doc(v) for a, v in res.validation_per_attack.items()
+            },
+        },
+        "failures": res.failures.to_dict(),
+        "timings": dict(res.timings),
+    }
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Does the two-stage membership audit of a 1,000-record dataset fit in the standard budget's time?
 
-The ``standard`` budget of ``synthleak audit`` (``BUDGETS`` in ``synthleak/audit.py``) attacks
+The ``standard`` budget of ``synthleak audit`` (``BUDGETS`` in ``synthleak/pipeline.py``) attacks
 the 5 records with the highest ``V_k`` and 5 random controls with the full shadow-model game
 (1,000 shadow and 200 test datasets of ``n = min(1000, (N - 10) // 3)`` records; attacks query,
 distance and groundhog). The two-stage audit first screens the records
@@ -41,10 +41,11 @@ from benchmarks.datasets import load_table
 from benchmarks.paper000 import spec_label
 from benchmarks.provenance import RESULTS, Provenance
 from benchmarks.reproduce_table2 import cpu_seconds, peak_rss_mb
-from synthleak.audit import BUDGETS, Budget
 from synthleak.errors import BaselineWarning
 from synthleak.games.membership import MembershipGame
+from synthleak.games.targets import Targets
 from synthleak.games.twostage import ScreeningMap, screen_records
+from synthleak.pipeline import BUDGETS, Budget
 from synthleak.runtime import Runtime, stream_rng
 from synthleak.vulnerability import rank_records
 
@@ -94,21 +95,20 @@ def main(argv: list[str] | None = None) -> int:
     def game(targets: np.ndarray, name: str):  # type: ignore[no-untyped-def]
         g = MembershipGame(
             args.generator,
-            n=n,
-            m=n,
-            n_shadow=plan.shadows,
-            n_test=plan.tests,
+            targets=Targets.rows(targets.tolist()),
+            train_size=n,
+            synthetic_size=n,
+            n_shadows=plan.shadows,
+            n_tests=plan.tests,
             attacks=plan.mia_attacks,
-            workers=args.workers,
-            run_dir=(args.run_dir / name) if args.run_dir else None,
         )
-        return g.run(data, targets, seed=args.seed)
+        return g.run(data, seed=args.seed, runtime=rt(name))
 
     screen = ScreeningMap(
         args.generator,
-        n_train=n,
-        n_shadow=args.screen_shadows,
-        n_test=args.screen_tests,
+        train_size=n,
+        n_shadows=args.screen_shadows,
+        n_tests=args.screen_tests,
         n_queries=args.screen_queries,
     )
     doc: dict = {

@@ -64,3 +64,18 @@ def make_mixed_frame(n: int, rng: np.random.Generator, *, missing: bool = False)
 @pytest.fixture
 def mixed_frame() -> pd.DataFrame:
     return make_mixed_frame(200, np.random.default_rng(42), missing=True)
+
+
+@pytest.fixture
+def temporary_generators(monkeypatch: pytest.MonkeyPatch):
+    """Register throw-away generators for one test only (the registry is restored after it).
+
+    Usage: ``temporary_generators(GeneratorInfo("name", Class, (), "doc"), ...)``.
+    """
+    from synthleak.generators import base
+
+    def register(*infos: object) -> None:
+        for info in infos:
+            monkeypatch.setitem(base._REGISTRY, info.name, info)  # type: ignore[attr-defined]
+
+    return register

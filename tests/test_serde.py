@@ -93,6 +93,95 @@ def test_jsonable_handles_numpy_and_timestamps() -> None:
     assert json.loads(dumps({"x": float("inf")})) == {"x": None}
 
 
-@pytest.mark.parametrize("cls", Result.__subclasses__())
-def test_every_result_class_keeps_the_short_repr(cls: type[Result]) -> None:
-    assert cls.__repr__ is Result.__repr__, f"{cls.__name__} must be declared with repr=False"
+def _all_result_classes() -> list[type[Result]]:
+    import importlib
+    import pkgutil
+
+    import synthleak
+
+    for mod in pkgutil.walk_packages(synthleak.__path__, "synthleak."):
+        if not mod.name.startswith("synthleak.cli"):
+            importlib.import_module(mod.name)
+    out, todo = [], list(Result.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        out.append(cls)
+        todo.extend(cls.__subclasses__())
+    return sorted(
+        {c for c in out if c.__module__.startswith("synthleak.")}, key=lambda c: c.__qualname__
+    )
+
+
+@pytest.mark.parametrize("cls", _all_result_classes(), ids=lambda c: c.__qualname__)
+def test_every_result_class_keeps_a_short_repr(cls: type[Result]) -> None:
+    assert "__create_fn__" not in cls.__repr__.__qualname__, (
+        f"{cls.__name__} must be declared with repr=False (dataclass reprs print every field)"
+    )
+
+
+def test_jsonable_handles_every_value_a_data_cell_can_hold() -> None:
+    import datetime as dt
+    from decimal import Decimal
+
+    import pandas as pd
+
+    cells = {
+        "na": pd.NA,
+        "nat": pd.NaT,
+        "ts": pd.Timestamp("2024-01-02 03:04:05", tz="UTC"),
+        "date": dt.date(2024, 1, 2),
+        "time": dt.time(3, 4),
+        "dt64": np.datetime64("2024-01-02T03:04"),
+        "nat64": np.datetime64("NaT"),
+        "td": pd.Timedelta(minutes=2),
+        "td64": np.timedelta64(3, "s"),
+        "dec": Decimal("1.25"),
+        "dec_int": Decimal("3"),
+        "dec_nan": Decimal("NaN"),
+        "i64": np.int64(7),
+        "b": np.bool_(True),
+        "bytes": b"caf\xc3\xa9",
+        "set": {3, 1},
+        "dates": np.array(["2024-01-02", "NaT"], dtype="datetime64[D]"),
+        "row": pd.Series([pd.Timestamp("2024-01-02"), pd.NaT]).to_list(),
+    }
+    out = json.loads(dumps(cells))  # strict JSON: no TypeError, no NaN
+    assert out == {
+        "na": None,
+        "nat": None,
+        "ts": "2024-01-02T03:04:05+00:00",
+        "date": "2024-01-02",
+        "time": "03:04:00",
+        "dt64": "2024-01-02T03:04",
+        "nat64": None,
+        "td": 120.0,
+        "td64": 3.0,
+        "dec": 1.25,
+        "dec_int": 3,
+        "dec_nan": None,
+        "i64": 7,
+        "b": True,
+        "bytes": "café",
+        "set": [1, 3],
+        "dates": ["2024-01-02", None],
+        "row": ["2024-01-02T00:00:00", None],
+    }
+
+
+def test_a_frame_record_with_datetimes_serialises() -> None:
+    """A record taken from a Parquet frame with a datetime column (audit's record dump)."""
+    import pandas as pd
+
+    df = pd.DataFrame({"when": pd.to_datetime(["2024-01-02", None]), "x": [1.5, None]})
+    df["n"] = pd.array([1, None], dtype="Int64")
+    recs = [df.iloc[i].to_dict() for i in range(2)]
+    assert json.loads(dumps(recs)) == [
+        {"when": "2024-01-02T00:00:00", "x": 1.5, "n": 1},
+        {"when": None, "x": None, "n": None},
+    ]
+
+
+def test_jsonable_gives_enum_values_not_members() -> None:
+    out = jsonable({"c": Colour.BLUE, Colour.RED: [Colour.RED]})
+    assert out == {"c": "blue", "red": ["red"]}
+    assert type(out["c"]) is str and type(out["red"][0]) is str

@@ -12,7 +12,16 @@ class SynthleakError(Exception):
 
 
 class InputError(SynthleakError, ValueError):
-    """Bad user input: data, schema, options or a spec string. CLI exit code 2."""
+    """Bad user input: data, schema, options or a spec string. CLI exit code 2.
+
+    Messages name API parameters (``train_size``); the command line translates them to its
+    flags (``--train-size``). ``parameter`` names the offending parameter when the message
+    refers to it by a plain word (``attacks``), so the translation does not touch prose.
+    """
+
+    def __init__(self, message: str, *, parameter: str | None = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
 
 
 class MissingExtraError(InputError, ImportError):

@@ -18,9 +18,10 @@ features from at once.
 
 References
 ----------
-Meeus et al., "Achilles' heels: vulnerable record identification in synthetic data publishing",
-000_d116d896359e1fe6.txt §5.1 (query-based attack; ``<=`` on continuous attributes).
-Houssiau et al., TAPAS / "A framework for auditable synthetic data generation" (ref. [19] there).
+Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
+publishing", ESORICS, Sec. 5.1 (query-based attack; ``<=`` on continuous attributes).
+Houssiau et al. (2022), "TAPAS: a toolbox for adversarial privacy auditing of synthetic data"
+(ref. [19] of Meeus et al. (2023)).
 """
 
 from __future__ import annotations

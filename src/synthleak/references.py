@@ -443,6 +443,14 @@ _ALL = (
         doi="10.1148/radiology.143.1.7063747",
     ),
     _ref(
+        "holm1979",
+        "Sture Holm",
+        "A Simple Sequentially Rejective Multiple Test Procedure",
+        "Scandinavian Journal of Statistics 6(2)",
+        1979,
+        url="https://www.jstor.org/stable/4615733",
+    ),
+    _ref(
         "benjamini1995",
         "Yoav Benjamini; Yosef Hochberg",
         "Controlling the False Discovery Rate: A Practical and Powerful Approach to Multiple "
@@ -459,6 +467,72 @@ _ALL = (
         "UCI Machine Learning Repository",
         1996,
         doi="10.24432/C5XW20",
+    ),
+    _ref(
+        "liu2021",
+        "Terrance Liu; Giuseppe Vietri; Zhiwei Steven Wu",
+        "Iterative Methods for Private Synthetic Data: Unifying Framework and New Methods",
+        "Advances in Neural Information Processing Systems (NeurIPS)",
+        2021,
+        arxiv="2106.07153",
+    ),
+    _ref(
+        "bun2016",
+        "Mark Bun; Thomas Steinke",
+        "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds",
+        "Theory of Cryptography Conference (TCC)",
+        2016,
+        arxiv="1605.02065",
+    ),
+    _ref(
+        "cesar2021",
+        "Mark Cesar; Ryan Rogers",
+        "Bounding, Concentrating, and Truncating: Unifying Privacy Loss Composition for Data "
+        "Analytics",
+        "International Conference on Algorithmic Learning Theory (ALT)",
+        2021,
+        arxiv="2004.07223",
+    ),
+    _ref(
+        "kasiviswanathan2013",
+        "Shiva Prasad Kasiviswanathan; Mark Rudelson; Adam Smith",
+        "The Power of Linear Reconstruction Attacks",
+        "ACM-SIAM Symposium on Discrete Algorithms (SODA)",
+        2013,
+        arxiv="1210.2381",
+    ),
+    _ref(
+        "kairouz2015",
+        "Peter Kairouz; Sewoong Oh; Pramod Viswanath",
+        "The Composition Theorem for Differential Privacy",
+        "International Conference on Machine Learning (ICML)",
+        2015,
+        arxiv="1311.0776",
+    ),
+    _ref(
+        "loftsgaarden1965",
+        "Don O. Loftsgaarden; Charles P. Quesenberry",
+        "A Nonparametric Estimate of a Multivariate Density Function",
+        "The Annals of Mathematical Statistics 36(3)",
+        1965,
+        doi="10.1214/aoms/1177700079",
+    ),
+    _ref(
+        "newcombe1998",
+        "Robert G. Newcombe",
+        "Interval Estimation for the Difference Between Independent Proportions: Comparison of "
+        "Eleven Methods",
+        "Statistics in Medicine 17(8)",
+        1998,
+        doi="10.1002/(SICI)1097-0258(19980430)17:8<873::AID-SIM779>3.0.CO;2-I",
+    ),
+    _ref(
+        "efron1981",
+        "Bradley Efron; Charles Stein",
+        "The Jackknife Estimate of Variance",
+        "The Annals of Statistics 9(3)",
+        1981,
+        doi="10.1214/aos/1176345462",
     ),
 )
 

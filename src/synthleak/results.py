@@ -1,66 +1,161 @@
-"""Result objects: one :class:`Finding` per attack outcome, one :class:`AuditResult` per audit.
+"""What an audit found: :class:`Finding` per attack outcome, :class:`AuditResult` per audit.
 
-Both serialise to JSON losslessly (``AuditResult.from_json(r.to_json()) == r``); reports are built
-from them only.
+Every section is a typed, frozen result (:class:`~synthleak.serde.Result`) and the whole audit
+round-trips through JSON losslessly; reports are built from it alone.
+
+Verdicts
+--------
+A finding's verdict reads its confidence interval against its baseline:
+
+* ``not measured`` — there is no estimate or no baseline (the stage could not run, or nothing
+  to compare with); never "no evidence";
+* ``measurable leakage`` / ``severe leakage`` — the whole interval lies above the baseline (severe:
+  its lower bound also clears :data:`SEVERE_THRESHOLD`), and the finding stays significant after
+  Holm's correction over all findings of the audit (:func:`assess`);
+* ``too small to measure`` — no evidence, but the interval is wider than :data:`MAX_WIDTH`: the
+  data (or the budget) cannot tell "no leak" from a serious one;
+* ``no evidence of leakage`` — otherwise.
+
+Multiple testing: an audit reads many findings, so the chance that at least one interval clears
+its baseline by accident grows with their number. :func:`assess` turns every interval into an
+approximate one-sided p-value (normal approximation from the half-interval below the estimate)
+and applies Holm's step-down procedure at 5 %: the probability that any "leak" verdict of the audit
+is a false alarm is then at most 5 % (up to the approximation).
+
+References
+----------
+Holm (1979), "A simple sequentially rejective multiple test procedure"; Giomi et al. (2023),
+Sec. 3 (risks against a baseline).
 """
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import dataclass, field
-from enum import Enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from synthleak.data.domain import DomainReport
+from synthleak.data.profile import DataProfile, DataWarning
+from synthleak.data.schema import Schema
+from synthleak.errors import InputError
+from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
+from synthleak.games.cost import Power
+from synthleak.games.membership import MembershipResult
+from synthleak.games.nobox import NoBoxMembershipResult
+from synthleak.games.riskmap import RiskMapResult
+from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate
+from synthleak.policy import PolicyResult
+from synthleak.serde import FloatArray, Result
 from synthleak.threat import ThreatModel
 
-RESULT_VERSION = 1
+RESULT_VERSION = 2
 
 
-def jsonable(obj: Any) -> Any:
-    """A JSON-ready copy: numpy scalars and arrays to Python, NaN and infinities to ``None``."""
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, Enum):
-        return obj.value
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
-
-
-class MetricKind(str, Enum):
+class MetricKind(StrEnum):
     """The scale a finding is measured on."""
 
     RISK = "risk"  # Anonymeter-style risk in [0, 1], 0 = no better than the control set
     AUC = "auc"  # membership AUC, 0.5 = guessing
     ACCURACY = "accuracy"  # attribute-inference accuracy against its baseline
+    RATE = "rate"  # a proportion (copies) against the rate expected by chance
+    ADVANTAGE = "advantage"  # accuracy on training records minus on unseen records, 0 = none
 
 
-class Verdict(str, Enum):
-    """How a finding reads against its baseline, from its confidence interval."""
+class Verdict(StrEnum):
+    """How a finding reads against its baseline (module docstring)."""
 
+    NOT_MEASURED = "not measured"
+    TOO_SMALL = "too small to measure"
     NO_EVIDENCE = "no evidence of leakage"
     LEAK = "measurable leakage"
     SEVERE = "severe leakage"
 
 
-# Lower CI bounds above these values read as severe (a strong, not merely detectable, attack).
-SEVERE_THRESHOLD = {MetricKind.RISK: 0.2, MetricKind.AUC: 0.8, MetricKind.ACCURACY: 0.8}
+#: Lower CI bounds at or above these values read as severe (a strong, not merely detectable, attack).
+SEVERE_THRESHOLD = {
+    MetricKind.RISK: 0.2,
+    MetricKind.AUC: 0.8,
+    MetricKind.ACCURACY: 0.8,
+    MetricKind.RATE: 0.05,
+    MetricKind.ADVANTAGE: 0.2,
+}
+#: Intervals wider than this (a quarter to a third of the scale) cannot tell "no leak" from a
+#: serious one: without evidence of a leak, such a finding reads "too small to measure".
+MAX_WIDTH = {
+    MetricKind.RISK: 0.25,
+    MetricKind.AUC: 0.3,
+    MetricKind.ACCURACY: 0.3,
+    MetricKind.RATE: 0.25,
+    MetricKind.ADVANTAGE: 0.2,
+}
+#: Family-wise false-alarm rate of the verdicts of one audit.
+ALPHA = 0.05
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One attack outcome with its threat model.
+def _finite(x: float | None) -> bool:
+    return x is not None and isinstance(x, int | float) and math.isfinite(x)
+
+
+def default_baseline(metric: MetricKind) -> float:
+    """The baseline of a scale when the estimate does not give one (0 risk, 0.5 AUC)."""
+    return 0.5 if metric is MetricKind.AUC else 0.0
+
+
+def individual_verdict(
+    metric: MetricKind, estimate: RiskEstimate, baseline: float | None
+) -> Verdict:
+    """The verdict of one finding on its own (before the correction for multiple testing)."""
+    e = estimate
+    if not (_finite(baseline) and _finite(e.value) and _finite(e.ci_low) and _finite(e.ci_high)):
+        return Verdict.NOT_MEASURED
+    assert baseline is not None
+    if e.ci_low > baseline:
+        return Verdict.SEVERE if e.ci_low >= SEVERE_THRESHOLD[metric] else Verdict.LEAK
+    if e.ci_high - e.ci_low > MAX_WIDTH[metric]:
+        return Verdict.TOO_SMALL
+    return Verdict.NO_EVIDENCE
+
+
+def one_sided_p(estimate: RiskEstimate, baseline: float) -> float:
+    """Approximate p-value of "the true value is at most the baseline" from the interval.
+
+    The standard error is read from the half-interval below the estimate (normal
+    approximation); a degenerate interval gives 0 or 1.
+    """
+    e = estimate
+    if not (_finite(e.value) and _finite(e.ci_low) and _finite(e.ci_high)):
+        return math.nan
+    z_conf = NormalDist().inv_cdf(0.5 + e.confidence / 2)
+    half = e.value - e.ci_low if e.value > e.ci_low else e.ci_high - e.value
+    if half <= 0:
+        return 0.0 if e.value > baseline else 1.0
+    return 1.0 - NormalDist().cdf((e.value - baseline) / (half / z_conf))
+
+
+def holm(p_values: Sequence[float], alpha: float = ALPHA) -> list[bool]:
+    """Holm's step-down rejections (``True`` = significant); NaN p-values are never rejected."""
+    idx = [i for i, p in enumerate(p_values) if _finite(p)]
+    order = sorted(idx, key=lambda i: p_values[i])
+    out = [False] * len(p_values)
+    m = len(order)
+    for rank, i in enumerate(order):
+        if p_values[i] > alpha / (m - rank):
+            break
+        out[i] = True
+    return out
+
+
+@dataclass(frozen=True, repr=False)
+class Finding(Result):
+    """One attack outcome with its threat model and verdict.
 
     Attributes
     ----------
@@ -74,6 +169,13 @@ class Finding:
     threat : ThreatModel
     details : dict
         Attack-specific numbers (counts, rates, configuration).
+    where : tuple of str
+        Where the leak is, in words (columns, example predicates); never a real record.
+    verdict : Verdict
+        Set by :func:`assess` over all findings of an audit; on its own a finding gets its
+        individual verdict.
+    p_value : float
+        Approximate one-sided p-value against the baseline (NaN when not measured).
     """
 
     key: str
@@ -82,41 +184,54 @@ class Finding:
     estimate: RiskEstimate
     threat: ThreatModel
     details: dict[str, Any] = field(default_factory=dict)
+    where: tuple[str, ...] = ()
+    verdict: Verdict | None = None
+    p_value: float = math.nan
+
+    def __post_init__(self) -> None:
+        if self.verdict is None:
+            object.__setattr__(
+                self, "verdict", individual_verdict(self.metric, self.estimate, self.baseline)
+            )
+        if not _finite(self.p_value) and _finite(self.baseline):
+            object.__setattr__(self, "p_value", one_sided_p(self.estimate, self.baseline))
 
     @property
     def baseline(self) -> float:
         b = self.estimate.baseline
-        if b is not None:
-            return b
-        return 0.0 if self.metric is MetricKind.RISK else 0.5
-
-    @property
-    def verdict(self) -> Verdict:
-        lo = self.estimate.ci_low
-        if lo is None or (isinstance(lo, float) and math.isnan(lo)) or lo <= self.baseline:
-            return Verdict.NO_EVIDENCE
-        return Verdict.SEVERE if lo >= SEVERE_THRESHOLD[self.metric] else Verdict.LEAK
+        return default_baseline(self.metric) if b is None else b
 
     def explanation(self) -> str:
         """What the number means, in plain words."""
         e = self.estimate
+        if self.verdict is Verdict.NOT_MEASURED:
+            why = self.details.get("not_measured", "there was no estimate or no baseline")
+            return f"Not measured: {why}."
         ci = f"{e.ci_low:.3f} to {e.ci_high:.3f}"
         conf = f"{round(100 * e.confidence)}%"
         if self.metric is MetricKind.AUC:
             head = (
-                f"AUC {e.value:.3f} ({conf} CI {ci}); 0.5 means the attacker cannot tell members from "
-                "non-members, 1.0 means they always can."
+                f"AUC {e.value:.3f} ({conf} CI {ci}); 0.5 means the attacker cannot tell members "
+                "from non-members, 1.0 means they always can."
             )
         elif self.metric is MetricKind.ACCURACY:
             head = (
-                f"accuracy {e.value:.3f} ({conf} CI {ci}) against a baseline of {self.baseline:.3f} "
-                "for guessing."
+                f"accuracy {e.value:.3f} ({conf} CI {ci}) against a baseline of "
+                f"{self.baseline:.3f}."
             )
+        elif self.metric is MetricKind.ADVANTAGE:
+            head = (
+                f"advantage {e.value:+.3f} ({conf} CI {e.ci_low:+.3f} to {e.ci_high:+.3f}): "
+                "accuracy on the training records minus accuracy on people the generator never "
+                "saw; 0 means the release teaches the attacker nothing about the people in it."
+            )
+        elif self.metric is MetricKind.RATE:
+            head = f"rate {e.value:.4f} ({conf} CI {ci}) against {self.baseline:.4f} expected by chance."
         else:
             head = (
-                f"risk {e.value:.3f} ({conf} CI {ci}); 0 means the attack does no better on the real "
-                "records than on records that were never used (the control set), 1 means every attempt "
-                "succeeds because of the release."
+                f"risk {e.value:.3f} ({conf} CI {ci}); 0 means the attack does no better on the "
+                "real records than on records that were never used (the control set), 1 means "
+                "every attempt succeeds because of the release."
             )
         d = self.details
         if self.metric is MetricKind.RISK and "attack_rate" in d and "baseline_rate" in d:
@@ -125,337 +240,339 @@ class Finding:
                 f"{d.get('control_rate', float('nan')):.3f} on the control records, "
                 f"{d['baseline_rate']:.3f} for random guesses."
             )
+        individual = individual_verdict(self.metric, e, self.baseline)
         tail = {
-            Verdict.NO_EVIDENCE: "The interval reaches the baseline: no evidence of leakage at this budget.",
+            Verdict.NO_EVIDENCE: (
+                "The interval lies above the baseline, but not by enough once the audit's other "
+                "tests are accounted for: no evidence of leakage."
+                if individual in (Verdict.LEAK, Verdict.SEVERE)
+                else "The interval reaches the baseline: no evidence of leakage at this budget."
+            ),
+            Verdict.TOO_SMALL: (
+                f"The interval is wider than {MAX_WIDTH[self.metric]:.2f}: too few records or "
+                "attacks to tell no leakage from serious leakage. More data (or a larger budget) "
+                "is needed for a verdict."
+            ),
             Verdict.LEAK: "The whole interval lies above the baseline: the release leaks.",
-            Verdict.SEVERE: "The whole interval lies far above the baseline: the release leaks badly.",
-        }[self.verdict]
+            Verdict.SEVERE: (
+                "The whole interval lies far above the baseline: the release leaks badly."
+            ),
+        }[self.verdict]  # type: ignore[index]
         return f"{head} {tail}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "title": self.title,
-            "metric": self.metric.value,
-            "estimate": self.estimate.to_dict(),
-            "threat": self.threat.to_dict(),
-            "details": self.details,
-            "verdict": self.verdict.value,
-        }
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Finding:
-        return cls(
-            d["key"],
-            d["title"],
-            MetricKind(d["metric"]),
-            RiskEstimate.from_dict(d["estimate"]),
-            ThreatModel.from_dict(d["threat"]),
-            dict(d.get("details", {})),
-        )
+def assess(findings: Sequence[Finding], alpha: float = ALPHA) -> tuple[Finding, ...]:
+    """Verdicts of a family of findings with Holm's correction (module docstring)."""
+    p = [f.p_value for f in findings]
+    significant = holm(p, alpha)
+    out = []
+    for f, sig in zip(findings, significant, strict=True):
+        v = individual_verdict(f.metric, f.estimate, f.baseline)
+        if v in (Verdict.LEAK, Verdict.SEVERE) and not sig:
+            v = Verdict.NO_EVIDENCE
+        out.append(replace(f, verdict=v))
+    return tuple(out)
 
 
-@dataclass(frozen=True)
-class AuditResult:
+class StageStatus(StrEnum):
+    """What happened to a stage of the audit."""
+
+    MEASURED = "measured"
+    NOT_MEASURED = "not measured"
+    NOT_APPLICABLE = "not applicable"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, repr=False)
+class StageRecord(Result):
+    """One stage of an audit: whether it ran, and if not, why and what input it needs."""
+
+    name: str
+    title: str
+    status: StageStatus
+    reason: str = ""
+    needs: str = ""
+    seconds: float = math.nan
+
+    def sentence(self) -> str:
+        """The stage in one line for the report."""
+        if self.status is StageStatus.MEASURED:
+            return f"{self.title}: measured."
+        text = f"{self.title}: {self.status.value}"
+        if self.reason:
+            text += f" ({self.reason})"
+        if self.needs:
+            text += f"; needs {self.needs}"
+        return text + "."
+
+
+@dataclass(frozen=True, repr=False)
+class BudgetPlan(Result):
+    """Sizes behind a budget (see :data:`synthleak.pipeline.BUDGETS`)."""
+
+    n_attacks: int  # singling-out predicates, linkability targets, no-box members/non-members
+    mia_targets: int  # most vulnerable records attacked with shadow models
+    mia_controls: int  # random records attacked as a control
+    shadows: int
+    tests: int
+    n: int  # training records per shadow dataset
+    mia_attacks: tuple[str, ...]
+    aia_games: int
+
+
+@dataclass(frozen=True, repr=False)
+class DataSection(Result):
+    """How the data was read: the columns analysed and left out, warnings, the domain check.
+
+    Attributes
+    ----------
+    profile : DataProfile
+        Roles of the original's columns (feature, identifier, free text) and reading warnings.
+    domain : DomainReport
+        Per column, the share of synthetic (and control) values outside the original's domain.
+    identifier_copies : dict
+        Identifier column -> share of the release's values that are identifiers of real people
+        in the original (when the release has the column).
+    """
+
+    profile: DataProfile
+    domain: DomainReport
+    identifier_copies: dict[str, float] = field(default_factory=dict)
+
+    def warnings(self) -> tuple[DataWarning, ...]:
+        """Every warning about the data, reading and domain."""
+        return tuple(self.profile.warnings) + tuple(self.domain.warnings)
+
+
+@dataclass(frozen=True, repr=False)
+class BudgetRecord(Result):
+    """The shadow-model budget an audit actually used, what it was projected to cost, what it
+    cost, and what it can show.
+
+    Attributes
+    ----------
+    n_shadows, n_tests : int
+        Shadow and test datasets of the membership game (after fitting a time limit).
+    projected_seconds, measured_seconds : float
+        The pilot's projection and the game's wall time.
+    power : Power
+        The smallest detectable AUC effect and the largest certifiable epsilon of ``n_tests``.
+    """
+
+    n_shadows: int
+    n_tests: int
+    projected_seconds: float
+    measured_seconds: float
+    power: Power
+
+
+@dataclass(frozen=True, repr=False)
+class AuditConfig(Result):
+    """The inputs and settings of an audit, for the reproducibility section."""
+
+    original: str
+    synthetic: str | None
+    control: str | None
+    generator: str | None
+    secret: str | None
+    quasi_ids: tuple[str, ...]
+    budget: str
+    plan: BudgetPlan
+    seed: int
+    confidence: float
+    command_line: str
+    versions: dict[str, str]
+    created: str
+    n_original: int
+    n_synthetic: int
+    n_control: int
+    show_records: bool = False
+    claimed_epsilon: float | None = None
+    max_time: float | None = None
+
+
+@dataclass(frozen=True, repr=False)
+class RecordAtRisk(Result):
+    """A record ranked among the most vulnerable.
+
+    ``values`` holds the record only when the audit was asked to show records; otherwise it is
+    empty and ``rare_columns`` says where the record stands out (columns whose value is shared by
+    less than 1 % of the records) without disclosing it.
+    """
+
+    rank: int
+    row: int
+    score: float
+    rare_columns: tuple[str, ...] = ()
+    values: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class VulnerabilitySection(Result):
+    """The ranking of the training records by vulnerability."""
+
+    method: str
+    k: int
+    metric: str
+    n_records: int
+    scores: FloatArray
+    top: tuple[RecordAtRisk, ...] = ()
+
+
+@dataclass(frozen=True, repr=False)
+class UtilitySection(Result):
+    """Utility of the release: MRE over k-way marginal counts above a threshold and k-TVD."""
+
+    mre_gt10: float
+    tvd3: float
+    n_marginals: int = 0
+
+
+@dataclass(frozen=True, repr=False)
+class PrivacyUtilityPoint(Result):
+    """One point of the privacy-utility plot."""
+
+    label: str
+    privacy: float
+    privacy_metric: str
+    mre_gt10: float | None = None
+    tvd3: float | None = None
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class AuditResult(Result):
     """Everything an audit found; the report is built from this alone.
 
     Attributes
     ----------
-    config : dict
-        Inputs, budget, seed, command line, package versions.
-    schema : dict
-        The schema used (``Schema.to_dict()``).
-    vulnerability : dict
-        ``{"method", "k", "metric", "n_records", "scores": [...], "top": [{"rank", "row", "score", "record"}]}``.
-    findings : list of Finding
-    membership : dict or None
-        Black-box shadow-model MIA per target: ``{"generator", "config", "targets": [...], "summary": {...}}``;
-        each target ``{"row", "selected_by", "attacks": {name: {"auc", "auc_ci", "accuracy", "tpr_at_fpr", "roc"}}}``.
-    utility : dict or None
-        ``{"mre_gt10", "tvd3", ...}``.
-    privacy_utility : list of dict
-        Points ``{"label", "privacy", "privacy_metric", "mre_gt10", "tvd3"}`` for the privacy-utility plot.
-    notes : list of str
-        What was skipped and why (missing extras, budget), in plain words.
-    riskmap : dict or None
-        Full-dataset membership risk map (``synthleak riskmap`` result): ``{"config", "records",
-        "summary"}``, one record per row with its AUC, CI and selector scores.
+    config : AuditConfig
+    schema : Schema
+    data : DataSection, optional
+        Columns analysed and left out, reading warnings and the domain check.
+    stages : tuple of StageRecord
+        Every stage of the audit, measured or not (and why not, and what it needs).
+    findings : tuple of Finding
+        One per attack outcome, with verdicts corrected for multiple testing.
+    vulnerability : VulnerabilitySection, optional
+    membership : MembershipResult, optional
+        Black-box shadow-model membership inference (when the generator is known).
+    nobox : NoBoxMembershipResult, optional
+        Membership inference on the release against the control set, with the copy report.
+    attribute : AttributeGameResult, optional
+        The randomised-secret attribute-inference game against the generator.
+    attribute_release : ReleaseAttributeResult, optional
+        Attribute inference on the release, training records against control records.
+    riskmap : RiskMapResult, optional
+        A membership risk map of every record (``synthleak riskmap`` results).
+    utility : UtilitySection, optional
+    privacy_utility : tuple of PrivacyUtilityPoint
+    epsilon : EpsilonEstimate, optional
+        Empirical epsilon of the black-box membership game, with the verdict on a claimed one.
+    budget : BudgetRecord, optional
+        The shadow-model budget used, its projected and measured cost, and its power.
+    policy : PolicyResult, optional
+        The pass/fail policy the audit was checked against.
+    notes : tuple of str
+        What else the reader should know (skipped extras, held-out records), in plain words.
+    version : int
+        Result format version.
     """
 
-    config: dict[str, Any]
-    schema: dict[str, Any]
-    vulnerability: dict[str, Any]
+    result_kind = "audit"
+
+    config: AuditConfig
+    schema: Schema
+    data: DataSection | None = None
+    stages: tuple[StageRecord, ...] = ()
     findings: tuple[Finding, ...] = ()
-    membership: dict[str, Any] | None = None
-    utility: dict[str, Any] | None = None
-    privacy_utility: tuple[dict[str, Any], ...] = ()
+    vulnerability: VulnerabilitySection | None = None
+    membership: MembershipResult | None = None
+    nobox: NoBoxMembershipResult | None = None
+    attribute: AttributeGameResult | None = None
+    attribute_release: ReleaseAttributeResult | None = None
+    riskmap: RiskMapResult | None = None
+    utility: UtilitySection | None = None
+    privacy_utility: tuple[PrivacyUtilityPoint, ...] = ()
+    epsilon: EpsilonEstimate | None = None
+    budget: BudgetRecord | None = None
+    policy: PolicyResult | None = None
     notes: tuple[str, ...] = ()
-    riskmap: dict[str, Any] | None = None
+    version: int = RESULT_VERSION
 
     def worst_finding(self) -> Finding | None:
         """The finding whose lower CI bound sits furthest above its baseline (relative to its scale)."""
-        if not self.findings:
+        measured = [f for f in self.findings if f.verdict is not Verdict.NOT_MEASURED]
+        if not measured:
             return None
 
         def excess(f: Finding) -> float:
             lo = f.estimate.ci_low
-            if lo is None or math.isnan(lo):
+            if not _finite(lo):
                 return -math.inf
             scale = 1.0 - f.baseline if f.baseline < 1 else 1.0
             return (lo - f.baseline) / scale
 
-        return max(self.findings, key=excess)
+        return max(measured, key=excess)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "version": RESULT_VERSION,
-            "config": self.config,
-            "schema": self.schema,
-            "vulnerability": self.vulnerability,
-            "findings": [f.to_dict() for f in self.findings],
-            "membership": self.membership,
-            "utility": self.utility,
-            "privacy_utility": list(self.privacy_utility),
-            "notes": list(self.notes),
-            "riskmap": self.riskmap,
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> AuditResult:
-        return cls(
-            config=d["config"],
-            schema=d["schema"],
-            vulnerability=d["vulnerability"],
-            findings=tuple(Finding.from_dict(f) for f in d.get("findings", [])),
-            membership=d.get("membership"),
-            utility=d.get("utility"),
-            privacy_utility=tuple(d.get("privacy_utility", [])),
-            notes=tuple(d.get("notes", [])),
-            riskmap=d.get("riskmap"),
+    def not_measured(self) -> tuple[StageRecord, ...]:
+        """The stages that could not run (an input missing) or failed."""
+        return tuple(
+            s for s in self.stages if s.status in (StageStatus.NOT_MEASURED, StageStatus.FAILED)
         )
 
-    def to_json(self, path: str | Path | None = None) -> str:
-        """Strict JSON (undefined numbers written as null; they read back as NaN)."""
-        text = json.dumps(jsonable(self.to_dict()), indent=2, allow_nan=False)
-        if path is not None:
-            Path(path).write_text(text + "\n")
-        return text
-
-    @classmethod
-    def from_json(cls, text_or_path: str | Path) -> AuditResult:
-        text = str(text_or_path)
-        if not text.lstrip().startswith("{"):
-            text = Path(text).read_text()
-        return cls.from_dict(json.loads(text))
-
-
-def membership_findings(doc: dict[str, Any], threat: ThreatModel) -> list[Finding]:
-    """One finding per membership attack: its most exposed target (highest AUC), with the CI."""
-    out = []
-    attacks = sorted({a for t in doc.get("targets", []) for a in t.get("attacks", {})})
-    for name in attacks:
-        cands = [
-            (o["auc"], t["row"], o)
-            for t in doc["targets"]
-            for a, o in t.get("attacks", {}).items()
-            if a == name and o.get("auc") is not None and not math.isnan(o["auc"])
-        ]
-        if not cands:
-            continue
-        auc_v, row, o = max(cands, key=lambda c: c[0])
-        lo, hi = (o.get("auc_ci") or [float("nan"), float("nan")])[:2]
-        out.append(
-            Finding(
-                f"membership.{name}",
-                f"Membership inference '{name}', most exposed target (row {row})",
-                MetricKind.AUC,
-                RiskEstimate(
-                    float(auc_v),
-                    float("nan") if lo is None else float(lo),
-                    float("nan") if hi is None else float(hi),
-                    0.95,
-                    int(o.get("n_test", 0)),
-                    0.5,
-                ),
-                threat,
-                {"row": row, "attack": name, "n_targets": len(doc["targets"])},
-            )
-        )
-    return out
-
-
-def from_run_result(doc: dict[str, Any], *, source: str, command_line: str) -> AuditResult:
-    """An :class:`AuditResult` from the result document of ``synthleak mia`` or ``synthleak aia``."""
-    from synthleak.threat import AdversaryGoal, GeneratorAccess
-
-    cfg = doc.get("config", {})
-    base_cfg = {
-        "original": cfg.get("data", source),
-        "generator": cfg.get("generator"),
-        "seed": cfg.get("seed"),
-        "command_line": command_line,
-        "source_run": source,
-        "confidence": 0.95,
-    }
-    vulnerability = {
-        "method": "n/a",
-        "k": None,
-        "metric": "n/a",
-        "n_records": cfg.get("n_records"),
-        "top": [],
-    }
-    if "targets" in doc:
-        threat = ThreatModel(
-            AdversaryGoal.MEMBERSHIP,
-            GeneratorAccess.BLACK_BOX,
-            f"the target record and {cfg.get('aux_size', '?')} auxiliary records of the same population",
-            {"n": cfg.get("n"), "shadows": cfg.get("n_shadow"), "tests": cfg.get("n_test")},
-        )
-        membership = {
-            **doc,
-            "generator": cfg.get("generator"),
-            "config": {**cfg, "shadows": cfg.get("n_shadow"), "tests": cfg.get("n_test")},
-            "threat": threat.to_dict(),
-        }
-        return AuditResult(
-            base_cfg,
-            doc.get("schema", {}),
-            vulnerability,
-            tuple(membership_findings(doc, threat)),
-            membership,
-        )
-    if "results" in doc:
-        return _from_aia(doc, base_cfg, vulnerability)
-    if "records" in doc:
-        return _from_riskmap(doc, base_cfg)
-    raise ValueError(
-        "the result document is neither a membership nor an attribute-inference result"
-    )
-
-
-def attribute_findings(
-    doc: dict[str, Any], threat: ThreatModel
-) -> tuple[list[Finding], list[dict[str, Any]], dict[str, Any] | None]:
-    """Findings (one per attack and synthetic size m), privacy-utility points and the utility of
-    the largest m, from an attribute-inference game result (``synthleak aia`` JSON)."""
-    cfg = doc.get("config", {})
-    findings, points = [], []
-    utility = None
-    for entry in doc["results"]:
-        m = entry.get("m")
-        accs = []
-        for name, a in entry.get("attacks", {}).items():
-            if a.get("accuracy") is None:
-                continue
-            lo, hi = (a.get("accuracy_ci") or [float("nan"), float("nan")])[:2]
-            accs.append(float(a["accuracy"]))
-            findings.append(
-                Finding(
-                    f"attribute.{name}.m{m}",
-                    f"Attribute inference '{name}' (m = {m} synthetic records)",
-                    MetricKind.ACCURACY,
-                    RiskEstimate(
-                        float(a["accuracy"]),
-                        float("nan") if lo is None else float(lo),
-                        float("nan") if hi is None else float(hi),
-                        0.95,
-                        int(a.get("n_targets", a.get("n_games", cfg.get("games", 0))) or 0),
-                        float(a.get("baseline", 0.5)),
-                    ),
-                    threat,
-                    {
-                        "m": m,
-                        "auc": a.get("auc"),
-                        "n_games": a.get("n_games"),
-                        "n_failed": a.get("n_failed"),
-                    },
-                )
-            )
-        u = entry.get("utility") or {}
-        utility = u or utility
-        if accs:
-            points.append(
+    def findings_frame(self) -> pd.DataFrame:
+        """One row per finding: key, title, value, interval, baseline, verdict."""
+        return pd.DataFrame(
+            [
                 {
-                    "label": f"m={m}",
-                    "privacy": max(accs),
-                    "privacy_metric": "attribute-inference accuracy (best attack)",
-                    "mre_gt10": u.get("mre_gt10"),
-                    "tvd3": u.get("tvd3"),
+                    "key": f.key,
+                    "title": f.title,
+                    "metric": f.metric.value,
+                    "value": f.estimate.value,
+                    "ci_low": f.estimate.ci_low,
+                    "ci_high": f.estimate.ci_high,
+                    "baseline": f.baseline,
+                    "verdict": f.verdict.value if f.verdict else None,
+                    "p_value": f.p_value,
                 }
-            )
-    return findings, points, utility
-
-
-def attribute_threat(cfg: dict[str, Any]) -> ThreatModel:
-    """The threat model of the randomised-secret attribute-inference game (004 §4.1)."""
-    from synthleak.threat import AdversaryGoal, GeneratorAccess
-
-    return ThreatModel(
-        AdversaryGoal.ATTRIBUTE,
-        GeneratorAccess.NO_BOX,
-        f"the quasi-identifiers {cfg.get('quasi_ids', 'all other columns')} of every record of the "
-        f"training data, including the target's, but not the target's secret '{cfg.get('secret')}'",
-        {"games": cfg.get("games"), "n": cfg.get("n")},
-    )
-
-
-def _from_aia(
-    doc: dict[str, Any], base_cfg: dict[str, Any], vulnerability: dict[str, Any]
-) -> AuditResult:
-    findings, points, utility = attribute_findings(doc, attribute_threat(doc.get("config", {})))
-    return AuditResult(
-        base_cfg,
-        doc.get("schema", {}),
-        vulnerability,
-        tuple(findings),
-        None,
-        utility,
-        tuple(points),
-    )
-
-
-def _from_riskmap(doc: dict[str, Any], base_cfg: dict[str, Any]) -> AuditResult:
-    from synthleak.threat import AdversaryGoal, GeneratorAccess
-
-    cfg = doc.get("config", {})
-    recs = doc.get("records", [])
-    ranked = sorted(recs, key=lambda r: -(r.get("vulnerability") or 0.0))
-    vulnerability = {
-        "method": "distance",
-        "k": cfg.get("k"),
-        "metric": "cosine",
-        "n_records": len(recs),
-        "scores": [r.get("vulnerability") for r in recs],
-        "top": [
-            {"rank": i + 1, "row": r["row"], "score": r.get("vulnerability"), "record": {}}
-            for i, r in enumerate(ranked[:10])
-        ],
-    }
-    threat = ThreatModel(
-        AdversaryGoal.MEMBERSHIP,
-        GeneratorAccess.BLACK_BOX,
-        "the target record and records of the same population to train shadow models on",
-        {"n": cfg.get("n"), "shadows": cfg.get("n_shadow"), "tests": cfg.get("n_test")},
-    )
-    findings = []
-    valid = [r for r in recs if r.get("auc") is not None and not math.isnan(r["auc"])]
-    if valid:
-        worst = max(valid, key=lambda r: r["auc"])
-        findings.append(
-            Finding(
-                "riskmap.max",
-                f"Membership inference, most exposed record of the risk map (row {worst['row']})",
-                MetricKind.AUC,
-                RiskEstimate(
-                    worst["auc"],
-                    worst["auc_ci_low"],
-                    worst["auc_ci_high"],
-                    0.95,
-                    int(cfg.get("n_test", 0)),
-                    0.5,
-                ),
-                threat,
-                {"row": worst["row"], "n_records": len(recs)},
-            )
+                for f in self.findings
+            ]
         )
-    return AuditResult(base_cfg, {}, vulnerability, tuple(findings), riskmap=doc)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The findings table (:meth:`findings_frame`)."""
+        return self.findings_frame()
+
+
+def as_float_array(values: Sequence[float]) -> np.ndarray:
+    """``values`` as a float64 array (for :class:`VulnerabilitySection` scores)."""
+    return np.asarray(values, dtype=np.float64)
+
+
+def result_kinds() -> dict[str, type[Result]]:
+    """The results a command writes on its own, by their ``kind``."""
+    from synthleak.serde import Result as _Result
+
+    kinds: dict[str, type[_Result]] = {}
+    todo = list(_Result.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if cls.result_kind:
+            kinds[cls.result_kind] = cls
+    return kinds
+
+
+def load_result(source: str | Path | dict[str, Any]) -> Result:
+    """A result written by a command (``result.json``, ``report.json``), by its ``kind``."""
+    import json
+
+    doc = source if isinstance(source, dict) else json.loads(Path(source).read_text())
+    kinds = result_kinds()
+    kind = doc.get("kind")
+    if kind not in kinds:
+        raise InputError(
+            f"the result file holds no known result (kind {kind!r}; known: "
+            f"{', '.join(sorted(kinds))}): give a result written by synthleak"
+        )
+    return kinds[kind].from_dict(doc)

@@ -22,8 +22,10 @@ import dataclasses
 import datetime as _dt
 import json
 import math
+import sys
 import types
 import typing
+from decimal import Decimal
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, TypeVar, Union, get_args, get_origin
@@ -39,7 +41,21 @@ R = TypeVar("R", bound="Result")
 
 
 def jsonable(obj: Any) -> Any:
-    """A JSON-ready copy: results to dicts, numpy to Python, enums to values, NaN to ``None``."""
+    """A JSON-ready copy of ``obj``, the one converter every result and report goes through.
+
+    Results and dataclasses with ``to_dict`` become dicts; dicts, lists, tuples, sets and numpy
+    arrays are followed; numpy scalars become Python ones; enums their values; non-finite floats,
+    ``None``, ``pd.NA`` and ``NaT`` become ``None``; ``Decimal`` a float (an int when whole);
+    dates, times, ``pd.Timestamp`` and ``np.datetime64`` ISO 8601 strings; ``pd.Timedelta``,
+    ``datetime.timedelta`` and ``np.timedelta64`` seconds as a float; bytes are decoded as UTF-8
+    (with replacement); paths become strings. Anything else is returned unchanged.
+    """
+    if isinstance(obj, Enum):
+        return jsonable(obj.value)
+    if obj is None or isinstance(obj, bool | int | str):
+        return obj
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
     if isinstance(obj, Result):
         return obj.to_dict()
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type) and hasattr(obj, "to_dict"):
@@ -48,21 +64,47 @@ def jsonable(obj: Any) -> Any:
         return {str(k.value if isinstance(k, Enum) else k): jsonable(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
         return [jsonable(v) for v in obj]
+    if isinstance(obj, set | frozenset):
+        items = [jsonable(v) for v in obj]
+        try:
+            return sorted(items)
+        except TypeError:
+            return sorted(items, key=repr)
     if isinstance(obj, np.ndarray):
+        if obj.dtype.kind in "mM":  # datetime64 / timedelta64: tolist() would give integers
+            return [jsonable(v) for v in obj]
         return jsonable(obj.tolist())
+    if isinstance(obj, np.datetime64):
+        return None if np.isnat(obj) else str(np.datetime_as_string(obj))
+    if isinstance(obj, np.timedelta64):
+        return None if np.isnat(obj) else float(obj / np.timedelta64(1, "s"))
     if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, Enum):
-        return obj.value
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
+        return jsonable(obj.item())
+    if isinstance(obj, Decimal):
+        if not obj.is_finite():
+            return None
+        return int(obj) if obj == obj.to_integral_value() else float(obj)
     if isinstance(obj, Path):
         return str(obj)
-    if isinstance(obj, _dt.datetime | _dt.date):
+    if isinstance(obj, bytes | bytearray):
+        return bytes(obj).decode("utf-8", errors="replace")
+    if _is_missing_scalar(obj):  # pd.NA, pd.NaT
+        return None
+    if isinstance(obj, _dt.timedelta):  # pd.Timedelta derives from it
+        return obj.total_seconds()
+    if isinstance(obj, _dt.datetime | _dt.date | _dt.time):  # pd.Timestamp derives from datetime
         return obj.isoformat()
-    if hasattr(obj, "isoformat") and callable(obj.isoformat):  # pandas Timestamp
+    if hasattr(obj, "isoformat") and callable(obj.isoformat):
         return obj.isoformat()
     return obj
+
+
+def _is_missing_scalar(obj: Any) -> bool:
+    """``pd.NA`` or ``pd.NaT`` (pandas is imported only when it is already loaded)."""
+    pd = sys.modules.get("pandas")
+    if pd is None:
+        return False
+    return obj is pd.NA or obj is pd.NaT
 
 
 def dumps(obj: Any) -> str:
@@ -171,11 +213,15 @@ class Result:
     """Base class of the frozen result dataclasses (see the module docstring)."""
 
     _serde_hints: ClassVar[dict[str, Any] | None] = None
+    #: Set on the results a command writes on its own (``"membership"``, ``"audit"``): the
+    #: JSON then starts with ``"kind"`` so a reader knows what it holds without guessing.
+    result_kind: ClassVar[str] = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python (JSON-ready) form; ``from_dict`` inverts it."""
         assert dataclasses.is_dataclass(self)
-        return {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        head = {"kind": self.result_kind} if self.result_kind else {}
+        return head | {f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     @classmethod
     def from_dict(cls: type[R], d: dict[str, Any]) -> R:

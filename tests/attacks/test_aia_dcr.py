@@ -6,7 +6,22 @@ import numpy as np
 import pytest
 
 from synthleak.attacks.aia_dcr import DCRAttack, collapse_by_mode
-from synthleak.errors import NotFittedError
+from synthleak.attacks.base import AttributeAttack
+from synthleak.errors import InputError, NotFittedError
+
+
+def _naive_scores(tx: np.ndarray, rows: np.ndarray, ys: np.ndarray, n_classes: int) -> np.ndarray:
+    """One target and one class at a time (the obvious loops)."""
+    F = tx.shape[1]
+    best = np.full((tx.shape[0], n_classes), float(F + 1))
+    for k in range(tx.shape[0]):
+        d = (rows != tx[k]).sum(axis=1)
+        for c in range(n_classes):
+            same = ys == c
+            d_same = d[same].min() if same.any() else F + 1
+            d_other = d[~same].min() + 1 if (~same).any() else F + 2
+            best[k, c] = min(best[k, c], d_same, d_other)
+    return -best
 
 
 def test_collapse_takes_the_mode() -> None:
@@ -70,3 +85,21 @@ def test_not_fitted() -> None:
         DCRAttack().score(
             np.zeros((1, 2)), np.zeros(1), np.array([0]), 2, rng=np.random.default_rng(0)
         )
+
+
+@pytest.mark.parametrize("block", [1, 5, 64, 1 << 22])
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_vectorised_scores_equal_naive_loops(block: int, n_classes: int) -> None:
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(30, 4))
+    S = rng.integers(0, 3, size=(200, 4))
+    ys = rng.integers(0, n_classes - 1, 200)  # the last class never occurs in S
+    att = DCRAttack(collapse=False, block=block).fit(X, np.full(4, 3), rng=rng)
+    got = att.score(S, ys, np.arange(30), n_classes, rng=rng)
+    np.testing.assert_array_equal(got, _naive_scores(X, S, ys, n_classes))
+
+
+def test_is_an_attribute_attack_and_validates_block() -> None:
+    assert isinstance(DCRAttack(), AttributeAttack)
+    with pytest.raises(InputError, match="block"):
+        DCRAttack(block=0).fit(np.zeros((1, 2)), np.array([2, 2]), rng=np.random.default_rng(0))

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from synthleak.attacks.aia_inference import InferenceAttack, InferenceModel
-from synthleak.errors import NotFittedError
+from synthleak.attacks.base import AttributeAttack
+from synthleak.errors import InputError, NotFittedError
 
 
 @pytest.mark.parametrize("model", list(InferenceModel))
@@ -46,3 +47,12 @@ def test_not_fitted() -> None:
         InferenceAttack().score(
             np.zeros((1, 2)), np.zeros(1), np.array([0]), 2, rng=np.random.default_rng(0)
         )
+
+
+def test_is_an_attribute_attack_and_validates_parameters() -> None:
+    assert isinstance(InferenceAttack(), AttributeAttack)
+    rng = np.random.default_rng(0)
+    with pytest.raises(InputError, match="model must be one of"):
+        InferenceAttack(model="svm").fit(np.zeros((1, 2)), np.array([2, 2]), rng=rng)
+    with pytest.raises(InputError, match="max_train"):
+        InferenceAttack(max_train=0).fit(np.zeros((1, 2)), np.array([2, 2]), rng=rng)

@@ -16,14 +16,59 @@ from synthleak.attacks.aia_reconstruction import (
     ReconstructionFailure,
     answer_queries,
     build_queries,
-    build_queries_dense,
     count_answers,
-    count_answers_naive,
     solve_l1,
-    solve_l1_dense,
+    split_blocks,
 )
-from synthleak.attacks.base import AttackFamily, list_attacks
+from synthleak.attacks.base import AttackFamily, AttributeAttack, list_attacks
 from synthleak.errors import InputError, NotFittedError
+
+
+# --- naive references (Python loops, dense matrices) --------------------------------------
+def build_queries_dense(
+    quasi_ids: np.ndarray, sizes: np.ndarray, *, order: int = 3
+) -> tuple[list[tuple[tuple[int, ...], tuple[int, ...]]], np.ndarray]:
+    """Queries by Python loops and a dense matrix, in the order of :func:`build_queries`."""
+    X = np.asarray(quasi_ids)
+    n, F = X.shape
+    queries: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+    for attrs in itertools.combinations(range(F), order - 1):
+        vals = sorted({tuple(int(X[i, a]) for a in attrs) for i in range(n)})
+        queries.extend((attrs, v) for v in vals)
+    A = np.zeros((len(queries), n))
+    for j, (attrs, v) in enumerate(queries):
+        for i in range(n):
+            if all(X[i, a] == x for a, x in zip(attrs, v, strict=True)):
+                A[j, i] = 1.0
+    return queries, A
+
+
+def count_answers_naive(
+    queries: list, syn_qi: np.ndarray, syn_secret: np.ndarray, n_classes: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """One boolean mask over ``S`` per query."""
+    S = np.asarray(syn_qi)
+    y = np.asarray(syn_secret)
+    per_class = np.zeros((len(queries), n_classes))
+    for j, (attrs, vals) in enumerate(queries):
+        mask = np.ones(S.shape[0], dtype=bool)
+        for a, v in zip(attrs, vals, strict=True):
+            mask &= S[:, a] == v
+        per_class[j] = np.bincount(y[mask], minlength=n_classes)
+    return per_class, per_class.sum(axis=1)
+
+
+def solve_l1_dense(A: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """The primal LP of the paper with a dense constraint matrix (scipy's linprog)."""
+    from scipy.optimize import linprog
+
+    q, n = A.shape
+    M = np.hstack([A, np.eye(q), -np.eye(q)])
+    cost = np.concatenate([np.zeros(n), np.ones(2 * q)])
+    bounds = [(0.0, 1.0)] * n + [(0.0, None)] * (2 * q)
+    res = linprog(cost, A_eq=M, b_eq=r, bounds=bounds, method="highs")
+    assert res.status == 0, res.message
+    return np.clip(res.x[:n], 0.0, 1.0)
 
 
 def _population(
@@ -72,7 +117,7 @@ def test_query_subset_is_random_subset() -> None:
     sizes = np.array([4, 4, 4, 4])
     X = rng.integers(0, sizes, size=(60, 4))
     full = build_queries(X, sizes)
-    sub = build_queries(X, sizes, max_queries=10, rng=np.random.default_rng(3))
+    sub = build_queries(X, sizes, n_queries=10, rng=np.random.default_rng(3))
     assert sub.n_queries == 10
     full_rows = {tuple(r) for r in full.matrix.toarray().astype(int)}
     assert all(tuple(r) in full_rows for r in sub.matrix.toarray().astype(int))
@@ -143,7 +188,11 @@ def test_conditional_beats_or_matches_marginal_on_nonprivate() -> None:
     idx = rng.integers(0, 200, 1000)
     acc = {}
     for mode in QueryMode:
-        t = ReconstructionAttack(queries=mode).fit(X, sizes, rng=rng).reconstruct(X[idx], y[idx], 2)
+        t = (
+            ReconstructionAttack(query_mode=mode)
+            .fit(X, sizes, rng=rng)
+            .reconstruct(X[idx], y[idx], 2)
+        )
         acc[mode] = ((t[:, 1] > 0.5) == y).mean()
     assert acc[QueryMode.CONDITIONAL] >= acc[QueryMode.MARGINAL] - 0.02
     assert acc[QueryMode.CONDITIONAL] > 0.7
@@ -170,3 +219,67 @@ def test_not_fitted_and_bad_order() -> None:
 def test_registered_as_attribute_attack() -> None:
     names = {i.name for i in list_attacks(AttackFamily.ATTRIBUTE)}
     assert {"recon", "dcr", "infer"} <= names
+
+
+def test_is_an_attribute_attack_and_validates_its_parameters() -> None:
+    X = np.zeros((4, 3), dtype=int)
+    assert isinstance(ReconstructionAttack(), AttributeAttack)
+    with pytest.raises(InputError, match="query_mode"):
+        ReconstructionAttack(query_mode="weird").fit(X, np.full(3, 2), rng=np.random.default_rng(0))
+    with pytest.raises(InputError, match="max_records"):
+        ReconstructionAttack(max_records=0).fit(X, np.full(3, 2), rng=np.random.default_rng(0))
+
+
+def test_split_blocks_partitions_by_values() -> None:
+    rng = np.random.default_rng(10)
+    X = rng.integers(0, [2, 3, 5, 4], size=(500, 4))
+    blocks = split_blocks(X, 60)
+    rows = np.concatenate([b for b, _ in blocks])
+    np.testing.assert_array_equal(np.sort(rows), np.arange(500))  # a partition
+    for b, fixed in blocks:
+        for j, v in fixed:
+            assert (X[b, j] == v).all()
+        assert b.size <= 60 or len(fixed) == 4
+    ((whole, fixed),) = split_blocks(X, 500)
+    np.testing.assert_array_equal(whole, np.arange(500))
+    assert fixed == ()
+    # identical rows cannot be split
+    same = np.zeros((10, 2), dtype=int)
+    assert [b.size for b, _ in split_blocks(same, 3)] == [10]
+
+
+def test_one_block_is_the_papers_attack() -> None:
+    rng = np.random.default_rng(11)
+    sizes = np.array([5, 5, 4, 6, 5, 4])
+    X, y = _population(rng, 200, list(sizes))
+    idx = rng.integers(0, 200, 3000)
+    a = ReconstructionAttack(max_records=200).fit(X, sizes, rng=np.random.default_rng(0))
+    qs = build_queries(X, sizes)
+    assert a.blocks_[0].queries.n_queries == qs.n_queries and len(a.blocks_) == 1
+    pc, tot = count_answers(qs, X[idx], y[idx], 2)
+    r = answer_queries(qs, pc, tot, 1, QueryMode.CONDITIONAL, 3000)
+    ok = np.isfinite(r)
+    want = solve_l1(qs.matrix[np.flatnonzero(ok)], r[ok])
+    np.testing.assert_allclose(a.reconstruct(X[idx], y[idx], 2)[:, 1], want)
+
+
+@pytest.mark.parametrize("mode", list(QueryMode))
+def test_blocks_reconstruct_a_copy(mode: QueryMode) -> None:
+    # 1,200 records split into blocks of at most 150: a copy is still reconstructed
+    rng = np.random.default_rng(12)
+    sizes = np.array([3, 4, 5, 6, 4, 5, 3])
+    X = rng.integers(0, sizes, size=(1200, 7))
+    y = ((X[:, 0] + X[:, 1] + rng.integers(0, 2, 1200)) % 2).astype(np.int64)
+    attack = ReconstructionAttack(max_records=150, query_mode=mode).fit(
+        X, sizes, rng=np.random.default_rng(0)
+    )
+    assert len(attack.blocks_) > 1
+    t = attack.reconstruct(X, y, 2)
+    assert t.shape == (1200, 2)
+    np.testing.assert_allclose(t.sum(axis=1), 1.0)
+    assert ((t[:, 1] > 0.5) == y).mean() > 0.9
+    # an independent sample of the same population gives population-level accuracy only
+    other = rng.integers(0, sizes, size=(1200, 7))
+    yo = ((other[:, 0] + other[:, 1] + rng.integers(0, 2, 1200)) % 2).astype(np.int64)
+    acc_ind = ((attack.reconstruct(other, yo, 2)[:, 1] > 0.5) == y).mean()
+    assert acc_ind < 0.65

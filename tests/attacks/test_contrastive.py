@@ -54,11 +54,15 @@ def test_knn_outlier_scores_find_the_isolated_point() -> None:
 
 def test_contrastive_predicates_single_out(syn: sl.Table) -> None:
     attack = ContrastiveSinglingOut(n_cols=3, encoder=TINY).fit(syn, rng=np.random.default_rng(0))
-    preds = attack.predicates_(30, rng=np.random.default_rng(1))
+    preds = attack.predicates(30, rng=np.random.default_rng(1))
     assert len(preds) == 30
     np.testing.assert_array_equal(preds.count(attack.synthetic_), 1)
     assert np.all(preds.n_atoms == 3)
     assert attack.outliers_.size >= 50
+    # predicates describe outlier records only
+    for i in range(len(preds)):
+        rows = preds.take([i]).matches(attack.synthetic_, cap=1).rows
+        assert set(rows.tolist()) <= set(attack.outliers_.tolist())
 
 
 def test_errors(syn: sl.Table, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 
 import synthleak as sl
+from synthleak.attacks.base import AttackFamily, LinkabilityAttack, make_attack
 from synthleak.attacks.linkability import (
-    LinkabilityAttack,
+    NearestNeighbourLinkability,
     gower_knn,
     random_neighbors,
     sets_intersect,
@@ -60,10 +61,19 @@ def test_ties_go_to_the_lowest_index() -> None:
 
 def test_links_when_synthetic_is_the_original() -> None:
     ori = _mixed(300, 4)
-    attack = LinkabilityAttack(["a", "u"], ["b", "v"], n_neighbors=1).fit(ori)
+    attack = NearestNeighbourLinkability(["a", "u"], ["b", "v"], n_neighbors=1)
+    assert attack.fit(ori, rng=np.random.default_rng(0)) is attack
     # with unique continuous values each half's nearest record is the record itself
-    linked = attack.links_(ori.take(np.arange(50)))
-    assert linked.mean() > 0.9
+    linked = attack.links(ori.take(np.arange(50)))
+    assert linked.dtype == bool and linked.mean() > 0.9
+    near = attack.neighbors(ori.take(np.arange(5)), ["u", "v"])
+    np.testing.assert_array_equal(near[:, 0], np.arange(5))
+
+
+def test_registered_as_the_nearest_neighbour_attack() -> None:
+    attack = make_attack(AttackFamily.LINKABILITY, "nearest-neighbour", aux_a=["a"], aux_b=["b"])
+    assert isinstance(attack, NearestNeighbourLinkability)
+    assert isinstance(attack, LinkabilityAttack) and attack.name == "nearest-neighbour"
 
 
 def test_sets_intersect_and_random_neighbors() -> None:
@@ -81,11 +91,13 @@ def test_sets_intersect_and_random_neighbors() -> None:
 
 def test_errors() -> None:
     t = _mixed(20, 5)
-    with pytest.raises(InputError, match="unknown column"):
-        LinkabilityAttack(["a", "nope"], ["b"]).fit(t)
-    with pytest.raises(InputError, match="empty"):
-        LinkabilityAttack([], ["b"]).fit(t)
+    with pytest.raises(InputError, match=r"aux_a names unknown column\(s\) \['nope'\]"):
+        NearestNeighbourLinkability(["a", "nope"], ["b"]).fit(t)
+    with pytest.raises(InputError, match="aux_a must be a non-empty list"):
+        NearestNeighbourLinkability([], ["b"]).fit(t)
+    with pytest.raises(InputError, match="aux_b must be a non-empty list"):
+        NearestNeighbourLinkability(["a"], "b").fit(t)
     with pytest.raises(InputError, match="n_neighbors"):
-        LinkabilityAttack(["a"], ["b"], n_neighbors=0).fit(t)
+        NearestNeighbourLinkability(["a"], ["b"], n_neighbors=0).fit(t)
     with pytest.raises(NotFittedError):
-        LinkabilityAttack(["a"], ["b"]).links_(t)
+        NearestNeighbourLinkability(["a"], ["b"]).links(t)

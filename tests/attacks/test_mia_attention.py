@@ -1,4 +1,4 @@
-"""Tests of the target-attention membership attack (appendix A of 000_d116d896359e1fe6.txt)."""
+"""Tests of the target-attention membership attack (Meeus et al. (2023), appendix A)."""
 
 from __future__ import annotations
 

@@ -1,29 +1,186 @@
+"""No-box membership attacks: definitions, invariances, input checks (the contract and its
+oracles are in tests/attacks/test_contract.py through contracts/nobox_membership.py)."""
+
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
+import pandas as pd
 import pytest
 
+import synthleak as sl
 from synthleak import NotFittedError, Table
-from synthleak.attacks.mia_nobox import ClosestRecordSignal, closest_distances
+from synthleak.attacks.base import AttackFamily, list_attacks, make_attack
+from synthleak.attacks.mia_nobox import (
+    ClosestRecordSignal,
+    DCRDiffAttack,
+    DomiasAttack,
+    NeighbourhoodAttack,
+    closest_distances,
+)
+from synthleak.errors import InputError
 from synthleak.metrics.privacy import auc
+from synthleak.references import get as get_reference
 from synthleak.vulnerability import pairwise_distances
+
+NAMES = ["classifier", "dcr", "dcr-diff", "domias", "neighbourhood"]
+
+
+def _split(t: Table, *sizes: int) -> list[Table]:
+    edges = np.cumsum([0, *sizes])
+    return [t.take(np.arange(a, b)) for a, b in itertools.pairwise(edges)]
+
+
+def test_registered_in_the_nobox_family_with_references() -> None:
+    infos = {i.name: i for i in list_attacks(AttackFamily.NOBOX_MEMBERSHIP)}
+    assert set(NAMES) <= set(infos)
+    for name in NAMES:
+        assert infos[name].references and infos[name].doc
+        for key in infos[name].references:
+            get_reference(key)  # every cited work exists
 
 
 def test_closest_distances_match_the_full_matrix(adult_1000: Table) -> None:
-    recs, syn = adult_1000.take(np.arange(300)), adult_1000.take(np.arange(300, 1000))
+    recs, syn = _split(adult_1000, 300, 700)
     np.testing.assert_allclose(
-        closest_distances(recs, syn, block=7), pairwise_distances(recs, syn).min(axis=1)
+        closest_distances(recs, syn), pairwise_distances(recs, syn).min(axis=1), atol=1e-12
+    )
+    d = closest_distances(recs, syn, metric="minkowski", p=1)
+    ref = pairwise_distances(recs, syn, metric="minkowski", p=1).min(axis=1)
+    np.testing.assert_allclose(d, ref, atol=1e-12)
+
+
+def test_closest_record_signal_oracles(adult_1000: Table) -> None:
+    members, _, controls, indep = _split(adult_1000, 300, 200, 300, 200)
+    copy = ClosestRecordSignal().fit(members)  # synthetic = training data: maximal signal
+    y = np.r_[np.ones(300), np.zeros(300)]
+    assert auc(y, np.r_[copy.score(members), copy.score(controls)]) > 0.99
+    other = ClosestRecordSignal().fit(indep)  # independent data
+    assert abs(auc(y, np.r_[other.score(members), other.score(controls)]) - 0.5) < 0.08
+    with pytest.raises(NotFittedError):
+        ClosestRecordSignal().score(members)
+
+
+def test_dcr_and_dcr_diff_definitions(adult_1000: Table) -> None:
+    syn, ref, recs = _split(adult_1000, 400, 300, 100)
+    rng = np.random.default_rng(0)
+    dcr = make_attack("nobox-membership", "dcr").fit(syn, ref, rng=rng)
+    np.testing.assert_allclose(dcr.score(recs), -pairwise_distances(recs, syn).min(axis=1))
+    diff = DCRDiffAttack(floor=1e-3).fit(syn, ref, rng=rng)
+    d_syn = pairwise_distances(recs, syn).min(axis=1)
+    d_ref = pairwise_distances(recs, ref).min(axis=1)
+    np.testing.assert_allclose(
+        diff.score(recs), np.log(d_ref + 1e-3) - np.log(d_syn + 1e-3), atol=1e-9
     )
 
 
-def test_oracles(adult_1000: Table) -> None:
-    members, controls = adult_1000.take(np.arange(0, 300)), adult_1000.take(np.arange(500, 800))
-    copy = ClosestRecordSignal().fit(members)  # synthetic = training data: maximal signal
-    y = np.r_[np.ones(300), np.zeros(300)]
-    s = np.r_[copy.score(members), copy.score(controls)]
-    assert auc(y, s) > 0.99
-    indep = ClosestRecordSignal().fit(adult_1000.take(np.arange(800, 1000)))  # independent data
-    s = np.r_[indep.score(members), indep.score(controls)]
-    assert abs(auc(y, s) - 0.5) < 0.08
-    with pytest.raises(NotFittedError):
-        ClosestRecordSignal().score(members)
+def test_exact_copies_score_highest_under_distance_attacks(adult_1000: Table) -> None:
+    syn, ref, others = _split(adult_1000, 400, 300, 100)
+    copies = syn.take(np.arange(5))
+    recs = Table.concat([copies, others])
+    for name in ("dcr", "dcr-diff"):
+        s = make_attack("nobox-membership", name).fit(syn, ref, rng=np.random.default_rng(0))
+        scores = s.score(recs)
+        assert scores[:5].min() >= scores[5:].max(), name
+
+
+def _tiny_categorical(n: int, seed: int) -> Table:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "a": rng.choice(["x", "y", "z"], n),
+            "b": rng.choice(["u", "v"], n),
+            "c": rng.choice(["p", "q"], n),
+        }
+    )
+    df.loc[df["a"] == "x", "b"] = "u"  # a dependence for the network to find
+    return Table.from_frame(df, sl.infer_schema(df))
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_domias_densities_are_normalised(k: int) -> None:
+    """Each side's smoothed network is a probability distribution over every cell."""
+    t = _tiny_categorical(300, 1)
+    syn, ref = _split(t, 200, 100)
+    att = DomiasAttack(k=k, prior=1.5).fit(syn, ref, rng=np.random.default_rng(0))
+    cells = pd.DataFrame(
+        list(itertools.product(*(c.categories for c in t.schema.categorical))),
+        columns=t.schema.names,
+    )
+    log_syn, log_ref = att.log_densities(Table.from_frame(cells, t.schema))
+    assert np.exp(log_syn).sum() == pytest.approx(1.0, abs=1e-9)
+    assert np.exp(log_ref).sum() == pytest.approx(1.0, abs=1e-9)
+    np.testing.assert_allclose(att.score(Table.from_frame(cells, t.schema)), log_syn - log_ref)
+
+
+def test_domias_finds_an_overrepresented_cell() -> None:
+    """A release that over-produces one configuration scores it above the others."""
+    t = _tiny_categorical(600, 2)
+    ref = t.take(np.arange(300))
+    syn_df = t.take(np.arange(300, 600)).to_frame()
+    syn_df.iloc[:150] = ["z", "v", "q"]
+    syn = Table.from_frame(syn_df, t.schema)
+    att = DomiasAttack().fit(syn, ref, rng=np.random.default_rng(0))
+    probe = Table.from_frame(
+        pd.DataFrame({"a": ["z", "y"], "b": ["v", "u"], "c": ["q", "p"]}), t.schema
+    )
+    s = att.score(probe)
+    assert s[0] > 1.0 > s[1]
+
+
+def test_neighbourhood_radius_and_counts(adult_1000: Table) -> None:
+    syn, ref, recs = _split(adult_1000, 400, 300, 50)
+    att = NeighbourhoodAttack(k=2, quantile=0.5).fit(syn, ref, rng=np.random.default_rng(0))
+    d_ref_syn = np.sort(pairwise_distances(ref, syn), axis=1)[:, 1]
+    assert att.radius_ == pytest.approx(float(np.quantile(d_ref_syn, 0.5)), abs=1e-12)
+    c_syn = (pairwise_distances(recs, syn) <= att.radius_ + 1e-12).sum(axis=1)
+    c_ref = (pairwise_distances(recs, ref) <= att.radius_ + 1e-12).sum(axis=1)
+    expected = np.log((c_syn + 0.5) / 400) - np.log((c_ref + 0.5) / 300)
+    np.testing.assert_allclose(att.score(recs), expected, atol=1e-9)
+
+
+def test_classifier_scores_are_log_odds_of_synthetic(adult_1000: Table) -> None:
+    syn, ref, recs = _split(adult_1000, 400, 300, 50)
+    att = make_attack("nobox-membership", "classifier", max_iter=20)
+    att.fit(syn, ref, rng=np.random.default_rng(0))
+    p = att.model_.predict_proba(
+        np.concatenate([recs.codes, recs.values], axis=1).astype(np.float64)
+    )[:, 1]
+    np.testing.assert_allclose(att.score(recs), np.log(p / (1 - p)), atol=1e-6)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_input_errors_are_one_line_and_name_the_parameter(name: str, adult_1000: Table) -> None:
+    syn, ref = _split(adult_1000, 200, 200)
+    other = sl.Table.from_frame(
+        adult_1000.to_frame().iloc[:50], sl.infer_schema(adult_1000.to_frame().iloc[:50])
+    )
+    rng = np.random.default_rng(0)
+    with pytest.raises(InputError, match="synthetic and reference must share one schema"):
+        make_attack("nobox-membership", name).fit(syn, other, rng=rng)
+    with pytest.raises(InputError, match="reference has no records"):
+        make_attack("nobox-membership", name).fit(syn, ref.take([]), rng=rng)
+    att = make_attack("nobox-membership", name).fit(syn, ref, rng=rng)
+    with pytest.raises(InputError, match="records must share the schema"):
+        att.score(other)
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "match"),
+    [
+        ("dcr", {"metric": "hamming"}, "unknown distance metric"),
+        ("dcr-diff", {"floor": 0}, "floor must be a positive number"),
+        ("domias", {"k": 0}, "k must be a positive integer"),
+        ("domias", {"bins": 1.5}, "bins must be a positive integer"),
+        ("neighbourhood", {"quantile": 1.5}, "quantile must lie in"),
+        ("classifier", {"max_leaf_nodes": 1}, "max_leaf_nodes must be at least 2"),
+    ],
+)
+def test_bad_hyperparameters_fail_at_fit(
+    name: str, params: dict, match: str, adult_1000: Table
+) -> None:
+    syn, ref = _split(adult_1000, 200, 200)
+    att = make_attack("nobox-membership", name, **params)  # construction only stores them
+    with pytest.raises(InputError, match=match):
+        att.fit(syn, ref, rng=np.random.default_rng(0))

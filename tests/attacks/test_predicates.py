@@ -13,9 +13,12 @@ from synthleak.attacks.predicates import (
     Op,
     PredicateSet,
     TableIndex,
+    check_n_cols,
+    collect_singling_out,
+    column_medians,
     encoded_matrix,
-    popcount,
-    sample_bitsets,
+    predicates_from_records,
+    random_column_subsets,
     unique_rows,
 )
 from synthleak.errors import InputError
@@ -99,24 +102,30 @@ def test_count_matches_reference(seed: int) -> None:
     preds = _random_preds(table, 60, np.random.default_rng(seed + 1))
     ref = _reference(preds, table)
     np.testing.assert_array_equal(preds.count(table), ref)
-    np.testing.assert_array_equal(popcount(preds.match_bitsets(table)), ref)
+    np.testing.assert_array_equal(preds.matches(table, cap=3).counts, ref)
     capped = preds.count(table, cap=2, index=TableIndex.build(table))
     np.testing.assert_array_equal(capped, np.minimum(ref, 2))
 
 
-def test_match_bitsets_mark_the_right_rows() -> None:
+def test_matches_list_the_right_rows_up_to_cap() -> None:
     table = _table(3)
-    preds = _random_preds(table, 10, np.random.default_rng(4))
-    bits = preds.match_bitsets(table)
-    rows = np.unpackbits(bits.view(np.uint8), axis=1, bitorder="little")[:, : len(table)].astype(
-        bool
-    )
+    preds = _random_preds(table, 40, np.random.default_rng(4))
+    ref = _reference(preds, table)
+    m = preds.matches(table, cap=5)
+    np.testing.assert_array_equal(m.counts, ref)
+    assert m.cap == 5 and m.indptr[0] == 0 and m.indptr[-1] == m.rows.size
     for i in range(len(preds)):
-        assert rows[i].sum() == _reference(preds.take([i]), table)[0]
-        # the rows it marks satisfy the predicate: re-count on just those rows
-        sub = table.take(np.flatnonzero(rows[i]))
-        if len(sub):
-            assert preds.take([i]).count(sub)[0] == len(sub)
+        rows = m.rows_of(i)
+        if ref[i] > 5:
+            assert rows.size == 0  # too many matches: not listed
+            continue
+        assert rows.size == ref[i] and np.all(np.diff(rows) > 0)  # listed once each, sorted
+        # the listed rows satisfy the predicate, and no other row does
+        assert preds.take([i]).count(table.take(rows))[0] == rows.size
+        rest = np.setdiff1d(np.arange(len(table)), rows)
+        assert preds.take([i]).count(table.take(rest))[0] == 0
+    empty = preds.take([]).matches(table, cap=2)
+    assert empty.counts.size == 0 and empty.indptr.tolist() == [0]
 
 
 def test_keys_and_first_unique() -> None:
@@ -148,7 +157,7 @@ def test_describe_and_schema_check() -> None:
         p.count(other)
 
 
-def test_unique_rows_and_sample_bitsets() -> None:
+def test_unique_rows() -> None:
     table = _table(8)
     doubled = sl.Table.from_arrays(
         table.schema,
@@ -157,5 +166,47 @@ def test_unique_rows_and_sample_bitsets() -> None:
     )
     u = unique_rows(doubled)
     assert len(u) == len(unique_rows(table)) <= len(table)
-    bits = sample_bitsets(100, [10, 50], rng=np.random.default_rng(0))
-    np.testing.assert_array_equal(popcount(bits), [10, 50])
+
+
+def test_predicates_from_records_describe_their_records() -> None:
+    table = _table(9)
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, len(table), 50)
+    cols = random_column_subsets(50, len(table.schema), 2, rng=rng)
+    assert np.all(cols.sum(axis=1) == 2)
+    preds = predicates_from_records(table, rows, cols, column_medians(table))
+    assert np.all(preds.n_atoms == 2)
+    np.testing.assert_array_equal(preds.constrained, cols)
+    # every predicate matches the record it was built from
+    for i, r in enumerate(rows):
+        assert preds.take([i]).count(table.take([r]))[0] == 1
+
+
+def test_collect_singling_out_and_n_cols_check() -> None:
+    table = _table(10, n=300)
+    rng = np.random.default_rng(1)
+    med = column_medians(table)
+    assert np.isnan(med[table.schema.names.index("c")]) and np.isfinite(med[-1])
+
+    def batch(size: int) -> PredicateSet:
+        cols = random_column_subsets(size, len(table.schema), 3, rng=rng)
+        return predicates_from_records(table, rng.integers(0, len(table), size), cols, med)
+
+    got = collect_singling_out(table, 20, batch, max_attempts=None, batch_size=100)
+    assert len(got) == 20 and len(got.first_unique()) == 20
+    np.testing.assert_array_equal(got.count(table), 1)
+    few = collect_singling_out(table, 10_000, batch, max_attempts=50, batch_size=100)
+    assert len(few) <= 50
+    check_n_cols(4, table)
+    for bad in (0, 5, 2.5, True):
+        with pytest.raises(InputError, match="n_cols"):
+            check_n_cols(bad, table)  # type: ignore[arg-type]
+
+
+def test_no_numpy2_only_bit_functions_in_the_module() -> None:
+    """The module runs on numpy 1.26: no ``np.bitwise_count`` (numpy >= 2.0 only)."""
+    import inspect
+
+    import synthleak.attacks.predicates as mod
+
+    assert "bitwise_count" not in inspect.getsource(mod)

@@ -6,15 +6,17 @@ import numpy as np
 import pytest
 
 import synthleak as sl
+from synthleak.attacks.base import AttackFamily, SinglingOutAttack, list_attacks, make_attack
 from synthleak.attacks.predicates import Op
 from synthleak.attacks.singling_out import (
     MultivariateSinglingOut,
-    SinglingOutMode,
+    RecordSinglingOut,
     UnivariateSinglingOut,
-    make_singling_out_attack,
     random_predicates,
 )
 from synthleak.errors import InputError, NotFittedError
+
+RNG = np.random.default_rng
 
 
 @pytest.fixture(scope="module")
@@ -23,11 +25,12 @@ def syn(adult_table: sl.Table) -> sl.Table:
 
 
 def test_univariate_predicates_single_out(syn: sl.Table) -> None:
-    attack = UnivariateSinglingOut().fit(syn)
-    preds = attack.predicates_(150, rng=np.random.default_rng(0))
+    attack = UnivariateSinglingOut().fit(syn, rng=RNG(0))
+    preds = attack.predicates(150, rng=np.random.default_rng(0))
     assert len(preds) == 150
     assert np.all(preds.n_atoms == 1)
     np.testing.assert_array_equal(preds.count(attack.synthetic_), 1)
+    assert attack.baseline_n_cols == 1
     assert len(preds.first_unique()) == len(preds)
     # every predicate is a rare value (==), a null test or an extreme (<= min, >= max)
     used = set(np.unique(preds.ops[preds.ops != Op.ANY]).tolist())
@@ -36,13 +39,15 @@ def test_univariate_predicates_single_out(syn: sl.Table) -> None:
 
 def test_univariate_returns_fewer_when_data_has_fewer(syn: sl.Table) -> None:
     tiny = syn.select(["sex", "race"])
-    preds = UnivariateSinglingOut().fit(tiny).predicates_(100, rng=np.random.default_rng(0))
+    preds = (
+        UnivariateSinglingOut().fit(tiny, rng=RNG(0)).predicates(100, rng=np.random.default_rng(0))
+    )
     assert len(preds) < 100  # only the categories that occur once can single out
 
 
 def test_multivariate_predicates(syn: sl.Table) -> None:
-    attack = MultivariateSinglingOut(n_cols=3).fit(syn)
-    preds = attack.predicates_(100, rng=np.random.default_rng(0))
+    attack = MultivariateSinglingOut(n_cols=3).fit(syn, rng=RNG(0))
+    preds = attack.predicates(100, rng=np.random.default_rng(0))
     assert len(preds) == 100
     assert np.all(preds.n_atoms == 3)
     np.testing.assert_array_equal(preds.count(attack.synthetic_), 1)
@@ -59,16 +64,16 @@ def test_multivariate_predicates(syn: sl.Table) -> None:
 
 
 def test_multivariate_same_seed_same_predicates(syn: sl.Table) -> None:
-    a = MultivariateSinglingOut().fit(syn).predicates_(50, rng=np.random.default_rng(3))
-    b = MultivariateSinglingOut().fit(syn).predicates_(50, rng=np.random.default_rng(3))
+    a = MultivariateSinglingOut().fit(syn, rng=RNG(0)).predicates(50, rng=np.random.default_rng(3))
+    b = MultivariateSinglingOut().fit(syn, rng=RNG(0)).predicates(50, rng=np.random.default_rng(3))
     np.testing.assert_array_equal(a.keys(), b.keys())
 
 
 def test_max_attempts_caps_generation(syn: sl.Table) -> None:
     preds = (
         MultivariateSinglingOut(n_cols=1, max_attempts=300)
-        .fit(syn)
-        .predicates_(1000, rng=np.random.default_rng(0))
+        .fit(syn, rng=RNG(0))
+        .predicates(1000, rng=np.random.default_rng(0))
     )
     assert len(preds) < 300
 
@@ -85,13 +90,38 @@ def test_random_predicates(syn: sl.Table) -> None:
             assert {Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE} <= ops | {Op.ISNULL, Op.NOTNULL}
 
 
+def test_duplicated_synthetic_records_count_once(syn: sl.Table) -> None:
+    """A record the generator emitted twice is still one distinct candidate."""
+    doubled = sl.Table.concat([syn, syn.take(np.arange(50))])
+    attack = MultivariateSinglingOut(n_cols=3).fit(doubled, rng=RNG(0))
+    assert len(attack.synthetic_) == len(syn)
+    preds = attack.predicates(50, rng=RNG(1))
+    np.testing.assert_array_equal(preds.count(syn), 1)
+
+
+def test_registry_and_contract_classes() -> None:
+    infos = {i.name: i for i in list_attacks(AttackFamily.SINGLING_OUT)}
+    assert {"univariate", "multivariate", "contrastive"} <= set(infos)
+    assert infos["contrastive"].extra == "torch"
+    for name in ("univariate", "multivariate"):
+        attack = make_attack(AttackFamily.SINGLING_OUT, name)
+        assert isinstance(attack, SinglingOutAttack) and attack.name == name
+    assert issubclass(MultivariateSinglingOut, RecordSinglingOut)
+    assert make_attack(AttackFamily.SINGLING_OUT, "multivariate", n_cols=2).n_cols == 2
+
+
 def test_errors(syn: sl.Table) -> None:
     with pytest.raises(NotFittedError):
-        MultivariateSinglingOut().predicates_(10, rng=np.random.default_rng(0))
+        MultivariateSinglingOut().predicates(10, rng=RNG(0))
+    with pytest.raises(NotFittedError):
+        UnivariateSinglingOut().predicates(10, rng=RNG(0))
     with pytest.raises(InputError, match="n_cols"):
-        MultivariateSinglingOut(n_cols=99).fit(syn)
-    with pytest.raises(InputError, match="unknown singling-out mode"):
-        make_singling_out_attack("bogus")
-    assert isinstance(make_singling_out_attack(SinglingOutMode.UNIVARIATE), UnivariateSinglingOut)
-    assert make_singling_out_attack("multivariate", n_cols=2).n_cols == 2
-    assert [m.value for m in SinglingOutMode] == ["univariate", "multivariate", "contrastive"]
+        MultivariateSinglingOut(n_cols=99).fit(syn, rng=RNG(0))
+    with pytest.raises(InputError, match="batch_size"):
+        MultivariateSinglingOut(batch_size=0).fit(syn, rng=RNG(0))
+    with pytest.raises(InputError, match="at least 1"):
+        MultivariateSinglingOut().fit(syn, rng=RNG(0)).predicates(0, rng=RNG(0))
+    with pytest.raises(InputError, match="Table"):
+        UnivariateSinglingOut().fit(syn.to_frame(), rng=RNG(0))  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="unknown singling-out attack"):
+        make_attack(AttackFamily.SINGLING_OUT, "bogus")

@@ -1,102 +1,109 @@
-"""``synthleak aia`` and ``synthleak utility``."""
+"""``synthleak aia`` (game and release audit) and ``synthleak utility``."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from synthleak.cli.main import main
+from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
+
+
+def _frame(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    q = rng.integers(0, 5, size=(n, 5))
+    df = pd.DataFrame(q, columns=[f"q{j}" for j in range(5)]).astype(str)
+    df["s"] = np.where((q[:, 0] + q[:, 1] + rng.integers(0, 2, n)) % 2 == 0, "a", "b")
+    df.loc[::7, "q4"] = "N"
+    return df
 
 
 @pytest.fixture(scope="module")
-def data_csv(tmp_path_factory: pytest.TempPathFactory) -> str:
-    rng = np.random.default_rng(0)
-    n = 1500
-    q = rng.integers(0, 5, size=(n, 5))
-    df = pd.DataFrame(q, columns=[f"q{j}" for j in range(5)]).astype(str)
-    df["s"] = np.where((q[:, 0] + q[:, 1]) % 2 == 0, "a", "b")
-    df.loc[::7, "q4"] = "N"
-    path = tmp_path_factory.mktemp("aia") / "pop.csv"
-    df.to_csv(path, index=False)
-    return str(path)
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("aia")
+    out = {}
+    for name, (n, seed) in {
+        "pop": (1500, 0),
+        "train": (400, 1),
+        "control": (200, 2),
+        "other": (400, 3),
+    }.items():
+        path = folder / f"{name}.csv"
+        _frame(n, seed).to_csv(path, index=False)
+        out[name] = str(path)
+    return out
 
 
-def test_aia_json_sweep_and_run_dir(
-    data_csv: str, tmp_path, capsys: pytest.CaptureFixture[str]
-) -> None:  # type: ignore[no-untyped-def]
+def test_aia_game_json_sweep_and_run_dir(
+    files: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run = tmp_path / "run"
-    code = main(
-        [
-            "aia",
-            data_csv,
-            "--secret",
-            "s",
-            "--generator",
-            "nonprivate",
-            "--n",
-            "120",
-            "--m",
-            "100,5000",
-            "--games",
-            "2",
-            "--targets-per-game",
-            "4",
-            "--attacks",
-            "recon,dcr",
-            "--seed",
-            "3",
-            "--format",
-            "json",
-            "--run-dir",
-            str(run),
-            "--na-values",
-            "N",
-        ]
-    )
-    assert code == 0
+    args = [
+        "aia",
+        files["pop"],
+        "--secret",
+        "s",
+        "--generator",
+        "nonprivate",
+        "--train-size",
+        "120",
+        "--synthetic-size",
+        "100,5000",
+        "--n-games",
+        "2",
+        "--targets-per-game",
+        "4",
+        "--attacks",
+        "recon,dcr",
+        "--query-mode",
+        "marginal",
+        "--seed",
+        "3",
+        "--format",
+        "json",
+        "--run-dir",
+        str(run),
+        "--na-values",
+        "N",
+    ]
+    assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
-    assert [e["m"] for e in out["results"]] == [100, 5000]
-    rec = out["results"][1]["attacks"]["recon"]
-    assert set(rec) >= {"accuracy", "accuracy_ci", "auc"}
-    assert 0.0 <= rec["accuracy"] <= 1.0 and len(rec["accuracy_ci"]) == 2
-    assert set(out["results"][0]["utility"]) == {"mre_gt10", "tvd3"}
+    res = AttributeGameResult.from_dict(out)
+    assert [s.synthetic_size for s in res.sizes] == [100, 5000]
+    rec = res.accuracy("recon", 5000)
+    assert 0.0 <= rec.accuracy.value <= 1.0 and rec.accuracy.n_trials == 8
     assert out["config"]["quasi_ids"] == ["q0", "q1", "q2", "q3", "q4"]
-    stored = json.loads((run / "result.json").read_text())
-    assert stored["results"][0]["m"] == 100
-    # the report is rebuilt from the run directory: one finding per attack and m
-    capsys.readouterr()
-    assert main(["report", str(run), "--out", str(tmp_path / "rep")]) == 0
-    rep = json.loads((tmp_path / "rep" / "report.json").read_text())
-    assert {f["key"] for f in rep["findings"]} == {
-        "attribute.recon.m100",
-        "attribute.dcr.m100",
-        "attribute.recon.m5000",
-        "attribute.dcr.m5000",
-    }
-    assert [p["label"] for p in rep["privacy_utility"]] == ["m=100", "m=5000"]
-    assert "privacy_utility.png" in {p.name for p in (tmp_path / "rep" / "figures").iterdir()}
+    assert out["config"]["attacks"][0]["params"]["query_mode"] == "marginal"
+    assert out["accuracies"][0]["status"] == "too small to measure"
+    assert {"mre_gt10", "tvd3", "acc_max"} <= set(out["sizes"][0])
+    stored = AttributeGameResult.from_json(run / "result.json")
+    assert stored.same_as(res)
+    # the same command resumes from the run directory with the same output
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out) == out
 
 
-def test_aia_table_and_out_file(data_csv: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_aia_game_table_and_out_file(files: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "res.txt"
     code = main(
         [
             "aia",
-            data_csv,
+            files["pop"],
             "--secret",
             "s",
             "--quasi-ids",
             "q0,q1,q2",
             "--generator",
             "indhist",
-            "--n",
+            "--train-size",
             "100",
-            "--m",
+            "--synthetic-size",
             "500",
-            "--games",
+            "--n-games",
             "1",
             "--attacks",
             "dcr",
@@ -106,44 +113,95 @@ def test_aia_table_and_out_file(data_csv: str, tmp_path) -> None:  # type: ignor
     )
     assert code == 0
     text = out.read_text()
-    assert "dcr acc" in text and "Acc_max" in text
+    assert "accuracy [95% CI]" in text and "Acc_max" in text and "too small to measure" in text
+
+
+def test_aia_release_audit(
+    files: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["aia", "--secret", "s", "--original", files["train"], "--na-values", "N"]
+    ctl = ["--control", files["control"]]
+    assert main([*base, "--synthetic", files["train"], *ctl, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (res,) = [ReleaseAttributeResult.from_dict(r) for r in doc["results"]]
+    assert res.attack == "recon" and res.status.value == "measured"
+    assert res.difference.ci_low > 0  # a copy of the training data leaks
+    out = tmp_path / "rel.txt"
+    args = [*base, "--synthetic", files["other"], *ctl, "--attacks", "recon,dcr"]
+    assert main([*args, "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "training accuracy" in text and "control accuracy" in text and "dcr" in text
+    # without a control set: not measured, with what it needs
+    assert main([*base, "--synthetic", files["other"], "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["results"][0]["status"] == "not measured"
+    assert "needs a control set" in doc["results"][0]["reason"]
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "match"),
     [
-        ["--secret", "nope", "--generator", "nonprivate"],
-        ["--secret", "s", "--generator", "nonprivate", "--m", "ten"],
-        ["--secret", "s", "--generator", "nonprivate", "--attacks", "magic"],
-        ["--secret", "s", "--generator", "nonprivate", "--queries", "weird"],
-        ["--secret", "s", "--generator", "nonprivate", "--quasi-ids", "q0,zz"],
+        (["--secret", "nope", "--generator", "nonprivate"], "is not a column"),
+        (["--secret", "s", "--generator", "nonprivate", "--synthetic-size", "ten"], "whole"),
+        (["--secret", "s", "--generator", "nonprivate", "--attacks", "magic"], "magic"),
+        (["--secret", "s", "--generator", "nonprivate", "--query-mode", "weird"], "weird"),
+        (["--secret", "s", "--generator", "nonprivate", "--quasi-ids", "q0,zz"], "zz"),
+        (["--secret", "s"], "--generator"),
+        (["--secret", "s", "--generator", "nonprivate", "--n-targets", "5"], "--n-targets"),
+        (["--secret", "s", "--generator", "nonprivate", "--format", "csv"], "csv"),
+        (
+            ["--secret", "s", "--generator", "nonprivate", "--attacks", "dcr", "--n-queries", "9"],
+            "add recon",
+        ),
+        (["--secret", "s", "--generator", "nonprivate", "--out", "/nonexistent/x.txt"], "folder"),
     ],
 )
-def test_aia_bad_input_exit_2(
-    data_csv: str, args: list[str], capsys: pytest.CaptureFixture[str]
+def test_aia_game_bad_input_exit_2(
+    files: dict[str, str], args: list[str], match: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["aia", data_csv, "--n", "50", "--m", "100", "--games", "1", *args]) == 2
+    code = main(["aia", files["pop"], "--train-size", "50", "--n-games", "1", *args])
     err = capsys.readouterr().err.strip()
-    assert err.startswith("synthleak: error:") or "Error" in err or "Invalid" in err
+    assert code == 2 and len(err.splitlines()) == 1 and match in err
+    assert err.startswith("synthleak: error:")
 
 
-def test_utility_json(data_csv: str, tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
-    df = pd.read_csv(data_csv, dtype=str, keep_default_na=False)
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["--synthetic", "{other}", "--control", "{control}", "DATA"], "not both"),
+        (["--control", "{control}"], "needs --original and --synthetic"),
+        (["--synthetic", "{other}", "--generator", "nonprivate"], "without its generator"),
+        (["--synthetic", "{other}", "--attacks", "dcr,dcr"], "more than once"),
+        (["--synthetic", "{other}", "--secret", "q9"], "is not a column"),
+    ],
+)
+def test_aia_release_bad_input_exit_2(
+    files: dict[str, str], args: list[str], match: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [a.format(**files) if "{" in a else (files["pop"] if a == "DATA" else a) for a in args]
+    head = ["aia", "--original", files["train"]]
+    if "--secret" not in args:
+        head += ["--secret", "s"]
+    code = main([*head, *args])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and match in err
+
+
+def test_utility_json(
+    files: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    df = pd.read_csv(files["pop"], dtype=str, keep_default_na=False)
     rng = np.random.default_rng(1)
     syn = df.apply(lambda c: rng.permutation(c.to_numpy()))
     syn_path = tmp_path / "syn.csv"
     syn.to_csv(syn_path, index=False)
-    assert (
-        main(["utility", "--original", data_csv, "--synthetic", data_csv, "--format", "json"]) == 0
-    )
+    pop = files["pop"]
+    assert main(["utility", "--original", pop, "--synthetic", pop, "--format", "json"]) == 0
     same = json.loads(capsys.readouterr().out)
     assert same["mre_gt10"] == 0.0 and same["tvd3"] == 0.0
-    assert (
-        main(["utility", "--original", data_csv, "--synthetic", str(syn_path), "--format", "json"])
-        == 0
-    )
+    args = ["utility", "--original", pop, "--synthetic", str(syn_path), "--format", "json"]
+    assert main([*args, "--n-marginals", "30"]) == 0
     shuffled = json.loads(capsys.readouterr().out)
     assert shuffled["mre_gt10"] > 0.05 and shuffled["tvd3"] > 0.02
-    assert (
-        main(["utility", "--original", data_csv, "--synthetic", str(tmp_path / "missing.csv")]) == 2
-    )
+    assert main(["utility", "--original", pop, "--synthetic", str(tmp_path / "missing.csv")]) == 2
+    assert main(["utility", "--original", pop, "--synthetic", pop, "--format", "csv"]) == 2

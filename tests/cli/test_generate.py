@@ -35,7 +35,16 @@ def data_csv(tmp_path: Path) -> Path:
 
 def test_generate_csv_is_seeded_and_keeps_schema(tmp_path: Path, data_csv: Path) -> None:
     out1, out2 = tmp_path / "a.csv", tmp_path / "b.csv"
-    args = ["generate", str(data_csv), "--generator", "indhist:bins=5", "--n", "50", "--seed", "3"]
+    args = [
+        "generate",
+        str(data_csv),
+        "--generator",
+        "indhist:bins=5",
+        "--synthetic-size",
+        "50",
+        "--seed",
+        "3",
+    ]
     assert main([*args, "--out", str(out1)]) == 0
     assert main([*args, "--out", str(out2)]) == 0
     assert out1.read_bytes() == out2.read_bytes()
@@ -61,7 +70,7 @@ def test_generate_parquet_with_train_size_and_schema(tmp_path: Path, data_csv: P
             str(data_csv),
             "--generator",
             "nonprivate",
-            "--n",
+            "--synthetic-size",
             "30",
             "--train-size",
             "10",
@@ -81,7 +90,12 @@ def test_generate_parquet_with_train_size_and_schema(tmp_path: Path, data_csv: P
 
 def test_generate_n_zero(tmp_path: Path, data_csv: Path) -> None:
     out = tmp_path / "empty.csv"
-    assert main(["generate", str(data_csv), "-g", "indhist", "--n", "0", "--out", str(out)]) == 0
+    assert (
+        main(
+            ["generate", str(data_csv), "-g", "indhist", "--synthetic-size", "0", "--out", str(out)]
+        )
+        == 0
+    )
     assert out.read_text().strip() == "colour,flag,height"
 
 
@@ -95,19 +109,31 @@ def test_generate_external_command(tmp_path: Path, data_csv: Path) -> None:
     )
     spec = f'command:"{shlex.quote(sys.executable)} {shlex.quote(str(prog))} {{input}} {{output}} {{n}}"'
     out = tmp_path / "ext.csv"
-    assert main(["generate", str(data_csv), "-g", spec, "--n", "20", "--out", str(out)]) == 0
+    assert (
+        main(["generate", str(data_csv), "-g", spec, "--synthetic-size", "20", "--out", str(out)])
+        == 0
+    )
     assert len(pd.read_csv(out)) == 20
 
 
 @pytest.mark.parametrize(
     ("argv_tail", "message"),
     [
-        (["-g", "nosuch", "--n", "5"], "unknown generator 'nosuch'"),
-        (["-g", "indhist:bins=x", "--n", "5"], "not a valid int"),
-        (["-g", "indhist", "--n", "-1"], "--n must be >= 0"),
-        (["-g", "indhist", "--n", "5", "--train-size", "0"], "--train-size must be >= 1"),
-        (["-g", "indhist", "--n", "5", "--train-size", "1000"], "larger than the data"),
-        (["-g", 'command:"false {input} {output}"', "--n", "5"], "failed with exit code 1"),
+        (["-g", "nosuch", "--synthetic-size", "5"], "unknown generator 'nosuch'"),
+        (["-g", "indhist:bins=x", "--synthetic-size", "5"], "not a valid int"),
+        (["-g", "indhist", "--synthetic-size", "-1"], "--synthetic-size must be >= 0"),
+        (
+            ["-g", "indhist", "--synthetic-size", "5", "--train-size", "0"],
+            "--train-size must be >= 1",
+        ),
+        (
+            ["-g", "indhist", "--synthetic-size", "5", "--train-size", "1000"],
+            "larger than the data",
+        ),
+        (
+            ["-g", 'command:"false {input} {output}"', "--synthetic-size", "5"],
+            "failed with exit code 1",
+        ),
     ],
 )
 def test_generate_bad_input_exit_2_nothing_written(
@@ -128,7 +154,7 @@ def test_generate_bad_input_exit_2_nothing_written(
 def test_generate_bad_out_paths(
     tmp_path: Path, data_csv: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    base = ["generate", str(data_csv), "-g", "indhist", "--n", "5", "--out"]
+    base = ["generate", str(data_csv), "-g", "indhist", "--synthetic-size", "5", "--out"]
     assert main([*base, str(tmp_path / "x.txt")]) == 2
     assert "must end in .csv or .parquet" in capsys.readouterr().err
     assert main([*base, str(tmp_path / "nofolder" / "x.csv")]) == 2
@@ -141,7 +167,7 @@ def test_generate_bad_out_paths(
 def test_generate_missing_required_options(
     data_csv: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["generate", str(data_csv), "--n", "5", "--out", "x.csv"]) == 2
+    assert main(["generate", str(data_csv), "--synthetic-size", "5", "--out", "x.csv"]) == 2
     assert "--generator" in capsys.readouterr().err
 
 
@@ -157,7 +183,14 @@ def test_generators_json_lists_the_registry(capsys: pytest.CaptureFixture[str]) 
     assert by["nonprivate"]["differentially_private"] is False and by["nonprivate"]["extra"] is None
     assert by["mst"]["differentially_private"] is True and by["mst"]["extra"] == "mbi"
     assert by["ctgan"]["extra"] == "ctgan" and isinstance(by["ctgan"]["installed"], bool)
-    assert {p["name"] for p in by["command"]["params"]} == {"cmd", "timeout"}
+    assert {p["name"] for p in by["command"]["params"]} == {
+        "cmd",
+        "timeout",
+        "claimed_epsilon",
+        "claimed_delta",
+    }
+    assert by["sdv:ctgan"]["extra"] == "sdv" and by["realtabformer"]["extra"] == "realtabformer"
+    assert by["mutant-privbayes"]["differentially_private"] is True
     # an enum parameter is a string with its choices
     assert by["synthpop"]["params"][-1] == {
         "name": "predictors",
@@ -176,3 +209,53 @@ def test_generators_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "epsilon: float = 1.0" in text
     assert "predictors: str = 'ordinal' (ordinal|onehot)" in text
     assert main(["generators", "--format", "xml"]) == 2
+
+
+def _check_adult_output(path: Path, n: int) -> None:
+    """The file has Adult's columns, only Adult's categories, and encodes with Adult's schema."""
+    from synthleak.datasets import load_adult
+
+    adult = load_adult()
+    df = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    assert list(df.columns) == list(adult.columns) and len(df) == n
+    for col in ("workclass", "education", "sex", "income", "native-country"):
+        assert set(df[col].dropna()) <= set(adult[col].dropna()), col
+    Table.from_frame(df, infer_schema(adult))
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "sdv:gaussiancopula",
+        "sdv:ctgan:epochs=2",
+        "sdv:tvae:epochs=2",
+        "realtabformer:epochs=1,n_critic=0,n_layer=1,n_embd=16,n_head=2,threads=1",
+    ],
+)
+def test_generate_adult_with_third_party_generators(
+    tmp_path: Path, spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip(spec.split(":")[0])
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    out = tmp_path / "syn.csv"
+    argv = ["generate", "adult", "--generator", spec, "--train-size", "300"]
+    assert main([*argv, "--synthetic-size", "60", "--out", str(out)]) == 0
+    _check_adult_output(out, 60)
+
+
+def test_generate_synthetic_size_is_n(tmp_path: Path, data_csv: Path) -> None:
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    base = ["generate", str(data_csv), "-g", "indhist", "--seed", "1"]
+    assert main([*base, "--synthetic-size", "9", "--out", str(a)]) == 0
+    assert main([*base, "--synthetic-size", "9", "--out", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_generate_positive_controls(tmp_path: Path, data_csv: Path) -> None:
+    out = tmp_path / "leak.csv"
+    argv = ["generate", str(data_csv), "-g", "leaky:fraction=1,base=indhist:bins=3"]
+    assert main([*argv, "--synthetic-size", "20", "--out", str(out)]) == 0
+    train = pd.read_csv(data_csv)
+    schema = infer_schema(train)
+    released = Table.from_frame(pd.read_csv(out), schema)
+    assert np.isin(released.row_keys(), Table.from_frame(train, schema).row_keys()).all()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -33,15 +34,15 @@ def data_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 BASE = [
     "--generator",
     "nonprivate",
-    "--n",
+    "--train-size",
     "40",
-    "--m",
+    "--synthetic-size",
     "120",
     "--shadows",
     "40",
     "--tests",
     "40",
-    "--queries",
+    "--n-queries",
     "50",
     "--aux-size",
     "300",
@@ -76,7 +77,8 @@ def test_json_contract_and_run_dir(
     )
     assert code == 0, capsys.readouterr().err
     doc = json.loads(out.read_text())
-    assert doc["config"]["generator"] == "nonprivate" and doc["config"]["n_shadow"] == 40
+    assert doc["mode"] == "black-box"
+    assert doc["config"]["generator"] == "nonprivate" and doc["config"]["n_shadows"] == 40
     assert [t["row"] for t in doc["targets"]] == [0, 3]
     t0 = doc["targets"][0]
     assert t0["selected_by"] == "rows"
@@ -88,7 +90,7 @@ def test_json_contract_and_run_dir(
         assert set(doc["summary"][name]) >= {"auc_mean", "auc_sd"}
     assert t0["attacks"]["distance"]["auc"] >= 0.9  # the outlier row 0 with m = 3n
     saved = json.loads((run / "result.json").read_text())
-    assert saved["targets"] == doc["targets"]
+    assert [t["row"] for t in saved["targets"]] == [0, 3]
     assert (run / "schema.json").exists()
     # a re-run of the same command resumes and gives the same document
     out2 = tmp_path / "r2.json"
@@ -125,15 +127,19 @@ def test_table_format(data_csv: Path, capsys: pytest.CaptureFixture[str]) -> Non
     ("extra", "message"),
     [
         (["--targets", "rows:5000"], "not in the data"),
-        (["--targets", "rows:0", "--n", "400"], "larger than D_aux"),
-        (["--targets", "rows:0", "--m", "0"], "--m"),
+        (["--targets", "rows:0", "--train-size", "400"], "--train-size 400 is larger than D_aux"),
+        (["--targets", "rows:0", "--synthetic-size", "0"], "--synthetic-size must be"),
+        (["--targets", "rows:0", "--shadows", "2"], "--shadows must be"),
         (["--targets", "rows:0", "--attacks", "nope"], "unknown membership attack"),
         (["--targets", "rows:0", "--generator", "nope"], "unknown generator"),
         (["--targets", "bogus:3"], "unknown target selector"),
-        (["--targets", "rows:0", "--format", "csv"], "table or json"),
-        (
+        (["--targets", "rows:0", "--format", "csv"], "'csv' is not one of 'table', 'json'"),
+        pytest.param(
             ["--targets", "rows:0", "--cluster", "tcp://127.0.0.1:9"],
             "cannot reach the Dask scheduler",
+            marks=pytest.mark.skipif(
+                importlib.util.find_spec("distributed") is None, reason="needs the dask extra"
+            ),
         ),
     ],
 )
@@ -149,3 +155,178 @@ def test_bad_input_one_line_exit_2(
     err = capsys.readouterr().err
     assert message in err and err.strip().count("\n") == 0
     assert not out.exists()
+
+
+def test_exact_knowledge_reports_epsilon_against_the_claim(
+    data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "eps.json"
+    args = [
+        "mia",
+        str(data_csv),
+        "--generator",
+        "nonprivate",
+        "--targets",
+        "rows:0",
+        "--knowledge",
+        "exact",
+        "--train-size",
+        "40",
+        "--synthetic-size",
+        "120",
+        "--shadows",
+        "40",
+        "--tests",
+        "200",
+        "--attacks",
+        "distance",
+        "--claimed-epsilon",
+        "0.5",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+    ]
+    assert main(args) == 0, capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    eps = doc["epsilon"]
+    assert set(eps) >= {"lower_bound", "confidence", "ceiling", "claimed", "verdict", "mu"}
+    assert eps["claimed"] == 0.5 and eps["confidence"] == 0.95
+    assert eps["verdict"] == "violation" and eps["lower_bound"] > 0.5  # a copy leaks its target
+    assert doc["config"]["knowledge"] == "exact" and doc["config"]["pool"] == "single"
+    # the same run as a gate: a violation fails it (exit 3)
+    assert (
+        main([*args[:-2], "--out", str(tmp_path / "g.json"), "--fail-on", "epsilon.violation"]) == 3
+    )
+
+
+def test_projection_is_printed_and_max_time_sizes_the_game(
+    data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t.json"
+    args = [
+        "mia",
+        str(data_csv),
+        *BASE,
+        "--targets",
+        "rows:0",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+    ]
+    assert main([*args, "--max-time", "3600"]) == 0
+    err = capsys.readouterr().err
+    assert "projected time" in err and "power:" in err and "the game took" in err
+    doc = json.loads(out.read_text())
+    assert doc["config"]["n_shadows"] <= 40  # --shadows caps what --max-time allows
+    assert main([*args, "--max-time", "0.001"]) == 2
+    err = capsys.readouterr().err
+    assert "out of reach" in err and "without the generator" in err
+
+
+# --- the no-box form ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def release_csvs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    import synthleak as sl
+
+    df = sl.datasets.load_adult()
+    perm = np.random.default_rng(1).permutation(len(df))
+    ori = df.iloc[perm[:800]].reset_index(drop=True)
+    parts = {
+        "original": ori,
+        "synthetic": ori.sample(2400, replace=True, random_state=0),  # a copying release
+        "control": df.iloc[perm[800:1000]],
+    }
+    folder = tmp_path_factory.mktemp("nobox")
+    paths = {}
+    for name, part in parts.items():
+        paths[name] = folder / f"{name}.csv"
+        part.to_csv(paths[name], index=False)
+    return paths
+
+
+def _nobox_args(p: dict[str, Path]) -> list[str]:
+    return [
+        "mia",
+        "--original",
+        str(p["original"]),
+        "--synthetic",
+        str(p["synthetic"]),
+        "--control",
+        str(p["control"]),
+    ]
+
+
+def test_nobox_json_contract(
+    release_csvs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "nobox.json"
+    args = [*_nobox_args(release_csvs), "--rows", "3,17", "--n-exposed", "2"]
+    code = main([*args, "--attacks", "dcr,domias", "--format", "json", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    assert doc["mode"] == "no-box" and set(doc["attacks"]) == {"dcr", "domias"}
+    for o in doc["attacks"].values():
+        assert o["auc_ci"][0] <= o["auc"] <= o["auc_ci"][1]
+        assert set(o["tpr_at_fpr"]) == {"0.1", "0.01", "0.001"}
+        assert o["tpr_at_fpr"]["0.001"] is None  # 100 non-members are too few for FPR 0.001
+    best = doc["best"]
+    assert best["attack"] == "dcr" and best["auc"] > 0.85
+    assert best["selected_on"] == best["evaluated_on"] == 100
+    assert [r["row"] for r in doc["records"]][2:] == [3, 17]
+    rec = doc["records"][0]
+    assert set(rec) >= {"row", "v_k", "scores"}
+    assert set(rec["scores"]["dcr"]) >= {"score", "percentile"}
+    assert doc["copies"]["exact"]["n_copied_training_rows"] > 0
+
+
+def test_nobox_table_with_all_attacks(
+    release_csvs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*_nobox_args(release_csvs), "--seed", "2"]) == 0
+    text = capsys.readouterr().out
+    for name in ("dcr", "dcr-diff", "domias", "neighbourhood", "classifier", "strongest"):
+        assert name in text
+    assert "exact copies" in text and "near copies" in text
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--generator", "nonprivate"], "--generator belong to the black-box form"),
+        (["--shadows", "10"], "--shadows belong to the black-box form"),
+        (["--attacks", "query"], "unknown nobox-membership attack 'query'"),
+        (["--rows", "x"], "--rows takes comma-separated"),
+        (["--rows", "5000"], "are not rows of original"),
+        (["--n-non-members", "195"], "n_non_members=195 leaves 5"),
+        (["--format", "csv"], "csv"),
+    ],
+)
+def test_nobox_bad_input_one_line_exit_2(
+    release_csvs: dict[str, Path],
+    extra: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "o.json"
+    assert main([*_nobox_args(release_csvs), *extra, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_forms_cannot_be_mixed_or_left_incomplete(
+    release_csvs: dict[str, Path], data_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["mia", str(data_csv), "--original", str(release_csvs["original"])]) == 2
+    assert "DATA belong to the black-box form" in capsys.readouterr().err
+    assert main(["mia", "--original", str(release_csvs["original"])]) == 2
+    assert "needs --synthetic, --control too" in capsys.readouterr().err
+    assert main(["mia", str(data_csv), *BASE, "--rows", "1"]) == 2
+    assert "--rows belong to the no-box form" in capsys.readouterr().err
+    assert main(["mia", str(data_csv)]) == 2
+    assert "give DATA and --generator" in capsys.readouterr().err

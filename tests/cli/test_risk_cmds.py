@@ -12,14 +12,26 @@ import pytest
 from synthleak.cli.main import main
 
 KEYS = {
-    "mode",
+    "attack",
+    "measured",
+    "note",
     "risk",
     "ci",
+    "confidence",
     "attack_rate",
     "control_rate",
+    "observed_control_rate",
     "baseline_rate",
+    "excess",
+    "n_requested",
     "n_attacks",
     "n_success",
+    "n_control_success",
+    "n_baseline_attacks",
+    "n_baseline_success",
+    "columns",
+    "examples",
+    "design",
 }
 
 
@@ -38,6 +50,7 @@ def files(tmp_path_factory: pytest.TempPathFactory, adult_df: pd.DataFrame) -> d
 
 
 def _args(files: dict[str, Path], syn: str = "syn") -> list[str]:
+    """The three data options, the release read from ``files[syn]``."""
     return [
         "--original",
         str(files["ori"]),
@@ -48,17 +61,18 @@ def _args(files: dict[str, Path], syn: str = "syn") -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("mode", ["univariate", "multivariate"])
-def test_singling_out_json(files: dict[str, Path], tmp_path: Path, mode: str) -> None:
+def test_singling_out_json(files: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     code = main(
         [
             "singling-out",
             *_args(files),
-            "--mode",
-            mode,
             "--attacks",
+            "univariate,multivariate",
+            "--n-attacks",
             "100",
+            "--n-cols",
+            "2",
             "--seed",
             "1",
             "--format",
@@ -69,21 +83,34 @@ def test_singling_out_json(files: dict[str, Path], tmp_path: Path, mode: str) ->
     )
     assert code == 0
     res = json.loads(out.read_text())
-    assert set(res) == KEYS
-    assert res["mode"] == mode
-    assert res["n_attacks"] == 100
-    assert res["ci"][0] <= res["risk"] <= res["ci"][1]
-    assert res["risk"] > 0.5 and res["attack_rate"] > 0.9
+    assert [r["attack"] for r in res] == ["univariate", "multivariate"]
+    for r in res:
+        assert set(r) == KEYS
+        assert r["n_attacks"] == 100 and r["measured"]
+        assert r["ci"][0] <= r["risk"] <= r["ci"][1]
+        assert r["risk"] > 0.5 and r["attack_rate"] > 0.9  # synthetic = original
+        assert r["design"]["correction"] == "none" and r["design"]["n_original"] == 800
+        assert {"column", "n_predicates", "n_success", "excess", "excess_se"} <= set(
+            r["columns"][0]
+        )
+    multi = res[1]
+    assert sum(c["n_predicates"] for c in multi["columns"]) == 2 * 100  # --n-cols 2
+    assert all(e.count("&") == 1 for e in multi["examples"])
 
 
 def test_singling_out_table_and_seed(
     files: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["singling-out", *_args(files), "--attacks", "50", "--seed", "3"]) == 0
+    args = ["singling-out", *_args(files), "--n-attacks", "50", "--seed", "3"]
+    assert main(args) == 0
     first = capsys.readouterr().out
-    assert "multivariate risk:" in first and "baseline rate" in first
-    assert main(["singling-out", *_args(files), "--attacks", "50", "--seed", "3"]) == 0
+    assert "Singling-out risk" in first and "multivariate" in first and "univariate" in first
+    assert "size correction:" in first and "where (multivariate):" in first
+    assert main(args) == 0
     assert capsys.readouterr().out == first
+    # a release that copies the control, not the original, shows no leak and no "where"
+    assert main(["singling-out", *_args(files, "ctl"), "--n-attacks", "50"]) == 0
+    assert "where" not in capsys.readouterr().out
 
 
 def test_linkability_json(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,17 +124,19 @@ def test_linkability_json(files: dict[str, Path], capsys: pytest.CaptureFixture[
             "fnlwgt,education,race",
             "--neighbors",
             "1",
-            "--attacks",
+            "--n-attacks",
             "100",
             "--format",
             "json",
         ]
     )
     assert code == 0
-    res = json.loads(capsys.readouterr().out)
-    assert set(res) == KEYS
-    assert res["mode"] == "linkability"
-    assert res["attack_rate"] > 0.8
+    (res,) = json.loads(capsys.readouterr().out)
+    assert res["attack"] == "nearest-neighbour"
+    assert res["attack_rate"] > 0.8 and res["n_attacks"] == 100
+    assert res["aux_a"] == ["age", "workclass", "fnlwgt"] and res["n_original"] == 800
+    assert main(["linkability", *_args(files), "--aux-a", "age", "--aux-b", "race"]) == 0
+    assert "Linkability risk" in capsys.readouterr().out
 
 
 def test_mismatched_columns_exit_2(
@@ -118,15 +147,27 @@ def test_mismatched_columns_exit_2(
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert (
-        "the synthetic data: missing column(s) ['income']" in err
-        and "the synthetic data: unexpected column(s) ['extra']" in err
-    )
+    assert "missing column(s) ['income']" in err and "unexpected column(s) ['extra']" in err
     assert not out.exists()
 
 
-def test_bad_options_exit_2(files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["linkability", *_args(files), "--aux-a", "age,nope", "--aux-b", "race"]) == 2
-    assert "nope" in capsys.readouterr().err
-    assert main(["singling-out", *_args(files), "--mode", "bogus"]) == 2
-    assert main(["singling-out", *_args(files), "--attacks", "0"]) == 2
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["linkability", "--aux-a", "age,nope", "--aux-b", "race"], "--aux-a names unknown"),
+        (["linkability", "--aux-a", ",", "--aux-b", "race"], "--aux-a is empty"),
+        (["linkability", "--aux-a", "age", "--aux-b", "race", "--neighbors", "0"], "--neighbors"),
+        (["singling-out", "--attacks", "bogus"], "unknown singling-out attack 'bogus'"),
+        (["singling-out", "--attacks", ""], "--attacks is empty"),
+        (["singling-out", "--n-attacks", "0"], "--n-attacks 0 must be at least 1"),
+        (["singling-out", "--n-cols", "99"], "--n-cols 99 is out of range"),
+        (["singling-out", "--format", "csv"], "csv"),
+        (["singling-out", "--mode", "multivariate"], "--mode"),
+    ],
+)
+def test_bad_options_exit_2(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert main([argv[0], *_args(files), *argv[1:]]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err

@@ -31,19 +31,19 @@ def data_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 BASE = [
     "--generator",
     "nonprivate",
-    "--n",
+    "--train-size",
     "20",
-    "--m",
+    "--synthetic-size",
     "40",
     "--shadows",
     "12",
     "--tests",
     "12",
-    "--queries",
+    "--n-queries",
     "5",
-    "--trees",
+    "--n-trees",
     "5",
-    "--boot",
+    "--n-boot",
     "50",
     "--seed",
     "3",
@@ -57,46 +57,39 @@ def test_json_and_csv_contract_with_run_dir(
     code = main(["riskmap", str(data_csv), *BASE, "--out", str(out), "--run-dir", str(run)])
     assert code == 0, capsys.readouterr().err
     doc = json.loads(out.read_text())
-    assert doc["config"]["n"] == 20 and doc["config"]["attacks"] == ["query", "distance"]
-    recs = doc["records"]
-    assert len(recs) == 20 and len({r["row"] for r in recs}) == 20
-    assert all(0 <= r["row"] < 60 for r in recs)
-    for r in recs:
-        assert set(r) >= {
-            "row",
-            "auc",
-            "auc_ci_low",
-            "auc_ci_high",
-            "auc_query",
-            "auc_distance",
-            "vulnerability",
-            "rare_value",
-            "log_likelihood",
-        }
-        if r["auc"] is not None and r["auc_ci_low"] is not None:
-            assert r["auc_ci_low"] <= r["auc"] <= r["auc_ci_high"]
-            assert r["auc"] == max(v for v in (r["auc_query"], r["auc_distance"]) if v is not None)
-    val = doc["summary"]["validation"]
+    assert doc["config"]["train_size"] == 20 and doc["config"]["attacks"] == ["query", "distance"]
+    rows = doc["rows"]
+    assert len(rows) == 20 and len(set(rows)) == 20 and all(0 <= r < 60 for r in rows)
+    assert set(doc["auc"]) == {"query", "distance"} and len(doc["auc"]["query"]) == 20
+    assert set(doc["scores"]) == {"vulnerability", "rare_value", "log_likelihood"}
     for s in ("vulnerability", "rare_value", "log_likelihood"):
-        assert set(val[s]) == {"spearman", "spearman_ci", "precision_at_10"}
-    assert json.loads((run / "result.json").read_text())["records"] == recs
+        assert set(doc["validation"]["selectors"][s]) == {
+            "spearman",
+            "spearman_ci",
+            "precision_at_k",
+        }
+    assert json.loads((run / "result.json").read_text())["auc"] == doc["auc"]
     # CSV from the same run directory: resumed, same numbers
     csv = tmp_path / "map.csv"
     assert main(["riskmap", str(data_csv), *BASE, "--out", str(csv), "--run-dir", str(run)]) == 0
     frame = pd.read_csv(csv)
-    assert frame["row"].tolist() == [r["row"] for r in recs]
+    assert frame["row"].tolist() == rows
+    for r in frame.itertuples():
+        if not np.isnan(r.auc_ci_low):
+            assert r.auc_ci_low <= r.auc <= r.auc_ci_high
+            assert r.auc == np.nanmax([r.auc_query, r.auc_distance])
     got = frame["auc_distance"].to_numpy()
-    want = np.array([np.nan if r["auc_distance"] is None else r["auc_distance"] for r in recs])
+    want = np.array([np.nan if v[0] is None else v[0] for v in doc["auc"]["distance"]])
     np.testing.assert_allclose(got, want, equal_nan=True)
-    np.testing.assert_allclose(frame["vulnerability"], [r["vulnerability"] for r in recs])
+    np.testing.assert_allclose(frame["vulnerability"], doc["scores"]["vulnerability"])
 
 
 @pytest.mark.parametrize(
     ("extra", "msg"),
     [
-        (["--n", "100"], "larger than the data"),
-        (["--population", "10"], "smaller than --n"),
-        (["--attacks", "query,groundhog"], "unknown risk-map attack"),
+        (["--train-size", "100"], "--train-size 100 is larger than the data"),
+        (["--population", "10"], "smaller than --train-size"),
+        (["--attacks", "query,nope"], "unknown membership attack"),
         (["--generator", "no-such-generator"], "generator"),
     ],
 )

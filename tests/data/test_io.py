@@ -3,6 +3,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -33,7 +34,7 @@ def test_na_values_and_schema_file(tmp_path: Path) -> None:
     loaded.schema.to_json(tmp_path / "s.json")
     again = load_data(p, na_values=["N"], schema=tmp_path / "s.json")
     assert again.table.equals(loaded.table)
-    with pytest.raises(InputError, match="either --schema or"):
+    with pytest.raises(InputError, match="either schema or"):
         load_data(p, schema=tmp_path / "s.json", categorical=["a"])
 
 
@@ -76,3 +77,96 @@ def test_encode_frames_widens_domains_and_names_column_differences() -> None:
         match=r"the control data: missing column\(s\) \['v'\]; the control data: unexpected column\(s\) \['w'\]",
     ):
         encode_frames({"original": a, "control": pd.DataFrame({"c": ["x"], "w": [1]})})
+
+
+@pytest.mark.parametrize(
+    ("sep", "name"), [(";", "d.csv"), ("\t", "d.tsv"), ("|", "d.csv"), ("\t", "d.csv.gz")]
+)
+def test_delimiter_is_sniffed(
+    tmp_path: Path, mixed_frame: pd.DataFrame, sep: str, name: str
+) -> None:
+    path = tmp_path / name
+    mixed_frame.to_csv(path, sep=sep, index=False)
+    df = read_frame(path)
+    assert list(df.columns) == list(mixed_frame.columns)
+    pd.testing.assert_frame_equal(df, pd.read_csv(path, sep=sep))
+    assert df.attrs["synthleak_read"]["delimiter"] == sep
+
+
+def test_semicolon_file_with_decimal_commas(tmp_path: Path) -> None:
+    text = 'name;height;"note, with comma"\nana;1,62;x\nbo;1,80;"y; z"\ncy;1,75;\n'
+    df = read_frame(_write(tmp_path / "d.csv", text))
+    assert list(df.columns) == ["name", "height", "note, with comma"]
+    assert df["height"].tolist() == [1.62, 1.80, 1.75]
+    assert df.attrs["synthleak_read"] == {"delimiter": ";", "decimal": ","}
+    # a semicolon file with decimal points keeps them
+    df2 = read_frame(_write(tmp_path / "e.csv", "a;b\n1.5;x\n2.5;y\n"))
+    assert df2["a"].tolist() == [1.5, 2.5] and df2.attrs["synthleak_read"]["decimal"] == "."
+
+
+def test_comma_file_with_semicolons_inside_fields_stays_comma(tmp_path: Path) -> None:
+    text = "a,b,c\n1,x;y,2.5\n2,u;v;w,3.5\n3,z,4.5\n"
+    df = read_frame(_write(tmp_path / "d.csv", text))
+    assert list(df.columns) == ["a", "b", "c"] and df["c"].tolist() == [2.5, 3.5, 4.5]
+
+
+def test_explicit_delimiter_and_bom(tmp_path: Path) -> None:
+    p = tmp_path / "d.csv"
+    p.write_bytes("\ufeffid;v\n1;2\n3;4\n".encode())
+    df = read_frame(p)
+    assert list(df.columns) == ["id", "v"]  # the byte-order mark is not part of the name
+    assert list(read_frame(p, delimiter=",").columns) == ["id;v"]
+
+
+def test_ragged_file_reading_as_one_column_is_an_error(tmp_path: Path) -> None:
+    text = "a;b;c\n1;2;3\n4;5\n6\n7;8;9;10\n"
+    with pytest.raises(InputError, match="reads as one column although its first line holds"):
+        read_frame(_write(tmp_path / "d.csv", text))
+    # one genuine column is fine
+    assert read_frame(_write(tmp_path / "e.csv", "a\n1\n2\n"))["a"].tolist() == [1, 2]
+
+
+def test_encode_frames_profiles_the_reference_and_checks_domains() -> None:
+    from synthleak.data.io import EncodedFrames, encode_frames
+    from synthleak.data.profile import WarningCode
+
+    rng = np.random.default_rng(0)
+    n = 100
+    original = pd.DataFrame(
+        {
+            "person_id": rng.permutation(10**6)[:n],
+            "c": rng.choice(["x", "y"], n),
+            "when": pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.integers(0, 30, n), "D"),
+        }
+    )
+    # the synthetic data has no identifier column and times of day on its dates
+    synthetic = original.drop(columns="person_id").assign(
+        when=lambda d: d["when"] + pd.Timedelta(hours=6)
+    )
+    enc = encode_frames({"original": original, "synthetic": synthetic})
+    assert isinstance(enc, EncodedFrames)
+    schema, tables = enc  # unpacks as before
+    assert schema.names == ["c", "when"] and schema.excluded == ("person_id",)
+    assert schema["when"].unit == "s"  # days and date-times widen to seconds
+    decoded = tables["synthetic"].to_frame()["when"]
+    assert (decoded - synthetic["when"]).abs().max() <= pd.Timedelta(seconds=128)  # float32
+    assert enc.profile.identifiers == ["person_id"]
+    # 6 hours past the original's last day is outside its range (about 1 record in 30)
+    assert [w.code for w in enc.warnings] == [
+        WarningCode.IDENTIFIER,
+        WarningCode.DATETIME,
+        WarningCode.OUT_OF_DOMAIN,
+    ]
+    kept = encode_frames({"original": original, "synthetic": original}, keep=["person_id"])
+    assert kept.schema.excluded == () and "person_id" in kept.schema.names
+    with pytest.raises(
+        InputError, match=r"the synthetic data: missing column\(s\) \['person_id'\]"
+    ):
+        encode_frames({"original": original, "synthetic": synthetic}, keep=["person_id"])
+
+
+def test_load_data_returns_the_profile(tmp_path: Path) -> None:
+    p = _write(tmp_path / "d.csv", "a;b\n1,5;x\n2,5;y\n")
+    loaded = load_data(p)
+    assert loaded.profile is not None and loaded.profile.read["delimiter"] == ";"
+    assert loaded.table.column("a").tolist() == [1.5, 2.5]

@@ -41,8 +41,9 @@ def test_small_integer_columns_are_categorical_and_overrides_win() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"categorical": ["nope"]}, "--categorical names unknown column"),
-        ({"continuous": ["nope"]}, "--continuous names unknown column"),
+        ({"categorical": ["nope"]}, "^categorical names unknown column"),
+        ({"continuous": ["nope"]}, "^continuous names unknown column"),
+        ({"keep": ["nope"]}, "^keep names unknown column"),
         ({"continuous": ["s"], "categorical": ["s"]}, "both categorical and continuous"),
         ({"continuous": ["s"]}, "non-numeric values"),
     ],
@@ -104,6 +105,89 @@ def test_categorical_inference_property(values: list) -> None:
         with pytest.raises(InputError):
             infer_schema(df)
         return
-    col = infer_schema(df)["c"]
+    col = infer_schema(df, keep=["k"])["c"]
     assert set(col.categories) == {v for v in values if v is not None}
     assert col.has_missing == (None in values)
+
+
+def test_datetime_schema_json() -> None:
+    doc = {
+        "columns": [
+            {"name": "d", "kind": "datetime", "unit": "D", "low": "2024-01-01", "high": 19800},
+            {
+                "name": "t",
+                "kind": "datetime",
+                "unit": "s",
+                "low": "2024-01-01T00:00:00+01:00",
+                "high": "2024-01-02",
+                "tz": "Europe/Paris",
+                "missing": True,
+            },
+        ],
+        "excluded": ["id"],
+    }
+    s = Schema.from_dict(doc)
+    assert (s["d"].low, s["d"].high, s["d"].integer) == (19723.0, 19800.0, True)
+    assert s["t"].low == 1704063600.0 and s["t"].tz == "Europe/Paris" and s["t"].has_missing
+    assert s.excluded == ("id",) and Schema.from_json(s.to_json()) == s
+    assert [c.name for c in s.continuous] == ["d", "t"] and s.position("t") == (
+        ColumnKind.DATETIME,
+        1,
+    )
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        (
+            {"columns": [{"name": "d", "kind": "datetime", "unit": "h", "low": 0, "high": 1}]},
+            "unit",
+        ),
+        ({"columns": [{"name": "d", "kind": "datetime", "low": "soon", "high": 1}]}, "ISO dates"),
+        (
+            {
+                "columns": [{"name": "a", "kind": "continuous", "low": 0, "high": 1}],
+                "excluded": ["a"],
+            },
+            "both analysed and excluded",
+        ),
+        (
+            {
+                "columns": [{"name": "a", "kind": "continuous", "low": 0, "high": 1}],
+                "excluded": "a",
+            },
+            "list of column names",
+        ),
+    ],
+)
+def test_bad_datetime_and_excluded_entries(doc: dict, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        Schema.from_dict(doc)
+
+
+def test_widen_datetime_units_and_kind_mismatch() -> None:
+    a = infer_schema(pd.DataFrame({"t": pd.to_datetime(["2024-01-01", "2024-01-03"])}))
+    b = infer_schema(pd.DataFrame({"t": pd.to_datetime(["2024-01-02 12:00", "2024-01-05 06:00"])}))
+    w = widen(a, b)
+    assert w["t"].unit == "s" and not w["t"].integer
+    assert (w["t"].low, w["t"].high) == (1704067200.0, 1704434400.0)
+    c = infer_schema(pd.DataFrame({"t": ["x", "y"]}))
+    with pytest.raises(InputError, match="datetime in one dataset and categorical"):
+        widen(a, c)
+
+
+def test_column_numbers_is_the_one_cell_converter() -> None:
+    from synthleak.data.schema import column_numbers
+
+    s = infer_schema(
+        pd.DataFrame(
+            {"t": pd.to_datetime(["2024-01-01", "2024-01-03"]), "v": [1.5, 2.0], "c": ["a", "b"]}
+        )
+    )
+    vals, bad = column_numbers(pd.Series(["2024-01-02", None, "never"]), s["t"])
+    np.testing.assert_array_equal(vals, [19724.0, np.nan, np.nan])
+    assert bad.tolist() == [False, False, True]
+    vals, bad = column_numbers(pd.Series(["1,500", "2", True]), s["v"])
+    assert vals[:2].tolist() == [1500.0, 2.0] and bad.tolist() == [False, False, True]
+    with pytest.raises(TypeError):
+        column_numbers(pd.Series(["a"]), s["c"])

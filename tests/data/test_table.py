@@ -69,3 +69,61 @@ def test_row_keys_identify_equal_rows(adult_table: Table) -> None:
     t = adult_table.take([0, 1, 0])
     k = t.row_keys()
     assert k[0] == k[2] and k[0] != k[1]
+
+
+def test_datetime_columns_encode_as_days_or_seconds_and_decode_back() -> None:
+    import datetime as dt
+
+    from synthleak.data.schema import ColumnKind
+
+    days = pd.Series(pd.to_datetime(["1970-01-02", "2024-02-29", None, "1969-12-31"]))
+    df = pd.DataFrame(
+        {"d": days, "t": ["2024-01-01T00:00:30", None, "2024-01-01 12:00", "1999-12-31 23:59"]}
+    )
+    s = infer_schema(df)
+    assert s["d"].kind is ColumnKind.DATETIME and s["d"].unit == "D" and s["d"].integer
+    assert s["t"].unit == "s" and not s["t"].integer
+    t = Table.from_frame(df, s)
+    np.testing.assert_array_equal(t.column("d"), [1.0, 19782.0, np.nan, -1.0])
+    assert t.column("t")[0] == np.float32(1704067230.0)
+    back = t.to_frame()
+    ns = "datetime64[ns]"  # pandas 3 parses to microseconds, decoding gives nanoseconds
+    pd.testing.assert_series_equal(back["d"].astype(ns), days.astype(ns), check_names=False)
+    # seconds since 1970 in float32: kept to within 128 s at present-day dates (documented)
+    assert abs(back["t"].iloc[3] - pd.Timestamp("1999-12-31 23:59")) <= pd.Timedelta(seconds=64)
+    assert pd.isna(back["t"].iloc[1])
+    # other spellings of the same instants encode alike: datetime64, dates, ISO text
+    other = pd.DataFrame(
+        {
+            "d": [dt.date(1970, 1, 2), "2024-02-29", None, pd.Timestamp("1969-12-31")],
+            "t": pd.to_datetime(
+                ["2024-01-01 00:00:30", None, "2024-01-01 12:00", "1999-12-31 23:59"],
+                format="ISO8601",
+            ),
+        }
+    )
+    assert Table.from_frame(other, s).equals(t)
+    bad = df.assign(t=["2024-01-01", "soon", None, None])
+    with pytest.raises(InputError, match="datetime but holds values that are not ISO dates"):
+        Table.from_frame(bad, s)
+
+
+def test_excluded_columns_are_dropped_and_may_be_absent() -> None:
+    from synthleak.data.schema import Schema
+
+    df = pd.DataFrame({"id": np.arange(30), "v": np.linspace(0, 1, 30)})
+    s = infer_schema(df)
+    assert s.excluded == ("id",) and s.names == ["v"]
+    assert Table.from_frame(df, s).equals(Table.from_frame(df[["v"]], s))
+    with pytest.raises(InputError, match="unexpected column"):
+        Table.from_frame(df.assign(w=1), s)
+    assert Schema.from_json(s.to_json()) == s
+
+
+def test_thousands_separators_in_continuous_columns() -> None:
+    s = infer_schema(pd.DataFrame({"v": [1.5, 2000.0, 3.25]}))
+    t = Table.from_frame(
+        pd.DataFrame({"v": ["1,234.5", "2,000", "3"]}),
+        s.replace_column(s["v"].__class__("v", s["v"].kind, low=0.0, high=3000.0)),
+    )
+    assert t.column("v").tolist() == [1234.5, 2000.0, 3.0]

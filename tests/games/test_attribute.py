@@ -1,18 +1,35 @@
-"""The attribute inference privacy game: oracles, failures, determinism, resumability."""
+"""Attribute inference: the randomised-secret game and the no-box release audit."""
 
 from __future__ import annotations
 
+import inspect
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import synthleak
 from synthleak.attacks import aia_reconstruction
+from synthleak.attacks.base import AttributeAttack
 from synthleak.data.schema import infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError
-from synthleak.games.attribute import AttributeGame, discretise, unique_rows
+from synthleak.games.attribute import (
+    MAX_CI_WIDTH,
+    AttributeGame,
+    AttributeGameResult,
+    Measurement,
+    ReleaseAttributeGame,
+    ReleaseAttributeResult,
+    attribute_codes,
+    discretise,
+    singleton_rows,
+    validate_secret,
+)
+from synthleak.games.base import Game, Release
+from synthleak.runtime import Runtime
 
 
 def _population(n: int = 3000, seed: int = 0, classes: int = 2) -> Table:
@@ -30,113 +47,166 @@ def population() -> Table:
     return _population()
 
 
-def _no_timing(d: dict) -> dict:
-    """The result without wall-clock fields (the only thing allowed to differ between runs)."""
-    return json.loads(
-        json.dumps(d, default=str).replace('"mean_seconds"', '"_t"'),
-        object_hook=lambda o: {k: v for k, v in o.items() if k != "_t"},
-    )
+def _acc(res: AttributeGameResult, m: int, attack: str = "recon") -> float:
+    return res.accuracy(attack, m).accuracy.value
 
 
-def _acc(res, m: int, attack: str = "recon") -> float:  # type: ignore[no-untyped-def]
-    entry = next(e for e in res.results if e["m"] == m)
-    return entry["attacks"][attack]["accuracy"]
+# --- the game: protocol, registry, typed result ---------------------------------------------------
+def test_one_calling_convention() -> None:
+    # run(data, *, seed, runtime=None) like every game (no workers=/progress= of its own)
+    params = list(inspect.signature(AttributeGame.run).parameters)
+    assert params == ["self", "data", "seed", "runtime"]
+    assert isinstance(AttributeGame("nonprivate", "s"), Game)
+    assert isinstance(ReleaseAttributeGame("s"), Game)
 
 
-def test_nonprivate_oracle_high_accuracy(population: Table) -> None:
+class _ConstantGuess(AttributeAttack):
+    """Always scores the first class highest (an attack object, not a registered name)."""
+
+    name = "constant"
+
+    def __init__(self, cls: int = 0) -> None:
+        self.cls = cls
+
+    def fit(self, quasi_ids, sizes, *, rng):  # type: ignore[no-untyped-def]
+        self.n_ = len(quasi_ids)
+        return self
+
+    def score(self, syn_quasi_ids, syn_secret, targets, n_classes, *, rng):  # type: ignore[no-untyped-def]
+        out = np.zeros((len(targets), n_classes))
+        out[:, self.cls] = 1.0
+        return out
+
+
+def test_nonprivate_oracle_typed_result_and_comparisons(population: Table) -> None:
+    constant = _ConstantGuess()
     game = AttributeGame(
         "nonprivate",
         "s",
-        n=150,
-        m=[100, 10_000],
-        games=5,
+        train_size=150,
+        synthetic_size=[100, 10_000],
+        n_games=5,
         targets_per_game=10,
-        attacks=("recon", "dcr", "infer"),
-        infer_max_train=1000,
+        attacks=("recon", "dcr", "infer", constant),
+        attack_params={"infer": {"max_train": 1000}, "recon": {"time_limit": 120}},
     )
     res = game.run(population, seed=1)
-    assert not res.failures
+    assert not res.failures and not hasattr(constant, "n_")  # the caller's object is not fitted
     # 50 targets; nonprivate at m >> n reveals almost every secret
     assert _acc(res, 10_000) >= 0.85
     assert _acc(res, 10_000, "dcr") >= 0.85
     assert _acc(res, 10_000) >= _acc(res, 100) - 0.05  # accuracy does not drop with m
-    big = next(e for e in res.results if e["m"] == 10_000)
-    small = next(e for e in res.results if e["m"] == 100)
-    assert big["utility"]["tvd3"] < small["utility"]["tvd3"]
-    assert big["attacks"]["recon"]["auc"] > 0.9
-    assert big["acc_max"] == max(v["accuracy"] for v in big["attacks"].values())
-    lo, hi = big["attacks"]["recon"]["accuracy_ci"]
-    assert lo <= big["attacks"]["recon"]["accuracy"] <= hi
+    # a constant guess of a randomised binary secret stays at the baseline
+    assert abs(_acc(res, 10_000, "constant") - 0.5) < 0.25
+    big = res.accuracy("recon", 10_000)
+    assert big.auc > 0.9 and big.accuracy.baseline == 0.5 and big.accuracy.n_trials == 50
+    assert big.accuracy.ci_low <= big.accuracy.value <= big.accuracy.ci_high
+    assert big.ci_width == pytest.approx(big.accuracy.ci_high - big.accuracy.ci_low)
+    assert big.max_ci_width == MAX_CI_WIDTH and big.status is Measurement.MEASURED  # 1.0 on 50
+    sizes = {s.synthetic_size: s for s in res.sizes}
+    assert sizes[10_000].tvd3 < sizes[100].tvd3
+    best = max(a.accuracy.value for a in res.accuracies if a.synthetic_size == 10_000)
+    assert sizes[10_000].acc_max == best
     # every pair of attacks is compared on the same 50 secrets
-    pairs = {(c["a"], c["b"]): c for c in big["comparisons"]}
-    assert set(pairs) == {("recon", "dcr"), ("recon", "infer"), ("dcr", "infer")}
+    pairs = {(c.a, c.b): c.comparison for c in res.comparisons if c.synthetic_size == 10_000}
+    assert ("recon", "dcr") in pairs and ("infer", "constant") in pairs and len(pairs) == 6
     c = pairs[("recon", "dcr")]
-    assert c["n_targets"] == 50
-    assert abs(c["difference"] - (_acc(res, 10_000) - _acc(res, 10_000, "dcr"))) < 1e-12
-    assert c["difference_ci"][0] <= c["difference"] <= c["difference_ci"][1]
-    assert 0 <= c["p_value"] <= 1
+    assert c.n == 50
+    assert abs(c.difference - (_acc(res, 10_000) - _acc(res, 10_000, "dcr"))) < 1e-12
+    assert c.ci_low <= c.difference <= c.ci_high and 0 <= c.p_value <= 1
+    # lossless JSON, one row per size x attack, a short repr
+    back = AttributeGameResult.from_json(res.to_json())
+    assert back.same_as(res) and back.accuracy("recon", 10_000).status is big.status
+    frame = res.to_frame()
+    assert len(frame) == 2 * 4 and {"synthetic_size", "attack", "accuracy", "ci_low"} <= set(frame)
+    assert "\n" not in repr(res) and len(repr(res)) < 300
+    out = {(o.attack, o.synthetic_size): o for o in res.outcomes}
+    o = out[("recon", 10_000)]
+    assert o.scores.shape == (50, 2) and np.mean(o.guess == o.truth) == _acc(res, 10_000)
+    assert res.config["attacks"][3]["name"] == "constant"
+    assert res.config["attacks"][0]["params"]["time_limit"] == 120
 
 
 def test_indhist_is_at_baseline(population: Table) -> None:
     # 240 randomised secrets: the 99.9% band of a fair coin is 0.5 +- 0.106
     game = AttributeGame(
-        "indhist", "s", n=150, m=5000, games=12, targets_per_game=20, attacks=("recon", "dcr")
+        "indhist",
+        "s",
+        train_size=150,
+        synthetic_size=5000,
+        n_games=12,
+        targets_per_game=20,
+        attacks=("recon", "dcr"),
     )
     res = game.run(population, seed=2)
     for a in ("recon", "dcr"):
         assert abs(_acc(res, 5000, a) - 0.5) < 0.106
+        assert res.accuracy(a, 5000).status is Measurement.MEASURED
 
 
 def test_non_binary_secret_baseline_and_oracle() -> None:
     table = _population(classes=3, seed=3)
     res = AttributeGame(
-        "nonprivate", "s", n=150, m=20_000, games=3, targets_per_game=10, attacks=("recon",)
+        "nonprivate",
+        "s",
+        train_size=150,
+        synthetic_size=20_000,
+        n_games=3,
+        targets_per_game=10,
+        attacks=("recon",),
     ).run(table, seed=0)
-    r = res.results[0]["attacks"]["recon"]
-    assert r["baseline"] == pytest.approx(1 / 3)
-    assert r["auc"] is None
-    assert r["accuracy"] > 0.7
+    r = res.accuracy("recon", 20_000)
+    assert r.accuracy.baseline == pytest.approx(1 / 3)
+    assert np.isnan(r.auc)
+    assert r.accuracy.value > 0.7
 
 
 def test_workers_do_not_change_results(population: Table) -> None:
     game = AttributeGame(
         "indhist",
         "s",
-        n=100,
-        m=[500, 2000],
-        games=2,
+        train_size=100,
+        synthetic_size=[500, 2000],
+        n_games=2,
         targets_per_game=3,
         attacks=("recon", "dcr", "infer"),
-        infer_max_train=300,
+        attack_params={"infer": {"max_train": 300}},
     )
-    a = game.run(population, seed=5, workers=1)
-    b = game.run(population, seed=5, workers=2)
-    assert _no_timing(a.to_dict()) == _no_timing(b.to_dict())
-    for g in a.games:
-        for k, v in a.games[g].items():
-            if not k.startswith("seconds_"):
-                np.testing.assert_array_equal(v, b.games[g][k])
-    c = game.run(population, seed=6, workers=1)
-    assert _no_timing(a.to_dict()) != _no_timing(c.to_dict())
+    a = game.run(population, seed=5)
+    b = game.run(population, seed=5, runtime=Runtime(workers=2))
+    assert a.same_as(b)
+    c = game.run(population, seed=6)
+    assert not a.same_as(c)
 
 
 def test_sweep_entry_equals_single_run(population: Table) -> None:
-    kw = dict(n=100, games=3, targets_per_game=3, attacks=("recon", "dcr"))
-    sweep = AttributeGame("nonprivate", "s", m=[300, 3000], **kw).run(population, seed=4)
-    single = AttributeGame("nonprivate", "s", m=3000, **kw).run(population, seed=4)
-    assert _no_timing(sweep.results[1]["attacks"]) == _no_timing(single.results[0]["attacks"])
-    assert sweep.results[1]["utility"] == single.results[0]["utility"]
-
-
-def test_run_dir_resumes_and_stores_result(population: Table, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    game = AttributeGame("indhist", "s", n=100, m=1000, games=3, attacks=("dcr",))
-    first = game.run(population, seed=0, run_dir=tmp_path / "run")
-    assert (
-        json.loads((tmp_path / "run" / "result.json").read_text())["results"]
-        == first.to_dict()["results"]
+    kw = dict(train_size=100, n_games=3, targets_per_game=3, attacks=("recon", "dcr"))
+    sweep = AttributeGame("nonprivate", "s", synthetic_size=[300, 3000], **kw).run(
+        population, seed=4
     )
-    again = game.run(population, seed=0, run_dir=tmp_path / "run")
-    assert _no_timing(again.to_dict()) == _no_timing(first.to_dict())
+    single = AttributeGame("nonprivate", "s", synthetic_size=3000, **kw).run(population, seed=4)
+    for a in ("recon", "dcr"):
+        assert sweep.accuracy(a, 3000).same_as(single.accuracy(a, 3000))
+    assert sweep.sizes[1].same_as(single.sizes[0])
+
+
+def test_run_dir_resumes_and_stores_result(population: Table, tmp_path: Path) -> None:
+    game = AttributeGame("indhist", "s", train_size=100, synthetic_size=1000, n_games=3)
+    rt = Runtime(run_dir=tmp_path / "run")
+    first = game.run(population, seed=0, runtime=rt)
+    stored = AttributeGameResult.from_json(tmp_path / "run" / "result.json")
+    assert stored.same_as(first)
+    again = game.run(population, seed=0, runtime=rt)
+    assert again.same_as(first)
+
+
+def test_too_few_games_are_too_small_to_measure(population: Table) -> None:
+    res = AttributeGame(
+        "nonprivate", "s", train_size=100, synthetic_size=500, n_games=2, attacks=("dcr",)
+    ).run(population, seed=0)
+    a = res.accuracy("dcr", 500)
+    assert a.status is Measurement.TOO_SMALL and a.ci_width > a.max_ci_width
+    assert "too" in a.reason or "wider" in a.reason
 
 
 def test_single_valued_secret_games_fail_with_reason() -> None:
@@ -147,74 +217,281 @@ def test_single_valued_secret_games_fail_with_reason() -> None:
     s[:3] = 1  # the secret rarely takes its second value
     df["s"] = s.astype(str)
     table = Table.from_frame(df, infer_schema(df))
-    res = AttributeGame("nonprivate", "s", n=30, m=200, games=8, attacks=("dcr",)).run(
-        table, seed=0
-    )
-    whole = [f for f in res.failures if f["m"] is None]
-    assert whole and all("single value" in f["reason"] for f in whole)
-    assert res.results[0]["attacks"]["dcr"]["n_games"] == 8 - len(whole)
+    res = AttributeGame(
+        "nonprivate", "s", train_size=30, synthetic_size=200, n_games=8, attacks=("dcr",)
+    ).run(table, seed=0)
+    whole = [f for f in res.failures if f.synthetic_size is None]
+    assert whole and all("single value" in f.reason for f in whole)
+    assert res.accuracy("dcr", 200).n_games == 8 - len(whole)
 
 
 def test_all_games_failing_is_an_input_error() -> None:
     df = pd.DataFrame({"a": ["x", "y"] * 50, "b": ["u", "v", "w", "z"] * 25, "s": ["0"] * 100})
     df.loc[0, "s"] = "1"
-    table = Table.from_frame(df, infer_schema(df))
     with pytest.raises(InputError):
-        AttributeGame("nonprivate", "s", n=20, m=50, games=2, attacks=("dcr",)).run(table, seed=0)
+        AttributeGame(
+            "nonprivate", "s", train_size=20, synthetic_size=50, n_games=2, attacks=("dcr",)
+        ).run(df, seed=0)
 
 
 def test_lp_failure_reported_per_game(population: Table, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = aia_reconstruction.solve_l1
-
-    def fail_once(A, r, *, time_limit=None):  # type: ignore[no-untyped-def]
+    def fail(A, r, *, time_limit=None):  # type: ignore[no-untyped-def]
         raise aia_reconstruction.ReconstructionFailure(
             "linear program not solved (Time limit reached, time limit 0 s)"
         )
 
-    monkeypatch.setattr(aia_reconstruction, "solve_l1", fail_once)
-    res = AttributeGame("nonprivate", "s", n=100, m=1000, games=2, attacks=("recon", "dcr")).run(
-        population, seed=0
-    )
-    monkeypatch.setattr(aia_reconstruction, "solve_l1", real)
-    recon = res.results[0]["attacks"]["recon"]
-    assert recon["n_games"] == 0 and recon["n_failed"] == 2 and recon["accuracy"] is None
-    assert {f["attack"] for f in res.failures} == {"recon"}
-    assert all("time limit" in f["reason"] for f in res.failures)
-    assert res.results[0]["attacks"]["dcr"]["n_games"] == 2
+    monkeypatch.setattr(aia_reconstruction, "solve_l1", fail)
+    res = AttributeGame(
+        "nonprivate", "s", train_size=100, synthetic_size=1000, n_games=2, attacks=("recon", "dcr")
+    ).run(population, seed=0)
+    recon = res.accuracy("recon", 1000)
+    assert recon.n_games == 0 and recon.n_failed == 2 and np.isnan(recon.accuracy.value)
+    assert recon.status is Measurement.NOT_MEASURED and "failed" in recon.reason
+    assert {f.attack for f in res.failures} == {"recon"}
+    assert all("time limit" in f.reason for f in res.failures)
+    assert res.accuracy("dcr", 1000).n_games == 2
 
 
 def test_no_unique_target_is_an_input_error() -> None:
     df = pd.DataFrame(
         {"a": ["x", "y"] * 100, "b": ["u", "v"] * 100, "s": ["0", "1", "1", "0"] * 50}
     )
-    table = Table.from_frame(df, infer_schema(df))
     with pytest.raises(InputError, match="unique quasi-identifiers"):
-        AttributeGame("nonprivate", "s", n=50, m=100, games=2).run(table, seed=0)
+        AttributeGame("nonprivate", "s", train_size=50, synthetic_size=100, n_games=2).run(
+            df, seed=0
+        )
 
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"secret": "nope"}, "unknown secret"),
+        ({"secret": "nope"}, "is not a column"),
         ({"secret": "age"}, "continuous"),
         ({"secret": "s", "quasi_ids": ["q0", "s"]}, "cannot also be"),
-        ({"secret": "s", "n": 10**6}, "--n"),
-        ({"secret": "s", "attacks": ("magic",)}, "unknown attack"),
-        ({"secret": "s", "m": [0]}, "positive"),
+        ({"secret": "s", "train_size": 10**6}, "train_size"),
+        ({"secret": "s", "n_games": 0}, "n_games"),
+        ({"secret": "s", "attacks": ("magic",)}, "unknown attribute attack"),
+        ({"secret": "s", "attacks": ("dcr", "dcr")}, "more than once"),
+        ({"secret": "s", "attacks": (object(),)}, "AttributeAttack"),
+        ({"secret": "s", "attack_params": {"recon": {"bogus": 1}}}, "bogus"),
+        ({"secret": "s", "attack_params": {"recon": {"query_mode": "x"}}}, "query_mode"),
+        ({"secret": "s", "attack_params": {"infer": {}}, "attacks": ("dcr",)}, "infer"),
+        ({"secret": "s", "synthetic_size": [0]}, "positive"),
         ({"secret": "s", "generator": "nosuchgen"}, "nosuchgen"),
+        ({"secret": "s", "bin_strategy": "weird"}, "bin_strategy"),
     ],
 )
 def test_bad_input(population: Table, kwargs: dict, match: str) -> None:
-    kw = {"generator": "nonprivate", "n": 100, "m": 100, "games": 1, **kwargs}
+    kw = {"generator": "nonprivate", "train_size": 100, "synthetic_size": 100, "n_games": 1}
+    kw.update(kwargs)
     with pytest.raises(InputError, match=match):
         AttributeGame(**kw).run(population, seed=0)
 
 
-def test_discretise_and_unique_rows(population: Table) -> None:
+def test_discretise_and_singleton_rows(population: Table) -> None:
     codes, schema = discretise(population, 5)
     assert codes.shape == (len(population), len(population.schema))
     assert all(c.is_categorical for c in schema.columns)
     assert codes[:, population.schema.names.index("age")].max() <= 4
     np.testing.assert_array_equal(
-        unique_rows(np.array([[1, 2], [1, 2], [3, 4]])), [False, False, True]
+        singleton_rows(np.array([[1, 2], [1, 2], [3, 4]])), [False, False, True]
     )
+    prep = attribute_codes(population, "s", bins=4)
+    assert prep.quasi_ids == [f"q{j}" for j in range(6)] + ["age"]
+    assert prep.n_classes == 2 and prep.labels == ["0", "1"] and prep.codes.shape[1] == 8
+
+
+def test_unique_rows_has_one_meaning_in_the_package() -> None:
+    # "unique_rows" is the de-duplication of attacks.predicates; the attribute game's mask of
+    # rows that occur once is singleton_rows
+    src = Path(synthleak.__file__).parent
+    defs = [p for p in src.rglob("*.py") if "def unique_rows(" in p.read_text()]
+    assert [p.name for p in defs] == ["predicates.py"]
+
+
+# --- validate_secret --------------------------------------------------------------------------
+def test_validate_secret(population: Table) -> None:
+    sch = population.schema
+    assert validate_secret(sch, "s") == [f"q{j}" for j in range(6)] + ["age"]
+    assert validate_secret(sch, "s", ["q1", "q0"]) == ["q1", "q0"]
+    cases = [
+        (("nope",), {}, "secret 'nope' is not a column"),
+        (("age",), {}, "continuous"),
+        (("s", ["q0", "s"]), {}, "cannot also be a quasi-identifier"),
+        (("s", ["q0", "zz"]), {}, "quasi_ids names unknown column"),
+        (("s", ["q0", "q0"]), {}, "listed twice"),
+        (("q0",), {"max_classes": 5}, "6 classes, more than the 5"),
+    ]
+    for args, kw, match in cases:
+        with pytest.raises(InputError, match=match):
+            validate_secret(sch, *args, **kw)
+    one = pd.DataFrame({"a": ["x", "y", "z"], "s": ["k", "k", "k"]})
+    with pytest.raises(InputError, match="single value"):
+        validate_secret(infer_schema(one), "s")
+    # a declared second category that the data never takes
+    sch2 = infer_schema(pd.DataFrame({"a": ["x", "y", "z"], "s": ["j", "k", "k"]}))
+    two = Table.from_frame(one, sch2)
+    assert validate_secret(sch2, "s") == ["a"]
+    with pytest.raises(InputError, match="single value"):
+        validate_secret(sch2, "s", data=two)
+
+
+# --- the release audit --------------------------------------------------------------------------
+def _split(table: Table, n_train: int, n_control: int, seed: int) -> tuple[Table, Table, Table]:
+    """Disjoint training, control and independent ("synthetic") samples of ``table``."""
+    perm = np.random.default_rng(seed).permutation(len(table))
+    a, b = n_train, n_train + n_control
+    return table.take(perm[:a]), table.take(perm[a:b]), table.take(perm[b : b + n_train])
+
+
+def test_release_copy_leaks_and_independent_sample_does_not(population: Table) -> None:
+    train, control, other = _split(population, 600, 200, 0)
+    game = ReleaseAttributeGame("s")
+    copy_ = game.run(Release(train, train, control), seed=0)
+    assert copy_.status is Measurement.MEASURED and copy_.difference.ci_low > 0.1
+    assert copy_.accuracy.value > 0.9 and copy_.accuracy.baseline == copy_.control_accuracy.value
+    ind = game.run(Release(train, other, control), seed=0)
+    assert ind.status is Measurement.MEASURED and ind.difference.ci_low <= 0
+    assert ind.advantage.baseline == 0 and ind.advantage.value == ind.difference.difference
+    # typed result: lossless JSON, one row
+    back = ReleaseAttributeResult.from_json(copy_.to_json())
+    assert back.same_as(copy_) and back.status is Measurement.MEASURED
+    row = copy_.to_frame()
+    assert len(row) == 1 and row["n_targets"][0] == 600 and row["n_control_targets"][0] == 200
+    assert copy_.training is not None and copy_.control is not None
+    assert copy_.control.rows.size == 200 and copy_.training.scores.shape == (600, 2)
+
+
+def test_release_without_control_is_not_measured(population: Table) -> None:
+    train, _, other = _split(population, 300, 0, 1)
+    for control in (None, train.take(np.arange(0))):
+        res = ReleaseAttributeGame("s").run(Release(train, other, control), seed=0)
+        assert res.status is Measurement.NOT_MEASURED
+        assert "needs a control set" in res.reason
+        assert np.isnan(res.accuracy.value) and np.isnan(res.difference.difference)
+        assert res.control_accuracy.n_trials == 0
+
+
+def test_release_on_24_records_is_too_small_to_measure(population: Table) -> None:
+    train, control, _ = _split(population, 24, 8, 2)
+    res = ReleaseAttributeGame("s").run(Release(train, train, control), seed=0)
+    assert res.status is Measurement.TOO_SMALL
+    assert res.ci_width > res.max_ci_width == MAX_CI_WIDTH
+    assert "too small to measure" in res.reason
+
+
+def test_release_run_dir_and_n_targets(population: Table, tmp_path: Path) -> None:
+    train, control, other = _split(population, 300, 100, 3)
+    game = ReleaseAttributeGame("s", attack="dcr", n_targets=150)
+    a = game.run(Release(train, other, control), seed=4)
+    rt = Runtime(run_dir=tmp_path / "r")
+    b = game.run(Release(train, other, control), seed=4, runtime=rt)
+    assert a.same_as(b) and a.accuracy.n_trials == 150 and a.control_accuracy.n_trials == 100
+    assert ReleaseAttributeResult.from_json(tmp_path / "r" / "result.json").same_as(a)
+    assert game.run(Release(train, other, control), seed=4, runtime=rt).same_as(a)  # resumed
+    assert not game.run(Release(train, other, control), seed=5).same_as(a)
+
+
+def test_release_lp_failure_is_not_measured(
+    population: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fail(A, r, *, time_limit=None):  # type: ignore[no-untyped-def]
+        raise aia_reconstruction.ReconstructionFailure(
+            "linear program not solved (Time limit reached, time limit 1 s)"
+        )
+
+    monkeypatch.setattr(aia_reconstruction, "solve_l1", fail)
+    train, control, other = _split(population, 100, 50, 7)
+    res = ReleaseAttributeGame("s").run(Release(train, other, control), seed=0)
+    assert res.status is Measurement.NOT_MEASURED and np.isnan(res.difference.difference)
+    assert res.reason == (
+        "not measured: the attack failed (linear program not solved (Time limit reached, "
+        "time limit 1 s))"
+    )
+    assert len(res.failures) == 2
+
+
+def test_release_bad_input(population: Table) -> None:
+    train, control, other = _split(population, 100, 50, 5)
+    rel = Release(train, other, control)
+    with pytest.raises(InputError, match="is not a column"):
+        ReleaseAttributeGame("nope").run(rel, seed=0)
+    with pytest.raises(InputError, match="Release"):
+        ReleaseAttributeGame("s").run(train, seed=0)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="n_targets"):
+        ReleaseAttributeGame("s", n_targets=0).run(rel, seed=0)
+    with pytest.raises(InputError, match="unknown attribute attack"):
+        ReleaseAttributeGame("s", attack="magic").run(rel, seed=0)
+    with pytest.raises(InputError, match="query_mode"):
+        ReleaseAttributeGame("s", attack_params={"query_mode": "x"}).run(rel, seed=0)
+
+
+def test_result_json_is_strict(population: Table) -> None:
+    train, _, other = _split(population, 100, 0, 6)
+    res = ReleaseAttributeGame("s").run(Release(train, other), seed=0)
+    doc = json.loads(res.to_json())
+    assert doc["status"] == "not measured" and doc["accuracy"]["value"] is None
+
+
+# --- copy and null oracles of the release audit on real data --------------------------------------
+COMPAS = ["sex", "age", "race", "juv_fel_count", "decile_score", "priors_count", "c_charge_degree"]
+REAL = {  # file, missing marker, secret, columns (None: all but the dropped ones)
+    "adult": ("adult", None, "income", None),
+    "acs_ma": ("nist_acs_ma2019.csv", "N", "SEX", None),
+    "acs_tx": ("nist_acs_tx2019.csv", "N", "SEX", None),
+    "census": ("uk_census2011_teaching_50k.csv", None, "Sex", None),
+    "german": ("german_credit.csv", None, "credit", None),
+    "compas": ("compas_two_years_noids.csv", None, "two_year_recid", [*COMPAS, "two_year_recid"]),
+}
+DROP = ["Person ID", "PWGTP", "WGTP", "INDP", "DENSITY", "PINCP", "POVPIP"]
+
+
+def _real(folder: Path, name: str) -> tuple[Table, str]:
+    file, na, secret, cols = REAL[name]
+    if file == "adult":
+        df = synthleak.datasets.load_adult()
+    else:
+        df = pd.read_csv(folder / file, na_values=[na] if na else None)
+    df = df[cols] if cols else df.drop(columns=[c for c in DROP if c in df.columns])
+    return Table.from_frame(df, infer_schema(df, categorical=[secret])), secret
+
+
+@pytest.fixture(scope="module")
+def real_tables(shared_datasets: Path) -> dict[str, tuple[Table, str]]:
+    return {name: _real(shared_datasets, name) for name in REAL}
+
+
+def test_release_copy_oracle_and_null_on_real_data(
+    real_tables: dict[str, tuple[Table, str]],
+) -> None:
+    # a verbatim copy of the training data leaks on every dataset; a disjoint real sample of
+    # the same population does not (training:control = 2:1, two seeds; the larger grid is in
+    # benchmarks/calibration_aia.py)
+    null_flags, null_diffs = 0, []
+    for name, (table, secret) in real_tables.items():
+        game = ReleaseAttributeGame(secret)
+        for seed in range(2):
+            train, control, other = _split(table, 300, 150, 10 + seed)
+            if seed == 0:
+                copy_ = game.run(Release(train, train, control), seed=seed)
+                assert copy_.status is Measurement.MEASURED, (name, copy_.reason)
+                assert copy_.difference.ci_low > 0.05, (name, copy_.difference)
+            null = game.run(Release(train, other, control), seed=seed)
+            assert null.status is Measurement.MEASURED, (name, null.reason)
+            null_flags += null.difference.ci_low > 0
+            null_diffs.append(null.difference.difference)
+    # 12 null runs at a one-sided 2.5% level: about 0.3 expected false alarms
+    assert null_flags <= 1
+    assert abs(np.mean(null_diffs)) < 0.03
+
+
+@pytest.mark.slow
+def test_release_null_calibration_grid(shared_datasets: Path) -> None:
+    """The grid of benchmarks/calibration_aia.py, reduced: 10 seeds per dataset and ratio."""
+    from benchmarks.calibration_aia import DATASETS, calibrate
+
+    for name in DATASETS:
+        for ratio in (1, 4):
+            r = calibrate(name, 600, ratio, 10)
+            assert r["flagged"] <= 2, r  # 10 null runs at 2.5%: three or more has p ~ 0.002
+            assert r["copy"].ci_low > 0, r  # type: ignore[attr-defined]

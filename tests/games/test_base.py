@@ -50,7 +50,7 @@ def test_release_keeps_a_tables_column_kinds(frame: pd.DataFrame) -> None:
 
 
 def test_release_rejects_different_columns(frame: pd.DataFrame) -> None:
-    with pytest.raises(InputError, match=r"synthetic: .*age"):
+    with pytest.raises(InputError, match=r"synthetic data: missing column.*age"):
         Release(frame, frame.drop(columns=["age"])).encode()
     with pytest.raises(InputError, match="control data has no records"):
         Release(frame, frame, frame.iloc[:0]).encode()

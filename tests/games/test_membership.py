@@ -11,21 +11,13 @@ import pandas as pd
 import pytest
 
 import synthleak as sl
+from synthleak.attacks.base import AttackFamily, list_attacks
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.membership import (
-    MembershipGame,
-    PoolMode,
-    attack_outcome,
-    load_membership_attacks,
-    parse_targets,
-)
-from synthleak.generators.base import (
-    BaseGenerator,
-    GeneratorInfo,
-    list_generators,
-    register_generator,
-)
+from synthleak.games.membership import MembershipGame, MembershipResult, PoolMode, attack_outcome
+from synthleak.games.targets import Targets
+from synthleak.generators.base import BaseGenerator, GeneratorInfo
+from synthleak.runtime import Runtime
 
 FAST = {
     "query": {"n_queries": 200, "n_estimators": 25, "max_depth": 6},
@@ -80,25 +72,23 @@ class Flaky(BaseGenerator):
         return self.data_.take(rng.integers(0, len(self.data_), n))
 
 
-def _register() -> None:
-    names = {g.name for g in list_generators()}
-    if "test-mia-fixed" not in names:
-        register_generator(GeneratorInfo("test-mia-fixed", FixedSource, (), "test oracle"))
-    if "test-mia-flaky" not in names:
-        register_generator(GeneratorInfo("test-mia-flaky", Flaky, (), "test oracle"))
-
-
-_register()
+@pytest.fixture
+def oracles(temporary_generators) -> None:
+    temporary_generators(
+        GeneratorInfo("test-mia-fixed", FixedSource, (), "test oracle"),
+        GeneratorInfo("test-mia-flaky", Flaky, (), "test oracle"),
+    )
 
 
 def test_nonprivate_oracle_outlier_reaches_high_auc() -> None:
     omega = make_omega()
     game = MembershipGame(
         "nonprivate",
-        n=60,
-        m=180,
-        n_shadow=80,
-        n_test=80,
+        targets=[0, 5],
+        train_size=60,
+        synthetic_size=180,
+        n_shadows=80,
+        n_tests=80,
         attacks=("query", "distance"),
         attack_params=FAST,
         aux_size=400,
@@ -106,28 +96,35 @@ def test_nonprivate_oracle_outlier_reaches_high_auc() -> None:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        res = game.run(omega, [0, 5], seed=3, selected_by=["rows", "rows"])
+        res = game.run(omega, seed=3)
     outlier = res.targets[0]
     assert outlier.row == 0
     # m = 3n: the outlier is copied with probability ~0.95 when IN and never appears when OUT
     assert outlier.attacks["query"].auc.value >= 0.9
     assert outlier.attacks["distance"].auc.value >= 0.9
     assert outlier.attacks["query"].tpr_at_fpr["0.1"] >= 0.8
-    doc = res.to_dict()
-    assert set(doc["summary"]) == {"query", "distance"}
-    assert doc["failures"]["failed_datasets"] == 0
-    json.dumps(doc)  # serialisable
+    assert set(res.summary()) == {"query", "distance"}
+    assert res.failures.failed_datasets == 0
+    assert outlier.selected_by == "rows"
+    back = MembershipResult.from_json(res.to_json())  # lossless JSON round trip
+    assert back.same_as(res) and back.targets[0].attacks["query"].scores.size == 80
+    frame = res.to_frame()
+    assert len(frame) == 4 and set(frame["attack"]) == {"query", "distance"}
+    top, attack = res.most_exposed()
+    assert top.attacks[attack].auc.value == frame["auc"].max()
+    assert len(repr(res)) < 300
 
 
-def test_data_independent_generator_gives_chance_auc() -> None:
+def test_data_independent_generator_gives_chance_auc(oracles) -> None:
     omega = make_omega(seed=1)
     FixedSource.reference = make_omega(n=500, seed=99)
     game = MembershipGame(
         "test-mia-fixed",
-        n=50,
-        m=100,
-        n_shadow=120,
-        n_test=400,
+        targets=[0, 7, 11],
+        train_size=50,
+        synthetic_size=100,
+        n_shadows=120,
+        n_tests=400,
         attacks=("distance", "groundhog"),
         attack_params=FAST,
         aux_size=400,
@@ -135,7 +132,7 @@ def test_data_independent_generator_gives_chance_auc() -> None:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        res = game.run(omega, [0, 7, 11], seed=5)
+        res = game.run(omega, seed=5)
     aucs = np.array([o.auc.value for t in res.targets for o in t.attacks.values()])
     # 400 test datasets: s.e. of one AUC ~0.03; the mean over 6 pairs is tighter still
     assert abs(aucs.mean() - 0.5) <= 0.06
@@ -145,10 +142,11 @@ def test_data_independent_generator_gives_chance_auc() -> None:
 def test_same_seed_same_result_and_batches_do_not_matter() -> None:
     omega = make_omega(seed=2)
     kw = dict(
-        n=40,
-        m=60,
-        n_shadow=24,
-        n_test=20,
+        targets=[0, 3],
+        train_size=40,
+        synthetic_size=60,
+        n_shadows=24,
+        n_tests=20,
         attacks=("distance", "query"),
         attack_params=FAST,
         aux_size=300,
@@ -156,21 +154,25 @@ def test_same_seed_same_result_and_batches_do_not_matter() -> None:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        a = MembershipGame("nonprivate", batch_size=5, **kw).run(omega, [0, 3], seed=11).to_dict()
-        b = MembershipGame("nonprivate", batch_size=24, **kw).run(omega, [0, 3], seed=11).to_dict()
-        c = MembershipGame("nonprivate", batch_size=5, **kw).run(omega, [0, 3], seed=12).to_dict()
-    assert a == b
-    assert a["targets"] != c["targets"]
+        a = MembershipGame("nonprivate", batch_size=5, **kw).run(omega, seed=11)
+        b = MembershipGame("nonprivate", batch_size=24, **kw).run(omega, seed=11)
+        c = MembershipGame("nonprivate", batch_size=5, **kw).run(omega, seed=12)
+        d = MembershipGame("nonprivate", batch_size=5, **kw).run(
+            omega, seed=11, runtime=Runtime(workers=2)
+        )
+    assert a.same_as(b) and a.same_as(d)
+    assert a.to_dict()["targets"] != c.to_dict()["targets"]
 
 
 def test_single_pool_is_one_pool_per_target() -> None:
     omega = make_omega(seed=4)
     game = MembershipGame(
         "nonprivate",
-        n=40,
-        m=120,
-        n_shadow=30,
-        n_test=30,
+        targets=[0, 9],
+        train_size=40,
+        synthetic_size=120,
+        n_shadows=30,
+        n_tests=30,
         attacks=("distance",),
         attack_params=FAST,
         pool=PoolMode.SINGLE,
@@ -179,14 +181,16 @@ def test_single_pool_is_one_pool_per_target() -> None:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        res = game.run(omega, [0, 9], seed=1)
-    assert res.config["pool"] == "single"
+        res = game.run(omega, seed=1)
+    assert res.config.pool is PoolMode.SINGLE
     assert res.targets[0].attacks["distance"].auc.value >= 0.9
-    assert all(o.n_test == 30 for t in res.targets for o in t.attacks.values())
+    assert all(o.n_tests == 30 for t in res.targets for o in t.attacks.values())
 
 
 def test_design_shared_pool_holds_each_target_in_half_the_datasets() -> None:
-    game = MembershipGame("nonprivate", n=30, n_shadow=40, n_test=10, aux_size=300, test_size=200)
+    game = MembershipGame(
+        "nonprivate", train_size=30, n_shadows=40, n_tests=10, aux_size=300, test_size=200
+    )
     tg = np.array([0, 4, 8])
     aux = np.arange(100, 400)
     design = game._design(7, PoolMode.SHARED, tg, aux, np.arange(400, 600))
@@ -199,14 +203,15 @@ def test_design_shared_pool_holds_each_target_in_half_the_datasets() -> None:
     assert all(np.unique(r).size == r.size for r in rows)
 
 
-def test_generator_failures_are_counted_and_dropped() -> None:
+def test_generator_failures_are_counted_and_dropped(oracles) -> None:
     omega = make_omega(seed=6)
     game = MembershipGame(
         "test-mia-flaky",
-        n=40,
-        m=80,
-        n_shadow=60,
-        n_test=40,
+        targets=[0],
+        train_size=40,
+        synthetic_size=80,
+        n_shadows=60,
+        n_tests=40,
         attacks=("distance",),
         attack_params=FAST,
         aux_size=300,
@@ -214,91 +219,109 @@ def test_generator_failures_are_counted_and_dropped() -> None:
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = game.run(omega, [0], seed=2)
+        res = game.run(omega, seed=2)
     f = res.failures
-    assert f["total_datasets"] == 100
-    assert 5 <= f["failed_datasets"] <= 40
-    assert any("flaky generator gave up" in k for k in f["messages"])
+    assert f.total_datasets == 100
+    assert 5 <= f.failed_datasets <= 40
+    assert any("flaky generator gave up" in k for k in f.messages)
     assert any(
         issubclass(w.category, RuntimeWarning) and "failed on" in str(w.message) for w in caught
     )
     # the failed test datasets are dropped from the evaluation
-    assert res.targets[0].attacks["distance"].n_test < 40
+    assert res.targets[0].attacks["distance"].n_tests < 40
 
 
-def test_run_dir_resume_recomputes_nothing(tmp_path) -> None:
+def test_run_dir_resume_recomputes_nothing(tmp_path, monkeypatch) -> None:
     omega = make_omega(seed=8)
     kw = dict(
-        n=40,
-        m=60,
-        n_shadow=20,
-        n_test=20,
+        targets=[0, 2],
+        train_size=40,
+        synthetic_size=60,
+        n_shadows=20,
+        n_tests=20,
         attacks=("distance",),
         attack_params=FAST,
         aux_size=300,
         test_size=200,
         batch_size=10,
     )
+    rt = Runtime(run_dir=tmp_path / "run")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        first = MembershipGame("nonprivate", run_dir=tmp_path / "run", **kw).run(
-            omega, [0, 2], seed=1
-        )
-        stamps = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "run" / "units").iterdir()}
-        second = MembershipGame("nonprivate", run_dir=tmp_path / "run", **kw).run(
-            omega, [0, 2], seed=1
-        )
-    assert first.to_dict() == second.to_dict()
-    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "run" / "units").iterdir()} == stamps
+        first = MembershipGame("nonprivate", **kw).run(omega, seed=1, runtime=rt)
+        # the second run must not call a single work unit: make every unit call fail
+        import synthleak.runtime.executor as executor
+
+        def no_work(fn, *args):  # type: ignore[no-untyped-def]
+            raise AssertionError(f"work unit recomputed: {fn.__name__}")
+
+        monkeypatch.setattr(executor, "_call", no_work)
+        monkeypatch.setattr(executor, "_call_local", no_work)
+        second = MembershipGame("nonprivate", **kw).run(omega, seed=1, runtime=rt)
+    assert first.same_as(second)
     saved = json.loads((tmp_path / "run" / "result.json").read_text())
-    assert saved["targets"][0]["row"] == 0 and "summary" in saved
+    assert saved["targets"][0]["row"] == 0
     assert json.loads((tmp_path / "run" / "schema.json").read_text())
     with pytest.raises(InputError, match="different run"):
-        MembershipGame("nonprivate", run_dir=tmp_path / "run", **{**kw, "n_shadow": 30}).run(
-            omega, [0, 2], seed=1
-        )
+        MembershipGame("nonprivate", **{**kw, "n_shadows": 30}).run(omega, seed=1, runtime=rt)
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "targets", "match"),
+    ("kwargs", "match"),
     [
-        ({"n": 500}, [0], "larger than D_aux"),
-        ({"m": 0}, [0], "--m"),
-        ({"attacks": ("nope",)}, [0], "unknown membership attack"),
-        ({}, [10_000], "not in the data"),
-        ({}, [], "no target"),
-        ({}, [1, 1], "twice"),
-        ({"pool": "both"}, [0], "pool mode"),
-        ({"n": 3}, [0, 1, 2], "shared pool"),
+        ({"train_size": 500}, "larger than D_aux"),
+        ({"synthetic_size": 0}, "synthetic_size"),
+        ({"attacks": ("nope",)}, "unknown membership attack"),
+        ({"attacks": ()}, "attacks is empty"),
+        ({"attacks": ("distance", "distance")}, "more than once"),
+        ({"attacks": (object(),)}, "MembershipAttack objects"),
+        ({"targets": [10_000]}, "not in the data"),
+        ({"targets": "top:3"}, "Targets object"),
+        ({"pool": "both"}, "unknown pool"),
+        ({"train_size": 3, "targets": [0, 1, 2]}, "shared pool"),
+        ({"n_shadows": 2}, "n_shadows"),
     ],
 )
-def test_bad_input_raises_input_error(kwargs, targets, match) -> None:
+def test_bad_input_raises_input_error_naming_the_parameter(kwargs, match) -> None:
     omega = make_omega()
     base = dict(
-        n=40, m=40, n_shadow=10, n_test=10, aux_size=300, test_size=200, attacks=("distance",)
+        targets=[0],
+        train_size=40,
+        synthetic_size=40,
+        n_shadows=10,
+        n_tests=10,
+        aux_size=300,
+        test_size=200,
+        attacks=("distance",),
     )
-    with pytest.raises(InputError, match=match):
-        MembershipGame("nonprivate", **{**base, **kwargs}).run(omega, targets, seed=0)
+    with pytest.raises(InputError, match=match) as exc:
+        MembershipGame("nonprivate", **{**base, **kwargs}).run(omega, seed=0)
+    assert "--" not in str(exc.value)  # API errors name API parameters, not CLI flags
     with pytest.raises(InputError, match="unknown generator"):
-        MembershipGame("no-such-gen", **base).run(omega, [0], seed=0)
+        MembershipGame("no-such-gen", **base).run(omega, seed=0)
 
 
-def test_parse_targets_selectors_and_rows() -> None:
-    omega = make_omega(n=300)
-    rows, sel = parse_targets("rare:3+rows:0,5", omega, seed=0)
-    assert rows.size == len(sel) >= 4
-    assert 5 in rows.tolist()
-    assert (
-        "rare" in sel[rows.tolist().index(0)] and "rows" in sel[rows.tolist().index(0)]
-    )  # outlier is rarest
-    r1, _ = parse_targets("random:5", omega, seed=1)
-    r2, _ = parse_targets("random:5", omega, seed=1)
-    assert r1.tolist() == r2.tolist()
-    top, s = parse_targets("top:2", omega)
-    assert s == ["distance", "distance"] and top[0] == 0
-    for bad in ("rows:abc", "rows:99999", "what:3", "top:0", "top", "loglik:x"):
-        with pytest.raises(InputError):
-            parse_targets(bad, omega)
+def test_runs_from_a_dataframe_and_with_attack_objects() -> None:
+    from synthleak.attacks.mia_distance import DistanceAttack
+
+    df = make_omega().to_frame()
+    game = MembershipGame(
+        "nonprivate",
+        targets=Targets.rows([0]) + Targets.random(1),
+        train_size=40,
+        synthetic_size=120,
+        n_shadows=30,
+        n_tests=30,
+        attacks=(DistanceAttack(n_estimators=10),),
+        aux_size=300,
+        test_size=200,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        res = game.run(df, seed=0)
+    assert res.config.attacks == ("distance",)
+    assert [t.selected_by for t in res.targets] == ["rows", "random"]
+    assert res.targets[0].attacks["distance"].auc.value >= 0.9
 
 
 def test_attack_outcome_metrics_and_baseline_warning() -> None:
@@ -314,6 +337,46 @@ def test_attack_outcome_metrics_and_baseline_warning() -> None:
 
 
 def test_builtin_attacks_registered() -> None:
-    names = load_membership_attacks()
-    assert {"query", "distance", "groundhog"} <= set(names)
+    names = {i.name for i in list_attacks(AttackFamily.MEMBERSHIP)}
+    assert {"query", "distance", "groundhog", "attention"} <= names
     assert sl.MembershipGame is MembershipGame
+
+
+def test_exact_knowledge_datasets_differ_only_in_the_target() -> None:
+    from synthleak.games.membership import Knowledge
+
+    game = MembershipGame(
+        "nonprivate", train_size=30, n_shadows=20, n_tests=10, knowledge=Knowledge.EXACT
+    )
+    tg = np.array([0, 4])
+    design = game._design(7, PoolMode.SINGLE, tg, np.arange(5, 400), np.arange(0))
+    assert set(design) == {2, 3, 4, 5}  # a shadow and a test pool per target
+    for t, target in enumerate(tg):
+        shadow, y = design[2 * t + 2]
+        test, _ = design[2 * t + 3]
+        known = shadow[0, :-1]
+        assert (shadow[:, :-1] == known).all() and (test[:, :-1] == known).all()
+        assert (shadow[y, -1] == target).all() and (shadow[~y, -1] == -1).all()  # add/remove
+        assert target not in known
+
+
+def test_exact_knowledge_game_runs_and_records_its_relation() -> None:
+    omega = make_omega(seed=9)
+    game = MembershipGame(
+        "nonprivate",
+        targets=[0],
+        train_size=40,
+        synthetic_size=120,
+        n_shadows=30,
+        n_tests=40,
+        attacks=("distance",),
+        attack_params=FAST,
+        knowledge="exact",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        res = game.run(omega, seed=0)
+    assert res.config.pool is PoolMode.SINGLE and res.config.neighbouring == "add_remove"
+    assert res.targets[0].attacks["distance"].auc.value >= 0.9
+    with pytest.raises(InputError, match="unknown knowledge"):
+        MembershipGame("nonprivate", targets=[0], knowledge="psychic").run(omega, seed=0)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import spearmanr
 
 from synthleak.data.schema import infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError
-from synthleak.games.riskmap import RiskMap, spearman, spearman_ci, top_k_precision, validate
-from synthleak.generators.base import _REGISTRY, BaseGenerator, GeneratorInfo, register_generator
+from synthleak.games.riskmap import RiskMap, RiskMapResult
+from synthleak.generators.base import BaseGenerator, GeneratorInfo
+from synthleak.runtime import Runtime
 
 
 class _Independent(BaseGenerator):
@@ -28,8 +28,9 @@ class _Independent(BaseGenerator):
         return Table.from_arrays(self.schema_, codes, None)
 
 
-if "test-independent" not in _REGISTRY:
-    register_generator(
+@pytest.fixture
+def independent(temporary_generators) -> None:
+    temporary_generators(
         GeneratorInfo("test-independent", _Independent, (), "test only: data-independent")
     )
 
@@ -55,8 +56,15 @@ def test_outlier_oracle_nonprivate() -> None:
     data = _table(60)
     private = np.arange(30)  # row 0 (the outlier) is in D
     res = RiskMap(
-        "nonprivate", n=30, m=90, n_shadow=40, n_test=40, attacks=("distance",), **FAST
-    ).run(data, seed=3, private_rows=private)
+        "nonprivate",
+        train_size=30,
+        synthetic_size=90,
+        n_shadows=40,
+        n_tests=40,
+        attacks=("distance",),
+        private_rows=private,
+        **FAST,
+    ).run(data, seed=3)
     auc = res.auc["distance"][:, 0]
     assert res.rows.tolist() == private.tolist()
     assert auc[0] >= 0.85
@@ -65,20 +73,22 @@ def test_outlier_oracle_nonprivate() -> None:
     assert np.nanmean(auc[1:]) < 0.75
     # the outlier is also the most isolated record by V_k
     assert np.argmax(res.scores["vulnerability"]) == 0
-    recs = res.records()
-    assert recs[0]["row"] == 0 and recs[0]["auc_ci_low"] <= recs[0]["auc"] <= recs[0]["auc_ci_high"]
-    assert set(res.summary["validation"]) >= {
-        "vulnerability",
-        "rare_value",
-        "log_likelihood",
-        "chance_precision",
-    }
+    recs = res.to_frame()
+    assert recs.loc[0, "row"] == 0
+    assert recs.loc[0, "auc_ci_low"] <= recs.loc[0, "auc"] <= recs.loc[0, "auc_ci_high"]
+    assert set(res.validation.selectors) == {"vulnerability", "rare_value", "log_likelihood"}
+    assert RiskMapResult.from_json(res.to_json()).same_as(res)
 
 
-def test_data_independent_generator_gives_chance_aucs() -> None:
+def test_data_independent_generator_gives_chance_aucs(independent) -> None:
     data = _table(90, seed=1)
     res = RiskMap(
-        "test-independent", n=30, n_shadow=30, n_test=40, attacks=("query", "distance"), **FAST
+        "test-independent",
+        train_size=30,
+        n_shadows=30,
+        n_tests=40,
+        attacks=("query", "distance"),
+        **FAST,
     ).run(data, seed=5)
     for name in ("query", "distance"):
         a = res.auc[name]
@@ -90,17 +100,17 @@ def test_data_independent_generator_gives_chance_aucs() -> None:
 def test_same_result_with_one_or_two_workers() -> None:
     data = _table(40, seed=2)
     kw = {
-        "n": 10,
-        "m": 20,
-        "n_shadow": 8,
-        "n_test": 8,
+        "train_size": 10,
+        "synthetic_size": 20,
+        "n_shadows": 8,
+        "n_tests": 8,
         "attacks": ("distance", "query"),
         "chunk": 5,
         "batch_size": 16,
         **FAST,
     }  # generation: one unit (membership's tested _generate_batch); attacks: 2 units
-    one = RiskMap("nonprivate", workers=1, **kw).run(data, seed=9)
-    two = RiskMap("nonprivate", workers=2, **kw).run(data, seed=9)
+    one = RiskMap("nonprivate", **kw).run(data, seed=9)
+    two = RiskMap("nonprivate", **kw).run(data, seed=9, runtime=Runtime(workers=2))
     assert one.rows.tolist() == two.rows.tolist()
     for name in ("distance", "query"):
         np.testing.assert_array_equal(one.auc[name], two.auc[name])
@@ -108,7 +118,7 @@ def test_same_result_with_one_or_two_workers() -> None:
 
 
 def test_design_each_record_in_about_half_and_datasets_of_n() -> None:
-    game = RiskMap("nonprivate", n=11, n_shadow=400, n_test=6)
+    game = RiskMap("nonprivate", train_size=11, n_shadows=400, n_tests=6)
     design = game._design(0, 11, 20)
     rows, labels = design[0]
     assert rows.shape == (400, 11)
@@ -122,39 +132,32 @@ def test_design_each_record_in_about_half_and_datasets_of_n() -> None:
 @pytest.mark.parametrize(
     ("kw", "msg"),
     [
-        ({"n": 50}, "larger than the data"),
-        ({"n": 20, "population": 10}, "smaller than --n"),
-        ({"n": 20, "population": 25}, "fillers"),
-        ({"n": 20, "attacks": ("groundhog",)}, "unknown risk-map attack"),
-        ({"n": 28}, "fillers"),
+        ({"train_size": 50}, "larger than the data"),
+        ({"train_size": 20, "population": 10}, "smaller than train_size"),
+        ({"train_size": 20, "population": 25}, "fillers"),
+        ({"train_size": 20, "attacks": ("nope",)}, "unknown membership attack"),
+        ({"train_size": 28}, "fillers"),
+        ({"train_size": 10, "private_rows": [1, 2]}, "exactly train_size = 10"),
+        ({"train_size": 10, "n_shadows": 1}, "n_shadows"),
     ],
 )
 def test_bad_input(kw: dict, msg: str) -> None:
-    with pytest.raises(InputError, match=msg):
+    with pytest.raises(InputError, match=msg) as exc:
         RiskMap("nonprivate", **kw).run(_table(40), seed=0)
-
-
-def test_validation_helpers() -> None:
-    rng = np.random.default_rng(0)
-    x, y = rng.normal(size=50), rng.normal(size=50)
-    assert spearman(x, y) == pytest.approx(spearmanr(x, y).statistic)
-    rho, lo, hi = spearman_ci(x, x + 0.1 * y, rng=np.random.default_rng(1), n_boot=200)
-    assert lo <= rho <= hi and rho > 0.9
-    auc = np.array([0.9, 0.8, 0.5, 0.5, 0.95, 0.4])
-    assert top_k_precision(np.array([5.0, 4, 0, 0, 3, 0]), auc, k=3) == 1.0
-    assert top_k_precision(np.array([0.0, 0, 5, 4, 0, 3]), auc, k=3) == 0.0
-    v = validate(
-        np.append(auc, np.nan), {"s": np.arange(7.0)}, rng=np.random.default_rng(2), k=2, n_boot=50
-    )
-    assert v["n_records"] == 6 and v["chance_precision"] == pytest.approx(2 / 6)
+    assert "--" not in str(exc.value)
 
 
 def test_population_mode_and_explicit_private_rows() -> None:
     data = _table(40, seed=4)
     res = RiskMap(
-        "nonprivate", n=10, population=16, n_shadow=6, n_test=6, attacks=("distance",), **FAST
-    ).run(data, seed=1, private_rows=np.arange(20, 30))
+        "nonprivate",
+        train_size=10,
+        population=16,
+        n_shadows=6,
+        n_tests=6,
+        attacks=("distance",),
+        private_rows=np.arange(20, 30),
+        **FAST,
+    ).run(data.to_frame(), seed=1)
     assert res.rows.tolist() == list(range(20, 30))
-    assert res.config["population"] == 16 and len(res.records()) == 10
-    with pytest.raises(InputError, match="exactly n = 10"):
-        RiskMap("nonprivate", n=10, n_shadow=6, n_test=6).run(data, private_rows=[1, 2])
+    assert res.config.population == 16 and len(res.to_frame()) == 10

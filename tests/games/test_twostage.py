@@ -57,7 +57,9 @@ def _table(n: int, seed: int = 0, outliers: int = 1) -> Table:
 
 def test_outlier_oracle_nonprivate_ranks_the_outliers_first() -> None:
     data = _table(80, outliers=3)
-    res = ScreeningMap("nonprivate", n_train=40, n_shadow=60, n_test=60, **FAST).run(data, seed=1)
+    res = ScreeningMap("nonprivate", train_size=40, n_shadows=60, n_tests=60, **FAST).run(
+        data, seed=1
+    )
     assert res.rows.tolist() == list(range(80))
     # a unique record resampled into 40 of 40 draws appears with probability 0.64 when IN and
     # never when OUT: the best possible AUC is 0.82
@@ -71,7 +73,9 @@ def test_outlier_oracle_nonprivate_ranks_the_outliers_first() -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_null_generator_gives_baseline(independent: str, seed: int) -> None:
     data = _table(60, seed=seed)
-    res = ScreeningMap(independent, n_train=30, n_shadow=40, n_test=40, **FAST).run(data, seed=seed)
+    res = ScreeningMap(independent, train_size=30, n_shadows=40, n_tests=40, **FAST).run(
+        data, seed=seed
+    )
     auc = res.auc[~np.isnan(res.auc)]
     assert auc.size == 60
     # 60 records x 40 test datasets: the mean of data-independent AUCs is 0.5 +- ~0.02
@@ -82,7 +86,7 @@ def test_null_generator_gives_baseline(independent: str, seed: int) -> None:
 
 def test_design_every_record_in_a_random_share_of_datasets() -> None:
     data = _table(50)
-    game = ScreeningMap("indhist", n_train=20, n_shadow=30, n_test=10)
+    game = ScreeningMap("indhist", train_size=20, n_shadows=30, n_tests=10)
     rows = np.arange(50)
     design = game._design(5, rows, np.array([], dtype=np.int64), 20)
     ds, lab = design[0]
@@ -102,7 +106,7 @@ def test_design_every_record_in_a_random_share_of_datasets() -> None:
 
 def test_same_seed_same_screen_whatever_the_workers(tmp_path) -> None:
     data = _table(40)
-    game = ScreeningMap("indhist", n_train=20, n_shadow=12, n_test=8, chunk=7, **FAST)
+    game = ScreeningMap("indhist", train_size=20, n_shadows=12, n_tests=8, chunk=7, **FAST)
     one = game.run(data, seed=4)
     two = game.run(data, seed=4, runtime=Runtime(workers=2, run_dir=tmp_path / "run"))
     again = game.run(data, seed=4, runtime=Runtime(workers=1, run_dir=tmp_path / "run"))
@@ -113,10 +117,12 @@ def test_same_seed_same_screen_whatever_the_workers(tmp_path) -> None:
 
 def test_records_subset_and_result_round_trip() -> None:
     data = _table(60)
-    res = ScreeningMap("indhist", n_train=25, n_shadow=10, n_test=10, records=[5, 1, 9, 30], **FAST)
+    res = ScreeningMap(
+        "indhist", train_size=25, n_shadows=10, n_tests=10, records=[5, 1, 9, 30], **FAST
+    )
     out = res.run(data, seed=0)
     assert out.rows.tolist() == [5, 1, 9, 30]
-    assert out.n_train == 25 and out.total_datasets == 20 and out.failed_datasets == 0
+    assert out.train_size == 25 and out.total_datasets == 20 and out.failed_datasets == 0
     assert ScreeningResult.from_json(out.to_json()).same_as(out)
     assert set(out.top(4).tolist()) == {5, 1, 9, 30}
 
@@ -140,23 +146,32 @@ def test_top_orders_by_auc_with_undefined_last() -> None:
         ({"records": [0, 0]}, "twice"),
         ({"records": [0, 99]}, "rows of the data"),
         ({"records": []}, "non-empty"),
-        ({"n_train": 200}, "fillers"),
-        ({"n_shadow": 2}, "n_shadow"),
+        ({"train_size": 200}, "fillers"),
+        ({"n_shadows": 2}, "n_shadows"),
         ({"n_queries": 0}, "n_queries"),
     ],
 )
 def test_input_errors(kwargs: dict, match: str) -> None:
     data = _table(40)
     with pytest.raises(InputError, match=match):
-        ScreeningMap("indhist", **{"n_train": 10, **kwargs}).run(data, seed=0)
+        ScreeningMap("indhist", **{"train_size": 10, **kwargs}).run(data, seed=0)
 
 
 def test_unknown_generator_and_non_table() -> None:
     data = _table(40)
     with pytest.raises(InputError, match="unknown generator"):
         ScreeningMap("no-such-generator").run(data, seed=0)
-    with pytest.raises(InputError, match="Table"):
-        ScreeningMap("indhist").run(data.to_frame(), seed=0)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="DataFrame or a synthleak Table"):
+        ScreeningMap("indhist").run(data.to_frame().to_numpy(), seed=0)  # type: ignore[arg-type]
+
+
+def test_dataframe_screens_like_its_table() -> None:
+    data = _table(40)
+    game = ScreeningMap("indhist", train_size=10, n_shadows=8, n_tests=8, **FAST)
+    a = game.run(data, seed=2)
+    b = game.run(data.to_frame(), seed=2)
+    np.testing.assert_array_equal(a.rows, b.rows)
+    np.testing.assert_allclose(a.auc, b.auc, equal_nan=True)
 
 
 def test_screen_records_prefilters_by_rarity_or_vk() -> None:
@@ -164,7 +179,7 @@ def test_screen_records_prefilters_by_rarity_or_vk() -> None:
     from synthleak.vulnerability import cell_rarity_scores, vulnerability_scores
 
     data = _table(60, outliers=2)
-    fast = {"n_train": 20, "n_shadow": 8, "n_test": 8, "n_queries": 15}
+    fast = {"train_size": 20, "n_shadows": 8, "n_tests": 8, "n_queries": 15}
     res = screen_records(data, "indhist", seed=0, screen_fraction=0.2, min_screened=5, **fast)
     top = np.sort(np.argsort(-cell_rarity_scores(data), kind="stable")[:12])
     assert res.rows.tolist() == top.tolist()

@@ -10,6 +10,8 @@ from synthleak.generators import (
     Generator,
     GeneratorInfo,
     Param,
+    claimed_delta,
+    claimed_epsilon,
     list_generators,
     make_generator,
     parse_spec,
@@ -34,6 +36,29 @@ from synthleak.generators.simple import IndHist
         ),
         ("command:'a,b=c {input}'", "command", {"cmd": "a,b=c {input}"}),
         ("python:pkg.mod:Class", "python", {"target": "pkg.mod:Class"}),
+        (
+            "python:pkg.mod:Class,epochs=2,Flag=false",
+            "python",
+            {"target": "pkg.mod:Class", "epochs": "2", "flag": "false"},
+        ),
+        (
+            'command:"p {input} {output}",timeout=5,claimed_epsilon=1',
+            "command",
+            {"cmd": "p {input} {output}", "timeout": "5", "claimed_epsilon": "1"},
+        ),
+        ("sdv:gaussiancopula", "sdv:gaussiancopula", {}),
+        ("SDV:CTGAN:epochs=2,batch-size=100", "sdv:ctgan", {"epochs": "2", "batch_size": "100"}),
+        ("sdv:ctgan,epochs=2", "sdv:ctgan", {"epochs": "2"}),
+        (
+            "leaky:fraction=0.1,base=baynet:k=2,bins=10",
+            "leaky",
+            {"fraction": "0.1", "base": "baynet:k=2,bins=10"},
+        ),
+        (
+            "leaky:base=python:m:C,x=1",
+            "leaky",
+            {"base": "python:m:C,x=1"},
+        ),
     ],
 )
 def test_parse_spec(spec: str, name: str, params: dict[str, str]) -> None:
@@ -46,6 +71,8 @@ def test_parse_spec(spec: str, name: str, params: dict[str, str]) -> None:
         ("", "empty generator spec"),
         ("indhist:bins", "is not key=value"),
         ("indhist:=3", "is not key=value"),
+        ("sdv:", "names no sdv model"),
+        ('command:"p {input} {output}" x', "after the quoted command line"),
     ],
 )
 def test_parse_spec_errors(spec: str, message: str) -> None:
@@ -126,3 +153,39 @@ def test_base_generator_checks() -> None:
     BaseGenerator._check_n(0)
     gen.schema_ = object()
     gen._check_fitted()
+
+
+class _Claims:
+    def __init__(self, epsilon: object, delta: object = "absent") -> None:
+        self.claimed_epsilon = epsilon
+        if delta != "absent":
+            self.claimed_delta = delta
+
+
+@pytest.mark.parametrize(
+    ("obj", "epsilon", "delta"),
+    [
+        (object(), None, None),  # no attribute: no claim
+        (_Claims(None), None, None),
+        (_Claims(float("inf"), 0.1), None, None),  # inf claims nothing
+        (_Claims(2), 2.0, 0.0),  # no delta attribute: pure DP
+        (_Claims(2, 1e-5), 2.0, 1e-5),
+        (_Claims(2, None), 2.0, None),  # delta not known yet
+        (_Claims(lambda: 3.0, lambda: 1e-6), 3.0, 1e-6),  # methods work too
+    ],
+)
+def test_claimed_epsilon_and_delta(obj: object, epsilon: object, delta: object) -> None:
+    assert claimed_epsilon(obj) == epsilon
+    assert claimed_delta(obj) == delta
+
+
+def test_dp_generators_claim_their_parameters() -> None:
+    assert claimed_epsilon(make_generator("privbayes:epsilon=0.5")) == 0.5
+    assert claimed_delta(make_generator("privbayes:epsilon=0.5")) == 0.0
+    assert claimed_epsilon(make_generator("privbayes:epsilon=inf")) is None
+    assert claimed_epsilon(make_generator("baynet")) is None
+    assert claimed_epsilon(make_generator("rap-softmax:epsilon=3,delta=1e-7")) == 3.0
+    assert claimed_delta(make_generator("rap-softmax:epsilon=3,delta=1e-7")) == 1e-7
+    assert claimed_delta(make_generator("rap-softmax:epsilon=3")) is None  # 1/n^2 after fit
+    assert claimed_epsilon(make_generator("rap")) is None
+    assert claimed_epsilon(make_generator("indhist")) is None

@@ -21,11 +21,23 @@ import pytest
 from synthleak.data.schema import infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError, MissingExtraError, NotFittedError
-from synthleak.generators import Generator, list_generators, make_generator
+from synthleak.generators import (
+    Generator,
+    claimed_delta,
+    claimed_epsilon,
+    list_generators,
+    make_generator,
+)
 
 # tiny settings for the slow generators; every other generator runs with its defaults
 SPECS = {
     "ctgan": "ctgan:epochs=1,batch_size=50,pac=5",
+    "sdv:ctgan": "sdv:ctgan:epochs=1,batch_size=50,pac=5",
+    "sdv:copulagan": "sdv:copulagan:epochs=1,batch_size=50,pac=5",
+    "sdv:tvae": "sdv:tvae:epochs=1,batch_size=50",
+    "realtabformer": "realtabformer:epochs=1,n_critic=0,n_layer=1,n_embd=16,n_head=2,gen_batch=256,threads=1",
+    "leaky": "leaky:fraction=0.2,base=baynet:k=1",
+    "mutant-privbayes": "mutant-privbayes:epsilon=1,k=1",
     "mst": "mst:epsilon=5,iters=100",
     "rap": "rap:iterations=50,rounds=2",
     "rap-softmax": "rap-softmax:iterations=50,rounds=2",
@@ -153,6 +165,20 @@ def check_schema(out: Table, train: Table, name: str) -> None:
 
 def test_registry_covers_the_builtins() -> None:
     assert {"nonprivate", "indhist", "command", "python", "ctgan", "mst"} <= set(NAMES)
+    assert {"sdv:gaussiancopula", "sdv:ctgan", "sdv:tvae", "sdv:copulagan"} <= set(NAMES)
+    assert {"realtabformer", "leaky", "mutant-privbayes"} <= set(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_privacy_claim_matches_the_registry(name: str, helpers: dict[str, str]) -> None:
+    """A generator registered as DP claims an epsilon; one that is not claims none (by default)."""
+    gen = make(name, helpers)
+    eps, delta = claimed_epsilon(gen), claimed_delta(gen)
+    if INFOS[name].differentially_private:
+        assert eps is not None and eps > 0, f"{name} is registered as DP but claims no epsilon"
+        assert delta is None or 0.0 <= delta < 1.0
+    elif name != "leaky":  # leaky repeats its base's claim
+        assert eps is None and delta is None, f"{name} claims epsilon={eps} but is not DP"
 
 
 @pytest.mark.parametrize("name", NAMES)

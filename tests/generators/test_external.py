@@ -14,7 +14,7 @@ import pytest
 from synthleak.data.schema import infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError, NotFittedError
-from synthleak.generators import make_generator
+from synthleak.generators import claimed_delta, claimed_epsilon, make_generator
 from synthleak.generators.external import CommandGenerator, PythonGenerator
 
 # The "external program": resamples the input CSV with numpy seeded by {seed}; MODE changes how it
@@ -183,7 +183,9 @@ def test_command_missing_program(table: Table) -> None:
         ('command:"prog {input} {n}"', r"no \{output\} placeholder"),
         ('command:"prog {output} {n}"', r"no \{input\} placeholder"),
         ("command:prog 'unbalanced {input} {output}", "check its quotes"),
-        ('command:"prog {input} {output}",timeout=abc', "not a number"),
+        ('command:"prog {input} {output}",timeout=abc', "timeout='abc' is not a valid float"),
+        ('command:"prog {input} {output}" timeout=3', "after the quoted command line"),
+        ('command:"prog {input} {output}",claimed_epsilon=0', "claimed_epsilon must be > 0"),
         ('command:"prog {input} {output}",timeout=0', "timeout must be > 0"),
     ],
 )
@@ -230,6 +232,26 @@ USER_MODULE = textwrap.dedent(
     class NoSample:
         def fit(self, df):
             return self
+
+    class WithOptions(FrameResampler):
+        # keyword arguments from the spec; SDV-style metadata parameter
+        def __init__(self, metadata=None, scale=1.0, flag=False, label="x", maybe=3):
+            self.metadata, self.scale, self.flag = metadata, scale, flag
+            self.label, self.maybe = label, maybe
+
+    class OwnMetadata(FrameResampler):
+        # the synthleak_metadata(schema) protocol
+        def __init__(self, metadata):
+            self.metadata = metadata
+        @staticmethod
+        def synthleak_metadata(schema):
+            return {"columns": schema.names}
+
+    def make_resampler(scale=1):
+        # a factory function instead of a class
+        obj = FrameResampler()
+        obj.scale = scale
+        return obj
 
     NOT_A_CLASS = 3
     """
@@ -313,3 +335,47 @@ def test_python_unfitted(user_module: str) -> None:
 def test_python_bad_targets(user_module: str, target: str, message: str) -> None:
     with pytest.raises(InputError, match=message):
         make_generator("python:" + target.format(mod=user_module))
+
+
+def test_python_keyword_arguments_and_sdv_metadata_hook(table: Table, user_module: str) -> None:
+    pytest.importorskip("sdv")
+    spec = f"python:{user_module}:WithOptions,scale=2.5,flag=true,label='a b',maybe=none"
+    gen = make_generator(spec)
+    assert gen.kwargs == {"scale": 2.5, "flag": True, "label": "a b", "maybe": None}
+    gen.fit(table, rng=np.random.default_rng(0))
+    model = gen.model_
+    assert (model.scale, model.flag, model.label, model.maybe) == (2.5, True, "a b", None)
+    cols = model.metadata.to_dict()["tables"]["data"]["columns"]  # SDV metadata from the schema
+    assert set(cols) == set(table.schema.names)
+
+
+def test_python_metadata_protocol_wins(table: Table, user_module: str) -> None:
+    gen = make_generator(f"python:{user_module}:OwnMetadata").fit(
+        table, rng=np.random.default_rng(0)
+    )
+    assert gen.metadata_hook_ == "synthleak_metadata"
+    assert gen.model_.metadata == {"columns": table.schema.names}
+
+
+def test_python_factory_function(table: Table, user_module: str) -> None:
+    gen = make_generator(f"python:{user_module}:make_resampler,scale=4")
+    gen.fit(table, rng=np.random.default_rng(0))
+    assert gen.model_.scale == 4
+    assert len(gen.sample(7, rng=np.random.default_rng(0))) == 7
+
+
+def test_python_unknown_keyword_is_an_input_error(user_module: str) -> None:
+    with pytest.raises(InputError, match=r"takes no keyword argument\(s\) \['nosuch'\]"):
+        make_generator(f"python:{user_module}:WithOptions,nosuch=1")
+
+
+def test_python_and_command_declare_a_claimed_epsilon(user_module: str, script: Path) -> None:
+    gen = make_generator(f"python:{user_module}:TableResampler,claimed_epsilon=2")
+    assert claimed_epsilon(gen) == 2.0 and claimed_delta(gen) == 0.0
+    assert "claimed_epsilon" not in gen.kwargs  # not forwarded to the class
+    assert claimed_epsilon(make_generator(f"python:{user_module}:TableResampler")) is None
+    cmd = make_generator(command(script) + ",claimed_epsilon=0.5,claimed_delta=1e-6")
+    assert claimed_epsilon(cmd) == 0.5 and claimed_delta(cmd) == 1e-6
+    assert cmd.timeout == 600.0
+    both = make_generator(command(script, timeout=3) + ",claimed_epsilon=inf")
+    assert both.timeout == 3 and claimed_epsilon(both) is None

@@ -37,7 +37,7 @@ SMALL = {"iterations": 300, "size": 200}  # unit-test sized runs (defaults: 1000
 
 
 def three_way_tvd(real: sl.Table, syn: sl.Table, bins: int = 10) -> float:
-    """Mean TVD over all 3-way marginals (004 §5.3.2), continuous columns in uniform bins."""
+    """Mean TVD over all 3-way marginals (Annamalai et al. (2024a), Sec. 5.3.2), continuous bins."""
     # n_marginals above C(F, 3) selects every 3-way marginal, so the rng is never drawn from
     return tvd_k(real, syn, k=3, n_marginals=10**9, bins=bins, rng=np.random.default_rng(0))
 
@@ -86,7 +86,7 @@ def test_measurement_noise_has_the_accounted_scale(adult_1000: sl.Table) -> None
     )
     gen.fit(adult_1000, rng=np.random.default_rng(3))
     assert gen.budget_ is not None
-    assert gen.delta_ == pytest.approx(1e-6)  # 1/n^2 (004 appendix A)
+    assert gen.delta_ == pytest.approx(1e-6)  # 1/n^2 (Annamalai et al. (2024a), appendix A)
     assert gen.budget_.n_steps == 10 == len(gen.targets_)
     codes = gen.disc_.transform(adult_1000)
     residuals = []

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
 from synthleak.metrics.privacy import (
     RiskEstimate,
+    accuracy_difference,
     accuracy_estimate,
     auc,
     auc_estimate,
@@ -115,3 +117,42 @@ def test_cluster_bootstrap_is_wider_for_correlated_outcomes() -> None:
     )
     naive = paired_accuracy_difference(a, b, rng=np.random.default_rng(0))
     assert (clustered.ci_high - clustered.ci_low) > 2 * (naive.ci_high - naive.ci_low)
+
+
+def test_accuracy_difference_matches_newcombes_worked_examples() -> None:
+    # Newcombe (1998), Table II: 56/70 - 48/80 and 9/10 - 3/10 by the hybrid score method
+    d = accuracy_difference(np.r_[np.ones(56), np.zeros(14)], np.r_[np.ones(48), np.zeros(32)])
+    assert d.difference == pytest.approx(0.2)
+    assert (round(d.ci_low, 4), round(d.ci_high, 4)) == (0.0524, 0.3339)
+    d = accuracy_difference(np.r_[np.ones(9), np.zeros(1)], np.r_[np.ones(3), np.zeros(7)])
+    assert (round(d.ci_low, 4), round(d.ci_high, 4)) == (0.1705, 0.8090)
+    assert d.p_value < 0.01 and (d.n_a, d.n_b) == (10, 10)
+    assert type(d).from_json(d.to_json()) == d
+
+
+def test_accuracy_difference_edge_cases() -> None:
+    empty = accuracy_difference(np.ones(5, dtype=bool), np.zeros(0, dtype=bool))
+    assert np.isnan(empty.difference) and np.isnan(empty.width) and empty.n_b == 0
+    same = accuracy_difference(np.ones(20), np.ones(30))
+    assert same.difference == 0 and same.p_value == 0.5 and same.ci_low < 0 < same.ci_high
+    assert accuracy_difference(np.ones(20), np.zeros(30)).p_value < 1e-6
+
+
+def test_accuracy_difference_null_calibration() -> None:
+    # two independent groups with the same accuracy: the 95% interval excludes 0 from below
+    # in about 2.5% of draws (the one-sided false-alarm rate of a "leak" verdict)
+    rng = np.random.default_rng(0)
+    low = 0
+    for _ in range(2000):
+        d = accuracy_difference(rng.random(400) < 0.8, rng.random(100) < 0.8)
+        low += d.ci_low > 0
+    assert low / 2000 < 0.04
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 40), st.integers(1, 40), st.integers(0, 40), st.integers(1, 40))
+def test_accuracy_difference_interval_contains_estimate(ka: int, na: int, kb: int, nb: int) -> None:
+    ka, kb = min(ka, na), min(kb, nb)
+    d = accuracy_difference(np.arange(na) < ka, np.arange(nb) < kb)
+    assert -1 <= d.ci_low <= d.difference <= d.ci_high <= 1
+    assert 0 <= d.p_value <= 1

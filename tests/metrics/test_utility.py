@@ -12,6 +12,7 @@ from synthleak.data.schema import infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.metrics.utility import (
+    joint_marginal_counts,
     marginal_counts,
     mre_from_codes,
     mre_gt10,
@@ -79,3 +80,90 @@ def test_tables_identical_zero_independent_positive() -> None:
     rep = utility_report(t, t2, rng=np.random.default_rng(0))
     assert rep["mre_gt10"] > 0.1 and rep["tvd3"] > 0.05
     assert rep["marginals"] == 4
+
+
+def _dense_reference(o: np.ndarray, s: np.ndarray, sizes: np.ndarray, marg, thr: float):
+    """The dense counting the metrics used before sparse counting (small domains only)."""
+    errs, tvds = [], []
+    for attrs in marg:
+        co = marginal_counts(o, sizes, attrs)
+        cs = marginal_counts(s, sizes, attrs)
+        keep = co > thr
+        if keep.any():
+            errs.append(np.abs(co[keep] / len(o) - cs[keep] / len(s)) / (co[keep] / len(o)))
+        tvds.append(0.5 * np.abs(co / len(o) - cs / len(s)).sum())
+    return float(np.concatenate(errs).mean()), float(np.mean(tvds))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sparse_counting_equals_dense_on_small_domains(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(2, 9, size=6)
+    o = rng.integers(0, sizes, size=(800, 6))
+    s = rng.integers(0, sizes, size=(500, 6)) // rng.integers(1, 3, size=6)  # skewed, some empty
+    marg = random_marginals(6, 3, 10, rng=rng)
+    mre, tvd = _dense_reference(o, s, sizes, marg, 10)
+    assert mre_from_codes(o, s, sizes, marg, 10) == pytest.approx(mre, rel=1e-12)
+    assert tvd_from_codes(o, s, sizes, marg) == pytest.approx(tvd, rel=1e-12)
+    for attrs in marg:
+        co, cs = joint_marginal_counts(o, s, sizes, attrs)
+        do, ds = marginal_counts(o, sizes, attrs), marginal_counts(s, sizes, attrs)
+        nz = (do > 0) | (ds > 0)
+        np.testing.assert_array_equal(co, do[nz])
+        np.testing.assert_array_equal(cs, ds[nz])
+
+
+def test_adult_values_are_those_of_dense_counting(adult_table: Table) -> None:
+    # values printed by the dense implementation (before sparse counting) for these seeds
+    rng = np.random.default_rng(0)
+    a, b = adult_table.sample(5000, rng=rng), adult_table.sample(5000, rng=rng)
+    rep = utility_report(a, b, rng=np.random.default_rng(1))
+    assert rep["mre_gt10"] == pytest.approx(0.19327798410204378, rel=1e-12)
+    assert rep["tvd3"] == pytest.approx(0.073736, rel=1e-12)
+
+
+def test_huge_domains_are_counted_in_memory_linear_in_rows() -> None:
+    """Three text-like columns with thousands of levels: dense counting asked for hundreds of
+    GiB; sparse counting stays within a few MiB and matches a pandas group-by."""
+    import tracemalloc
+
+    rng = np.random.default_rng(3)
+    n, m = 4000, 3000
+    levels = {"a": 5000, "b": 3000, "c": 1000}
+    cats = {k: [f"{k}{i:05d}" for i in range(v)] for k, v in levels.items()}
+    df = pd.DataFrame({k: rng.choice(cats[k][: v // 2], n) for k, v in levels.items()})
+    syn = pd.DataFrame({k: rng.choice(cats[k], m) for k, v in levels.items()})
+    df.loc[: n // 2, ["a", "b", "c"]] = ["a00000", "b00000", "c00000"]  # cells above threshold
+    syn.loc[: m // 3, ["a", "b", "c"]] = ["a00000", "b00000", "c00000"]
+    from synthleak.data.schema import Column, ColumnKind, Schema
+
+    schema = Schema(
+        tuple(Column(k, ColumnKind.CATEGORICAL, categories=tuple(cats[k])) for k in levels)
+    )
+    o, s = Table.from_frame(df, schema), Table.from_frame(syn, schema)
+    sizes = np.array([c.size for c in schema.columns])
+    assert np.prod(sizes.astype(float)) * 8 > 1e11  # dense counts: over 100 GB
+    tracemalloc.start()
+    try:
+        rep = utility_report(o, s, rng=np.random.default_rng(0))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20
+    mre, tvd = _naive(o.codes, s.codes, np.array([[0, 1, 2]]), 10)
+    assert rep["marginals"] == 1
+    assert rep["mre_gt10"] == pytest.approx(mre) and rep["tvd3"] == pytest.approx(tvd)
+
+
+def test_keys_beyond_int64_are_renumbered_not_overflowed() -> None:
+    rng = np.random.default_rng(4)
+    sizes = np.array([10**7, 10**7, 10**7, 10**7])  # product 1e28 > 2**63
+    base = rng.integers(0, 10**7, size=(50, 4))
+    o = base[rng.integers(0, 50, 3000)]
+    s = base[rng.integers(0, 50, 2000)]
+    marg = np.array([[0, 1, 2, 3], [1, 2, 3, 0]])
+    mre, tvd = _naive(o, s, marg, 10)
+    assert mre_from_codes(o, s, sizes, marg, 10) == pytest.approx(mre)
+    assert tvd_from_codes(o, s, sizes, marg) == pytest.approx(tvd)
+    with pytest.raises(InputError, match="too many to count densely"):
+        marginal_counts(o, sizes, marg[0])

@@ -3,12 +3,61 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from synthleak.metrics.privacy import RiskEstimate, roc_curve
-from synthleak.results import AuditResult, Finding, MetricKind
+from synthleak.data.schema import Column, ColumnKind, Schema
+from synthleak.games.membership import (
+    MembershipConfig,
+    MembershipResult,
+    PoolMode,
+    TargetOutcome,
+    attack_outcome,
+)
+from synthleak.metrics.privacy import RiskEstimate
+from synthleak.results import (
+    AuditConfig,
+    AuditResult,
+    BudgetPlan,
+    Finding,
+    MetricKind,
+    PrivacyUtilityPoint,
+    RecordAtRisk,
+    StageRecord,
+    StageStatus,
+    UtilitySection,
+    VulnerabilitySection,
+    assess,
+)
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
 
 
-def make_result() -> AuditResult:
+def make_membership(rng: np.random.Generator) -> MembershipResult:
+    """A membership result of three targets (two most vulnerable, one random control)."""
+    targets = []
+    for i, (row, sel) in enumerate([(17, "distance"), (4, "distance"), (250, "random")]):
+        y = rng.integers(0, 2, 200)
+        s = y * (1.0 - 0.3 * i) + rng.normal(0, 1, 200)
+        targets.append(
+            TargetOutcome(row, sel, {"query": attack_outcome(y, s, rng=rng, n_boot=100)})
+        )
+    cfg = MembershipConfig(
+        generator="baynet:k=2",
+        targets="rows:17,4,250",
+        train_size=1000,
+        synthetic_size=1000,
+        n_shadows=100,
+        n_tests=200,
+        pool=PoolMode.SHARED,
+        aux_size=10_000,
+        test_size=5_000,
+        attacks=("query",),
+        attack_params={"query": {}},
+        seed=0,
+        data="0123456789abcdef",
+        n_records=48_842,
+    )
+    return MembershipResult(cfg, tuple(targets))
+
+
+def make_result(*, show_records: bool = True) -> AuditResult:
     rng = np.random.default_rng(0)
     no_box = ThreatModel(
         AdversaryGoal.SINGLING_OUT, GeneratorAccess.NO_BOX, "nothing but the synthetic data"
@@ -21,6 +70,7 @@ def make_result() -> AuditResult:
             RiskEstimate(0.02, -0.01, 0.05, 0.95, 500, 0.0),
             no_box,
             {"n_success": 12},
+            where=("columns: age (12 predicates)",),
         ),
         Finding(
             "linkability",
@@ -41,69 +91,63 @@ def make_result() -> AuditResult:
             ),
         ),
     )
-    targets = []
-    for i, (row, sel) in enumerate([(17, "distance"), (4, "distance"), (250, "random")]):
-        y = rng.integers(0, 2, 200)
-        s = y * (1.0 - 0.3 * i) + rng.normal(0, 1, 200)
-        fpr, tpr = roc_curve(y, s)
-        targets.append(
-            {
-                "row": row,
-                "selected_by": sel,
-                "attacks": {
-                    "query": {
-                        "auc": 0.9 - 0.2 * i,
-                        "auc_ci": [0.85 - 0.2 * i, 0.95 - 0.2 * i],
-                        "accuracy": 0.8,
-                        "tpr_at_fpr": {"0.1": 0.6, "0.01": 0.2},
-                        "roc": {"fpr": fpr.tolist(), "tpr": tpr.tolist()},
-                    }
-                },
-            }
-        )
-    scores = rng.random(1000).tolist()
+    scores = rng.random(1000)
     top = sorted(range(1000), key=lambda r: -scores[r])[:5]
-    return AuditResult(
-        config={
-            "original": "adult",
-            "generator": "baynet:k=2",
-            "seed": 0,
-            "budget": "quick",
-            "command_line": "synthleak audit --original adult",
-            "versions": {"synthleak": "0.1.0"},
-        },
-        schema={"version": 1, "columns": []},
-        vulnerability={
-            "method": "distance",
-            "k": 5,
-            "metric": "cosine",
-            "n_records": 1000,
-            "scores": scores,
-            "top": [
-                {"rank": i + 1, "row": r, "score": scores[r], "record": {"age": 30 + i, "sex": "F"}}
-                for i, r in enumerate(top)
-            ],
-        },
-        findings=findings,
-        membership={
-            "generator": "baynet:k=2",
-            "config": {"shadows": 100, "tests": 200, "n": 1000, "m": 1000},
-            "targets": targets,
-            "summary": {},
-            "threat": ThreatModel(
-                AdversaryGoal.MEMBERSHIP, GeneratorAccess.BLACK_BOX, "auxiliary data"
-            ).to_dict(),
-        },
-        utility={"mre_gt10": 0.12, "tvd3": 0.08},
-        privacy_utility=(
-            {
-                "label": "baynet",
-                "privacy": 0.61,
-                "privacy_metric": "AIA accuracy",
-                "mre_gt10": 0.12,
-                "tvd3": 0.08,
-            },
+    plan = BudgetPlan(300, 3, 2, 200, 100, 500, ("query", "distance"), 60)
+    config = AuditConfig(
+        original="adult",
+        synthetic=None,
+        control=None,
+        generator="baynet:k=2",
+        secret="income",
+        quasi_ids=(),
+        budget="quick",
+        plan=plan,
+        seed=0,
+        confidence=0.95,
+        command_line="synthleak audit --original adult",
+        versions={"synthleak": "0.1.0"},
+        created="2026-11-23T00:00:00+00:00",
+        n_original=1000,
+        n_synthetic=800,
+        n_control=200,
+        show_records=show_records,
+    )
+    stages = (
+        StageRecord("vulnerability", "Vulnerability ranking", StageStatus.MEASURED),
+        StageRecord(
+            "membership_nobox",
+            "Membership inference without the generator",
+            StageStatus.NOT_MEASURED,
+            "",
+            "a control set of real records the generator never saw",
         ),
+    )
+    return AuditResult(
+        config=config,
+        schema=Schema((Column("age", ColumnKind.CONTINUOUS, low=17.0, high=90.0),)),
+        stages=stages,
+        findings=assess(findings),
+        vulnerability=VulnerabilitySection(
+            "distance",
+            5,
+            "cosine",
+            1000,
+            scores,
+            tuple(
+                RecordAtRisk(
+                    i + 1,
+                    r,
+                    float(scores[r]),
+                    ("age",),
+                    {"age": str(30 + i), "sex": "F"} if show_records else {},
+                )
+                for i, r in enumerate(top)
+            ),
+        ),
+        membership=make_membership(rng),
+        utility=UtilitySection(0.12, 0.08, 100),
+        privacy_utility=(PrivacyUtilityPoint("baynet", 0.61, "AIA accuracy", 0.12, 0.08),),
         notes=("ctgan skipped: install synthleak[ctgan]",),
     )
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from synthleak.report.document import Figure, Paragraph, TableBlock, build_document
+from synthleak.report.document import Bullets, Figure, Paragraph, TableBlock, build_document
 from synthleak.results import AuditResult
 
 
@@ -11,10 +11,14 @@ def test_summary_names_the_records_at_risk_and_the_worst_outcome(
     titles = [s.title for s in doc.sections]
     assert titles[0] == "Executive summary" and "Reproducibility" in titles[-1]
     summary = " ".join(b.text for b in doc.sections[0].blocks if isinstance(b, Paragraph))
-    top_rows = [str(r["row"]) for r in sample_result.vulnerability["top"]]
+    assert sample_result.vulnerability is not None
+    top_rows = [str(r.row) for r in sample_result.vulnerability.top]
     assert all(r in summary for r in top_rows)
     assert "Worst attack outcome: Linkability" in summary and "CI" in summary
-    assert "row 17" in summary  # the most exposed record under membership inference
+    assert "Holm" in summary and "3 tests" in summary  # the multiple-testing note
+    # what could not run is said first, with what it needs; never "no evidence"
+    bullets = [b for b in doc.sections[0].blocks if isinstance(b, Bullets)]
+    assert "needs a control set" in bullets[0].items[0]
 
 
 def test_sections_have_tables_and_figures(sample_result: AuditResult) -> None:
@@ -27,55 +31,134 @@ def test_sections_have_tables_and_figures(sample_result: AuditResult) -> None:
     assert len(assumptions.blocks) >= 6  # one title + three assumptions per distinct threat model
 
 
-def test_minimal_result_still_renders() -> None:
-    doc = build_document(AuditResult({}, {}, {"n_records": 3}))
+def test_minimal_result_still_renders(sample_result: AuditResult) -> None:
+    import dataclasses
+
+    bare = dataclasses.replace(
+        sample_result,
+        stages=(),
+        findings=(),
+        vulnerability=None,
+        membership=None,
+        utility=None,
+        privacy_utility=(),
+        notes=(),
+    )
+    doc = build_document(bare)
     assert [s.anchor for s in doc.sections] == [
         "summary",
         "findings",
-        "records",
         "assumptions",
         "reproducibility",
     ]
+    summary = " ".join(b.text for b in doc.sections[0].blocks if isinstance(b, Paragraph))
+    assert "No attack could run" in summary and "no evidence" not in summary
+
+
+def test_records_are_masked_unless_asked(sample_result: AuditResult) -> None:
+    from tests.report.conftest import make_result
+
+    def records(result: AuditResult):  # type: ignore[no-untyped-def]
+        return next(s for s in build_document(result).sections if s.anchor == "records")
+
+    masked = records(make_result(show_records=False))
+    table = next(b for b in masked.blocks if isinstance(b, TableBlock))
+    assert table.header == ("rank", "row", "score", "stands out in")
+    assert all("F" not in row for row in table.rows)  # no value of a real record
+    shown = records(sample_result)
+    assert any("personal data" in b.text for b in shown.blocks if isinstance(b, Paragraph))
 
 
 def test_riskmap_section_from_a_risk_map_result() -> None:
-    from synthleak.results import from_run_result
+    import numpy as np
 
-    recs = [
-        {
-            "row": i,
-            "auc": 0.5 + 0.004 * i,
-            "auc_ci_low": 0.4 + 0.004 * i,
-            "auc_ci_high": 0.6 + 0.004 * i,
-            "vulnerability": 0.01 * i,
-            "rare_value": 1.0,
-            "log_likelihood": 2.0,
-        }
-        for i in range(50)
-    ]
-    doc = {
-        "config": {"generator": "baynet:k=2", "n_shadow": 100, "n_test": 50, "k": 5},
-        "records": recs,
-        "summary": {
-            "auc_mean": 0.6,
-            "auc_sd": 0.05,
-            "validation": {
-                "top_k": 10,
-                "chance_precision": 0.2,
-                "vulnerability": {
-                    "spearman": 1.0,
-                    "spearman_ci": [0.9, 1.0],
-                    "precision_at_10": 1.0,
-                },
-            },
-        },
-    }
-    result = from_run_result(doc, source="run", command_line="synthleak report run")
-    assert result.findings[0].details["row"] == 49
-    assert result.vulnerability["top"][0]["row"] == 49
+    from synthleak.data.schema import Schema
+    from synthleak.findings import audit_result_from
+    from synthleak.games.riskmap import RiskMapConfig, RiskMapResult
+    from synthleak.metrics.ranking import RankValidation, SelectorAgreement
+
+    n = 50
+    i = np.arange(n)
+    auc = np.stack([0.5 + 0.004 * i, 0.4 + 0.004 * i, 0.6 + 0.004 * i], axis=1)
+    cfg = RiskMapConfig(
+        "baynet:k=2", 50, 50, None, 100, 50, ("query",), {"query": {}}, 5, 100, 0, "x", "y", 500
+    )
+    rm = RiskMapResult(
+        cfg,
+        i + 100,
+        {"query": auc},
+        {"vulnerability": 0.01 * i, "rare_value": np.ones(n), "log_likelihood": 2 * np.ones(n)},
+        RankValidation(n, 10, 0.2, {"vulnerability": SelectorAgreement(1.0, (0.9, 1.0), 1.0)}),
+    )
+    result = audit_result_from(
+        rm,
+        schema=Schema.from_json(
+            '{"version": 1, "columns": [{"name": "a", "kind": "categorical", "categories": [0]}]}'
+        ),
+        source="run",
+        command_line="synthleak report run",
+    )
+    assert result.findings[0].details["row"] == 149
     d = build_document(result)
     sec = next(s for s in d.sections if s.anchor == "riskmap")
     names = {b.name for b in sec.blocks if isinstance(b, Figure)}
     assert names == {"riskmap_auc", "riskmap_auc_vs_vk"}
     tables = [b for b in sec.blocks if isinstance(b, TableBlock)]
-    assert tables[0].rows[0][1] == "1.000" and tables[1].rows[0][0] == "49"
+    assert tables[0].rows[0][1] == "1.000" and tables[1].rows[0][0] == "149"
+
+
+def test_references_are_the_works_the_text_cites(sample_result: AuditResult) -> None:
+    from synthleak.references import get
+    from synthleak.report.document import Bullets, Section, cited_references
+
+    doc = build_document(sample_result)
+    assert [r.key for r in doc.references] == [
+        "annamalai2024linear",
+        "giomi2023",
+        "holm1979",
+        "meeus2023",
+    ]
+    refs = next(s for s in doc.sections if s.anchor == "references")
+    (items,) = [b.items for b in refs.blocks if isinstance(b, Bullets)]
+    assert items == tuple(f"{r.short}: {r.entry()}" for r in doc.references)
+    assert [s.anchor for s in doc.sections][-2:] == ["references", "reproducibility"]
+    # a citation anywhere in the text (here a table cell) enters the list; none gives no section
+    cell = Section("x", "x", [TableBlock(("a",), ((f"see {get('carlini2022').short}",),))])
+    assert [r.key for r in cited_references([cell])] == ["carlini2022"]
+    assert cited_references([Section("x", "x", [Paragraph("no citation")])]) == ()
+
+
+def test_findings_name_the_method_they_follow(sample_result: AuditResult) -> None:
+    from synthleak.report.document import _method
+
+    assert _method("singling_out.univariate") == "Giomi et al. (2023), Sec. 4.1"
+    assert _method("singling_out.contrastive").startswith("Plasencia Palacios (2024), Sec. 2")
+    assert _method("attribute.recon.release") == "Annamalai et al. (2024a), Sec. 4.2"
+    assert _method("attribute.infer.m1000").startswith("Annamalai et al. (2024a), Sec. 4.1")
+    assert _method("membership.query") == "Meeus et al. (2023), Sec. 5.1"
+    assert _method("membership.groundhog").startswith("Stadler et al. (2022); ")
+    assert _method("membershipx") == "" and _method("something.new") == ""
+    doc = build_document(sample_result)
+    findings = next(s for s in doc.sections if s.anchor == "findings")
+    texts = [b.text for b in findings.blocks if isinstance(b, Paragraph)]
+    assert texts[1].startswith("Linkability:") and texts[1].endswith(
+        "Giomi et al. (2023), Sec. 4.2."
+    )
+
+
+def test_vulnerability_paragraph_cites_the_equation_of_its_metric(
+    sample_result: AuditResult,
+) -> None:
+    import dataclasses
+
+    def records_text(result: AuditResult) -> str:
+        sec = next(s for s in build_document(result).sections if s.anchor == "records")
+        return sec.blocks[0].text  # type: ignore[union-attr]
+
+    assert "(Meeus et al. (2023), eq. 5)" in records_text(sample_result)
+    assert sample_result.vulnerability is not None
+    mink = dataclasses.replace(
+        sample_result,
+        vulnerability=dataclasses.replace(sample_result.vulnerability, metric="minkowski"),
+    )
+    assert "(Meeus et al. (2023), Sec. 6.4, eq. 6)" in records_text(mink)

@@ -11,7 +11,7 @@ import pytest
 from tests.report.browser import artifacts_dir, check_page, chromium_path
 
 from synthleak import Table
-from synthleak.audit import BudgetPlan, audit
+from synthleak.pipeline import BudgetPlan, audit
 from synthleak.report import write_report
 
 TINY = BudgetPlan(150, 2, 1, 30, 30, 150, ("distance",), 4)

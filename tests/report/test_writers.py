@@ -38,3 +38,29 @@ def test_write_report_is_all_or_nothing(
     with pytest.raises(RuntimeError):
         write_report(sample_result, tmp_path / "fresh")
     assert list((tmp_path / "fresh").iterdir()) == []
+
+
+def test_json_adds_the_cited_references_and_reads_back(sample_result: AuditResult) -> None:
+    import json
+
+    from synthleak.references import get
+    from synthleak.report.writers import to_json
+
+    doc = build_document(sample_result)
+    text = to_json(sample_result, doc)
+    data = json.loads(text)
+    assert [r["key"] for r in data["references"]] == [r.key for r in doc.references]
+    assert data["references"][0] == get(data["references"][0]["key"]).to_dict()
+    assert {"key", "entry", "title", "authors", "year"} <= set(data["references"][0])
+    assert AuditResult.from_json(text).to_json() == sample_result.to_json()
+
+
+def test_html_and_markdown_end_with_the_references(sample_result: AuditResult) -> None:
+    import html
+
+    doc = build_document(sample_result)
+    page, md = to_html(doc), to_markdown(doc)
+    for r in doc.references:
+        assert html.escape(r.entry()) in page and r.entry() in md
+    assert md.index("## References") < md.index("## Reproducibility")
+    assert '<section id="references">' in page

@@ -18,8 +18,9 @@ import pytest
 
 import synthleak as sl
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.membership import MembershipGame, _generate_batch
-from synthleak.runtime import WorkUnit, run_units
+from synthleak.games.membership import MembershipGame
+from synthleak.games.shadow import generate_batch as _generate_batch
+from synthleak.runtime import Runtime, WorkUnit, run_units
 from synthleak.runtime.executor import connect_cluster
 
 FAST = {"query": {"n_queries": 40, "n_estimators": 10}, "distance": {"n_estimators": 10}}
@@ -39,10 +40,11 @@ def _omega(seed: int = 0, n: int = 500) -> sl.Table:
 
 def _game(**kw: object) -> MembershipGame:
     base: dict[str, object] = dict(
-        n=30,
-        m=40,
-        n_shadow=16,
-        n_test=12,
+        targets=[0, 1],
+        train_size=30,
+        synthetic_size=40,
+        n_shadows=16,
+        n_tests=12,
         attacks=("distance", "query"),
         attack_params=FAST,
         aux_size=250,
@@ -63,7 +65,7 @@ def test_inline_processes_and_dask_give_identical_results() -> None:
     pooled_units = run_units(_generate_batch, units, shared=shared, workers=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        inline = _game(workers=1).run(omega, [0, 1], seed=3).to_dict()
+        inline = _game().run(omega, seed=3)
         # a real scheduler on loopback TCP (worker threads in this process keep the test fast)
         with (
             distributed.LocalCluster(
@@ -77,11 +79,11 @@ def test_inline_processes_and_dask_give_identical_results() -> None:
             distributed.Client(cluster) as client,
         ):
             assert cluster.scheduler_address.startswith("tcp://127.0.0.1")
-            dasked = _game(cluster=client).run(omega, [0, 1], seed=3).to_dict()
+            dasked = _game().run(omega, seed=3, runtime=Runtime(cluster=client))
             by_addr = run_units(
                 _generate_batch, units, shared=shared, cluster=cluster.scheduler_address
             )
-    assert inline == dasked
+    assert inline.same_as(dasked)
     for u in units:
         ref = inline_units[u.key].arrays
         assert ref is not None and ref["ok"].all()
@@ -101,11 +103,11 @@ rng = np.random.default_rng(0)
 n = 500
 df = pd.DataFrame({"a": rng.choice(["p", "q", "r"], n), "b": rng.choice(["u", "v"], n), "x": rng.normal(size=n).round(2)})
 omega = sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
-game = MembershipGame("baynet", n=30, m=40, n_shadow=100, n_test=30, attacks=("distance",),
-                      attack_params={"distance": {"n_estimators": 10}}, aux_size=250, test_size=150,
-                      batch_size=1, run_dir=sys.argv[1])
+game = MembershipGame("baynet", targets=[0, 1, 2], train_size=30, synthetic_size=40, n_shadows=100,
+                      n_tests=30, attacks=("distance",), attack_params={"distance": {"n_estimators": 10}},
+                      aux_size=250, test_size=150, batch_size=1)
 warnings.simplefilter("ignore")
-game.run(omega, [0, 1, 2], seed=7)
+game.run(omega, seed=7, runtime=sl.Runtime(run_dir=sys.argv[1]))
 """
 
 
@@ -155,10 +157,11 @@ def test_resume_after_sigkill_recomputes_nothing_and_matches_fresh_run(tmp_path:
     )
     omega = sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a", "b"], continuous=["x"]))
     kw = dict(
-        n=30,
-        m=40,
-        n_shadow=100,
-        n_test=30,
+        targets=[0, 1, 2],
+        train_size=30,
+        synthetic_size=40,
+        n_shadows=100,
+        n_tests=30,
         attacks=("distance",),
         attack_params={"distance": {"n_estimators": 10}},
         aux_size=250,
@@ -167,18 +170,15 @@ def test_resume_after_sigkill_recomputes_nothing_and_matches_fresh_run(tmp_path:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        resumed = MembershipGame("baynet", run_dir=run, **kw).run(omega, [0, 1, 2], seed=7)  # type: ignore[arg-type]
+        resumed = MembershipGame("baynet", **kw).run(omega, seed=7, runtime=Runtime(run_dir=run))  # type: ignore[arg-type]
         after = _catalogue(run)
-        fresh = MembershipGame(
-            "baynet", batch_size=1, **{k: v for k, v in kw.items() if k != "batch_size"}
-        ).run(  # type: ignore[arg-type]
-            omega, [0, 1, 2], seed=7
-        )
+        fresh = MembershipGame("baynet", **kw).run(omega, seed=7)  # type: ignore[arg-type]
     assert len(after) == total
     assert {k: after[k] for k in before} == before  # nothing finished was recomputed
-    assert resumed.to_dict() == fresh.to_dict()
-    assert json.loads((run / "result.json").read_text())["targets"] == json.loads(
-        json.dumps(resumed.to_dict()["targets"])
+    assert resumed.same_as(fresh)
+    assert (
+        json.loads((run / "result.json").read_text())["targets"]
+        == json.loads(resumed.to_json())["targets"]
     )
 
 

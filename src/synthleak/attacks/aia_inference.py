@@ -10,29 +10,20 @@ regression, ``nb`` categorical naive Bayes. For speed the classifier is trained 
 
 References
 ----------
-004_04ca927b97784c30.txt §4.3 ("ML inference attack"), after Stadler et al., "Synthetic data -
-anonymisation groundhog day".
+Annamalai, Gadotti and Rocher (2024), Sec. 4.3 ("ML inference attack"), after Stadler, Oprisanu
+and Troncoso (2022), "Synthetic Data - Anonymisation Groundhog Day".
 """
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
-from synthleak.errors import NotFittedError
-
-
-class InferenceModel(str, Enum):
-    """The classifier behind Adv_infer."""
-
-    RF = "rf"
-    HGB = "hgb"
-    LOGREG = "logreg"
-    NB = "nb"
+from synthleak.attacks.base import AttackFamily, AttackInfo, AttributeAttack, register_attack
+from synthleak.errors import InputError, check_fitted
+from synthleak.modes import InferenceModel
 
 
 def _make_model(model: InferenceModel, sizes: np.ndarray, seed: int, n_estimators: int) -> Any:
@@ -62,7 +53,7 @@ def _make_model(model: InferenceModel, sizes: np.ndarray, seed: int, n_estimator
     return CategoricalNB(min_categories=np.asarray(sizes, dtype=np.int64))
 
 
-class InferenceAttack:
+class InferenceAttack(AttributeAttack):
     """Adv_infer: a classifier trained on ``S`` predicts the target's secret.
 
     Parameters
@@ -80,7 +71,7 @@ class InferenceAttack:
 
     References
     ----------
-    004_04ca927b97784c30.txt §4.3.
+    Annamalai et al. (2024), Sec. 4.3; Stadler et al. (2022).
     """
 
     name = "infer"
@@ -99,14 +90,22 @@ class InferenceAttack:
         self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator
     ) -> InferenceAttack:
         """Store the adversary's quasi-identifiers ``X`` and their domain sizes."""
-        self.model_ = InferenceModel(self.model)
+        try:
+            model = InferenceModel(self.model)
+        except ValueError:
+            raise InputError(
+                f"model must be one of {', '.join(InferenceModel)}, got {self.model!r}"
+            ) from None
+        if int(self.max_train) < 1:
+            raise InputError(f"max_train must be at least 1, got {self.max_train}")
+        self.model_ = model
         self.quasi_ids_ = np.asarray(quasi_ids)
         self.sizes_ = np.asarray(sizes)
         return self
 
     def score(
         self,
-        syn_qi: np.ndarray,
+        syn_quasi_ids: np.ndarray,
         syn_secret: np.ndarray,
         targets: np.ndarray,
         n_classes: int,
@@ -114,11 +113,8 @@ class InferenceAttack:
         rng: np.random.Generator,
     ) -> np.ndarray:
         """Class probabilities (k, n_classes) of the targets under a classifier trained on ``S``."""
-        if not hasattr(self, "model_"):
-            raise NotFittedError(
-                "the inference attack is not fitted: call fit(X, sizes, rng=...) first"
-            )
-        Xs = np.asarray(syn_qi)
+        check_fitted(self, "model_")
+        Xs = np.asarray(syn_quasi_ids)
         ys = np.asarray(syn_secret).astype(np.int64)
         tx = self.quasi_ids_[np.asarray(targets, dtype=np.intp)]
         out = np.zeros((tx.shape[0], n_classes))
@@ -148,5 +144,6 @@ register_attack(
         AttackFamily.ATTRIBUTE,
         InferenceAttack,
         "a classifier (random forest by default) trained on the synthetic data predicts the secret",
+        references=("annamalai2024linear", "stadler2022"),
     )
 )

@@ -12,8 +12,17 @@ knowledge) and a synthetic dataset ``S``, the adversary
    where ``A`` is the sparse 0/1 query-by-record matrix, with HiGHS;
 4. scores the target by ``t_u`` and guesses ``round(t_u)``.
 
-Non-binary secrets (our extension, sketched but not evaluated in §7.6): one linear program per
-class ``c`` (one-vs-rest indicator ``y = c``); the class with the highest ``t_u^c`` wins.
+Non-binary secrets (our extension, sketched but not evaluated in Annamalai et al. (2024),
+Sec. 7.6): one linear program per class ``c`` (one-vs-rest indicator ``y = c``); the class with
+the highest ``t_u^c`` wins.
+
+Large ``X`` (our extension). The paper's game has ``n = 1000`` records. With tens of thousands
+of records the k-way queries no longer determine the secrets (fewer queries than unknowns) and
+one linear program takes minutes. Above ``max_records`` records the adversary therefore splits
+``X`` by quasi-identifier values into blocks of at most ``max_records`` records (a split uses
+only ``X``, which the adversary knows) and reconstructs each block from the synthetic records
+with the same values: the block's conditional queries are the paper's k-way queries conditioned
+on the block's values. At or below ``max_records`` records there is one block, the paper's attack.
 
 Everything is vectorised: the query matrix is built from one ``np.unique`` over mixed-radix keys
 of all attribute combinations at once, and queries are answered on ``S`` with one ``bincount`` per
@@ -21,10 +30,10 @@ attribute combination (``O(m * #combinations)``), never per query or per record.
 
 References
 ----------
-Annamalai, Gadotti and Rocher, "A linear reconstruction approach for attribute inference attacks
-against synthetic data", 004_04ca927b97784c30.txt §4.2 (attack, linear program, conditional
-queries), §6.6 (conditional vs marginal queries, number of queries), §6.7 (cost), §7.6
-(non-binary secrets).
+Annamalai, Gadotti and Rocher (2024), "A Linear Reconstruction Approach for Attribute Inference
+Attacks against Synthetic Data", USENIX Security: Sec. 4.2 (attack, linear program, conditional
+queries), Sec. 6.6 (conditional vs marginal queries, number of queries), Sec. 6.7 (cost),
+Sec. 7.6 (non-binary secrets).
 """
 
 from __future__ import annotations
@@ -32,26 +41,19 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
-from synthleak.errors import InputError, NotFittedError
+from synthleak.attacks.base import AttackFamily, AttackInfo, AttributeAttack, register_attack
+from synthleak.errors import InputError, check_fitted
+from synthleak.modes import QueryMode
 
 _prange: Any = range  # numba.prange once the kernel is compiled
 
 
 _HIST_MAX = 1 << 27  # cells of all per-combination histograms counted at once (1 GiB int64)
-
-
-class QueryMode(str, Enum):
-    """How query answers are read off the synthetic data (§4.2, §6.6)."""
-
-    CONDITIONAL = "conditional"
-    MARGINAL = "marginal"
 
 
 class ReconstructionFailure(RuntimeError):
@@ -122,7 +124,7 @@ def build_queries(
     sizes: np.ndarray,
     *,
     order: int = 3,
-    max_queries: int | None = None,
+    n_queries: int | None = None,
     rng: np.random.Generator | None = None,
 ) -> QuerySet:
     """All ``order``-way queries (``order - 1`` quasi-identifier values + secret) occurring in ``X``.
@@ -135,13 +137,13 @@ def build_queries(
         Domain size of each quasi-identifier (codes are ``0 .. size - 1``).
     order : int
         ``k`` of the k-way queries (the secret counts as one attribute); 3 in the paper.
-    max_queries : int, optional
+    n_queries : int, optional
         Keep a uniformly random subset of this many queries (needs ``rng``); all by default.
     rng : numpy.random.Generator, optional
 
     References
     ----------
-    004_04ca927b97784c30.txt §4.2 (queries Q), §6.6 (number of queries).
+    Annamalai et al. (2024), Sec. 4.2 (queries Q), Sec. 6.6 (number of queries).
     """
     X = np.asarray(quasi_ids)
     sizes = np.asarray(sizes, dtype=np.int64)
@@ -168,36 +170,14 @@ def build_queries(
     A = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(q, n))
     combo = uniq // space
     key = uniq % space
-    if max_queries is not None and max_queries < q:
+    if n_queries is not None and n_queries < q:
         if rng is None:
-            raise ValueError("max_queries needs rng")
-        keep = np.sort(rng.choice(q, size=int(max_queries), replace=False))
+            raise ValueError("n_queries needs rng")
+        keep = np.sort(rng.choice(q, size=int(n_queries), replace=False))
         A = A[keep]
         combo, key = combo[keep], key[keep]
     counts_x = np.asarray(A.sum(axis=1)).ravel()
     return QuerySet(combos, combo, key, A.tocsr(), counts_x, sizes)
-
-
-def build_queries_dense(
-    quasi_ids: np.ndarray, sizes: np.ndarray, *, order: int = 3
-) -> tuple[list[tuple[tuple[int, ...], tuple[int, ...]]], np.ndarray]:
-    """Naive reference: queries by Python loops and a dense matrix (for tests and benchmarks).
-
-    Returns the list of queries ``(attrs, values)`` in the same order as :func:`build_queries`
-    and the dense (q, n) matrix.
-    """
-    X = np.asarray(quasi_ids)
-    n, F = X.shape
-    queries: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
-    for attrs in itertools.combinations(range(F), order - 1):
-        vals = sorted({tuple(int(X[i, a]) for a in attrs) for i in range(n)})
-        queries.extend((attrs, v) for v in vals)
-    A = np.zeros((len(queries), n))
-    for j, (attrs, v) in enumerate(queries):
-        for i in range(n):
-            if all(X[i, a] == x for a, x in zip(attrs, v, strict=True)):
-                A[j, i] = 1.0
-    return queries, A
 
 
 _KERNEL: list = []
@@ -292,21 +272,6 @@ def count_answers(
     return per_class, per_class.sum(axis=1)
 
 
-def count_answers_naive(
-    queries: list, syn_qi: np.ndarray, syn_secret: np.ndarray, n_classes: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Naive reference: one boolean mask over ``S`` per query (tests and benchmarks)."""
-    S = np.asarray(syn_qi)
-    y = np.asarray(syn_secret)
-    per_class = np.zeros((len(queries), n_classes))
-    for j, (attrs, vals) in enumerate(queries):
-        mask = np.ones(S.shape[0], dtype=bool)
-        for a, v in zip(attrs, vals, strict=True):
-            mask &= S[:, a] == v
-        per_class[j] = np.bincount(y[mask], minlength=n_classes)
-    return per_class, per_class.sum(axis=1)
-
-
 def answer_queries(
     qs: QuerySet,
     per_class: np.ndarray,
@@ -314,11 +279,14 @@ def answer_queries(
     cls: int,
     mode: QueryMode,
     m: int,
+    *,
+    scale: float | None = None,
 ) -> np.ndarray:
     """Answers ``r`` (counts on the scale of ``X``) for class ``cls``; NaN where undefined.
 
     A conditional query whose quasi-identifier values never occur in ``S`` is undefined (NaN)
-    and left out of the linear program.
+    and left out of the linear program. Marginal answers are rescaled by ``scale`` (``n / m``
+    by default).
     """
     mode = QueryMode(mode)
     if mode is QueryMode.CONDITIONAL:
@@ -327,7 +295,7 @@ def answer_queries(
         return r
     if m <= 0:
         return np.full(qs.n_queries, np.nan)
-    return per_class[:, cls] * (qs.n_records / m)
+    return per_class[:, cls] * (qs.n_records / m if scale is None else scale)
 
 
 def _highs_lp(
@@ -354,8 +322,8 @@ def _highs_lp(
 def solve_l1(A: sp.spmatrix, r: np.ndarray, *, time_limit: float | None = None) -> np.ndarray:
     """Solve ``min_t ||A t - r||_1`` subject to ``0 <= t <= 1`` with HiGHS (sparse).
 
-    The LP of §4.2 (variables ``t`` and ``e``) is solved through its dual, which has one row
-    per *record* instead of one per query::
+    The LP of the paper's Sec. 4.2 (variables ``t`` and ``e``) is solved through its dual, which
+    has one row per *record* instead of one per query::
 
         max  r.lam - sum(s)   s.t.  A^T lam - s <= 0,  -1 <= lam <= 1,  s >= 0
 
@@ -370,7 +338,7 @@ def solve_l1(A: sp.spmatrix, r: np.ndarray, *, time_limit: float | None = None) 
 
     References
     ----------
-    004_04ca927b97784c30.txt §4.2 (linear program).
+    Annamalai et al. (2024), Sec. 4.2 (linear program).
     """
     import highspy
 
@@ -415,34 +383,90 @@ def solve_l1(A: sp.spmatrix, r: np.ndarray, *, time_limit: float | None = None) 
     )
 
 
-def solve_l1_dense(A: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """Naive reference: the same LP with a dense constraint matrix (tests and benchmarks)."""
-    from scipy.optimize import linprog
+@dataclass(frozen=True)
+class Block:
+    """Records of ``X`` that share the values ``fixed`` (column, code) of some quasi-identifiers.
 
-    q, n = A.shape
-    M = np.hstack([A, np.eye(q), -np.eye(q)])
-    cost = np.concatenate([np.zeros(n), np.ones(2 * q)])
-    bounds = [(0.0, 1.0)] * n + [(0.0, None)] * (2 * q)
-    res = linprog(cost, A_eq=M, b_eq=r, bounds=bounds, method="highs")
-    if res.status != 0:
-        raise ReconstructionFailure(res.message)
-    return np.clip(res.x[:n], 0.0, 1.0)
+    Attributes
+    ----------
+    rows : ndarray (n_b,)
+        Row indices into ``X``, sorted.
+    fixed : tuple of (int, int)
+        The ``(column, code)`` conditions every record of the block satisfies.
+    free : ndarray
+        The other columns (those the block's queries are built on).
+    queries : QuerySet or None
+        The block's queries (``None`` when fewer than one free column is left).
+    """
+
+    rows: np.ndarray
+    fixed: tuple[tuple[int, int], ...]
+    free: np.ndarray
+    queries: QuerySet | None
 
 
-class ReconstructionAttack:
+def split_blocks(quasi_ids: np.ndarray, max_records: int) -> list[tuple[np.ndarray, tuple]]:
+    """Partition the rows of ``X`` into blocks of at most ``max_records`` rows by their values.
+
+    A block that is too large is split on the column with the fewest distinct values among
+    those that still vary in it (ties: the first column), recursively; a block whose rows are
+    all identical cannot be split and is kept whole. The partition depends on ``X`` only and is
+    deterministic. Returns ``(rows, fixed)`` pairs sorted by ``fixed``.
+    """
+    X = np.asarray(quasi_ids)
+    n, F = X.shape
+    out: list[tuple[np.ndarray, tuple]] = []
+    stack: list[tuple[np.ndarray, tuple]] = [(np.arange(n, dtype=np.int64), ())]
+    while stack:
+        rows, fixed = stack.pop()
+        if rows.size <= max_records:
+            out.append((rows, fixed))
+            continue
+        used = {c for c, _ in fixed}
+        best = None
+        for j in range(F):
+            if j in used:
+                continue
+            k = np.unique(X[rows, j]).size
+            if k >= 2 and (best is None or k < best[0]):
+                best = (k, j)
+        if best is None:
+            out.append((rows, fixed))
+            continue
+        j = best[1]
+        col = X[rows, j]
+        order = np.argsort(col, kind="stable")
+        vals, starts = np.unique(col[order], return_index=True)
+        for v, part in zip(vals, np.split(rows[order], starts[1:]), strict=True):
+            stack.append((np.sort(part), (*fixed, (j, int(v)))))
+    return sorted(out, key=lambda b: b[1])
+
+
+def _block_mask(S: np.ndarray, fixed: tuple[tuple[int, int], ...]) -> np.ndarray:
+    mask = np.ones(S.shape[0], dtype=bool)
+    for j, v in fixed:
+        mask &= S[:, j] == v
+    return mask
+
+
+class ReconstructionAttack(AttributeAttack):
     """Adv_recon: linear reconstruction of the secret column from k-way (conditional) queries.
 
     Parameters
     ----------
     order : int
         k of the k-way queries (``order - 1`` quasi-identifiers plus the secret); 3 in the paper.
-    queries : QueryMode
-        ``conditional`` (the paper's attack) or ``marginal`` (Kasiviswanathan et al.'s answers).
-    max_queries : int, optional
-        Use a random subset of this many queries (all by default).
+    query_mode : QueryMode
+        ``conditional`` (the paper's attack) or ``marginal``.
+    n_queries : int, optional
+        Use a random subset of this many queries per linear program (all by default).
     time_limit : float, optional
         Seconds HiGHS may spend on one linear program; beyond it the attack fails
         (:class:`ReconstructionFailure`), which games report per game.
+    max_records : int
+        Largest number of records reconstructed by one linear program; a larger ``X`` is split
+        into blocks by quasi-identifier values (see the module docstring). The paper's game
+        (``n = 1000``) is one block.
 
     Notes
     -----
@@ -450,11 +474,11 @@ class ReconstructionAttack:
     ``X`` of the original dataset, none of its secrets). ``fit`` takes ``X``; ``score`` takes the
     synthetic data and the target rows of ``X``. Scores are ``t_u`` per class (binary: the
     columns are ``1 - t_u`` and ``t_u``); non-binary secrets solve one LP per class
-    (one-vs-rest, our extension of §7.6).
+    (one-vs-rest, our extension of the paper's Sec. 7.6).
 
     References
     ----------
-    004_04ca927b97784c30.txt §4.2, §6.6, §7.6.
+    Annamalai et al. (2024), Sec. 4.2, 6.6, 7.6.
     """
 
     name = "recon"
@@ -462,55 +486,99 @@ class ReconstructionAttack:
     def __init__(
         self,
         order: int = 3,
-        queries: QueryMode | str = QueryMode.CONDITIONAL,
-        max_queries: int | None = None,
+        query_mode: QueryMode | str = QueryMode.CONDITIONAL,
+        n_queries: int | None = None,
         time_limit: float | None = 600.0,
+        max_records: int = 2000,
     ) -> None:
         self.order = order
-        self.queries = queries
-        self.max_queries = max_queries
+        self.query_mode = query_mode
+        self.n_queries = n_queries
         self.time_limit = time_limit
+        self.max_records = max_records
 
     def fit(
         self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator
     ) -> ReconstructionAttack:
         """Build the queries from the adversary's quasi-identifiers ``X`` (n, F)."""
-        self.mode_ = QueryMode(self.queries)
-        self.queries_ = build_queries(
-            quasi_ids, sizes, order=self.order, max_queries=self.max_queries, rng=rng
-        )
+        try:
+            mode = QueryMode(self.query_mode)
+        except ValueError:
+            raise InputError(
+                f"query_mode must be one of {', '.join(QueryMode)}, got {self.query_mode!r}"
+            ) from None
+        if int(self.max_records) < 1:
+            raise InputError(f"max_records must be at least 1, got {self.max_records}")
+        X = np.asarray(quasi_ids)
+        sizes = np.asarray(sizes, dtype=np.int64)
+        if self.order < 2 or self.order - 1 > X.shape[1]:
+            build_queries(X[:0], sizes, order=self.order)  # raises the InputError
+        blocks = []
+        for rows, fixed in split_blocks(X, int(self.max_records)):
+            used = {c for c, _ in fixed}
+            free = np.array([j for j in range(X.shape[1]) if j not in used], dtype=np.int64)
+            order = min(self.order, free.size + 1)
+            qs = (
+                build_queries(
+                    X[np.ix_(rows, free)],
+                    sizes[free],
+                    order=order,
+                    n_queries=self.n_queries,
+                    rng=rng,
+                )
+                if order >= 2
+                else None
+            )
+            blocks.append(Block(rows, fixed, free, qs))
+        self.mode_ = mode
+        self.n_records_ = int(X.shape[0])
+        self.blocks_ = blocks
         return self
 
     def reconstruct(self, syn_qi: np.ndarray, syn_secret: np.ndarray, n_classes: int) -> np.ndarray:
         """Reconstructed secrets ``t`` (n, n_classes): column ``c`` is the LP solution for ``y = c``.
 
-        For a binary secret only one LP is solved and column 0 is ``1 - t``.
+        For a binary secret only one LP is solved per block and column 0 is ``1 - t``.
         """
-        if not hasattr(self, "queries_"):
-            raise NotFittedError(
-                "the reconstruction attack is not fitted: call fit(X, sizes, rng=...) first"
-            )
-        qs = self.queries_
-        per_class, total = count_answers(qs, syn_qi, syn_secret, n_classes)
-        m = int(np.asarray(syn_qi).shape[0])
+        check_fitted(self, "blocks_")
+        S = np.asarray(syn_qi)
+        ys = np.asarray(syn_secret).astype(np.int64)
+        m = int(S.shape[0])
+        scale = self.n_records_ / m if m else 0.0
         classes = [1] if n_classes == 2 else list(range(n_classes))
-        t = np.zeros((qs.n_records, n_classes))
+        t = np.zeros((self.n_records_, n_classes))
         self.solve_seconds_ = 0.0
-        for cls in classes:
-            r = answer_queries(qs, per_class, total, cls, self.mode_, m)
-            ok = np.isfinite(r)
-            A = qs.matrix if ok.all() else qs.matrix[np.flatnonzero(ok)]
-            t0 = time.perf_counter()
-            t[:, cls] = solve_l1(A, r[ok], time_limit=self.time_limit)
-            self.solve_seconds_ += time.perf_counter() - t0
+        self.n_queries_used_ = 0
+        whole = len(self.blocks_) == 1 and not self.blocks_[0].fixed
+        for block in self.blocks_:
+            if whole:
+                Sb, yb = S, ys
+            else:
+                mask = _block_mask(S, block.fixed)
+                Sb, yb = S[mask], ys[mask]
+            qs = block.queries
+            if qs is None:  # identical records: the share of each class among matching S
+                share = np.bincount(yb, minlength=n_classes)[:n_classes] / max(yb.size, 1)
+                if yb.size == 0:
+                    share = np.full(n_classes, 1.0 / n_classes)
+                t[block.rows] = share
+                continue
+            per_class, total = count_answers(qs, Sb[:, block.free], yb, n_classes)
+            for cls in classes:
+                r = answer_queries(qs, per_class, total, cls, self.mode_, m, scale=scale)
+                ok = np.isfinite(r)
+                A = qs.matrix if ok.all() else qs.matrix[np.flatnonzero(ok)]
+                t0 = time.perf_counter()
+                t[block.rows, cls] = solve_l1(A, r[ok], time_limit=self.time_limit)
+                self.solve_seconds_ += time.perf_counter() - t0
+            self.n_queries_used_ += int(qs.n_queries)
         if n_classes == 2:
             t[:, 0] = 1.0 - t[:, 1]
-        self.n_queries_used_ = int(qs.n_queries)
         return t
 
     def score(
         self,
-        syn_qi: np.ndarray,
+        syn_quasi_ids: np.ndarray,
         syn_secret: np.ndarray,
         targets: np.ndarray,
         n_classes: int,
@@ -518,7 +586,9 @@ class ReconstructionAttack:
         rng: np.random.Generator,
     ) -> np.ndarray:
         """Scores (k, n_classes) of the target rows ``targets`` (indices into ``X``)."""
-        return self.reconstruct(syn_qi, syn_secret, n_classes)[np.asarray(targets, dtype=np.intp)]
+        check_fitted(self, "blocks_")
+        t = self.reconstruct(syn_quasi_ids, syn_secret, n_classes)
+        return t[np.asarray(targets, dtype=np.intp)]
 
 
 register_attack(
@@ -527,5 +597,6 @@ register_attack(
         AttackFamily.ATTRIBUTE,
         ReconstructionAttack,
         "linear reconstruction from 3-way conditional queries solved as an L1 LP (HiGHS)",
+        references=("annamalai2024linear",),
     )
 )

@@ -328,15 +328,15 @@ def resolve_attacks(
         attacks = [attacks]
     if not attacks:
         known = ", ".join(i.name for i in list_attacks(family))
-        raise InputError(f"attacks is empty: choose some of {known}")
-    out = []
-    for a in attacks:
-        name = a if isinstance(a, str) else (a.name or type(a).__name__)
-        out.append(
-            resolve_attack(family, a, (params or {}).get(name) if isinstance(a, str) else None)
-        )
+        raise InputError(f"attacks is empty: choose some of {known}", parameter="attacks")
+    out = [
+        resolve_attack(family, a, (params or {}).get(a) if isinstance(a, str) else None)
+        for a in attacks
+    ]
     names = [n for n, _ in out]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise InputError(f"attacks lists {dup} more than once: list each attack once")
+        raise InputError(
+            f"attacks lists {dup} more than once: list each attack once", parameter="attacks"
+        )
     return out

@@ -1,4 +1,4 @@
-"""Contrastive-learning embeddings for singling out (``--mode contrastive``).
+"""Contrastive-learning embeddings for singling out (the ``contrastive`` singling-out attack).
 
 An encoder is trained on the synthetic data only, by contrastive learning: a random masking
 function makes two views of every record; the network maps the views to L2-normalised
@@ -6,7 +6,7 @@ embeddings, and a cross-entropy (InfoNCE) loss over cosine similarities pulls th
 record together and pushes views of different records apart. Categorical columns enter through
 embedding layers (one extra "masked" token each), continuous columns are min-max scaled (with a
 masked/missing indicator). The network has three hidden layers of 1024 units with GELU and
-dropout, as in ``003``.
+dropout, as in Plasencia Palacios et al. (2024).
 
 The records that are outliers in embedding space — the largest mean cosine distance to their
 ``k`` nearest synthetic neighbours — are the ones most likely to be unique. Singling-out
@@ -21,10 +21,12 @@ otherwise). Training is seeded from the ``rng`` passed to :meth:`ContrastiveSing
 
 References
 ----------
-``../shared/papers/003_9d8c578e19560239.txt`` (Plasencia Palacios, "Contrastive
-Learning-Based privacy metrics in Tabular Synthetic Datasets"), Sec. 2 and Fig. 1.
-Shenkar and Wolf, "Anomaly detection for tabular data with internal contrastive learning",
-ICLR 2022 (masking views). Giomi et al. 2023 (Anonymeter), Sec. 4.1 (queries from records).
+Plasencia Palacios (2024), Sec. 2 and Fig. 1. Shenkar and Wolf (2022) (masking views).
+Giomi et al. (2023), Sec. 4.1 (queries from records).
+
+Notes
+-----
+Threat model: no-box (the synthetic data only).
 """
 
 from __future__ import annotations
@@ -33,18 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from synthleak.attacks.predicates import PredicateSet, encoded_matrix
-from synthleak.attacks.singling_out import (
-    DEFAULT_BATCH,
-    DEFAULT_MAX_ATTEMPTS,
-    SinglingOutMode,
-    _check_n_cols,
-    _medians,
-    _SinglingOutBase,
-    collect_singling_out,
-    predicates_from_records,
-    random_column_subsets,
-)
+from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
+from synthleak.attacks.singling_out import DEFAULT_BATCH, DEFAULT_MAX_ATTEMPTS, RecordSinglingOut
 from synthleak.data.table import Table
 from synthleak.errors import InputError, MissingExtraError, check_fitted
 
@@ -53,9 +45,7 @@ def _import_torch() -> Any:
     try:
         import torch
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise MissingExtraError(
-            "torch", "torch", "contrastive singling out (--mode contrastive)"
-        ) from exc
+        raise MissingExtraError("torch", "torch", "the contrastive singling-out attack") from exc
     return torch
 
 
@@ -95,7 +85,7 @@ def _build_net(
 
 
 class ContrastiveEncoder:
-    """Contrastive (InfoNCE) record encoder; defaults follow ``003`` Sec. 2.
+    """Contrastive (InfoNCE) record encoder; defaults follow Plasencia Palacios et al. (2024), Sec. 2.
 
     Parameters
     ----------
@@ -260,7 +250,7 @@ def knn_outlier_scores(emb: np.ndarray, k: int = 5, block: int = 512) -> np.ndar
     return out
 
 
-class ContrastiveSinglingOut(_SinglingOutBase):
+class ContrastiveSinglingOut(RecordSinglingOut):
     """Singling out from the outliers of a contrastive embedding of the synthetic data.
 
     Parameters
@@ -276,12 +266,16 @@ class ContrastiveSinglingOut(_SinglingOutBase):
     encoder : dict, optional
         Keyword arguments of :class:`ContrastiveEncoder` (e.g. ``{"epochs": 2, "hidden": 64}``).
 
+    Notes
+    -----
+    Threat model: no-box (the synthetic data only).
+
     References
     ----------
-    ``../shared/papers/003_9d8c578e19560239.txt``, Sec. 2.
+    Plasencia Palacios (2024), Sec. 2.
     """
 
-    mode = SinglingOutMode.CONTRASTIVE.value
+    name = "contrastive"
 
     def __init__(
         self,
@@ -292,40 +286,34 @@ class ContrastiveSinglingOut(_SinglingOutBase):
         batch_size: int = DEFAULT_BATCH,
         encoder: dict[str, Any] | None = None,
     ) -> None:
-        self.n_cols = n_cols
+        super().__init__(n_cols=n_cols, max_attempts=max_attempts, batch_size=batch_size)
         self.outlier_fraction = outlier_fraction
         self.k = k
-        self.max_attempts = max_attempts
-        self.batch_size = batch_size
         self.encoder = encoder
 
     def fit(self, synthetic: Table, *, rng: np.random.Generator) -> ContrastiveSinglingOut:
-        """Train the encoder on the (de-duplicated) synthetic data and score outliers."""
+        """Train the encoder on the distinct synthetic records and score outliers."""
         if not 0 < self.outlier_fraction <= 1:
             raise InputError(f"outlier_fraction={self.outlier_fraction} must lie in (0, 1]")
-        table = self._fit_table(synthetic)
-        _check_n_cols(self.n_cols, table)
+        table = self._fit_records(synthetic)
         self.encoder_ = ContrastiveEncoder(**(self.encoder or {})).fit(table, rng=rng)
         self.embeddings_ = self.encoder_.transform(table)
         self.outlier_scores_ = knn_outlier_scores(self.embeddings_, self.k)
         pool = min(len(table), max(50, int(np.ceil(self.outlier_fraction * len(table)))))
         self.outliers_ = np.argsort(-self.outlier_scores_, kind="stable")[:pool]
-        self.medians_ = _medians(table)
         return self
 
-    def predicates_(self, n: int, *, rng: np.random.Generator) -> PredicateSet:
-        """Up to ``n`` distinct predicates from outlier records that single out in the synthetic data."""
-        check_fitted(self, "synthetic_")
-        table = self.synthetic_
-        assert table is not None
-        f = len(table.schema)
-        x = encoded_matrix(table)
+    def _record_rows(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.outliers_[rng.integers(0, self.outliers_.size, size=size)]
 
-        def batch(size: int) -> PredicateSet:
-            rows = self.outliers_[rng.integers(0, self.outliers_.size, size=size)]
-            cols = random_column_subsets(size, f, self.n_cols, rng=rng)
-            return predicates_from_records(table, rows, cols, self.medians_, matrix=x)
 
-        return collect_singling_out(
-            table, n, batch, max_attempts=self.max_attempts, batch_size=self.batch_size
-        )
+register_attack(
+    AttackInfo(
+        "contrastive",
+        AttackFamily.SINGLING_OUT,
+        ContrastiveSinglingOut,
+        "conjunctions from the outliers of a contrastive embedding of the synthetic data",
+        extra="torch",
+        references=("plasencia2024", "shenkar2022", "giomi2023"),
+    )
+)

@@ -3,8 +3,9 @@
 The adversary holds two auxiliary datasets about the same people, one with the columns ``A`` and
 one with the columns ``B``. For a target record it looks up its ``k`` nearest synthetic
 neighbours on ``A`` and, separately, on ``B``; the two halves are *linked* when the two neighbour
-sets share a synthetic record. The game
-(:class:`synthleak.games.singling_out.LinkabilityGame`) draws the targets from the original and the
+sets share a synthetic record (:class:`NearestNeighbourLinkability`, registered as the
+``nearest-neighbour`` attack of the ``linkability`` family). The game
+(:class:`synthleak.games.linkability.LinkabilityGame`) draws the targets from the original and the
 control data and turns link counts into a risk.
 
 Distance: the Gower-like mixed-type distance of Anonymeter — the number of categorical columns
@@ -19,11 +20,15 @@ The search is exact and brute force in a compiled (numba) kernel: one pass over 
 records per target with a running top-``k`` buffer, no distance matrix in memory; ties are broken
 towards the lower synthetic index (deterministic).
 
+Notes
+-----
+Threat model: no-box. The adversary holds the release and, for each target, its two halves (the
+``aux_a`` and ``aux_b`` columns) from two separate sources.
+
 References
 ----------
-Giomi, Boenisch, Wehmeyer, Tasnádi, "A unified framework for quantifying privacy risk in
-synthetic data", PoPETs 2023 (Anonymeter), Sec. 4.2 (linkability) and Sec. 5 (distance).
-Article 29 Working Party, Opinion 05/2014 on anonymisation techniques (WP216), linkability.
+Giomi et al. (2023), Sec. 4.2 (linkability) and Sec. 5 (distance). Article 29 Data Protection
+Working Party (2014), linkability. Gower (1971) (mixed-type distance).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
+from synthleak.attacks.base import AttackFamily, AttackInfo, LinkabilityAttack, register_attack
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 
@@ -89,7 +95,7 @@ def gower_knn(targets: Table, candidates: Table, k: int, ranges: np.ndarray) -> 
     )
 
 
-class LinkabilityAttack:
+class NearestNeighbourLinkability(LinkabilityAttack):
     """Link the ``A`` and ``B`` halves of target records through their synthetic neighbours.
 
     Parameters
@@ -99,27 +105,44 @@ class LinkabilityAttack:
     n_neighbors : int, default 1
         ``k``: the halves are linked when their ``k`` nearest synthetic neighbours intersect.
 
+    Notes
+    -----
+    Threat model: no-box; the adversary links two separately held pieces of information about a
+    person through the release.
+
     References
     ----------
-    Giomi et al. 2023 (Anonymeter), Sec. 4.2.
+    Giomi et al. (2023), Sec. 4.2.
     """
 
-    def __init__(self, aux_a: Sequence[str], aux_b: Sequence[str], n_neighbors: int = 1) -> None:
-        self.aux_a = list(aux_a)
-        self.aux_b = list(aux_b)
-        self.n_neighbors = n_neighbors
+    name = "nearest-neighbour"
 
-    def fit(self, synthetic: Table, *, rng: np.random.Generator | None = None) -> LinkabilityAttack:
-        """Store the synthetic table (``rng`` unused; for a uniform API)."""
-        for name, cols in (("--aux-a", self.aux_a), ("--aux-b", self.aux_b)):
-            if not cols:
-                raise InputError(f"{name} is empty: give at least one auxiliary column")
+    def __init__(self, aux_a: Sequence[str], aux_b: Sequence[str], n_neighbors: int = 1) -> None:
+        self.aux_a = aux_a
+        self.aux_b = aux_b
+        self.n_neighbors = n_neighbors
+        self.synthetic_: Table | None = None
+
+    def fit(
+        self, synthetic: Table, *, rng: np.random.Generator | None = None
+    ) -> NearestNeighbourLinkability:
+        """Store the synthetic table (``rng`` unused: the attack is deterministic)."""
+        if not isinstance(synthetic, Table):
+            raise InputError(
+                f"synthetic must be a synthleak Table, got {type(synthetic).__name__}: "
+                "encode it with Table.from_frame"
+            )
+        for name, cols in (("aux_a", self.aux_a), ("aux_b", self.aux_b)):
+            if isinstance(cols, str) or not list(cols):
+                raise InputError(f"{name} must be a non-empty list of column names, got {cols!r}")
             unknown = [c for c in cols if c not in synthetic.schema]
             if unknown:
                 raise InputError(
                     f"{name} names unknown column(s) {unknown}: the columns are "
                     f"{', '.join(synthetic.schema.names)}"
                 )
+        if isinstance(self.n_neighbors, bool) or int(self.n_neighbors) != self.n_neighbors:
+            raise InputError(f"n_neighbors={self.n_neighbors!r} must be a whole number")
         if self.n_neighbors < 1:
             raise InputError(f"n_neighbors={self.n_neighbors} must be at least 1")
         if len(synthetic) == 0:
@@ -127,9 +150,10 @@ class LinkabilityAttack:
         self.synthetic_ = synthetic
         return self
 
-    def neighbors_(self, targets: Table, columns: Sequence[str]) -> np.ndarray:
+    def neighbors(self, targets: Table, columns: Sequence[str]) -> np.ndarray:
         """The ``n_neighbors`` nearest synthetic records (indices) of each target on ``columns``."""
         check_fitted(self, "synthetic_")
+        assert self.synthetic_ is not None
         syn = self.synthetic_.select(list(columns))
         tgt = targets.select(list(columns))
         ranges = np.ones(tgt.values.shape[1])
@@ -138,12 +162,13 @@ class LinkabilityAttack:
             if np.isfinite(both).any():
                 r = float(np.nanmax(both) - np.nanmin(both))
                 ranges[j] = r if r > 0 else 1.0
-        return gower_knn(tgt, syn, self.n_neighbors, ranges)
+        return gower_knn(tgt, syn, int(self.n_neighbors), ranges)
 
-    def links_(self, targets: Table) -> np.ndarray:
+    def links(self, targets: Table) -> np.ndarray:
         """Boolean (len(targets),): the target's two halves share a synthetic neighbour."""
+        check_fitted(self, "synthetic_")
         return sets_intersect(
-            self.neighbors_(targets, self.aux_a), self.neighbors_(targets, self.aux_b)
+            self.neighbors(targets, list(self.aux_a)), self.neighbors(targets, list(self.aux_b))
         )
 
 
@@ -171,3 +196,14 @@ def random_neighbors(
         if bad.size == 0:
             return out.astype(np.intp)
         out[bad] = rng.integers(0, n_candidates, size=(bad.size, k))
+
+
+register_attack(
+    AttackInfo(
+        "nearest-neighbour",
+        AttackFamily.LINKABILITY,
+        NearestNeighbourLinkability,
+        "halves linked when their nearest synthetic neighbours coincide (Anonymeter)",
+        references=("giomi2023",),
+    )
+)

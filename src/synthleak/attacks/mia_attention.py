@@ -1,4 +1,4 @@
-"""The target-attention membership attack (Meeus et al., appendix A, Algorithm 1).
+"""The target-attention membership attack (Meeus et al. (2023), appendix A, Algorithm 1).
 
 A small neural network reads the synthetic records closest to the target and predicts whether
 the target was in the generator's training data. Unlike the query-based attack, whose features
@@ -58,11 +58,12 @@ Deviations from the paper, all documented and switchable where it matters
 
 References
 ----------
-Meeus, Guépin, Creţu, de Montjoye, "Achilles' heels: vulnerable record identification in
-synthetic data publishing", 000_d116d896359e1fe6.txt appendix A (preprocessing, Algorithm 1,
-hyperparameters), §4 eq. 1-5 (encoding and distance); 002_f51409c2db6c4ea9.txt appendix A
+Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
+publishing", ESORICS: appendix A of the arXiv version (preprocessing, Algorithm 1,
+hyperparameters), Sec. 4, eq. 1-5 (encoding and distance); appendix A of the ESORICS version
 (training: 500 epochs, Adamax, batch 20, 10 % validation, best-validation checkpoint, hidden
-sizes 20 and 10, ReLU, dropout 0.15). Vaswani et al., "Attention is all you need" (NeurIPS 2017).
+sizes 20 and 10, ReLU, dropout 0.15). Vaswani et al. (2017), "Attention is all you need"
+(NeurIPS).
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ def target_distances(target: Table, table: Table) -> np.ndarray:
 
     References
     ----------
-    000_d116d896359e1fe6.txt §4, eq. 1-5.
+    Meeus et al. (2023), Sec. 4, eq. 1-5.
     """
     _check_same_schema(target, table)
     if len(target) != 1:
@@ -290,7 +291,7 @@ def preprocess(
 
     References
     ----------
-    000_d116d896359e1fe6.txt appendix A (preprocessing paragraph).
+    Meeus et al. (2023), appendix A (preprocessing paragraph).
     """
     if len(target) != 1:
         raise InputError(f"the target must be one record, got {len(target)}")
@@ -573,7 +574,8 @@ class TargetAttentionAttack(MembershipAttack):
 
     References
     ----------
-    000_d116d896359e1fe6.txt appendix A and Algorithm 1; 002_f51409c2db6c4ea9.txt appendix A.
+    Meeus et al. (2023), appendix A and Algorithm 1 (arXiv version); appendix A of the
+    ESORICS version (training details).
     """
 
     name = "attention"
@@ -806,7 +808,9 @@ register_attack(
         "attention",
         AttackFamily.MEMBERSHIP,
         TargetAttentionAttack,
-        "target attention: a neural network attends over the synthetic records closest to the target",
+        "target attention: a neural network attends over the synthetic records closest to the "
+        "target",
         extra="torch",
+        references=("meeus2023", "vaswani2017"),
     )
 )

@@ -4,13 +4,13 @@ Features of a synthetic dataset: the generalised cosine distance (eq. 5) from th
 ``k`` nearest synthetic records (sorted), and the number of synthetic records within a few radii
 of the target (radius 0 counts exact copies). A random forest learns IN/OUT from these features on
 the shadow datasets. This is the "distance to closest record" family of attacks that compares
-synthetic records to the target directly (000 §3, first class of methods), run inside the same
-shadow-modelling game as the other attacks so its AUC is comparable.
+synthetic records to the target directly (Meeus et al. (2023), Sec. 3, first class of methods),
+run inside the same shadow-modelling game as the other attacks so its AUC is comparable.
 
 References
 ----------
-Meeus et al., "Achilles' heels: vulnerable record identification in synthetic data publishing",
-000_d116d896359e1fe6.txt §3 (distance-based MIAs) and §4 eq. (5) (the distance).
+Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
+publishing", ESORICS, Sec. 3 (distance-based MIAs) and Sec. 4, eq. (5) (the distance).
 
 Notes
 -----
@@ -88,7 +88,7 @@ class DistanceAttack(ForestMembershipAttack):
 
     References
     ----------
-    000_d116d896359e1fe6.txt §3 and eq. (5).
+    Meeus et al. (2023), Sec. 3 and eq. (5).
     """
 
     name = "distance"
@@ -132,6 +132,8 @@ register_attack(
         "distance",
         AttackFamily.MEMBERSHIP,
         DistanceAttack,
-        "distances from the target to its closest synthetic records and counts within radii + random forest",
+        "distances from the target to its closest synthetic records and counts within radii "
+        "+ random forest",
+        references=("meeus2023", "chen2020"),
     )
 )

@@ -14,9 +14,9 @@ All features are computed for a whole stack of datasets at once.
 
 References
 ----------
-Stadler, Oprisanu and Troncoso, "Synthetic data - anonymisation groundhog day", USENIX Security
-2022 (feature sets F_Naive, F_Hist, F_Corr); cited as [33] in Meeus et al.,
-000_d116d896359e1fe6.txt §3 (aggregate-statistics shadow-modelling MIA) and §5.2.
+Stadler et al. (2022), "Synthetic data - anonymisation groundhog day", USENIX Security
+(feature sets F_Naive, F_Hist, F_Corr); cited as [33] in Meeus et al. (2023), Sec. 3
+(aggregate-statistics shadow-modelling MIA) and Sec. 5.2.
 
 Notes
 -----
@@ -121,7 +121,7 @@ class GroundhogAttack(ForestMembershipAttack):
 
     References
     ----------
-    Stadler et al. 2022; 000_d116d896359e1fe6.txt §3.
+    Stadler et al. (2022); Meeus et al. (2023), Sec. 3.
     """
 
     name = "groundhog"
@@ -166,6 +166,7 @@ register_attack(
         "groundhog",
         AttackFamily.MEMBERSHIP,
         GroundhogAttack,
-        "aggregate statistics (naive, histogram, correlation feature sets) + random forest (Stadler et al. 2022)",
+        "aggregate statistics (naive, histogram, correlation feature sets) + random forest",
+        references=("stadler2022",),
     )
 )

@@ -1,41 +1,101 @@
-"""No-box membership signal: distance to the closest synthetic record (DCR).
+"""No-box membership attacks: the release and a reference sample of real non-members, no generator.
 
-Without shadow models, an attacker who sees only the released data can still score a candidate
-record by how close the nearest synthetic record lies to it (eq. 5 of
-000_d116d896359e1fe6.txt): generators that copy or barely perturb training records put
-synthetic records closer to members than to non-members. The audit scores a sample of the
-training records (members) and of the control records (non-members) and reports the AUC; 0.5 is
-the baseline.
+The data owner (or an attacker) who holds a synthetic release but cannot re-run its generator can
+still test whether a candidate record was in the training data, by comparing the release with a
+**reference sample**: real records of the same population that the generator never saw. Every
+attack here follows the ``nobox-membership`` contract (:class:`NoBoxMembershipAttack`):
+``fit(synthetic, reference, *, rng)`` then ``score(records)``, higher meaning "more likely a
+member".
+
+=================  ==========================================================================
+``dcr``            minus the distance to the closest synthetic record (no calibration)
+``dcr-diff``       log distance to the closest reference record minus log distance to the
+                   closest synthetic record (a nearest-neighbour density ratio)
+``domias``         log density of the synthetic data over log density of the reference, both
+                   from one Bayesian network structure (mixed types, discretised)
+``neighbourhood``  synthetic records against reference records within a radius, each as a
+                   share of its sample
+``classifier``     log-odds of a gradient-boosted synthetic-vs-reference classifier
+=================  ==========================================================================
+
+Why calibrate against a reference? A record in a dense region of the population is close to
+many synthetic records whether or not it was trained on; the plain distance to the closest
+record (``dcr``) confuses "typical" with "member". Yao et al. (2025) show releases that pass
+distance-based tests while calibrated attacks recover membership; Synth-MIA (Ward et al. 2025)
+finds no single attack dominates across generators and datasets, so the no-box game reports
+each attack and the strongest of them (selected on a split it does not report on).
+
+Every distance is the generalised cosine (eq. 5) or Minkowski (eq. 6) distance of Meeus et al.
+(2023), computed by the exact engine of :mod:`synthleak.vulnerability`
+(:func:`~synthleak.vulnerability.nearest_neighbours`,
+:func:`~synthleak.vulnerability.radius_counts`): never a dense records x synthetic matrix.
+
+Notes
+-----
+Threat model: no-box. The attacker sees the released synthetic data, a reference sample of real
+records known not to be in the training data (same population), and the candidate records. It
+knows nothing of the generator (no shadow models). The synthetic data, reference and candidates
+must share one schema (:meth:`synthleak.games.base.Release.encode`).
 
 References
 ----------
-Meeus et al., 000_d116d896359e1fe6.txt §3 (distance-based attacks) and §4 eq. (5).
-Giomi et al. 2023 (Anonymeter), Sec. 3 (a control set as the baseline).
+Chen, Yu, Zhang and Fritz (2020) (GAN-Leaks: distance to the release, calibrated attack).
+van Breugel, Sun, Qian and van der Schaar (2023) (DOMIAS: density ratio).
+Houssiau et al. (2022) (TAPAS: local neighbourhood).
+Hayes, Melis, Danezis and De Cristofaro (2019) (LOGAN: a classifier of the release).
+Yao, Krčo, Ganev and de Montjoye (2025) (distance tests against membership attacks).
+Ward, Lin, Wang and Cheng (2025) (no-box attacks benchmarked against each other).
+Meeus, Guépin, Creţu and de Montjoye (2023), Sec. 4, eq. 5 (the record distance).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from synthleak.attacks.base import (
+    AttackFamily,
+    AttackInfo,
+    NoBoxMembershipAttack,
+    register_attack,
+)
+from synthleak.data.encoding import Discretiser
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
-from synthleak.vulnerability import pairwise_distances
+from synthleak.vulnerability import (
+    DistanceMetric,
+    _check_metric,
+    nearest_neighbours,
+    radius_counts,
+)
+
+__all__ = [
+    "ClassifierAttack",
+    "ClosestRecordSignal",
+    "DCRAttack",
+    "DCRDiffAttack",
+    "DomiasAttack",
+    "NeighbourhoodAttack",
+    "closest_distances",
+]
 
 
-def closest_distances(records: Table, synthetic: Table, *, block: int = 128) -> np.ndarray:
-    """Distance (eq. 5) from each record to its closest synthetic record, in blocks of rows."""
+def closest_distances(
+    records: Table, synthetic: Table, *, metric: DistanceMetric | str = "cosine", p: float = 2
+) -> np.ndarray:
+    """Distance (eq. 5, or eq. 6 for ``minkowski``) from each record to its closest synthetic
+    record, with the exact engine of :func:`synthleak.vulnerability.nearest_neighbours`."""
     if len(synthetic) == 0:
         raise InputError("the synthetic data has no records: give a non-empty table")
-    out = np.empty(len(records), dtype=np.float64)
-    step = max(1, min(block, 4_000_000 // max(len(synthetic), 1)))
-    for start in range(0, len(records), step):
-        part = records.take(np.arange(start, min(start + step, len(records))))
-        out[start : start + len(part)] = pairwise_distances(part, synthetic).min(axis=1)
-    return out
+    return nearest_neighbours(records, synthetic, k=1, metric=metric, p=p)[0][:, 0]
 
 
 class ClosestRecordSignal:
     """Score records by closeness to the released synthetic data (higher = more likely a member).
+
+    Kept for :func:`synthleak.audit.audit`; the registered ``dcr`` attack
+    (:class:`DCRAttack`) is the same signal under the no-box contract.
 
     Notes
     -----
@@ -53,4 +113,502 @@ class ClosestRecordSignal:
     def score(self, records: Table) -> np.ndarray:
         """Membership score of each record: minus its distance to the closest synthetic record."""
         check_fitted(self, "synthetic_")
-        return -closest_distances(records, self.synthetic_)
+        return 0.0 - closest_distances(records, self.synthetic_)
+
+
+# --- shared checks -----------------------------------------------------------------------------
+
+
+def _check_release(synthetic: Table, reference: Table) -> None:
+    for name, t in (("synthetic", synthetic), ("reference", reference)):
+        if not isinstance(t, Table):
+            raise InputError(f"{name} must be a synthleak Table, got {type(t).__name__}")
+        if len(t) == 0:
+            raise InputError(f"{name} has no records: give a non-empty table")
+    if synthetic.schema != reference.schema:
+        raise InputError(
+            "synthetic and reference must share one schema: encode them together, "
+            "e.g. with Release(original, synthetic, control).encode()"
+        )
+
+
+def _check_records(records: Table, schema: object) -> None:
+    if not isinstance(records, Table):
+        raise InputError(f"records must be a synthleak Table, got {type(records).__name__}")
+    if records.schema != schema:
+        raise InputError(
+            "records must share the schema of the synthetic and reference data the attack was "
+            "fitted on: encode them together"
+        )
+
+
+def _check_positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise InputError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _check_positive(name: str, value: object) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float | np.integer | np.floating)
+        or not (math.isfinite(value) and value > 0)
+    ):
+        raise InputError(f"{name} must be a positive number, got {value!r}")
+    return float(value)
+
+
+class _DistanceAttack(NoBoxMembershipAttack):
+    """Hyperparameters shared by the distance-based attacks."""
+
+    def __init__(self, metric: DistanceMetric | str = "cosine", p: float = 2) -> None:
+        self.metric = metric
+        self.p = p
+
+    def _metric(self) -> DistanceMetric:
+        return _check_metric(self.metric, self.p)
+
+
+# --- dcr ----------------------------------------------------------------------------------------
+
+
+class DCRAttack(_DistanceAttack):
+    """Distance to the closest synthetic record (DCR): ``score(x) = -min_s d(x, s)``.
+
+    The reference sample is not used: this is the uncalibrated signal that distance-based
+    privacy tests threshold. It is strong against releases that copy or barely perturb their
+    training records and blind to everything else.
+
+    Parameters
+    ----------
+    metric : {"cosine", "minkowski"}, default "cosine"
+        Generalised cosine (eq. 5) or Minkowski (eq. 6) distance of Meeus et al. (2023).
+    p : float, default 2
+        Minkowski order.
+
+    Notes
+    -----
+    Threat model: no-box; sees the synthetic data and the candidate records.
+
+    References
+    ----------
+    Chen, Yu, Zhang and Fritz (2020) (full black-box attack: distance to the closest
+    generated sample).
+    Yao, Krčo, Ganev and de Montjoye (2025) (DCR as a privacy test).
+    """
+
+    name = "dcr"
+
+    def fit(self, synthetic: Table, reference: Table, *, rng: np.random.Generator) -> DCRAttack:
+        _check_release(synthetic, reference)
+        self._metric()
+        self.synthetic_ = synthetic
+        return self
+
+    def score(self, records: Table) -> np.ndarray:
+        check_fitted(self, "synthetic_")
+        _check_records(records, self.synthetic_.schema)
+        return 0.0 - closest_distances(records, self.synthetic_, metric=self.metric, p=self.p)
+
+
+# --- dcr-diff -----------------------------------------------------------------------------------
+
+
+class DCRDiffAttack(_DistanceAttack):
+    """Distance to the closest reference record against distance to the closest synthetic record.
+
+    ``score(x) = log(d_ref(x) + floor) - log(d_syn(x) + floor)``: high when the release holds a
+    record much closer to ``x`` than any real non-member is.
+
+    The difference is taken on the log scale. A nearest-neighbour distance in a sample of size
+    ``N`` from a density ``f`` behaves like ``(N f(x))^(-1/d)``, so the log ratio estimates
+    ``(1/d) log(f_syn(x) / f_ref(x))`` up to a constant shared by every record: samples of
+    different sizes (a large release, a small reference) shift all scores equally and leave the
+    ranking, hence the AUC, unchanged. No record is thrown away to equalise the sizes.
+
+    Parameters
+    ----------
+    metric : {"cosine", "minkowski"}, default "cosine"
+    p : float, default 2
+    floor : float, default 1e-6
+        Added to both distances before the logarithm, so an exact copy (distance 0) gets a large
+        finite score.
+
+    Notes
+    -----
+    Threat model: no-box; sees the synthetic data, a reference sample of real non-members and
+    the candidate records.
+
+    References
+    ----------
+    Chen, Yu, Zhang and Fritz (2020) (attack calibration by a reference model).
+    Ward, Lin, Wang and Cheng (2025) (DCR-Diff).
+    Loftsgaarden and Quesenberry (1965) (nearest-neighbour density estimation).
+    """
+
+    name = "dcr-diff"
+
+    def __init__(
+        self, metric: DistanceMetric | str = "cosine", p: float = 2, floor: float = 1e-6
+    ) -> None:
+        super().__init__(metric, p)
+        self.floor = floor
+
+    def fit(self, synthetic: Table, reference: Table, *, rng: np.random.Generator) -> DCRDiffAttack:
+        _check_release(synthetic, reference)
+        self._metric()
+        _check_positive("floor", self.floor)
+        self.synthetic_ = synthetic
+        self.reference_ = reference
+        return self
+
+    def score(self, records: Table) -> np.ndarray:
+        check_fitted(self, "synthetic_")
+        _check_records(records, self.synthetic_.schema)
+        d_syn = closest_distances(records, self.synthetic_, metric=self.metric, p=self.p)
+        d_ref = closest_distances(records, self.reference_, metric=self.metric, p=self.p)
+        f = float(self.floor)
+        return np.log(np.maximum(d_ref, 0.0) + f) - np.log(np.maximum(d_syn, 0.0) + f)
+
+
+# --- domias -------------------------------------------------------------------------------------
+
+
+def _lookup_counts(keys: np.ndarray, counts: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Counts of ``query`` keys in a sorted unique ``keys`` array (0 when absent)."""
+    if keys.size == 0:
+        return np.zeros(query.size, dtype=np.float64)
+    pos = np.minimum(np.searchsorted(keys, query), keys.size - 1)
+    return np.where(keys[pos] == query, counts[pos], 0).astype(np.float64)
+
+
+def _count_table(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    u, c = np.unique(keys, return_counts=True)
+    return u, c.astype(np.int64)
+
+
+def _family_keys(
+    codes: np.ndarray, sizes: np.ndarray, child: int, parents: tuple[int, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Parent-configuration key and (configuration, child) key of every row (int64)."""
+    cfg = np.zeros(codes.shape[0], dtype=np.int64)
+    for a in parents:
+        cfg = cfg * int(sizes[a]) + codes[:, a]
+    return cfg, cfg * int(sizes[child]) + codes[:, child]
+
+
+class DomiasAttack(NoBoxMembershipAttack):
+    """DOMIAS: the density of the synthetic data over the density of the reference at ``x``.
+
+    ``score(x) = log p_syn(x) - log p_ref(x)``. A generator that overfits puts more synthetic
+    mass on its training records than the population has there; dividing by the reference
+    density removes what is merely typical of the population.
+
+    Density model. DOMIAS needs a density on mixed categorical and continuous records. We use a
+    Bayesian network (the structure search of this package's ``baynet`` generator, PrivBayes's
+    GreedyBayes without noise, degree ``k``) over all columns, continuous ones cut at ``bins``
+    quantiles of the pooled synthetic and reference data. One structure is learnt on the pooled
+    data and its conditional tables are counted on each side, so the two densities differ only
+    through the data. Each side's conditional is shrunk towards the pooled one,
+    ``p_s(c | pa) = (n_s(pa, c) + prior * p_pool(c | pa)) / (n_s(pa) + prior)``, so a
+    configuration seen a few times on one side gives a ratio near 1, not noise. Why not a kernel
+    density estimate on the encoded records (the DOMIAS paper's KDE): with several categorical
+    columns its bandwidth is dominated by category mismatches and must be chosen per dataset,
+    and it costs a sum over every synthetic record per query; a Bayesian network handles
+    categories natively, is estimable from a few thousand reference records and is evaluated in
+    ``O(columns)`` per record. The price is resolution: records in the same cells of every
+    conditional table get the same score (continuous values matter only through their bin).
+
+    Parameters
+    ----------
+    k : int, default 2
+        Parents per column (the degree of the network).
+    bins : int, default 20
+        Quantile bins per continuous column.
+    prior : float, default 2.0
+        Strength of the shrinkage towards the pooled conditional (pseudo-records).
+
+    Notes
+    -----
+    Threat model: no-box; sees the synthetic data, a reference sample of real non-members and
+    the candidate records. ``rng`` breaks ties in the structure search (its first column).
+
+    References
+    ----------
+    van Breugel, Sun, Qian and van der Schaar (2023) (the density ratio).
+    Zhang, Cormode, Procopiuc, Srivastava and Xiao (2017) (GreedyBayes).
+    """
+
+    name = "domias"
+
+    def __init__(self, k: int = 2, bins: int = 20, prior: float = 2.0) -> None:
+        self.k = k
+        self.bins = bins
+        self.prior = prior
+
+    def fit(self, synthetic: Table, reference: Table, *, rng: np.random.Generator) -> DomiasAttack:
+        from synthleak.generators.baynet import greedy_bayes
+
+        _check_release(synthetic, reference)
+        k = _check_positive_int("k", self.k)
+        bins = _check_positive_int("bins", self.bins)
+        prior = _check_positive("prior", self.prior)
+        pooled = Table.concat([synthetic, reference])
+        disc = Discretiser(pooled.schema, bins, "quantile", data=pooled)
+        sizes = disc.sizes.astype(np.int64)
+        syn = disc.transform(synthetic).astype(np.int64)
+        ref = disc.transform(reference).astype(np.int64)
+        both = np.concatenate([syn, ref])
+        d = both.shape[1]
+        if d == 1:
+            order, parents = [0], [()]
+        else:
+            order, parents = greedy_bayes(
+                np.ascontiguousarray(both.T), sizes, min(k, d - 1), math.inf, rng
+            )
+        families = []
+        for child, ps in zip(order, parents, strict=True):
+            tables = []
+            for part in (syn, ref, both):
+                cfg, fam = _family_keys(part, sizes, child, ps)
+                tables.append((_count_table(cfg), _count_table(fam)))
+            families.append((child, tuple(ps), tables))
+        self.discretiser_ = disc
+        self.sizes_ = sizes
+        self.families_ = families
+        self.prior_ = prior
+        self.schema_ = synthetic.schema
+        return self
+
+    def log_densities(self, records: Table) -> tuple[np.ndarray, np.ndarray]:
+        """``(log p_syn, log p_ref)`` of every record under the two fitted networks."""
+        check_fitted(self, "families_")
+        _check_records(records, self.schema_)
+        codes = self.discretiser_.transform(records).astype(np.int64)
+        out_syn = np.zeros(len(records))
+        out_ref = np.zeros(len(records))
+        lam = self.prior_
+        for child, ps, tables in self.families_:
+            cfg, fam = _family_keys(codes, self.sizes_, child, ps)
+            n_cfg_pool = _lookup_counts(*tables[2][0], cfg)
+            n_fam_pool = _lookup_counts(*tables[2][1], fam)
+            size = float(self.sizes_[child])
+            p_pool = (n_fam_pool + 1.0 / size) / (n_cfg_pool + 1.0)
+            for side, out in ((0, out_syn), (1, out_ref)):
+                n_cfg = _lookup_counts(*tables[side][0], cfg)
+                n_fam = _lookup_counts(*tables[side][1], fam)
+                out += np.log((n_fam + lam * p_pool) / (n_cfg + lam))
+        return out_syn, out_ref
+
+    def score(self, records: Table) -> np.ndarray:
+        log_syn, log_ref = self.log_densities(records)
+        return log_syn - log_ref
+
+
+# --- neighbourhood ------------------------------------------------------------------------------
+
+
+class NeighbourhoodAttack(_DistanceAttack):
+    """Local neighbourhood: synthetic against reference records within a radius of ``x``.
+
+    ``score(x) = log((c_syn(x) + 1/2) / N_syn) - log((c_ref(x) + 1/2) / N_ref)`` where
+    ``c_syn`` and ``c_ref`` count the synthetic and reference records within ``radius_`` of
+    ``x`` (inclusive) and ``N`` are the sample sizes: a fixed-radius estimate of the density
+    ratio that counts every close synthetic record, not only the closest.
+
+    The radius is set on the reference, which holds real non-members only: the ``quantile`` of
+    the reference records' distances to their ``k``-th nearest synthetic record. With the
+    defaults, a quarter of real non-members have a synthetic record within the radius, so the
+    neighbourhood is small enough for a copied or barely perturbed record to stand out (on Adult
+    a larger radius, the median distance between reference records, left copies buried among
+    dozens of synthetic neighbours) and adapts to the density of the release.
+
+    Parameters
+    ----------
+    k : int, default 1
+        Synthetic neighbour whose distance sets the radius.
+    quantile : float, default 0.25
+        Quantile of the reference records' ``k``-th neighbour distances, in (0, 1].
+    metric : {"cosine", "minkowski"}, default "cosine"
+    p : float, default 2
+
+    Notes
+    -----
+    Threat model: no-box; sees the synthetic data, a reference sample of real non-members and
+    the candidate records.
+
+    References
+    ----------
+    Houssiau et al. (2022) (local-neighbourhood attack of TAPAS).
+    Ward, Lin, Wang and Cheng (2025) (no-box attacks compared).
+    """
+
+    name = "neighbourhood"
+
+    def __init__(
+        self,
+        k: int = 1,
+        quantile: float = 0.25,
+        metric: DistanceMetric | str = "cosine",
+        p: float = 2,
+    ) -> None:
+        super().__init__(metric, p)
+        self.k = k
+        self.quantile = quantile
+
+    def fit(
+        self, synthetic: Table, reference: Table, *, rng: np.random.Generator
+    ) -> NeighbourhoodAttack:
+        _check_release(synthetic, reference)
+        self._metric()
+        k = _check_positive_int("k", self.k)
+        q = _check_positive("quantile", self.quantile)
+        if q > 1:
+            raise InputError(f"quantile must lie in (0, 1], got {q!r}")
+        if k > len(synthetic):
+            raise InputError(
+                f"k={k} neighbours need at least {k} synthetic records, got {len(synthetic)}: "
+                "use a smaller k"
+            )
+        d, _ = nearest_neighbours(reference, synthetic, k=k, metric=self.metric, p=self.p)
+        self.radius_ = float(np.quantile(d[:, k - 1], q))
+        self.synthetic_ = synthetic
+        self.reference_ = reference
+        return self
+
+    def score(self, records: Table) -> np.ndarray:
+        check_fitted(self, "radius_")
+        _check_records(records, self.synthetic_.schema)
+        kw = {"metric": self.metric, "p": self.p}
+        c_syn = radius_counts(records, self.synthetic_, self.radius_, **kw)
+        c_ref = radius_counts(records, self.reference_, self.radius_, **kw)
+        return np.log((c_syn + 0.5) / len(self.synthetic_)) - np.log(
+            (c_ref + 0.5) / len(self.reference_)
+        )
+
+
+# --- classifier ---------------------------------------------------------------------------------
+
+
+def _features(table: Table) -> tuple[np.ndarray, np.ndarray]:
+    """Codes then continuous values as float64, and the categorical mask (codes < 255 only)."""
+    x = np.concatenate([table.codes.astype(np.float64), table.values.astype(np.float64)], axis=1)
+    cat = np.array(
+        [c.size <= 255 for c in table.schema.categorical] + [False] * table.values.shape[1],
+        dtype=bool,
+    )
+    return x, cat
+
+
+class ClassifierAttack(NoBoxMembershipAttack):
+    """A classifier trained to tell synthetic records from reference records; its log-odds.
+
+    Where the generator put more mass than the population (its training records, if it
+    overfits), a synthetic-vs-reference classifier leans towards "synthetic". The classifier is
+    scikit-learn's histogram gradient boosting with native categorical columns (missing values
+    handled natively), classes weighted to balance unequal sample sizes. It runs on one thread:
+    OpenMP threads competing with other processes for the cores made it ten times slower in
+    our benchmark (``benchmarks/bench_nobox.py``).
+
+    Parameters
+    ----------
+    max_iter : int, default 100
+        Boosting iterations.
+    learning_rate : float, default 0.1
+    max_leaf_nodes : int, default 31
+
+    Notes
+    -----
+    Threat model: no-box; sees the synthetic data, a reference sample of real non-members and
+    the candidate records. ``rng`` seeds the classifier.
+
+    References
+    ----------
+    Hayes, Melis, Danezis and De Cristofaro (2019) (LOGAN: a discriminator scores candidate
+    records).
+    Ward, Lin, Wang and Cheng (2025) (no-box attacks compared).
+    """
+
+    name = "classifier"
+
+    def __init__(
+        self, max_iter: int = 100, learning_rate: float = 0.1, max_leaf_nodes: int = 31
+    ) -> None:
+        self.max_iter = max_iter
+        self.learning_rate = learning_rate
+        self.max_leaf_nodes = max_leaf_nodes
+
+    def fit(
+        self, synthetic: Table, reference: Table, *, rng: np.random.Generator
+    ) -> ClassifierAttack:
+        from sklearn.ensemble import HistGradientBoostingClassifier
+        from threadpoolctl import threadpool_limits
+
+        _check_release(synthetic, reference)
+        max_iter = _check_positive_int("max_iter", self.max_iter)
+        leaves = _check_positive_int("max_leaf_nodes", self.max_leaf_nodes)
+        if leaves < 2:
+            raise InputError(f"max_leaf_nodes must be at least 2, got {leaves}")
+        lr = _check_positive("learning_rate", self.learning_rate)
+        xs, cat = _features(synthetic)
+        xr, _ = _features(reference)
+        x = np.concatenate([xs, xr])
+        y = np.r_[np.ones(len(xs), dtype=np.int64), np.zeros(len(xr), dtype=np.int64)]
+        model = HistGradientBoostingClassifier(
+            max_iter=max_iter,
+            learning_rate=lr,
+            max_leaf_nodes=leaves,
+            categorical_features=cat if cat.any() else None,
+            class_weight="balanced",
+            early_stopping=False,
+            random_state=int(rng.integers(2**31 - 1)),
+        )
+        with threadpool_limits(1):
+            self.model_ = model.fit(x, y)
+        self.schema_ = synthetic.schema
+        return self
+
+    def score(self, records: Table) -> np.ndarray:
+        check_fitted(self, "model_")
+        _check_records(records, self.schema_)
+        from threadpoolctl import threadpool_limits
+
+        x, _ = _features(records)
+        with threadpool_limits(1):
+            return np.asarray(self.model_.decision_function(x), dtype=np.float64)
+
+
+# --- registry -----------------------------------------------------------------------------------
+
+for _cls, _doc, _refs in (
+    (DCRAttack, "distance to the closest synthetic record (uncalibrated)", ("chen2020", "yao2025")),
+    (
+        DCRDiffAttack,
+        "log distance to the closest reference record minus that to the closest synthetic one",
+        ("chen2020", "ward2025synthmia", "loftsgaarden1965"),
+    ),
+    (
+        DomiasAttack,
+        "density of the synthetic data over density of the reference (Bayesian networks)",
+        ("vanbreugel2023", "zhang2017"),
+    ),
+    (
+        NeighbourhoodAttack,
+        "synthetic against reference records within a radius (local neighbourhood)",
+        ("houssiau2022", "ward2025synthmia"),
+    ),
+    (
+        ClassifierAttack,
+        "log-odds of a synthetic-vs-reference gradient-boosting classifier",
+        ("hayes2019", "ward2025synthmia"),
+    ),
+):
+    register_attack(
+        AttackInfo(
+            name=_cls.name,
+            family=AttackFamily.NOBOX_MEMBERSHIP,
+            factory=_cls,
+            doc=_doc,
+            references=_refs,
+        )
+    )

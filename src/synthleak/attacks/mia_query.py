@@ -10,9 +10,11 @@ histogram + superset-sum transform; bitsets when the data has more than 20 attri
 
 References
 ----------
-Meeus et al., "Achilles' heels: vulnerable record identification in synthetic data publishing",
-000_d116d896359e1fe6.txt §5.1 (the attack) and §5.5 (N = 100,000 queries; 100 trees, depth 10).
-Houssiau et al., "TAPAS: a toolbox for adversarial privacy auditing of synthetic data" (ref. [19]).
+Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
+publishing", ESORICS, Sec. 5.1 (the attack) and Sec. 5.5 (N = 100,000 queries; 100 trees,
+depth 10).
+Houssiau et al. (2022), "TAPAS: a toolbox for adversarial privacy auditing of synthetic data"
+(ref. [19] of Meeus et al. (2023)).
 
 Notes
 -----
@@ -114,7 +116,7 @@ class QueryAttack(ForestMembershipAttack):
 
     References
     ----------
-    000_d116d896359e1fe6.txt §5.1, §5.5.
+    Meeus et al. (2023), Sec. 5.1 and 5.5.
     """
 
     name = "query"
@@ -158,6 +160,7 @@ register_attack(
         "query",
         AttackFamily.MEMBERSHIP,
         QueryAttack,
-        "counting queries over subsets of the target's attribute values + random forest (Houssiau et al.; Meeus et al. §5.1)",
+        "counting queries over subsets of the target's attribute values + random forest",
+        references=("meeus2023", "houssiau2022"),
     )
 )

@@ -9,9 +9,18 @@ schema order) and counts how many rows of a table each predicate matches in bulk
 sort order); for each predicate the atom whose matching rows form the shortest run of its sorted
 column is located by binary search (vectorised over predicates), and only the rows of that run
 are checked against the other atoms. Counting can stop at ``cap`` matches: deciding "exactly one"
-needs ``cap=2``. Match sets are returned as packed row bitsets (for subsample counts). Anonymeter
-instead builds one query expression per predicate and has the dataframe engine evaluate every
-expression over every row (Giomi et al. 2023, Sec. 4.1).
+needs ``cap=2``. :meth:`PredicateSet.matches` counts exactly and lists the matching rows of the
+predicates that match at most ``cap`` rows (:class:`Matches`, memory bounded by ``q * cap``): the
+singling-out statistics need them for their record-level variance. Anonymeter instead builds one
+query expression per predicate and has the dataframe engine evaluate every expression over every
+row (Giomi et al. 2023, Sec. 4.1).
+
+The module also holds what every record-based singling-out attack shares (multivariate in
+:mod:`synthleak.attacks.singling_out`, contrastive in :mod:`synthleak.attacks.contrastive`):
+predicates describing records (:func:`predicates_from_records`), random column subsets
+(:func:`random_column_subsets`), continuous medians (:func:`column_medians`), the ``n_cols`` check
+(:func:`check_n_cols`) and the loop drawing candidates until enough single out
+(:func:`collect_singling_out`).
 
 Null semantics follow SQL three-valued logic, as dataframe engines do: a comparison with a
 missing cell is not a match (so ``x != 3`` does not match a missing ``x``); ``ISNULL`` and
@@ -20,14 +29,13 @@ missing cell is not a match (so ``x != 3`` does not match a missing ``x``); ``IS
 
 References
 ----------
-Giomi, Boenisch, Wehmeyer, Tasnádi, "A unified framework for quantifying privacy risk in
-synthetic data", PoPETs 2023 (Anonymeter), Sec. 4.1 (singling out).
-``../shared/papers/003_9d8c578e19560239.txt``, Sec. 2 (singling-out queries from records).
+Giomi et al. (2023), Sec. 4.1 (singling out). Plasencia Palacios (2024), Sec. 2 (singling-out
+queries from records).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -97,36 +105,6 @@ class TableIndex:
         return cls(x, perm, srt, (~np.isnan(x)).sum(axis=0))
 
 
-def _pack(mask: np.ndarray) -> np.ndarray:
-    """Pack a boolean matrix (a, n) into uint64 bitsets (a, ceil(n / 64)), little bit order."""
-    a, n = mask.shape
-    words = (n + 63) // 64
-    packed = np.packbits(mask, axis=1, bitorder="little")
-    if packed.shape[1] != words * 8:
-        packed = np.concatenate(
-            [packed, np.zeros((a, words * 8 - packed.shape[1]), dtype=np.uint8)], axis=1
-        )
-    return np.ascontiguousarray(packed).view(np.uint64)
-
-
-def full_bitset(n: int) -> np.ndarray:
-    """A bitset (1, ceil(n / 64)) with the first ``n`` bits set."""
-    return _pack(np.ones((1, n), dtype=bool))
-
-
-def sample_bitsets(n: int, sizes: Sequence[int], *, rng: np.random.Generator) -> np.ndarray:
-    """Bitsets (len(sizes), words) of random row subsets of the given sizes (no replacement)."""
-    mask = np.zeros((len(sizes), n), dtype=bool)
-    for i, s in enumerate(sizes):
-        mask[i, rng.choice(n, size=int(s), replace=False)] = True
-    return _pack(mask)
-
-
-def popcount(bits: np.ndarray) -> np.ndarray:
-    """Number of set bits along the last axis."""
-    return np.bitwise_count(bits).sum(axis=-1, dtype=np.int64)
-
-
 def unique_rows(table: Table) -> Table:
     """The distinct rows of ``table``, first occurrences, in their original order.
 
@@ -142,6 +120,31 @@ def unique_rows(table: Table) -> Table:
         h ^= h >> np.uint64(29)
     _, first = np.unique(h, return_index=True)
     return table.take(np.sort(first))
+
+
+@dataclass(frozen=True, eq=False)
+class Matches:
+    """Exact match counts of ``q`` predicates and the rows of those that match few rows.
+
+    Attributes
+    ----------
+    counts : ndarray (q,) int64
+        Rows each predicate matches.
+    indptr : ndarray (q + 1,) int64
+        ``rows[indptr[i]:indptr[i + 1]]`` are the rows predicate ``i`` matches, sorted, when
+        ``counts[i] <= cap``; the slice is empty for the predicates matching more rows.
+    rows : ndarray (indptr[-1],) int64
+    cap : int
+    """
+
+    counts: np.ndarray
+    indptr: np.ndarray
+    rows: np.ndarray
+    cap: int
+
+    def rows_of(self, i: int) -> np.ndarray:
+        """The rows predicate ``i`` matches (empty when it matches more than ``cap``)."""
+        return self.rows[self.indptr[i] : self.indptr[i + 1]]
 
 
 @dataclass(frozen=True, eq=False)
@@ -305,49 +308,41 @@ class PredicateSet:
         cols, ops, vals = self._compact()
         col, lo, hi = self._plan(idx)
         out = np.zeros(len(self), dtype=np.int64)
+        rows = np.zeros((len(self), 0), dtype=np.int64)
         _scan_kernel(
-            idx.x,
-            idx.perm,
-            col,
-            lo,
-            hi,
-            cols,
-            ops,
-            vals,
-            _missing_codes(self.schema),
-            int(cap),
-            out,
-            np.zeros((1, 1), dtype=np.bool_),
-            False,
-        )
+            idx.x, idx.perm, col, lo, hi, cols, ops, vals, _missing_codes(self.schema), int(cap),
+            out, rows,
+        )  # fmt: skip
         return out
 
-    def match_bitsets(self, table: Table, *, index: TableIndex | None = None) -> np.ndarray:
-        """Row bitsets (q, ceil(n / 64)) uint64 of the rows each predicate matches."""
+    def matches(self, table: Table, *, cap: int = 2, index: TableIndex | None = None) -> Matches:
+        """Exact match counts, and the matching rows of every predicate with at most ``cap``.
+
+        ``index`` is :class:`TableIndex` of ``table`` when the caller already has it.
+        """
         self._check_table(table)
-        if len(self) == 0:
-            return np.zeros((0, (len(table) + 63) // 64), dtype=np.uint64)
-        idx = TableIndex.build(table) if index is None else index
-        cols, ops, vals = self._compact()
-        col, lo, hi = self._plan(idx)
-        out = np.zeros(len(self), dtype=np.int64)
-        mask = np.zeros((len(self), len(table)), dtype=np.bool_)
-        _scan_kernel(
-            idx.x,
-            idx.perm,
-            col,
-            lo,
-            hi,
-            cols,
-            ops,
-            vals,
-            _missing_codes(self.schema),
-            0,
-            out,
-            mask,
-            True,
-        )
-        return _pack(mask)
+        if cap < 0:
+            raise ValueError(f"cap={cap} must be non-negative")
+        q = len(self)
+        out = np.zeros(q, dtype=np.int64)
+        buf = np.full((q, cap), np.iinfo(np.int64).max, dtype=np.int64)  # unused slots last
+        if q:
+            idx = TableIndex.build(table) if index is None else index
+            cols, ops, vals = self._compact()
+            col, lo, hi = self._plan(idx)
+            _scan_kernel(
+                idx.x, idx.perm, col, lo, hi, cols, ops, vals, _missing_codes(self.schema), 0,
+                out, buf,
+            )  # fmt: skip
+        listed = np.where(out <= cap, out, 0)
+        indptr = np.concatenate([[0], np.cumsum(listed)]).astype(np.int64)
+        keep = np.arange(cap)[None, :] < listed[:, None]
+        return Matches(out, indptr, np.sort(buf, axis=1)[keep], cap)
+
+    @property
+    def constrained(self) -> np.ndarray:
+        """Boolean (q, n_columns): the columns each predicate constrains."""
+        return self.ops != Op.ANY
 
     # --- display ----------------------------------------------------------------------
     def describe(self, i: int) -> str:
@@ -398,10 +393,11 @@ def _atom(xv: float, op: int, v: float, miss: float) -> bool:  # pragma: no cove
 
 
 @numba.njit(cache=True)
-def _scan_kernel(
-    x, perm, col, lo, hi, cols, ops, vals, miss, cap, out, mask, write_mask
-):  # pragma: no cover
+def _scan_kernel(x, perm, col, lo, hi, cols, ops, vals, miss, cap, out, rows):  # pragma: no cover
+    """Count the matches of every predicate (stop at ``cap`` when ``cap > 0``); record the first
+    ``rows.shape[1]`` matching rows of each predicate in ``rows``."""
     q, width = cols.shape
+    keep = rows.shape[1]
     for i in range(q):
         c = 0
         p = perm[col[i]]
@@ -414,9 +410,111 @@ def _scan_kernel(
                     ok = False
                     break
             if ok:
+                if c < keep:
+                    rows[i, c] = r
                 c += 1
-                if write_mask:
-                    mask[i, r] = True
-                elif cap > 0 and c >= cap:
+                if cap > 0 and c >= cap:
                     break
         out[i] = c
+
+
+# --- building singling-out predicates from records (shared by the record-based attacks) ----------
+
+
+def check_n_cols(n_cols: int, table: Table) -> None:
+    """Raise :class:`InputError` unless ``1 <= n_cols <= `` the number of columns of ``table``."""
+    f = len(table.schema)
+    if isinstance(n_cols, bool) or not isinstance(n_cols, int | np.integer) or not 1 <= n_cols <= f:
+        raise InputError(
+            f"n_cols={n_cols!r} is out of range: the data has {f} columns; pick 1 to {f}"
+        )
+
+
+def column_medians(table: Table) -> np.ndarray:
+    """Per-column median (NaN-ignoring) of continuous columns, NaN for categorical ones."""
+    med = np.full(len(table.schema), np.nan)
+    for j, col in enumerate(table.schema.columns):
+        if not col.is_categorical:
+            v = table.column(col.name).astype(np.float64)
+            if np.isfinite(v).any():
+                med[j] = float(np.nanmedian(v))
+    return med
+
+
+def random_column_subsets(
+    n: int, n_features: int, n_cols: int, *, rng: np.random.Generator
+) -> np.ndarray:
+    """Boolean matrix (n, n_features) with ``n_cols`` random columns set per row."""
+    order = np.argsort(rng.random((n, n_features)), axis=1)[:, :n_cols]
+    sel = np.zeros((n, n_features), dtype=bool)
+    np.put_along_axis(sel, order, True, axis=1)
+    return sel
+
+
+def predicates_from_records(
+    table: Table,
+    rows: np.ndarray,
+    columns: np.ndarray,
+    medians: np.ndarray,
+    matrix: np.ndarray | None = None,
+) -> PredicateSet:
+    """Conjunction predicates describing records ``rows`` of ``table`` on ``columns``.
+
+    Categorical columns give ``==`` the record's code; continuous ones ``>=`` the record's value
+    when it lies above the column median and ``<=`` otherwise (towards the tail, where singling out
+    is likelier); a missing value gives a null test (Giomi et al. 2023, Sec. 4.1).
+
+    Parameters
+    ----------
+    table : Table
+        The synthetic data.
+    rows : ndarray (b,)
+        Record index of each predicate.
+    columns : ndarray (b, n_columns) bool
+        Columns each predicate constrains.
+    medians : ndarray (n_columns,)
+        :func:`column_medians` of ``table``.
+    matrix : ndarray, optional
+        :func:`encoded_matrix` of ``table`` if already computed.
+    """
+    x = (encoded_matrix(table) if matrix is None else matrix)[rows]
+    cat = np.array([c.is_categorical for c in table.schema.columns])
+    nan = np.isnan(x)
+    ops = np.where(
+        cat[None, :],
+        Op.EQ,
+        np.where(nan, Op.ISNULL, np.where(x > medians[None, :], Op.GE, Op.LE)),
+    ).astype(np.int8)
+    ops[~columns] = Op.ANY
+    vals = np.where(columns & ~nan, x, np.nan)
+    return PredicateSet(table.schema, ops, vals)
+
+
+def collect_singling_out(
+    table: Table,
+    n: int,
+    batch: Callable[[int], PredicateSet],
+    *,
+    max_attempts: int | None,
+    batch_size: int,
+) -> PredicateSet:
+    """Draw candidate batches until ``n`` distinct predicates single out in ``table``.
+
+    ``batch(size)`` proposes ``size`` candidates. Stops after ``max_attempts`` candidates
+    (``None`` = no limit) and returns what it has (possibly fewer than ``n``).
+    """
+    kept: list[PredicateSet] = []
+    seen: set[int] = set()
+    index = TableIndex.build(table)
+    total, attempts = 0, 0
+    while total < n and (max_attempts is None or attempts < max_attempts):
+        size = batch_size if max_attempts is None else min(batch_size, max_attempts - attempts)
+        cand = batch(size)
+        attempts += size
+        cand = cand.take(cand.first_unique(seen))
+        cand = cand.take(np.flatnonzero(cand.count(table, cap=2, index=index) == 1))
+        if len(cand):
+            cand = cand.take(np.arange(min(len(cand), n - total)))
+            kept.append(cand)
+            total += len(cand)
+    return PredicateSet.concat(kept) if kept else PredicateSet.empty(table.schema)

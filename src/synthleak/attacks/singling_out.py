@@ -1,43 +1,61 @@
-"""Singling-out attacks: predicates generated from the synthetic data only.
+"""Singling-out attacks: predicates learnt from the synthetic data only.
 
-An attack is fitted on the released synthetic table and then proposes predicates that single out
-(match exactly one record) in the synthetic data; the game
-(:class:`synthleak.games.singling_out.SinglingOutGame`) checks them on the original and control
-records. Three generators, as in Anonymeter (Giomi et al. 2023, Sec. 4.1) plus the contrastive one
-of ``003`` (in :mod:`synthleak.attacks.contrastive`):
+An attack is fitted on the released synthetic table and proposes predicates that single out
+(match exactly one record of) the synthetic data; the game
+(:class:`synthleak.games.singling_out.SinglingOutGame`) counts how many of them single out one
+real person of the original and of the control data. Attacks of the ``singling-out`` family
+(:class:`~synthleak.attacks.base.SinglingOutAttack`):
 
-* **univariate** — one-column predicates from rare values: a value that occurs once in the
+* ``univariate`` — one-column predicates from rare values: a value that occurs once in the
   synthetic data, a missing value that occurs once, and the extreme values (``<= min``,
   ``>= max``) of continuous columns;
-* **multivariate** — conjunctions over ``n_cols`` random columns of a random synthetic record:
-  categorical ``==`` its code, continuous ``>=`` its value when above the column median and
-  ``<=`` otherwise (the direction of the tail, which makes singling out likelier), missing values
-  as null tests;
-* **random baseline** (:func:`random_predicates`) — ``n_cols`` random columns, a random value seen
-  in the synthetic column and a random operator (``==``/``!=`` categorical, any comparison
-  continuous); not filtered, it measures what guessing achieves.
+* ``multivariate`` — conjunctions over ``n_cols`` random columns of a random synthetic record
+  (:func:`~synthleak.attacks.predicates.predicates_from_records`);
+* ``contrastive`` — the same conjunctions built from the outliers of a contrastive embedding
+  (:mod:`synthleak.attacks.contrastive`, needs the ``torch`` extra).
 
-Candidates are generated in vectorised batches, counted in bulk on the synthetic table
-(:class:`~synthleak.attacks.predicates.PredicateSet`) and kept when they single out there and were
-not proposed before.
+The random-guess baseline (:func:`random_predicates`) draws ``n_cols`` random columns, a random
+value seen in the synthetic column and a random operator; it is not filtered on the synthetic
+data and measures what guessing achieves.
+
+The synthetic data is de-duplicated before predicates are drawn (as Anonymeter does): a record
+the generator emitted twice still gives predicates that isolate one *distinct* synthetic record,
+which is what a generator that memorised one person and oversampled it produces. The game counts
+people (rows) on the real data, without de-duplication. Candidates are generated in vectorised
+batches, counted in bulk on the synthetic table
+(:class:`~synthleak.attacks.predicates.PredicateSet`) and kept when they single out there and
+were not proposed before.
+
+Notes
+-----
+Threat model: no-box. The adversary sees only the released synthetic data and knows nothing of
+the generator or of the original records.
 
 References
 ----------
-Giomi, Boenisch, Wehmeyer, Tasnádi, "A unified framework for quantifying privacy risk in
-synthetic data", PoPETs 2023, Sec. 4.1 and Appendix (singling-out queries).
-Cohen and Nissim, "Towards formalizing the GDPR's notion of singling out", PNAS 2020.
+Giomi et al. (2023), Sec. 4.1 and Appendix (singling-out queries). Cohen and Nissim (2020)
+(singling out as predicate isolation).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from enum import Enum
-from typing import Any
+from abc import abstractmethod
 
 import numpy as np
 
-from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
-from synthleak.attacks.predicates import Op, PredicateSet, TableIndex, encoded_matrix, unique_rows
+from synthleak.attacks.base import AttackFamily, AttackInfo, SinglingOutAttack, register_attack
+from synthleak.attacks.predicates import (
+    Op,
+    PredicateSet,
+    TableIndex,
+    check_n_cols,
+    collect_singling_out,
+    column_medians,
+    encoded_matrix,
+    predicates_from_records,
+    random_column_subsets,
+    unique_rows,
+)
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 
@@ -45,152 +63,52 @@ DEFAULT_MAX_ATTEMPTS = 10_000_000
 DEFAULT_BATCH = 1000
 
 
-class SinglingOutMode(str, Enum):
-    """How singling-out predicates are generated."""
-
-    UNIVARIATE = "univariate"
-    MULTIVARIATE = "multivariate"
-    CONTRASTIVE = "contrastive"
-
-
-def _check_n_cols(n_cols: int, table: Table) -> None:
-    f = len(table.schema)
-    if not 1 <= n_cols <= f:
+def _distinct_synthetic(synthetic: Table) -> Table:
+    if not isinstance(synthetic, Table):
         raise InputError(
-            f"n_cols={n_cols} is out of range: the data has {f} columns; pick 1 to {f}"
+            f"synthetic must be a synthleak Table, got {type(synthetic).__name__}: "
+            "encode it with Table.from_frame"
         )
+    if len(synthetic) == 0:
+        raise InputError("the synthetic data has no records: give a non-empty table")
+    return unique_rows(synthetic)
 
 
-def _medians(table: Table) -> np.ndarray:
-    """Per-column median (NaN-ignoring) for continuous columns, NaN for categorical ones."""
-    med = np.full(len(table.schema), np.nan)
-    for j, col in enumerate(table.schema.columns):
-        if not col.is_categorical:
-            v = table.column(col.name).astype(np.float64)
-            if np.isfinite(v).any():
-                med[j] = float(np.nanmedian(v))
-    return med
+def _check_n(n: int) -> None:
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise InputError(f"n={n!r} predicates were asked for: ask for at least 1")
 
 
-def random_column_subsets(
-    n: int, n_features: int, n_cols: int, *, rng: np.random.Generator
-) -> np.ndarray:
-    """Boolean matrix (n, n_features) with ``n_cols`` random columns set per row."""
-    order = np.argsort(rng.random((n, n_features)), axis=1)[:, :n_cols]
-    sel = np.zeros((n, n_features), dtype=bool)
-    np.put_along_axis(sel, order, True, axis=1)
-    return sel
-
-
-def predicates_from_records(
-    table: Table,
-    rows: np.ndarray,
-    columns: np.ndarray,
-    medians: np.ndarray,
-    matrix: np.ndarray | None = None,
-) -> PredicateSet:
-    """Conjunction predicates describing records ``rows`` of ``table`` on ``columns``.
-
-    Parameters
-    ----------
-    table : Table
-        The synthetic data.
-    rows : ndarray (b,)
-        Record index of each predicate.
-    columns : ndarray (b, n_columns) bool
-        Columns each predicate constrains.
-    medians : ndarray (n_columns,)
-        Continuous medians (see the module docstring for the direction rule).
-    matrix : ndarray, optional
-        :func:`~synthleak.attacks.predicates.encoded_matrix` of ``table`` if already computed.
-    """
-    x = (encoded_matrix(table) if matrix is None else matrix)[rows]
-    cat = np.array([c.is_categorical for c in table.schema.columns])
-    nan = np.isnan(x)
-    ops = np.where(
-        cat[None, :],
-        Op.EQ,
-        np.where(nan, Op.ISNULL, np.where(x > medians[None, :], Op.GE, Op.LE)),
-    ).astype(np.int8)
-    ops[~columns] = Op.ANY
-    vals = np.where(columns & ~nan, x, np.nan)
-    return PredicateSet(table.schema, ops, vals)
-
-
-def collect_singling_out(
-    table: Table,
-    n: int,
-    batch: Callable[[int], PredicateSet],
-    *,
-    max_attempts: int | None,
-    batch_size: int = DEFAULT_BATCH,
-) -> PredicateSet:
-    """Draw candidate batches until ``n`` distinct predicates single out in ``table``.
-
-    Stops early after ``max_attempts`` candidates (``None`` = no limit) and returns what it has.
-    """
-    kept: list[PredicateSet] = []
-    seen: set[int] = set()
-    index = TableIndex.build(table)
-    total, attempts = 0, 0
-    while total < n and (max_attempts is None or attempts < max_attempts):
-        size = batch_size if max_attempts is None else min(batch_size, max_attempts - attempts)
-        cand = batch(size)
-        attempts += size
-        cand = cand.take(cand.first_unique(seen))
-        cand = cand.take(np.flatnonzero(cand.count(table, cap=2, index=index) == 1))
-        if len(cand):
-            cand = cand.take(np.arange(min(len(cand), n - total)))
-            kept.append(cand)
-            total += len(cand)
-    return PredicateSet.concat(kept) if kept else PredicateSet.empty(table.schema)
-
-
-class _SinglingOutBase:
-    """Shared fitted state: the de-duplicated synthetic table."""
-
-    n_cols: int = 1
-    synthetic_: Table | None = None
-
-    def _fit_table(self, synthetic: Table) -> Table:
-        if len(synthetic) == 0:
-            raise InputError("the synthetic data has no records: give a non-empty table")
-        table = unique_rows(synthetic)
-        self.synthetic_ = table
-        return table
-
-    @property
-    def baseline_n_cols(self) -> int:
-        """Number of columns of the random-guess baseline predicates for this attack."""
-        return self.n_cols
-
-    def get_params(self) -> dict[str, Any]:
-        return {k: v for k, v in vars(self).items() if not k.endswith("_")}
-
-
-class UnivariateSinglingOut(_SinglingOutBase):
+class UnivariateSinglingOut(SinglingOutAttack):
     """Univariate singling out: rare and extreme values of the synthetic data.
 
     Examples
     --------
-    >>> attack = UnivariateSinglingOut().fit(synthetic)          # doctest: +SKIP
-    >>> preds = attack.predicates_(500, rng=rng)                   # doctest: +SKIP
+    >>> attack = UnivariateSinglingOut().fit(synthetic, rng=rng)   # doctest: +SKIP
+    >>> preds = attack.predicates(500, rng=rng)                     # doctest: +SKIP
+
+    Notes
+    -----
+    Threat model: no-box (the synthetic data only).
 
     References
     ----------
-    Giomi et al. 2023 (Anonymeter), Sec. 4.1, "univariate" queries.
+    Giomi et al. (2023), Sec. 4.1, "univariate" queries.
     """
 
-    mode = SinglingOutMode.UNIVARIATE.value
+    name = "univariate"
 
     def __init__(self) -> None:
-        self.n_cols = 1
+        self.candidates_: PredicateSet | None = None
 
-    def fit(
-        self, synthetic: Table, *, rng: np.random.Generator | None = None
-    ) -> UnivariateSinglingOut:
-        """Find the candidate predicates of ``synthetic`` (``rng`` unused; for a uniform API)."""
-        table = self._fit_table(synthetic)
+    @property
+    def baseline_n_cols(self) -> int:
+        """One column, as the attack's predicates."""
+        return 1
+
+    def fit(self, synthetic: Table, *, rng: np.random.Generator) -> UnivariateSinglingOut:
+        """Find the candidate predicates of ``synthetic`` (``rng`` unused: deterministic)."""
+        table = _distinct_synthetic(synthetic)
         x = encoded_matrix(table)
         schema = table.schema
         f = len(schema)
@@ -230,17 +148,19 @@ class UnivariateSinglingOut(_SinglingOutBase):
             cols = np.concatenate(cols_l)
             ops[rows, cols] = np.concatenate(ops_l)
             vals[rows, cols] = np.concatenate(vals_l)
+        self.synthetic_ = table
         self.candidates_ = PredicateSet(schema, ops, vals)
         return self
 
-    def predicates_(self, n: int, *, rng: np.random.Generator) -> PredicateSet:
+    def predicates(self, n: int, *, rng: np.random.Generator) -> PredicateSet:
         """Up to ``n`` distinct univariate predicates that single out in the synthetic data.
 
         The candidates are shuffled with ``rng`` and the first ``n`` that match exactly one
-        synthetic record are returned (fewer when the data has fewer).
+        distinct synthetic record are returned (fewer when the data has fewer).
         """
-        check_fitted(self, "synthetic_")
-        assert self.synthetic_ is not None
+        check_fitted(self, "candidates_")
+        _check_n(n)
+        assert self.candidates_ is not None
         table = self.synthetic_
         index = TableIndex.build(table)
         order = rng.permutation(len(self.candidates_))
@@ -259,7 +179,77 @@ class UnivariateSinglingOut(_SinglingOutBase):
         return PredicateSet.concat(kept) if kept else PredicateSet.empty(table.schema)
 
 
-class MultivariateSinglingOut(_SinglingOutBase):
+class RecordSinglingOut(SinglingOutAttack):
+    """Conjunctions over ``n_cols`` random columns of chosen synthetic records.
+
+    The shared machinery of the record-based attacks: a subclass chooses which distinct synthetic
+    records the predicates describe (:meth:`_record_rows`); the predicates are built with
+    :func:`~synthleak.attacks.predicates.predicates_from_records` and kept when they single out
+    (:func:`~synthleak.attacks.predicates.collect_singling_out`).
+
+    Parameters
+    ----------
+    n_cols : int, default 3
+        Columns per predicate.
+    max_attempts : int or None, default 10,000,000
+        Cap on the number of candidate predicates tried (``None`` = no cap).
+    batch_size : int, default 1000
+        Candidates generated and counted per vectorised batch.
+    """
+
+    def __init__(
+        self,
+        n_cols: int = 3,
+        max_attempts: int | None = DEFAULT_MAX_ATTEMPTS,
+        batch_size: int = DEFAULT_BATCH,
+    ) -> None:
+        self.n_cols = n_cols
+        self.max_attempts = max_attempts
+        self.batch_size = batch_size
+        self.medians_: np.ndarray | None = None
+
+    @property
+    def baseline_n_cols(self) -> int:
+        """``n_cols``, as the attack's predicates."""
+        return self.n_cols
+
+    def _fit_records(self, synthetic: Table) -> Table:
+        """Validate the hyperparameters, store the distinct synthetic records and medians."""
+        table = _distinct_synthetic(synthetic)
+        check_n_cols(self.n_cols, table)
+        if isinstance(self.batch_size, bool) or int(self.batch_size) < 1:
+            raise InputError(f"batch_size={self.batch_size!r} must be at least 1")
+        if self.max_attempts is not None and int(self.max_attempts) < 1:
+            raise InputError(f"max_attempts={self.max_attempts!r} must be at least 1 or None")
+        self.synthetic_ = table
+        self.medians_ = column_medians(table)
+        return table
+
+    @abstractmethod
+    def _record_rows(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """Indices of ``size`` distinct synthetic records to describe (with repeats)."""
+
+    def predicates(self, n: int, *, rng: np.random.Generator) -> PredicateSet:
+        """Up to ``n`` distinct predicates that single out in the synthetic data."""
+        check_fitted(self, "medians_")
+        _check_n(n)
+        table = self.synthetic_
+        f = len(table.schema)
+        x = encoded_matrix(table)
+        medians = self.medians_
+        assert medians is not None
+
+        def batch(size: int) -> PredicateSet:
+            rows = self._record_rows(size, rng)
+            cols = random_column_subsets(size, f, self.n_cols, rng=rng)
+            return predicates_from_records(table, rows, cols, medians, matrix=x)
+
+        return collect_singling_out(
+            table, n, batch, max_attempts=self.max_attempts, batch_size=int(self.batch_size)
+        )
+
+
+class MultivariateSinglingOut(RecordSinglingOut):
     """Multivariate singling out: conjunctions over random columns of random synthetic records.
 
     Parameters
@@ -271,48 +261,24 @@ class MultivariateSinglingOut(_SinglingOutBase):
     batch_size : int, default 1000
         Candidates generated and counted per vectorised batch.
 
+    Notes
+    -----
+    Threat model: no-box (the synthetic data only).
+
     References
     ----------
-    Giomi et al. 2023 (Anonymeter), Sec. 4.1, "multivariate" queries.
+    Giomi et al. (2023), Sec. 4.1, "multivariate" queries.
     """
 
-    mode = SinglingOutMode.MULTIVARIATE.value
+    name = "multivariate"
 
-    def __init__(
-        self,
-        n_cols: int = 3,
-        max_attempts: int | None = DEFAULT_MAX_ATTEMPTS,
-        batch_size: int = DEFAULT_BATCH,
-    ) -> None:
-        self.n_cols = n_cols
-        self.max_attempts = max_attempts
-        self.batch_size = batch_size
-
-    def fit(
-        self, synthetic: Table, *, rng: np.random.Generator | None = None
-    ) -> MultivariateSinglingOut:
-        """Store the de-duplicated synthetic table and its continuous medians."""
-        table = self._fit_table(synthetic)
-        _check_n_cols(self.n_cols, table)
-        self.medians_ = _medians(table)
+    def fit(self, synthetic: Table, *, rng: np.random.Generator) -> MultivariateSinglingOut:
+        """Store the distinct synthetic records and their continuous medians."""
+        self._fit_records(synthetic)
         return self
 
-    def predicates_(self, n: int, *, rng: np.random.Generator) -> PredicateSet:
-        """Up to ``n`` distinct multivariate predicates that single out in the synthetic data."""
-        check_fitted(self, "synthetic_")
-        table = self.synthetic_
-        assert table is not None
-        f = len(table.schema)
-        x = encoded_matrix(table)
-
-        def batch(size: int) -> PredicateSet:
-            rows = rng.integers(0, len(table), size=size)
-            cols = random_column_subsets(size, f, self.n_cols, rng=rng)
-            return predicates_from_records(table, rows, cols, self.medians_, matrix=x)
-
-        return collect_singling_out(
-            table, n, batch, max_attempts=self.max_attempts, batch_size=self.batch_size
-        )
+    def _record_rows(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.integers(0, len(self.synthetic_), size=size)
 
 
 def random_predicates(
@@ -327,9 +293,9 @@ def random_predicates(
 
     References
     ----------
-    Giomi et al. 2023 (Anonymeter), Sec. 4.1, baseline attack.
+    Giomi et al. (2023), Sec. 4.1, baseline attack.
     """
-    _check_n_cols(n_cols, synthetic)
+    check_n_cols(n_cols, synthetic)
     schema = synthetic.schema
     f = len(schema)
     cols = random_column_subsets(n, f, n_cols, rng=rng)
@@ -355,37 +321,13 @@ def random_predicates(
     return PredicateSet(schema, ops, vals)
 
 
-SinglingOutAttack = UnivariateSinglingOut | MultivariateSinglingOut
-
-
-def make_singling_out_attack(mode: SinglingOutMode | str, **params: Any) -> Any:
-    """The attack for ``mode`` (``contrastive`` needs the ``torch`` extra)."""
-    try:
-        m = SinglingOutMode(mode)
-    except ValueError:
-        raise InputError(
-            f"unknown singling-out mode {mode!r}: use one of "
-            f"{', '.join(x.value for x in SinglingOutMode)}"
-        ) from None
-    if m is SinglingOutMode.UNIVARIATE:
-        return UnivariateSinglingOut()
-    if m is SinglingOutMode.MULTIVARIATE:
-        return MultivariateSinglingOut(**params)
-    from synthleak.attacks.contrastive import ContrastiveSinglingOut
-
-    return ContrastiveSinglingOut(**params)
-
-
-def _contrastive_factory(**params: Any) -> Any:
-    return make_singling_out_attack(SinglingOutMode.CONTRASTIVE, **params)
-
-
 register_attack(
     AttackInfo(
         "univariate",
         AttackFamily.SINGLING_OUT,
         UnivariateSinglingOut,
         "rare and extreme values of the synthetic data (Anonymeter)",
+        references=("giomi2023",),
     )
 )
 register_attack(
@@ -394,14 +336,6 @@ register_attack(
         AttackFamily.SINGLING_OUT,
         MultivariateSinglingOut,
         "conjunctions over random columns of synthetic records (Anonymeter)",
-    )
-)
-register_attack(
-    AttackInfo(
-        "contrastive",
-        AttackFamily.SINGLING_OUT,
-        _contrastive_factory,
-        "predicates from outliers of a contrastive embedding (003)",
-        extra="torch",
+        references=("giomi2023",),
     )
 )

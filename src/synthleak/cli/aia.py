@@ -1,31 +1,77 @@
-"""``synthleak aia`` (attribute-inference privacy game) and ``synthleak utility`` (MRE_{>10}, 3-TVD).
+"""``synthleak aia`` (attribute inference) and ``synthleak utility`` (MRE_{>10}, 3-TVD).
+
+``synthleak aia DATA --generator SPEC --secret COL`` plays the attribute-inference privacy game
+with a randomised secret against the generator (records sampled from DATA). ``synthleak aia
+--original O --synthetic S --control C --secret COL`` audits a release without its generator:
+the attacks infer the secret of the training records from the release, and the same attacks on
+control records (real records the generator never saw) give the baseline.
+
+JSON output (``--format json``), game::
+
+    {"config": {"game": "attribute", "generator", "secret", "secret_classes", "quasi_ids",
+                "train_size", "synthetic_size": [m, ...], "n_games", "attacks", ...},
+     "accuracies": [{"attack", "synthetic_size",
+                     "accuracy": {"value", "ci_low", "ci_high", "confidence", "n_trials",
+                                  "baseline"},
+                     "auc", "n_games", "n_failed", "ci_width", "max_ci_width",
+                     "status": "measured" | "too small to measure" | "not measured",
+                     "reason"}, ...],
+     "comparisons": [{"synthetic_size", "a", "b",
+                      "comparison": {"difference", "ci_low", "ci_high", "p_value", "n",
+                                     "a_only", "b_only", "confidence"}}, ...],
+     "sizes": [{"synthetic_size", "mre_gt10", "tvd3", "acc_max", "best_attack"}, ...],
+     "failures": [{"game", "synthetic_size", "attack", "reason"}, ...],
+     "outcomes": [{"attack", "synthetic_size", "game", "target", "truth", "guess",
+                   "scores"}, ...]}
+
+release audit (one entry per attack)::
+
+    {"results": [{"config", "attack", "synthetic_size", "status", "reason",
+                  "accuracy": {...}, "control_accuracy": {...},
+                  "difference": {"difference", "ci_low", "ci_high", "p_value", "n_a", "n_b",
+                                 "confidence"},
+                  "auc", "control_auc", "ci_width", "max_ci_width", "n_classes",
+                  "majority_rate", "mre_gt10", "tvd3", "failures", "training", "control"},
+                 ...]}
+
+Undefined numbers are ``null``.
 
 References
 ----------
-004_04ca927b97784c30.txt §4.1 (game), §4.2-4.3 (attacks), §5.3 (utility), §6.3-6.4 (sweep over m,
-privacy-utility table).
+Annamalai, Gadotti and Rocher (2024), Sec. 4.1 (game), 4.2-4.3 (attacks), 5.3 (utility),
+6.3-6.4 (sweep over the synthetic size, privacy-utility table).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from synthleak.attacks.aia_inference import InferenceModel
-from synthleak.attacks.aia_reconstruction import QueryMode
 from synthleak.cli.app import app
 from synthleak.cli.common import (
     CategoricalOpt,
     ClusterOpt,
     ContinuousOpt,
+    ControlOpt,
+    FormatOpt,
     NaValuesOpt,
+    NQueriesOpt,
+    OriginalOpt,
     OutOpt,
-    OutputFormat,
+    QuasiIdsOpt,
     RunDirOpt,
     SchemaOpt,
+    SecretOpt,
     SeedOpt,
+    SyntheticOpt,
+    SyntheticSizeOpt,
+    TextFormat,
+    TrainSizeOpt,
     WorkersOpt,
+    check_out_path,
     emit,
     load_cli_data,
     load_cli_tables,
@@ -34,16 +80,19 @@ from synthleak.cli.common import (
     to_json,
 )
 from synthleak.errors import InputError
-from synthleak.games.attribute import AttributeGame, AttributeGameResult, BinStrategy
-from synthleak.metrics.utility import utility_report
+from synthleak.modes import BinStrategy, InferenceModel, QueryMode
+
+if TYPE_CHECKING:
+    from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
+    from synthleak.runtime import Runtime
 
 
 def _parse_ints(value: str, option: str) -> list[int]:
     try:
-        out = [int(float(v)) for v in split_list(value)]
+        out = [int(v) for v in split_list(value)]
     except ValueError:
         raise InputError(
-            f"{option} takes comma-separated integers such as 100,1000, got {value!r}"
+            f"{option} takes comma-separated whole numbers such as 1000,100000, got {value!r}"
         ) from None
     if not out:
         raise InputError(f"{option} needs at least one value")
@@ -51,106 +100,235 @@ def _parse_ints(value: str, option: str) -> list[int]:
 
 
 def _fmt(v: Any, spec: str = ".3f") -> str:
-    return "-" if v is None else format(v, spec)
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
 
 
-def render_table(result: AttributeGameResult) -> str:
-    """The sweep as a text table: accuracy [CI] and AUC per attack, utility and Acc_max per m."""
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    return [
+        "  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)),
+        *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows),
+    ]
+
+
+def render_game(result: AttributeGameResult) -> str:
+    """The sweep as text: accuracy [CI], AUC and status per attack and size, utility, Acc_max."""
     cfg = result.config
-    attacks = cfg["attacks"]
+    C = len(cfg["secret_classes"])
     lines = [
         f"Attribute inference game: generator {cfg['generator']}, secret {cfg['secret']} "
-        f"({len(cfg['secret_classes'])} classes, baseline {1 / len(cfg['secret_classes']):.3f}), "
-        f"n={cfg['n']}, {cfg['games']} games x {cfg['targets_per_game']} target(s), queries {cfg['queries']}",
+        f"({C} classes, baseline {1 / C:.3f}), {cfg['train_size']} training records, "
+        f"{cfg['n_games']} games x {cfg['targets_per_game']} target(s)",
         "",
     ]
-    head = (
-        ["m"]
-        + [f"{a} acc [95% CI]" for a in attacks]
-        + [f"{a} AUC" for a in attacks]
-        + ["Acc_max", "MRE>10", "3-TVD"]
-    )
     rows = []
-    for e in result.results:
-        row = [str(e["m"])]
-        for a in attacks:
-            r = e["attacks"][a]
-            ci = r["accuracy_ci"]
-            row.append(f"{_fmt(r['accuracy'])} [{_fmt(ci[0], '.2f')}, {_fmt(ci[1], '.2f')}]")
-        row += [_fmt(e["attacks"][a]["auc"]) for a in attacks]
-        row += [_fmt(e["acc_max"]), _fmt(e["utility"]["mre_gt10"]), _fmt(e["utility"]["tvd3"])]
-        rows.append(row)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
-    lines.append("  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)))
-    lines.extend("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
-    pairs = [(e["m"], c) for e in result.results for c in e.get("comparisons", [])]
-    if pairs:
+    for a in result.accuracies:
+        e = a.accuracy
+        rows.append(
+            [
+                str(a.synthetic_size),
+                a.attack,
+                f"{_fmt(e.value)} [{_fmt(e.ci_low, '.2f')}, {_fmt(e.ci_high, '.2f')}]",
+                _fmt(a.auc),
+                str(e.n_trials),
+                a.status.value,
+            ]
+        )
+    lines += _table(
+        ["synthetic size", "attack", "accuracy [95% CI]", "AUC", "secrets", "status"], rows
+    )
+    lines.append("")
+    lines += _table(
+        ["synthetic size", "Acc_max", "best attack", "MRE>10", "3-TVD"],
+        [
+            [
+                str(s.synthetic_size),
+                _fmt(s.acc_max),
+                s.best_attack or "-",
+                _fmt(s.mre_gt10),
+                _fmt(s.tvd3),
+            ]
+            for s in result.sizes
+        ],
+    )
+    if result.comparisons:
         lines.append("")
         lines.append(
-            "Paired comparisons (accuracy difference a - b on the same secrets, 95% CI over games, McNemar p):"
+            "Paired comparisons (accuracy difference a - b on the same secrets, "
+            "95% CI over games, McNemar p):"
         )
-        for m_, c in pairs:
-            ci = c["difference_ci"]
+        for c in result.comparisons:
+            p = c.comparison
             lines.append(
-                f"  m={m_}: {c['a']} - {c['b']} = {c['difference']:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}], "
-                f"p={c['p_value']:.3g} ({c['n_targets']} secrets)"
+                f"  synthetic size {c.synthetic_size}: {c.a} - {c.b} = {p.difference:+.3f} "
+                f"[{p.ci_low:+.3f}, {p.ci_high:+.3f}], p={p.p_value:.3g} ({p.n} secrets)"
             )
+    notes = [a for a in result.accuracies if a.reason]
+    if notes:
+        lines += ["", "Not a measurement:"]
+    for a in notes:
+        lines.append(f"  {a.attack} at synthetic size {a.synthetic_size}: {a.reason}")
     if result.failures:
         lines.append("")
         lines.append(f"{len(result.failures)} failure(s):")
         for f in result.failures[:10]:
-            where = f"game {f['game']}" + (
-                f", m={f['m']}, {f['attack']}" if f["m"] is not None else ""
+            where = f"game {f.game}" + (
+                f", synthetic size {f.synthetic_size}, {f.attack}"
+                if f.synthetic_size is not None
+                else ""
             )
-            lines.append(f"  {where}: {f['reason']}")
+            lines.append(f"  {where}: {f.reason}")
         if len(result.failures) > 10:
             lines.append(f"  ... and {len(result.failures) - 10} more (see --format json)")
     return "\n".join(lines)
 
 
-@app.command("aia")
+def render_release(results: list[ReleaseAttributeResult]) -> str:
+    """The release audit as text: training vs control accuracy and their difference."""
+    first = results[0]
+    cfg = first.config
+    lines = [
+        f"Attribute inference on the release: secret {cfg['secret']} ({first.n_classes} "
+        f"classes, most common class {first.majority_rate:.3f}), {cfg['n_original']} training, "
+        f"{cfg['n_synthetic']} synthetic and {cfg['n_control']} control records",
+        "",
+    ]
+    rows = []
+    for r in results:
+        d = r.difference
+        rows.append(
+            [
+                r.attack,
+                f"{_fmt(r.accuracy.value)} ({r.accuracy.n_trials})",
+                f"{_fmt(r.control_accuracy.value)} ({r.control_accuracy.n_trials})",
+                f"{_fmt(d.difference, '+.3f')} [{_fmt(d.ci_low, '+.3f')}, "
+                f"{_fmt(d.ci_high, '+.3f')}]",
+                _fmt(d.p_value, ".3g"),
+                r.status.value,
+            ]
+        )
+    lines += _table(
+        [
+            "attack",
+            "training accuracy (n)",
+            "control accuracy (n)",
+            "difference [95% CI]",
+            "p",
+            "status",
+        ],
+        rows,
+    )
+    for r in results:
+        if r.reason:
+            lines.append(f"  {r.attack}: {r.reason}")
+    lines.append(f"Utility of the release: MRE>10 {_fmt(first.mre_gt10)}, 3-TVD {_fmt(first.tvd3)}")
+    return "\n".join(lines)
+
+
+def _attack_params(
+    attacks: list[str],
+    *,
+    query_mode: QueryMode | None,
+    n_queries: int | None,
+    order: int | None,
+    time_limit: float | None,
+    infer_model: InferenceModel | None,
+) -> dict[str, dict[str, Any]]:
+    recon: dict[str, Any] = {
+        k: v
+        for k, v in {
+            "query_mode": query_mode,
+            "n_queries": n_queries,
+            "order": order,
+            "time_limit": time_limit,
+        }.items()
+        if v is not None
+    }
+    infer: dict[str, Any] = {"model": infer_model} if infer_model is not None else {}
+    flags: dict[str, tuple[str, dict[str, Any]]] = {
+        "recon": ("--query-mode/--n-queries/--order/--time-limit", recon),
+        "infer": ("--infer-model", infer),
+    }
+    out: dict[str, dict[str, Any]] = {}
+    for name, (flag, params) in flags.items():
+        if not params:
+            continue
+        if name not in attacks:
+            raise InputError(f"{flag} apply to the {name} attack: add {name} to --attacks")
+        out[name] = params
+    return out
+
+
+@app.command("aia", rich_help_panel="Privacy games (one attack family each)")
 def aia_cmd(
+    secret: SecretOpt,
     data: Annotated[
-        str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")
-    ],
-    secret: Annotated[
-        str, typer.Option("--secret", help="The secret column the adversary infers.")
-    ],
-    generator: Annotated[
-        str, typer.Option("--generator", help="Generator spec, e.g. nonprivate, baynet:k=3, rap.")
-    ],
-    quasi_ids: Annotated[
         str | None,
-        typer.Option(
-            "--quasi-ids", help="Comma-separated quasi-identifiers (default: all other columns)."
+        typer.Argument(
+            help="Population to sample training datasets from for the game (CSV, CSV.GZ, "
+            "Parquet, 'adult'/'adult-complete'). Omit it to audit a release with --original, "
+            "--synthetic and --control."
         ),
     ] = None,
-    n: Annotated[int, typer.Option("--n", help="Records in each original dataset D.")] = 1000,
-    m: Annotated[
-        str, typer.Option("--m", help="Synthetic size(s), comma-separated for a sweep.")
-    ] = "100000",
-    games: Annotated[int, typer.Option("--games", help="Number of games.")] = 500,
-    attacks: Annotated[
-        str, typer.Option("--attacks", help="Comma-separated: recon,dcr,infer.")
-    ] = "recon,dcr,infer",
-    queries: Annotated[
-        QueryMode, typer.Option("--queries", help="Adv_recon query answers.")
-    ] = QueryMode.CONDITIONAL,
-    order: Annotated[int, typer.Option("--order", help="k of Adv_recon's k-way queries.")] = 3,
-    max_queries: Annotated[
-        int | None,
-        typer.Option("--max-queries", help="Random subset of Adv_recon's queries (default all)."),
+    generator: Annotated[
+        str | None,
+        typer.Option("--generator", help="Generator spec for the game, e.g. baynet:k=3, rap."),
     ] = None,
-    time_limit: Annotated[
-        float, typer.Option("--time-limit", help="Seconds per linear program.")
-    ] = 600.0,
+    original: OriginalOpt = None,
+    synthetic: SyntheticOpt = None,
+    control: ControlOpt = None,
+    quasi_ids: QuasiIdsOpt = None,
+    train_size: TrainSizeOpt = 1000,
+    synthetic_size: SyntheticSizeOpt = "100000",
+    n_games: Annotated[int, typer.Option("--n-games", help="Game: number of games.")] = 500,
     targets_per_game: Annotated[
         int,
-        typer.Option("--targets-per-game", help="Unique targets randomised per game (paper: 1)."),
+        typer.Option(
+            "--targets-per-game",
+            help="Game: unique targets whose secret is randomised per game (the paper: 1).",
+        ),
     ] = 1,
+    n_targets: Annotated[
+        int | None,
+        typer.Option(
+            "--n-targets",
+            help="Release audit: training records attacked (default all); as many control "
+            "records at most.",
+        ),
+    ] = None,
+    attacks: Annotated[
+        str | None,
+        typer.Option(
+            "--attacks",
+            help="Comma-separated attack names: recon, dcr, infer (game default: all three; "
+            "release audit default: recon).",
+        ),
+    ] = None,
+    query_mode: Annotated[
+        QueryMode | None,
+        typer.Option("--query-mode", help="recon: conditional (the paper) or marginal answers."),
+    ] = None,
+    n_queries: NQueriesOpt = None,
+    order: Annotated[
+        int | None, typer.Option("--order", help="recon: k of its k-way queries (default 3).")
+    ] = None,
+    time_limit: Annotated[
+        float | None,
+        typer.Option("--time-limit", help="recon: seconds per linear program (default 600)."),
+    ] = None,
+    infer_model: Annotated[
+        InferenceModel | None,
+        typer.Option("--infer-model", help="infer: the classifier (default rf)."),
+    ] = None,
     bins: Annotated[int, typer.Option("--bins", help="Bins per continuous column.")] = 10,
-    bin_strategy: Annotated[BinStrategy, typer.Option("--bin-strategy")] = BinStrategy.UNIFORM,
-    infer_model: Annotated[InferenceModel, typer.Option("--infer-model")] = InferenceModel.RF,
+    bin_strategy: Annotated[
+        BinStrategy | None,
+        typer.Option(
+            "--bin-strategy",
+            help="uniform over the range or quantile of the data (game default uniform, "
+            "release audit default quantile).",
+        ),
+    ] = None,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
     run_dir: RunDirOpt = None,
@@ -159,62 +337,154 @@ def aia_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
-    fmt: Annotated[
-        OutputFormat, typer.Option("--format", help="table or json.")
-    ] = OutputFormat.TABLE,
+    fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
 ) -> None:
-    """Run the attribute inference privacy game (randomised secret) against GENERATOR on DATA."""
-    if fmt is OutputFormat.CSV:
-        raise InputError("--format csv is not offered by 'aia': use table or json")
-    loaded = load_cli_data(
-        data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
-    )
-    game = AttributeGame(
-        generator,
-        secret,
-        split_list(quasi_ids) or None,
-        n=n,
-        m=_parse_ints(m, "--m"),
-        games=games,
-        attacks=split_list(attacks),
-        queries=queries,
+    """Attribute inference: the privacy game against a generator on DATA, or the audit of a
+    release (--original, --synthetic, --control)."""
+    release_mode = original is not None or synthetic is not None or control is not None
+    if release_mode:
+        if data is not None:
+            raise InputError(
+                "give either DATA (the game) or --original/--synthetic/--control (a release "
+                "audit), not both"
+            )
+        if original is None or synthetic is None:
+            raise InputError("a release audit needs --original and --synthetic (and --control)")
+        if generator is not None:
+            raise InputError(
+                "--generator runs the game on DATA; a release is audited without its generator"
+            )
+    else:
+        if data is None:
+            raise InputError(
+                "give DATA and --generator (the game), or --original, --synthetic and "
+                "--control (a release audit)"
+            )
+        if generator is None:
+            raise InputError("the game needs --generator (e.g. nonprivate, baynet:k=3)")
+        if n_targets is not None:
+            raise InputError("--n-targets is for a release audit; the game uses --n-games")
+    if out is not None:
+        check_out_path(out)
+    names = split_list(attacks) or (["recon"] if release_mode else ["recon", "dcr", "infer"])
+    params = _attack_params(
+        names,
+        query_mode=query_mode,
+        n_queries=n_queries,
         order=order,
-        max_queries=max_queries,
         time_limit=time_limit,
-        targets_per_game=targets_per_game,
-        bins=bins,
-        bin_strategy=bin_strategy,
         infer_model=infer_model,
     )
-    from synthleak.runtime.progress import progress_bar
+    from synthleak.runtime import Runtime
 
-    with progress_bar("attribute games") as progress:
-        result = game.run(
-            loaded.table,
+    runtime = Runtime(workers=workers, cluster=cluster, run_dir=run_dir, progress=True)
+    if release_mode:
+        text = _release(
+            original,  # type: ignore[arg-type]
+            synthetic,  # type: ignore[arg-type]
+            control,
+            secret=secret,
+            quasi_ids=split_list(quasi_ids) or None,
+            names=names,
+            params=params,
+            n_targets=n_targets,
+            bins=bins,
+            bin_strategy=bin_strategy or BinStrategy.QUANTILE,
             seed=seed,
-            workers=workers,
-            cluster=cluster,
-            run_dir=run_dir,
-            progress=progress,
+            runtime=runtime,
+            fmt=fmt,
+            overrides=(categorical, continuous, schema, na_values),
         )
-    text = to_json(result.to_dict()) if fmt is OutputFormat.JSON else render_table(result)
-    emit(text, out)
+        emit(text, out)
+        return
+    loaded = load_cli_data(
+        data,  # type: ignore[arg-type]
+        categorical=categorical,
+        continuous=continuous,
+        schema=schema,
+        na_values=na_values,
+    )
+    from synthleak.games.attribute import AttributeGame, validate_secret
+
+    validate_secret(loaded.schema, secret, split_list(quasi_ids) or None, data=loaded.table)
+    game = AttributeGame(
+        generator,  # type: ignore[arg-type]
+        secret,
+        split_list(quasi_ids) or None,
+        train_size=train_size,
+        synthetic_size=_parse_ints(synthetic_size, "--synthetic-size"),
+        n_games=n_games,
+        attacks=names,
+        attack_params=params,
+        targets_per_game=targets_per_game,
+        bins=bins,
+        bin_strategy=bin_strategy or BinStrategy.UNIFORM,
+    )
+    result = game.run(loaded.table, seed=seed, runtime=runtime)
+    emit(result.to_json() if fmt is TextFormat.JSON else render_game(result), out)
 
 
-@app.command("utility")
+def _release(
+    original: str,
+    synthetic: str,
+    control: str | None,
+    *,
+    secret: str,
+    quasi_ids: list[str] | None,
+    names: list[str],
+    params: dict[str, dict[str, Any]],
+    n_targets: int | None,
+    bins: int,
+    bin_strategy: BinStrategy,
+    seed: int,
+    runtime: Runtime,
+    fmt: TextFormat,
+    overrides: tuple[str | None, str | None, Path | None, str | None],
+) -> str:
+    categorical, continuous, schema, na_values = overrides
+    if len(set(names)) != len(names):
+        raise InputError("--attacks lists an attack more than once: list each attack once")
+    sch, data = load_cli_tables(
+        {"original": original, "synthetic": synthetic, "control": control},
+        categorical=categorical,
+        continuous=continuous,
+        schema=schema,
+        na_values=na_values,
+    )
+    from synthleak.games.attribute import ReleaseAttributeGame, validate_secret
+    from synthleak.games.base import Release
+
+    validate_secret(sch, secret, quasi_ids, data=data["original"].table)
+    release = Release(
+        data["original"].table,
+        data["synthetic"].table,
+        data["control"].table if "control" in data else None,
+    )
+    games = [
+        ReleaseAttributeGame(
+            secret,
+            quasi_ids,
+            attack=name,
+            attack_params=params.get(name),
+            n_targets=n_targets,
+            bins=bins,
+            bin_strategy=bin_strategy,
+        )
+        for name in names
+    ]
+    results = [g.run(release, seed=seed, runtime=runtime.sub(f"aia-{g.attack}")) for g in games]
+    if fmt is TextFormat.JSON:
+        return to_json({"results": [r.to_dict() for r in results]})
+    return render_release(results)
+
+
+@app.command("utility", rich_help_panel="Data, generators and utility")
 def utility_cmd(
-    original: Annotated[
-        str,
-        typer.Option(
-            "--original", help="The original data (CSV, CSV.GZ, Parquet, 'adult'/'adult-complete')."
-        ),
-    ],
-    synthetic: Annotated[
-        str, typer.Option("--synthetic", help="The synthetic data, same columns.")
-    ],
-    marginals: Annotated[
-        int, typer.Option("--marginals", help="Random 3-way marginals to average over.")
+    original: OriginalOpt,
+    synthetic: SyntheticOpt,
+    n_marginals: Annotated[
+        int, typer.Option("--n-marginals", help="Random 3-way marginals to average over.")
     ] = 100,
     threshold: Annotated[
         float, typer.Option("--threshold", help="MRE counts only cells above this count.")
@@ -225,14 +495,18 @@ def utility_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
-    fmt: Annotated[
-        OutputFormat, typer.Option("--format", help="table or json.")
-    ] = OutputFormat.TABLE,
+    fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
 ) -> None:
-    """Utility of SYNTHETIC against ORIGINAL: MRE over 3-way marginal cells > 10 and average 3-TVD."""
-    if fmt is OutputFormat.CSV:
-        raise InputError("--format csv is not offered by 'utility': use table or json")
+    """Utility of --synthetic against --original: MRE over 3-way marginal cells above a count
+    and the average 3-way total variation distance.
+
+    JSON: {"mre_gt10", "tvd3", "marginals", "threshold", ...}.
+    """
+    if out is not None:
+        check_out_path(out)
+    if n_marginals < 1:
+        raise InputError(f"--n-marginals must be at least 1, got {n_marginals}")
     _, data = load_cli_tables(
         {"original": original, "synthetic": synthetic},
         categorical=categorical,
@@ -240,16 +514,18 @@ def utility_cmd(
         schema=schema,
         na_values=na_values,
     )
+    from synthleak.metrics.utility import utility_report
+
     ori, syn = data["original"], data["synthetic"]
     rep = utility_report(
         ori.table,
         syn.table,
-        n_marginals=marginals,
+        n_marginals=n_marginals,
         threshold=threshold,
         bins=bins,
         rng=make_rng(seed),
     )
-    if fmt is OutputFormat.JSON:
+    if fmt is TextFormat.JSON:
         emit(to_json(rep), out)
     else:
         emit(

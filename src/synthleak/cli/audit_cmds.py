@@ -2,48 +2,78 @@
 
 from __future__ import annotations
 
-import json
+import shutil
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
-from synthleak.audit import Budget, audit
 from synthleak.cli.app import app
 from synthleak.cli.common import (
     CategoricalOpt,
+    ClaimedEpsilonOpt,
     ClusterOpt,
     ContinuousOpt,
+    ControlOpt,
+    DeltaOpt,
+    FailOnOpt,
+    JunitOpt,
+    KeepOpt,
+    MaxTimeOpt,
     NaValuesOpt,
+    NeighbouringChoice,
+    NeighbouringOpt,
+    OriginalOpt,
+    PolicyOpt,
+    QuasiIdsOpt,
     SchemaOpt,
+    SecretOpt,
     SeedOpt,
+    SyntheticOpt,
     WorkersOpt,
+    exit_for_policy,
+    load_cli_policy,
     load_cli_tables,
+    make_runtime,
+    report_policy,
     split_list,
 )
 from synthleak.errors import InputError
-from synthleak.report import write_report
-from synthleak.results import AuditResult
+from synthleak.modes import Budget
 
-_console = Console(stderr=True, soft_wrap=True)
+if TYPE_CHECKING:
+    from synthleak.results import AuditResult
 
 
 def _logger() -> Callable[[str], None]:
+    from rich.console import Console
+
+    console = Console(stderr=True, soft_wrap=True)
     start = time.monotonic()
 
     def log(msg: str) -> None:
-        _console.print(f"[dim]{time.monotonic() - start:7.1f}s[/dim] {msg}", highlight=False)
+        console.print(f"[dim]{time.monotonic() - start:7.1f}s[/dim] {msg}", highlight=False)
 
     return log
 
 
 def _check_out_dir(out: Path) -> None:
     if out.exists() and not out.is_dir():
-        raise InputError(f"--out {out} is a file: give a directory for the report")
+        raise InputError(f"--out-dir {out} is a file: give a directory for the report")
+    if not out.absolute().parent.is_dir():
+        raise InputError(f"the folder {out.parent} of --out-dir does not exist: create it first")
+
+
+def command_line() -> str:
+    """The command as typed (for the reproducibility section of reports)."""
+    return " ".join(["synthleak", *sys.argv[1:]])
+
+
+def _has_finished_work(run: Path) -> bool:
+    return (run / "catalogue.sqlite").exists()
 
 
 def _run_audit(
@@ -59,83 +89,132 @@ def _run_audit(
     cluster: str | None,
     seed: int,
     out: Path,
+    show_records: bool = False,
+    claimed_epsilon: float | None = None,
+    delta: float = 1e-5,
+    neighbouring: NeighbouringChoice = NeighbouringChoice.ADD_REMOVE,
+    fail_on: str | None = None,
+    policy_file: Path | None = None,
+    junit: Path | None = None,
+    max_time: float | None = None,
+    keep: str | None = None,
     categorical: str | None = None,
     continuous: str | None = None,
     schema: Path | None = None,
     na_values: str | None = None,
-) -> Path:
+) -> tuple[Path, Any]:
+    """Run the audit into ``out`` (created only for the run; removed again when the command
+    fails before any work was kept, so bad input leaves no folder behind)."""
+    from synthleak.pipeline import audit, check_claim
+    from synthleak.report import write_report
+
     _check_out_dir(out)
+    runtime = make_runtime(workers=workers, run_dir=out / "run")
+    policy = load_cli_policy(fail_on, policy_file, junit)
+    check_claim(claimed_epsilon, delta, neighbouring.api)
     sch, data = load_cli_tables(
         {"original": original, "synthetic": synthetic, "control": control},
         categorical=categorical,
         continuous=continuous,
         schema=schema,
         na_values=na_values,
+        keep=keep,
         min_rows=2,
     )
     loaded = data["original"]
     others = {name: d.table for name, d in data.items() if name != "original"}
+    client = None
+    if cluster is not None:  # fail fast on an unreachable scheduler, before any work
+        from synthleak.runtime.executor import connect_cluster
+
+        client = connect_cluster(cluster, timeout=5.0)
+        runtime = make_runtime(workers=workers, cluster=client, run_dir=out / "run")
     log = _logger()
     log(f"auditing {original}: {len(loaded.table)} records, {len(loaded.schema)} columns")
-    out.mkdir(parents=True, exist_ok=True)
-    result = audit(
-        loaded.frame,
-        synthetic=others.get("synthetic"),
-        control=others.get("control"),
-        generator=generator,
-        secret=secret,
-        quasi_ids=split_list(quasi_ids),
-        budget=budget,
-        schema=sch,
-        seed=seed,
-        workers=workers,
-        cluster=cluster,
-        run_dir=out / "run",
-        progress=True,
-        log=log,
-        sources={"original": original, "synthetic": synthetic or "", "control": control or ""},
-    )
-    paths = write_report(result, out)
+    created = not out.exists()
+    try:
+        result = audit(
+            loaded.frame,
+            synthetic=others.get("synthetic"),
+            control=others.get("control"),
+            generator=generator,
+            secret=secret,
+            quasi_ids=split_list(quasi_ids),
+            budget=budget,
+            schema=sch,
+            seed=seed,
+            runtime=runtime,
+            show_records=show_records,
+            keep=split_list(keep),
+            claimed_epsilon=claimed_epsilon,
+            delta=delta,
+            neighbouring=neighbouring.api,
+            policy=policy,
+            max_time=max_time,
+            log=log,
+            sources={
+                "original": original,
+                "synthetic": synthetic or "",
+                "control": control or "",
+            },
+            command_line=command_line(),
+        )
+        paths = write_report(result, out)
+    except BaseException:
+        if created and out.exists() and not _has_finished_work(out / "run"):
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    finally:
+        if client is not None:
+            client.close()
     log(f"report written: {paths['html']}")
-    return paths["html"]
+    report_policy(result.policy, junit)
+    return paths["html"], result.policy
 
 
 BudgetOpt = Annotated[
-    Budget, typer.Option("--budget", help="Compute spent: quick, standard or paper.")
+    Budget,
+    typer.Option(
+        "--budget",
+        help="Compute spent: quick, standard, paper, or auto (standard, with the shadow-model "
+        "game sized to --max-time).",
+    ),
+]
+ShowRecordsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--show-records",
+        help="Print the values of the most exposed records in the report (it then contains "
+        "personal data; by default only row numbers are shown).",
+    ),
 ]
 
 
-@app.command("audit")
+@app.command("audit", rich_help_panel="Audit a release")
 def audit_cmd(
-    original: Annotated[
-        str,
-        typer.Option(
-            "--original", help="The real data (CSV, CSV.GZ, Parquet or 'adult'/'adult-complete')."
-        ),
+    original: OriginalOpt,
+    out_dir: Annotated[
+        Path,
+        typer.Option("--out-dir", help="Directory for report.html, report.json, report.md."),
     ],
-    out: Annotated[
-        Path, typer.Option("--out", help="Directory for report.html, report.json, report.md.")
-    ],
-    synthetic: Annotated[
-        str | None, typer.Option("--synthetic", help="The released synthetic data.")
-    ] = None,
-    control: Annotated[
-        str | None,
-        typer.Option(
-            "--control", help="Real records from the same population the generator never saw."
-        ),
-    ] = None,
+    synthetic: SyntheticOpt = None,
+    control: ControlOpt = None,
     generator: Annotated[
         str | None,
         typer.Option("--generator", help="Generator spec; enables black-box shadow-model attacks."),
     ] = None,
-    secret: Annotated[
-        str | None, typer.Option("--secret", help="Sensitive column for attribute inference.")
-    ] = None,
-    quasi_ids: Annotated[
-        str | None, typer.Option("--quasi-ids", help="Comma-separated columns the attacker knows.")
-    ] = None,
+    secret: SecretOpt = None,
+    quasi_ids: QuasiIdsOpt = None,
     budget: BudgetOpt = Budget.STANDARD,
+    show_records: ShowRecordsOpt = False,
+    claimed_epsilon: ClaimedEpsilonOpt = None,
+    delta: DeltaOpt = 1e-5,
+    neighbouring: NeighbouringOpt = NeighbouringChoice.ADD_REMOVE,
+    fail_on: FailOnOpt = None,
+    policy: PolicyOpt = None,
+    junit: JunitOpt = None,
+    max_time: MaxTimeOpt = None,
+    keep: KeepOpt = None,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
     seed: SeedOpt = 0,
@@ -144,12 +223,13 @@ def audit_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
 ) -> None:
-    """Audit a synthetic release (or a generator) and write a report into --out.
+    """Audit a synthetic release (or a generator) and write a report into --out-dir.
 
-    Re-running the same command after an interruption resumes the shadow-model stage from
-    OUT/run.
+    Re-running the same command after an interruption resumes the shadow-model stages from
+    OUT_DIR/run. With --fail-on or --policy the command exits with code 3 when the release
+    fails the policy (after writing the report).
     """
-    html = _run_audit(
+    html, outcome = _run_audit(
         original=original,
         synthetic=synthetic,
         control=control,
@@ -160,18 +240,28 @@ def audit_cmd(
         workers=workers,
         cluster=cluster,
         seed=seed,
-        out=out,
+        out=out_dir,
+        show_records=show_records,
+        claimed_epsilon=claimed_epsilon,
+        delta=delta,
+        neighbouring=neighbouring,
+        fail_on=fail_on,
+        policy_file=policy,
+        junit=junit,
+        max_time=max_time,
+        keep=keep,
         categorical=categorical,
         continuous=continuous,
         schema=schema,
         na_values=na_values,
     )
     typer.echo(str(html))
+    exit_for_policy(outcome)
 
 
-@app.command("demo")
+@app.command("demo", rich_help_panel="Audit a release")
 def demo_cmd(
-    out: Annotated[Path, typer.Option("--out", help="Directory for the report.")] = Path(
+    out_dir: Annotated[Path, typer.Option("--out-dir", help="Directory for the report.")] = Path(
         "synthleak-demo"
     ),
     generator: Annotated[
@@ -182,7 +272,7 @@ def demo_cmd(
     seed: SeedOpt = 0,
 ) -> None:
     """Audit a built-in generator on the bundled UCI Adult data and print the report path."""
-    html = _run_audit(
+    html, _ = _run_audit(
         original="adult",
         synthetic=None,
         control=None,
@@ -193,43 +283,55 @@ def demo_cmd(
         workers=workers,
         cluster=None,
         seed=seed,
-        out=out,
+        out=out_dir,
     )
     typer.echo(str(html))
 
 
 def result_from_run_dir(run_dir: Path) -> AuditResult:
-    """An :class:`AuditResult` from a run directory (of ``audit``, ``mia`` or ``aia``)."""
+    """An :class:`AuditResult` from a run directory (of ``audit``, ``mia`` or ``riskmap``)."""
+    from synthleak.data.schema import Schema
+    from synthleak.findings import audit_result_from
+    from synthleak.results import AuditResult, load_result
+
     if not run_dir.is_dir():
         raise InputError(f"{run_dir} is not a directory: give the --run-dir of a finished run")
     report = run_dir / "report.json"
-    if report.exists():
-        return AuditResult.from_json(report)
-    result = run_dir / "result.json"
-    if not result.exists():
+    path = report if report.exists() else run_dir / "result.json"
+    if not path.exists():
         raise InputError(
             f"{run_dir} holds no finished result (no result.json or report.json): "
             "re-run the original command to finish it"
         )
-    doc = json.loads(result.read_text())
-    from synthleak.results import from_run_result
-
-    return from_run_result(
-        doc, source=str(run_dir), command_line=" ".join(["synthleak", *sys.argv[1:]])
+    result = load_result(path)
+    if isinstance(result, AuditResult):
+        return result
+    schema_file = run_dir / "schema.json"
+    schema = Schema.from_json(schema_file) if schema_file.exists() else None
+    if schema is None:
+        raise InputError(f"{run_dir} has no schema.json: re-run the original command to finish it")
+    return audit_result_from(
+        result,  # type: ignore[arg-type]
+        schema=schema,
+        source=str(run_dir),
+        command_line=command_line(),
     )
 
 
-@app.command("report")
+@app.command("report", rich_help_panel="Audit a release")
 def report_cmd(
     run_dir: Annotated[
-        Path, typer.Argument(help="Run directory of 'synthleak mia', 'aia' or 'audit'.")
+        Path, typer.Argument(help="Run directory of 'synthleak mia', 'riskmap' or 'audit'.")
     ],
-    out: Annotated[
-        Path | None, typer.Option("--out", help="Directory for the report (default: RUN_DIR).")
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out-dir", help="Directory for the report (default: RUN_DIR)."),
     ] = None,
 ) -> None:
     """Rebuild report.html, report.json and report.md from a run directory."""
-    target = out or run_dir
+    from synthleak.report import write_report
+
+    target = out_dir or run_dir
     _check_out_dir(target)
     paths = write_report(result_from_run_dir(run_dir), target)
     typer.echo(str(paths["html"]))

@@ -1,4 +1,8 @@
-"""Options and helpers shared by every command: data loading, output formats, atomic output."""
+"""Options and helpers shared by every command: data loading, output formats, atomic output.
+
+This module (like every command module) imports no numerical library at import time: the
+command line must start fast (``synthleak --help``). Heavy imports happen inside functions.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +10,44 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
 
-from synthleak.data.io import LoadedData, encode_frames, load_data, read_frame
-from synthleak.data.schema import Schema
 from synthleak.errors import InputError
-from synthleak.results import jsonable
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from synthleak.data.io import LoadedData
+    from synthleak.data.schema import Schema
+    from synthleak.games.targets import Targets
+    from synthleak.runtime.context import Runtime
 
 
 class OutputFormat(str, Enum):
-    """Output formats of the commands (not every command offers csv)."""
+    """Output formats of the commands that also write one CSV line per record."""
 
     TABLE = "table"
     JSON = "json"
     CSV = "csv"
 
 
+class TextFormat(str, Enum):
+    """Output formats of the commands whose result is one document: a table or its JSON."""
+
+    TABLE = "table"
+    JSON = "json"
+
+
 # --- reusable option declarations ----------------------------------------------------------
+FormatOpt = Annotated[TextFormat, typer.Option("--format", help="Output format: table or json.")]
+RowsFormatOpt = Annotated[
+    OutputFormat, typer.Option("--format", help="Output format: table, json or csv.")
+]
 CategoricalOpt = Annotated[
     str | None,
     typer.Option("--categorical", help="Comma-separated columns to treat as categorical."),
@@ -59,6 +79,41 @@ def split_list(value: str | None) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+KeepOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--keep",
+        help="Comma-separated columns to analyse although they look like identifiers or free "
+        "text (left out by default, with a note).",
+    ),
+]
+
+
+_NOTES: list[str] = []
+
+
+def warn_data(warnings: Any, suggested_na_values: Sequence[str] = ()) -> None:
+    """Keep the data layer's warnings for the end of a successful command (:func:`flush_notes`):
+    a command that fails on bad input prints its one-line error and nothing else."""
+    for w in warnings:
+        if w.message not in _NOTES:
+            _NOTES.append(w.message)
+    if suggested_na_values:
+        tokens = ",".join(suggested_na_values)
+        _NOTES.append(
+            f"numbers are stored as text with markers {tokens}: read the data with "
+            f"--na-values {tokens}"
+        )
+
+
+def flush_notes(*, show: bool = True) -> None:
+    """Print the pending data notes on stderr (one line each) and forget them."""
+    if show:
+        for note in _NOTES:
+            sys.stderr.write(f"synthleak: note: {note}\n")
+    _NOTES.clear()
+
+
 def load_cli_data(
     source: str,
     *,
@@ -66,21 +121,30 @@ def load_cli_data(
     continuous: str | None = None,
     schema: Path | None = None,
     na_values: str | None = None,
+    keep: str | None = None,
     min_rows: int = 1,
 ) -> LoadedData:
-    """Load a data argument with the common override options."""
-    return load_data(
+    """Load a data argument with the common override options; print its warnings."""
+    from synthleak.data.io import load_data
+
+    loaded = load_data(
         source,
         categorical=split_list(categorical),
         continuous=split_list(continuous),
+        keep=split_list(keep),
         schema=schema,
         na_values=split_list(na_values),
         min_rows=min_rows,
     )
+    if loaded.profile is not None:
+        warn_data(loaded.profile.warnings, loaded.profile.suggested_na_values)
+    return loaded
 
 
 def make_rng(seed: int) -> np.random.Generator:
     """The one place the CLI turns ``--seed`` into a generator."""
+    import numpy as np
+
     return np.random.default_rng(seed)
 
 
@@ -121,6 +185,8 @@ def emit(text: str, out: Path | None) -> None:
 
 def to_json(obj: Any) -> str:
     """Strict JSON: NaN written as null, numpy values converted."""
+    from synthleak.serde import jsonable
+
     return json.dumps(jsonable(obj), indent=2, allow_nan=False)
 
 
@@ -131,10 +197,13 @@ def load_cli_tables(
     continuous: str | None = None,
     schema: Path | None = None,
     na_values: str | None = None,
+    keep: str | None = None,
     min_rows: int = 1,
 ) -> tuple[Schema, dict[str, LoadedData]]:
     """Read several data arguments that must share one schema (the first is the reference);
-    see :func:`synthleak.data.io.encode_frames`."""
+    see :func:`synthleak.data.io.encode_frames`. Prints the profile and domain warnings."""
+    from synthleak.data.io import LoadedData, encode_frames, read_frame
+
     frames = {
         name: read_frame(src, na_values=split_list(na_values))
         for name, src in sources.items()
@@ -145,10 +214,282 @@ def load_cli_tables(
             raise InputError(
                 f"the {name} data has {len(df)} record(s) but at least {min_rows} are needed"
             )
-    sch, tables = encode_frames(
+    enc = encode_frames(
         frames,
         categorical=split_list(categorical),
         continuous=split_list(continuous),
+        keep=split_list(keep),
         schema=schema,
     )
-    return sch, {name: LoadedData(frames[name], sch, tables[name]) for name in frames}
+    warn_data(enc.warnings, enc.profile.suggested_na_values)
+    return enc.schema, {
+        name: LoadedData(frames[name], enc.schema, enc.tables[name], enc.profile) for name in frames
+    }
+
+
+def parse_targets(text: str, *, k: int = 5) -> Targets:
+    """``--targets``: ``top:N`` (V_k), ``distance:N``, ``rare:N``, ``loglik:N``, ``random:N`` or
+    ``rows:i,j``, several joined with ``+`` (``top:10+random:5``)."""
+    from synthleak.games.targets import Targets
+
+    out: Targets | None = None
+    for part in (p.strip() for p in text.split("+")):
+        method, sep, arg = part.partition(":")
+        method = method.strip().lower()
+        if not sep or not arg.strip():
+            raise InputError(
+                f"--targets {part!r}: use top:N, rare:N, loglik:N, random:N or rows:i,j"
+            )
+        if method == "rows":
+            try:
+                rows = [int(v) for v in arg.split(",") if v.strip()]
+            except ValueError:
+                raise InputError(
+                    f"--targets rows {arg!r} are not whole numbers: give rows:i,j"
+                ) from None
+            piece = Targets.rows(rows)
+        else:
+            name = "distance" if method == "top" else method
+            try:
+                count = int(arg)
+            except ValueError:
+                raise InputError(f"--targets {part!r}: N must be a whole number") from None
+            piece = Targets.top(count, name, k=k)
+        out = piece if out is None else out + piece
+    if out is None:
+        raise InputError("--targets is empty: give e.g. top:10")
+    return Targets(out.parts, k)
+
+
+def make_runtime(*, workers: int, cluster: Any = None, run_dir: Path | None = None) -> Runtime:
+    """The :class:`~synthleak.runtime.Runtime` of ``--workers/--cluster/--run-dir`` (progress on)."""
+    from synthleak.runtime.context import Runtime
+
+    if isinstance(workers, bool) or workers < 1:
+        raise InputError(f"--workers must be at least 1, got {workers}")
+    return Runtime(workers=workers, cluster=cluster, run_dir=run_dir, progress=True)
+
+
+#: API parameter -> command-line flag: one vocabulary (README, "One CLI vocabulary").
+API_FLAGS: dict[str, str] = {
+    "train_size": "--train-size",
+    "synthetic_size": "--synthetic-size",
+    "n_shadows": "--shadows",
+    "n_tests": "--tests",
+    "aux_size": "--aux-size",
+    "test_size": "--test-size",
+    "n_queries": "--n-queries",
+    "n_estimators": "--n-trees",
+    "n_boot": "--n-boot",
+    "batch_size": "--batch-size",
+    "n_attacks": "--n-attacks",
+    "n_games": "--n-games",
+    "n_cols": "--n-cols",
+    "n_neighbors": "--neighbors",
+    "quasi_ids": "--quasi-ids",
+    "aux_a": "--aux-a",
+    "aux_b": "--aux-b",
+    "na_values": "--na-values",
+    "claimed_epsilon": "--claimed-epsilon",
+    "fail_on": "--fail-on",
+    "max_time": "--max-time",
+    "query_mode": "--query-mode",
+    "control_fraction": "--control-fraction",
+    "run_dir": "--run-dir",
+    "attacks": "--attacks",
+    "targets": "--targets",
+    "secret": "--secret",
+    "generator": "--generator",
+    "population": "--population",
+    "workers": "--workers",
+    "pool": "--pool",
+    "budget": "--budget",
+    "keep": "--keep",
+    "rows": "--rows",
+}
+
+
+def flag_message(exc: InputError) -> str:
+    """The message of an API error in the command line's words (parameters become flags).
+
+    Snake-case parameter names are translated wherever they appear; a plain-word parameter only
+    when the error names it (:attr:`InputError.parameter`), at the start of the message.
+    """
+    import re
+
+    msg = str(exc)
+    snake = [k for k in API_FLAGS if "_" in k]
+    msg = re.sub(
+        r"(?<![\w-])(" + "|".join(map(re.escape, snake)) + r")(?![\w-])",
+        lambda m: API_FLAGS[m.group(1)],
+        msg,
+    )
+    param = getattr(exc, "parameter", None)
+    if param in API_FLAGS and "_" not in param and msg.startswith(param):
+        msg = API_FLAGS[param] + msg[len(param) :]
+    return msg
+
+
+# --- pass/fail policies ------------------------------------------------------------------------
+FailOnOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--fail-on",
+        help="Checks that fail the release, comma-separated, e.g. "
+        "'membership.auc>0.6,singling_out.risk>0.05,epsilon.violation' (exit code 3 on failure).",
+    ),
+]
+PolicyOpt = Annotated[
+    Path | None, typer.Option("--policy", help="TOML policy file (checks and options).")
+]
+JunitOpt = Annotated[
+    Path | None, typer.Option("--junit", help="Write the policy's checks as JUnit XML to FILE.")
+]
+
+
+def load_cli_policy(fail_on: str | None, policy: Path | None, junit: Path | None) -> Any:
+    """The policy of ``--fail-on``/``--policy`` (``None`` without either), checked before any work."""
+    from synthleak.policy import load_policy, parse_fail_on
+
+    if fail_on is not None and policy is not None:
+        raise InputError("give either --fail-on or --policy, not both")
+    if junit is not None:
+        if fail_on is None and policy is None:
+            raise InputError("--junit writes the checks of a policy: give --fail-on or --policy")
+        check_out_path(junit)
+    if policy is not None:
+        return load_policy(policy)
+    if fail_on is not None:
+        return parse_fail_on(fail_on, name="--fail-on")
+    return None
+
+
+def report_policy(outcome: Any, junit: Path | None) -> None:
+    """Print a policy outcome (one short block on stderr) and write its JUnit XML."""
+    if outcome is None:
+        return
+    sys.stderr.write(outcome.to_text() + "\n")
+    if junit is not None:
+        atomic_write(junit, outcome.to_junit_xml())
+
+
+def exit_for_policy(outcome: Any) -> None:
+    """Exit with code 3 when the release failed its policy (after every output is written)."""
+    if outcome is not None and not outcome.passed:
+        raise typer.Exit(outcome.exit_code)
+
+
+# --- differential-privacy claims ---------------------------------------------------------------
+ClaimedEpsilonOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--claimed-epsilon",
+        help="The epsilon the generator claims (default: what the generator declares); the "
+        "membership game's empirical epsilon is checked against it.",
+    ),
+]
+DeltaOpt = Annotated[
+    float, typer.Option("--delta", help="The claim's delta (0 for pure differential privacy).")
+]
+
+
+class NeighbouringChoice(str, Enum):
+    """How the claim's neighbouring datasets differ."""
+
+    ADD_REMOVE = "add-remove"
+    SUBSTITUTE = "substitute"
+
+    @property
+    def api(self) -> str:
+        return self.value.replace("-", "_")
+
+
+NeighbouringOpt = Annotated[
+    NeighbouringChoice,
+    typer.Option(
+        "--neighbouring",
+        help="The claim's neighbouring datasets: one record added or removed (add-remove, the "
+        "conservative reading) or one record replaced (substitute).",
+    ),
+]
+
+
+MaxTimeOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--max-time",
+        help="Wall-time limit in seconds for the shadow-model game: the numbers of shadow and "
+        "test datasets are chosen to fit it (after a short measured pilot).",
+    ),
+]
+
+
+# --- the data roles and sizes every command names the same way ---------------------------------
+DATA_HELP = "CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete' (the bundled UCI Adult)."
+OriginalOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--original",
+        help="The real records the release was made from (CSV, CSV.GZ, Parquet or "
+        "'adult'/'adult-complete').",
+    ),
+]
+SyntheticOpt = Annotated[
+    str | None, typer.Option("--synthetic", help="The released synthetic data.")
+]
+ControlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--control", help="Real records of the same population that the generator never saw."
+    ),
+]
+SecretOpt = Annotated[
+    str | None, typer.Option("--secret", help="The secret column the attacker infers.")
+]
+QuasiIdsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--quasi-ids",
+        help="Comma-separated columns the attacker knows (default: every other column).",
+    ),
+]
+TrainSizeOpt = Annotated[
+    int | None,
+    typer.Option("--train-size", help="Training records per generator fit (|D|)."),
+]
+SyntheticSizeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--synthetic-size",
+        help="Synthetic records released per fit (|D^s|); comma-separated values run a sweep "
+        "where the command offers one.",
+    ),
+]
+KOpt = Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")]
+NQueriesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--n-queries",
+        help="Counting queries the query-based attack uses (a random subset of all of them).",
+    ),
+]
+BatchSizeOpt = Annotated[int, typer.Option("--batch-size", help="Datasets per work unit.")]
+
+
+def parse_sizes(value: str | None, option: str, *, default: list[int], single: bool) -> list[int]:
+    """``--synthetic-size``: comma-separated whole numbers; ``single`` commands take one."""
+    if value is None:
+        return list(default)
+    try:
+        sizes = [int(v) for v in split_list(value)]
+    except ValueError:
+        raise InputError(
+            f"{option} takes comma-separated whole numbers such as 1000,100000, got {value!r}"
+        ) from None
+    if not sizes:
+        raise InputError(f"{option} needs at least one value")
+    if single and len(sizes) > 1:
+        raise InputError(
+            f"{option} takes one value here (this command runs one size), got {value!r}"
+        )
+    return sizes

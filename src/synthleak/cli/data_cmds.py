@@ -18,7 +18,7 @@ from synthleak.cli.common import (
 )
 
 
-@app.command("schema")
+@app.command("schema", rich_help_panel="Data, generators and utility")
 def schema_cmd(
     data: Annotated[
         str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")

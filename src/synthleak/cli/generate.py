@@ -1,6 +1,6 @@
 """``synthleak generate`` (fit a generator and write synthetic data) and ``synthleak generators``.
 
-``synthleak generate DATA --generator SPEC --n N --out FILE [--train-size M] [--seed S]``
+``synthleak generate DATA --generator SPEC --synthetic-size N --out FILE [--train-size M] [--seed S]``
     loads DATA (with the common schema options), optionally samples ``M`` training records
     without replacement, fits the generator and writes ``N`` synthetic records as CSV, or
     Parquet when FILE ends with ``.parquet``/``.pq``. The file is written through a temporary
@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import importlib.util
 import io
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -26,29 +25,35 @@ from synthleak.cli.app import app
 from synthleak.cli.common import (
     CategoricalOpt,
     ContinuousOpt,
+    FormatOpt,
     NaValuesOpt,
     SchemaOpt,
     SeedOpt,
+    TextFormat,
+    TrainSizeOpt,
     atomic_write,
     check_out_path,
     emit,
     load_cli_data,
     make_rng,
+    parse_sizes,
     to_json,
 )
 from synthleak.errors import GeneratorFailure, InputError
-from synthleak.generators import GeneratorInfo, list_generators, make_generator
-from synthleak.generators.base import Param
+
+if TYPE_CHECKING:
+    from synthleak.generators import GeneratorInfo
+    from synthleak.generators.base import Param
 
 # import name that provides each optional extra (for the "installed" column)
-EXTRA_MODULES = {"ctgan": "ctgan", "mbi": "mbi", "torch": "torch", "dask": "distributed"}
-
-
-class ListFormat(StrEnum):
-    """Output formats of ``synthleak generators``."""
-
-    TABLE = "table"
-    JSON = "json"
+EXTRA_MODULES = {
+    "ctgan": "ctgan",
+    "mbi": "mbi",
+    "torch": "torch",
+    "dask": "distributed",
+    "sdv": "sdv",
+    "realtabformer": "realtabformer",
+}
 
 
 def extra_installed(extra: str | None) -> bool:
@@ -85,15 +90,15 @@ def _param_record(p: Param) -> dict[str, Any]:
     return {"name": p.name, "type": p.type.__name__, "default": p.default, "doc": p.doc}
 
 
-@app.command("generators")
+@app.command("generators", rich_help_panel="Data, generators and utility")
 def generators_cmd(
-    format: Annotated[
-        ListFormat, typer.Option("--format", help="Output format: table or json.")
-    ] = ListFormat.TABLE,
+    format: FormatOpt = TextFormat.TABLE,
 ) -> None:
     """List the registered generators with their parameters, DP flag and required extra."""
+    from synthleak.generators import list_generators
+
     records = [generator_record(i) for i in list_generators()]
-    if format is ListFormat.JSON:
+    if format is TextFormat.JSON:
         emit(to_json(records), None)
         return
     from rich.console import Console
@@ -129,7 +134,7 @@ def generators_cmd(
     Console(width=160).print(tab)
 
 
-@app.command("generate")
+@app.command("generate", rich_help_panel="Data, generators and utility")
 def generate_cmd(
     data: Annotated[
         str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")
@@ -139,17 +144,23 @@ def generate_cmd(
         typer.Option(
             "--generator",
             "-g",
-            help="Generator spec, e.g. 'baynet:k=2' (see 'synthleak generators').",
+            help=(
+                "Generator spec NAME[:key=value,...], e.g. 'baynet:k=2', 'sdv:ctgan:epochs=10', "
+                "'realtabformer:epochs=50', 'python:pkg.mod:Class,key=value' "
+                "(see 'synthleak generators')."
+            ),
         ),
     ],
-    n: Annotated[int, typer.Option("--n", help="Number of synthetic records to write.")],
-    out: Annotated[Path, typer.Option("--out", help="Output file: .csv, or .parquet for Parquet.")],
-    train_size: Annotated[
-        int | None,
+    n: Annotated[
+        str,
         typer.Option(
-            "--train-size", help="Train on this many records sampled from DATA (default: all)."
+            "--synthetic-size",
+            help="Synthetic records released per fit (|D^s|); comma-separated values run a sweep "
+            "where the command offers one.",
         ),
-    ] = None,
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Output file: .csv, or .parquet for Parquet.")],
+    train_size: TrainSizeOpt = None,
     seed: SeedOpt = 0,
     categorical: CategoricalOpt = None,
     continuous: ContinuousOpt = None,
@@ -157,14 +168,17 @@ def generate_cmd(
     na_values: NaValuesOpt = None,
 ) -> None:
     """Fit a generator on DATA and write N synthetic records to --out."""
+    n = parse_sizes(n, "--synthetic-size", default=[], single=True)[0]  # type: ignore[assignment]
     if n < 0:
-        raise InputError(f"--n must be >= 0, got {n}")
+        raise InputError(f"--synthetic-size must be >= 0, got {n}")
     if train_size is not None and train_size < 1:
         raise InputError(f"--train-size must be >= 1, got {train_size}")
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".parquet", ".pq"):
         raise InputError(f"--out {out}: the file name must end in .csv or .parquet")
     check_out_path(out)
+    from synthleak.generators import make_generator
+
     gen = make_generator(generator)  # bad specs fail before the data is read
     loaded = load_cli_data(
         data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values

@@ -15,6 +15,7 @@ import typer
 from synthleak import __version__
 from synthleak.cli import (
     aia,  # noqa: F401
+    attacks_cmd,  # noqa: F401
     audit_cmds,  # noqa: F401
     data_cmds,  # noqa: F401  (registers commands)
     generate,  # noqa: F401
@@ -48,9 +49,18 @@ def _root(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 2 bad input, 1 internal error)."""
+    """Run the CLI; returns the exit code (0 ok, 2 bad input, 3 the release failed its policy,
+    1 internal error, 130 interrupted)."""
+    from synthleak.cli.common import flush_notes
+
+    flush_notes(show=False)
     try:
-        app(args=argv, standalone_mode=False)
+        code = app(args=argv, standalone_mode=False)
+        if isinstance(code, int) and code:  # typer.Exit(code) inside a command is returned
+            if code == 3:  # the release failed its policy: the run itself succeeded
+                flush_notes()
+            return code
+        flush_notes()
     except typer.Exit as exc:
         return exc.exit_code
     except typer.Abort:
@@ -60,7 +70,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"synthleak: error: {exc.format_message()}\n")
         return 2
     except InputError as exc:
-        sys.stderr.write(f"synthleak: error: {exc}\n")
+        from synthleak.cli.common import flag_message
+
+        sys.stderr.write(f"synthleak: error: {flag_message(exc)}\n")
         return 2
     except KeyboardInterrupt:
         sys.stderr.write("synthleak: interrupted; finished work in the run directory is kept\n")

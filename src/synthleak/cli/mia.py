@@ -1,201 +1,620 @@
-"""``synthleak mia``: membership inference against a generator, as a shadow-modelling privacy game.
+"""``synthleak mia``: membership inference, in two forms.
 
-JSON output::
+Black-box (shadow modelling against a generator): ``synthleak mia DATA --generator SPEC ...``.
+JSON::
 
-    {"config": {...},
+    {"mode": "black-box",
+     "config": {"generator": str, "targets": str, "train_size": int, "synthetic_size": int,
+                "n_shadows": int, "n_tests": int, "pool": str, "knowledge": str, ...},
      "targets": [{"row": int, "selected_by": str,
                   "attacks": {"query": {"auc": f, "auc_ci": [lo, hi], "accuracy": f,
-                                        "tpr_at_fpr": {"0.1": f, "0.01": f}}, ...}}],
-     "summary": {"query": {"auc_mean": f, "auc_sd": f}, ...},
-     "summary_by_selector": {...}, "failures": {...}}
+                                        "tpr_at_fpr": {"0.1": f, "0.01": f}, "n_tests": int,
+                                        "error": str|null}, ...}}],
+     "summary": {"query": {"auc_mean": f, "auc_sd": f, "accuracy_mean": f, "n_targets": int}},
+     "summary_by_selector": {"distance": {"query": {...}}, ...},
+     "failures": {"failed_datasets": int, "total_datasets": int, "messages": {str: int}},
+     "epsilon": {"lower_bound": f, "confidence": 0.95, "ceiling": f, "claimed": f|null,
+                 "verdict": str, "mu": f, ...},
+     "policy": {...}|null}
+
+No-box (a release without its generator):
+``synthleak mia --original ORI --synthetic SYN --control CTRL [--attacks names] [--rows i,j]``::
+
+    {"mode": "no-box",
+     "attacks": {"<name>": {"auc": f, "auc_ci": [lo, hi],
+                            "tpr_at_fpr": {"0.1": f, "0.01": f, "0.001": f | null}}},
+     "best": {"attack": str, "auc": f, "auc_ci": [lo, hi], "selection_auc": f,
+              "selected_on": int, "evaluated_on": int},
+     "records": [{"row": int, "v_k": f, "selected_by": str,
+                  "scores": {"<name>": {"score": f, "percentile": f, "p_value": f}}}],
+     "copies": {...}, "sizes": {...}, "notes": [...], "policy": {...}|null}
 
 References
 ----------
-000_d116d896359e1fe6.txt §2.3, §5.1, §5.5, Tables 1-2.
+Meeus et al. (2023), Sec. 2.3, Sec. 5.1, Sec. 5.5, Tables 1-2 (black-box game).
+See :mod:`synthleak.games.nobox` for the no-box game.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import time
 import warnings
-from typing import Annotated, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
+import click
 import typer
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
+    BatchSizeOpt,
     CategoricalOpt,
+    ClaimedEpsilonOpt,
     ClusterOpt,
     ContinuousOpt,
+    ControlOpt,
+    DeltaOpt,
+    FailOnOpt,
+    FormatOpt,
+    JunitOpt,
+    KOpt,
+    MaxTimeOpt,
     NaValuesOpt,
+    NeighbouringChoice,
+    NeighbouringOpt,
+    NQueriesOpt,
+    OriginalOpt,
     OutOpt,
-    OutputFormat,
+    PolicyOpt,
     RunDirOpt,
     SchemaOpt,
     SeedOpt,
+    SyntheticOpt,
+    SyntheticSizeOpt,
+    TextFormat,
+    TrainSizeOpt,
     WorkersOpt,
+    check_out_path,
     emit,
+    exit_for_policy,
     load_cli_data,
+    load_cli_policy,
+    load_cli_tables,
+    make_runtime,
+    parse_sizes,
+    parse_targets,
+    report_policy,
     split_list,
     to_json,
 )
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.membership import MembershipGame, PoolMode, parse_targets
+from synthleak.modes import Knowledge, PoolMode
+
+if TYPE_CHECKING:
+    from synthleak.games.membership import MembershipGame, MembershipResult
+    from synthleak.metrics.epsilon import EpsilonEstimate
+    from synthleak.policy import PolicyResult
 
 
 def _fmt(x: Any) -> str:
     return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
 
 
-def render_table(doc: dict[str, Any]) -> str:
+def render_table(result: MembershipResult, epsilon: EpsilonEstimate | None = None) -> str:
     """A plain-text table: one line per target and attack, then the summary."""
-    attacks = doc["config"]["attacks"]
+    cfg = result.config
     lines = [
-        f"membership inference: generator {doc['config']['generator']}, n={doc['config']['n']}, "
-        f"m={doc['config']['m']}, shadows={doc['config']['n_shadow']}, tests={doc['config']['n_test']}, "
-        f"pool={doc['config']['pool']}",
-        f"{'row':>8}  {'selected_by':<16} {'attack':<10} {'AUC':>6}  {'95% CI':<13} {'acc':>6} {'TPR@.1':>7} {'TPR@.01':>8}",
+        f"membership inference: generator {cfg.generator}, train size {cfg.train_size}, "
+        f"synthetic size {cfg.synthetic_size}, shadows {cfg.n_shadows}, tests {cfg.n_tests}, "
+        f"pool {cfg.pool.value}",
+        f"{'row':>8}  {'selected_by':<16} {'attack':<10} {'AUC':>6}  {'95% CI':<13} {'acc':>6} "
+        f"{'TPR@.1':>7} {'TPR@.01':>8}",
     ]
-    for t in doc["targets"]:
-        for a in attacks:
-            o = t["attacks"].get(a)
+    for t in result.targets:
+        for a in cfg.attacks:
+            o = t.attacks.get(a)
             if o is None:
                 continue
-            ci = f"{_fmt(o['auc_ci'][0])}-{_fmt(o['auc_ci'][1])}"
+            ci = f"{_fmt(o.auc.ci_low)}-{_fmt(o.auc.ci_high)}"
             lines.append(
-                f"{t['row']:>8}  {t['selected_by']:<16} {a:<10} {_fmt(o['auc']):>6}  {ci:<13} "
-                f"{_fmt(o['accuracy']):>6} {_fmt(o['tpr_at_fpr']['0.1']):>7} {_fmt(o['tpr_at_fpr']['0.01']):>8}"
+                f"{t.row:>8}  {t.selected_by:<16} {a:<10} {_fmt(o.auc.value):>6}  {ci:<13} "
+                f"{_fmt(o.accuracy):>6} {_fmt(o.tpr_at_fpr['0.1']):>7} "
+                f"{_fmt(o.tpr_at_fpr['0.01']):>8}"
             )
     lines.append("summary (mean ± s.d. of AUC across targets):")
-    for a, s in doc["summary"].items():
+    for a, s in result.summary().items():
+        lines.append(f"  {a:<10} {_fmt(s.auc_mean)} ± {_fmt(s.auc_sd)}  ({s.n_targets} targets)")
+    fails = result.failures
+    if fails.failed_datasets:
         lines.append(
-            f"  {a:<10} {_fmt(s['auc_mean'])} ± {_fmt(s['auc_sd'])}  ({s['n_targets']} targets)"
+            f"generator failures: {fails.failed_datasets} of {fails.total_datasets} datasets dropped"
         )
-    fails = doc.get("failures", {})
-    if fails.get("failed_datasets"):
+    if epsilon is not None:
         lines.append(
-            f"generator failures: {fails['failed_datasets']} of {fails['total_datasets']} datasets dropped"
+            f"empirical epsilon: >= {_fmt(epsilon.lower_bound)} at {epsilon.confidence:.0%} "
+            f"(the most this budget could show: {_fmt(epsilon.ceiling)}); {epsilon.message}"
         )
     return "\n".join(lines)
 
 
-@app.command("mia")
+BLACK_BOX_FORM = "synthleak mia DATA --generator SPEC"
+NO_BOX_FORM = "synthleak mia --original ORI --synthetic SYN --control CTRL"
+#: options of one form only (flag, parameter name)
+_BLACK_BOX_ONLY = (
+    ("--targets", "targets"),
+    ("--train-size", "train_size"),
+    ("--synthetic-size", "synthetic_size"),
+    ("--shadows", "shadows"),
+    ("--tests", "tests"),
+    ("--n-queries", "n_queries"),
+    ("--pool", "pool"),
+    ("--aux-size", "aux_size"),
+    ("--test-size", "test_size"),
+    ("--batch-size", "batch_size"),
+    ("--knowledge", "knowledge"),
+    ("--claimed-epsilon", "claimed_epsilon"),
+    ("--delta", "delta"),
+    ("--neighbouring", "neighbouring"),
+    ("--max-time", "max_time"),
+    ("--run-dir", "run_dir"),
+    ("--cluster", "cluster"),
+)
+_NO_BOX_ONLY = (
+    ("--rows", "rows"),
+    ("--n-members", "n_members"),
+    ("--n-non-members", "n_non_members"),
+    ("--n-exposed", "n_exposed"),
+)
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    src = ctx.get_parameter_source(name)
+    return src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _parse_rows(value: str | None) -> list[int]:
+    rows = []
+    for item in split_list(value):
+        try:
+            rows.append(int(item))
+        except ValueError:
+            raise InputError(
+                f"--rows takes comma-separated 0-based row numbers of --original, got {item!r}"
+            ) from None
+    return rows
+
+
+def render_nobox_table(doc: dict[str, Any]) -> str:
+    """Plain text: one line per attack, the strongest attack, the exposed records, copies."""
+    sz = doc["sizes"]
+    lines = [
+        f"no-box membership inference: {sz['members']} members, {sz['non_members']} "
+        f"non-members, reference {sz['reference']}, synthetic {sz['synthetic']}",
+        f"{'attack':<14} {'AUC':>6}  {'95% CI':<13} {'TPR@.1':>7} {'TPR@.01':>8} {'TPR@.001':>9}",
+    ]
+    for name, o in doc["attacks"].items():
+        t = o["tpr_at_fpr"]
+        ci = f"{_fmt(o['auc_ci'][0])}-{_fmt(o['auc_ci'][1])}"
+        lines.append(
+            f"{name:<14} {_fmt(o['auc']):>6}  {ci:<13} {_fmt(t['0.1']):>7} "
+            f"{_fmt(t['0.01']):>8} {_fmt(t['0.001']):>9}"
+        )
+    b = doc["best"]
+    if b:
+        lines.append(
+            f"strongest: {b['attack']}, AUC {_fmt(b['auc'])} "
+            f"(95% CI {_fmt(b['auc_ci'][0])}-{_fmt(b['auc_ci'][1])}) on {b['evaluated_on']} "
+            f"held-out records; chosen on {b['selected_on']} others (AUC there "
+            f"{_fmt(b['selection_auc'])})"
+        )
+    if doc["records"]:
+        lines.append("exposed records (percentile of the score among non-members):")
+        for r in doc["records"]:
+            parts = ", ".join(f"{a} {v['percentile']:.1f}" for a, v in r["scores"].items())
+            lines.append(f"  row {r['row']:>7} ({r['selected_by']}, V_k {_fmt(r['v_k'])}): {parts}")
+    c = doc.get("copies")
+    if c:
+        e = c["exact"]
+        ctl = e["control_in_original"]
+        lines.append(
+            f"exact copies: {e['synthetic_in_original']['rate']:.4f} of synthetic rows equal a "
+            f"training row ({e['n_copied_training_rows']} training rows copied); chance rate "
+            + (f"{ctl['rate']:.4f} (control rows in the training data)" if ctl else "n/a")
+        )
+        nr = c["near"]
+        if nr["synthetic"]:
+            lines.append(
+                f"near copies: {nr['synthetic']['rate']:.4f} of synthetic rows against "
+                f"{nr['baseline']['rate']:.4f} of real non-members ({nr['rule']})"
+            )
+    for note in doc.get("notes", []):
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def _nobox(
+    *,
+    original: str,
+    synthetic: str,
+    control: str,
+    attack_names: list[str],
+    rows: list[int],
+    n_members: int | None,
+    n_non_members: int | None,
+    n_exposed: int,
+    k: int,
+    workers: int,
+    seed: int,
+    fmt: TextFormat,
+    out: Path | None,
+    gate: Any,
+    junit: Path | None,
+    categorical: str | None,
+    continuous: str | None,
+    schema: Path | None,
+    na_values: str | None,
+) -> None:
+    from synthleak.findings import nobox_metrics
+    from synthleak.games.base import Release
+    from synthleak.games.nobox import DEFAULT_ATTACKS, NoBoxMembershipGame
+    from synthleak.policy import METRICS
+    from synthleak.runtime import Runtime
+
+    if out is not None:
+        check_out_path(out)
+    sch, loaded = load_cli_tables(
+        {"original": original, "synthetic": synthetic, "control": control},
+        categorical=categorical,
+        continuous=continuous,
+        schema=schema,
+        na_values=na_values,
+    )
+    game = NoBoxMembershipGame(
+        attacks=tuple(attack_names) or DEFAULT_ATTACKS,
+        n_members=n_members,
+        n_non_members=n_non_members,
+        rows=tuple(rows),
+        n_exposed=n_exposed,
+        k=k,
+    )
+    release = Release(
+        loaded["original"].frame, loaded["synthetic"].frame, loaded["control"].frame, sch
+    )
+    result = game.run(release, seed=seed, runtime=Runtime(workers=workers, progress=True))
+    outcome = None
+    if gate is not None:
+        outcome = gate.evaluate({name: None for name in METRICS} | nobox_metrics(result))
+    doc = json.loads(to_json(result.summary()))
+    doc["policy"] = None if outcome is None else outcome.to_dict()
+    emit(to_json(doc) if fmt is TextFormat.JSON else render_nobox_table(doc), out)
+    report_policy(outcome, junit)
+    exit_for_policy(outcome)
+
+
+@app.command("mia", rich_help_panel="Privacy games (one attack family each)")
 def mia_cmd(
+    ctx: typer.Context,
     data: Annotated[
-        str,
+        str | None,
         typer.Argument(
-            help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete' (the full dataset Omega)."
+            help="Black-box form: CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete' "
+            "(the full dataset the targets come from)."
         ),
-    ],
+    ] = None,
     generator: Annotated[
-        str, typer.Option("--generator", help="Generator spec, e.g. synthpop or baynet:k=2.")
-    ],
+        str | None,
+        typer.Option("--generator", help="Black-box form: generator spec, e.g. synthpop."),
+    ] = None,
+    original: OriginalOpt = None,
+    synthetic: SyntheticOpt = None,
+    control: ControlOpt = None,
+    rows: Annotated[
+        str | None,
+        typer.Option("--rows", help="No-box form: rows of --original to report, e.g. 3,17."),
+    ] = None,
+    n_members: Annotated[
+        int | None,
+        typer.Option("--n-members", help="No-box form: original records scored as members."),
+    ] = None,
+    n_non_members: Annotated[
+        int | None,
+        typer.Option(
+            "--n-non-members",
+            help="No-box form: control records scored as non-members (default half).",
+        ),
+    ] = None,
+    n_exposed: Annotated[
+        int,
+        typer.Option("--n-exposed", help="No-box form: most isolated records (V_k) to report."),
+    ] = 10,
     targets: Annotated[
         str,
         typer.Option(
             "--targets",
-            help="top:N (distance V_k), rare:N, loglik:N, random:N or rows:i,j; join several with '+'.",
+            help="top:N (most vulnerable by V_k), rare:N, loglik:N, random:N or rows:i,j; join "
+            "several with '+'.",
         ),
     ] = "top:10",
-    n: Annotated[int, typer.Option("--n", help="Training records per dataset |D|.")] = 1000,
-    m: Annotated[int, typer.Option("--m", help="Synthetic records released |D^s|.")] = 1000,
+    train_size: TrainSizeOpt = 1000,
+    synthetic_size: SyntheticSizeOpt = None,
     shadows: Annotated[int, typer.Option("--shadows", help="Shadow datasets (attacker).")] = 4000,
     tests: Annotated[int, typer.Option("--tests", help="Test datasets (challenger).")] = 200,
     attacks: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--attacks",
-            help="Comma-separated membership attacks (query, distance, groundhog, attention).",
+            help="Comma-separated attack names. Black-box: query, distance, groundhog, attention "
+            "(default query,distance,groundhog). No-box: dcr, dcr-diff, domias, neighbourhood, "
+            "classifier (default all).",
         ),
-    ] = "query,distance,groundhog",
-    queries: Annotated[
-        int, typer.Option("--queries", help="Counting queries N of the query attack.")
-    ] = 100_000,
+    ] = None,
+    n_queries: NQueriesOpt = 100_000,
     pool: Annotated[
         PoolMode,
         typer.Option("--pool", help="shared: one pool for all targets; single: one per target."),
     ] = PoolMode.SHARED,
     aux_size: Annotated[
-        int | None, typer.Option("--aux-size", help="|D_aux| (default as Table 1).")
+        int | None,
+        typer.Option("--aux-size", help="Attacker's auxiliary records (default as Table 1)."),
     ] = None,
     test_size: Annotated[
-        int | None, typer.Option("--test-size", help="|D_test| (default as Table 1).")
+        int | None,
+        typer.Option("--test-size", help="Challenger's test records (default as Table 1)."),
     ] = None,
-    k: Annotated[
-        int, typer.Option("--k", help="Neighbours of the vulnerability score V_k (top:N).")
-    ] = 5,
-    batch_size: Annotated[int, typer.Option("--batch-size", help="Datasets per work unit.")] = 50,
+    k: KOpt = 5,
+    batch_size: BatchSizeOpt = 50,
+    knowledge: Annotated[
+        Knowledge,
+        typer.Option(
+            "--knowledge",
+            help="What the attacker knows besides the target: auxiliary records of the population "
+            "(auxiliary), or every training record (exact: the worst case, for DP audits).",
+        ),
+    ] = Knowledge.AUXILIARY,
+    claimed_epsilon: ClaimedEpsilonOpt = None,
+    delta: DeltaOpt = 1e-5,
+    neighbouring: NeighbouringOpt = NeighbouringChoice.ADD_REMOVE,
+    fail_on: FailOnOpt = None,
+    policy: PolicyOpt = None,
+    junit: JunitOpt = None,
+    max_time: MaxTimeOpt = None,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
     run_dir: RunDirOpt = None,
     seed: SeedOpt = 0,
-    fmt: Annotated[
-        OutputFormat, typer.Option("--format", help="table or json.")
-    ] = OutputFormat.TABLE,
+    fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
     categorical: CategoricalOpt = None,
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
 ) -> None:
-    """Membership inference on target records of DATA against a generator (shadow modelling)."""
-    if fmt is OutputFormat.CSV:
-        raise InputError("mia writes --format table or json, not csv")
-    if workers < 1:
-        raise InputError(f"--workers must be at least 1, got {workers}")
-    attack_names = split_list(attacks)
-    if queries < 1:
-        raise InputError(f"--queries must be at least 1, got {queries}")
+    """Membership inference: against a generator (DATA --generator SPEC, shadow modelling) or
+    against a release without its generator (--original, --synthetic, --control).
+
+    Method: Meeus et al. (2023), Sec. 2.3 (game) and Sec. 5.1 (query-based attack); no-box
+    attacks after van Breugel et al. (2023), Houssiau et al. (2022) and Hayes et al. (2019).
+    """
+    gate = load_cli_policy(fail_on, policy, junit)
+    nobox_given = [
+        f
+        for f, p in (("--original", original), ("--synthetic", synthetic), ("--control", control))
+        if p is not None
+    ]
+    if nobox_given:
+        mixed = (["DATA"] if data is not None else []) + (
+            ["--generator"] if generator is not None else []
+        )
+        mixed += [flag for flag, name in _BLACK_BOX_ONLY if _given(ctx, name)]
+        if mixed:
+            raise InputError(
+                f"{', '.join(mixed)} belong to the black-box form ({BLACK_BOX_FORM}); "
+                f"the no-box form is {NO_BOX_FORM}: use one form"
+            )
+        missing = [f for f in ("--original", "--synthetic", "--control") if f not in nobox_given]
+        if missing:
+            raise InputError(f"the no-box form needs {', '.join(missing)} too: {NO_BOX_FORM}")
+        make_runtime(workers=workers)  # checks --workers
+        _nobox(
+            original=original,  # type: ignore[arg-type]
+            synthetic=synthetic,  # type: ignore[arg-type]
+            control=control,  # type: ignore[arg-type]
+            attack_names=split_list(attacks),
+            rows=_parse_rows(rows),
+            n_members=n_members,
+            n_non_members=n_non_members,
+            n_exposed=n_exposed,
+            k=k,
+            workers=workers,
+            seed=seed,
+            fmt=fmt,
+            out=out,
+            gate=gate,
+            junit=junit,
+            categorical=categorical,
+            continuous=continuous,
+            schema=schema,
+            na_values=na_values,
+        )
+        return
+    nobox_only = [flag for flag, name in _NO_BOX_ONLY if _given(ctx, name)]
+    if nobox_only:
+        raise InputError(
+            f"{', '.join(nobox_only)} belong to the no-box form ({NO_BOX_FORM}); "
+            f"the black-box form is {BLACK_BOX_FORM}: use one form"
+        )
+    if data is None or generator is None:
+        raise InputError(
+            f"give DATA and --generator ({BLACK_BOX_FORM}) or --original, --synthetic and "
+            f"--control ({NO_BOX_FORM})"
+        )
+    from synthleak.findings import membership_epsilon
+    from synthleak.games.cost import format_seconds
+    from synthleak.games.membership import MembershipGame
+    from synthleak.generators import claimed_epsilon as claimed_epsilon_of
+    from synthleak.generators import make_generator
+    from synthleak.pipeline import check_claim
+    from synthleak.policy import METRICS, epsilon_metrics
+    from synthleak.runtime import stream_rng
+
+    if n_queries is None or n_queries < 1:
+        raise InputError(f"--n-queries must be at least 1, got {n_queries}")
+    m = parse_sizes(synthetic_size, "--synthetic-size", default=[1000], single=True)[0]
+    if out is not None:
+        check_out_path(out)
+    runtime = make_runtime(workers=workers, cluster=None, run_dir=run_dir)
+    spec = parse_targets(targets, k=k)
+    check_claim(claimed_epsilon, delta, neighbouring.api)
+    claimed = claimed_epsilon
+    if claimed is None:
+        claimed = claimed_epsilon_of(make_generator(generator))
     client = None
     if cluster is not None:  # fail fast on an unreachable scheduler, before any work
         from synthleak.runtime.executor import connect_cluster
 
         client = connect_cluster(cluster, timeout=5.0)
+        runtime = make_runtime(workers=workers, cluster=client, run_dir=run_dir)
     try:
         loaded = load_cli_data(
             data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
         )
-        omega = loaded.table
-        rows, selected_by = parse_targets(targets, omega, seed=seed, k=k)
-        params: dict[str, dict[str, Any]] = {"query": {"n_queries": queries}}
+        names = split_list(attacks) or ["query", "distance", "groundhog"]
+        params: dict[str, dict[str, Any]] = {"query": {"n_queries": n_queries}}
         game = MembershipGame(
             generator,
-            n=n,
-            m=m,
-            n_shadow=shadows,
-            n_test=tests,
-            attacks=attack_names,
-            attack_params={a: params[a] for a in attack_names if a in params},
+            targets=spec,
+            train_size=train_size,
+            synthetic_size=m,
+            n_shadows=shadows,
+            n_tests=tests,
+            attacks=names,
+            attack_params={a: params[a] for a in names if a in params},
             pool=pool,
             aux_size=aux_size,
             test_size=test_size,
             batch_size=batch_size,
-            workers=workers,
-            cluster=client,
-            run_dir=run_dir,
-            progress=True,
+            knowledge=knowledge,
         )
+        game.validate(loaded.table, seed=seed)  # every input error before the pilot
+        projected = plan_game(game, loaded.table, seed=seed, workers=workers, max_time=max_time)
+        started = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", BaselineWarning)
-            result = game.run(omega, rows, seed=seed, selected_by=selected_by)
-        doc = json.loads(to_json(result.to_dict()))
+            result = game.run(loaded.table, seed=seed, runtime=runtime)
+        typer.echo(
+            f"synthleak: the game took {format_seconds(time.perf_counter() - started)} "
+            f"(projected {format_seconds(projected)})",
+            err=True,
+        )
         n_base = sum(1 for w in caught if issubclass(w.category, BaselineWarning))
         if n_base:
             typer.echo(
-                f"synthleak: warning: {n_base} target/attack pair(s) did no better than a random guess "
-                "(AUC 95% CI covers 0.5)",
+                f"synthleak: warning: {n_base} target/attack pair(s) did no better than a random "
+                "guess (AUC 95% CI covers 0.5)",
                 err=True,
             )
-        fails = doc.get("failures", {})
-        if fails.get("failed_datasets"):
+        fails = result.failures
+        if fails.failed_datasets:
             typer.echo(
-                f"synthleak: warning: the generator failed on {fails['failed_datasets']} of "
-                f"{fails['total_datasets']} datasets (dropped): "
-                + "; ".join(list(fails.get("messages", {}))[:2]),
+                f"synthleak: warning: the generator failed on {fails.failed_datasets} of "
+                f"{fails.total_datasets} datasets (dropped): "
+                + "; ".join(list(fails.messages)[:2]),
                 err=True,
             )
-        emit(to_json(doc) if fmt is OutputFormat.JSON else render_table(doc), out)
+        eps = membership_epsilon(
+            result,
+            rng=stream_rng(seed, "mia.epsilon"),
+            claimed=claimed,
+            delta=delta,
+            neighbouring=neighbouring.api,
+        )
+        outcome = None
+        if gate is not None:
+            metrics = {name: None for name in METRICS} | epsilon_metrics(eps)
+            outcome = gate.evaluate(metrics)
+        doc = mia_document(result, eps, outcome)
+        emit(to_json(doc) if fmt is TextFormat.JSON else render_table(result, eps), out)
+        report_policy(outcome, junit)
     finally:
         if client is not None:
             client.close()
+    exit_for_policy(outcome)
+
+
+def plan_game(
+    game: MembershipGame, table: Any, *, seed: int, workers: int, max_time: float | None
+) -> float:
+    """Measure the game's cost, size it to ``--max-time`` if given, print the projection;
+    returns the projected seconds."""
+    from synthleak.games.cost import fit_budget, measure_membership_cost, power
+    from synthleak.games.targets import as_targets
+    from synthleak.runtime import stream_rng
+
+    n_targets = len(as_targets(game.targets).resolve(table, seed=seed))
+    shared = game.knowledge == Knowledge.AUXILIARY and game.pool == PoolMode.SHARED
+    typer.echo(
+        f"synthleak: measuring one run of '{game.generator}' and of each attack ...", err=True
+    )
+    cost = measure_membership_cost(game, table, rng=stream_rng(seed, "mia.pilot"))
+    if max_time is not None:
+        shadows, tests = fit_budget(
+            cost, max_time, n_targets=n_targets, workers=workers, shared=shared
+        )
+        game.n_shadows, game.n_tests = min(shadows, game.n_shadows), min(tests, game.n_tests)
+    typer.echo(
+        "synthleak: "
+        + cost.summary(
+            n_shadows=game.n_shadows,
+            n_tests=game.n_tests,
+            n_targets=n_targets,
+            workers=workers,
+            shared=shared,
+        ),
+        err=True,
+    )
+    typer.echo(f"synthleak: power: {power(game.n_tests).sentence()}", err=True)
+    return cost.projected_seconds(
+        n_shadows=game.n_shadows,
+        n_tests=game.n_tests,
+        n_targets=n_targets,
+        workers=workers,
+        shared=shared,
+    )
+
+
+def mia_document(
+    result: MembershipResult, epsilon: EpsilonEstimate, policy: PolicyResult | None = None
+) -> dict[str, Any]:
+    """The JSON document of ``synthleak mia`` (black-box): the result plus its summaries."""
+    return {
+        "mode": "black-box",
+        "config": result.config.to_dict(),
+        "targets": [
+            {
+                "row": t.row,
+                "selected_by": t.selected_by,
+                "attacks": {
+                    name: {
+                        "auc": o.auc.value,
+                        "auc_ci": [o.auc.ci_low, o.auc.ci_high],
+                        "accuracy": o.accuracy,
+                        "tpr_at_fpr": dict(o.tpr_at_fpr),
+                        "n_tests": o.n_tests,
+                        "error": o.error,
+                    }
+                    for name, o in t.attacks.items()
+                },
+            }
+            for t in result.targets
+        ],
+        "summary": {a: s.to_dict() for a, s in result.summary().items()},
+        "summary_by_selector": {
+            sel: {a: s.to_dict() for a, s in d.items()}
+            for sel, d in result.summary_by_selector().items()
+        },
+        "failures": result.failures.to_dict(),
+        "epsilon": epsilon.to_dict(),
+        "policy": None if policy is None else policy.to_dict(),
+    }

@@ -1,59 +1,99 @@
 """``synthleak singling-out`` and ``synthleak linkability``: Article 29 WP risks of a release.
 
-Both commands read three files — the ORIGINAL records the synthetic data came from, the
-SYNTHETIC data, and CONTROL records the generator never saw — with the common data options
-(``--categorical/--continuous/--schema/--na-values``, applied to all three). The schema is
-inferred on the original (or read from ``--schema``) and applied to the others; when the synthetic
-or control data hold categories the original lacks (a rare country in the control split, say),
-the schema is widened with those categories (:func:`synthleak.data.schema.widen`; continuous
-ranges are widened likewise, which changes no risk figure) rather than rejecting the file — a category can be real without appearing in the original. Files whose columns
-differ are rejected with one line listing the differences (exit 2).
+Both commands read three files — the ``--original`` records the synthetic data came from, the
+``--synthetic`` data, and ``--control`` records the generator never saw — with the common data
+options (``--categorical/--continuous/--schema/--na-values``, applied to all three). The schema is
+inferred on the original (or read from ``--schema``) and widened with categories that only the
+synthetic or control data hold (:func:`synthleak.data.schema.widen`); files whose columns differ
+are rejected with one line listing the differences (exit 2).
 
-Output (``--format json``)::
+Output (``--format json``): a JSON list with one object per attack, holding ``risk``, ``ci``,
+the rates (``attack_rate``, ``control_rate``, ``baseline_rate``), the counts, the table sizes and
+size correction, and for singling out where the successes are (``columns``: per column, the
+predicates constraining it, their successes and mean excess over the control) and a few example
+predicates; for linkability the auxiliary columns.
 
-    {"mode": str, "risk": float, "ci": [lo, hi], "attack_rate": float, "control_rate": float,
-     "baseline_rate": float, "n_attacks": int, "n_success": int}
+References
+----------
+Giomi et al. (2023), "A unified framework for quantifying privacy risk in synthetic data", PoPETs
+(Anonymeter), Sec. 3, 4.1 and 4.2. Article 29 Data Protection Working Party (2014), Opinion
+05/2014 on Anonymisation Techniques. Plasencia Palacios (2024), "Contrastive Learning-Based
+privacy metrics in Tabular Synthetic Datasets" (contrastive singling out).
 """
 
 from __future__ import annotations
 
 import warnings
+from importlib.util import find_spec
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from synthleak.attacks.linkability import LinkabilityAttack
-from synthleak.attacks.singling_out import SinglingOutMode, make_singling_out_attack
 from synthleak.cli.app import app
 from synthleak.cli.common import (
     CategoricalOpt,
     ContinuousOpt,
+    ControlOpt,
+    FormatOpt,
     NaValuesOpt,
+    OriginalOpt,
     OutOpt,
-    OutputFormat,
     SchemaOpt,
     SeedOpt,
+    SyntheticOpt,
+    TextFormat,
+    check_out_path,
     emit,
     load_cli_tables,
-    make_rng,
     split_list,
     to_json,
 )
-from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.singling_out import LinkabilityGame, RiskResult, SinglingOutGame
+
+if TYPE_CHECKING:
+    from synthleak.data.table import Table
+    from synthleak.games.linkability import LinkabilityResult
+    from synthleak.games.singling_out import SinglingOutResult
+
+RECORD_ATTACKS = ("multivariate", "contrastive")  # the attacks that take --n-cols
+PANEL = "Privacy games (one attack family each)"
+NAttacksOpt = Annotated[
+    int,
+    typer.Option(
+        "--n-attacks",
+        help="Attack guesses per attack: predicates (singling out) or targets (linkability).",
+    ),
+]
+
+
+def _require(original: str | None, synthetic: str | None, control: str | None) -> None:
+    missing = [
+        flag
+        for flag, value in (
+            ("--original", original),
+            ("--synthetic", synthetic),
+            ("--control", control),
+        )
+        if value is None
+    ]
+    if missing:
+        raise InputError(
+            f"missing {', '.join(missing)}: these risks compare the original and a control of "
+            "real records the generator never saw against the synthetic release"
+        )
 
 
 def _load(
-    original: str,
-    synthetic: str,
-    control: str,
+    original: str | None,
+    synthetic: str | None,
+    control: str | None,
     categorical: str | None,
     continuous: str | None,
     schema: Path | None,
     na_values: str | None,
 ) -> tuple[Table, Table, Table]:
+    assert original is not None and synthetic is not None and control is not None  # _require
     _, data = load_cli_tables(
         {"original": original, "synthetic": synthetic, "control": control},
         categorical=categorical,
@@ -64,55 +104,100 @@ def _load(
     return data["original"].table, data["synthetic"].table, data["control"].table
 
 
-def _render(result: RiskResult, fmt: OutputFormat, caught: list[str]) -> str:
-    summary: dict[str, Any] = result.summary()
-    if fmt is OutputFormat.JSON:
-        return to_json(summary)
-    if fmt is OutputFormat.CSV:
-        raise InputError("--format csv is not offered by this command: use table or json")
+def _check_positive(flag: str, value: int) -> None:
+    if value < 1:
+        raise InputError(f"{flag} {value} must be at least 1")
+
+
+def _fmt(x: float) -> str:
+    return "   n/a" if x != x else f"{x:.4f}"
+
+
+def _caught(fn: Any) -> tuple[Any, list[str]]:
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always", BaselineWarning)
+        result = fn()
+    return result, [str(w.message) for w in rec if issubclass(w.category, BaselineWarning)]
+
+
+def render_singling_out(result: SinglingOutResult) -> str:
+    """Plain-text table of a singling-out result."""
+    d = result.design
+    conf = f"{100 * result.confidence:.0f}%"
     lines = [
-        f"{result.mode} risk: {result.risk.value:.4f}  "
-        f"({100 * result.risk.confidence:.0f}% CI {result.risk.ci_low:.4f} to {result.risk.ci_high:.4f})",
-        f"  attack rate   {result.attack_rate.value:.4f}  ({result.n_success} of {result.n_attacks} attacks"
-        + (f"; {result.n_requested} requested" if result.n_requested != result.n_attacks else "")
-        + ")",
-        f"  control rate  {result.control_rate.value:.4f}",
-        f"  baseline rate {result.baseline_rate.value:.4f}  (random guessing)",
+        f"Singling-out risk ({conf} CI); original {d.n_original:,}, control {d.n_control:,}, "
+        f"synthetic {d.n_synthetic:,} records",
+        f"  size correction: {d.note}",
+        f"  {'attack':<14}{'risk':>8}  {conf + ' CI':<18}{'attack':>8}{'control':>9}"
+        f"{'baseline':>10}  predicates",
     ]
-    lines += [f"  warning: {w}" for w in caught]
+    for a in result.attacks:
+        ci = f"[{_fmt(a.risk.ci_low)}, {_fmt(a.risk.ci_high)}]"
+        made = f"{a.n_attacks}" + (f" of {a.n_requested}" if a.n_attacks != a.n_requested else "")
+        lines.append(
+            f"  {a.attack:<14}{_fmt(a.risk.value):>8}  {ci:<18}{_fmt(a.attack_rate.value):>8}"
+            f"{_fmt(a.control_rate.value):>9}{_fmt(a.baseline_rate.value):>10}  {made}"
+        )
+    for a in result.attacks:
+        if not a.risk.ci_low > 0:  # no leak shown: per-column excesses are noise
+            continue
+        top = [c for c in a.columns if c.excess > 0][:5]
+        if top:
+            where = ", ".join(
+                f"{c.column} ({c.n_success} of {c.n_predicates} single out, excess "
+                f"{c.excess:.3f} ± {c.excess_se:.3f})"
+                for c in top
+            )
+            lines.append(f"  where ({a.attack}): {where}")
+        for ex in a.examples[:3]:
+            lines.append(f"  example ({a.attack}): {ex}")
+        if a.note:
+            lines.append(f"  note ({a.attack}): {a.note}")
+    lines.append(
+        "  rates: share of predicates singling out one person among the original records, the "
+        "control (at the original's size) and random guessing"
+    )
     return "\n".join(lines)
 
 
-def _run(game_fn: Any) -> tuple[RiskResult, list[str]]:
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always", BaselineWarning)
-        result = game_fn()
-    caught = [str(w.message) for w in rec if issubclass(w.category, BaselineWarning)]
-    return result, caught
+def render_linkability(result: LinkabilityResult) -> str:
+    """Plain-text table of a linkability result."""
+    conf = f"{100 * result.confidence:.0f}%"
+    lines = [
+        f"Linkability risk ({conf} CI); original {result.n_original:,}, control "
+        f"{result.n_control:,}, synthetic {result.n_synthetic:,} records",
+        f"  {'attack':<19}{'risk':>8}  {conf + ' CI':<18}{'attack':>8}{'control':>9}"
+        f"{'baseline':>10}  targets",
+    ]
+    for a in result.attacks:
+        ci = f"[{_fmt(a.risk.ci_low)}, {_fmt(a.risk.ci_high)}]"
+        lines.append(
+            f"  {a.attack:<19}{_fmt(a.risk.value):>8}  {ci:<18}{_fmt(a.attack_rate.value):>8}"
+            f"{_fmt(a.control_rate.value):>9}{_fmt(a.baseline_rate.value):>10}  "
+            f"{a.n_attacks} + {a.n_control_attacks}"
+        )
+        lines.append(
+            f"  aux A: {', '.join(a.aux_a)}; aux B: {', '.join(a.aux_b)}; "
+            f"{a.n_neighbors} neighbour(s)"
+        )
+        if a.note:
+            lines.append(f"  note ({a.attack}): {a.note}")
+    return "\n".join(lines)
 
 
-FormatOpt = Annotated[OutputFormat, typer.Option("--format", help="Output format: table or json.")]
-
-
-@app.command("singling-out")
+@app.command("singling-out", rich_help_panel=PANEL)
 def singling_out_cmd(
-    original: Annotated[
+    original: OriginalOpt = None,
+    synthetic: SyntheticOpt = None,
+    control: ControlOpt = None,
+    attacks: Annotated[
         str,
         typer.Option(
-            "--original",
-            help="Original records (CSV, CSV.GZ, Parquet or 'adult'/'adult-complete').",
+            "--attacks",
+            help="Comma-separated singling-out attacks: univariate, multivariate, contrastive.",
         ),
-    ],
-    synthetic: Annotated[
-        str, typer.Option("--synthetic", help="Synthetic data released from the original.")
-    ],
-    control: Annotated[
-        str, typer.Option("--control", help="Real records the generator never saw.")
-    ],
-    mode: Annotated[
-        SinglingOutMode, typer.Option("--mode", help="How predicates are generated.")
-    ] = SinglingOutMode.MULTIVARIATE,
-    attacks: Annotated[int, typer.Option("--attacks", help="Predicates to generate.")] = 500,
+    ] = "univariate,multivariate",
+    n_attacks: NAttacksOpt = 500,
     n_cols: Annotated[
         int, typer.Option("--n-cols", help="Columns per multivariate/contrastive predicate.")
     ] = 3,
@@ -121,61 +206,98 @@ def singling_out_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
     seed: SeedOpt = 0,
-    fmt: FormatOpt = OutputFormat.TABLE,
+    fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
 ) -> None:
-    """Singling-out risk: predicates learnt from SYNTHETIC that isolate one ORIGINAL record."""
-    if attacks < 1:
-        raise InputError(f"--attacks {attacks} must be at least 1")
+    """Singling-out risk: predicates learnt from SYNTHETIC that isolate one ORIGINAL person."""
+    from synthleak.attacks.base import AttackFamily, attack_info
+    from synthleak.games.base import Release
+    from synthleak.games.singling_out import SinglingOutGame
+
+    _require(original, synthetic, control)
+    names = split_list(attacks)
+    if not names:
+        raise InputError("--attacks is empty: give univariate, multivariate and/or contrastive")
+    for name in names:
+        info = attack_info(AttackFamily.SINGLING_OUT, name)
+        if info.extra and find_spec(info.extra) is None:
+            raise InputError(
+                f"--attacks {name} needs the optional package {info.extra!r}: "
+                f"install it with pip install 'synthleak[{info.extra}]'"
+            )
+    _check_positive("--n-attacks", n_attacks)
+    _check_positive("--n-cols", n_cols)
+    if seed < 0:
+        raise InputError(f"--seed {seed} must be 0 or more")
+    if out is not None:
+        check_out_path(out)
     o, s, c = _load(original, synthetic, control, categorical, continuous, schema, na_values)
-    params: dict[str, Any] = {} if mode is SinglingOutMode.UNIVARIATE else {"n_cols": n_cols}
-    attack = make_singling_out_attack(mode, **params)
-    rng = make_rng(seed)
-    result, caught = _run(
-        lambda: SinglingOutGame(o, s, c, n_attacks=attacks).run(attack, rng=rng, mode=mode.value)
-    )
-    emit(_render(result, fmt, caught), out)
+    if n_cols > len(o.schema):
+        raise InputError(f"--n-cols {n_cols} is out of range: the data has {len(o.schema)} columns")
+    params = {n: {"n_cols": n_cols} for n in names if n in RECORD_ATTACKS}
+    game = SinglingOutGame(names, n_attacks=n_attacks, attack_params=params)
+    result, _ = _caught(lambda: game.run(Release(o, s, c), seed=seed))
+    if fmt is TextFormat.JSON:
+        d = result.design.to_dict()
+        text = to_json([{**a.summary(), "design": d} for a in result.attacks])
+    else:
+        text = render_singling_out(result)
+    emit(text, out)
 
 
-@app.command("linkability")
+@app.command("linkability", rich_help_panel=PANEL)
 def linkability_cmd(
-    original: Annotated[
-        str,
-        typer.Option(
-            "--original",
-            help="Original records (CSV, CSV.GZ, Parquet or 'adult'/'adult-complete').",
-        ),
-    ],
-    synthetic: Annotated[
-        str, typer.Option("--synthetic", help="Synthetic data released from the original.")
-    ],
-    control: Annotated[
-        str, typer.Option("--control", help="Real records the generator never saw.")
-    ],
     aux_a: Annotated[
-        str, typer.Option("--aux-a", help="Comma-separated columns of the first auxiliary dataset.")
+        str, typer.Option("--aux-a", help="Comma-separated columns of the first auxiliary source.")
     ],
     aux_b: Annotated[
         str,
-        typer.Option("--aux-b", help="Comma-separated columns of the second auxiliary dataset."),
+        typer.Option("--aux-b", help="Comma-separated columns of the second auxiliary source."),
     ],
+    original: OriginalOpt = None,
+    synthetic: SyntheticOpt = None,
+    control: ControlOpt = None,
     neighbors: Annotated[
-        int, typer.Option("--neighbors", help="k nearest synthetic neighbours per half.")
+        int, typer.Option("--neighbors", help="Nearest synthetic neighbours per half (k).")
     ] = 1,
-    attacks: Annotated[int, typer.Option("--attacks", help="Target records attacked.")] = 500,
+    n_attacks: NAttacksOpt = 500,
     categorical: CategoricalOpt = None,
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
     seed: SeedOpt = 0,
-    fmt: FormatOpt = OutputFormat.TABLE,
+    fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
 ) -> None:
-    """Linkability risk: re-link the --aux-a and --aux-b halves of records through SYNTHETIC."""
-    if attacks < 1:
-        raise InputError(f"--attacks {attacks} must be at least 1")
+    """Linkability risk: re-link the --aux-a and --aux-b halves of people through SYNTHETIC."""
+    from synthleak.games.base import Release
+    from synthleak.games.linkability import LinkabilityGame
+
+    _require(original, synthetic, control)
+    cols_a, cols_b = split_list(aux_a), split_list(aux_b)
+    for flag, cols in (("--aux-a", cols_a), ("--aux-b", cols_b)):
+        if not cols:
+            raise InputError(f"{flag} is empty: give at least one column")
+    _check_positive("--n-attacks", n_attacks)
+    _check_positive("--neighbors", neighbors)
+    if seed < 0:
+        raise InputError(f"--seed {seed} must be 0 or more")
+    if out is not None:
+        check_out_path(out)
     o, s, c = _load(original, synthetic, control, categorical, continuous, schema, na_values)
-    attack = LinkabilityAttack(split_list(aux_a), split_list(aux_b), n_neighbors=neighbors)
-    rng = make_rng(seed)
-    result, caught = _run(lambda: LinkabilityGame(o, s, c, n_attacks=attacks).run(attack, rng=rng))
-    emit(_render(result, fmt, caught), out)
+    for flag, cols in (("--aux-a", cols_a), ("--aux-b", cols_b)):
+        unknown = [col for col in cols if col not in o.schema]
+        if unknown:
+            raise InputError(
+                f"{flag} names unknown column(s) {unknown}: the columns are "
+                f"{', '.join(o.schema.names)}"
+            )
+    game = LinkabilityGame(cols_a, cols_b, n_attacks=n_attacks, n_neighbors=neighbors)
+    result, _ = _caught(lambda: game.run(Release(o, s, c), seed=seed))
+    if fmt is TextFormat.JSON:
+        sizes = {"n_original": result.n_original, "n_control": result.n_control}
+        sizes["n_synthetic"] = result.n_synthetic
+        text = to_json([{**a.summary(), **sizes} for a in result.attacks])
+    else:
+        text = render_linkability(result)
+    emit(text, out)

@@ -12,24 +12,26 @@ columns; ``table`` prints the same as a Rich table.
 
 References
 ----------
-000_d116d896359e1fe6.txt §4 (V_k, eq. 5-6) and §5.2 (baseline selectors).
+Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
+publishing", ESORICS, Sec. 4 (V_k, eq. 5-6) and Sec. 5.2 (baseline selectors).
 """
 
 from __future__ import annotations
 
 import io
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import pandas as pd
 import typer
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
     CategoricalOpt,
     ContinuousOpt,
+    KOpt,
     NaValuesOpt,
     OutOpt,
     OutputFormat,
+    RowsFormatOpt,
     SchemaOpt,
     SeedOpt,
     emit,
@@ -38,7 +40,12 @@ from synthleak.cli.common import (
     to_json,
 )
 from synthleak.errors import InputError
-from synthleak.vulnerability import DistanceMetric, Ranking, TargetMethod, rank_records
+from synthleak.modes import DistanceMetric, TargetMethod
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from synthleak.vulnerability import Ranking
 
 
 def ranking_document(ranking: Ranking, *, k: int, metric: DistanceMetric) -> dict[str, Any]:
@@ -57,6 +64,8 @@ def ranking_document(ranking: Ranking, *, k: int, metric: DistanceMetric) -> dic
 
 
 def _ranked_frame(ranking: Ranking, frame: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
     head = pd.DataFrame(
         {
             "rank": range(1, len(ranking.rows) + 1),
@@ -97,15 +106,17 @@ def _render_table(ranking: Ranking, frame: pd.DataFrame, *, k: int, metric: Dist
     return buf.getvalue()
 
 
-@app.command("vulnerable")
+@app.command("vulnerable", rich_help_panel="Privacy games (one attack family each)")
 def vulnerable_cmd(
     data: Annotated[
         str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")
     ],
-    k: Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")] = 5,
+    k: KOpt = 5,
     metric: Annotated[
         DistanceMetric,
-        typer.Option("--metric", help="Distance: cosine (eq. 5) or minkowski (eq. 6)."),
+        typer.Option(
+            "--metric", help="Distance: cosine or minkowski (Meeus et al. (2023), eq. 5 and 6)."
+        ),
     ] = DistanceMetric.COSINE,
     p: Annotated[float, typer.Option("--p", help="Order of the Minkowski distance (>= 1).")] = 2.0,
     method: Annotated[
@@ -118,16 +129,17 @@ def vulnerable_cmd(
         int, typer.Option("--top", help="Number of records to list (most vulnerable first).")
     ] = 10,
     seed: SeedOpt = 0,
-    format: Annotated[
-        OutputFormat, typer.Option("--format", help="Output format: table, json or csv.")
-    ] = OutputFormat.TABLE,
+    format: RowsFormatOpt = OutputFormat.TABLE,
     out: OutOpt = None,
     categorical: CategoricalOpt = None,
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
 ) -> None:
-    """Rank the records of DATA from most to least vulnerable (distance to their k nearest records)."""
+    """Rank the records of DATA from most to least vulnerable (distance to their k nearest records).
+
+    Method: Meeus et al. (2023), Sec. 4 (V_k) and Sec. 5.2 (other selectors).
+    """
     if k < 1:
         raise InputError(f"--k must be at least 1, got {k}")
     if not p >= 1:
@@ -147,6 +159,8 @@ def vulnerable_cmd(
         raise InputError(
             f"--k {k} needs more than {k} records but {data} has {n}: use a smaller --k or more records"
         )
+    from synthleak.vulnerability import rank_records
+
     ranking = rank_records(
         loaded.table, method, top=top, rng=make_rng(seed), k=k, metric=metric, p=p
     )

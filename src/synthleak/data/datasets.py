@@ -24,13 +24,13 @@ def load_adult(complete_cases: bool = False) -> pd.DataFrame:
     complete_cases : bool, default False
         Drop the 3,620 rows with a missing value and number the remaining 45,222 rows from 0, in
         the original order (train rows first). This is the Adult of the membership-inference
-        experiments of 000_d116d896359e1fe6.txt: the authors' code loads 45,222 records, and its
+        experiments of Meeus et al. (2023): the authors' code loads 45,222 records, and its
         10 published distance targets are the rows of this frame that ``V_5`` ranks first (see
         REPRODUCTION.md). Also available as the data argument ``adult-complete``.
 
     References
     ----------
-    Becker, B. and Kohavi, R. (1996). Adult. UCI Machine Learning Repository. CC BY 4.0.
+    Becker and Kohavi (1996), "Adult", UCI Machine Learning Repository (CC BY 4.0).
     """
     ref = resources.files("synthleak.data").joinpath("_bundled/adult.csv.gz")
     with ref.open("rb") as fh:

@@ -1,6 +1,6 @@
 """Encodings shared by generators and attacks.
 
-* :func:`one_hot` and :func:`minmax`: the preprocessing of 000_d116d896359e1fe6.txt §4 (eq. 1-3):
+* :func:`one_hot` and :func:`minmax`: the preprocessing of Meeus et al. (2023), Sec. 4 (eq. 1-3):
   one-hot categoricals (the missing code is one more category) and min-max scaled continuous
   columns (range from the schema; missing values scaled to 0, with ``minmax_missing`` giving the
   indicator).
@@ -9,6 +9,14 @@
   nothing from the data and is safe for differential privacy, or ``quantile`` over the training
   data, which is not), plus one bin for missing values when the column is nullable.
   :meth:`Discretiser.inverse` maps codes back, drawing continuous values uniformly inside the bin.
+
+Datetime columns are continuous here (their values are days or seconds since 1970-01-01, see
+:mod:`synthleak.data.schema`).
+
+References
+----------
+Matthieu Meeus, Florent Guépin, Ana-Maria Creţu and Yves-Alexandre de Montjoye. "Achilles' Heels:
+Vulnerable Record Identification in Synthetic Data Publishing". ESORICS, 2023; arXiv:2306.10308.
 """
 
 from __future__ import annotations

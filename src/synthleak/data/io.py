@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import csv
 import gzip
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from synthleak.data.schema import DEFAULT_MAX_CATEGORIES, Schema, column_differences, infer_schema
+from synthleak.data.domain import DomainReport, domain_report
+from synthleak.data.profile import DataProfile, DataWarning, profile_frame
+from synthleak.data.schema import (
+    DEFAULT_MAX_CATEGORIES,
+    Schema,
+    column_differences,
+    infer_column,
+    widen,
+)
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 
@@ -23,31 +33,127 @@ from synthleak.errors import InputError
 BUNDLED = {"adult": {"complete_cases": False}, "adult-complete": {"complete_cases": True}}
 
 
-def _header(path: Path) -> list[str]:
+#: Field separators :func:`read_frame` recognises, in order of preference on ties.
+DELIMITERS = (",", ";", "\t", "|")
+_SAMPLE_BYTES = 1 << 16
+_SAMPLE_LINES = 200
+#: Key of ``DataFrame.attrs`` where :func:`read_frame` records how it read a CSV file.
+READ_ATTRS = "synthleak_read"
+
+_DECIMAL_COMMA = re.compile(r"^[-+]?\d+,\d+$")
+_DECIMAL_POINT = re.compile(r"^[-+]?\d*\.\d+$")
+
+
+def _open_text(path: Path) -> Any:
+    if path.name.lower().endswith(".gz"):
+        return gzip.open(path, "rt", newline="", encoding="utf-8-sig", errors="replace")
+    return open(path, newline="", encoding="utf-8-sig", errors="replace")
+
+
+def _sample_lines(path: Path) -> list[str]:
+    """The first lines of a text file (at most 64 KiB; a cut last line is dropped)."""
     try:
-        with (
-            gzip.open(path, "rt", newline="")
-            if path.name.endswith(".gz")
-            else open(path, newline="")
-        ) as fh:
-            return next(csv.reader(fh), [])
-    except (OSError, UnicodeDecodeError) as exc:
+        with _open_text(path) as fh:
+            text = fh.read(_SAMPLE_BYTES)
+            complete = len(text) < _SAMPLE_BYTES
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise InputError(
             f"cannot read {path} as CSV ({exc}): give a CSV, CSV.GZ or Parquet file"
         ) from exc
+    lines = text.splitlines(keepends=True)
+    if not complete and len(lines) > 1:
+        lines = lines[:-1]
+    return [ln for ln in lines[:_SAMPLE_LINES] if ln.strip()]
 
 
-def read_frame(source: str | Path, *, na_values: Sequence[str] = ()) -> pd.DataFrame:
+def _field_counts(lines: list[str], delimiter: str) -> list[int]:
+    try:
+        return [len(row) for row in csv.reader(lines, delimiter=delimiter) if row]
+    except csv.Error:
+        return []
+
+
+def sniff_delimiter(lines: Sequence[str]) -> str | None:
+    """The separator of CSV text from its first lines, or ``None`` when no candidate fits.
+
+    A candidate of :data:`DELIMITERS` fits when it splits the header into more than one field and
+    at least 90% of the sampled rows into as many fields as the header (quoted fields are
+    respected). Among fitting candidates the one giving the most fields wins; ties go to the
+    earlier candidate (comma first). A file with one column has no separator to find: the result
+    is then ``None`` and the file is read as comma-separated.
+    """
+    lines = list(lines)
+    best: tuple[int, int] | None = None
+    chosen = None
+    for rank, delim in enumerate(DELIMITERS):
+        counts = _field_counts(lines, delim)
+        if not counts or counts[0] < 2:
+            continue
+        agree = sum(c == counts[0] for c in counts) / len(counts)
+        if agree < 0.9:
+            continue
+        score = (counts[0], -rank)
+        if best is None or score > best:
+            best, chosen = score, delim
+    return chosen
+
+
+def _decimal_comma(lines: list[str], delimiter: str) -> bool:
+    """Numbers in the sample are written with a decimal comma (and none with a point)."""
+    if delimiter == ",":
+        return False
+    commas = points = 0
+    for row in csv.reader(lines[1:], delimiter=delimiter):
+        for cell in row:
+            cell = cell.strip()
+            commas += bool(_DECIMAL_COMMA.match(cell))
+            points += bool(_DECIMAL_POINT.match(cell))
+    return commas > 0 and points == 0
+
+
+def _describe(delimiter: str) -> str:
+    return {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}.get(
+        delimiter, repr(delimiter)
+    )
+
+
+def read_frame(
+    source: str | Path,
+    *,
+    na_values: Sequence[str] = (),
+    delimiter: str | None = None,
+    decimal: str | None = None,
+) -> pd.DataFrame:
     """Read a DataFrame from a path or a bundled dataset name.
 
     Parameters
     ----------
     source : str or Path
-        ``*.csv``, ``*.csv.gz`` (any other name is read as CSV), ``*.parquet``/``*.pq``,
+        ``*.csv``, ``*.csv.gz``, ``*.tsv`` (any other name is read as CSV), ``*.parquet``/``*.pq``,
         or ``adult`` for the bundled UCI Adult (``adult-complete``: its 45,222 rows without a
-        missing value, the Adult of 000_d116d896359e1fe6.txt).
+        missing value, the Adult of the membership experiments of Meeus et al. (2023)).
     na_values : sequence of str
         Extra strings read as missing (empty cells are always missing).
+    delimiter : str, optional
+        Field separator of a CSV file. By default it is detected among comma, semicolon, tab and
+        pipe (:func:`sniff_delimiter`).
+    decimal : str, optional
+        Decimal mark of a CSV file. By default ``","`` when the separator is not a comma and the
+        numbers of the first lines are written with a decimal comma (``3,5``) and none with a
+        point, else ``"."``.
+
+    Returns
+    -------
+    DataFrame
+        For CSV files, ``df.attrs["synthleak_read"]`` records ``{"delimiter", "decimal"}`` as
+        used, so :func:`~synthleak.data.profile.profile_frame` can note a detected separator or
+        decimal comma.
+
+    Raises
+    ------
+    InputError
+        Missing, empty or unreadable file; duplicate column names; a file that reads as one
+        column although its header holds separators.
     """
     if str(source) in BUNDLED:
         from synthleak.data.datasets import load_adult
@@ -68,22 +174,7 @@ def read_frame(source: str | Path, *, na_values: Sequence[str] = ()) -> pd.DataF
         if na_values:
             df = df.replace(list(na_values), pd.NA)
     else:
-        header = _header(path)
-        dup = sorted({h for h in header if header.count(h) > 1})
-        if dup:
-            raise InputError(
-                f"{path} has duplicate column names {dup}: rename them so every column is unique"
-            )
-        try:
-            df = pd.read_csv(
-                path, na_values=list(na_values), keep_default_na=True, low_memory=False
-            )
-        except pd.errors.EmptyDataError as exc:
-            raise InputError(
-                f"data file {path} is empty: give a file with a header and records"
-            ) from exc
-        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot parse {path} as CSV: {str(exc).splitlines()[0]}") from exc
+        df = _read_csv(path, na_values=na_values, delimiter=delimiter, decimal=decimal)
     if len(df.columns) == 0:
         raise InputError(f"data file {path} has no columns: give a file with a header row")
     if len(df) == 0:
@@ -91,13 +182,77 @@ def read_frame(source: str | Path, *, na_values: Sequence[str] = ()) -> pd.DataF
     return df
 
 
+def _read_csv(
+    path: Path, *, na_values: Sequence[str], delimiter: str | None, decimal: str | None
+) -> pd.DataFrame:
+    lines = _sample_lines(path)
+    if not lines:
+        raise InputError(f"data file {path} is empty: give a file with a header and records")
+    detected = delimiter is None
+    if delimiter is None:
+        delimiter = sniff_delimiter(lines) or (
+            "\t" if path.name.lower().endswith((".tsv", ".tsv.gz", ".tab")) else ","
+        )
+    header = next(csv.reader(lines[:1], delimiter=delimiter), [])
+    if len(header) <= 1 and detected:
+        found = [d for d in DELIMITERS if d != delimiter and d in lines[0]]
+        if found:
+            raise InputError(
+                f"{path} reads as one column although its first line holds "
+                f"{_describe(found[0])}s: the rows do not split into the same number of fields "
+                f"with the {_describe(delimiter)} separator; check the file's separator "
+                "and quoting (or pass delimiter)"
+            )
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup:
+        raise InputError(
+            f"{path} has duplicate column names {dup}: rename them so every column is unique"
+        )
+    if decimal is None:
+        decimal = "," if _decimal_comma(lines, delimiter) else "."
+    try:
+        df = pd.read_csv(
+            path,
+            sep=delimiter,
+            decimal=decimal,
+            na_values=list(na_values),
+            keep_default_na=True,
+            low_memory=False,
+            encoding="utf-8-sig",
+        )
+    except pd.errors.EmptyDataError as exc:
+        raise InputError(
+            f"data file {path} is empty: give a file with a header and records"
+        ) from exc
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"cannot parse {path} as CSV: {str(exc).splitlines()[0]}") from exc
+    df.attrs[READ_ATTRS] = {"delimiter": delimiter, "decimal": decimal}
+    return df
+
+
 @dataclass(frozen=True)
 class LoadedData:
-    """A dataset as read from the user: its frame, schema and encoded table."""
+    """A dataset as read from the user: its frame, schema, encoded table and profile.
+
+    ``profile`` (:class:`~synthleak.data.profile.DataProfile`) says which columns were left out
+    (identifiers, free text, empty columns) and carries the typed warnings to show the user.
+    """
 
     frame: pd.DataFrame
     schema: Schema
     table: Table
+    profile: DataProfile | None = None
+
+
+def _schema_arg(
+    schema: Schema | str | Path,
+    categorical: Sequence[str],
+    continuous: Sequence[str],
+    keep: Sequence[str],
+) -> Schema:
+    if categorical or continuous or keep:
+        raise InputError("give either schema or categorical/continuous/keep, not both")
+    return schema if isinstance(schema, Schema) else Schema.from_json(schema)
 
 
 def load_data(
@@ -105,30 +260,107 @@ def load_data(
     *,
     categorical: Sequence[str] = (),
     continuous: Sequence[str] = (),
+    keep: Sequence[str] = (),
     schema: Schema | str | Path | None = None,
     na_values: Sequence[str] = (),
     max_categories: int = DEFAULT_MAX_CATEGORIES,
     min_rows: int = 1,
+    delimiter: str | None = None,
+    decimal: str | None = None,
 ) -> LoadedData:
-    """Read, validate, infer (or apply) the schema and encode a dataset.
+    """Read, validate, profile, infer (or apply) the schema and encode a dataset.
 
-    ``schema`` wins over inference; ``categorical``/``continuous`` override inferred kinds.
+    Parameters
+    ----------
+    source : str or Path
+        See :func:`read_frame`.
+    categorical, continuous : sequence of str
+        Columns forced to that kind (always analysed).
+    keep : sequence of str
+        Columns analysed even when they look like identifiers or free text
+        (:func:`~synthleak.data.profile.profile_frame`).
+    schema : Schema, str or Path, optional
+        A schema (or its JSON text or file) that wins over inference; its ``excluded`` columns
+        are dropped. Exclusive with ``categorical``/``continuous``/``keep``.
+    na_values, delimiter, decimal
+        See :func:`read_frame`.
+    max_categories : int
+        See :func:`~synthleak.data.schema.infer_schema`.
+    min_rows : int
+        Fewest records accepted.
+
+    Returns
+    -------
+    LoadedData
+        With ``profile`` set (with a schema, the schema's columns count as kept).
     """
-    df = read_frame(source, na_values=na_values)
+    df = read_frame(source, na_values=na_values, delimiter=delimiter, decimal=decimal)
     if len(df) < min_rows:
         raise InputError(
             f"{source} has {len(df)} record(s) but at least {min_rows} are needed: give more data"
         )
     if schema is not None:
-        sch = schema if isinstance(schema, Schema) else Schema.from_json(schema)
-        if categorical or continuous:
-            raise InputError("give either --schema or --categorical/--continuous, not both")
-    else:
-        sch = infer_schema(
-            df, categorical=categorical, continuous=continuous, max_categories=max_categories
+        sch = _schema_arg(schema, categorical, continuous, keep)
+        profile = profile_frame(
+            df,
+            keep=[n for n in sch.names if n in set(map(str, df.columns))],
+            max_categories=max_categories,
         )
+    else:
+        profile = profile_frame(
+            df,
+            keep=keep,
+            categorical=categorical,
+            continuous=continuous,
+            max_categories=max_categories,
+        )
+        sch = profile.schema(df, max_categories=max_categories)
     table = Table.from_frame(df, sch)
-    return LoadedData(df, sch, table)
+    return LoadedData(df, sch, table, profile)
+
+
+@dataclass(frozen=True)
+class EncodedFrames:
+    """Several datasets encoded with one schema (see :func:`encode_frames`).
+
+    Unpacks as ``schema, tables = encode_frames(...)`` (the two first attributes).
+
+    Attributes
+    ----------
+    schema : Schema
+    tables : dict of str to Table
+        By the names of the frames given.
+    profile : DataProfile
+        The profile of the first (reference) frame.
+    domain : DomainReport
+        Values of every other frame outside the reference's domain.
+    """
+
+    schema: Schema
+    tables: dict[str, Table]
+    profile: DataProfile
+    domain: DomainReport
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.schema, self.tables))
+
+    @classmethod
+    def of_tables(cls, tables: dict[str, Table]) -> EncodedFrames:
+        """Tables already encoded with one schema: their profile and domain report are empty
+        (nothing was read or inferred)."""
+        (_, first), *rest = tables.items()
+        profile = profile_frame(
+            first.to_frame().head(0),
+            categorical=first.schema.categorical_names,
+            continuous=first.schema.continuous_names,
+        )
+        domain = domain_report(first, parts={name: t for name, t in rest})
+        return cls(first.schema, dict(tables), profile, domain)
+
+    @property
+    def warnings(self) -> list[DataWarning]:
+        """The profile's warnings, then the domain check's."""
+        return [*self.profile.warnings, *self.domain.warnings]
 
 
 def encode_frames(
@@ -136,43 +368,65 @@ def encode_frames(
     *,
     categorical: Sequence[str] = (),
     continuous: Sequence[str] = (),
+    keep: Sequence[str] = (),
     schema: Schema | str | Path | None = None,
-) -> tuple[Schema, dict[str, Table]]:
+    max_categories: int = DEFAULT_MAX_CATEGORIES,
+) -> EncodedFrames:
     """Encode several datasets that must share one schema (the first one is the reference).
 
-    With ``schema`` every frame is encoded with it. Otherwise the column kinds are inferred on
-    the first frame (with the overrides) and the domains are widened over all frames (union of
-    categories and ranges), so a category that occurs only in, say, the synthetic or control
-    data is not an error. Frames whose columns differ from the first get one error that lists
-    every difference, naming the datasets.
-    """
-    from synthleak.data.schema import widen
+    With ``schema`` every frame is encoded with it. Otherwise the first frame is profiled
+    (:func:`~synthleak.data.profile.profile_frame`, with ``keep`` and the kind overrides), its
+    identifier, free-text and empty columns are excluded, the kinds of the others are inferred
+    on it, and the domains are widened over all frames (union of categories and ranges), so a
+    category that occurs only in, say, the synthetic or control data is not an error; the
+    domain check (:func:`~synthleak.data.domain.domain_report`) measures how many records of the
+    other frames lie outside the reference's domain and warns above 1%. Frames whose columns
+    differ from the first get one error that lists every difference, naming the datasets; a
+    column excluded from the analysis may be absent from the other frames.
 
-    (_, first), *rest = frames.items()
-    ref = [str(c) for c in first.columns]
+    Returns
+    -------
+    EncodedFrames
+        ``schema, tables, profile, domain``; unpacks as ``(schema, tables)``.
+    """
+    frames = {name: df.rename(columns=str) for name, df in frames.items()}
+    (first_name, first), *rest = frames.items()
+    if schema is not None:
+        sch = _schema_arg(schema, categorical, continuous, keep)
+        profile = profile_frame(
+            first,
+            keep=[n for n in sch.names if n in set(first.columns)],
+            max_categories=max_categories,
+        )
+    else:
+        profile = profile_frame(
+            first,
+            keep=keep,
+            categorical=categorical,
+            continuous=continuous,
+            max_categories=max_categories,
+        )
+        sch = profile.schema(first, max_categories=max_categories)
+    optional = set(sch.excluded)
+    ref = [c for c in first.columns if c not in optional]
     problems = []
     for name, df in rest:
-        problems += [f"the {name} data: {p}" for p in column_differences(ref, list(df.columns))]
+        cols = [c for c in df.columns if c not in optional]
+        problems += [f"the {name} data: {p}" for p in column_differences(ref, cols)]
     if problems:
         raise InputError(
             f"the {', '.join(frames)} data must have the same columns: {'; '.join(problems)}; "
             "give files with identical columns"
         )
-    if schema is not None:
-        if categorical or continuous:
-            raise InputError("give either --schema or --categorical/--continuous, not both")
-        sch = schema if isinstance(schema, Schema) else Schema.from_json(schema)
-    else:
-        sch = infer_schema(first, categorical=categorical, continuous=continuous)
+    if schema is None:
         for _, df in rest:
-            df = df.rename(columns=str)[sch.names]
-            sch = widen(
-                sch,
-                infer_schema(
-                    df, categorical=sch.categorical_names, continuous=sch.continuous_names
-                ),
+            other = Schema(
+                tuple(
+                    infer_column(df[c.name], c.name, c.kind, max_categories=max_categories)
+                    for c in sch.columns
+                )
             )
-    return sch, {
-        name: Table.from_frame(df.rename(columns=str)[sch.names], sch)
-        for name, df in frames.items()
-    }
+            sch = widen(sch, other)
+    tables = {name: Table.from_frame(df[sch.names], sch) for name, df in frames.items()}
+    domain = domain_report(tables[first_name], parts={name: tables[name] for name, _ in rest})
+    return EncodedFrames(sch, tables, profile, domain)

@@ -1,13 +1,25 @@
 """Column kinds, the :class:`Schema` and its inference rules.
 
-Inference rules (each overridable with ``categorical=``/``continuous=`` or a schema file):
+Inference rules (each overridable with ``categorical=``/``continuous=``/``keep=`` or a schema
+file). :func:`infer_schema` first profiles the frame (:func:`synthleak.data.profile.profile_frame`),
+which sets identifier and free-text columns aside and recognises dates and numbers written as
+text; the remaining columns follow these rules:
 
-1. ``bool``, ``object``, ``string`` and ``category`` columns are **categorical**.
+1. ``bool``, ``object``, ``string`` and ``category`` columns are **categorical**, except text
+   columns the profile reads as dates (**datetime**) or as numbers with thousands separators
+   (``"1,234"``, numeric rules below).
 2. Numeric columns whose non-missing values are all integers and that take at most
    ``max_categories`` (default 15) distinct values are **categorical** (codes such as the UK
    Census variables); every other numeric column is **continuous** (Adult ``age``, ``fnlwgt``,
    ``education-num`` with 16 values, ...).
-3. A column whose every value is missing is an error: there is nothing to learn from it.
+3. ``datetime64`` columns (Parquet timestamps and dates) and date strings are **datetime**: a
+   continuous kind (:attr:`Column.is_continuous`) whose values are stored in
+   :attr:`Table.values <synthleak.data.table.Table.values>` as days since 1970-01-01 (``unit``
+   ``"D"``, when every value falls on midnight: exact in float32) or seconds since
+   1970-01-01T00:00 UTC (``unit`` ``"s"``; float32 keeps them to about two minutes at present-day
+   dates, 128 s). Time-zone aware values are converted to UTC and the zone is kept in
+   :attr:`Column.tz`; :meth:`Table.to_frame` decodes back to datetimes.
+4. A column whose every value is missing is an error: there is nothing to learn from it.
 
 Missing values, per kind:
 
@@ -25,8 +37,10 @@ schema the user supplies (reading them off private data leaks); see :mod:`synthl
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -43,14 +57,34 @@ SCHEMA_VERSION = 1
 
 
 class ColumnKind(str, Enum):
-    """Kind of a column."""
+    """Kind of a column. ``DATETIME`` is continuous everywhere (generators, encoders, attacks);
+    only reading and writing values differ."""
 
     CATEGORICAL = "categorical"
     CONTINUOUS = "continuous"
+    DATETIME = "datetime"
+
+
+DATETIME_UNITS = {"D": 86_400.0, "s": 1.0}
+"""Units of datetime columns, in seconds: days or seconds since 1970-01-01 (UTC)."""
+_EPOCH = np.datetime64(0, "s")
+
+_THOUSANDS = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")
+
+
+def canonical_datetime(value: Any) -> str:
+    """A timestamp as text: ``YYYY-MM-DD`` at midnight without zone, else ISO 8601."""
+    ts = pd.Timestamp(value)
+    if ts.tzinfo is None and ts == ts.normalize():
+        return ts.strftime("%Y-%m-%d")
+    return ts.isoformat()
 
 
 def _json_value(v: Any) -> Any:
-    """A category value as a plain JSON value (numpy scalars become Python ones)."""
+    """A category value as a plain JSON value (numpy scalars become Python ones, timestamps
+    their :func:`canonical_datetime` text)."""
+    if isinstance(v, pd.Timestamp | np.datetime64 | _dt.date):
+        return canonical_datetime(v)
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, float) and v.is_integer():
@@ -72,9 +106,14 @@ class Column:
         Categorical: a missing category exists (code ``len(categories)``).
         Continuous: values may be ``NaN``.
     low, high : float
-        Continuous only: the range used for min-max scaling and discretisation.
+        Continuous and datetime: the range used for min-max scaling and discretisation
+        (datetime: in ``unit`` since 1970-01-01).
     integer : bool
-        Continuous only: values are whole numbers (generators round their output).
+        Continuous and datetime: values are whole numbers (generators round their output).
+    unit : str
+        Datetime only: ``"D"`` (days) or ``"s"`` (seconds) since 1970-01-01, UTC.
+    tz : str
+        Datetime only: the time zone of time-zone aware values (``""``: naive values).
     """
 
     name: str
@@ -84,10 +123,21 @@ class Column:
     low: float = 0.0
     high: float = 1.0
     integer: bool = False
+    unit: str = ""
+    tz: str = ""
 
     @property
     def is_categorical(self) -> bool:
         return self.kind is ColumnKind.CATEGORICAL
+
+    @property
+    def is_continuous(self) -> bool:
+        """Continuous or datetime: a numeric value in :attr:`Table.values`."""
+        return self.kind is not ColumnKind.CATEGORICAL
+
+    @property
+    def is_datetime(self) -> bool:
+        return self.kind is ColumnKind.DATETIME
 
     @property
     def size(self) -> int:
@@ -106,6 +156,15 @@ class Column:
         if self.is_categorical:
             d["categories"] = [_json_value(c) for c in self.categories]
             d["missing"] = self.has_missing
+        elif self.is_datetime:
+            d.update(
+                low=canonical_datetime(numbers_to_datetimes(np.array([self.low]), self)[0]),
+                high=canonical_datetime(numbers_to_datetimes(np.array([self.high]), self)[0]),
+                unit=self.unit,
+                missing=self.has_missing,
+            )
+            if self.tz:
+                d["tz"] = self.tz
         else:
             d.update(low=self.low, high=self.high, integer=self.integer, missing=self.has_missing)
         return d
@@ -118,7 +177,7 @@ class Column:
         except (KeyError, ValueError) as exc:
             raise InputError(
                 f"schema column {d!r} is invalid: each column needs 'name' and 'kind' "
-                "('categorical' or 'continuous')"
+                "('categorical', 'continuous' or 'datetime')"
             ) from exc
         if kind is ColumnKind.CATEGORICAL:
             cats = d.get("categories")
@@ -133,6 +192,8 @@ class Column:
             return cls(
                 name, kind, categories=tuple(cats), has_missing=bool(d.get("missing", False))
             )
+        if kind is ColumnKind.DATETIME:
+            return _datetime_column_from_dict(name, d)
         try:
             low, high = float(d["low"]), float(d["high"])
         except (KeyError, TypeError, ValueError) as exc:
@@ -151,11 +212,65 @@ class Column:
         )
 
 
+def _datetime_column_from_dict(name: str, d: dict[str, Any]) -> Column:
+    unit = str(d.get("unit", "D"))
+    if unit not in DATETIME_UNITS:
+        raise InputError(
+            f"schema column {name!r} has the datetime unit {unit!r}: use 'D' (days) or 's' (seconds)"
+        )
+    tz = str(d.get("tz", "") or "")
+    bounds = []
+    for key in ("low", "high"):
+        v = d.get(key)
+        try:
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                bounds.append(float(v))
+            else:
+                ts = pd.Timestamp(str(v))
+                if ts.tzinfo is not None:
+                    ts = ts.tz_convert("UTC").tz_localize(None)
+                bounds.append(
+                    float((ts.to_datetime64() - _EPOCH) / np.timedelta64(1, "s"))
+                    / DATETIME_UNITS[unit]
+                )
+        except (TypeError, ValueError) as exc:
+            raise InputError(
+                f"schema column {name!r} is datetime and needs 'low' and 'high' as ISO dates "
+                f"(2024-01-31) or numbers of {unit} since 1970-01-01, got {v!r}"
+            ) from exc
+    low, high = bounds
+    if not (math.isfinite(low) and math.isfinite(high)) or low > high:
+        raise InputError(
+            f"schema column {name!r} has an invalid range [{d.get('low')}, {d.get('high')}]"
+        )
+    return Column(
+        name,
+        ColumnKind.DATETIME,
+        has_missing=bool(d.get("missing", False)),
+        low=low,
+        high=high,
+        integer=unit == "D",
+        unit=unit,
+        tz=tz,
+    )
+
+
 @dataclass(frozen=True)
 class Schema:
-    """Ordered columns of a tabular dataset."""
+    """Ordered columns of a tabular dataset.
+
+    Attributes
+    ----------
+    columns : tuple of Column
+        The analysed columns.
+    excluded : tuple of str
+        Columns of the data that are deliberately not analysed (identifiers and free text found
+        by :func:`~synthleak.data.profile.profile_frame`, or listed in a schema file).
+        :meth:`Table.from_frame <synthleak.data.table.Table.from_frame>` drops them when present.
+    """
 
     columns: tuple[Column, ...]
+    excluded: tuple[str, ...] = ()
     _index: dict[str, int] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -165,6 +280,12 @@ class Schema:
             raise InputError(f"duplicate column names {dup}: rename them so every column is unique")
         if not names:
             raise InputError("the schema has no columns: the data needs at least one column")
+        object.__setattr__(self, "excluded", tuple(str(n) for n in self.excluded))
+        both = sorted(set(names) & set(self.excluded))
+        if both:
+            raise InputError(
+                f"column(s) {both} are both analysed and excluded in the schema: keep one of the two"
+            )
         object.__setattr__(self, "_index", {n: i for i, n in enumerate(names)})
 
     # --- access -----------------------------------------------------------------
@@ -212,15 +333,23 @@ class Schema:
         return col.kind, group.index(name)
 
     def select(self, names: Sequence[str]) -> Schema:
-        """A schema with only ``names``, in that order."""
+        """A schema with only ``names``, in that order (no excluded columns)."""
         return Schema(tuple(self[n] for n in names))
 
     def replace_column(self, column: Column) -> Schema:
-        return Schema(tuple(column if c.name == column.name else c for c in self.columns))
+        return Schema(
+            tuple(column if c.name == column.name else c for c in self.columns), self.excluded
+        )
 
     # --- JSON -------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        return {"version": SCHEMA_VERSION, "columns": [c.to_dict() for c in self.columns]}
+        d: dict[str, Any] = {
+            "version": SCHEMA_VERSION,
+            "columns": [c.to_dict() for c in self.columns],
+        }
+        if self.excluded:
+            d["excluded"] = list(self.excluded)
+        return d
 
     def to_json(self, path: str | Path | None = None, *, indent: int = 2) -> str:
         """The schema as JSON; also written to ``path`` when given."""
@@ -234,7 +363,10 @@ class Schema:
         cols = d.get("columns") if isinstance(d, dict) else None
         if not isinstance(cols, list):
             raise InputError("a schema file must be a JSON object with a 'columns' list")
-        return cls(tuple(Column.from_dict(c) for c in cols))
+        excluded = d.get("excluded", [])
+        if not isinstance(excluded, list) or not all(isinstance(e, str) for e in excluded):
+            raise InputError("'excluded' in a schema file must be a list of column names")
+        return cls(tuple(Column.from_dict(c) for c in cols), tuple(excluded))
 
     @classmethod
     def from_json(cls, text_or_path: str | Path) -> Schema:
@@ -266,6 +398,140 @@ def _sorted_categories(values: Iterable[Any]) -> tuple[Any, ...]:
         return tuple(sorted(vals, key=lambda v: (type(v).__name__, str(v))))
 
 
+# --- values ---------------------------------------------------------------------------------
+def parse_numbers(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Numbers of a column: ``(values, bad)``, float64 with NaN for missing and unparseable cells,
+    and the mask of present cells that are not numbers.
+
+    Text is parsed with ``pd.to_numeric``; a value with comma thousands separators
+    (``"1,234"``, ``"-12,345.5"``) is read as its number. Booleans are not numbers here.
+    """
+    if pd.api.types.is_bool_dtype(s):
+        vals = np.full(len(s), np.nan)
+        return vals, s.notna().to_numpy()
+    if pd.api.types.is_numeric_dtype(s):
+        return s.to_numpy(dtype=np.float64, na_value=np.nan), np.zeros(len(s), dtype=bool)
+    present = s.notna().to_numpy()
+    codes, uniq = pd.factorize(s.astype(object), use_na_sentinel=True)
+    texts = pd.Series([str(u).strip() for u in uniq], dtype=object)
+    nums = pd.to_numeric(texts, errors="coerce")
+    sep = texts.str.match(_THOUSANDS) & nums.isna()
+    if sep.any():
+        nums[sep] = pd.to_numeric(texts[sep].str.replace(",", "", regex=False), errors="coerce")
+    is_bool = np.array([isinstance(u, bool | np.bool_) for u in uniq], dtype=bool)
+    lut = np.append(nums.to_numpy(dtype=np.float64), np.nan)
+    lut[:-1][is_bool] = np.nan
+    vals = lut[np.where(codes < 0, len(uniq), codes)]
+    return vals, present & np.isnan(vals)
+
+
+def parse_datetimes(s: pd.Series) -> tuple[pd.Series, str, np.ndarray]:
+    """Datetimes of a column: ``(values, tz, bad)``.
+
+    ``values`` is a naive ``datetime64`` Series in UTC (``NaT`` for missing and unparseable
+    cells), ``tz`` the time zone of time-zone aware input (``""`` otherwise) and ``bad`` the mask
+    of present cells that are not datetimes. Text is read as ISO 8601 (see
+    :data:`synthleak.data.profile.DATE_FORMATS`); ``YYYY/MM/DD`` is read as ``YYYY-MM-DD``.
+    Python ``date``/``datetime`` objects and ``pd.Timestamp`` are taken as they are.
+    """
+    tz = ""
+    if isinstance(s.dtype, pd.DatetimeTZDtype):
+        tz = str(s.dtype.tz)
+        out = s.dt.tz_convert("UTC").dt.tz_localize(None)
+    elif pd.api.types.is_datetime64_dtype(s):
+        out = s
+    else:
+        obj = s.astype(object)
+        codes, uniq = pd.factorize(obj, use_na_sentinel=True)
+        parsed, aware = _parse_datetime_values(list(uniq))
+        lut = np.append(parsed.to_numpy(dtype="datetime64[ns]"), np.datetime64("NaT", "ns"))
+        out = pd.Series(lut[np.where(codes < 0, len(uniq), codes)], index=s.index)
+        if aware:
+            tz = "UTC"
+    bad = s.notna().to_numpy() & out.isna().to_numpy()
+    return out, tz, bad
+
+
+def _parse_datetime_values(values: list[Any]) -> tuple[pd.DatetimeIndex, bool]:
+    """Naive UTC datetimes of distinct values (NaT where a value is not a datetime), and whether
+    any value carried a time zone or an offset."""
+    ser = pd.Series(values, dtype=object)
+    if pd.api.types.infer_dtype(ser, skipna=True) == "string":
+        texts = ser.str.strip()
+        slash = (texts.str.slice(4, 5) == "/").to_numpy(dtype=bool)
+        if slash.any():
+            texts[slash] = texts[slash].str.replace(_SLASH_DATE, r"\1-\2-\3", regex=True)
+        aware = bool(texts.str.contains(_TZ_SUFFIX, regex=True).any())
+    else:
+        texts = pd.Series(
+            [
+                pd.Timestamp(v).isoformat()
+                if isinstance(v, _dt.datetime | _dt.date | np.datetime64)
+                else _SLASH_DATE.sub(r"\1-\2-\3", v.strip())
+                if isinstance(v, str)
+                else ""
+                for v in values
+            ],
+            dtype=object,
+        )
+        aware = any(getattr(v, "tzinfo", None) is not None for v in values) or bool(
+            texts.str.contains(_TZ_SUFFIX, regex=True).any()
+        )
+    parsed = pd.to_datetime(texts, format="ISO8601", errors="coerce", utc=True)
+    return pd.DatetimeIndex(parsed.dt.tz_localize(None)), aware
+
+
+_SLASH_DATE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})")
+_TZ_SUFFIX = re.compile(r"[T ]\d{2}:\d{2}(?::[\d.]+)?(?:Z|[+-]\d{2}:?\d{2})$")
+
+
+def datetimes_to_numbers(values: pd.Series, unit: str) -> np.ndarray:
+    """Naive UTC datetimes as float64 ``unit`` since 1970-01-01 (NaN for ``NaT``)."""
+    arr = values.to_numpy(dtype="datetime64[ns]")
+    seconds = (arr - _EPOCH.astype("datetime64[ns]")) / np.timedelta64(1, "s")
+    return np.asarray(seconds, dtype=np.float64) / DATETIME_UNITS[unit]
+
+
+def numbers_to_datetimes(values: np.ndarray, col: Column) -> pd.DatetimeIndex:
+    """The inverse of :func:`datetimes_to_numbers` for column ``col`` (aware when ``col.tz``)."""
+    v = np.asarray(values, dtype=np.float64) * DATETIME_UNITS[col.unit or "s"]
+    if col.unit == "D":
+        v = np.round(v)
+    missing = np.isnan(v)
+    stamps = (np.where(missing, 0, np.round(v * 1e6)).astype(np.int64) * 1000).astype(
+        "datetime64[ns]"
+    )
+    stamps[missing] = np.datetime64("NaT")
+    out = pd.DatetimeIndex(stamps)
+    if col.tz:
+        out = out.tz_localize("UTC").tz_convert(col.tz)
+    return out
+
+
+def column_numbers(s: pd.Series, col: Column) -> tuple[np.ndarray, np.ndarray]:
+    """The values of a continuous or datetime column ``col`` as float64 numbers in the column's
+    units, and the mask of present cells that are not numbers (datetime: not datetimes).
+
+    The one converter from cells to :attr:`Table.values <synthleak.data.table.Table.values>`:
+    :meth:`Table.from_frame <synthleak.data.table.Table.from_frame>` uses it, and so should any
+    code reading a generator's output frame (datetime columns come back as ``datetime64`` or
+    ISO text, not numbers).
+    """
+    if col.is_categorical:
+        raise TypeError(f"column {col.name!r} is categorical: it has codes, not numbers")
+    if col.is_datetime:
+        when, _, bad = parse_datetimes(s)
+        return datetimes_to_numbers(when, col.unit or "s"), bad
+    return parse_numbers(s)
+
+
+def _datetime_unit(values: pd.Series) -> str:
+    """``"D"`` when every present value falls on midnight, else ``"s"``."""
+    v = values.dropna()
+    return "D" if bool((v == v.dt.normalize()).all()) else "s"
+
+
+# --- inference ------------------------------------------------------------------------------
 def infer_column(
     s: pd.Series,
     name: str,
@@ -273,16 +539,24 @@ def infer_column(
     *,
     max_categories: int = DEFAULT_MAX_CATEGORIES,
 ) -> Column:
-    """Infer one column (see the module docstring for the rules)."""
+    """Infer one column (see the module docstring for the rules).
+
+    ``kind=None`` applies the rules to the column's dtype alone (``datetime64`` columns are
+    datetime, text is categorical); :func:`infer_schema` passes the kind the profile found.
+    ``CONTINUOUS`` on a ``datetime64`` column gives a datetime column (datetimes are continuous).
+    """
     missing = _is_missing(s)
     present = s[~missing]
     if present.empty:
         raise InputError(
             f"column {name!r} has only missing values: drop it or fill it before auditing"
         )
+    is_dt = pd.api.types.is_datetime64_any_dtype(s)
     numeric = pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
     if kind is None:
-        if numeric:
+        if is_dt:
+            kind = ColumnKind.DATETIME
+        elif numeric:
             vals = present.to_numpy(dtype=float)
             integral = bool(np.all(np.isfinite(vals)) and np.all(vals == np.round(vals)))
             kind = (
@@ -292,21 +566,42 @@ def infer_column(
             )
         else:
             kind = ColumnKind.CATEGORICAL
+    if kind is ColumnKind.CONTINUOUS and is_dt:
+        kind = ColumnKind.DATETIME
     if kind is ColumnKind.CATEGORICAL:
+        values = present.map(canonical_datetime) if is_dt else present
         return Column(
             name,
             kind,
-            categories=_sorted_categories(present.unique()),
+            categories=_sorted_categories(values.unique()),
             has_missing=bool(missing.any()),
         )
-    numbers = pd.Series(pd.to_numeric(present, errors="coerce"), index=present.index)
-    bad = present[numbers.isna()]
-    if not bad.empty:
-        raise InputError(
-            f"column {name!r} is continuous but holds non-numeric values such as {bad.iloc[0]!r}: "
-            "declare it --categorical or mark the value with --na-values"
+    if kind is ColumnKind.DATETIME:
+        when, tz, bad = parse_datetimes(s)
+        if bad.any():
+            raise InputError(
+                f"column {name!r} is datetime but holds values that are not ISO dates, such as "
+                f"{s[bad].iloc[0]!r}: declare it categorical or mark the value with na_values"
+            )
+        unit = _datetime_unit(when)
+        arr = datetimes_to_numbers(when[~missing], unit)
+        return Column(
+            name,
+            kind,
+            has_missing=bool(missing.any()),
+            low=float(arr.min()),
+            high=float(arr.max()),
+            integer=unit == "D",
+            unit=unit,
+            tz=tz,
         )
-    arr = numbers.to_numpy(dtype=float)
+    numbers, bad = parse_numbers(s)
+    if bad.any():
+        raise InputError(
+            f"column {name!r} is continuous but holds non-numeric values such as "
+            f"{s[bad].iloc[0]!r}: declare it categorical or mark the value with na_values"
+        )
+    arr = numbers[~missing.to_numpy()]
     if not np.all(np.isfinite(arr)):
         raise InputError(f"column {name!r} holds infinite values: replace or drop them")
     return Column(
@@ -319,20 +614,44 @@ def infer_column(
     )
 
 
+def check_column_names(columns: Sequence[Any], **named: Sequence[str]) -> None:
+    """Raise one :class:`InputError` for duplicate columns or override lists naming unknown ones
+    (``named`` maps the API parameter, e.g. ``categorical``, to the names it lists)."""
+    cols = [str(c) for c in columns]
+    dup = sorted({c for c in cols if cols.count(c) > 1})
+    if dup:
+        raise InputError(f"duplicate column names {dup}: rename them so every column is unique")
+    for param, names in named.items():
+        unknown = [n for n in names if n not in cols]
+        if unknown:
+            raise InputError(
+                f"{param} names unknown column(s) {unknown}: the columns are {', '.join(cols)}"
+            )
+
+
 def infer_schema(
     df: pd.DataFrame,
     *,
     categorical: Sequence[str] = (),
     continuous: Sequence[str] = (),
+    keep: Sequence[str] = (),
     max_categories: int = DEFAULT_MAX_CATEGORIES,
 ) -> Schema:
     """Infer a :class:`Schema` from a DataFrame.
+
+    The frame is profiled first (:func:`synthleak.data.profile.profile_frame`): identifier and
+    free-text columns are excluded (listed in :attr:`Schema.excluded`), dates become datetime
+    columns and numbers with thousands separators numeric ones. Use
+    :func:`~synthleak.data.profile.profile_frame` to see why, with its typed warnings.
 
     Parameters
     ----------
     df : DataFrame
     categorical, continuous : sequence of str
-        Columns forced to that kind, overriding the rules of :mod:`synthleak.data.schema`.
+        Columns forced to that kind, overriding the rules of :mod:`synthleak.data.schema`
+        (a forced column is always analysed).
+    keep : sequence of str
+        Columns analysed even when they look like identifiers or free text.
     max_categories : int
         An integer-valued numeric column with at most this many distinct values is categorical.
 
@@ -340,33 +659,16 @@ def infer_schema(
     -------
     Schema
     """
-    cols = [str(c) for c in df.columns]
-    dup = sorted({c for c in cols if cols.count(c) > 1})
-    if dup:
-        raise InputError(f"duplicate column names {dup}: rename them so every column is unique")
-    for opt, names in (("--categorical", categorical), ("--continuous", continuous)):
-        unknown = [n for n in names if n not in cols]
-        if unknown:
-            raise InputError(
-                f"{opt} names unknown column(s) {unknown}: the columns are {', '.join(cols)}"
-            )
-    both = sorted(set(categorical) & set(continuous))
-    if both:
-        raise InputError(f"column(s) {both} are declared both categorical and continuous: pick one")
-    if len(df) == 0:
-        raise InputError("the data has a header but no rows: give a file with records")
-    out = []
-    for c in df.columns:
-        name = str(c)
-        kind = (
-            ColumnKind.CATEGORICAL
-            if name in categorical
-            else ColumnKind.CONTINUOUS
-            if name in continuous
-            else None
-        )
-        out.append(infer_column(df[c], name, kind, max_categories=max_categories))
-    return Schema(tuple(out))
+    from synthleak.data.profile import profile_frame
+
+    profile = profile_frame(
+        df,
+        categorical=categorical,
+        continuous=continuous,
+        keep=keep,
+        max_categories=max_categories,
+    )
+    return profile.schema(df, max_categories=max_categories)
 
 
 def column_differences(expected: Sequence[str], actual: Sequence[str]) -> list[str]:
@@ -381,14 +683,17 @@ def column_differences(expected: Sequence[str], actual: Sequence[str]) -> list[s
 
 
 def widen(schema: Schema, other: Schema) -> Schema:
-    """A schema covering both: union of categories, union of ranges (same columns and kinds)."""
+    """A schema covering both: union of categories, union of ranges (same columns and kinds).
+
+    Datetime columns in different units are widened to seconds. ``excluded`` is the reference's.
+    """
     cols = []
     for a in schema.columns:
         b = other[a.name]
         if a.kind is not b.kind:
             raise InputError(
-                f"column {a.name!r} is {a.kind.value} in one dataset and {b.kind.value} in the other: "
-                "declare its kind with --categorical or --continuous"
+                f"column {a.name!r} is {a.kind.value} in one dataset and {b.kind.value} in the "
+                "other: declare its kind with categorical or continuous"
             )
         if a.is_categorical:
             extra = [c for c in b.categories if c not in set(a.categories)]
@@ -399,14 +704,22 @@ def widen(schema: Schema, other: Schema) -> Schema:
                     has_missing=a.has_missing or b.has_missing,
                 )
             )
-        else:
-            cols.append(
-                replace(
-                    a,
-                    low=min(a.low, b.low),
-                    high=max(a.high, b.high),
-                    integer=a.integer and b.integer,
-                    has_missing=a.has_missing or b.has_missing,
-                )
+            continue
+        if a.is_datetime and a.unit != b.unit:
+            a, b = (_in_seconds(c) for c in (a, b))
+        cols.append(
+            replace(
+                a,
+                low=min(a.low, b.low),
+                high=max(a.high, b.high),
+                integer=a.integer and b.integer,
+                has_missing=a.has_missing or b.has_missing,
+                tz=a.tz or b.tz,
             )
-    return Schema(tuple(cols))
+        )
+    return Schema(tuple(cols), schema.excluded)
+
+
+def _in_seconds(col: Column) -> Column:
+    f = DATETIME_UNITS[col.unit]
+    return replace(col, unit="s", low=col.low * f, high=col.high * f, integer=False)

@@ -1,7 +1,8 @@
 """The encoded :class:`Table` used in every hot loop.
 
 Categorical columns are integer codes (one matrix, int8/int16/int32: the smallest that fits the
-largest domain), continuous columns are float32 (one matrix, ``NaN`` for missing). DataFrames
+largest domain), continuous and datetime columns are float32 (one matrix, ``NaN`` for missing;
+datetimes as days or seconds since 1970-01-01, see :mod:`synthleak.data.schema`). DataFrames
 exist only at the edges: :meth:`Table.from_frame` and :meth:`Table.to_frame`.
 """
 
@@ -13,7 +14,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from synthleak.data.schema import Column, Schema, column_differences
+from synthleak.data.schema import (
+    Column,
+    Schema,
+    canonical_datetime,
+    column_differences,
+    column_numbers,
+    numbers_to_datetimes,
+)
 from synthleak.errors import InputError
 
 
@@ -39,7 +47,7 @@ def _encode_categorical(s: pd.Series, col: Column) -> np.ndarray:
         vals = sorted({as_str[inv[i]] for i in np.flatnonzero(unknown)[:50]})[:5]
         raise InputError(
             f"column {col.name!r} holds value(s) {vals} that are not in its schema categories: "
-            "pass a schema that lists them (--schema) or fix the data"
+            "pass a schema that lists them or fix the data"
         )
     if missing.any() and not col.has_missing:
         raise InputError(
@@ -61,11 +69,32 @@ def _decode_categorical(codes: np.ndarray, col: Column) -> object:
 
 
 def _canon(v: object) -> str:
+    if isinstance(v, pd.Timestamp | np.datetime64):
+        return canonical_datetime(v)
     if isinstance(v, float | np.floating) and float(v).is_integer():
         return str(int(v))
     if isinstance(v, np.generic):
         return str(v.item())
     return str(v)
+
+
+def _encode_continuous(s: pd.Series, col: Column) -> np.ndarray:
+    num, bad = column_numbers(s, col)
+    if col.is_datetime:
+        what = "datetime but holds values that are not ISO dates"
+    else:
+        what = "continuous but holds non-numeric values"
+    if bad.any():
+        raise InputError(
+            f"column {col.name!r} is {what}, such as {s[bad].iloc[0]!r}: "
+            "declare it categorical or mark the value with na_values"
+        )
+    if np.isnan(num).any() and not col.has_missing:
+        raise InputError(
+            f"column {col.name!r} has missing values but its schema allows none: "
+            'set "missing": true for it in the schema'
+        )
+    return num
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,42 +146,42 @@ class Table:
 
     @classmethod
     def from_frame(cls, df: pd.DataFrame, schema: Schema) -> Table:
-        """Encode a DataFrame with ``schema`` (columns matched by name)."""
+        """Encode a DataFrame with ``schema`` (columns matched by name).
+
+        Columns listed in ``schema.excluded`` are dropped when present; any other column the
+        schema does not know, or a schema column the frame lacks, is an error. Continuous values
+        may be written with comma thousands separators (``"1,234"``); datetime columns take
+        ``datetime64`` values, dates and ISO 8601 text.
+        """
+        df = df.rename(columns=str)
+        skip = set(schema.excluded)
+        if skip:
+            df = df.loc[:, [c for c in df.columns if c not in skip]]
         parts = column_differences(schema.names, list(df.columns))
         if parts:
             raise InputError(
                 f"the data does not match the schema: {'; '.join(parts)}: give data with the schema's columns"
             )
-        df = df.rename(columns=str)
         n = len(df)
         codes = np.empty((n, len(schema.categorical)), dtype=np.int64)
         for j, col in enumerate(schema.categorical):
             codes[:, j] = _encode_categorical(df[col.name], col)
         values = np.empty((n, len(schema.continuous)), dtype=np.float32)
         for j, col in enumerate(schema.continuous):
-            s = df[col.name]
-            num = pd.to_numeric(s, errors="coerce")
-            bad = s[num.isna() & s.notna()]
-            if not bad.empty:
-                raise InputError(
-                    f"column {col.name!r} is continuous but holds non-numeric values such as "
-                    f"{bad.iloc[0]!r}: declare it --categorical or mark the value with --na-values"
-                )
-            if num.isna().any() and not col.has_missing:
-                raise InputError(
-                    f"column {col.name!r} has missing values but its schema allows none: "
-                    'set "missing": true for it in the schema'
-                )
-            values[:, j] = num.to_numpy(dtype=np.float64)
+            values[:, j] = _encode_continuous(df[col.name], col)
         return cls.from_arrays(schema, codes, values)
 
     def to_frame(self) -> pd.DataFrame:
-        """Decode to a DataFrame with the schema's column order and original category values."""
+        """Decode to a DataFrame with the schema's column order and original category values
+        (datetime columns as ``datetime64``)."""
         data: dict[str, object] = {}
         for col in self.schema.columns:
             enc = self.column(col.name)
             if col.is_categorical:
                 data[col.name] = _decode_categorical(enc, col)
+                continue
+            if col.is_datetime:
+                data[col.name] = numbers_to_datetimes(enc, col)
                 continue
             v = enc.astype(np.float64)
             if col.integer:

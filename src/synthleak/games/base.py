@@ -19,8 +19,9 @@ attack object of the game's family (see :mod:`synthleak.attacks.base`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import pandas as pd
 
@@ -28,6 +29,9 @@ from synthleak.data.schema import Schema, column_differences, infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.runtime.context import Runtime
+
+if TYPE_CHECKING:
+    from synthleak.data.io import EncodedFrames
 
 R_co = TypeVar("R_co", covariant=True)
 
@@ -119,39 +123,61 @@ class Release:
 
     def encode(self) -> EncodedRelease:
         """The three parts as :class:`Table` objects sharing one schema."""
-        from synthleak.data.io import encode_frames
-
         parts: dict[str, pd.DataFrame | Table] = {
             "original": self.original,
             "synthetic": self.synthetic,
         }
         if self.control is not None:
             parts["control"] = self.control
-        for name, part in parts.items():
-            if not isinstance(part, pd.DataFrame | Table):
-                raise InputError(
-                    f"{name} must be a pandas DataFrame or a synthleak Table, "
-                    f"got {type(part).__name__}"
-                )
-            if len(part) == 0:
-                raise InputError(f"the {name} data has no records: give a non-empty table")
-        check_same_columns(**parts)
-        tables = [p for p in parts.values() if isinstance(p, Table)]
-        if len(tables) == len(parts) and (self.schema is None or tables[0].schema == self.schema):
-            first = tables[0].schema
-            if all(t.schema == first for t in tables):
-                return EncodedRelease(
-                    tables[0], tables[1], tables[2] if len(tables) > 2 else None, first
-                )
-        frames = {k: (v.to_frame() if isinstance(v, Table) else v) for k, v in parts.items()}
-        if self.schema is None and isinstance(self.original, Table):
-            # keep the original table's column kinds; widen the domains over all parts
-            kinds = self.original.schema.columns
-            sch, enc = encode_frames(
-                frames,
-                categorical=[c.name for c in kinds if c.is_categorical],
-                continuous=[c.name for c in kinds if not c.is_categorical],
+        sch, tables = encode_parts(parts, schema=self.schema)
+        return EncodedRelease(tables["original"], tables["synthetic"], tables.get("control"), sch)
+
+
+def encode_parts(
+    parts: dict[str, pd.DataFrame | Table],
+    *,
+    schema: Schema | None = None,
+    keep: Sequence[str] = (),
+) -> EncodedFrames:
+    """Encode named datasets (DataFrames or Tables) with one schema.
+
+    The first part is the reference: its column kinds (inferred and profiled from a DataFrame,
+    or the kinds of a Table) are kept, and category domains are widened over all parts, so a
+    category that occurs only in, say, the synthetic or control data is not an error. DataFrames
+    are profiled (:func:`synthleak.data.profile.profile_frame`): identifier and free-text
+    columns are left out of the analysis unless named in ``keep``, and may be absent from the
+    other parts. Tables that already share one schema are returned as they are. Parts with other
+    columns get one error that lists every difference.
+
+    Returns
+    -------
+    EncodedFrames
+        ``schema, tables, profile, domain`` (unpacks as ``schema, tables``).
+    """
+    from synthleak.data.io import EncodedFrames, encode_frames
+
+    for name, part in parts.items():
+        if not isinstance(part, pd.DataFrame | Table):
+            raise InputError(
+                f"{name} must be a pandas DataFrame or a synthleak Table, got {type(part).__name__}"
             )
-        else:
-            sch, enc = encode_frames(frames, schema=self.schema)
-        return EncodedRelease(enc["original"], enc["synthetic"], enc.get("control"), sch)
+        if len(part) == 0:
+            raise InputError(f"the {name} data has no records: give a non-empty table")
+    first = next(iter(parts.values()))
+    tables = [p for p in parts.values() if isinstance(p, Table)]
+    if len(tables) == len(parts):
+        check_same_columns(**parts)  # DataFrames are checked by encode_frames (excluded columns)
+        if all(t.schema == tables[0].schema for t in tables) and (
+            schema is None or tables[0].schema == schema
+        ):
+            return EncodedFrames.of_tables(dict(parts))  # type: ignore[arg-type]
+    frames = {k: (v.to_frame() if isinstance(v, Table) else v) for k, v in parts.items()}
+    if schema is None and isinstance(first, Table):
+        kinds = first.schema.columns
+        return encode_frames(
+            frames,
+            categorical=[c.name for c in kinds if c.is_categorical],
+            continuous=[c.name for c in kinds if not c.is_categorical],
+            keep=keep,
+        )
+    return encode_frames(frames, schema=schema, keep=keep)

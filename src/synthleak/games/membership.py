@@ -1,20 +1,21 @@
 """The membership-inference privacy game with shadow modelling, at scale.
 
 The challenger holds the full dataset ``Omega``. Target records are chosen on ``Omega`` (by a
-selector or explicitly); ``Omega`` minus the targets is split at random into ``D_aux`` (the
-attacker's auxiliary data) and ``D_test`` (the challenger's). The attacker builds ``n_shadow``
-training datasets of ``n`` records from ``D_aux`` holding the target (IN) in half of them and a
-random other record (OUT) in the other half, runs the generator on each and keeps ``m`` synthetic
-records; the challenger builds ``n_test`` datasets the same way from ``D_test``. Every attack
-trains one meta-classifier per target on the shadow synthetic datasets and is scored by its AUC
-on the challenger's synthetic datasets.
+selector or explicitly, :class:`~synthleak.games.targets.Targets`); ``Omega`` minus the targets is
+split at random into ``D_aux`` (the attacker's auxiliary data) and ``D_test`` (the challenger's).
+The attacker builds ``n_shadows`` training datasets of ``train_size`` records from ``D_aux``
+holding the target (IN) in half of them and a random other record (OUT) in the other half, runs
+the generator on each and keeps ``synthetic_size`` synthetic records; the challenger builds
+``n_tests`` datasets the same way from ``D_test``. Every attack trains one meta-classifier per
+target on the shadow synthetic datasets and is scored by its AUC on the challenger's synthetic
+datasets.
 
 Pools
 -----
 ``PoolMode.SHARED`` (default, LiRA-style): ONE pool of shadow datasets and ONE pool of test
 datasets serve all ``T`` targets. A dataset is ``n - T`` random records plus ``T`` slots; slot
 ``t`` holds target ``t`` with probability 1/2 (exactly half of the datasets per target, drawn
-independently across targets) and a random other record otherwise. Cost: ``n_shadow + n_test``
+independently across targets) and a random other record otherwise. Cost: ``n_shadows + n_tests``
 generator runs instead of ``T`` times that. For target ``t`` the other targets are part of the
 background population, as any record is.
 
@@ -23,221 +24,224 @@ random other record.
 
 Execution
 ---------
-Generator runs are batched into work units run by :func:`synthleak.runtime.run_units` (inline,
-processes or a Dask cluster); with a run directory every finished batch is stored (compact code
-and value arrays) and a re-run resumes. Every dataset draws its records and its generator's
-randomness from :func:`synthleak.runtime.unit_rng` keyed by its pool and index, so the same seed
-gives identical results whatever the number of workers. A generator that fails on a dataset is
-counted and reported; that dataset is dropped and the run goes on. All attacks and all targets
-reuse the one set of synthetic shadow datasets; (target, attack) fits are work units too.
+Generator runs are batched into work units (:mod:`synthleak.games.shadow`) run by the
+:class:`~synthleak.runtime.Runtime` (inline, processes or a Dask cluster); with a run directory
+every finished batch is stored (compact code and value arrays) and a re-run resumes. Every
+dataset draws its records and its generator's randomness from :func:`synthleak.runtime.unit_rng`
+keyed by its pool and index, so the same seed gives identical results whatever the number of
+workers. All attacks and all targets reuse the one set of synthetic shadow datasets; (target,
+attack) fits are work units too. The test scores of every (target, attack) are kept in the result,
+so trial-level statistics (ROC, empirical epsilon) can be computed from it.
 
 References
 ----------
-Meeus et al., "Achilles' heels: vulnerable record identification in synthetic data publishing",
-000_d116d896359e1fe6.txt §2.3 (privacy game, shadow modelling), §5.5 and Table 1 (parameters).
-Carlini et al., "Membership inference attacks from first principles" (LiRA; shared shadow models).
+Meeus et al. (2023), Sec. 2.3 (privacy game, shadow modelling), Sec. 5.5 and Table 1
+(parameters). Carlini et al. (2022) (LiRA; shared shadow models).
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import math
 import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from synthleak.attacks.base import AttackFamily, list_attacks, make_attack
+from synthleak.attacks.base import Attack, AttackFamily, resolve_attacks
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
+from synthleak.games.base import as_table
+from synthleak.games.shadow import GeneratorFailures, generate_pools, table_fingerprint
+from synthleak.games.targets import Targets, as_targets
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import RiskEstimate, auc_estimate, roc_curve, tpr_at_fpr
+from synthleak.modes import Knowledge, PoolMode
 from synthleak.queries import TableStack
-from synthleak.results import jsonable
-from synthleak.runtime import RunStore, WorkUnit, run_units, unit_rng
-from synthleak.runtime.progress import progress_bar
+from synthleak.runtime import RunStore, Runtime, WorkUnit, as_runtime, unit_rng
+from synthleak.serde import FloatArray, IntArray, Result, jsonable
 
-BUILTIN_ATTACK_MODULES = (
-    "synthleak.attacks.mia_query",
-    "synthleak.attacks.mia_distance",
-    "synthleak.attacks.mia_groundhog",
-    "synthleak.attacks.mia_attention",
-)
 TPR_FPRS = (0.1, 0.01)
 
-# seed paths (first element of every unit_rng key)
-_SEED_SPLIT, _SEED_POOL, _SEED_DATASET, _SEED_ATTACK, _SEED_METRIC, _SEED_TARGETS = 0, 1, 2, 3, 4, 5
+# seed paths (first element of every unit_rng key); 2 is the per-dataset generator key
+_SEED_SPLIT, _SEED_POOL, _SEED_ATTACK, _SEED_METRIC = 0, 1, 3, 4
 
 
-def load_membership_attacks() -> list[str]:
-    """Import the built-in membership attacks (registering them); returns the registered names."""
-    for mod in BUILTIN_ATTACK_MODULES:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:  # a real missing dependency inside an existing module
-                raise
-    return [i.name for i in list_attacks(AttackFamily.MEMBERSHIP)]
+@dataclass(frozen=True, repr=False)
+class RocCurve(Result):
+    """A ROC curve: false and true positive rates at every threshold."""
+
+    fpr: FloatArray
+    tpr: FloatArray
 
 
-class PoolMode(StrEnum):
-    """How shadow and test datasets are shared across targets."""
+@dataclass(frozen=True, repr=False, eq=False)
+class AttackOutcome(Result):
+    """One attack against one target: AUC (bootstrap CI), accuracy, TPR at low FPR, test scores.
 
-    SHARED = "shared"
-    SINGLE = "single"
-
-
-@dataclass(frozen=True)
-class AttackOutcome:
-    """One attack against one target: AUC (bootstrap CI), accuracy, TPR at low FPR."""
+    Attributes
+    ----------
+    auc : RiskEstimate
+        AUC over the test datasets, stratified bootstrap CI, baseline 0.5.
+    accuracy : float
+        Accuracy of the score thresholded at 0.5.
+    tpr_at_fpr : dict
+        TPR at FPR 0.1 and 0.01 (keys ``"0.1"``, ``"0.01"``).
+    scores, labels : arrays
+        The attack's score and the truth (1 = target IN) of every test dataset.
+    error : str or None
+        Why the attack could not run (its other fields are then NaN).
+    """
 
     auc: RiskEstimate
     accuracy: float
     tpr_at_fpr: dict[str, float]
-    n_test: int
+    scores: FloatArray
+    labels: IntArray
     error: str | None = None
-    roc: dict[str, list[float]] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "auc": self.auc.value,
-            "auc_ci": [self.auc.ci_low, self.auc.ci_high],
-            "accuracy": self.accuracy,
-            "tpr_at_fpr": dict(self.tpr_at_fpr),
-            "n_test": self.n_test,
-        }
-        if self.roc is not None:
-            d["roc"] = self.roc
-        if self.error:
-            d["error"] = self.error
-        return d
+    @property
+    def n_tests(self) -> int:
+        return int(self.labels.size)
+
+    def roc(self) -> RocCurve:
+        """The ROC curve of the test scores."""
+        fpr, tpr = roc_curve(self.labels.astype(bool), self.scores)
+        return RocCurve(fpr, tpr)
 
 
-@dataclass(frozen=True)
-class TargetOutcome:
-    """Every attack's outcome against one target record."""
+@dataclass(frozen=True, repr=False, eq=False)
+class TargetOutcome(Result):
+    """Every attack's outcome against one target record (``row`` of the data)."""
 
     row: int
     selected_by: str
     attacks: dict[str, AttackOutcome]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "row": self.row,
-            "selected_by": self.selected_by,
-            "attacks": {k: v.to_dict() for k, v in self.attacks.items()},
-        }
+
+@dataclass(frozen=True, repr=False)
+class AttackSummary(Result):
+    """AUC mean and standard deviation across targets (Table 2 style)."""
+
+    auc_mean: float
+    auc_sd: float
+    accuracy_mean: float
+    n_targets: int
 
 
-@dataclass
-class MembershipResult:
-    """The game's result (serialises to the ``synthleak mia`` JSON document)."""
+@dataclass(frozen=True, repr=False)
+class MembershipConfig(Result):
+    """The parameters a membership game ran with (recorded in its result)."""
 
-    config: dict[str, Any]
-    targets: list[TargetOutcome]
-    failures: dict[str, Any] = field(default_factory=dict)
+    generator: str
+    targets: str
+    train_size: int
+    synthetic_size: int
+    n_shadows: int
+    n_tests: int
+    pool: PoolMode
+    aux_size: int
+    test_size: int
+    attacks: tuple[str, ...]
+    attack_params: dict[str, dict[str, Any]]
+    seed: int
+    data: str
+    n_records: int
+    knowledge: Knowledge = Knowledge.AUXILIARY
 
-    def summary(self) -> dict[str, dict[str, float]]:
-        """Mean and standard deviation of the AUC across targets, per attack (Table 2 style)."""
-        out: dict[str, dict[str, float]] = {}
-        for name in self.config.get("attacks", []):
-            aucs = np.array([t.attacks[name].auc.value for t in self.targets if name in t.attacks])
+    @property
+    def neighbouring(self) -> str:
+        """How an IN and an OUT training dataset differ: ``substitute`` (the target replaced by
+        another record) or ``add_remove`` (the target added to the same records)."""
+        return "add_remove" if self.knowledge is Knowledge.EXACT else "substitute"
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class MembershipResult(Result):
+    """The game's result: per-target outcomes, summaries and the generator's failures."""
+
+    result_kind = "membership"
+
+    config: MembershipConfig
+    targets: tuple[TargetOutcome, ...]
+    failures: GeneratorFailures = field(default_factory=GeneratorFailures)
+
+    def summary(self) -> dict[str, AttackSummary]:
+        """Mean and standard deviation of the AUC across targets, per attack."""
+        out = {}
+        for name in self.config.attacks:
+            got = [t.attacks[name] for t in self.targets if name in t.attacks]
+            aucs = np.array([o.auc.value for o in got], dtype=float)
             aucs = aucs[~np.isnan(aucs)]
-            acc = np.array([t.attacks[name].accuracy for t in self.targets if name in t.attacks])
-            out[name] = {
-                "auc_mean": float(aucs.mean()) if aucs.size else float("nan"),
-                "auc_sd": float(aucs.std()) if aucs.size else float("nan"),
-                "accuracy_mean": float(np.nanmean(acc))
-                if acc.size and not np.isnan(acc).all()
-                else float("nan"),
-                "n_targets": int(aucs.size),
-            }
+            acc = np.array([o.accuracy for o in got], dtype=float)
+            out[name] = AttackSummary(
+                float(aucs.mean()) if aucs.size else math.nan,
+                float(aucs.std()) if aucs.size else math.nan,
+                float(np.nanmean(acc)) if acc.size and not np.isnan(acc).all() else math.nan,
+                int(aucs.size),
+            )
         return out
 
-    def summary_by_selector(self) -> dict[str, dict[str, dict[str, float]]]:
+    def summary_by_selector(self) -> dict[str, dict[str, AttackSummary]]:
         """AUC mean and s.d. per target selector and attack (a target selected by two counts twice)."""
         by: dict[str, dict[str, list[float]]] = {}
         for t in self.targets:
             for sel in t.selected_by.split("+"):
                 for name, o in t.attacks.items():
                     by.setdefault(sel, {}).setdefault(name, []).append(o.auc.value)
-        return {
-            sel: {
-                name: {
-                    "auc_mean": float(np.nanmean(v)) if not np.isnan(v).all() else float("nan"),
-                    "auc_sd": float(np.nanstd(v)) if not np.isnan(v).all() else float("nan"),
-                    "n_targets": len(v),
-                }
-                for name, v in d.items()
-            }
-            for sel, d in by.items()
-        }
+        out: dict[str, dict[str, AttackSummary]] = {}
+        for sel, d in by.items():
+            out[sel] = {}
+            for name, v in d.items():
+                arr = np.array(v, dtype=float)
+                ok = ~np.isnan(arr)
+                out[sel][name] = AttackSummary(
+                    float(arr[ok].mean()) if ok.any() else math.nan,
+                    float(arr[ok].std()) if ok.any() else math.nan,
+                    math.nan,
+                    len(v),
+                )
+        return out
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "config": self.config,
-            "targets": [t.to_dict() for t in self.targets],
-            "summary": self.summary(),
-            "summary_by_selector": self.summary_by_selector(),
-            "failures": self.failures,
-        }
+    def most_exposed(self, attack: str | None = None) -> tuple[TargetOutcome, str] | None:
+        """The (target, attack) with the highest AUC (of one attack, or of any)."""
+        best: tuple[float, TargetOutcome, str] | None = None
+        for t in self.targets:
+            for name, o in t.attacks.items():
+                if (attack is not None and name != attack) or math.isnan(o.auc.value):
+                    continue
+                if best is None or o.auc.value > best[0]:
+                    best = (o.auc.value, t, name)
+        return None if best is None else (best[1], best[2])
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per target and attack: AUC, CI, accuracy, TPR at low FPR."""
+        rows = []
+        for t in self.targets:
+            for name, o in t.attacks.items():
+                rows.append(
+                    {
+                        "row": t.row,
+                        "selected_by": t.selected_by,
+                        "attack": name,
+                        "auc": o.auc.value,
+                        "auc_ci_low": o.auc.ci_low,
+                        "auc_ci_high": o.auc.ci_high,
+                        "accuracy": o.accuracy,
+                        **{f"tpr_at_fpr_{k}": v for k, v in o.tpr_at_fpr.items()},
+                        "n_tests": o.n_tests,
+                        "error": o.error,
+                    }
+                )
+        return pd.DataFrame(rows)
 
 
 # --- work units (top level: picklable for processes and Dask) ---------------------------------
-
-
-def _generate_batch(
-    shared: dict[str, Any], pool_id: int, start: int, rows: np.ndarray
-) -> dict[str, np.ndarray]:
-    """Fit the generator on each dataset ``rows[j]`` (Omega indices) and sample ``m`` records."""
-    omega: Table = shared["omega"]
-    m, seed, spec = int(shared["m"]), int(shared["seed"]), shared["generator"]
-    b = rows.shape[0]
-    n_cat, n_cont = omega.codes.shape[1], omega.values.shape[1]
-    codes = np.zeros((b, m, n_cat), dtype=omega.codes.dtype)
-    values = np.zeros((b, m, n_cont), dtype=np.float32)
-    ok = np.zeros(b, dtype=bool)
-    errors = np.full(b, "", dtype="<U200")
-    for j in range(b):
-        rng = unit_rng(seed, _SEED_DATASET, pool_id, start + j)
-        try:
-            syn = make_generator(spec).fit(omega.take(rows[j]), rng=rng).sample(m, rng=rng)
-            if len(syn) != m or syn.schema != omega.schema:
-                raise ValueError(f"generator returned {len(syn)} records or another schema")
-            codes[j] = syn.codes
-            values[j] = syn.values
-            ok[j] = True
-        except Exception as exc:  # counted and reported; the dataset is dropped
-            msg = str(exc).splitlines()[0] if str(exc) else ""
-            errors[j] = f"{type(exc).__name__}: {msg}"[:200]
-    return {"codes": codes, "values": values, "ok": ok, "errors": errors}
-
-
-def _attack_unit(
-    shared: dict[str, Any], t: int, attack: str, params_json: str, attack_index: int
-) -> dict[str, np.ndarray]:
-    """Fit ``attack`` against target ``t`` on the shadow pool and score the test pool."""
-    load_membership_attacks()
-    pools = shared["pools"]
-    shadow, y_shadow = pools.shadow(t)
-    test, y_test = pools.test(t)
-    target: Table = shared["omega"].take([shared["targets"][t]])
-    rng = unit_rng(int(shared["seed"]), _SEED_ATTACK, t, attack_index)
-    model = make_attack(AttackFamily.MEMBERSHIP, attack, **json.loads(params_json))
-    c0 = time.process_time()
-    model.fit(target, shadow, y_shadow, rng=rng)
-    scores = np.asarray(model.score(test), dtype=np.float64)
-    # CPU seconds of this process for fit + score, kept in the run directory for benchmarks
-    # (not part of the result, which must not depend on the machine)
-    cpu = np.array([time.process_time() - c0])
-    return {"scores": scores, "labels": y_test.astype(np.int8), "cpu_seconds": cpu}
 
 
 @dataclass
@@ -259,18 +263,43 @@ class _Pools:
         return self._get(1 if self.mode is PoolMode.SHARED else 2 * t + 3, t)
 
 
+def _attack_unit(shared: dict[str, Any], t: int, attack_index: int) -> dict[str, np.ndarray]:
+    """Fit attack ``attack_index`` against target ``t`` on the shadow pool; score the test pool."""
+    import copy
+
+    pools = shared["pools"]
+    shadow, y_shadow = pools.shadow(t)
+    test, y_test = pools.test(t)
+    target: Table = shared["omega"].take([shared["targets"][t]])
+    rng = unit_rng(int(shared["seed"]), _SEED_ATTACK, t, attack_index)
+    model = copy.deepcopy(shared["attacks"][attack_index][1])
+    c0 = time.process_time()
+    model.fit(target, shadow, y_shadow, rng=rng)
+    scores = np.asarray(model.score(test), dtype=np.float64)
+    # CPU seconds of this process for fit + score, kept in the run directory for benchmarks
+    # (not part of the result, which must not depend on the machine)
+    cpu = np.array([time.process_time() - c0])
+    return {"scores": scores, "labels": y_test.astype(np.int8), "cpu_seconds": cpu}
+
+
 def _balanced(rng: np.random.Generator, size: int) -> np.ndarray:
     y = np.zeros(size, dtype=bool)
     y[: size // 2] = True
     return rng.permutation(y)
 
 
-def table_fingerprint(table: Table) -> str:
-    """A hash of a table's schema and contents."""
-    h = hashlib.sha256(table.schema.to_json().encode())
-    h.update(np.ascontiguousarray(table.codes).tobytes())
-    h.update(np.ascontiguousarray(table.values).tobytes())
-    return h.hexdigest()[:16]
+def _params_key(attack: Attack, params: dict[str, Any] | None) -> str:
+    """A stable hash of an attack's hyperparameters (run-store unit keys): the parameters given
+    with its name, or the attributes of an attack object."""
+    obj = params if params is not None else jsonable(vars(attack))
+    text = json.dumps(obj, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def _whole(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or int(value) != value or value < low:
+        raise InputError(f"{name} must be a whole number >= {low}, got {value!r}")
+    return int(value)
 
 
 class MembershipGame:
@@ -280,12 +309,14 @@ class MembershipGame:
     ----------
     generator : str
         Generator spec (``synthpop``, ``baynet:k=2``, ...).
-    n, m : int
+    targets : Targets or sequence of int
+        The records attacked (default: the 10 most vulnerable by ``V_k``).
+    train_size, synthetic_size : int
         Training records per dataset (``|D|``) and synthetic records released (``|D^s|``).
-    n_shadow, n_test : int
+    n_shadows, n_tests : int
         Shadow datasets (attacker) and test datasets (challenger).
-    attacks : sequence of str
-        Registered membership attacks to run.
+    attacks : sequence of str or MembershipAttack
+        Registered membership attacks (names) or attack objects.
     attack_params : dict, optional
         Hyperparameters per attack name (e.g. ``{"query": {"n_queries": 100000}}``).
     pool : PoolMode
@@ -295,112 +326,119 @@ class MembershipGame:
         otherwise two thirds and one third of the non-target records.
     batch_size : int
         Datasets per work unit.
-    workers : int
-        Local processes (ignored with ``cluster``).
-    cluster : str, optional
-        Dask scheduler address.
-    run_dir : path, optional
-        Resumable run directory.
-    progress : bool
-        Rich progress bars with ETA on stderr.
+    knowledge : Knowledge
+        ``auxiliary`` (default) or ``exact`` (the attacker knows every training record but the
+        target; one pool per target, IN and OUT datasets differ only in the target). With
+        ``exact`` the auxiliary and test splits are not used.
+
+    Examples
+    --------
+    >>> game = MembershipGame("baynet", targets=Targets.top(5), n_shadows=200)  # doctest: +SKIP
+    >>> result = game.run(df, seed=0, runtime=Runtime(workers=2))              # doctest: +SKIP
+    >>> result.to_frame()                                                      # doctest: +SKIP
+
+    Notes
+    -----
+    Threat model: black-box knowledge of the generator (the attacker can run it on data of their
+    own) and auxiliary data from the same population (``D_aux``), disjoint from the challenger's.
 
     References
     ----------
-    000_d116d896359e1fe6.txt §2.3, §5.5, Table 1.
+    Meeus et al. (2023), Sec. 2.3, Sec. 5.5, Table 1.
     """
 
     def __init__(
         self,
         generator: str,
         *,
-        n: int = 1000,
-        m: int = 1000,
-        n_shadow: int = 4000,
-        n_test: int = 200,
-        attacks: Sequence[str] = ("query", "distance", "groundhog"),
+        targets: Targets | Sequence[int] | None = None,
+        train_size: int = 1000,
+        synthetic_size: int = 1000,
+        n_shadows: int = 4000,
+        n_tests: int = 200,
+        attacks: Sequence[str | Attack] = ("query", "distance", "groundhog"),
         attack_params: dict[str, dict[str, Any]] | None = None,
         pool: PoolMode | str = PoolMode.SHARED,
         aux_size: int | None = None,
         test_size: int | None = None,
         batch_size: int = 50,
-        workers: int = 1,
-        cluster: Any = None,
-        run_dir: str | Path | None = None,
-        progress: bool = False,
+        knowledge: Knowledge | str = Knowledge.AUXILIARY,
     ) -> None:
         self.generator = generator
-        self.n = n
-        self.m = m
-        self.n_shadow = n_shadow
-        self.n_test = n_test
-        self.attacks = tuple(attacks)
-        self.attack_params = attack_params or {}
+        self.knowledge = knowledge
+        self.targets = targets
+        self.train_size = train_size
+        self.synthetic_size = synthetic_size
+        self.n_shadows = n_shadows
+        self.n_tests = n_tests
+        self.attacks = attacks
+        self.attack_params = attack_params
         self.pool = pool
         self.aux_size = aux_size
         self.test_size = test_size
         self.batch_size = batch_size
-        self.workers = workers
-        self.cluster = cluster
-        self.run_dir = run_dir
-        self.progress = progress
 
     # --- validation -----------------------------------------------------------------------
+    def validate(self, data: pd.DataFrame | Table, *, seed: int) -> None:
+        """Check every parameter against ``data`` (cheap: targets are resolved, nothing is
+        generated); raises :class:`InputError`. :meth:`run` does the same checks."""
+        omega = as_table(data)
+        tgt = as_targets(self.targets if self.targets is not None else Targets.top(10))
+        self._validate(omega, tgt.resolve(omega, seed=int(seed)).rows)
+        given = [self.attacks] if isinstance(self.attacks, str | Attack) else list(self.attacks)
+        resolve_attacks(AttackFamily.MEMBERSHIP, given, self.attack_params)
+
     def _validate(self, omega: Table, targets: np.ndarray) -> tuple[PoolMode, int, int]:
         try:
             mode = PoolMode(self.pool)
         except ValueError:
-            raise InputError(f"unknown pool mode {self.pool!r}: use 'shared' or 'single'") from None
-        make_generator(self.generator)  # unknown generator / bad parameters -> InputError
-        known = load_membership_attacks()
-        if not self.attacks:
-            raise InputError("no attacks given: choose some of " + ", ".join(known))
-        for a in self.attacks:
-            if a not in known:
-                raise InputError(
-                    f"unknown membership attack {a!r}: choose one of {', '.join(known)}"
-                )
-            make_attack(AttackFamily.MEMBERSHIP, a, **self.attack_params.get(a, {}))
-        if len(set(self.attacks)) != len(self.attacks):
-            raise InputError("an attack is listed twice: list each attack once")
-        for name, val, low in (
-            ("n", self.n, 2),
-            ("m", self.m, 1),
-            ("shadows", self.n_shadow, 4),
-            ("tests", self.n_test, 4),
-        ):
-            if isinstance(val, bool) or int(val) != val or val < low:
-                raise InputError(f"--{name} must be a whole number >= {low}, got {val}")
-        if self.batch_size < 1:
-            raise InputError(f"batch size must be at least 1, got {self.batch_size}")
-        if targets.size == 0:
-            raise InputError("no target records: select at least one (e.g. --targets top:10)")
-        bad = targets[(targets < 0) | (targets >= len(omega))]
-        if bad.size:
+            raise InputError(f"unknown pool {self.pool!r}: use 'shared' or 'single'") from None
+        try:
+            knowledge = Knowledge(self.knowledge)
+        except ValueError:
             raise InputError(
-                f"target row(s) {bad[:5].tolist()} are not in the data (rows 0..{len(omega) - 1}): give existing rows"
-            )
+                f"unknown knowledge {self.knowledge!r}: use 'auxiliary' or 'exact'"
+            ) from None
+        make_generator(self.generator)  # unknown generator / bad parameters -> InputError
+        n = _whole("train_size", self.train_size, 2)
+        _whole("synthetic_size", self.synthetic_size, 1)
+        _whole("n_shadows", self.n_shadows, 4)
+        _whole("n_tests", self.n_tests, 4)
+        _whole("batch_size", self.batch_size, 1)
+        if targets.size == 0:
+            raise InputError("targets selects no record: select at least one", parameter="targets")
         if np.unique(targets).size != targets.size:
             raise InputError("a target row is listed twice: list each target once")
         rest = len(omega) - targets.size
+        if knowledge is Knowledge.EXACT:
+            if n - 1 > rest:
+                raise InputError(
+                    f"train_size {n} needs {n - 1} known records besides the target, but the data "
+                    f"has {rest} non-target records: lower train_size"
+                )
+            return PoolMode.SINGLE, 0, 0
         aux = self.aux_size if self.aux_size is not None else min(10_000, (2 * rest) // 3)
         test = self.test_size if self.test_size is not None else min(5_000, rest - aux)
         if aux < 1 or test < 1 or aux + test > rest:
             raise InputError(
-                f"--aux-size {aux} and --test-size {test} do not fit in the {rest} non-target records: "
-                "give smaller sizes"
+                f"aux_size {aux} and test_size {test} do not fit in the {rest} non-target "
+                "records: give smaller sizes"
             )
-        if self.n > aux:
+        if n > aux:
             raise InputError(
-                f"--n {self.n} is larger than D_aux ({aux} records): lower --n or raise --aux-size"
+                f"train_size {n} is larger than D_aux ({aux} records): lower train_size or "
+                "raise aux_size"
             )
-        if self.n > test:
+        if n > test:
             raise InputError(
-                f"--n {self.n} is larger than D_test ({test} records): lower --n or raise --test-size"
+                f"train_size {n} is larger than D_test ({test} records): lower train_size or "
+                "raise test_size"
             )
-        if mode is PoolMode.SHARED and targets.size >= self.n:
+        if mode is PoolMode.SHARED and targets.size >= n:
             raise InputError(
-                f"a shared pool holds every target in one dataset of n = {self.n} records, "
-                f"but there are {targets.size} targets: use fewer targets, a larger --n or --pool single"
+                f"a shared pool holds every target in one dataset of train_size = {n} records, "
+                f"but there are {targets.size} targets: use fewer targets, a larger train_size "
+                "or pool='single'"
             )
         return mode, int(aux), int(test)
 
@@ -414,16 +452,18 @@ class MembershipGame:
         test_rows: np.ndarray,
     ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """Pool id -> (rows (S, n) Omega indices, labels). Shared: ids 0/1; single: 2t+2 / 2t+3."""
-        n, T = int(self.n), targets.size
+        n, T = int(self.train_size), targets.size
         design: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        if Knowledge(self.knowledge) is Knowledge.EXACT:
+            return self._exact_design(seed, targets, aux_rows)
         specs = (
-            [(0, aux_rows, self.n_shadow, None), (1, test_rows, self.n_test, None)]
+            [(0, aux_rows, self.n_shadows, None), (1, test_rows, self.n_tests, None)]
             if mode is PoolMode.SHARED
             else [
                 (2 * t + 2 + k, src, size, t)
                 for t in range(T)
                 for k, (src, size) in enumerate(
-                    ((aux_rows, self.n_shadow), (test_rows, self.n_test))
+                    ((aux_rows, self.n_shadows), (test_rows, self.n_tests))
                 )
             ]
         )
@@ -442,48 +482,73 @@ class MembershipGame:
             design[pool_id] = (rows, labels)
         return design
 
+    def _exact_design(
+        self, seed: int, targets: np.ndarray, rest: np.ndarray
+    ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """Per target: one known dataset D of ``train_size - 1`` records; IN = D + the target,
+        OUT = D (padded with -1). Shadow and test pools differ only in the generator's
+        randomness."""
+        n = int(self.train_size)
+        design: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for t in range(targets.size):
+            known = rest[
+                unit_rng(seed, _SEED_POOL, 2 * t + 2, 0).choice(rest.size, n - 1, replace=False)
+            ]
+            for k, size in enumerate((self.n_shadows, self.n_tests)):
+                pool_id = 2 * t + 2 + k
+                labels = _balanced(unit_rng(seed, _SEED_POOL, pool_id), int(size))
+                rows = np.empty((int(size), n), dtype=np.int64)
+                rows[:, : n - 1] = known
+                rows[:, n - 1] = np.where(labels, targets[t], -1)
+                design[pool_id] = (rows, labels)
+        return design
+
     # --- running ----------------------------------------------------------------------------
     def run(
-        self,
-        omega: Table,
-        targets: Sequence[int] | np.ndarray,
-        *,
-        seed: int = 0,
-        selected_by: Sequence[str] | None = None,
+        self, data: pd.DataFrame | Table, *, seed: int, runtime: Runtime | None = None
     ) -> MembershipResult:
-        """Play the game for every target row of ``omega``; returns per-target metrics.
+        """Play the game for every target of ``data``; returns per-target metrics.
 
         Parameters
         ----------
-        omega : Table
-            The full dataset the targets come from.
-        targets : sequence of int
-            Target rows of ``omega``.
+        data : DataFrame or Table
+            The full dataset ``Omega`` the targets come from.
         seed : int
-            Run seed: same seed, same result (whatever ``workers`` / ``cluster``).
-        selected_by : sequence of str, optional
-            How each target was chosen (reported as is).
+            Same seed, same result (whatever the runtime's workers or cluster).
+        runtime : Runtime, optional
+            Workers, cluster, resumable run directory, progress bars.
         """
-        tgt = np.asarray(targets, dtype=np.int64).ravel()
+        rt = as_runtime(runtime)
+        omega = as_table(data)
+        spec = as_targets(self.targets if self.targets is not None else Targets.top(10))
+        resolved = spec.resolve(omega, seed=int(seed))
+        tgt = resolved.rows
         mode, aux_size, test_size = self._validate(omega, tgt)
-        sel = list(selected_by) if selected_by is not None else ["rows"] * tgt.size
-        if len(sel) != tgt.size:
-            raise InputError("selected_by must name one selector per target")
-        rng = unit_rng(seed, _SEED_SPLIT)
+        given = [self.attacks] if isinstance(self.attacks, str | Attack) else list(self.attacks)
+        attacks = resolve_attacks(AttackFamily.MEMBERSHIP, given, self.attack_params)
+        params = {
+            name: dict((self.attack_params or {}).get(name, {}))
+            for (name, _), a in zip(attacks, given, strict=True)
+            if isinstance(a, str)
+        }
+        knowledge = Knowledge(self.knowledge)
+        rng = unit_rng(int(seed), _SEED_SPLIT)
         rest = np.setdiff1d(np.arange(len(omega)), tgt)
-        perm = rng.permutation(rest)
-        aux_rows, test_rows = (
-            np.sort(perm[:aux_size]),
-            np.sort(perm[aux_size : aux_size + test_size]),
-        )
-        design = self._design(seed, mode, tgt, aux_rows, test_rows)
+        if knowledge is Knowledge.EXACT:
+            aux_rows, test_rows = rest, rest[:0]
+        else:
+            perm = rng.permutation(rest)
+            aux_rows = np.sort(perm[:aux_size])
+            test_rows = np.sort(perm[aux_size : aux_size + test_size])
+        design = self._design(int(seed), mode, tgt, aux_rows, test_rows)
 
-        config: dict[str, Any] = {
+        # the run store's configuration (its fingerprint guards the run directory)
+        store_config: dict[str, Any] = {
             "generator": self.generator,
-            "n": int(self.n),
-            "m": int(self.m),
-            "n_shadow": int(self.n_shadow),
-            "n_test": int(self.n_test),
+            "n": int(self.train_size),
+            "m": int(self.synthetic_size),
+            "n_shadow": int(self.n_shadows),
+            "n_test": int(self.n_tests),
             "pool": mode.value,
             "aux_size": aux_size,
             "test_size": test_size,
@@ -492,158 +557,119 @@ class MembershipGame:
             "data": table_fingerprint(omega),
             "n_records": len(omega),
         }
-        store = RunStore(self.run_dir, config) if self.run_dir is not None else None
+        if knowledge is Knowledge.EXACT:
+            store_config["knowledge"] = knowledge.value
+        config = MembershipConfig(
+            generator=self.generator,
+            targets=str(spec),
+            train_size=int(self.train_size),
+            synthetic_size=int(self.synthetic_size),
+            n_shadows=int(self.n_shadows),
+            n_tests=int(self.n_tests),
+            pool=mode,
+            aux_size=aux_size,
+            test_size=test_size,
+            attacks=tuple(name for name, _ in attacks),
+            attack_params=params,
+            seed=int(seed),
+            data=store_config["data"],
+            n_records=len(omega),
+            knowledge=knowledge,
+        )
+        store = rt.store(store_config)
         try:
-            pools, failures = self._generate(omega, design, mode, seed, store)
-            outcomes = self._attack(omega, tgt, sel, pools, seed, store)
-            result_config = {
-                **config,
-                "attacks": list(self.attacks),
-                "attack_params": {a: self.attack_params.get(a, {}) for a in self.attacks},
-            }
-            result = MembershipResult(result_config, outcomes, failures)
+            stacks, labels, failures = generate_pools(
+                omega,
+                design,
+                generator=self.generator,
+                synthetic_size=int(self.synthetic_size),
+                seed=int(seed),
+                batch_size=int(self.batch_size),
+                runtime=rt,
+                store=store,
+            )
+            self._check_pools(labels, failures)
+            pools = _Pools(mode, stacks, labels)
+            outcomes = self._attack(omega, resolved, pools, attacks, params, int(seed), rt, store)
+            result = MembershipResult(config, tuple(outcomes), failures)
             if store is not None:
-                store.write_json("result.json", jsonable(result.to_dict()))
+                store.write_json("result.json", result.to_dict())
                 store.write_json("schema.json", json.loads(omega.schema.to_json()))
             return result
         finally:
             if store is not None:
                 store.close()
 
-    def _generate(
-        self,
-        omega: Table,
-        design: dict[int, tuple[np.ndarray, np.ndarray]],
-        mode: PoolMode,
-        seed: int,
-        store: RunStore | None,
-    ) -> tuple[_Pools, dict[str, Any]]:
-        units: list[WorkUnit] = []
-        for pool_id, (rows, _) in design.items():
-            for start in range(0, rows.shape[0], self.batch_size):
-                units.append(
-                    WorkUnit(
-                        f"gen-p{pool_id}-s{start}",
-                        (pool_id, start, rows[start : start + self.batch_size]),
-                    )
-                )
-        shared = {"omega": omega, "m": int(self.m), "seed": int(seed), "generator": self.generator}
-        with progress_bar(f"shadow models ({self.generator})", enabled=self.progress) as prog:
-            res = run_units(
-                _generate_batch,
-                units,
-                shared=shared,
-                workers=self.workers,
-                cluster=self.cluster,
-                store=store,
-                progress=prog,
-            )
-        stacks: dict[int, TableStack] = {}
-        labels: dict[int, np.ndarray] = {}
-        n_failed = 0
-        messages: dict[str, int] = {}
-        for pool_id, (_rows, lab) in design.items():
-            n_cat, n_cont = omega.codes.shape[1], omega.values.shape[1]
-            codes, values, ok = [], [], []
-            for u in units:
-                if u.args[0] != pool_id:
-                    continue
-                r = res[u.key]
-                if (
-                    r.arrays is None
-                ):  # the whole unit failed (e.g. a worker crashed): drop its datasets
-                    b = u.args[2].shape[0]
-                    codes.append(np.zeros((b, int(self.m), n_cat), dtype=omega.codes.dtype))
-                    values.append(np.zeros((b, int(self.m), n_cont), dtype=np.float32))
-                    ok.append(np.zeros(b, dtype=bool))
-                    messages[str(r.error)] = messages.get(str(r.error), 0) + b
-                    continue
-                codes.append(r.arrays["codes"])
-                values.append(r.arrays["values"])
-                ok.append(r.arrays["ok"].astype(bool))
-                for e in r.arrays["errors"][~r.arrays["ok"].astype(bool)].tolist():
-                    messages[e] = messages.get(e, 0) + 1
-            okv = np.concatenate(ok)
-            n_failed += int((~okv).sum())
-            y = lab[okv]
-            stack = TableStack(
-                omega.schema, np.concatenate(codes)[okv], np.concatenate(values)[okv]
-            )
+    def _check_pools(self, labels: dict[int, np.ndarray], failures: GeneratorFailures) -> None:
+        for pool_id, y in labels.items():
             per_target = y if y.ndim == 2 else y[:, None]
-            if (per_target.sum(axis=0) == 0).any() or (per_target.sum(axis=0) == len(y)).any():
+            if (
+                not len(y)
+                or (per_target.sum(axis=0) == 0).any()
+                or (per_target.sum(axis=0) == len(y)).any()
+            ):
                 raise InputError(
-                    f"the generator {self.generator!r} failed on too many datasets of pool {pool_id} "
-                    f"({int((~okv).sum())} of {okv.size}) to train or test the attacks: "
-                    + "; ".join(list(messages)[:3])
+                    f"the generator {self.generator!r} failed on too many datasets of pool "
+                    f"{pool_id} ({failures.failed_datasets} of {failures.total_datasets}) to "
+                    "train or test the attacks: " + "; ".join(list(failures.messages)[:3])
                 )
-            stacks[pool_id] = stack
-            labels[pool_id] = y
-        total = sum(r.shape[0] for r, _ in design.values())
-        top_messages = dict(sorted(messages.items(), key=lambda kv: -kv[1])[:10])
-        failures: dict[str, Any] = {
-            "failed_datasets": n_failed,
-            "total_datasets": int(total),
-            "messages": top_messages,
-        }
-        if n_failed:
-            warnings.warn(
-                f"the generator failed on {n_failed} of {total} datasets (dropped): "
-                + "; ".join(list(top_messages)[:2]),
-                RuntimeWarning,
-                stacklevel=3,
-            )
-        return _Pools(mode, stacks, labels), failures
 
     def _attack(
         self,
         omega: Table,
-        tgt: np.ndarray,
-        sel: list[str],
+        resolved: Any,
         pools: _Pools,
+        attacks: list[tuple[str, Attack]],
+        params: dict[str, dict[str, Any]],
         seed: int,
+        rt: Runtime,
         store: RunStore | None,
     ) -> list[TargetOutcome]:
+        tgt = resolved.rows
         units = []
-        for a_idx, a in enumerate(self.attacks):
-            params = json.dumps(self.attack_params.get(a, {}), sort_keys=True)
-            phash = hashlib.sha256(params.encode()).hexdigest()[:8]
+        for a_idx, (name, attack) in enumerate(attacks):
+            key = _params_key(attack, params.get(name))
             for t in range(tgt.size):
-                units.append(WorkUnit(f"atk-{a}-{phash}-t{t}", (t, a, params, a_idx)))
-        shared = {"omega": omega, "targets": tgt, "pools": pools, "seed": int(seed)}
-        with progress_bar("attacks (target x attack)", enabled=self.progress) as prog:
-            res = run_units(
-                _attack_unit,
-                units,
-                shared=shared,
-                workers=self.workers,
-                cluster=self.cluster,
-                store=store,
-                progress=prog,
-            )
+                units.append(WorkUnit(f"atk-{name}-{key}-t{t}", (t, a_idx)))
+        shared = {
+            "omega": omega,
+            "targets": tgt,
+            "pools": pools,
+            "seed": int(seed),
+            "attacks": attacks,
+        }
+        res = rt.run(
+            _attack_unit, units, shared=shared, store=store, description="attacks (target x attack)"
+        )
         outcomes: list[TargetOutcome] = []
         for t in range(tgt.size):
             per: dict[str, AttackOutcome] = {}
-            for a_idx, a in enumerate(self.attacks):
-                u = units[a_idx * tgt.size + t]
-                r = res[u.key]
+            for a_idx, (name, _) in enumerate(attacks):
+                r = res[units[a_idx * tgt.size + t].key]
                 if r.arrays is None:
-                    nan = float("nan")
-                    per[a] = AttackOutcome(
-                        RiskEstimate(nan, nan, nan, 0.95, 0, 0.5),
-                        nan,
-                        {str(f): nan for f in TPR_FPRS},
-                        0,
-                        r.error,
-                    )
+                    per[name] = failed_outcome(str(r.error))
                     continue
-                per[a] = attack_outcome(
+                per[name] = attack_outcome(
                     r.arrays["labels"],
                     r.arrays["scores"],
                     rng=unit_rng(seed, _SEED_METRIC, t, a_idx),
-                    name=f"{a} on row {int(tgt[t])}",
+                    name=f"{name} on row {int(tgt[t])}",
                 )
-            outcomes.append(TargetOutcome(int(tgt[t]), sel[t], per))
+            outcomes.append(TargetOutcome(int(tgt[t]), resolved.selected_by[t], per))
         return outcomes
+
+
+def failed_outcome(error: str) -> AttackOutcome:
+    """The outcome of an attack that could not run (NaN figures, the reason kept)."""
+    nan = math.nan
+    return AttackOutcome(
+        RiskEstimate(nan, nan, nan, 0.95, 0, 0.5),
+        nan,
+        {str(f): nan for f in TPR_FPRS},
+        np.zeros(0),
+        np.zeros(0, dtype=np.int64),
+        error,
+    )
 
 
 def attack_outcome(
@@ -661,74 +687,13 @@ def attack_outcome(
     y = np.asarray(labels).astype(bool)
     s = np.asarray(scores, dtype=np.float64)
     est = auc_estimate(y, s, rng=rng, n_boot=n_boot)
-    acc = float(np.mean((s > 0.5) == y)) if y.size else float("nan")
+    acc = float(np.mean((s > 0.5) == y)) if y.size else math.nan
     tpr = {str(f): tpr_at_fpr(y, s, f) for f in TPR_FPRS}
     if not math.isnan(est.ci_low) and est.ci_low <= 0.5 <= est.ci_high:
         warnings.warn(
-            f"{name}: AUC {est.value:.3f} (95% CI {est.ci_low:.3f}-{est.ci_high:.3f}) is no better than a random guess (0.5)",
+            f"{name}: AUC {est.value:.3f} (95% CI {est.ci_low:.3f}-{est.ci_high:.3f}) is no "
+            "better than a random guess (0.5)",
             BaselineWarning,
             stacklevel=2,
         )
-    fpr, tpr_curve = roc_curve(y, s)
-    roc = {"fpr": fpr.tolist(), "tpr": tpr_curve.tolist()}
-    return AttackOutcome(est, acc, tpr, int(y.size), roc=roc)
-
-
-def parse_targets(
-    spec: str, omega: Table, *, seed: int = 0, k: int = 5
-) -> tuple[np.ndarray, list[str]]:
-    """Target rows from ``top:N``, ``distance:N``, ``rare:N``, ``loglik:N``, ``random:N`` or ``rows:i,j``.
-
-    Several selectors may be joined with ``+`` (``distance:10+rare:10``); a row chosen by two
-    selectors is one target whose ``selected_by`` names both (``distance+rare``).
-
-    References
-    ----------
-    000_d116d896359e1fe6.txt §4 (distance, ``V_k`` with k = 5) and §5.2 (rare, loglik, random).
-    """
-    from synthleak.vulnerability import select_targets
-
-    rows: list[int] = []
-    labels: dict[int, list[str]] = {}
-    for i, part in enumerate(p.strip() for p in spec.split("+")):
-        method, sep, arg = part.partition(":")
-        method = method.strip().lower()
-        if not sep or not arg.strip():
-            raise InputError(
-                f"target spec {part!r}: use top:N, rare:N, loglik:N, random:N or rows:i,j"
-            )
-        if method == "rows":
-            try:
-                picked = [int(v) for v in arg.split(",") if v.strip()]
-            except ValueError:
-                raise InputError(
-                    f"target rows {arg!r} are not whole numbers: give rows:i,j"
-                ) from None
-            bad = [r for r in picked if r < 0 or r >= len(omega)]
-            if bad:
-                raise InputError(
-                    f"target row(s) {bad[:5]} are not in the data (rows 0..{len(omega) - 1}): give existing rows"
-                )
-            name = "rows"
-        else:
-            name = "distance" if method == "top" else method
-            if name not in ("distance", "rare", "loglik", "random"):
-                raise InputError(
-                    f"unknown target selector {method!r}: use top, rare, loglik, random or rows"
-                )
-            try:
-                count = int(arg)
-            except ValueError:
-                raise InputError(f"target spec {part!r}: N must be a whole number") from None
-            if count < 1:
-                raise InputError(f"target spec {part!r}: N must be at least 1")
-            picked = select_targets(
-                omega, name, count, rng=unit_rng(seed, _SEED_TARGETS, i), k=k
-            ).tolist()
-        for r in picked:
-            if r not in labels:
-                rows.append(int(r))
-                labels[r] = []
-            if name not in labels[r]:
-                labels[r].append(name)
-    return np.asarray(rows, dtype=np.int64), ["+".join(labels[r]) for r in rows]
+    return AttackOutcome(est, acc, tpr, s, y.astype(np.int64))

@@ -1,6 +1,6 @@
 """Full-dataset membership risk map: a membership-inference AUC for every record of a dataset.
 
-The paper (000) ranks records by the vulnerability score ``V_k`` because running a query-based
+Meeus et al. (2023) rank records by the vulnerability score ``V_k`` because running a query-based
 MIA for every record was too expensive for it (§4, §5.5: 4,000 shadow datasets *per target*).
 This module runs it anyway, LiRA-style, with ONE shadow pool and ONE test pool shared by all
 records, and then checks how well ``V_k`` (and the rare-value and log-likelihood baselines)
@@ -39,15 +39,14 @@ gives the same map whatever the number of workers.
 
 References
 ----------
-Meeus et al., "Achilles' heels: vulnerable record identification in synthetic data publishing",
-000_d116d896359e1fe6.txt §3 (query-based MIA), §4 (vulnerability score ``V_k``, Definition 2),
-§5.2 (rare-value and log-likelihood baselines), Table 1 (parameters).
-Carlini et al., "Membership inference attacks from first principles" (LiRA; shared shadow models,
-each record IN half of the datasets).
+Meeus et al. (2023), Sec. 3 (query-based MIA), Sec. 4 (vulnerability score ``V_k``, Definition 2),
+Sec. 5.2 (rare-value and log-likelihood baselines), Table 1 (parameters). Carlini et al. (2022)
+(LiRA; shared shadow models, each record IN half of the datasets).
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -55,46 +54,84 @@ import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
+import pandas as pd
 
-from synthleak.attacks.base import AttackFamily, make_attack
+from synthleak.attacks.base import Attack, AttackFamily, resolve_attacks
 from synthleak.data.table import Table
 from synthleak.errors import InputError
-from synthleak.games.membership import (
-    _generate_batch,
-    load_membership_attacks,
-    table_fingerprint,
-)
+from synthleak.games.base import as_table
+from synthleak.games.shadow import GeneratorFailures, generate_pools, table_fingerprint
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import auc_estimate
+from synthleak.metrics.ranking import RankValidation, rank_validation
 from synthleak.queries import TableStack
-from synthleak.results import jsonable
-from synthleak.runtime import RunStore, WorkUnit, run_units, unit_rng
-from synthleak.runtime.progress import progress_bar
+from synthleak.runtime import RunStore, Runtime, WorkUnit, as_runtime, unit_rng
+from synthleak.serde import FloatArray, IntArray, Result, jsonable
 from synthleak.vulnerability import log_likelihood_scores, rare_value_scores, vulnerability_scores
 
 RISKMAP_ATTACKS = ("query", "distance")
 SCORES = ("vulnerability", "rare_value", "log_likelihood")
 
-# seed paths (first element of every unit_rng key); 2 is membership's per-dataset generator key
+# seed paths (first element of every unit_rng key); 2 is the per-dataset generator key
 _SEED_SPLIT, _SEED_POOL, _SEED_ATTACK, _SEED_METRIC, _SEED_VALID = 10, 11, 13, 14, 15
 SHADOW_POOL, TEST_POOL = 0, 1
 
 
-@dataclass
-class RiskMapResult:
-    """Per-record AUCs (per attack and best), selector scores and the validation summary."""
+@dataclass(frozen=True, repr=False)
+class RiskMapConfig(Result):
+    """The parameters a risk map ran with (recorded in its result)."""
 
-    config: dict[str, Any]
-    rows: np.ndarray  # (n,) rows of the input data
-    auc: dict[str, np.ndarray]  # attack -> (n, 3) value, ci_low, ci_high
-    scores: dict[str, np.ndarray]  # vulnerability / rare_value / log_likelihood -> (n,)
-    summary: dict[str, Any] = field(default_factory=dict)
-    failures: dict[str, Any] = field(default_factory=dict)
+    generator: str
+    train_size: int
+    synthetic_size: int
+    population: int | None
+    n_shadows: int
+    n_tests: int
+    attacks: tuple[str, ...]
+    attack_params: dict[str, dict[str, Any]]
+    k: int
+    n_boot: int
+    seed: int
+    data: str
+    private_rows: str
+    n_records: int
+    design: str = "each dataset: a random half of D (floor(n/2)) + n - floor(n/2) random fillers"
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class RiskMapResult(Result):
+    """Per-record AUCs (per attack), selector scores and their validation against the AUCs.
+
+    Attributes
+    ----------
+    config : RiskMapConfig
+    rows : array of int
+        The ``n`` rows of the input data forming ``D``.
+    auc : dict
+        Attack name -> ``(n, 3)`` array: AUC, CI low, CI high of every record.
+    scores : dict
+        Selector name (``vulnerability``, ``rare_value``, ``log_likelihood``) -> ``(n,)`` scores.
+    validation : RankValidation
+        Spearman and top-10 precision of every selector against the best attack's AUC.
+    validation_per_attack : dict
+        The same against each attack's AUC (when several attacks ran).
+    failures : GeneratorFailures
+    timings : dict
+        Wall-clock seconds of this invocation (generation, attacks); resumed units cost ~0.
+    """
+
+    result_kind = "riskmap"
+
+    config: RiskMapConfig
+    rows: IntArray
+    auc: dict[str, FloatArray]
+    scores: dict[str, FloatArray]
+    validation: RankValidation
+    validation_per_attack: dict[str, RankValidation] = field(default_factory=dict)
+    failures: GeneratorFailures = field(default_factory=GeneratorFailures)
     timings: dict[str, float] = field(default_factory=dict)
 
     def best(self) -> np.ndarray:
@@ -105,131 +142,38 @@ class RiskMapResult:
         pick = np.argmax(vals, axis=0)
         return stacked[pick, np.arange(stacked.shape[1])]
 
-    def records(self) -> list[dict[str, Any]]:
-        """One dict per record (the CSV columns)."""
-        best = self.best()
-        out = []
-        for i, r in enumerate(self.rows.tolist()):
-            rec: dict[str, Any] = {
-                "row": int(r),
-                "auc": float(best[i, 0]),
-                "auc_ci_low": float(best[i, 1]),
-                "auc_ci_high": float(best[i, 2]),
-            }
-            for a, arr in self.auc.items():
-                rec[f"auc_{a}"] = float(arr[i, 0])
-                rec[f"auc_{a}_ci_low"] = float(arr[i, 1])
-                rec[f"auc_{a}_ci_high"] = float(arr[i, 2])
-            for s, arr in self.scores.items():
-                rec[s] = float(arr[i])
-            out.append(rec)
-        return out
+    def auc_mean(self) -> float:
+        """Mean of the per-record best AUCs."""
+        return _nanstat(np.nanmean, self.best()[:, 0])
 
-    def to_dict(self) -> dict[str, Any]:
-        return jsonable(
-            {
-                "config": self.config,
-                "records": self.records(),
-                "summary": self.summary,
-                "failures": self.failures,
-                "timings": self.timings,
-            }
-        )
+    def auc_sd(self) -> float:
+        """Standard deviation of the per-record best AUCs."""
+        return _nanstat(np.nanstd, self.best()[:, 0])
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per record: best AUC and CI, each attack's AUC and CI, selector scores."""
+        best = self.best()
+        cols: dict[str, Any] = {
+            "row": self.rows.astype(np.int64),
+            "auc": best[:, 0],
+            "auc_ci_low": best[:, 1],
+            "auc_ci_high": best[:, 2],
+        }
+        for a, arr in self.auc.items():
+            cols[f"auc_{a}"] = arr[:, 0]
+            cols[f"auc_{a}_ci_low"] = arr[:, 1]
+            cols[f"auc_{a}_ci_high"] = arr[:, 2]
+        for name, arr in self.scores.items():
+            cols[name] = arr
+        return pd.DataFrame(cols)
 
     def to_csv(self) -> str:
-        recs = self.records()
-        cols = list(recs[0]) if recs else ["row", "auc", "auc_ci_low", "auc_ci_high"]
-        lines = [",".join(cols)]
-        for rec in recs:
-            lines.append(",".join(_csv_value(rec[c]) for c in cols))
-        return "\n".join(lines) + "\n"
+        """The :meth:`to_frame` table as CSV (undefined numbers as empty cells)."""
+        return self.to_frame().to_csv(index=False, na_rep="")
 
 
-def _csv_value(v: Any) -> str:
-    if isinstance(v, float):
-        return "" if math.isnan(v) else repr(v)
-    return str(v)
-
-
-# --- validation ---------------------------------------------------------------------------------
-
-
-def spearman(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman rank correlation (average ranks for ties); nan when either side is constant."""
-    rx, ry = rankdata(x), rankdata(y)
-    if rx.std() == 0 or ry.std() == 0:
-        return float("nan")
-    return float(np.corrcoef(rx, ry)[0, 1])
-
-
-def spearman_ci(
-    x: np.ndarray,
-    y: np.ndarray,
-    *,
-    rng: np.random.Generator,
-    n_boot: int = 1000,
-    confidence: float = 0.95,
-) -> tuple[float, float, float]:
-    """Spearman's rho with a percentile bootstrap CI (records resampled with replacement)."""
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    rho = spearman(x, y)
-    n = x.size
-    if n < 3 or math.isnan(rho):
-        return rho, float("nan"), float("nan")
-    idx = rng.integers(0, n, (n_boot, n))
-    vals = np.array([spearman(x[i], y[i]) for i in idx])
-    vals = vals[~np.isnan(vals)]
-    if vals.size == 0:
-        return rho, float("nan"), float("nan")
-    a = (1 - confidence) / 2
-    return rho, float(np.quantile(vals, a)), float(np.quantile(vals, 1 - a))
-
-
-def top_k_precision(score: np.ndarray, auc: np.ndarray, k: int = 10) -> float:
-    """Fraction of the ``k`` records ranked highest by ``score`` that are in the true top ``k`` by AUC.
-
-    The true top ``k`` is every record whose AUC reaches the ``k``-th largest AUC (ties at the
-    boundary are all counted as top); the score's top ``k`` breaks ties by row order.
-    """
-    k = min(k, score.size)
-    if k == 0:
-        return float("nan")
-    pred = np.argsort(-score, kind="stable")[:k]
-    thresh = np.sort(auc)[::-1][k - 1]
-    return float(np.mean(auc[pred] >= thresh))
-
-
-def validate(
-    auc: np.ndarray,
-    scores: dict[str, np.ndarray],
-    *,
-    rng: np.random.Generator,
-    k: int = 10,
-    n_boot: int = 1000,
-) -> dict[str, Any]:
-    """Spearman (bootstrap CI) and top-``k`` precision of every selector score against the AUCs.
-
-    Records whose AUC is undefined (nan) are left out. The chance level of the precision is
-    ``k / n``.
-
-    References
-    ----------
-    000_d116d896359e1fe6.txt §4 (``V_k`` is meant to rank records by risk), §5.2 (baselines).
-    """
-    ok = ~np.isnan(auc)
-    out: dict[str, Any] = {
-        "n_records": int(ok.sum()),
-        "top_k": int(k),
-        "chance_precision": float(min(k, ok.sum()) / max(ok.sum(), 1)),
-    }
-    for name, s in scores.items():
-        rho, lo, hi = spearman_ci(s[ok], auc[ok], rng=rng, n_boot=n_boot)
-        out[name] = {
-            "spearman": rho,
-            "spearman_ci": [lo, hi],
-            f"precision_at_{k}": top_k_precision(s[ok], auc[ok], k),
-        }
-    return out
+def _nanstat(fn: Any, v: np.ndarray) -> float:
+    return float(fn(v)) if v.size and not np.isnan(v).all() else math.nan
 
 
 # --- work units ---------------------------------------------------------------------------------
@@ -237,23 +181,22 @@ def validate(
 
 def _attack_chunk(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndarray]:
     """Fit every attack for records ``lo:hi`` on the shadow pool; AUC (CI) on the test pool."""
-    load_membership_attacks()
     private: Table = shared["private"]
     shadow: TableStack = shared["shadow"]
     test: TableStack = shared["test"]
     ys: np.ndarray = shared["y_shadow"]
     yt: np.ndarray = shared["y_test"]
     seed = int(shared["seed"])
-    attacks: list[tuple[str, str]] = shared["attacks"]
+    attacks: list[tuple[str, Attack]] = shared["attacks"]
     out = np.full((len(attacks), hi - lo, 3), np.nan)
     for i in range(lo, hi):
         target = private.take([i])
         y_s, y_t = ys[:, i], yt[:, i]
         if y_s.all() or not y_s.any() or y_t.all() or not y_t.any():
             continue  # no IN or no OUT dataset: the AUC is undefined
-        for a_idx, (name, params) in enumerate(attacks):
+        for a_idx, (_name, attack) in enumerate(attacks):
             rng = unit_rng(seed, _SEED_ATTACK, i, a_idx)
-            model = make_attack(AttackFamily.MEMBERSHIP, name, **json.loads(params))
+            model = copy.deepcopy(attack)
             model.fit(target, shadow, y_s.astype(np.int64), rng=rng)
             s = np.asarray(model.score(test), dtype=np.float64)
             est = auc_estimate(
@@ -266,28 +209,35 @@ def _attack_chunk(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndar
 # --- the game -------------------------------------------------------------------------------------
 
 
+def _whole(name: str, value: Any, low: int) -> None:
+    if isinstance(value, bool) or int(value) != value or value < low:
+        raise InputError(f"{name} must be a whole number >= {low}, got {value!r}")
+
+
 class RiskMap:
-    """Membership AUC of every record of an ``n``-record private dataset (shared shadow pools).
+    """Membership AUC of every record of a ``train_size``-record private dataset (shared pools).
 
     Parameters
     ----------
     generator : str
         Generator spec (``baynet:k=2``, ``synthpop``, ...).
-    n : int
-        Records of the private dataset ``D`` (every one is audited) and of every generator training set.
-    m : int, optional
-        Synthetic records released per dataset (default ``n``).
+    train_size : int
+        Records of the private dataset ``D`` (every one is audited) and of every generator
+        training set.
+    synthetic_size : int, optional
+        Synthetic records released per dataset (default ``train_size``).
     population : int, optional
         Draw ``D`` and the fillers from a random ``population``-record subset of the data
-        (``population >= n + ceil(n/2)``); default: fillers are all the other records.
-    n_shadow, n_test : int
+        (``population >= train_size + ceil(train_size / 2)``); default: fillers are all the other
+        records.
+    n_shadows, n_tests : int
         Shadow (attacker) and test (challenger) datasets.
-    attacks : sequence of str
-        Any of ``query`` and ``distance``.
+    attacks : sequence of str or MembershipAttack
+        Membership attacks run against every record (default ``query`` and ``distance``).
     n_queries : int
         Counting queries per record for the query attack (a random subset of all ``2^F - 1``).
     n_estimators : int
-        Trees of each record's random forest.
+        Trees of each record's random forest (forest attacks given by name).
     k : int
         Neighbours of ``V_k``.
     n_boot : int
@@ -296,106 +246,123 @@ class RiskMap:
         Records per attack work unit.
     batch_size : int
         Datasets per generation work unit.
-    workers, cluster, run_dir, progress
-        As :class:`~synthleak.games.membership.MembershipGame`.
+    private_rows : sequence of int, optional
+        The rows of the data forming ``D`` (default: a random sample). The population (with
+        ``population``) is then ``D`` plus random other rows.
 
     References
     ----------
-    000_d116d896359e1fe6.txt §3, §4, §5.2, Table 1; LiRA (Carlini et al.).
+    Meeus et al. (2023), Sec. 3, Sec. 4, Sec. 5.2, Table 1; Carlini et al. (2022).
     """
 
     def __init__(
         self,
         generator: str,
         *,
-        n: int = 1000,
-        m: int | None = None,
+        train_size: int = 1000,
+        synthetic_size: int | None = None,
         population: int | None = None,
-        n_shadow: int = 200,
-        n_test: int = 100,
-        attacks: Sequence[str] = RISKMAP_ATTACKS,
+        n_shadows: int = 200,
+        n_tests: int = 100,
+        attacks: Sequence[str | Attack] = RISKMAP_ATTACKS,
         n_queries: int = 1000,
         n_estimators: int = 100,
         k: int = 5,
         n_boot: int = 1000,
         chunk: int = 20,
         batch_size: int = 10,
-        workers: int = 1,
-        cluster: Any = None,
-        run_dir: str | Path | None = None,
-        progress: bool = False,
+        private_rows: Sequence[int] | np.ndarray | None = None,
     ) -> None:
         self.generator = generator
-        self.n = n
-        self.m = m
+        self.train_size = train_size
+        self.synthetic_size = synthetic_size
         self.population = population
-        self.n_shadow = n_shadow
-        self.n_test = n_test
-        self.attacks = tuple(attacks)
+        self.n_shadows = n_shadows
+        self.n_tests = n_tests
+        self.attacks = attacks
         self.n_queries = n_queries
         self.n_estimators = n_estimators
         self.k = k
         self.n_boot = n_boot
         self.chunk = chunk
         self.batch_size = batch_size
-        self.workers = workers
-        self.cluster = cluster
-        self.run_dir = run_dir
-        self.progress = progress
+        self.private_rows = private_rows
+
+    def _attack_list(self) -> list[tuple[str, Attack, str]]:
+        """``(name, unfitted attack, parameters JSON)`` of every attack."""
+        given = [self.attacks] if isinstance(self.attacks, str | Attack) else list(self.attacks)
+        params = {
+            "query": {"n_queries": int(self.n_queries), "n_estimators": int(self.n_estimators)},
+            "distance": {"n_estimators": int(self.n_estimators)},
+            "groundhog": {"n_estimators": int(self.n_estimators)},
+        }
+        out = []
+        for (name, attack), a in zip(
+            resolve_attacks(AttackFamily.MEMBERSHIP, given, params), given, strict=True
+        ):
+            p = params.get(name, {}) if isinstance(a, str) else jsonable(vars(attack))
+            out.append((name, attack, json.dumps(p, sort_keys=True, default=str)))
+        return out
+
+    def validate(self, data: pd.DataFrame | Table) -> None:
+        """Check every parameter against ``data`` (cheap; raises :class:`InputError`)."""
+        self._validate(as_table(data))
 
     def _validate(self, data: Table) -> int:
         make_generator(self.generator)
-        load_membership_attacks()
-        if not self.attacks:
-            raise InputError("no attacks given: choose query, distance or both")
-        for a in self.attacks:
-            if a not in RISKMAP_ATTACKS:
-                raise InputError(
-                    f"unknown risk-map attack {a!r}: choose from {', '.join(RISKMAP_ATTACKS)}"
-                )
-        if len(set(self.attacks)) != len(self.attacks):
-            raise InputError("an attack is listed twice: list each attack once")
-        m = self.n if self.m is None else self.m
+        self._attack_list()
+        n = self.train_size
+        m = n if self.synthetic_size is None else self.synthetic_size
         for name, val, low in (
-            ("n", self.n, 2),
-            ("m", m, 1),
-            ("shadows", self.n_shadow, 4),
-            ("tests", self.n_test, 4),
-            ("queries", self.n_queries, 1),
+            ("train_size", n, 2),
+            ("synthetic_size", m, 1),
+            ("n_shadows", self.n_shadows, 4),
+            ("n_tests", self.n_tests, 4),
+            ("n_queries", self.n_queries, 1),
+            ("n_estimators", self.n_estimators, 1),
             ("k", self.k, 1),
-            ("boot", self.n_boot, 10),
+            ("n_boot", self.n_boot, 10),
             ("chunk", self.chunk, 1),
-            ("batch-size", self.batch_size, 1),
-            ("workers", self.workers, 1),
+            ("batch_size", self.batch_size, 1),
         ):
-            if isinstance(val, bool) or int(val) != val or val < low:
-                raise InputError(f"--{name} must be a whole number >= {low}, got {val}")
-        if self.n > len(data):
+            _whole(name, val, low)
+        if n > len(data):
             raise InputError(
-                f"--n {self.n} is larger than the data ({len(data)} records): lower --n"
+                f"train_size {n} is larger than the data ({len(data)} records): lower train_size"
             )
-        pad = self.n - self.n // 2
+        pad = n - n // 2
         if self.population is not None:
-            if self.population < self.n:
+            if self.population < n:
                 raise InputError(
-                    f"--population {self.population} is smaller than --n {self.n}: the population must contain D"
+                    f"population {self.population} is smaller than train_size {n}: the "
+                    "population must contain D"
                 )
             if self.population > len(data):
                 raise InputError(
-                    f"--population {self.population} is larger than the data ({len(data)} records): lower it"
+                    f"population {self.population} is larger than the data ({len(data)} "
+                    "records): lower it"
                 )
-            if self.population - self.n < pad:
+            if self.population - n < pad:
                 raise InputError(
-                    f"--population {self.population} leaves {self.population - self.n} fillers but every dataset "
-                    f"needs {pad}: use --population >= {self.n + pad}"
+                    f"population {self.population} leaves {self.population - n} fillers but "
+                    f"every dataset needs {pad}: use population >= {n + pad}"
                 )
-        elif len(data) - self.n < pad:
+        elif len(data) - n < pad:
             raise InputError(
-                f"the data has {len(data)} records: {len(data) - self.n} outside D but every dataset needs "
-                f"{pad} fillers; lower --n to at most {(2 * len(data)) // 3}"
+                f"the data has {len(data)} records: {len(data) - n} outside D but every dataset "
+                f"needs {pad} fillers; lower train_size to at most {(2 * len(data)) // 3}"
             )
-        if self.k >= self.n:
-            raise InputError(f"--k {self.k} must be smaller than --n {self.n}")
+        if self.k >= n:
+            raise InputError(f"k {self.k} must be smaller than train_size {n}")
+        if self.private_rows is not None:
+            given = np.asarray(self.private_rows, dtype=np.int64).ravel()
+            if given.size != n or np.unique(given).size != given.size:
+                raise InputError(
+                    f"private_rows must hold exactly train_size = {n} distinct rows, got "
+                    f"{given.size}"
+                )
+            if given.min() < 0 or given.max() >= len(data):
+                raise InputError(f"private_rows must be rows 0..{len(data) - 1} of the data")
         return int(m)
 
     def _design(
@@ -404,7 +371,7 @@ class RiskMap:
         """Pool id -> (rows (S, n) into the local table [D; fillers], labels (S, n) bool)."""
         n, half = n_private, n_private // 2
         design = {}
-        for pool_id, size in ((SHADOW_POOL, self.n_shadow), (TEST_POOL, self.n_test)):
+        for pool_id, size in ((SHADOW_POOL, self.n_shadows), (TEST_POOL, self.n_tests)):
             rng = unit_rng(seed, _SEED_POOL, pool_id)
             rows = np.empty((int(size), n), dtype=np.int64)
             labels = np.zeros((int(size), n), dtype=bool)
@@ -417,100 +384,112 @@ class RiskMap:
         return design
 
     def run(
-        self, data: Table, *, seed: int = 0, private_rows: Sequence[int] | np.ndarray | None = None
+        self, data: pd.DataFrame | Table, *, seed: int, runtime: Runtime | None = None
     ) -> RiskMapResult:
-        """Audit every record of a random ``n``-record sample of ``data``.
+        """Audit every record of a random ``train_size``-record sample of ``data``.
 
         Parameters
         ----------
-        data : Table
+        data : DataFrame or Table
             The data; ``D`` (and the population) are drawn from it.
         seed : int
-            Same seed, same result whatever ``workers`` / ``cluster``.
-        private_rows : sequence of int, optional
-            The ``n`` rows of ``data`` forming ``D`` (default: a random sample). The population
-            (with ``population``) is then ``D`` plus random other rows.
+            Same seed, same result whatever the runtime's workers or cluster.
+        runtime : Runtime, optional
+            Workers, cluster, resumable run directory, progress bars.
         """
-        m = self._validate(data)
+        rt = as_runtime(runtime)
+        table = as_table(data)
+        m = self._validate(table)
+        n = int(self.train_size)
         rng = unit_rng(seed, _SEED_SPLIT)
-        pop_size = len(data) if self.population is None else int(self.population)
-        if private_rows is None:
-            pop = rng.permutation(len(data))[:pop_size]
+        pop_size = len(table) if self.population is None else int(self.population)
+        if self.private_rows is None:
+            pop = rng.permutation(len(table))[:pop_size]
         else:
-            given = np.asarray(private_rows, dtype=np.int64).ravel()
-            if given.size != self.n or np.unique(given).size != given.size:
-                raise InputError(
-                    f"give exactly n = {self.n} distinct private rows, got {given.size}"
-                )
-            if given.min() < 0 or given.max() >= len(data):
-                raise InputError(f"private rows must be in 0..{len(data) - 1}")
-            others = rng.permutation(np.setdiff1d(np.arange(len(data)), given))
+            given = np.asarray(self.private_rows, dtype=np.int64).ravel()
+            others = rng.permutation(np.setdiff1d(np.arange(len(table)), given))
             pop = np.concatenate([given, others])[:pop_size]
-        d_rows, filler_rows = pop[: self.n], np.sort(pop[self.n :])
-        local = data.take(np.concatenate([d_rows, filler_rows]))
-        private = data.take(d_rows)
-        design = self._design(seed, self.n, filler_rows.size)
-        attacks = [
-            (
-                a,
-                json.dumps(
-                    {"n_queries": int(self.n_queries), "n_estimators": int(self.n_estimators)}
-                    if a == "query"
-                    else {"n_estimators": int(self.n_estimators)},
-                    sort_keys=True,
-                ),
-            )
-            for a in self.attacks
-        ]
-        config: dict[str, Any] = {
+        d_rows, filler_rows = pop[:n], np.sort(pop[n:])
+        local = table.take(np.concatenate([d_rows, filler_rows]))
+        private = table.take(d_rows)
+        design = self._design(seed, n, filler_rows.size)
+        attacks = self._attack_list()
+        attack_params = {name: json.loads(p) for name, _, p in attacks}
+        fingerprint = table_fingerprint(table)
+        rows_hash = hashlib.sha256(d_rows.tobytes()).hexdigest()[:16]
+        # the run store's configuration (its fingerprint guards the run directory)
+        store_config: dict[str, Any] = {
             "command": "riskmap",
             "generator": self.generator,
-            "n": int(self.n),
+            "n": n,
             "m": m,
             "population": None if self.population is None else int(self.population),
-            "n_shadow": int(self.n_shadow),
-            "n_test": int(self.n_test),
-            "attacks": list(self.attacks),
-            "attack_params": {a: json.loads(p) for a, p in attacks},
+            "n_shadow": int(self.n_shadows),
+            "n_test": int(self.n_tests),
+            "attacks": [name for name, _, _ in attacks],
+            "attack_params": attack_params,
             "k": int(self.k),
             "n_boot": int(self.n_boot),
             "seed": int(seed),
-            "data": table_fingerprint(data),
-            "private_rows": hashlib.sha256(d_rows.tobytes()).hexdigest()[:16],
-            "n_records": len(data),
-            "design": "each dataset: a random half of D (floor(n/2)) + n - floor(n/2) random fillers",
+            "data": fingerprint,
+            "private_rows": rows_hash,
+            "n_records": len(table),
+            "design": RiskMapConfig.design,
         }
-        store = RunStore(self.run_dir, config) if self.run_dir is not None else None
+        config = RiskMapConfig(
+            generator=self.generator,
+            train_size=n,
+            synthetic_size=m,
+            population=store_config["population"],
+            n_shadows=int(self.n_shadows),
+            n_tests=int(self.n_tests),
+            attacks=tuple(store_config["attacks"]),
+            attack_params=attack_params,
+            k=int(self.k),
+            n_boot=int(self.n_boot),
+            seed=int(seed),
+            data=fingerprint,
+            private_rows=rows_hash,
+            n_records=len(table),
+        )
+        store = rt.store(store_config)
         try:
             t0 = time.perf_counter()
-            stacks, labels, failures = self._generate(local, design, m, seed, store)
+            stacks, labels, failures = generate_pools(
+                local,
+                design,
+                generator=self.generator,
+                synthetic_size=m,
+                seed=int(seed),
+                batch_size=int(self.batch_size),
+                runtime=rt,
+                store=store,
+            )
+            for pool_id, y in labels.items():
+                if len(y) < 2:
+                    raise InputError(
+                        f"the generator {self.generator!r} failed on {failures.failed_datasets} of "
+                        f"{failures.total_datasets} datasets (pool {pool_id}): "
+                        + "; ".join(list(failures.messages)[:3])
+                    )
             t1 = time.perf_counter()
-            auc = self._attack(private, stacks, labels, attacks, seed, store)
+            auc = self._attack(private, stacks, labels, attacks, int(seed), rt, store)
             t2 = time.perf_counter()
             scores = {
                 "vulnerability": vulnerability_scores(private, k=int(self.k)),
                 "rare_value": rare_value_scores(private),
                 "log_likelihood": log_likelihood_scores(private),
             }
-            result = RiskMapResult(config, d_rows.astype(np.int64), auc, scores, failures=failures)
-            best = result.best()[:, 0]
-            summary: dict[str, Any] = {
-                "auc_mean": _nanstat(np.nanmean, best),
-                "auc_sd": _nanstat(np.nanstd, best),
-                "per_attack": {
-                    a: {
-                        "auc_mean": _nanstat(np.nanmean, v[:, 0]),
-                        "auc_sd": _nanstat(np.nanstd, v[:, 0]),
-                    }
-                    for a, v in auc.items()
-                },
-                "validation": validate(
-                    best, scores, rng=unit_rng(seed, _SEED_VALID), n_boot=int(self.n_boot)
-                ),
-            }
+            best = RiskMapResult(
+                config, d_rows, auc, scores, RankValidation(0, 10, math.nan)
+            ).best()[:, 0]
+            validation = rank_validation(
+                best, scores, rng=unit_rng(seed, _SEED_VALID), n_boot=int(self.n_boot)
+            )
+            per_attack = {}
             if len(auc) > 1:
-                summary["validation_per_attack"] = {
-                    a: validate(
+                per_attack = {
+                    a: rank_validation(
                         v[:, 0],
                         scores,
                         rng=unit_rng(seed, _SEED_VALID, j + 1),
@@ -518,103 +497,36 @@ class RiskMap:
                     )
                     for j, (a, v) in enumerate(auc.items())
                 }
-            result.summary = summary
-            # wall-clock seconds of this invocation (resumed units cost ~0); not part of the run fingerprint
-            result.timings = {"generation_seconds": t1 - t0, "attack_seconds": t2 - t1}
+            result = RiskMapResult(
+                config,
+                d_rows.astype(np.int64),
+                auc,
+                scores,
+                validation,
+                per_attack,
+                failures,
+                {"generation_seconds": t1 - t0, "attack_seconds": t2 - t1},
+            )
             if store is not None:
                 store.write_json("result.json", result.to_dict())
+                store.write_json("schema.json", json.loads(table.schema.to_json()))
             return result
         finally:
             if store is not None:
                 store.close()
-
-    def _generate(
-        self,
-        local: Table,
-        design: dict[int, tuple[np.ndarray, np.ndarray]],
-        m: int,
-        seed: int,
-        store: RunStore | None,
-    ) -> tuple[dict[int, TableStack], dict[int, np.ndarray], dict[str, Any]]:
-        units = [
-            WorkUnit(
-                f"gen-p{pool_id}-s{start}", (pool_id, start, rows[start : start + self.batch_size])
-            )
-            for pool_id, (rows, _) in design.items()
-            for start in range(0, rows.shape[0], self.batch_size)
-        ]
-        shared = {"omega": local, "m": m, "seed": int(seed), "generator": self.generator}
-        with progress_bar(
-            f"shadow + test datasets ({self.generator})", enabled=self.progress
-        ) as prog:
-            res = run_units(
-                _generate_batch,
-                units,
-                shared=shared,
-                workers=self.workers,
-                cluster=self.cluster,
-                store=store,
-                progress=prog,
-            )
-        stacks, labels = {}, {}
-        messages: dict[str, int] = {}
-        n_failed = 0
-        n_cat, n_cont = local.codes.shape[1], local.values.shape[1]
-        for pool_id, (_rows, lab) in design.items():
-            codes, values, ok = [], [], []
-            for u in units:
-                if u.args[0] != pool_id:
-                    continue
-                r = res[u.key]
-                if r.arrays is None:
-                    b = u.args[2].shape[0]
-                    codes.append(np.zeros((b, m, n_cat), dtype=local.codes.dtype))
-                    values.append(np.zeros((b, m, n_cont), dtype=np.float32))
-                    ok.append(np.zeros(b, dtype=bool))
-                    messages[str(r.error)] = messages.get(str(r.error), 0) + b
-                    continue
-                okb = r.arrays["ok"].astype(bool)
-                codes.append(r.arrays["codes"])
-                values.append(r.arrays["values"])
-                ok.append(okb)
-                for e in r.arrays["errors"][~okb].tolist():
-                    messages[e] = messages.get(e, 0) + 1
-            okv = np.concatenate(ok)
-            n_failed += int((~okv).sum())
-            if okv.sum() < 2:
-                raise InputError(
-                    f"the generator {self.generator!r} failed on {int((~okv).sum())} of {okv.size} datasets: "
-                    + "; ".join(list(messages)[:3])
-                )
-            stacks[pool_id] = TableStack(
-                local.schema, np.concatenate(codes)[okv], np.concatenate(values)[okv]
-            )
-            labels[pool_id] = lab[okv]
-        total = sum(r.shape[0] for r, _ in design.values())
-        if n_failed:
-            warnings.warn(
-                f"the generator failed on {n_failed} of {total} datasets (dropped)",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-        failures = {
-            "failed_datasets": n_failed,
-            "total_datasets": int(total),
-            "messages": dict(sorted(messages.items(), key=lambda kv: -kv[1])[:10]),
-        }
-        return stacks, labels, failures
 
     def _attack(
         self,
         private: Table,
         stacks: dict[int, TableStack],
         labels: dict[int, np.ndarray],
-        attacks: list[tuple[str, str]],
+        attacks: list[tuple[str, Attack, str]],
         seed: int,
+        rt: Runtime,
         store: RunStore | None,
     ) -> dict[str, np.ndarray]:
         n = len(private)
-        tag = hashlib.sha256(json.dumps(attacks).encode()).hexdigest()[:8]
+        tag = hashlib.sha256(json.dumps([[a, p] for a, _, p in attacks]).encode()).hexdigest()[:8]
         units = [
             WorkUnit(f"atk-{tag}-r{lo}", (lo, min(lo + int(self.chunk), n)))
             for lo in range(0, n, int(self.chunk))
@@ -626,36 +538,30 @@ class RiskMap:
             "y_shadow": labels[SHADOW_POOL],
             "y_test": labels[TEST_POOL],
             "seed": int(seed),
-            "attacks": attacks,
+            "attacks": [(a, obj) for a, obj, _ in attacks],
             "n_boot": int(self.n_boot),
         }
-        with progress_bar(f"per-record attacks ({n} records)", enabled=self.progress) as prog:
-            res = run_units(
-                _attack_chunk,
-                units,
-                shared=shared,
-                workers=self.workers,
-                cluster=self.cluster,
-                store=store,
-                progress=prog,
-            )
-        out = {a: np.full((n, 3), np.nan) for a, _ in attacks}
+        res = rt.run(
+            _attack_chunk,
+            units,
+            shared=shared,
+            store=store,
+            description=f"per-record attacks ({n} records)",
+        )
+        out = {a: np.full((n, 3), np.nan) for a, _, _ in attacks}
         errors = [res[u.key].error for u in units if res[u.key].arrays is None]
         for u in units:
             r = res[u.key]
             if r.arrays is None:
                 continue
             lo, hi = u.args
-            for j, (a, _) in enumerate(attacks):
+            for j, (a, _, _) in enumerate(attacks):
                 out[a][lo:hi] = r.arrays["auc"][j]
         if errors:
             warnings.warn(
-                f"{len(errors)} of {len(units)} attack units failed (their records get no AUC): {errors[0]}",
+                f"{len(errors)} of {len(units)} attack units failed (their records get no AUC): "
+                f"{errors[0]}",
                 RuntimeWarning,
                 stacklevel=3,
             )
         return out
-
-
-def _nanstat(fn: Any, v: np.ndarray) -> float:
-    return float(fn(v)) if v.size and not np.isnan(v).all() else float("nan")

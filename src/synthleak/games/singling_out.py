@@ -1,453 +1,586 @@
-"""Singling-out and linkability games (Article 29 Working Party criteria), Anonymeter style.
+"""The singling-out game (Article 29 Working Party criterion), calibrated at unequal sizes.
 
-The challenger holds three tables: the **original** records the synthetic data was generated
-from, the released **synthetic** data, and **control** records from the same population that the
-generator never saw. The adversary (an attack of :mod:`synthleak.attacks.singling_out`,
-:mod:`synthleak.attacks.contrastive` or :mod:`synthleak.attacks.linkability`) sees only the
-synthetic data. Its guesses are scored on the original *and* on the control records: what works
-equally well on the control records is inference about the population, not a privacy leak. The
-risk is the excess success, normalised by the room for improvement,
+The challenger holds a :class:`~synthleak.games.base.Release`: the **original** records the
+synthetic data was generated from, the released **synthetic** data, and **control** records of the
+same population that the generator never saw. Each attack (family ``singling-out``: registered
+names or :class:`~synthleak.attacks.base.SinglingOutAttack` objects) sees only the synthetic data
+and proposes up to ``n_attacks`` predicates that single out one distinct synthetic record. A
+predicate *succeeds* on a table when it matches exactly one of its rows (one person: the real
+tables are not de-duplicated, see below). The risk is Anonymeter's excess success over the
+control, normalised by the room for improvement,
 
     risk = (attack_rate - control_rate) / (1 - control_rate),
 
-with Wilson-score rates and first-order error propagation, as Anonymeter's ``EvaluationResults``;
-a random-guess attack gives the baseline rate and a :class:`~synthleak.errors.BaselineWarning` is
-issued when the attack does no better than it.
+and the random-guess baseline (:func:`~synthleak.attacks.singling_out.random_predicates`) is
+reported beside it.
 
-Counting. Success rates are divided by the number of predicates the attack *actually generated*,
-not by the number requested. Anonymeter divides by the number requested, which under-estimates
-the rates (and the risk) whenever the synthetic data offers fewer singling-out predicates than
-asked for (reported as LeakPro issue #182). When every requested predicate is generated — the
-case of the benchmarks — both conventions agree.
+Estimand and design
+-------------------
+The estimand is the risk an oracle control **as large as the original** would give: what the
+attack achieves on the training records beyond what it achieves, at the same size, on people it
+never saw. A predicate's chance of singling out depends on the table size, so the control must be
+brought to the original's size. No unbiased extrapolation from a smaller control exists (the
+chance is a polynomial of degree ``n_original`` in the predicate's frequency and the control is a
+binomial sample of ``n_control`` rows), so the game compares the two tables **at equal size**
+(:class:`~synthleak.metrics.risk.EqualSizeDesign`, exact hypergeometric expectations over every
+subset):
 
-Singling out is evaluated, as in Anonymeter, on de-duplicated tables (a predicate matching two
-identical records singles out one distinct record). When the control set and the original differ
-in size, the number of control successes is rescaled to the size of the original with Anonymeter's
-model of singling-out probability against population size (Cohen and Nissim 2020): the number of
-predicates that single out in random subsamples of the control set is fitted with
-``norm * integral_0^w_eff n w (1 - w)^(n - 1) dw`` and the control count multiplied by
-``f(n_original) / f(n_control)``. (Anonymeter 1.1.0 fits this model to the *number of
-predicates* rather than the number that single out in each subsample, a constant, so its factor
-is about ``n_control / n_original`` whatever the data; we count the predicates that single out.
-We also fit by least squares with ``w_eff`` scanned on a log grid instead of a local optimiser.)
+* equal sizes: no correction;
+* larger control: the control is evaluated at the original's size: the oracle itself, unbiased;
+* smaller control: the original is evaluated at the control's size and the excess rescaled by
+  ``n_original / n_control``. Exactly unbiased when nothing leaks, whatever the sizes (false
+  alarms stay below 2.5 %); a copy's risk is exactly 1, other leaks come out somewhat low (noisy
+  copies: 0.06 low on average at 4:1) and the interval is about ``n_original / n_control`` times
+  wider, so weak leaks may go unflagged. Hold out a control as large as the original when you
+  can (an audit that fits the generator itself should split 50/50).
+
+The result's :class:`SizeDesign` states which case applied.
+
+Rejected designs, measured on the same predicates against an oracle control (ACS, Adult, UK
+census and COMPAS samples of 2,000 records; ``benchmarks/calibration_designs.py``, results in
+``benchmarks/calibration_singling_out.md``): no correction reports the size effect as a leak
+(excess +0.09 on independent data at 4:1, z = 17); Anonymeter's rescaling of the control's
+successes with a model of singling-out probability against size fitted on control subsamples
+over-corrects (-0.28 at 4:1; it would hide a leak) and is miscalibrated in either direction
+depending on the data; an empirical-Bayes extrapolation of the control (a nonparametric prior of
+predicate frequencies) is close on average but not identified by the control and came out 0.02 to
+0.04 above the oracle in some settings, a bias that does not shrink with more predicates;
+evaluating the original at the control's size without rescaling is exact but dilutes a copy's
+excess from 0.79 to 0.13 at 4:1.
+
+People, not rows. Anonymeter de-duplicates the original and the control. Two people with the same
+values cannot be told apart by any predicate, so a predicate matching both singles out nobody:
+the game counts rows, so that "exactly one match" means one person and sizes are what they are (on
+duplicate-heavy data de-duplication shrinks a large table proportionally more than a small one,
+which by itself biases the comparison). The attacks de-duplicate the synthetic data they draw
+predicates from (a record the generator repeated is still one candidate).
+
+Notes
+-----
+Threat model: no-box. The adversary sees only the synthetic data; success means a predicate it
+wrote down from the synthetic data isolates exactly one real person of the training data. The
+control must be real records of the same population, never seen by the generator: with a control
+that is not exchangeable with the original (another region, year, or a de-duplicated file) the
+comparison measures that difference.
+
+Several attacks are several tests: each risk has its own interval; with three attacks, one
+interval excluding 0 by chance happens in up to about 3 x 2.5 % of audits of a release that leaks
+nothing.
 
 References
 ----------
-Giomi, Boenisch, Wehmeyer, Tasnádi, "A unified framework for quantifying privacy risk in
-synthetic data", PoPETs 2023 (Anonymeter), Sec. 3 (risk estimation), Sec. 4.1 (singling out),
-Sec. 4.2 (linkability).
-Cohen and Nissim, "Towards formalizing the GDPR's notion of singling out", PNAS 2020.
-``../shared/papers/003_9d8c578e19560239.txt`` (contrastive singling out, Table 1).
+Giomi et al. (2023), Sec. 3 (risk) and Sec. 4.1 (singling out). Cohen and Nissim (2020).
+Article 29 Data Protection Working Party (2014).
 """
 
 from __future__ import annotations
 
-import math
 import warnings
-from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from scipy import stats
+import pandas as pd
 
-from synthleak.attacks.linkability import LinkabilityAttack, random_neighbors, sets_intersect
-from synthleak.attacks.predicates import (
-    PredicateSet,
-    TableIndex,
-    popcount,
-    sample_bitsets,
-    unique_rows,
-)
+from synthleak.attacks.base import AttackFamily, SinglingOutAttack, resolve_attacks
+from synthleak.attacks.predicates import PredicateSet, TableIndex
 from synthleak.attacks.singling_out import random_predicates
-from synthleak.data.schema import column_differences
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
+from synthleak.games.base import Release, check_same_columns  # noqa: F401  (re-export)
 from synthleak.metrics.privacy import RiskEstimate
+from synthleak.metrics.risk import (
+    EqualSizeDesign,
+    SizeCorrection,
+    rate_estimate,
+    singling_out_risk,
+)
+from synthleak.runtime.context import Runtime, as_runtime
+from synthleak.runtime.seeding import stream_rng
+from synthleak.serde import Result
 
-# --- statistics (pure functions) -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SuccessRate:
-    """A success rate and the half-width of its confidence interval."""
-
-    value: float
-    error: float
-
-    def estimate(
-        self, n_trials: int, confidence: float, baseline: float | None = None
-    ) -> RiskEstimate:
-        lo, hi = _bound(self.value, self.error)
-        return RiskEstimate(min(max(self.value, 0.0), 1.0), lo, hi, confidence, n_trials, baseline)
-
-
-def _bound(value: float, error: float) -> tuple[float, float]:
-    return min(max(value - error, 0.0), 1.0), min(max(value + error, 0.0), 1.0)
-
-
-def success_rate(n_success: float, n_total: int, confidence: float = 0.95) -> SuccessRate:
-    """Wilson-score estimate of a success rate: centre and half-width.
-
-    ``n_success`` may be fractional (a size-corrected control count).
-    """
-    if n_total <= 0:
-        raise InputError("a success rate needs at least one trial: run at least one attack")
-    if not 0 < confidence < 1:
-        raise InputError(f"confidence={confidence} must lie strictly between 0 and 1")
-    z = float(stats.norm.ppf(0.5 * (1 + confidence)))
-    z2 = z * z
-    var = max(n_success * (n_total - n_success) / n_total, 0.0)
-    denom = n_total + z2
-    return SuccessRate((n_success + 0.5 * z2) / denom, z / denom * math.sqrt(var + 0.25 * z2))
+__all__ = [
+    "ColumnLeak",
+    "SinglingOutAttackResult",
+    "SinglingOutGame",
+    "SinglingOutResult",
+    "SizeDesign",
+    "check_attack_items",
+    "check_confidence",
+    "check_count",
+    "check_seed",
+    "column_leaks",
+    "encode_release",
+    "example_predicates",
+]
 
 
-def residual_success(attack: SuccessRate, control: SuccessRate) -> SuccessRate:
-    """Excess of attack over control success, normalised by ``1 - control`` (error propagated)."""
-    if control.value >= 1.0:
-        return SuccessRate(float("nan"), float("nan"))
-    one_minus = 1.0 - control.value
-    value = (attack.value - control.value) / one_minus
-    d_attack = 1.0 / one_minus
-    d_control = (attack.value - 1.0) / one_minus**2
-    return SuccessRate(value, math.hypot(attack.error * d_attack, control.error * d_control))
+# --- results --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RiskResult:
-    """Outcome of a singling-out or linkability game.
+@dataclass(frozen=True, repr=False)
+class SizeDesign(Result):
+    """How the original and the control were compared.
 
     Attributes
     ----------
-    mode : str
-        ``univariate``, ``multivariate``, ``contrastive`` or ``linkability``.
-    risk : RiskEstimate
-        Excess risk over the control set (clipped to [0, 1]; ``baseline`` = random-guess rate).
-    attack_rate, control_rate, baseline_rate : RiskEstimate
-        Success rates on the original, on the control set, and of the random-guess attack.
-    n_requested : int
-        Attacks asked for.
-    n_attacks : int
-        Attacks actually made (predicates generated / targets attacked); the denominator.
-    n_success : int
-        Successes on the original.
-    n_control_attacks : int
-    n_control_success : float
-        Successes on the control set (size-corrected for singling out, hence fractional).
-    n_baseline_attacks, n_baseline_success : int
+    n_original, n_control, n_synthetic : int
+        Rows of each table (people; not de-duplicated).
+    n_evaluated : int
+        The size both real tables were compared at (``min(n_original, n_control)``).
+    correction : SizeCorrection
+        ``none``, ``control-subsampled`` (exact) or ``original-subsampled`` (rescaled).
+    note : str
+        The same in words, for reports.
     """
 
-    mode: str
+    n_original: int
+    n_control: int
+    n_synthetic: int
+    n_evaluated: int
+    correction: SizeCorrection
+    note: str
+
+
+@dataclass(frozen=True, repr=False)
+class ColumnLeak(Result):
+    """Where an attack's successes are: one column's share.
+
+    Attributes
+    ----------
+    column : str
+    n_predicates : int
+        Predicates that constrain the column.
+    n_success : int
+        Of which single out one original record.
+    excess : float
+        Their mean excess over the control at the same size (the risk numerator restricted to
+        these predicates; about 0 when the column does not leak).
+    excess_se : float
+        Its standard error over these predicates (a column's excess is noisy when few
+        predicates use it, and ``n_original / n_control`` times noisier with a small control).
+    """
+
+    column: str
+    n_predicates: int
+    n_success: int
+    excess: float
+    excess_se: float
+
+
+@dataclass(frozen=True, repr=False)
+class SinglingOutAttackResult(Result):
+    """The outcome of one singling-out attack.
+
+    Attributes
+    ----------
+    attack : str
+        Registered name (or class name of an attack object).
+    measured : bool
+        False when the attack could not be scored (``note`` says why; the estimates are NaN).
+    note : str
+    risk : RiskEstimate
+        Excess risk at the original's size, clipped to [0, 1]; ``baseline`` is the random-guess
+        success rate.
+    attack_rate : RiskEstimate
+        Share of the predicates that single out one original record.
+    control_rate : RiskEstimate
+        The control's success rate brought to the original's size (see the module docstring).
+    observed_control_rate : RiskEstimate
+        Share of the predicates that single out one control record, at the control's size.
+    baseline_rate : RiskEstimate
+        Share of random-guess predicates that single out one original record.
+    excess : float
+        ``attack_rate - control_rate`` before normalising and clipping (negative when the attack
+        does better on the control).
+    n_requested, n_attacks : int
+        Predicates asked for and generated (rates are over the generated ones).
+    n_success, n_control_success : int
+        Predicates singling out one original / one control record.
+    n_baseline_attacks, n_baseline_success : int
+    columns : tuple of ColumnLeak
+        Every column some predicate constrains, largest excess first.
+    examples : tuple of str
+        A few predicates that single out one original record and no control record, as text.
+        They are written from the synthetic data; predicates constraining more than half of the
+        columns are never shown (they would spell out most of a record).
+    """
+
+    attack: str
+    measured: bool
+    note: str
     risk: RiskEstimate
     attack_rate: RiskEstimate
     control_rate: RiskEstimate
+    observed_control_rate: RiskEstimate
     baseline_rate: RiskEstimate
+    excess: float
     n_requested: int
     n_attacks: int
     n_success: int
-    n_control_attacks: int
-    n_control_success: float
+    n_control_success: int
     n_baseline_attacks: int
     n_baseline_success: int
+    columns: tuple[ColumnLeak, ...] = ()
+    examples: tuple[str, ...] = ()
 
     def summary(self) -> dict[str, Any]:
-        """The command-line JSON shape."""
+        """The command-line JSON object of this attack."""
         return {
-            "mode": self.mode,
+            "attack": self.attack,
+            "measured": self.measured,
+            "note": self.note,
             "risk": self.risk.value,
             "ci": [self.risk.ci_low, self.risk.ci_high],
+            "confidence": self.risk.confidence,
             "attack_rate": self.attack_rate.value,
             "control_rate": self.control_rate.value,
+            "observed_control_rate": self.observed_control_rate.value,
             "baseline_rate": self.baseline_rate.value,
+            "excess": self.excess,
+            "n_requested": self.n_requested,
             "n_attacks": self.n_attacks,
             "n_success": self.n_success,
+            "n_control_success": self.n_control_success,
+            "n_baseline_attacks": self.n_baseline_attacks,
+            "n_baseline_success": self.n_baseline_success,
+            "columns": [c.to_dict() for c in self.columns],
+            "examples": list(self.examples),
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> RiskResult:
-        est = {
-            k: RiskEstimate.from_dict(d[k])
-            for k in ("risk", "attack_rate", "control_rate", "baseline_rate")
-        }
-        return cls(**{**d, **est})
+@dataclass(frozen=True, repr=False)
+class SinglingOutResult(Result):
+    """Outcome of :meth:`SinglingOutGame.run`: one :class:`SinglingOutAttackResult` per attack.
 
+    Attributes
+    ----------
+    design : SizeDesign
+    attacks : tuple of SinglingOutAttackResult
+    n_attacks : int
+        Predicates requested per attack.
+    confidence : float
+    seed : int
+    """
 
-def risk_from_counts(
-    mode: str,
-    *,
-    n_requested: int,
-    n_attacks: int,
-    n_success: int,
-    n_control_attacks: int,
-    n_control_success: float,
-    n_baseline_attacks: int,
-    n_baseline_success: int,
-    confidence: float = 0.95,
-) -> RiskResult:
-    """Turn success counts into a :class:`RiskResult`; warn when the attack ties the baseline."""
-    attack = success_rate(n_success, n_attacks, confidence)
-    control = success_rate(n_control_success, n_control_attacks, confidence)
-    base = success_rate(n_baseline_success, n_baseline_attacks, confidence)
-    res = residual_success(attack, control)
-    if base.value >= attack.value:
-        warnings.warn(
-            f"{mode}: the attack does no better than the random-guess baseline "
-            f"(attack rate {attack.value:.4f} <= baseline rate {base.value:.4f}); "
-            "the risk estimate cannot be trusted",
-            BaselineWarning,
-            stacklevel=3,
+    design: SizeDesign
+    attacks: tuple[SinglingOutAttackResult, ...]
+    n_attacks: int
+    confidence: float
+    seed: int
+
+    def __getitem__(self, attack: str) -> SinglingOutAttackResult:
+        for a in self.attacks:
+            if a.attack == attack:
+                return a
+        raise KeyError(
+            f"no attack named {attack!r}: the attacks are {[a.attack for a in self.attacks]}"
         )
-    return RiskResult(
-        mode=mode,
-        risk=res.estimate(n_attacks, confidence, base.value),
-        attack_rate=attack.estimate(n_attacks, confidence, base.value),
-        control_rate=control.estimate(n_control_attacks, confidence, base.value),
-        baseline_rate=base.estimate(n_baseline_attacks, confidence),
-        n_requested=n_requested,
-        n_attacks=n_attacks,
-        n_success=n_success,
-        n_control_attacks=n_control_attacks,
-        n_control_success=float(n_control_success),
-        n_baseline_attacks=n_baseline_attacks,
-        n_baseline_success=n_baseline_success,
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per attack: risk and interval, rates, counts and the design."""
+        rows = []
+        for a in self.attacks:
+            rows.append(
+                {
+                    "attack": a.attack,
+                    "measured": a.measured,
+                    "risk": a.risk.value,
+                    "ci_low": a.risk.ci_low,
+                    "ci_high": a.risk.ci_high,
+                    "attack_rate": a.attack_rate.value,
+                    "control_rate": a.control_rate.value,
+                    "observed_control_rate": a.observed_control_rate.value,
+                    "baseline_rate": a.baseline_rate.value,
+                    "excess": a.excess,
+                    "n_attacks": a.n_attacks,
+                    "n_success": a.n_success,
+                    "n_control_success": a.n_control_success,
+                    "n_evaluated": self.design.n_evaluated,
+                    "correction": self.design.correction.value,
+                    "top_column": a.columns[0].column if a.columns else None,
+                    "note": a.note,
+                }
+            )
+        return pd.DataFrame(rows)
+
+
+# --- the game -------------------------------------------------------------------------------
+
+
+def encode_release(release: Release, game: str) -> tuple[Table, Table, Table]:
+    """``(original, synthetic, control)`` tables of a release; the control is required."""
+    if not isinstance(release, Release):
+        raise InputError(
+            f"{game} plays on a synthleak Release(original, synthetic, control), "
+            f"got {type(release).__name__}: wrap the three tables in Release(...)"
+        )
+    if release.control is None:
+        raise InputError(
+            f"{game} needs control records the generator never saw: give Release(..., control=)"
+        )
+    enc = release.encode()
+    assert enc.control is not None
+    return enc.original, enc.synthetic, enc.control
+
+
+def check_count(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise InputError(f"{name}={value!r} must be a whole number of at least 1")
+    return int(value)
+
+
+def check_confidence(confidence: float) -> float:
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
+        raise InputError(f"confidence={confidence!r} must be a number between 0 and 1")
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence={confidence} must lie strictly between 0 and 1")
+    return float(confidence)
+
+
+def check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise InputError(f"seed={seed!r} must be a non-negative whole number")
+    return int(seed)
+
+
+def check_attack_items(attacks: Sequence[Any], base: type, family: str) -> None:
+    """Every entry is a registered name (str) or an object of the family's base class."""
+    for a in attacks:
+        if not isinstance(a, str | base):
+            raise InputError(
+                f"attacks must be names of registered {family} attacks or {base.__name__} "
+                f"objects, got {type(a).__name__}"
+            )
+
+
+def _design_note(d: EqualSizeDesign) -> str:
+    if d.correction is SizeCorrection.NONE:
+        return f"original and control have the same size ({d.n_original:,} records): no correction"
+    if d.correction is SizeCorrection.CONTROL_SUBSAMPLED:
+        return (
+            f"the control ({d.n_control:,} records) is larger than the original "
+            f"({d.n_original:,}): it was evaluated at the original's size (exact)"
+        )
+    return (
+        f"the control ({d.n_control:,} records) is smaller than the original "
+        f"({d.n_original:,}): the original was compared with it at {d.n_evaluated:,} records "
+        f"and the excess rescaled by {d.n_original / d.n_control:.2f}; no false alarm from the "
+        "size difference, but the interval is that much wider and the size of a leak is "
+        "approximate: give a control as large as the original to measure it exactly"
     )
 
 
-def _so_integral(n: np.ndarray | float, w_max: np.ndarray | float) -> np.ndarray | float:
-    """``integral_0^w_max n w (1 - w)^(n - 1) dw`` (Cohen and Nissim 2020)."""
-    return (1.0 - (n * w_max + 1.0) * (1.0 - w_max) ** n) / (n + 1.0)
-
-
-def size_correction(
-    bits: np.ndarray,
-    n_rows: int,
-    n_target: int,
-    *,
-    rng: np.random.Generator,
-    n_sizes: int = 10,
-    n_repeat: int = 5,
-) -> float:
-    """Factor rescaling singling-out successes from ``n_rows`` records to ``n_target`` records.
-
-    ``bits`` are the match bitsets (q, words) of the predicates on the ``n_rows`` control records.
-    The number of predicates singling out in random subsamples is fitted with Anonymeter's model
-    (module docstring) and the model's ratio at ``n_target`` and ``n_rows`` returned.
-    """
-    if n_rows == n_target or bits.shape[0] == 0:
-        return 1.0
-    sizes = np.repeat(np.linspace(min(1000, n_rows), n_rows, n_sizes).astype(int), n_repeat)
-    samples = sample_bitsets(n_rows, sizes.tolist(), rng=rng)
-    succ = np.array([int((popcount(bits & s[None, :]) == 1).sum()) for s in samples], dtype=float)
-
-    # least squares over the model: for a fixed w_eff the best norm is closed-form, so scan
-    # w_eff on a fine log grid (a local optimiser from Anonymeter's start point can stall)
-    x = sizes.astype(float)
-    grid = np.logspace(-9, 0, 1801)
-    g = np.asarray(_so_integral(x[None, :], grid[:, None]))  # (grid, samples)
-    gg = (g * g).sum(axis=1)
-    norm = np.where(gg > 0, (g * succ[None, :]).sum(axis=1) / np.where(gg > 0, gg, 1.0), 0.0)
-    sse = ((norm[:, None] * g - succ[None, :]) ** 2).sum(axis=1)
-    best = int(np.argmin(sse))
-    w_eff, nrm = float(grid[best]), float(norm[best])
-    denom = nrm * float(_so_integral(float(n_rows), w_eff))
-    if not np.isfinite(denom) or denom <= 0:
-        return 1.0
-    return nrm * float(_so_integral(float(n_target), w_eff)) / denom
-
-
-# --- games ---------------------------------------------------------------------------------------
-
-
-class SinglingOutPredicateAttack(Protocol):
-    """What the singling-out game needs from an attack."""
-
-    def fit(self, synthetic: Table, *, rng: np.random.Generator) -> Any: ...
-
-    def predicates_(self, n: int, *, rng: np.random.Generator) -> PredicateSet: ...
-
-    @property
-    def baseline_n_cols(self) -> int: ...
-
-
-def check_same_columns(**tables: Table) -> None:
-    """Raise one :class:`InputError` listing column differences between named tables."""
-    names = list(tables)
-    ref = tables[names[0]].schema
-    problems = []
-    for other in names[1:]:
-        sch = tables[other].schema
-        diff = column_differences(ref.names, sch.names)
-        problems += [f"the {other} data: {p}" for p in diff]
-        if not diff:
-            kinds = [c.name for c in ref.columns if sch[c.name].kind is not c.kind]
-            if kinds:
-                problems.append(f"{other} types {kinds} differently")
-    if problems:
-        raise InputError(
-            f"the {', '.join(names)} data must have the same columns: {'; '.join(problems)}; "
-            "give files with identical columns"
-        )
-
-
 class SinglingOutGame:
-    """Singling-out privacy game (Anonymeter, Sec. 4.1).
+    """Singling-out privacy game on a release (Anonymeter's, calibrated at unequal sizes).
 
     Parameters
     ----------
-    original, synthetic, control : Table
-        Same schema. ``control`` holds real records the generator never saw.
+    attacks : sequence of str or SinglingOutAttack, default ("univariate", "multivariate")
+        Registered singling-out attack names (``synthleak.attacks.list_attacks("singling-out")``)
+        or unfitted attack objects.
     n_attacks : int, default 500
-        Predicates requested from the attack (and random baseline predicates).
+        Predicates requested from each attack (and random-guess predicates for its baseline).
+    attack_params : dict, optional
+        ``{name: {parameter: value}}`` for attacks given by name (e.g.
+        ``{"multivariate": {"n_cols": 4}}``).
     confidence : float, default 0.95
-    correct_control_size : bool, default True
-        Rescale control successes to the size of the original (module docstring).
+    n_examples : int, default 5
+        Example predicates kept per attack.
 
     Examples
     --------
-    >>> game = SinglingOutGame(ori, syn, ctrl, n_attacks=500)             # doctest: +SKIP
-    >>> result = game.run(MultivariateSinglingOut(n_cols=3), rng=rng)    # doctest: +SKIP
-    >>> result.risk.value                                                  # doctest: +SKIP
+    >>> from synthleak.games.base import Release
+    >>> game = SinglingOutGame(n_attacks=200)                              # doctest: +SKIP
+    >>> res = game.run(Release(original_df, synthetic_df, control_df), seed=0)  # doctest: +SKIP
+    >>> res["multivariate"].risk                                            # doctest: +SKIP
+    >>> res.to_frame()                                                      # doctest: +SKIP
 
     Notes
     -----
-    Threat model: no-box (the adversary sees only the released synthetic data); success means a
-    predicate learnt from the synthetic data isolates exactly one real record.
+    Threat model: no-box; see the module docstring for the estimand, the equal-size design, what
+    "singling out" counts on duplicate rows, and the multiple-testing note.
 
     References
     ----------
-    Giomi et al. 2023 (Anonymeter), Secs. 3 and 4.1.
+    Giomi et al. (2023), Secs. 3 and 4.1. Cohen and Nissim (2020).
     """
 
     def __init__(
         self,
-        original: Table,
-        synthetic: Table,
-        control: Table,
+        attacks: Sequence[str | SinglingOutAttack] = ("univariate", "multivariate"),
         *,
         n_attacks: int = 500,
+        attack_params: dict[str, dict[str, Any]] | None = None,
         confidence: float = 0.95,
-        correct_control_size: bool = True,
+        n_examples: int = 5,
     ) -> None:
-        check_same_columns(original=original, synthetic=synthetic, control=control)
-        if original.schema != synthetic.schema or original.schema != control.schema:
+        self.n_attacks = check_count("n_attacks", n_attacks)
+        self.confidence = check_confidence(confidence)
+        if isinstance(n_examples, bool) or not isinstance(n_examples, int) or n_examples < 0:
+            raise InputError(f"n_examples={n_examples!r} must be a whole number, 0 or more")
+        self.n_examples = n_examples
+        if attack_params is not None and not isinstance(attack_params, dict):
+            raise InputError("attack_params must be a dict {attack name: {parameter: value}}")
+        self.attack_params = dict(attack_params or {})
+        self.attacks = tuple([attacks] if isinstance(attacks, str | SinglingOutAttack) else attacks)
+        check_attack_items(self.attacks, SinglingOutAttack, "singling-out")
+        resolved = resolve_attacks(AttackFamily.SINGLING_OUT, self.attacks, self.attack_params)
+        names = {n for n, _ in resolved}
+        unknown = sorted(set(self.attack_params) - names)
+        if unknown:
             raise InputError(
-                "original, synthetic and control must be encoded with the same schema: "
-                "infer it on the original and encode the others with it"
+                f"attack_params names {unknown}, which are not among the attacks {sorted(names)}"
             )
-        if n_attacks < 1:
-            raise InputError(f"n_attacks={n_attacks} must be at least 1")
-        for name, t in (("original", original), ("synthetic", synthetic), ("control", control)):
-            if len(t) == 0:
-                raise InputError(f"the {name} data has no records: give a non-empty table")
-        self.original = unique_rows(original)
-        self.synthetic = unique_rows(synthetic)
-        self.control = unique_rows(control)
-        self.n_attacks = n_attacks
-        self.confidence = confidence
-        self.correct_control_size = correct_control_size
-        self._original_index = TableIndex.build(self.original)
-        self._control_index = TableIndex.build(self.control)
-
-    def score(
-        self,
-        predicates: PredicateSet,
-        baseline: PredicateSet,
-        *,
-        mode: str,
-        rng: np.random.Generator,
-    ) -> RiskResult:
-        """Score attack predicates and baseline predicates on the original and control data."""
-        if len(predicates) == 0:
-            raise InputError(
-                f"the {mode} attack found no predicate that singles out a synthetic record: "
-                "the synthetic data has no unique records to exploit (try another mode or more columns)"
-            )
-        n_success = int(
-            (predicates.count(self.original, cap=2, index=self._original_index) == 1).sum()
-        )
-        ctrl_bits = predicates.match_bitsets(self.control, index=self._control_index)
-        n_control = float((popcount(ctrl_bits) == 1).sum())
-        if self.correct_control_size:
-            n_control *= size_correction(ctrl_bits, len(self.control), len(self.original), rng=rng)
-            n_control = min(n_control, float(len(predicates)))
-        n_base = int((baseline.count(self.original, cap=2, index=self._original_index) == 1).sum())
-        return risk_from_counts(
-            mode,
-            n_requested=self.n_attacks,
-            n_attacks=len(predicates),
-            n_success=n_success,
-            n_control_attacks=len(predicates),
-            n_control_success=n_control,
-            n_baseline_attacks=len(baseline),
-            n_baseline_success=n_base,
-            confidence=self.confidence,
-        )
 
     def run(
+        self, release: Release, *, seed: int, runtime: Runtime | None = None
+    ) -> SinglingOutResult:
+        """Play the game on ``release`` (which must hold a control) with randomness from ``seed``.
+
+        ``runtime`` is accepted for the common game protocol; the attacks run inline (seconds).
+        """
+        seed = check_seed(seed)
+        as_runtime(runtime)
+        original, synthetic, control = encode_release(release, "the singling-out game")
+        design = EqualSizeDesign(len(original), len(control))
+        idx_o, idx_c = TableIndex.build(original), TableIndex.build(control)
+        results = []
+        for name, attack in resolve_attacks(
+            AttackFamily.SINGLING_OUT, self.attacks, self.attack_params
+        ):
+            results.append(
+                self._play(name, attack, original, synthetic, control, design, idx_o, idx_c, seed)
+            )
+        size = SizeDesign(
+            design.n_original,
+            design.n_control,
+            len(synthetic),
+            design.n_evaluated,
+            design.correction,
+            _design_note(design),
+        )
+        return SinglingOutResult(size, tuple(results), self.n_attacks, self.confidence, seed)
+
+    def _play(
         self,
-        attack: SinglingOutPredicateAttack,
-        *,
-        rng: np.random.Generator,
-        mode: str | None = None,
-    ) -> RiskResult:
-        """Fit ``attack`` on the synthetic data, draw predicates and score them."""
-        attack.fit(self.synthetic, rng=rng)
-        preds = attack.predicates_(self.n_attacks, rng=rng)
-        base = random_predicates(self.synthetic, self.n_attacks, attack.baseline_n_cols, rng=rng)
-        name = mode or str(getattr(attack, "mode", type(attack).__name__))
-        return self.score(preds, base, mode=name, rng=rng)
-
-
-class LinkabilityGame:
-    """Linkability privacy game (Anonymeter, Sec. 4.2).
-
-    ``n_attacks`` targets are drawn without replacement from the original and (separately) from
-    the control records; each is attacked with :class:`~synthleak.attacks.linkability.LinkabilityAttack`.
-    The baseline draws ``k`` random synthetic records for each half.
-
-    References
-    ----------
-    Giomi et al. 2023 (Anonymeter), Secs. 3 and 4.2.
-    """
-
-    def __init__(
-        self,
+        name: str,
+        attack: Any,
         original: Table,
         synthetic: Table,
         control: Table,
-        *,
-        n_attacks: int = 500,
-        confidence: float = 0.95,
-    ) -> None:
-        check_same_columns(original=original, synthetic=synthetic, control=control)
-        if n_attacks < 1:
-            raise InputError(f"n_attacks={n_attacks} must be at least 1")
-        self.original, self.synthetic, self.control = original, synthetic, control
-        self.n_attacks = n_attacks
-        self.confidence = confidence
-
-    def run(self, attack: LinkabilityAttack, *, rng: np.random.Generator) -> RiskResult:
-        attack.fit(self.synthetic, rng=rng)
-        n_ori = min(self.n_attacks, len(self.original))
-        n_ctl = min(self.n_attacks, len(self.control))
-        targets = self.original.take(rng.choice(len(self.original), size=n_ori, replace=False))
-        controls = self.control.take(rng.choice(len(self.control), size=n_ctl, replace=False))
-        k = attack.n_neighbors
-        m = len(self.synthetic)
-        base = sets_intersect(
-            random_neighbors(m, self.n_attacks, k, rng=rng),
-            random_neighbors(m, self.n_attacks, k, rng=rng),
+        design: EqualSizeDesign,
+        idx_o: TableIndex,
+        idx_c: TableIndex,
+        seed: int,
+    ) -> SinglingOutAttackResult:
+        conf = self.confidence
+        attack.fit(synthetic, rng=stream_rng(seed, f"singling-out/{name}/fit"))
+        preds = attack.predicates(
+            self.n_attacks, rng=stream_rng(seed, f"singling-out/{name}/predicates")
         )
-        return risk_from_counts(
-            "linkability",
+        base = random_predicates(
+            synthetic,
+            self.n_attacks,
+            attack.baseline_n_cols,
+            rng=stream_rng(seed, f"singling-out/{name}/baseline"),
+        )
+        n_base = int((base.count(original, cap=2, index=idx_o) == 1).sum())
+        base_rate = rate_estimate(n_base, len(base), conf)
+        if len(preds) == 0:
+            nan = RiskEstimate(float("nan"), float("nan"), float("nan"), conf, 0, base_rate.value)
+            return SinglingOutAttackResult(
+                attack=name,
+                measured=False,
+                note=(
+                    "not measured: the attack found no predicate that singles out a synthetic "
+                    "record (the synthetic data has no unique records it can describe); try "
+                    "another attack or more columns per predicate"
+                ),
+                risk=nan,
+                attack_rate=nan,
+                control_rate=nan,
+                observed_control_rate=nan,
+                baseline_rate=base_rate,
+                excess=float("nan"),
+                n_requested=self.n_attacks,
+                n_attacks=0,
+                n_success=0,
+                n_control_success=0,
+                n_baseline_attacks=len(base),
+                n_baseline_success=n_base,
+            )
+        cap = design.list_cap()
+        m_o = preds.matches(original, cap=cap, index=idx_o)
+        m_c = preds.matches(control, cap=cap, index=idx_c)
+        est = singling_out_risk(m_o, m_c, design, confidence=conf, baseline=base_rate.value)
+        notes = []
+        if not np.isfinite(est.raw_risk):
+            notes.append(
+                "not measured: at the original's size the predicates would single out control "
+                "records at a rate of 1 or more, leaving no room for an excess; the control must "
+                "be real records the generator never saw (not the original itself), and not far "
+                "fewer than the original"
+            )
+        elif est.risk.ci_high <= 0.0:
+            notes.append(
+                f"the predicates single out control records more often than original ones (excess "
+                f"{est.excess:.3f}, its interval below 0): this happens by chance in about 2.5 % "
+                "of releases that leak nothing; if it recurs, check that the control comes from "
+                "the same population as the original"
+            )
+        if est.attack_rate.value <= base_rate.value:
+            notes.append(
+                f"the attack does no better than random guessing (attack rate "
+                f"{est.attack_rate.value:.4f} <= baseline rate {base_rate.value:.4f}): the "
+                "risk estimate says little"
+            )
+            warnings.warn(f"{name}: {notes[-1]}", BaselineWarning, stacklevel=3)
+        note = "; ".join(notes)
+        s = m_o.counts == 1
+        return SinglingOutAttackResult(
+            attack=name,
+            measured=bool(np.isfinite(est.raw_risk)),
+            note=note,
+            risk=est.risk,
+            attack_rate=est.attack_rate,
+            control_rate=est.control_rate,
+            observed_control_rate=est.observed_control_rate,
+            baseline_rate=base_rate,
+            excess=est.excess,
             n_requested=self.n_attacks,
-            n_attacks=n_ori,
-            n_success=int(attack.links_(targets).sum()),
-            n_control_attacks=n_ctl,
-            n_control_success=float(attack.links_(controls).sum()),
-            n_baseline_attacks=self.n_attacks,
-            n_baseline_success=int(base.sum()),
-            confidence=self.confidence,
+            n_attacks=len(preds),
+            n_success=int(s.sum()),
+            n_control_success=int((m_c.counts == 1).sum()),
+            n_baseline_attacks=len(base),
+            n_baseline_success=n_base,
+            columns=column_leaks(preds, s, est.terms),
+            examples=example_predicates(preds, s & (m_c.counts == 0), self.n_examples),
         )
+
+
+def column_leaks(
+    preds: PredicateSet, success: np.ndarray, terms: np.ndarray
+) -> tuple[ColumnLeak, ...]:
+    """Per column: predicates constraining it, their successes and mean excess term."""
+    used = preds.constrained
+    n_pred = used.sum(axis=0)
+    out = []
+    for j, col in enumerate(preds.schema.columns):
+        if n_pred[j] == 0:
+            continue
+        sel = used[:, j]
+        t = terms[sel]
+        se = float(t.std(ddof=1) / np.sqrt(t.size)) if t.size > 1 else float("nan")
+        out.append(
+            ColumnLeak(col.name, int(n_pred[j]), int(success[sel].sum()), float(t.mean()), se)
+        )
+    return tuple(sorted(out, key=lambda c: (-c.excess, c.column)))
+
+
+def example_predicates(preds: PredicateSet, chosen: np.ndarray, k: int) -> tuple[str, ...]:
+    """Up to ``k`` of the ``chosen`` predicates as text, none constraining over half the columns."""
+    limit = max(1, len(preds.schema) // 2)
+    ok = np.flatnonzero(chosen & (preds.n_atoms <= limit))
+    return tuple(preds.describe(int(i)) for i in ok[:k])

@@ -15,13 +15,13 @@ rare-value or the log-likelihood score. The two-stage audit therefore
 Screening design
 ----------------
 The audited records ``R`` (every record of the data by default) and the *fillers* (the other
-records) form the population. Every shadow and test dataset has ``n_train`` records: a uniformly
-random subset of ``h = min(n_train, floor(|R| / 2))`` audited records and ``n_train - h``
+records) form the population. Every shadow and test dataset has ``train_size`` records: a uniformly
+random subset of ``h = min(train_size, floor(|R| / 2))`` audited records and ``train_size - h``
 random fillers. So every audited record is IN a dataset with probability ``h / |R|`` (1/2 when
 fillers pad the datasets), independently of the pool, and the generator always trains on
-``n_train`` records. This is the design of :class:`~synthleak.games.riskmap.RiskMap` (and of
+``train_size`` records. This is the design of :class:`~synthleak.games.riskmap.RiskMap` (and of
 LiRA's shared shadow models) extended to audit *every* record of a small dataset, where no
-fillers are left: with 1,000 records and ``n_train = 330`` (the audit's size for 1,000 records),
+fillers are left: with 1,000 records and ``train_size = 330`` (the audit's size for 1,000 records),
 each dataset is a random third of the data.
 
 Memory and execution
@@ -54,10 +54,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from synthleak.attacks.base import AttackFamily, make_attack
 from synthleak.data.table import Table
 from synthleak.errors import InputError
+from synthleak.games.base import as_table
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import auc_estimate
 from synthleak.queries import TableStack
@@ -89,7 +91,7 @@ class ScreeningResult(Result):
         Query-attack AUC of each record on the test pool and its 95 % bootstrap interval (nan
         when a pool holds the record in every dataset or in none).
     generator : str
-    n_train, n_shadow, n_test, n_queries : int
+    train_size, n_shadows, n_tests, n_queries : int
         Records per dataset, shadow and test datasets, counting queries per record.
     seed : int
     failed_datasets, total_datasets : int
@@ -101,9 +103,9 @@ class ScreeningResult(Result):
     ci_low: FloatArray
     ci_high: FloatArray
     generator: str = ""
-    n_train: int = 0
-    n_shadow: int = 0
-    n_test: int = 0
+    train_size: int = 0
+    n_shadows: int = 0
+    n_tests: int = 0
     n_queries: int = 0
     seed: int = 0
     failed_datasets: int = 0
@@ -130,7 +132,7 @@ class ScreeningResult(Result):
 def _generate_units(
     shared: dict[str, Any], pool_id: int, start: int, rows: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """Fit the generator on each dataset ``rows[j]`` (rows of the data) and sample ``n_train``."""
+    """Fit the generator on each dataset ``rows[j]`` (rows of the data) and sample ``train_size``."""
     data: Table = shared["data"]
     m, seed, spec = int(shared["m"]), int(shared["seed"]), shared["generator"]
     b = rows.shape[0]
@@ -153,9 +155,6 @@ def _generate_units(
 
 def _screen_units(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndarray]:
     """Query attack of audited records ``lo:hi``: fit on the shadow pool, AUC on the test pool."""
-    from synthleak.games.membership import load_membership_attacks
-
-    load_membership_attacks()
     targets: Table = shared["targets"]
     shadow: TableStack = shared["shadow"]
     test: TableStack = shared["test"]
@@ -197,10 +196,10 @@ class ScreeningMap:
     ----------
     generator : str
         Generator spec (``baynet``, ``synthpop:predictors=onehot``, ...).
-    n_train : int, optional
+    train_size : int, optional
         Records per shadow and test dataset (``|D|``). Default: the size the audit's full game
         uses for these data, ``min(1000, (len(data) - 10) // 3)``.
-    n_shadow, n_test : int
+    n_shadows, n_tests : int
         Shadow (attacker) and test (challenger) datasets, shared by every record.
     n_queries : int
         Counting queries per record (a random subset of all ``2^F - 1``).
@@ -215,8 +214,8 @@ class ScreeningMap:
 
     Notes
     -----
-    See the module docstring for the design and the threat model. Cost: ``n_shadow + n_test``
-    generator runs and one forest per audited record on ``n_shadow`` datasets of ``n_queries``
+    See the module docstring for the design and the threat model. Cost: ``n_shadows + n_tests``
+    generator runs and one forest per audited record on ``n_shadows`` datasets of ``n_queries``
     features.
 
     References
@@ -228,9 +227,9 @@ class ScreeningMap:
         self,
         generator: str,
         *,
-        n_train: int | None = None,
-        n_shadow: int = 100,
-        n_test: int = 100,
+        train_size: int | None = None,
+        n_shadows: int = 100,
+        n_tests: int = 100,
         n_queries: int = 1000,
         n_estimators: int = 100,
         records: np.ndarray | list[int] | None = None,
@@ -239,9 +238,9 @@ class ScreeningMap:
         batch_size: int = 10,
     ) -> None:
         self.generator = generator
-        self.n_train = n_train
-        self.n_shadow = n_shadow
-        self.n_test = n_test
+        self.train_size = train_size
+        self.n_shadows = n_shadows
+        self.n_tests = n_tests
         self.n_queries = n_queries
         self.n_estimators = n_estimators
         self.records = records
@@ -253,8 +252,8 @@ class ScreeningMap:
     def _check(self, data: Table) -> tuple[np.ndarray, int]:
         make_generator(self.generator)  # unknown generator / bad parameters -> InputError
         for name, val, low in (
-            ("n_shadow", self.n_shadow, 4),
-            ("n_test", self.n_test, 4),
+            ("n_shadows", self.n_shadows, 4),
+            ("n_tests", self.n_tests, 4),
             ("n_queries", self.n_queries, 1),
             ("n_estimators", self.n_estimators, 1),
             ("n_boot", self.n_boot, 10),
@@ -275,68 +274,71 @@ class ScreeningMap:
                 raise InputError(f"records must be rows of the data, 0..{n - 1}")
             if np.unique(rows).size != rows.size:
                 raise InputError("a row is listed twice in records: list each row once")
-        n_train = self.n_train if self.n_train is not None else min(1000, (n - 10) // 3)
-        if isinstance(n_train, bool) or int(n_train) != n_train or n_train < 2:
+        train_size = self.train_size if self.train_size is not None else min(1000, (n - 10) // 3)
+        if isinstance(train_size, bool) or int(train_size) != train_size or train_size < 2:
             raise InputError(
-                f"n_train must be a whole number >= 2, got {n_train!r}"
-                + ("" if self.n_train is not None else f" (the data has only {n} records)")
+                f"train_size must be a whole number >= 2, got {train_size!r}"
+                + ("" if self.train_size is not None else f" (the data has only {n} records)")
             )
-        half = min(int(n_train), rows.size // 2)
+        half = min(int(train_size), rows.size // 2)
         if half < 1:
             raise InputError("audit at least 2 records: every dataset holds a random half of them")
-        if n - rows.size < int(n_train) - half:
+        if n - rows.size < int(train_size) - half:
             raise InputError(
-                f"n_train = {n_train} needs {int(n_train) - half} fillers per dataset but only "
-                f"{n - rows.size} rows are not audited: lower n_train or audit fewer records"
+                f"train_size = {train_size} needs {int(train_size) - half} fillers per dataset but only "
+                f"{n - rows.size} rows are not audited: lower train_size or audit fewer records"
             )
-        return rows, int(n_train)
+        return rows, int(train_size)
 
     # --- design -------------------------------------------------------------------------------
     def _design(
-        self, seed: int, rows: np.ndarray, fillers: np.ndarray, n_train: int
+        self, seed: int, rows: np.ndarray, fillers: np.ndarray, train_size: int
     ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-        """Pool id -> (dataset rows (S, n_train) of the data, labels (S, |R|) bool)."""
+        """Pool id -> (dataset rows (S, train_size) of the data, labels (S, |R|) bool)."""
         r = rows.size
-        half = min(n_train, r // 2)
+        half = min(train_size, r // 2)
         design = {}
-        for pool_id, size in ((_SHADOW, int(self.n_shadow)), (_TEST, int(self.n_test))):
+        for pool_id, size in ((_SHADOW, int(self.n_shadows)), (_TEST, int(self.n_tests))):
             rng = unit_rng(seed, _SEED_POOL, pool_id)
-            ds = np.empty((size, n_train), dtype=np.int64)
+            ds = np.empty((size, train_size), dtype=np.int64)
             labels = np.zeros((size, r), dtype=bool)
             for s in range(size):
                 ins = rng.choice(r, half, replace=False)
                 labels[s, ins] = True
                 ds[s, :half] = rows[np.sort(ins)]
-                if n_train > half:
-                    ds[s, half:] = fillers[rng.choice(fillers.size, n_train - half, replace=False)]
+                if train_size > half:
+                    ds[s, half:] = fillers[
+                        rng.choice(fillers.size, train_size - half, replace=False)
+                    ]
             design[pool_id] = (ds, labels)
         return design
 
     # --- running ------------------------------------------------------------------------------
-    def run(self, data: Table, *, seed: int, runtime: Runtime | None = None) -> ScreeningResult:
+    def run(
+        self, data: pd.DataFrame | Table, *, seed: int, runtime: Runtime | None = None
+    ) -> ScreeningResult:
         """Screen the audited records of ``data``.
 
         Parameters
         ----------
-        data : Table
+        data : DataFrame or Table
             The private dataset (audited records and fillers).
         seed : int
             Same seed, same result, whatever the runtime.
         runtime : Runtime, optional
             Workers, cluster, resumable run directory, progress bars.
         """
-        if not isinstance(data, Table):
-            raise InputError(f"data must be a synthleak Table, got {type(data).__name__}")
+        data = as_table(data)
         rt = as_runtime(runtime)
-        rows, n_train = self._check(data)
+        rows, train_size = self._check(data)
         fillers = np.setdiff1d(np.arange(len(data)), rows)
-        design = self._design(int(seed), rows, fillers, n_train)
+        design = self._design(int(seed), rows, fillers, train_size)
         config = {
             "game": "screening",
             "generator": self.generator,
-            "n_train": n_train,
-            "n_shadow": int(self.n_shadow),
-            "n_test": int(self.n_test),
+            "train_size": train_size,
+            "n_shadows": int(self.n_shadows),
+            "n_tests": int(self.n_tests),
             "n_queries": int(self.n_queries),
             "n_estimators": int(self.n_estimators),
             "n_boot": int(self.n_boot),
@@ -346,7 +348,9 @@ class ScreeningMap:
         }
         store = rt.store(config)
         try:
-            stacks, labels, failed, total = self._generate(data, design, n_train, seed, rt, store)
+            stacks, labels, failed, total = self._generate(
+                data, design, train_size, seed, rt, store
+            )
             auc = self._screen(data.take(rows), stacks, labels, seed, rt, store)
         finally:
             if store is not None:
@@ -357,9 +361,9 @@ class ScreeningMap:
             ci_low=auc[:, 1],
             ci_high=auc[:, 2],
             generator=self.generator,
-            n_train=n_train,
-            n_shadow=int(self.n_shadow),
-            n_test=int(self.n_test),
+            train_size=train_size,
+            n_shadows=int(self.n_shadows),
+            n_tests=int(self.n_tests),
             n_queries=int(self.n_queries),
             seed=int(seed),
             failed_datasets=failed,
@@ -370,7 +374,7 @@ class ScreeningMap:
         self,
         data: Table,
         design: dict[int, tuple[np.ndarray, np.ndarray]],
-        n_train: int,
+        train_size: int,
         seed: int,
         rt: Runtime,
         store: Any,
@@ -381,7 +385,7 @@ class ScreeningMap:
             for pid, (ds, _) in design.items()
             for start in range(0, ds.shape[0], bs)
         ]
-        shared = {"data": data, "m": n_train, "seed": int(seed), "generator": self.generator}
+        shared = {"data": data, "m": train_size, "seed": int(seed), "generator": self.generator}
         res = rt.run(
             _generate_units,
             units,
@@ -399,8 +403,8 @@ class ScreeningMap:
                 r = res[u.key]
                 b = u.args[2].shape[0]
                 if r.arrays is None:
-                    codes.append(np.zeros((b, n_train, data.codes.shape[1]), data.codes.dtype))
-                    values.append(np.zeros((b, n_train, data.values.shape[1]), np.float32))
+                    codes.append(np.zeros((b, train_size, data.codes.shape[1]), data.codes.dtype))
+                    values.append(np.zeros((b, train_size, data.values.shape[1]), np.float32))
                     ok.append(np.zeros(b, dtype=bool))
                     messages.append(str(r.error))
                     continue
@@ -470,7 +474,7 @@ MIN_SCREENED = 50
 
 
 def screen_records(
-    data: Table,
+    data: pd.DataFrame | Table,
     generator: str,
     *,
     seed: int,
@@ -478,9 +482,9 @@ def screen_records(
     prefilter: str | None = "rarity",
     screen_fraction: float = SCREEN_FRACTION,
     min_screened: int = MIN_SCREENED,
-    n_train: int | None = None,
-    n_shadow: int = 100,
-    n_test: int = 100,
+    train_size: int | None = None,
+    n_shadows: int = 100,
+    n_tests: int = 100,
     n_queries: int = 1000,
 ) -> ScreeningResult:
     """Stage 1 of the two-stage audit: prefilter the records of ``data``, then screen them.
@@ -494,7 +498,7 @@ def screen_records(
 
     Parameters
     ----------
-    data : Table
+    data : DataFrame or Table
         The private dataset.
     generator : str
         Generator spec, as for the full game.
@@ -508,7 +512,7 @@ def screen_records(
         Share of the records screened, in (0, 1].
     min_screened : int
         Screen at least this many records (all when the data has fewer).
-    n_train, n_shadow, n_test, n_queries
+    train_size, n_shadows, n_tests, n_queries
         As :class:`ScreeningMap`.
 
     Returns
@@ -528,8 +532,7 @@ def screen_records(
     """
     from synthleak.vulnerability import cell_rarity_scores, vulnerability_scores
 
-    if not isinstance(data, Table):
-        raise InputError(f"data must be a synthleak Table, got {type(data).__name__}")
+    data = as_table(data)
     if prefilter not in ("rarity", "distance", None):
         raise InputError(f"prefilter must be 'rarity', 'distance' or None, got {prefilter!r}")
     if isinstance(screen_fraction, bool) or not (0 < float(screen_fraction) <= 1):
@@ -544,9 +547,9 @@ def screen_records(
         records = np.sort(np.argsort(-score, kind="stable")[:keep]).astype(np.int64)
     game = ScreeningMap(
         generator,
-        n_train=n_train,
-        n_shadow=n_shadow,
-        n_test=n_test,
+        train_size=train_size,
+        n_shadows=n_shadows,
+        n_tests=n_tests,
         n_queries=n_queries,
         records=records,
     )

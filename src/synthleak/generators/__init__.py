@@ -4,12 +4,25 @@ Importing this package registers the built-in generators. Generators with option
 register anyway and raise :class:`~synthleak.errors.MissingExtraError` when made without them.
 """
 
-from synthleak.generators import baynet, ctgan, external, mbi, rap, simple, synthpop  # noqa: F401  (registers built-ins)
+from synthleak.generators import (  # noqa: F401  (registers built-ins)
+    baynet,
+    controls,
+    ctgan,
+    external,
+    mbi,
+    rap,
+    realtabformer,
+    sdv,
+    simple,
+    synthpop,
+)
 from synthleak.generators.base import (
     BaseGenerator,
     Generator,
     GeneratorInfo,
     Param,
+    claimed_delta,
+    claimed_epsilon,
     list_generators,
     make_generator,
     parse_spec,
@@ -21,6 +34,8 @@ __all__ = [
     "Generator",
     "GeneratorInfo",
     "Param",
+    "claimed_delta",
+    "claimed_epsilon",
     "list_generators",
     "make_generator",
     "parse_spec",

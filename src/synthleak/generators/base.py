@@ -1,9 +1,27 @@
 """The :class:`Generator` protocol, the registry and spec strings.
 
-A spec string names a registered generator and its parameters: ``baynet:k=2``,
-``privbayes:epsilon=1,k=2``, ``rap-softmax:epsilon=10``, ``command:"Rscript s.R {input} {output} {n}"``,
-``python:pkg.module:Class``. :func:`make_generator` parses it into an unfitted generator;
-:func:`list_generators` lists what is registered with each parameter and its default.
+One spec syntax for every generator: ``NAME`` or ``NAME:key=value,key=value,...``.
+
+* ``NAME`` is a registered name (``baynet``, ``privbayes``, ``rap-softmax``, ...). Adapters over
+  a family of third-party models have a namespaced name, ``FAMILY:MODEL``, and their parameters
+  follow a second colon: ``sdv:gaussiancopula``, ``sdv:ctgan:epochs=2,batch_size=100``.
+* ``python:`` and ``command:`` start with a target, then the same ``,key=value`` list:
+  ``python:pkg.module:Class,epochs=2`` (keyword arguments for the class or factory) and
+  ``command:"Rscript s.R {input} {output} {n}",timeout=120``.
+* A parameter that is itself a spec comes last and takes the rest of the string:
+  ``leaky:fraction=0.1,base=baynet:k=2,bins=10`` (``bins`` belongs to ``baynet``).
+
+Keys are case-insensitive and ``-`` equals ``_`` (``batch-size=100``). :func:`make_generator`
+parses a spec into an unfitted generator; :func:`list_generators` lists what is registered with
+each parameter and its default.
+
+Claimed privacy
+---------------
+A generator that claims differential privacy says so with ``claimed_epsilon`` (and
+``claimed_delta``, ``0.0`` for pure DP), attributes or properties that are ``None`` for a
+generator that claims nothing (:class:`BaseGenerator`'s default). :func:`claimed_epsilon` reads
+them from any object. The claim is what the generator *promises*, read from its parameters; an
+audit tests it (a claim is not evidence of privacy: see the ``mutant-privbayes`` generator).
 """
 
 from __future__ import annotations
@@ -34,10 +52,16 @@ class Generator(Protocol):
 
 
 class BaseGenerator:
-    """Convenience base: stores the spec and the training schema, checks fitted state."""
+    """Convenience base: stores the spec and the training schema, checks fitted state.
+
+    ``claimed_epsilon`` and ``claimed_delta`` are ``None``: the generator claims no differential
+    privacy. DP generators override them (module docstring, "Claimed privacy").
+    """
 
     name: str = ""
     spec: str = ""
+    claimed_epsilon: float | None = None
+    claimed_delta: float | None = None
 
     def __init__(self) -> None:
         self.schema_: Any = None
@@ -99,9 +123,49 @@ class Param:
             ) from None
 
 
+def claimed_epsilon(generator: Any) -> float | None:
+    """The epsilon that ``generator`` claims, ``None`` when it claims no differential privacy.
+
+    Reads the ``claimed_epsilon`` attribute, property or no-argument method of any object (a
+    generator without it claims nothing). ``inf`` counts as no claim.
+    """
+    return _claim(generator, "claimed_epsilon")
+
+
+def claimed_delta(generator: Any) -> float | None:
+    """The delta that ``generator`` claims with its epsilon, ``0.0`` for pure DP.
+
+    ``None`` when no epsilon is claimed, or when the delta is not known yet (``rap-softmax``'s
+    default ``1/n^2`` is known once fitted). An object that claims an epsilon and has no
+    ``claimed_delta`` attribute claims pure DP.
+    """
+    if claimed_epsilon(generator) is None:
+        return None
+    if not hasattr(generator, "claimed_delta"):
+        return 0.0
+    return _claim(generator, "claimed_delta")
+
+
+def _claim(generator: Any, attribute: str) -> float | None:
+    value = getattr(generator, attribute, None)
+    if callable(value):
+        value = value()
+    if value is None:
+        return None
+    value = float(value)
+    if math.isnan(value) or math.isinf(value):
+        return None
+    return value
+
+
 @dataclass(frozen=True)
 class GeneratorInfo:
-    """Registry entry."""
+    """Registry entry.
+
+    ``free_params``: the factory also takes keyword arguments that are not declared in
+    ``params``; :func:`make_generator` passes them as raw strings in one ``options`` dict
+    (``python:`` forwards them to the user's class).
+    """
 
     name: str
     factory: Callable[..., Any]
@@ -110,6 +174,7 @@ class GeneratorInfo:
     extra: str | None = None
     differentially_private: bool = False
     aliases: tuple[str, ...] = field(default=())
+    free_params: bool = False
 
 
 _REGISTRY: dict[str, GeneratorInfo] = {}
@@ -130,11 +195,46 @@ def list_generators() -> list[GeneratorInfo]:
     return sorted({id(i): i for i in _REGISTRY.values()}.values(), key=lambda i: i.name)
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``name:key=value,...`` into the name and raw parameters.
+#: Families of namespaced generators: ``sdv:ctgan`` is one registered name.
+NAMESPACES = ("sdv",)
+#: Parameters that are themselves specs: the value takes the rest of the spec string.
+SPEC_PARAMS = ("base",)
 
-    ``command:...`` keeps everything after the colon as ``cmd`` (quotes stripped) and
-    ``python:module:Class`` keeps ``module:Class`` as ``target``.
+
+def _split_params(spec: str, rest: str) -> dict[str, str]:
+    params: dict[str, str] = {}
+    while rest.strip():
+        part, comma, tail = rest.partition(",")
+        key, eq, value = part.partition("=")
+        key = key.strip().lower().replace("-", "_")
+        if not eq or not key:
+            raise InputError(
+                f"generator spec {spec!r}: {part.strip()!r} is not key=value "
+                "(example: privbayes:epsilon=1,k=2)"
+            )
+        if key in SPEC_PARAMS:
+            params[key] = (value + comma + tail).strip()
+            break
+        params[key] = value.strip()
+        rest = tail
+    return params
+
+
+def _quoted(text: str) -> tuple[str, str] | None:
+    """``("inside", "after")`` when ``text`` starts with a quoted string, else ``None``."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] in "\"'":
+        end = text.find(text[0], 1)
+        if end > 0:
+            return text[1:end], text[end + 1 :]
+    return None
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split a spec string (module docstring) into the generator name and raw parameters.
+
+    ``command:...`` puts the (unquoted) command line in ``cmd`` and ``python:module:Class`` the
+    target in ``target``; parameters that follow them come after a comma.
     """
     spec = spec.strip()
     if not spec:
@@ -143,23 +243,34 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
         )
     name, _, rest = spec.partition(":")
     name = name.strip().lower()
+    if name in NAMESPACES:
+        member, sep, tail = rest.partition(":")
+        if "," in member:  # sdv:ctgan,epochs=2 -> the parameters start at the comma
+            member, _, more = member.partition(",")
+            tail, sep = more + (sep + tail if sep else ""), ":"
+        member = member.strip().lower()
+        if not member:
+            raise InputError(
+                f"generator spec {spec!r} names no {name} model: write it as {name}:MODEL "
+                f"(e.g. sdv:gaussiancopula; see synthleak generators)"
+            )
+        return f"{name}:{member}", _split_params(spec, tail if sep else "")
     if name == "command":
-        cmd = rest.strip()
-        if len(cmd) >= 2 and cmd[0] == cmd[-1] and cmd[0] in "\"'":
-            cmd = cmd[1:-1]
-        return name, {"cmd": cmd}
+        quoted = _quoted(rest)
+        if quoted is None:
+            return name, {"cmd": rest.strip()}
+        cmd, after = quoted
+        after = after.strip()
+        if after and not after.startswith(","):
+            raise InputError(
+                f"generator spec {spec!r}: after the quoted command line put ,key=value "
+                '(example: command:"prog {input} {output} {n}",timeout=60)'
+            )
+        return name, {"cmd": cmd, **_split_params(spec, after[1:])}
     if name == "python":
-        return name, {"target": rest.strip()}
-    params: dict[str, str] = {}
-    if rest.strip():
-        for part in rest.split(","):
-            key, eq, value = part.partition("=")
-            if not eq or not key.strip():
-                raise InputError(
-                    f"generator spec {spec!r}: {part!r} is not key=value (example: privbayes:epsilon=1,k=2)"
-                )
-            params[key.strip().lower().replace("-", "_")] = value.strip()
-    return name, params
+        target, _, tail = rest.partition(",")
+        return name, {"target": target.strip(), **_split_params(spec, tail)}
+    return name, _split_params(spec, rest)
 
 
 def make_generator(spec: str) -> Any:
@@ -171,13 +282,15 @@ def make_generator(spec: str) -> Any:
         raise InputError(f"unknown generator {name!r}: choose one of {known}")
     known_params = {p.name: p for p in info.params}
     unknown = sorted(set(raw) - set(known_params))
-    if unknown:
+    if unknown and not info.free_params:
         allowed = ", ".join(known_params) or "none"
         raise InputError(
             f"generator {name!r} has no parameter(s) {unknown}: its parameters are {allowed}"
         )
-    kwargs = {p.name: p.default for p in info.params}
-    kwargs.update({k: known_params[k].parse(v, name) for k, v in raw.items()})
+    kwargs: dict[str, Any] = {p.name: p.default for p in info.params}
+    kwargs.update({k: known_params[k].parse(v, name) for k, v in raw.items() if k in known_params})
+    if info.free_params:
+        kwargs["options"] = {k: raw[k] for k in unknown}
     gen = info.factory(**kwargs)
     gen.name = info.name
     gen.spec = spec.strip()

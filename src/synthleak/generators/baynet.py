@@ -60,15 +60,15 @@ gives identical output for the same seed.
 
 References
 ----------
-Zhang, Cormode, Procopiuc, Srivastava and Xiao, "PrivBayes: Private data release via Bayesian
-networks", ACM TODS 42(4), 2017: Algorithm 1 (NoisyConditionals), Algorithm 2 (GreedyBayes),
+Zhang et al. (2017), "PrivBayes: Private data release via Bayesian networks", ACM TODS
+42(4): Algorithm 1 (NoisyConditionals), Algorithm 2 (GreedyBayes),
 Lemma 1 (sensitivity of mutual information), Section 4 (budget split ``beta``).
-Meeus, Guepin, Cretu and de Montjoye, "Achilles' heels: vulnerable record identification in
-synthetic data publishing", 000_d116d896359e1fe6.txt §5.3 (BayNet and PrivBayes).
-Annamalai, Gadotti and Rocher, "A linear reconstruction approach for attribute inference attacks
-against synthetic data", 004_04ca927b97784c30.txt §5.2 and Appendix A (BayNet, PrivBayes).
-Ping, Stoyanovich and Howe, DataSynthesizer (correlated attribute mode), the implementation the
-papers used.
+Meeus et al. (2023), "Achilles' heels: vulnerable record identification in synthetic data
+publishing", ESORICS, Sec. 5.3 (BayNet and PrivBayes).
+Annamalai et al. (2024a), "A linear reconstruction approach for attribute inference attacks
+against synthetic data", USENIX Security, Sec. 5.2 and Appendix A (BayNet, PrivBayes).
+Ping et al. (2017), DataSynthesizer (correlated attribute mode), the implementation the papers
+used.
 """
 
 from __future__ import annotations
@@ -443,6 +443,16 @@ class _BayesianNetwork(BaseGenerator):
         return self
 
     @property
+    def claimed_epsilon(self) -> float | None:  # type: ignore[override]
+        """The budget ``epsilon`` (pure DP) when finite; ``None`` for ``baynet`` (no privacy)."""
+        return float(self.epsilon) if math.isfinite(self.epsilon) else None
+
+    @property
+    def claimed_delta(self) -> float | None:  # type: ignore[override]
+        """``0.0`` (pure epsilon-DP) when an epsilon is claimed, else ``None``."""
+        return 0.0 if self.claimed_epsilon is not None else None
+
+    @property
     def network_(self) -> list[tuple[str, tuple[str, ...]]]:
         """The learnt network as ``(attribute, parents)`` names, in sampling order."""
         self._check_fitted()
@@ -485,8 +495,8 @@ class BayNet(_BayesianNetwork):
 
     References
     ----------
-    Zhang et al., PrivBayes (TODS 2017), Algorithm 2; 000_d116d896359e1fe6.txt §5.3;
-    004_04ca927b97784c30.txt §5.2 and Appendix A.
+    Zhang et al. (2017), PrivBayes (ACM TODS), Algorithm 2; Meeus et al. (2023), Sec. 5.3;
+    Annamalai et al. (2024a), Sec. 5.2 and Appendix A.
     """
 
     def __init__(self, k: int = 2, bins: int = 20) -> None:
@@ -515,8 +525,8 @@ class PrivBayes(_BayesianNetwork):
 
     References
     ----------
-    Zhang et al., PrivBayes (TODS 2017), Algorithms 1-2, Lemma 1; 000_d116d896359e1fe6.txt §5.3;
-    004_04ca927b97784c30.txt Appendix A.
+    Zhang et al. (2017), PrivBayes (ACM TODS), Algorithms 1-2, Lemma 1; Meeus et al. (2023),
+    Sec. 5.3; Annamalai et al. (2024a), Appendix A.
     """
 
     def __init__(self, epsilon: float = 1.0, k: int = 2, bins: int = 20, beta: float = 0.3) -> None:

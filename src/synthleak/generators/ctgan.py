@@ -16,8 +16,8 @@ count, the same seed gives the same output (tested); across machines or torch ve
 References
 ----------
 Xu, Skoularidou, Cuesta-Infante and Veeramachaneni, "Modeling tabular data using conditional
-GAN", NeurIPS 2019 (arXiv:1907.00503). Used as a target generator in
-004_04ca927b97784c30.txt §5.2 (CTGAN).
+GAN", NeurIPS 2019 (arXiv:1907.00503). Used as a target generator by Annamalai, Gadotti and
+Rocher (2024), Sec. 5.2 (CTGAN).
 """
 
 from __future__ import annotations

@@ -9,9 +9,20 @@
     runs without a shell. A timeout can follow the quoted command:
     ``command:"Rscript synth.R {input} {output} {n}",timeout=120``.
 
-``python:pkg.module:Class``
-    Imports ``Class`` from ``pkg.module`` and makes it with no arguments. Two kinds of class are
-    accepted:
+``python:pkg.module:Class`` or ``python:pkg.module:Class,key=value,...``
+    Imports ``Class`` (a class or any factory function) from ``pkg.module`` and calls it with
+    the spec's keyword arguments at every ``fit``. Values are read as Python literals: ``true``/
+    ``false``, ``none``, integers, floats, anything else a string (quotes optional). Two hooks
+    make third-party synthesizers one-liners:
+
+    * when the class has a ``synthleak_metadata(schema)`` static or class method, its result is
+      passed as ``metadata=`` (a protocol for libraries that describe data their own way);
+    * otherwise, when the constructor has a ``metadata`` parameter that the spec does not set,
+      SDV metadata built from the training schema is passed
+      (:func:`synthleak.generators.sdv.sdv_metadata`). So an SDV synthesizer needs no wrapper:
+      ``python:sdv.single_table:GaussianCopulaSynthesizer,enforce_min_max_values=false``.
+
+    Two kinds of object are accepted:
 
     * a synthleak generator: its ``fit`` takes a keyword ``rng`` (the
       :class:`~synthleak.generators.base.Generator` protocol: ``fit(table, *, rng)``,
@@ -20,7 +31,13 @@
       columns (the SDV/ctgan style). It is fitted on ``table.to_frame()`` and its output is
       encoded with the training schema. numpy's, ``random``'s and torch's global RNGs are seeded
       from ``rng`` around each call (and restored afterwards), so a class that draws from them is
-      reproducible.
+      reproducible. SDV 2's synthesizers (``fit`` takes a one-table dictionary, ``sample``
+      returns one) are recognised by their module and handled.
+
+Claimed privacy: both accept ``claimed_epsilon=`` and ``claimed_delta=`` (default 0, pure DP)
+spec parameters, which only *declare* what the program or class promises; synthleak never
+takes them as evidence (``python:`` does not forward them to the class):
+``command:"dpsynth {input} {output} {n}",claimed_epsilon=1``.
 
 Notes
 -----
@@ -86,8 +103,17 @@ class CommandGenerator(BaseGenerator):
     ``n`` are kept); fewer rows than ``n`` is a failure.
     """
 
-    def __init__(self, cmd: str, timeout: float = 600.0) -> None:
+    def __init__(
+        self,
+        cmd: str,
+        timeout: float = 600.0,
+        claimed_epsilon: float | None = None,
+        claimed_delta: float = 0.0,
+    ) -> None:
         super().__init__()
+        self.claimed_epsilon, self.claimed_delta = _check_claim(
+            "command", claimed_epsilon, claimed_delta
+        )
         cmd = cmd.strip()
         m = _TIMEOUT_SUFFIX.match(cmd)
         if m:
@@ -182,6 +208,37 @@ class CommandGenerator(BaseGenerator):
         return frame_to_table(frame.iloc[:n], self.schema_, source=who)
 
 
+def _check_claim(
+    who: str, epsilon: float | None, delta: float
+) -> tuple[float | None, float | None]:
+    """Validate a declared (epsilon, delta); ``inf`` declares nothing."""
+    if epsilon is None or epsilon == float("inf"):
+        return None, None
+    if not epsilon > 0:
+        raise InputError(f"{who} generator: claimed_epsilon must be > 0, got {epsilon}")
+    if not 0.0 <= delta < 1.0:
+        raise InputError(f"{who} generator: claimed_delta must be in [0, 1), got {delta}")
+    return float(epsilon), float(delta)
+
+
+def _literal(raw: str) -> Any:
+    """A spec value as a Python value: bool, None, int, float, else the (unquoted) string."""
+    text = raw.strip()
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("none", "null"):
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
+
 def _import_target(target: str) -> type:
     mod_name, sep, cls_name = target.strip().rpartition(":")
     if not sep:
@@ -208,6 +265,22 @@ def _import_target(target: str) -> type:
     return cls
 
 
+def _parameters(factory: Any) -> list[str] | None:
+    """Keyword parameter names of a class or factory; ``None`` when it takes ``**kwargs`` or
+    its signature cannot be read."""
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return None
+    names = []
+    for p in sig.parameters.values():
+        if p.kind is inspect.Parameter.VAR_KEYWORD:
+            return None
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+            names.append(p.name)
+    return names
+
+
 def _takes_rng(method: Any) -> bool:
     try:
         return "rng" in inspect.signature(method).parameters
@@ -216,12 +289,18 @@ def _takes_rng(method: Any) -> bool:
 
 
 class PythonGenerator(BaseGenerator):
-    """A user's class as a generator (see the module docstring for the two accepted kinds).
+    """A user's class or factory as a generator (module docstring: kinds, hooks, claims).
 
     Parameters
     ----------
     target : str
-        ``package.module:Class``; the class is made with no arguments.
+        ``package.module:Class`` (or ``package.module.Class``).
+    claimed_epsilon : float, optional
+        The epsilon the class claims (declared, never checked here); ``None``: no claim.
+    claimed_delta : float, default 0
+        The delta of that claim.
+    options : dict of str to str, optional
+        Keyword arguments for the class, as raw spec strings (read with Python literal rules).
 
     Attributes
     ----------
@@ -231,31 +310,80 @@ class PythonGenerator(BaseGenerator):
         True when the class follows synthleak's Table protocol, False when DataFrame-based.
     """
 
-    def __init__(self, target: str) -> None:
+    def __init__(
+        self,
+        target: str,
+        claimed_epsilon: float | None = None,
+        claimed_delta: float = 0.0,
+        options: dict[str, str] | None = None,
+    ) -> None:
         super().__init__()
         self.target = target.strip()
+        self.claimed_epsilon, self.claimed_delta = _check_claim(
+            "python", claimed_epsilon, claimed_delta
+        )
         self.cls_ = _import_target(self.target)
+        self.kwargs = {k: _literal(v) for k, v in (options or {}).items()}
         for meth in ("fit", "sample"):
-            if not callable(getattr(self.cls_, meth, None)):
+            if not callable(getattr(self.cls_, meth, None)) and inspect.isclass(self.cls_):
                 raise InputError(
                     f"python generator {self.target!r} has no {meth}() method: the class needs "
                     "fit(...) and sample(n, ...)"
                 )
+        params = _parameters(self.cls_)
+        if params is not None:
+            unknown = sorted(set(self.kwargs) - set(params))
+            if unknown:
+                raise InputError(
+                    f"python generator {self.target!r} takes no keyword argument(s) {unknown}: "
+                    f"its parameters are {', '.join(params) or 'none'}"
+                )
+        self.metadata_hook_ = (
+            "synthleak_metadata"
+            if callable(getattr(self.cls_, "synthleak_metadata", None))
+            else "sdv"
+            if params is not None and "metadata" in params and "metadata" not in self.kwargs
+            else None
+        )
+        self.sdv_style_ = getattr(self.cls_, "__module__", "").split(".")[0] == "sdv"
+
+    def _kwargs(self, table: Table) -> dict[str, Any]:
+        kwargs = dict(self.kwargs)
+        if self.metadata_hook_ == "synthleak_metadata":
+            kwargs["metadata"] = self.cls_.synthleak_metadata(table.schema)
+        elif self.metadata_hook_ == "sdv":
+            from synthleak.generators.sdv import sdv_metadata
+
+            kwargs["metadata"] = sdv_metadata(table.schema, table.to_frame())
+        return kwargs
 
     def fit(self, table: Table, *, rng: np.random.Generator) -> PythonGenerator:
         """Make and fit the user object (on the table, or on ``table.to_frame()``)."""
         who = f"python generator {self.target!r}"
         try:
-            model = self.cls_()
+            model = self.cls_(**self._kwargs(table))
+        except (InputError, GeneratorFailure):
+            raise
         except Exception as exc:
             raise GeneratorFailure(f"{who}: cannot create {self.target}() ({exc})") from exc
+        for meth in ("fit", "sample"):
+            if not callable(getattr(model, meth, None)):
+                raise InputError(
+                    f"{who} made a {type(model).__name__} without a {meth}() method: the object "
+                    "needs fit(...) and sample(n, ...)"
+                )
         table_api = _takes_rng(model.fit)
         try:
             if table_api:
                 model.fit(table, rng=rng)
             else:
+                frame = table.to_frame()
+                if self.sdv_style_:
+                    from synthleak.generators.sdv import sdv_fit_data
+
+                    frame = sdv_fit_data(frame)
                 with global_seed(draw_seed(rng)):
-                    model.fit(table.to_frame())
+                    model.fit(frame)
         except (InputError, GeneratorFailure):
             raise
         except Exception as exc:
@@ -275,12 +403,19 @@ class PythonGenerator(BaseGenerator):
             if self.table_api_:
                 out = self.model_.sample(n, rng=rng)
             else:
-                with global_seed(draw_seed(rng)):
+                seed = draw_seed(rng)
+                with global_seed(seed):
+                    if self.sdv_style_:  # SDV keeps its own sampling seed: set it from rng
+                        from synthleak.generators.sdv import reseed_sampling
+
+                        reseed_sampling(self.model_, seed)
                     out = self.model_.sample(n)
         except (InputError, GeneratorFailure):
             raise
         except Exception as exc:
             raise GeneratorFailure(f"{who}: sample failed ({type(exc).__name__}: {exc})") from exc
+        if isinstance(out, dict) and len(out) == 1:  # SDV 2: {table name: frame}
+            (out,) = out.values()
         if isinstance(out, Table):
             if out.schema != self.schema_:
                 raise GeneratorFailure(
@@ -305,6 +440,8 @@ register_generator(
         (
             Param("cmd", str, "", "command line with {input} {output} {n} {seed} placeholders"),
             Param("timeout", float, 600.0, "seconds per run before the program is stopped"),
+            Param("claimed_epsilon", float, None, "epsilon the program claims (declared only)"),
+            Param("claimed_delta", float, 0.0, "delta of that claim"),
         ),
         'external program: command:"CMD {input} {output} {n}"',
     )
@@ -317,7 +454,10 @@ register_generator(
             Param(
                 "target", str, "", "package.module:Class with fit/sample (Table or DataFrame API)"
             ),
+            Param("claimed_epsilon", float, None, "epsilon the class claims (declared only)"),
+            Param("claimed_delta", float, 0.0, "delta of that claim"),
         ),
-        "a user's Python class: python:package.module:Class",
+        "a user's Python class or factory: python:package.module:Class,key=value,...",
+        free_params=True,
     )
 )

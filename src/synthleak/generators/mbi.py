@@ -23,12 +23,12 @@ Kamath and Steinke (2020, ``cdp2adp``).
 
 References
 ----------
-McKenna, Miklau and Sheldon, "Winning the NIST Contest: A scalable and general approach to
-differentially private synthetic data", Journal of Privacy and Confidentiality 11(3), 2021
-(arXiv:2108.04978), §4 (MST). Not in ``../shared/papers/``; cited from the publication.
-McKenna, Sheldon and Miklau, "Graphical-model based estimation and inference for differential
-privacy", ICML 2019 (private-pgm).
-Canonne, Kamath and Steinke, "The discrete Gaussian for differential privacy", NeurIPS 2020
+McKenna et al. (2021), "Winning the NIST Contest: A scalable and general approach to
+differentially private synthetic data", Journal of Privacy and Confidentiality 11(3)
+(arXiv:2108.04978), Sec. 4 (MST).
+McKenna et al. (2019), "Graphical-model based estimation and inference for differential
+privacy", ICML (private-pgm).
+Canonne et al. (2020), "The discrete Gaussian for differential privacy", NeurIPS
 (Proposition 1.3 / the cdp2adp conversion).
 """
 
@@ -179,6 +179,16 @@ class MST(BaseGenerator):
         self.delta = delta
         self.bins = bins
         self.iters = iters
+
+    @property
+    def claimed_epsilon(self) -> float:  # type: ignore[override]
+        """The (epsilon, delta)-DP guarantee's ``epsilon`` (a parameter)."""
+        return float(self.epsilon)
+
+    @property
+    def claimed_delta(self) -> float:  # type: ignore[override]
+        """The (epsilon, delta)-DP guarantee's ``delta`` (a parameter)."""
+        return float(self.delta)
 
     def fit(self, table: Table, *, rng: np.random.Generator) -> MST:
         """Measure, select and estimate the graphical model; returns self."""

@@ -267,8 +267,8 @@ class RAP(BaseGenerator):
     ----------
     iterations : int, default 1000
         Adam steps at most, spread evenly over the rounds; a round stops early when its loss
-        falls by less than 0.1% over 20 steps (as the RAP reference implementation). 004
-        appendix A uses 2000: ``iterations=2000`` reproduces it at about twice the time.
+        falls by less than 0.1% over 20 steps (as the RAP reference implementation). Annamalai
+        et al. (2024), appendix A, use 2000: ``iterations=2000`` reproduces it at about twice the time.
     rounds : int, default 10
         Adaptive rounds (RAP's ``T``).
     marginals : int, default 5
@@ -287,7 +287,7 @@ class RAP(BaseGenerator):
     epsilon : float, default inf
         Privacy budget; ``inf`` means no privacy (exact answers, greedy selection).
     delta : float, optional
-        Failure probability of (epsilon, delta)-DP; default ``1/n^2`` (004 appendix A, after
+        Failure probability of (epsilon, delta)-DP; default ``1/n^2`` (Annamalai et al. (2024), appendix A, after
         Liu et al.), with ``n`` the number of training records.
     k : int, default 3
         Order of the marginals in the workload.
@@ -315,7 +315,7 @@ class RAP(BaseGenerator):
     *Workload.* All ``k``-way marginals of the discretised columns except those with more than
     :data:`MAX_MARGINAL_CELLS` cells, capped at ``max_workload``. Only the ``rounds x
     marginals`` adaptively selected ones enter the loss (the adaptive projection of Aydore et
-    al.); on Adult the defaults select 50 of 455. 004 appendix A runs RAP on all 3-way
+    al.); on Adult the defaults select 50 of 455. Annamalai et al. (2024), appendix A, run RAP on all 3-way
     marginals; the adaptive selection keeps one fit within seconds on two cores.
 
     *Privacy (rap-softmax).* With a finite ``epsilon`` the domain - categories, ranges, bins
@@ -329,7 +329,7 @@ class RAP(BaseGenerator):
     ``sigma = 1 / (n sqrt(rho_m))``: with ``n = 1000``, ``epsilon = 10`` and the defaults it is
     about 0.009, far above the ~1e-4 mass of a cell of a 10,000-cell marginal, and columns that
     no selected marginal touches stay near uniform. Expect 3-way errors close to or above
-    ``indhist``'s below ``epsilon`` around 100 at that size (004 §6.4 also reports large
+    ``indhist``'s below ``epsilon`` around 100 at that size (Annamalai et al. (2024), Sec. 6.4, also report large
     errors for RAP-softmax); utility grows with ``n`` and ``epsilon``.
 
     References
@@ -337,7 +337,7 @@ class RAP(BaseGenerator):
     Aydore et al., "Differentially private query release through adaptive projection",
     ICML 2021 (RAP). Liu, Vietri and Wu, "Iterative methods for private synthetic data:
     unifying framework and new methods", NeurIPS 2021 (RAP-softmax). Annamalai, Gadotti and
-    Rocher, 004_04ca927b97784c30.txt §5.2 and appendix A (parameters: 2000 iterations, all
+    Rocher, USENIX Security 2024, Sec. 5.2 and appendix A (parameters: 2000 iterations, all
     3-way marginals, delta = 1/n^2).
     """
 
@@ -395,6 +395,21 @@ class RAP(BaseGenerator):
         self.delta = None if delta is None else float(delta)
         self.k = int(k)
         self.max_workload = int(max_workload)
+
+    @property
+    def claimed_epsilon(self) -> float | None:  # type: ignore[override]
+        """``epsilon`` when finite (``rap-softmax``); ``None`` without privacy (``rap``)."""
+        return self.epsilon if math.isfinite(self.epsilon) else None
+
+    @property
+    def claimed_delta(self) -> float | None:  # type: ignore[override]
+        """``delta``; its default ``1/n^2`` is known once fitted (``None`` before, and when
+        no epsilon is claimed)."""
+        if self.claimed_epsilon is None:
+            return None
+        if self.delta is not None:
+            return self.delta
+        return getattr(self, "delta_", None)
 
     # --- relaxed data -------------------------------------------------------------------
     def _blocks(self, theta: list[np.ndarray]) -> list[np.ndarray]:
@@ -563,7 +578,9 @@ def _rap_softmax(
 
 
 _COMMON = (
-    Param("iterations", int, 1000, "Adam steps at most, over all rounds (004 appendix A: 2000)"),
+    Param(
+        "iterations", int, 1000, "Adam steps at most, over all rounds (Annamalai et al. 2024: 2000)"
+    ),
     Param("rounds", int, 10, "adaptive rounds T"),
     Param("marginals", int, 5, "3-way marginals selected per round K"),
     Param("size", int, 300, "rows of the relaxed dataset"),

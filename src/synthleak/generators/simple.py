@@ -2,7 +2,7 @@
 
 ``nonprivate`` releases a resample of the training records (no privacy at all: the oracle that
 pins attacks at their maximum). ``indhist`` samples every column independently from its
-one-way histogram (004_04ca927b97784c30.txt §5.2, IndHist): it keeps no correlations, so
+one-way histogram (Annamalai, Gadotti and Rocher (2024), Sec. 5.2, IndHist): it keeps no correlations, so
 record-level attacks should do no better than their baselines against it.
 """
 
@@ -43,7 +43,7 @@ class IndHist(BaseGenerator):
     References
     ----------
     Annamalai, Gadotti and Rocher, "A linear reconstruction approach for attribute inference
-    attacks against synthetic data", 004_04ca927b97784c30.txt §5.2.
+    attacks against synthetic data", USENIX Security 2024, Sec. 5.2.
     """
 
     def __init__(self, bins: int = 20) -> None:

@@ -59,7 +59,7 @@ class Synthpop(BaseGenerator):
         How categorical columns enter the trees as predictors. ``ordinal``: one integer code
         per column (a deep tree reaches any subset of levels through several splits).
         ``onehot``: one indicator per level, as the Python port of synthpop (used through
-        reprosyn by 000 §5.3) does; every split then separates one level from the rest.
+        reprosyn by Meeus et al. (2023), Sec. 5.3) does; every split then separates one level from the rest.
     visit_sequence : sequence of str, optional
         Column order (Python API only); default: the schema order, as in synthpop.
 
@@ -85,7 +85,7 @@ class Synthpop(BaseGenerator):
     Nowok, Raab and Dibben, "synthpop: Bespoke creation of synthetic data in R", Journal of
     Statistical Software 74 (2016), methods ``sample`` and ``cart``.
     Meeus et al., "Achilles' heels: vulnerable record identification in synthetic data
-    publishing", 000_d116d896359e1fe6.txt §5.3 (SynthPop as evaluated there).
+    publishing", ESORICS 2023, Sec. 5.3 (SynthPop as evaluated there).
     """
 
     def __init__(

@@ -1,22 +1,25 @@
 """Privacy metrics: pure functions on arrays.
 
 AUC (Mann-Whitney, ties counted half), accuracy, TPR at a fixed FPR, bootstrap and Wilson
-confidence intervals, the :class:`RiskEstimate` every attack reports, and the paired comparison of
-two attacks on the same secrets (:func:`paired_accuracy_difference`).
+confidence intervals, the :class:`RiskEstimate` every attack reports, the paired comparison of
+two attacks on the same secrets (:func:`paired_accuracy_difference`) and the comparison of one
+attack's accuracy on two independent groups of people (:func:`accuracy_difference`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
+from synthleak.serde import Result
 
-@dataclass(frozen=True)
-class RiskEstimate:
+
+@dataclass(frozen=True, repr=False)
+class RiskEstimate(Result):
     """A risk figure with its confidence interval.
 
     Attributes
@@ -40,20 +43,15 @@ class RiskEstimate:
     n_trials: int = 0
     baseline: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    @property
+    def width(self) -> float:
+        """Width of the confidence interval (NaN when undefined)."""
+        return self.ci_high - self.ci_low
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> RiskEstimate:
-        """Inverse of :meth:`to_dict`; ``None`` (JSON null) reads back as NaN."""
-        nan = float("nan")
-        return cls(
-            value=nan if d["value"] is None else float(d["value"]),
-            ci_low=nan if d["ci_low"] is None else float(d["ci_low"]),
-            ci_high=nan if d["ci_high"] is None else float(d["ci_high"]),
-            confidence=float(d.get("confidence", 0.95)),
-            n_trials=int(d.get("n_trials", 0)),
-            baseline=None if d.get("baseline") is None else float(d["baseline"]),
+    def __repr__(self) -> str:
+        return (
+            f"RiskEstimate({self.value:.4g} [{self.ci_low:.4g}, {self.ci_high:.4g}] at "
+            f"{self.confidence:.0%}, n={self.n_trials}, baseline={self.baseline})"
         )
 
 
@@ -198,8 +196,8 @@ def accuracy_estimate(
     return RiskEstimate(k / n if n else float("nan"), lo, hi, confidence, n, baseline)
 
 
-@dataclass(frozen=True)
-class PairedComparison:
+@dataclass(frozen=True, repr=False)
+class PairedComparison(Result):
     """Accuracy of attack ``a`` minus attack ``b`` on the same attacked secrets.
 
     Attributes
@@ -225,9 +223,6 @@ class PairedComparison:
     a_only: int
     b_only: int
     confidence: float = 0.95
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
@@ -280,3 +275,74 @@ def paired_accuracy_difference(
         b_only=b_only,
         confidence=confidence,
     )
+
+
+@dataclass(frozen=True, repr=False)
+class AccuracyDifference(Result):
+    """Accuracy on group ``a`` minus accuracy on an independent group ``b`` (other people).
+
+    Attributes
+    ----------
+    difference : float
+        ``accuracy(a) - accuracy(b)`` (NaN when a group is empty).
+    ci_low, ci_high : float
+        Newcombe's hybrid score interval (his method 10: the two Wilson intervals combined).
+    p_value : float
+        One-sided p-value of "``a`` is more accurate than ``b``" (pooled two-proportion score test).
+    n_a, n_b : int
+        Outcomes in each group.
+    confidence : float
+    """
+
+    difference: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    n_a: int
+    n_b: int
+    confidence: float = 0.95
+
+    @property
+    def width(self) -> float:
+        """Width of the interval (NaN when undefined)."""
+        return self.ci_high - self.ci_low
+
+
+def accuracy_difference(
+    correct_a: np.ndarray, correct_b: np.ndarray, *, confidence: float = 0.95
+) -> AccuracyDifference:
+    """Compare the accuracy of one attack on two independent groups of people.
+
+    Parameters
+    ----------
+    correct_a, correct_b : array of bool
+        0/1 outcomes on each group (e.g. training records and control records).
+    confidence : float
+        Level of the two-sided interval.
+
+    Returns
+    -------
+    AccuracyDifference
+        Difference, Newcombe interval, one-sided p-value; NaN figures when a group is empty.
+
+    References
+    ----------
+    Newcombe (1998), method 10 (hybrid score interval, from Wilson (1927) intervals).
+    """
+    a = np.asarray(correct_a).astype(bool).ravel()
+    b = np.asarray(correct_b).astype(bool).ravel()
+    na, nb = int(a.size), int(b.size)
+    if na == 0 or nb == 0:
+        nan = float("nan")
+        return AccuracyDifference(nan, nan, nan, nan, na, nb, confidence)
+    ka, kb = int(a.sum()), int(b.sum())
+    pa, pb = ka / na, kb / nb
+    la, ua = wilson_interval(ka, na, confidence)
+    lb, ub = wilson_interval(kb, nb, confidence)
+    d = pa - pb
+    lo = d - math.sqrt((pa - la) ** 2 + (ub - pb) ** 2)
+    hi = d + math.sqrt((ua - pa) ** 2 + (pb - lb) ** 2)
+    pooled = (ka + kb) / (na + nb)
+    se = math.sqrt(pooled * (1 - pooled) * (1 / na + 1 / nb))
+    p = (0.0 if d > 0 else 1.0 if d < 0 else 0.5) if se == 0 else 1 - NormalDist().cdf(d / se)
+    return AccuracyDifference(d, max(-1.0, lo), min(1.0, hi), p, na, nb, confidence)

@@ -7,12 +7,15 @@ import tempfile
 from pathlib import Path
 
 from synthleak.report.document import build_document
-from synthleak.report.writers import to_html, to_markdown
+from synthleak.report.writers import to_html, to_json, to_markdown
 from synthleak.results import AuditResult
 
 
 def write_report(result: AuditResult, out_dir: str | Path) -> dict[str, Path]:
     """Write ``report.html``, ``report.json``, ``report.md`` (and ``figures/``) into ``out_dir``.
+
+    All three end with the full entries of the works the report cites (``"references"`` in the
+    JSON, next to the fields of :class:`~synthleak.results.AuditResult`).
 
     Everything is rendered in a temporary folder first and moved into place at the end, so a
     failure leaves no half-written report.
@@ -25,7 +28,7 @@ def write_report(result: AuditResult, out_dir: str | Path) -> dict[str, Path]:
         (tmp / "figures").mkdir()
         (tmp / "report.html").write_text(to_html(doc), encoding="utf-8")
         (tmp / "report.md").write_text(to_markdown(doc, tmp / "figures"), encoding="utf-8")
-        (tmp / "report.json").write_text(result.to_json() + "\n", encoding="utf-8")
+        (tmp / "report.json").write_text(to_json(result, doc) + "\n", encoding="utf-8")
         if (out / "figures").exists():
             shutil.rmtree(out / "figures")
         (tmp / "figures").replace(out / "figures")
@@ -34,4 +37,4 @@ def write_report(result: AuditResult, out_dir: str | Path) -> dict[str, Path]:
     return {n: out / f"report.{n}" for n in ("html", "json", "md")}
 
 
-__all__ = ["build_document", "to_html", "to_markdown", "write_report"]
+__all__ = ["build_document", "to_html", "to_json", "to_markdown", "write_report"]

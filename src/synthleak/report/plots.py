@@ -38,18 +38,14 @@ def vulnerability_distribution(scores: Sequence[float], top_scores: Sequence[flo
     return _png(fig)
 
 
-def roc_curves(targets: Sequence[dict[str, Any]], attack: str) -> bytes:
-    """ROC curves of one attack per target, false-positive rate on a log scale."""
+def roc_curves(curves: Sequence[tuple[str, Any, Any, float]], title: str) -> bytes:
+    """ROC curves ``(label, fpr, tpr, auc)``, false-positive rate on a log scale."""
     fig, ax = plt.subplots(figsize=(5.2, 4.2))
     floor = 1e-3
-    for t in targets:
-        res = t.get("attacks", {}).get(attack)
-        if not res or not res.get("roc"):
-            continue
-        fpr = np.maximum(np.asarray(res["roc"]["fpr"], dtype=float), floor)
-        tpr = np.asarray(res["roc"]["tpr"], dtype=float)
-        who = f"row {t['row']}" if t["row"] != "all" else "all candidates"
-        ax.step(fpr, tpr, where="post", lw=1.2, label=f"{who} (AUC {res['auc']:.2f})")
+    for label, fpr_, tpr_, auc_ in curves:
+        fpr = np.maximum(np.asarray(fpr_, dtype=float), floor)
+        tpr = np.asarray(tpr_, dtype=float)
+        ax.step(fpr, tpr, where="post", lw=1.2, label=f"{label} (AUC {auc_:.2f})")
     grid = np.logspace(np.log10(floor), 0, 50)
     ax.plot(grid, grid, "k--", lw=0.8, label="random guess")
     ax.set_xscale("log")
@@ -57,27 +53,22 @@ def roc_curves(targets: Sequence[dict[str, Any]], attack: str) -> bytes:
     ax.set_ylim(0, 1.01)
     ax.set_xlabel("false positive rate (log scale)")
     ax.set_ylabel("true positive rate")
-    ax.set_title(f"membership attack '{attack}'")
+    ax.set_title(title)
     ax.legend(fontsize=7, loc="lower right", frameon=False)
     return _png(fig)
 
 
-def auc_boxplots(targets: Sequence[dict[str, Any]]) -> bytes:
-    """AUC per selection method and attack (Fig. 1 of 000_d116d896359e1fe6.txt)."""
-    attacks = sorted({a for t in targets for a in t.get("attacks", {})})
-    methods = sorted({t.get("selected_by", "?") for t in targets})
+def auc_boxplots(rows: Sequence[tuple[str, str, float]]) -> bytes:
+    """AUC per selection method and attack, from ``(selected_by, attack, auc)`` rows (as Fig. 1
+    of Meeus et al. (2023))."""
+    attacks = sorted({a for _, a, _ in rows})
+    methods = sorted({m for m, _, _ in rows})
     fig, ax = plt.subplots(figsize=(max(5, 1.6 * len(methods) * max(1, len(attacks))), 3.6))
     data, labels, colours = [], [], []
     palette = ["#2e86de", "#e67e22", "#27ae60", "#8e44ad", "#c0392b"]
     for m in methods:
         for ai, a in enumerate(attacks):
-            vals = [
-                t["attacks"][a]["auc"]
-                for t in targets
-                if t.get("selected_by", "?") == m
-                and a in t.get("attacks", {})
-                and t["attacks"][a].get("auc") is not None
-            ]
+            vals = [v for mm, aa, v in rows if mm == m and aa == a and np.isfinite(v)]
             data.append(vals if vals else [np.nan])
             labels.append(f"{m}\n{a}")
             colours.append(palette[ai % len(palette)])
@@ -93,8 +84,8 @@ def auc_boxplots(targets: Sequence[dict[str, Any]]) -> bytes:
     return _png(fig)
 
 
-def privacy_utility(points: Sequence[dict[str, Any]]) -> bytes:
-    """Privacy against utility (Fig. 5 of 004_04ca927b97784c30.txt): one panel per utility metric."""
+def privacy_utility(points: Sequence[Any]) -> bytes:
+    """Privacy against utility (as Fig. 5 of Annamalai et al. (2024a)), one panel per metric."""
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True)
     for ax, key, name in zip(
         axes,
@@ -103,19 +94,20 @@ def privacy_utility(points: Sequence[dict[str, Any]]) -> bytes:
         strict=True,
     ):
         for p in points:
-            if p.get(key) is None or p.get("privacy") is None:
+            x, y = getattr(p, key), p.privacy
+            if x is None or y is None:
                 continue
-            ax.scatter(p[key], p["privacy"], s=40)
+            ax.scatter(x, y, s=40)
             ax.annotate(
-                str(p.get("label", "")),
-                (p[key], p["privacy"]),
+                str(p.label),
+                (x, y),
                 fontsize=7,
                 xytext=(3, 3),
                 textcoords="offset points",
             )
         ax.set_xlabel(name)
         ax.spines[["top", "right"]].set_visible(False)
-    metric = points[0].get("privacy_metric", "attack success") if points else "attack success"
+    metric = points[0].privacy_metric if points else "attack success"
     axes[0].set_ylabel(metric)
     return _png(fig)
 
@@ -147,4 +139,40 @@ def auc_vs_score(aucs: Sequence[float], scores: Sequence[float], label: str) -> 
     ax.set_xlabel(label)
     ax.set_ylabel("membership AUC of the record")
     ax.spines[["top", "right"]].set_visible(False)
+    return _png(fig)
+
+
+def record_exposure(records: Sequence[dict[str, Any]]) -> bytes:
+    """Per-record no-box exposure: each attack's score as a percentile of the non-member scores.
+
+    ``records`` is the ``"records"`` list of the no-box membership JSON
+    (``NoBoxMembershipResult.summary()``): one row per record (row number, ``V_k``, why it is
+    shown), one column per attack; 100 means the record outscores every real non-member.
+    """
+    attacks = sorted({a for r in records for a in r["scores"]})
+    if not records or not attacks:
+        fig, ax = plt.subplots(figsize=(5, 1.2))
+        ax.text(0.5, 0.5, "no record was scored", ha="center", va="center")
+        ax.set_axis_off()
+        return _png(fig)
+    grid = np.full((len(records), len(attacks)), np.nan)
+    for i, r in enumerate(records):
+        for j, a in enumerate(attacks):
+            if a in r["scores"] and r["scores"][a].get("percentile") is not None:
+                grid[i, j] = float(r["scores"][a]["percentile"])
+    fig, ax = plt.subplots(figsize=(1.2 + 1.1 * max(len(attacks), 1), 0.9 + 0.32 * len(records)))
+    im = ax.imshow(grid, cmap="RdYlBu_r", vmin=0, vmax=100, aspect="auto")
+    for i in range(grid.shape[0]):
+        for j in range(grid.shape[1]):
+            if np.isfinite(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:.0f}", ha="center", va="center", fontsize=7)
+    ax.set_xticks(range(len(attacks)), attacks, rotation=30, ha="right")
+    labels = []
+    for r in records:
+        v = r.get("v_k")
+        vk = f", V_k {v:.3f}" if isinstance(v, int | float) and np.isfinite(v) else ""
+        labels.append(f"row {r['row']}{vk}")
+    ax.set_yticks(range(len(records)), labels, fontsize=7)
+    fig.colorbar(im, ax=ax, label="percentile among non-members")
+    ax.set_title("membership score of each record against real non-members", fontsize=9)
     return _png(fig)

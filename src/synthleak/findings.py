@@ -1,0 +1,348 @@
+"""From game results to findings: one headline figure per attack family, without winner's curse.
+
+A game measures many figures (every target x attack of a membership game); the audit's finding
+reports the strongest one. Picking the maximum of noisy estimates and quoting its own interval
+over-states the risk (the winner's curse) and raises false alarms on releases that leak nothing.
+So the strongest pair is **selected on one half of the trials and measured on the other half**:
+the reported interval is an honest interval for the selected attack.
+
+References
+----------
+Meeus et al. (2023), Sec. 2.3 (membership game); Ward et al. (2025) (report the strongest of
+several attacks); Annamalai et al. (2024b) and Jagielski et al. (2020) (selection and evaluation
+on disjoint trials).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from synthleak.data.schema import Schema
+from synthleak.errors import BaselineWarning, InputError
+from synthleak.games.membership import MembershipResult
+from synthleak.games.nobox import NoBoxMembershipResult
+from synthleak.games.riskmap import RiskMapResult
+from synthleak.metrics.epsilon import EpsilonEstimate
+from synthleak.metrics.privacy import RiskEstimate, auc, auc_estimate
+from synthleak.results import (
+    AuditConfig,
+    AuditResult,
+    Finding,
+    MetricKind,
+    StageRecord,
+    StageStatus,
+    assess,
+)
+from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
+
+NAN = math.nan
+
+
+def membership_threat(result: MembershipResult) -> ThreatModel:
+    """The threat model of the black-box membership game."""
+    cfg = result.config
+    return ThreatModel(
+        AdversaryGoal.MEMBERSHIP,
+        GeneratorAccess.BLACK_BOX,
+        f"the target record, and {cfg.aux_size} auxiliary records from the same population to "
+        f"train shadow models on datasets of {cfg.train_size} records",
+        {
+            "train_size": cfg.train_size,
+            "n_shadows": cfg.n_shadows,
+            "n_tests": cfg.n_tests,
+            "generator": cfg.generator,
+        },
+    )
+
+
+def membership_finding(
+    result: MembershipResult, *, rng: np.random.Generator, confidence: float = 0.95
+) -> Finding:
+    """The most exposed (target, attack) pair, selected and measured on disjoint test datasets.
+
+    The test datasets of every target are split in half at random; the pair with the highest AUC
+    on the selection half is reported with its AUC and bootstrap interval on the evaluation half.
+    """
+    threat = membership_threat(result)
+    best: tuple[float, int, str, np.ndarray] | None = None
+    for t_idx, t in enumerate(result.targets):
+        for name, o in t.attacks.items():
+            if o.error or o.labels.size < 8:
+                continue
+            perm = np.random.default_rng([int(rng.integers(2**32)), t_idx]).permutation(
+                o.labels.size
+            )
+            sel, ev = perm[: perm.size // 2], perm[perm.size // 2 :]
+            y = o.labels.astype(bool)
+            if y[sel].all() or not y[sel].any() or y[ev].all() or not y[ev].any():
+                continue
+            a_sel = auc(y[sel], o.scores[sel])
+            if best is None or a_sel > best[0]:
+                best = (a_sel, t_idx, name, ev)
+    if best is None:
+        nan_est = RiskEstimate(NAN, NAN, NAN, confidence, 0, 0.5)
+        return Finding(
+            "membership.black_box",
+            "Membership inference with shadow models",
+            MetricKind.AUC,
+            nan_est,
+            threat,
+            {"not_measured": "too few test datasets with both members and non-members"},
+        )
+    a_sel, t_idx, name, ev = best
+    target = result.targets[t_idx]
+    o = target.attacks[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        est = auc_estimate(o.labels[ev].astype(bool), o.scores[ev], rng=rng, confidence=confidence)
+    return Finding(
+        "membership.black_box",
+        f"Membership inference with shadow models: most exposed record (row {target.row}), "
+        f"attack '{name}'",
+        MetricKind.AUC,
+        est,
+        threat,
+        {
+            "row": target.row,
+            "attack": name,
+            "selected_by": target.selected_by,
+            "auc_on_selection_half": a_sel,
+            "auc_all_tests": o.auc.value,
+            "n_selection": int(o.labels.size - ev.size),
+            "n_evaluation": int(ev.size),
+            "n_targets": len(result.targets),
+            "n_attacks": len(result.config.attacks),
+        },
+        where=(f"row {target.row} of the data (selected by {target.selected_by})",),
+    )
+
+
+def riskmap_finding(
+    result: RiskMapResult, *, rng: np.random.Generator, confidence: float = 0.95
+) -> Finding:
+    """The most exposed record of a risk map.
+
+    A risk map keeps per-record AUCs, not trial scores, so the selection cannot be split; the
+    interval is Bonferroni-adjusted instead: the record with the highest lower bound at level
+    ``1 - (1 - confidence) / n_records`` (simultaneous over all records).
+    """
+    best = result.best()
+    threat = ThreatModel(
+        AdversaryGoal.MEMBERSHIP,
+        GeneratorAccess.BLACK_BOX,
+        "the target record and records of the same population to train shadow models on",
+        {"train_size": result.config.train_size, "n_shadows": result.config.n_shadows},
+    )
+    ok = ~np.isnan(best[:, 0])
+    if not ok.any():
+        return Finding(
+            "membership.riskmap",
+            "Membership risk map",
+            MetricKind.AUC,
+            RiskEstimate(NAN, NAN, NAN, confidence, 0, 0.5),
+            threat,
+            {"not_measured": "no record had an AUC"},
+        )
+    n = int(ok.sum())
+    # widen each interval from its stated level to the simultaneous level (normal approximation)
+    from statistics import NormalDist
+
+    z95 = NormalDist().inv_cdf(0.975)
+    z_sim = NormalDist().inv_cdf(1 - (1 - confidence) / (2 * n))
+    lo = best[:, 0] - (best[:, 0] - best[:, 1]) * z_sim / z95
+    hi = best[:, 0] + (best[:, 2] - best[:, 0]) * z_sim / z95
+    i = int(np.nanargmax(np.where(ok, lo, -np.inf)))
+    row = int(result.rows[i])
+    return Finding(
+        "membership.riskmap",
+        f"Membership risk map: most exposed record (row {row})",
+        MetricKind.AUC,
+        RiskEstimate(
+            float(best[i, 0]),
+            float(max(lo[i], 0.0)),
+            float(min(hi[i], 1.0)),
+            confidence,
+            result.config.n_tests,
+            0.5,
+        ),
+        threat,
+        {"row": row, "n_records": n, "interval": "Bonferroni-simultaneous over all records"},
+        where=(f"row {row} of the data",),
+    )
+
+
+def audit_result_from(
+    result: MembershipResult | RiskMapResult,
+    *,
+    schema: Schema,
+    source: str,
+    command_line: str,
+    seed: int = 0,
+) -> AuditResult:
+    """An :class:`AuditResult` holding one game's result (``synthleak report RUN_DIR``)."""
+    from synthleak.pipeline import BUDGETS, Budget, _versions
+    from synthleak.runtime import stream_rng
+
+    rng = stream_rng(seed, "report.findings")
+    if isinstance(result, MembershipResult):
+        finding = membership_finding(result, rng=rng)
+        sections: dict[str, object] = {"membership": result}
+        generator, n = result.config.generator, result.config.n_records
+    elif isinstance(result, RiskMapResult):
+        finding = riskmap_finding(result, rng=rng)
+        sections = {"riskmap": result}
+        generator, n = result.config.generator, result.config.n_records
+    else:
+        raise InputError(
+            f"a {type(result).__name__} cannot be turned into a report: give the run directory "
+            "of 'synthleak mia', 'riskmap' or 'audit'"
+        )
+    config = AuditConfig(
+        original=source,
+        synthetic=None,
+        control=None,
+        generator=generator,
+        secret=None,
+        quasi_ids=(),
+        budget="custom",
+        plan=BUDGETS[Budget.STANDARD],
+        seed=int(result.config.seed),
+        confidence=0.95,
+        command_line=command_line,
+        versions=_versions(),
+        created="",
+        n_original=int(n),
+        n_synthetic=0,
+        n_control=0,
+    )
+    stage = StageRecord(
+        "membership" if "membership" in sections else "riskmap",
+        "Membership inference with shadow models",
+        StageStatus.MEASURED,
+    )
+    return AuditResult(
+        config=config,
+        schema=schema,
+        stages=(stage,),
+        findings=assess([finding]),
+        **sections,  # type: ignore[arg-type]
+    )
+
+
+def membership_epsilon(
+    result: MembershipResult,
+    *,
+    rng: np.random.Generator,
+    claimed: float | None = None,
+    delta: float = 1e-5,
+    neighbouring: str = "add_remove",
+    confidence: float = 0.95,
+) -> EpsilonEstimate:
+    """Empirical epsilon of a membership game from its stored test scores.
+
+    Every (target, attack) pair is a candidate; the candidate and its threshold are chosen on a
+    selection split of the test datasets and the Clopper-Pearson bound is computed on the other
+    split (:func:`synthleak.metrics.epsilon.empirical_epsilon`). The game's own relation between
+    IN and OUT datasets (substitution, or addition/removal with exact knowledge) is converted to
+    the claim's ``neighbouring`` relation.
+    """
+    from synthleak.games.membership import PoolMode
+    from synthleak.metrics.epsilon import empirical_epsilon
+
+    scores, labels, ids = {}, {}, {}
+    for t_idx, t in enumerate(result.targets):
+        for name, o in t.attacks.items():
+            if o.error is not None or o.labels.size == 0:
+                continue
+            key = f"row {t.row} / {name}"
+            scores[key], labels[key] = o.scores, o.labels
+            # a shared pool tests every target on the same datasets; single pools do not
+            offset = 0 if result.config.pool is PoolMode.SHARED else t_idx * 1_000_000
+            ids[key] = offset + np.arange(o.labels.size)
+    if not scores:
+        raise InputError("the membership game has no attack scores to bound epsilon with")
+    return empirical_epsilon(
+        scores,
+        labels,
+        rng=rng,
+        claimed=claimed,
+        delta=delta,
+        neighbouring=neighbouring,
+        game_neighbouring=result.config.neighbouring,
+        confidence=confidence,
+        trial_ids=ids,
+    )
+
+
+def audit_metrics(result: AuditResult) -> dict[str, object]:
+    """The policy metrics of an audit (:data:`synthleak.policy.METRICS`); ``None`` = not measured.
+
+    For a family with several findings (singling out univariate and multivariate, attribute
+    inference per attack) the metric is the finding with the highest lower confidence bound:
+    the worst case the evidence supports.
+    """
+    from synthleak.policy import Metric, epsilon_metrics
+    from synthleak.results import Verdict
+
+    def worst(prefix: str) -> Finding | None:
+        cands = [
+            f
+            for f in result.findings
+            if (f.key == prefix or f.key.startswith(prefix + "."))
+            and f.verdict is not Verdict.NOT_MEASURED
+        ]
+        return max(cands, key=lambda f: f.estimate.ci_low) if cands else None
+
+    def metric(f: Finding | None) -> Metric | None:
+        return (
+            None
+            if f is None
+            else Metric.from_estimate(
+                RiskEstimate(
+                    f.estimate.value,
+                    f.estimate.ci_low,
+                    f.estimate.ci_high,
+                    f.estimate.confidence,
+                    f.estimate.n_trials,
+                    f.baseline,
+                )
+            )
+        )
+
+    out: dict[str, object] = {name: None for name in _metric_names()}
+    out["membership.auc"] = metric(worst("membership.black_box"))
+    out["membership.nobox.auc"] = metric(worst("membership.nobox"))
+    out["singling_out.risk"] = metric(worst("singling_out"))
+    out["linkability.risk"] = metric(worst("linkability"))
+    out["copies.rate"] = metric(worst("copies"))
+    acc = metric(worst("attribute"))
+    out["attribute.accuracy"] = acc
+    out["attribute.advantage"] = None if acc is None else acc.advantage()
+    eps = getattr(result, "epsilon", None)
+    if eps is not None:
+        for k, v in epsilon_metrics(eps).items():
+            if k != "membership.auc" or out[k] is None:
+                out[k] = v
+    return out
+
+
+def _metric_names() -> list[str]:
+    from synthleak.policy import METRICS
+
+    return list(METRICS)
+
+
+def nobox_metrics(result: NoBoxMembershipResult) -> dict[str, object]:
+    """Policy metrics of a no-box membership game: the strongest attack (evaluation half) and
+    the exact-copy rate against its chance rate."""
+    from synthleak.policy import Metric
+
+    out: dict[str, object] = {"membership.nobox.auc": None, "copies.rate": None}
+    if result.best is not None:
+        out["membership.nobox.auc"] = Metric.from_estimate(result.best.auc)
+    if result.copies is not None:
+        out["copies.rate"] = Metric.from_estimate(result.copies.synthetic_in_original)
+    return out

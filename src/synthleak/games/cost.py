@@ -1,0 +1,277 @@
+"""What a black-box membership game will cost, measured before it runs, and budgets that fit.
+
+Shadow modelling repeats "fit the generator, release synthetic data" once per shadow and test
+dataset, then fits every attack against every target on the shadow releases. A pilot measures
+both on the user's own data and generator:
+
+* the generator: ``fit + sample`` of a training set of ``train_size`` records, repeated until
+  a few seconds have passed (at least three runs, at most ``max_pilot``); the first run is a
+  warm-up (it pays one-off costs: imports of the generator's library, JIT compilation) and the
+  median of the others is kept;
+* the attacks: each attack is fitted and scored on ``calibration`` shadow releases made by
+  tiling the pilot releases (labels alternating), so its cost per shadow dataset is measured at
+  a realistic size, not on a handful of datasets.
+
+:meth:`MembershipCost.projected_seconds` extrapolates linearly to the requested numbers of shadow
+and test datasets, targets and workers; :func:`fit_budget` chooses the largest budget that fits a
+wall-time limit and :func:`power` says what that budget can show (the half-width of an AUC
+interval at chance, and the largest epsilon its test datasets could certify).
+
+Notes
+-----
+Wall-clock seconds on this machine under its current load: projections are re-measured for every
+run. Generator runs are spread over the workers; the projection assumes they are not slowed by
+other jobs more than the pilot was.
+
+References
+----------
+Hanley and McNeil (1982) (variance of the AUC); Jagielski et al. (2020) (epsilon lower bounds).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from synthleak.attacks.base import Attack
+from synthleak.data.table import Table
+from synthleak.errors import InputError
+from synthleak.games.base import as_table
+from synthleak.generators import make_generator
+from synthleak.queries import TableStack
+from synthleak.serde import Result
+
+
+@dataclass(frozen=True, repr=False)
+class MembershipCost(Result):
+    """Measured unit costs of a membership game.
+
+    Attributes
+    ----------
+    generator : str
+    train_size, synthetic_size : int
+    fit_seconds : float
+        Median wall-clock seconds of one ``fit + sample``.
+    pilot_runs : int
+        Generator runs of the pilot.
+    attack_seconds : dict
+        Attack name -> seconds to fit and score one target, per shadow dataset.
+    pilot_seconds : float
+        What the pilot itself took.
+    """
+
+    generator: str
+    train_size: int
+    synthetic_size: int
+    fit_seconds: float
+    pilot_runs: int
+    attack_seconds: dict[str, float] = field(default_factory=dict)
+    pilot_seconds: float = 0.0
+
+    def generation_seconds(self, n_datasets: int, workers: int = 1) -> float:
+        """Wall-clock seconds to make ``n_datasets`` releases on ``workers`` processes."""
+        return math.ceil(n_datasets / max(1, workers)) * self.fit_seconds
+
+    def attack_total_seconds(self, n_shadows: int, n_targets: int, workers: int = 1) -> float:
+        """Wall-clock seconds to fit and score every attack against every target."""
+        per_target = sum(self.attack_seconds.values()) * n_shadows
+        return math.ceil(n_targets / max(1, workers)) * per_target
+
+    def projected_seconds(
+        self, *, n_shadows: int, n_tests: int, n_targets: int, workers: int = 1, shared: bool = True
+    ) -> float:
+        """Projected wall-clock seconds of the game (after the pilot)."""
+        pools = 1 if shared else n_targets
+        gen = self.generation_seconds(pools * (n_shadows + n_tests), workers)
+        return gen + self.attack_total_seconds(n_shadows, n_targets, workers)
+
+    def summary(
+        self, *, n_shadows: int, n_tests: int, n_targets: int, workers: int, shared: bool = True
+    ) -> str:
+        """One line for the terminal: the projection and what it is made of."""
+        pools = 1 if shared else n_targets
+        total = self.projected_seconds(
+            n_shadows=n_shadows,
+            n_tests=n_tests,
+            n_targets=n_targets,
+            workers=workers,
+            shared=shared,
+        )
+        runs = pools * (n_shadows + n_tests)
+        return (
+            f"projected time {format_seconds(total)}: {runs} runs of '{self.generator}' "
+            f"({self.fit_seconds:.2f} s each, measured) on {workers} worker(s), then "
+            f"{len(self.attack_seconds)} attack(s) x {n_targets} target(s) on {n_shadows} shadow "
+            f"datasets ({format_seconds(self.attack_total_seconds(n_shadows, n_targets, workers))})"
+        )
+
+
+def format_seconds(seconds: float) -> str:
+    """``"42 s"``, ``"3.5 min"``, ``"2.1 h"``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def measure_membership_cost(
+    game: object,
+    data: pd.DataFrame | Table,
+    *,
+    rng: np.random.Generator,
+    min_seconds: float = 3.0,
+    max_pilot: int = 8,
+    calibration: int = 100,
+) -> MembershipCost:
+    """Run the pilot of a :class:`~synthleak.games.membership.MembershipGame` (module docstring).
+
+    The pilot uses the game's generator, sizes and attacks; its randomness comes from ``rng`` and
+    does not touch the game's own seed streams.
+    """
+    from synthleak.attacks.base import AttackFamily, resolve_attacks
+
+    t_start = time.perf_counter()
+    table = as_table(data)
+    n = int(game.train_size)  # type: ignore[attr-defined]
+    m = int(game.synthetic_size)  # type: ignore[attr-defined]
+    spec = str(game.generator)  # type: ignore[attr-defined]
+    if n > len(table):
+        raise InputError(f"train_size {n} is larger than the data ({len(table)} records)")
+    given = game.attacks  # type: ignore[attr-defined]
+    given = [given] if isinstance(given, str | Attack) else list(given)
+    attacks = resolve_attacks(AttackFamily.MEMBERSHIP, given, game.attack_params)  # type: ignore[attr-defined]
+    releases: list[Table] = []
+    seconds: list[float] = []
+    target_row = int(rng.integers(len(table)))
+    while len(releases) < max_pilot and (len(releases) < 3 or sum(seconds[1:]) < min_seconds):
+        rows = rng.choice(len(table), n, replace=False)
+        if len(releases) % 2 == 0 and target_row not in rows:
+            rows[-1] = target_row
+        t0 = time.perf_counter()
+        syn = make_generator(spec).fit(table.take(rows), rng=rng).sample(m, rng=rng)
+        seconds.append(time.perf_counter() - t0)
+        releases.append(syn)
+    fit_seconds = float(np.median(seconds[1:]))
+    # attacks on a realistic number of shadow releases (the pilot's, tiled)
+    k = max(4, min(calibration, int(game.n_shadows)))  # type: ignore[attr-defined]
+    stack = TableStack.from_tables([releases[i % len(releases)] for i in range(k)])
+    labels = np.arange(k) % 2
+    target = table.take([target_row])
+    attack_seconds = {}
+    for name, attack in attacks:
+        model = copy.deepcopy(attack)
+        t0 = time.perf_counter()
+        model.fit(target, stack, labels, rng=rng)  # type: ignore[attr-defined]
+        model.score(stack)  # type: ignore[attr-defined]
+        attack_seconds[name] = (time.perf_counter() - t0) / k
+    return MembershipCost(
+        spec,
+        n,
+        m,
+        fit_seconds,
+        len(seconds),
+        attack_seconds,
+        time.perf_counter() - t_start,
+    )
+
+
+@dataclass(frozen=True, repr=False)
+class Power(Result):
+    """What a budget can show.
+
+    Attributes
+    ----------
+    n_tests : int
+        Test datasets (half IN, half OUT).
+    auc_half_width : float
+        Half-width of a 95 % interval around an AUC of 0.5 (Hanley and McNeil 1982): smaller
+        effects than this cannot be told from guessing.
+    epsilon_ceiling : float
+        The largest epsilon the test datasets could ever certify (every trial right), for an
+        add/remove claim at 95 % with the evaluation half of the trials.
+    """
+
+    n_tests: int
+    auc_half_width: float
+    epsilon_ceiling: float
+
+    def sentence(self) -> str:
+        return (
+            f"{self.n_tests} test datasets can tell an AUC above 0.5 + {self.auc_half_width:.3f} "
+            f"from guessing, and certify an epsilon of at most {self.epsilon_ceiling:.2f}"
+        )
+
+
+def power(n_tests: int, *, confidence: float = 0.95) -> Power:
+    """The power of ``n_tests`` test datasets (:class:`Power`)."""
+    from statistics import NormalDist
+
+    from synthleak.metrics.epsilon import epsilon_ceiling
+
+    n_pos = n_neg = max(1, n_tests // 2)
+    var = (n_pos + n_neg + 1) / (12.0 * n_pos * n_neg)
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    # epsilon is bounded on the evaluation half of the trials (selection on the other half)
+    half = max(1, n_pos // 2)
+    ceiling = epsilon_ceiling(
+        half, half, confidence=confidence, neighbouring="add_remove", game_neighbouring="substitute"
+    )
+    return Power(int(n_tests), z * math.sqrt(var), float(ceiling))
+
+
+def fit_budget(
+    cost: MembershipCost,
+    max_seconds: float,
+    *,
+    n_targets: int,
+    workers: int = 1,
+    shared: bool = True,
+    tests_per_shadow: float = 0.2,
+    min_shadows: int = 50,
+    max_shadows: int = 4000,
+) -> tuple[int, int]:
+    """The largest ``(n_shadows, n_tests)`` whose projection fits ``max_seconds``.
+
+    Test datasets are ``tests_per_shadow`` of the shadow datasets (at least 50): the shadow pool
+    trains the attacks, the test pool measures them. Raises :class:`InputError` when even
+    ``min_shadows`` shadow datasets do not fit, and says what the minimum would take.
+    """
+
+    def tests(s: int) -> int:
+        return max(50, round(s * tests_per_shadow))
+
+    def fits(s: int) -> bool:
+        return (
+            cost.projected_seconds(
+                n_shadows=s, n_tests=tests(s), n_targets=n_targets, workers=workers, shared=shared
+            )
+            <= max_seconds
+        )
+
+    if not fits(min_shadows):
+        need = cost.projected_seconds(
+            n_shadows=min_shadows,
+            n_tests=tests(min_shadows),
+            n_targets=n_targets,
+            workers=workers,
+            shared=shared,
+        )
+        raise InputError(
+            f"max_time {format_seconds(max_seconds)} is out of reach for '{cost.generator}': the "
+            f"smallest useful game ({min_shadows} shadow datasets) needs about "
+            f"{format_seconds(need)}; allow more time, add workers, or audit the release without "
+            "the generator (no-box: original, synthetic and control data)"
+        )
+    lo, hi = min_shadows, max_shadows
+    if fits(hi):
+        return hi, tests(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo, tests(lo)

@@ -1,0 +1,425 @@
+"""Exact and near copies of real records in a synthetic release: pure functions on DataFrames.
+
+A release that reproduces training records verbatim discloses them whatever any attack says.
+These functions work on the DataFrames themselves, so they cover every column, including
+free-text or identifier-like columns that a schema may leave out of the attacks.
+
+Exact copies
+    A synthetic row is an **exact copy** when some original (training) row has the same value
+    in every column (numbers compared as numbers, so ``5`` equals ``5.0``; missing equals
+    missing). Reported as a share of the synthetic rows with a Wilson interval, beside two
+    baselines of what an independent sample of the population would show:
+
+    * ``chance_duplicate``: the share of original rows identical to *another* original row (the
+      duplicate rate within the real data). A fresh record from the population equals one of
+      the ``n`` training records about as often as a training record equals one of the other
+      ``n - 1``. Needs no control.
+    * ``control_in_original``: the share of control rows (real records the generator never saw)
+      identical to an original row: the same question asked of real non-members, directly.
+
+    With a control set, ``synthetic_in_control`` (the share of synthetic rows identical to a
+    control row) is reported too; it is measured against a set of another size, so compare it
+    with ``control_in_original`` scaled by ``n_control / n_original`` at most loosely.
+    ``copied_rows`` lists the original rows (0-based positions) that appear verbatim in the
+    release: row ids, never values.
+
+Column copies
+    For every high-cardinality column (distinct values in at least ``min_distinct_ratio`` of
+    the original's non-missing values: names, free text, identifiers, fine-grained numbers), the
+    share of the synthetic values found verbatim in the original column, against the share of
+    the control values found there (the chance rate for real non-members).
+
+Near copies
+    Rule: a synthetic row is a **near copy** when its distance to the closest original record
+    (generalised cosine distance of Meeus et al. 2023, eq. 5, on the columns of the schema) is at
+    most ``tau``, the ``near_quantile`` quantile (5 % by default) of the real-to-real
+    nearest-neighbour distances: each control record's distance to its closest original record
+    or, without a control, each original record's distance to its closest *other* original
+    record. By construction about ``near_quantile`` of fresh real records fall within ``tau``,
+    which is the baseline (``near_baseline``: measured on the control when there is one).
+
+References
+----------
+Yao, Krčo, Ganev and de Montjoye (2025) (distance-to-closest-record tests and their limits).
+Giomi, Boenisch, Wehmeyer and Tasnádi (2023) (a control set as the baseline).
+Wilson (1927) (score interval).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from synthleak.errors import InputError
+from synthleak.metrics.privacy import RiskEstimate, wilson_interval
+from synthleak.serde import IntArray, Result
+
+__all__ = [
+    "ColumnCopies",
+    "CopyReport",
+    "copied_rows",
+    "copy_report",
+    "high_cardinality_columns",
+    "row_keys",
+]
+
+
+def _rate(successes: int, n: int, baseline: float | None = None) -> RiskEstimate:
+    lo, hi = wilson_interval(successes, n)
+    return RiskEstimate(successes / n if n else float("nan"), lo, hi, 0.95, n, baseline)
+
+
+def _canonical_column(parts: list[pd.Series]) -> list[pd.Series]:
+    """One column of several frames in one comparable form (floats, or strings)."""
+    numeric = all(
+        pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s) for s in parts
+    )
+    if numeric:
+        return [pd.Series(s.to_numpy(dtype=np.float64, na_value=np.nan)) for s in parts]
+    out = []
+    for s in parts:
+        codes, uniques = pd.factorize(s.astype(object), use_na_sentinel=True)
+        # one Python call per distinct value, not per cell
+        canon = np.array([_canon_value(v) for v in uniques] + ["\x00<NA>"], dtype=object)
+        out.append(pd.Series(canon[np.where(codes < 0, len(uniques), codes)]))
+    return out
+
+
+def _canon_value(v: object) -> str:
+    if isinstance(v, float | np.floating) and float(v).is_integer():
+        return str(int(v))
+    if isinstance(v, np.generic):
+        return str(v.item())
+    return str(v)
+
+
+def _canonical(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
+    cols = [str(c) for c in frames[0].columns]
+    for f in frames[1:]:
+        if sorted(str(c) for c in f.columns) != sorted(cols):
+            raise InputError(
+                "original, synthetic and control must have the same columns: "
+                "give data with identical columns"
+            )
+    per_col = {c: _canonical_column([f[c].reset_index(drop=True) for f in frames]) for c in cols}
+    return [pd.DataFrame({c: per_col[c][i] for c in cols}) for i in range(len(frames))]
+
+
+def row_keys(*frames: pd.DataFrame) -> list[np.ndarray]:
+    """One 64-bit key per row of each frame, equal iff the rows are equal in every column.
+
+    Columns are matched by name; numbers compare as numbers (``5 == 5.0``), other values by
+    their text, missing equals missing. Hash collisions are possible in principle (64 bits).
+    """
+    if not frames:
+        return []
+    canon = _canonical(list(frames))
+    return [pd.util.hash_pandas_object(c, index=False).to_numpy(dtype=np.uint64) for c in canon]
+
+
+def copied_rows(original: pd.DataFrame, synthetic: pd.DataFrame) -> np.ndarray:
+    """0-based positions of the original rows that appear verbatim in the synthetic data."""
+    k_ori, k_syn = row_keys(original, synthetic)
+    return np.flatnonzero(np.isin(k_ori, k_syn)).astype(np.int64)
+
+
+def high_cardinality_columns(df: pd.DataFrame, min_distinct_ratio: float = 0.5) -> list[str]:
+    """Columns whose distinct non-missing values are at least ``min_distinct_ratio`` of their
+    non-missing values (free text, names, identifiers, fine-grained numbers)."""
+    out = []
+    for c in df.columns:
+        s = df[c].dropna()
+        if len(s) >= 2 and s.nunique() >= min_distinct_ratio * len(s):
+            out.append(str(c))
+    return out
+
+
+@dataclass(frozen=True, repr=False)
+class ColumnCopies(Result):
+    """Verbatim copies of the values of one high-cardinality column.
+
+    Attributes
+    ----------
+    column : str
+    distinct_ratio : float
+        Distinct non-missing values over non-missing values, in the original.
+    synthetic_in_original : RiskEstimate
+        Share of the synthetic non-missing values found in the original column.
+    control_in_original : RiskEstimate or None
+        Share of the control non-missing values found there (the chance rate).
+    """
+
+    column: str
+    distinct_ratio: float
+    synthetic_in_original: RiskEstimate
+    control_in_original: RiskEstimate | None = None
+
+
+@dataclass(frozen=True, repr=False)
+class CopyReport(Result):
+    """Exact and near copies of real records in a release (see the module docstring).
+
+    Attributes
+    ----------
+    n_original, n_synthetic : int
+    n_control : int or None
+    synthetic_in_original : RiskEstimate
+        Share of synthetic rows identical to an original row (``baseline``: the chance rate,
+        ``control_in_original`` when there is a control, else ``chance_duplicate``).
+    chance_duplicate : RiskEstimate
+        Share of original rows identical to another original row.
+    control_in_original : RiskEstimate or None
+        Share of control rows identical to an original row.
+    synthetic_in_control : RiskEstimate or None
+        Share of synthetic rows identical to a control row.
+    copied_rows : IntArray
+        Original rows (0-based) that appear verbatim in the release.
+    columns : tuple of ColumnCopies
+        High-cardinality columns and their verbatim copy rates.
+    near_tau : float or None
+        Near-copy threshold (``None`` when near copies were not measured).
+    near_quantile : float
+    near_synthetic : RiskEstimate or None
+        Share of synthetic rows within ``near_tau`` of an original record.
+    near_baseline : RiskEstimate or None
+        Share of real non-members within ``near_tau`` (control records against the original; or
+        original records against the other original records without a control).
+    near_columns : tuple of str
+        Columns the distances used.
+    notes : tuple of str
+        What could not be measured, and why.
+    """
+
+    n_original: int
+    n_synthetic: int
+    n_control: int | None
+    synthetic_in_original: RiskEstimate
+    chance_duplicate: RiskEstimate
+    control_in_original: RiskEstimate | None
+    synthetic_in_control: RiskEstimate | None
+    copied_rows: IntArray
+    columns: tuple[ColumnCopies, ...]
+    near_tau: float | None
+    near_quantile: float
+    near_synthetic: RiskEstimate | None
+    near_baseline: RiskEstimate | None
+    near_columns: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def summary(self) -> dict[str, object]:
+        """The command-line JSON shape (rates, intervals and counts; no row list)."""
+
+        def est(e: RiskEstimate | None) -> dict[str, object] | None:
+            if e is None:
+                return None
+            return {"rate": e.value, "ci": [e.ci_low, e.ci_high], "n": e.n_trials}
+
+        return {
+            "exact": {
+                "synthetic_in_original": est(self.synthetic_in_original),
+                "control_in_original": est(self.control_in_original),
+                "chance_duplicate": est(self.chance_duplicate),
+                "synthetic_in_control": est(self.synthetic_in_control),
+                "n_copied_training_rows": int(self.copied_rows.size),
+                "copied_training_rows": self.copied_rows.tolist(),
+            },
+            "columns": {
+                c.column: {
+                    "synthetic_in_original": est(c.synthetic_in_original),
+                    "control_in_original": est(c.control_in_original),
+                }
+                for c in self.columns
+            },
+            "near": {
+                "rule": (
+                    f"distance to the closest original record <= tau, the "
+                    f"{self.near_quantile:g} quantile of real-to-real nearest-neighbour distances"
+                ),
+                "tau": self.near_tau,
+                "synthetic": est(self.near_synthetic),
+                "baseline": est(self.near_baseline),
+            },
+            "notes": list(self.notes),
+        }
+
+
+def _check_frame(name: str, df: object) -> pd.DataFrame:
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"{name} must be a pandas DataFrame, got {type(df).__name__}")
+    if len(df) == 0:
+        raise InputError(f"{name} has no records: give a non-empty DataFrame")
+    return df
+
+
+def _near_copies(
+    original: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    control: pd.DataFrame | None,
+    columns: list[str],
+    quantile: float,
+) -> tuple[float, RiskEstimate, RiskEstimate]:
+    from synthleak.games.base import Release
+    from synthleak.vulnerability import nearest_neighbours, vulnerability_scores
+
+    enc = Release(
+        original[columns],
+        synthetic[columns],
+        None if control is None else control[columns],
+    ).encode()
+    if enc.control is not None:
+        real = nearest_neighbours(enc.control, enc.original, k=1)[0][:, 0]
+    else:
+        real = vulnerability_scores(enc.original, k=1)  # distance to the closest other record
+    tau = float(np.quantile(real, quantile))
+    d_syn = nearest_neighbours(enc.synthetic, enc.original, k=1)[0][:, 0]
+    tol = 1e-12  # eq. 5 is evaluated in float64: identical records may sit at 1e-16
+    base = int((real <= tau + tol).sum())
+    return (
+        tau,
+        _rate(int((d_syn <= tau + tol).sum()), len(d_syn), base / len(real)),
+        _rate(base, len(real)),
+    )
+
+
+def copy_report(
+    original: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    control: pd.DataFrame | None = None,
+    *,
+    min_distinct_ratio: float = 0.5,
+    near_quantile: float = 0.05,
+    near_columns: list[str] | None = None,
+) -> CopyReport:
+    """Exact, column and near copies of real records in ``synthetic`` (module docstring).
+
+    Parameters
+    ----------
+    original : DataFrame
+        The training records the release was generated from.
+    synthetic : DataFrame
+        The release.
+    control : DataFrame, optional
+        Real records of the same population the generator never saw; without it the rates are
+        reported against the duplicate rate within the original only.
+    min_distinct_ratio : float, default 0.5
+        A column is high-cardinality when its distinct values reach this share of its values.
+    near_quantile : float, default 0.05
+        Quantile of the real-to-real nearest-neighbour distances that sets the near-copy
+        threshold; ``0`` skips near copies.
+    near_columns : list of str, optional
+        Columns the near-copy distances use. By default every column except non-numeric
+        high-cardinality ones (free text and identifiers, where any two records differ).
+
+    Returns
+    -------
+    CopyReport
+
+    Raises
+    ------
+    InputError
+        A part that is not a non-empty DataFrame, different columns, a parameter out of range.
+
+    Notes
+    -----
+    Threat model: none needed; copies are a property of the release. A copy rate above its
+    baseline says the release reproduces training records beyond what the population's own
+    duplicates explain.
+
+    References
+    ----------
+    Yao, Krčo, Ganev and de Montjoye (2025); Giomi et al. (2023); Wilson (1927).
+    """
+    original = _check_frame("original", original)
+    synthetic = _check_frame("synthetic", synthetic)
+    if control is not None:
+        control = _check_frame("control", control)
+    if not 0.0 < float(min_distinct_ratio) <= 1.0:
+        raise InputError(f"min_distinct_ratio must lie in (0, 1], got {min_distinct_ratio!r}")
+    if not 0.0 <= float(near_quantile) < 1.0:
+        raise InputError(f"near_quantile must lie in [0, 1), got {near_quantile!r}")
+    frames = [original, synthetic] + ([control] if control is not None else [])
+    keys = row_keys(*frames)
+    k_ori, k_syn = keys[0], keys[1]
+    n_ori, n_syn = len(k_ori), len(k_syn)
+    _, inv, cnt = np.unique(k_ori, return_inverse=True, return_counts=True)
+    chance = _rate(int((cnt[inv.ravel()] > 1).sum()), n_ori)
+    ctl_in_ori = syn_in_ctl = None
+    if control is not None:
+        k_ctl = keys[2]
+        ctl_in_ori = _rate(int(np.isin(k_ctl, k_ori).sum()), len(k_ctl))
+        syn_in_ctl = _rate(int(np.isin(k_syn, k_ctl).sum()), n_syn)
+    base = (ctl_in_ori or chance).value
+    syn_in_ori = _rate(int(np.isin(k_syn, k_ori).sum()), n_syn, base)
+    copied = np.flatnonzero(np.isin(k_ori, k_syn)).astype(np.int64)
+
+    canon = _canonical([f[[str(c) for c in original.columns]] for f in frames])
+    cols = []
+    notes = []
+    for c in high_cardinality_columns(original, min_distinct_ratio):
+        ori_vals = canon[0][c][original[c].notna().to_numpy()]
+        syn_vals = canon[1][c][synthetic[c].notna().to_numpy()]
+        if len(syn_vals) == 0:
+            notes.append(f"column {c!r}: no synthetic values, copy rate not measured")
+            continue
+        ori_set = pd.Index(ori_vals.unique())
+        ctl_rate = None
+        if control is not None:
+            ctl_vals = canon[2][c][control[c].notna().to_numpy()]
+            if len(ctl_vals):
+                ctl_rate = _rate(int(ctl_vals.isin(ori_set).sum()), len(ctl_vals))
+        s = original[c].dropna()
+        cols.append(
+            ColumnCopies(
+                c,
+                float(s.nunique() / len(s)),
+                _rate(
+                    int(syn_vals.isin(ori_set).sum()),
+                    len(syn_vals),
+                    None if ctl_rate is None else ctl_rate.value,
+                ),
+                ctl_rate,
+            )
+        )
+
+    tau = near_syn = near_base = None
+    used: list[str] = []
+    if near_quantile > 0:
+        if near_columns is None:
+            free = {
+                c
+                for c in high_cardinality_columns(original, min_distinct_ratio)
+                if not pd.api.types.is_numeric_dtype(original[c])
+            }
+            used = [str(c) for c in original.columns if str(c) not in free]
+        else:
+            unknown = [c for c in near_columns if c not in set(map(str, original.columns))]
+            if unknown:
+                raise InputError(f"near_columns names unknown column(s) {unknown}")
+            used = list(near_columns)
+        if not used:
+            notes.append("near copies not measured: no column left for distances")
+        elif control is None and n_ori < 2:
+            notes.append("near copies not measured: needs at least 2 original records")
+        else:
+            tau, near_syn, near_base = _near_copies(
+                original, synthetic, control, used, near_quantile
+            )
+    return CopyReport(
+        n_original=n_ori,
+        n_synthetic=n_syn,
+        n_control=None if control is None else len(control),
+        synthetic_in_original=syn_in_ori,
+        chance_duplicate=chance,
+        control_in_original=ctl_in_ori,
+        synthetic_in_control=syn_in_ctl,
+        copied_rows=copied,
+        columns=tuple(cols),
+        near_tau=tau,
+        near_quantile=float(near_quantile),
+        near_synthetic=near_syn,
+        near_baseline=near_base,
+        near_columns=tuple(used),
+        notes=tuple(notes),
+    )

@@ -1,0 +1,943 @@
+"""The one-call audit: ``audit(original, synthetic=None, control=None, generator=None, ...)``.
+
+An audit is a pipeline of named stages (:data:`STAGES`). Each stage states what it needs; a stage
+whose input is missing is recorded as "not measured" with the input it needs, never as "no
+evidence". A stage that fails is recorded as failed with its reason and the audit goes on: the
+report is always written with what was computed. Each stage draws its randomness from its own
+stream, derived from the seed and the stage's *name* (:func:`~synthleak.runtime.stream_rng`), so
+adding, removing or skipping a stage changes no other stage's numbers.
+
+Stages, in order:
+
+1. ``split`` — when only a generator is given, hold out ``control_fraction`` of the original as
+   the control set;
+2. ``release`` — fit the generator on the training part and release as many records;
+3. ``vulnerability`` — rank the training records by ``V_k`` (Meeus et al. (2023), Sec. 4);
+4. ``singling_out``, ``linkability`` — Anonymeter risks against the control set (Giomi et al.
+   (2023));
+5. ``membership_nobox`` — membership signal of the release against the control set;
+6. ``attribute_release`` — reconstruction attribute inference on the release (Annamalai et al.
+   (2024a), Sec. 4.2), with the control set as baseline;
+7. ``utility`` — MRE over 3-way marginal counts above 10 and 3-TVD (Annamalai et al. (2024a),
+   Sec. 5.3);
+8. ``attribute_game`` — the randomised-secret attribute-inference game against the generator;
+9. ``membership`` — black-box shadow-model membership inference against the generator, on the
+   most vulnerable records plus random records as a control group.
+
+Findings get their verdicts together (:func:`synthleak.results.assess`): Holm's correction over
+all findings keeps the chance of any false "leak" verdict at 5 %.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import platform
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from importlib import metadata
+from importlib.util import find_spec
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthleak.data.schema import Schema
+from synthleak.data.table import Table
+from synthleak.errors import BaselineWarning, InputError
+from synthleak.findings import audit_metrics, membership_epsilon, membership_finding
+from synthleak.games.base import Release, encode_parts
+from synthleak.games.cost import fit_budget, measure_membership_cost, power
+from synthleak.generators import claimed_epsilon as claimed_epsilon_of
+from synthleak.generators import make_generator
+from synthleak.metrics.privacy import RiskEstimate
+from synthleak.metrics.utility import utility_report
+from synthleak.modes import Budget
+from synthleak.policy import Policy
+from synthleak.results import (
+    AuditConfig,
+    AuditResult,
+    BudgetPlan,
+    BudgetRecord,
+    DataSection,
+    Finding,
+    MetricKind,
+    PrivacyUtilityPoint,
+    RecordAtRisk,
+    StageRecord,
+    StageStatus,
+    UtilitySection,
+    VulnerabilitySection,
+    assess,
+)
+from synthleak.runtime import Runtime, as_runtime, stream_rng
+from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
+from synthleak.vulnerability import rank_records
+
+Log = Callable[[str], None]
+
+
+BUDGETS: dict[Budget, BudgetPlan] = {
+    Budget.QUICK: BudgetPlan(300, 3, 2, 200, 100, 500, ("query", "distance"), 60),
+    Budget.STANDARD: BudgetPlan(
+        1000, 5, 5, 1000, 200, 1000, ("query", "distance", "groundhog"), 200
+    ),
+    Budget.PAPER: BudgetPlan(
+        2000, 10, 10, 4000, 200, 1000, ("query", "distance", "groundhog", "attention"), 500
+    ),
+}
+
+OPTIONAL = {"torch": "torch", "ctgan": "ctgan", "distributed": "dask", "mbi": "mbi"}
+
+CONTROL_NEEDED = (
+    "a control set: real records of the same population that the generator never saw "
+    "(pass control, or hold some records out before generating)"
+)
+SECRET_NEEDED = "a secret column to infer (secret)"
+GENERATOR_NEEDED = (
+    "the generator (a spec the audit can run many times, for shadow models); a release alone "
+    "is audited without it"
+)
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("synthleak", "numpy", "pandas", "scikit-learn", "scipy", "torch", "dask"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+@dataclass
+class _Context:
+    """What the stages share: inputs, settings, and what earlier stages produced."""
+
+    seed: int
+    log: Log
+    runtime: Runtime
+    plan: BudgetPlan
+    schema: Schema
+    original: Table
+    frame: pd.DataFrame | None
+    synthetic: Table | None
+    control: Table | None
+    generator: str | None
+    secret: str | None
+    quasi_ids: tuple[str, ...]
+    k: int
+    control_fraction: float
+    show_records: bool
+    claimed_epsilon: float | None = None
+    delta: float = 1e-5
+    neighbouring: str = "add_remove"
+    max_time: float | None = None
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    identifiers: tuple[str, ...] = ()
+    train: Table = field(init=False)
+    train_rows: np.ndarray = field(init=False)
+    ranking_rows: np.ndarray | None = None
+    sections: dict[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    privacy_utility: list[PrivacyUtilityPoint] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.train = self.original
+        self.train_rows = np.arange(len(self.original))
+
+
+@dataclass(frozen=True)
+class Skip:
+    """Why a stage does not run: an input is missing (``needs``), or it does not apply."""
+
+    needs: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A named stage: why it cannot run (``None`` when it can) and what it does."""
+
+    name: str
+    title: str
+    needs: Callable[[_Context], Skip | None]
+    run: Callable[[_Context, np.random.Generator], None]
+
+
+# --- stages -------------------------------------------------------------------------------------
+
+
+def _needs_split(ctx: _Context) -> Skip | None:
+    if ctx.synthetic is not None or ctx.control is not None:
+        return Skip(reason="the release or the control set was given")
+    return None
+
+
+def _split(ctx: _Context, rng: np.random.Generator) -> None:
+    n = len(ctx.original)
+    perm = rng.permutation(n)
+    n_ctl = max(1, round(ctx.control_fraction * n))
+    ctx.control = ctx.original.take(np.sort(perm[:n_ctl]))
+    ctx.train_rows = np.sort(perm[n_ctl:])
+    ctx.train = ctx.original.take(ctx.train_rows)
+    ctx.notes.append(
+        f"{n_ctl} original records ({ctx.control_fraction:.0%}) were held out as the control "
+        f"set; '{ctx.generator}' was fit on the other {len(ctx.train)} records"
+    )
+
+
+def _needs_release(ctx: _Context) -> Skip | None:
+    return Skip(reason="the release was given") if ctx.synthetic is not None else None
+
+
+def _release(ctx: _Context, rng: np.random.Generator) -> None:
+    ctx.log(
+        f"fitting {ctx.generator} on {len(ctx.train)} records and generating {len(ctx.train)} "
+        "synthetic records"
+    )
+    assert ctx.generator is not None
+    ctx.synthetic = (
+        make_generator(ctx.generator).fit(ctx.train, rng=rng).sample(len(ctx.train), rng=rng)
+    )
+
+
+def _rare_columns(table: Table, row: int) -> tuple[str, ...]:
+    """Columns where the record's value is shared by less than 1 % of the records (a value of
+    a categorical column, or a tail of a continuous one), in schema order."""
+    out = []
+    for col in table.schema.columns:
+        x = table.column(col.name)
+        if col.is_categorical:
+            share = float(np.mean(x == x[row]))
+        else:
+            v = x[row]
+            if np.isnan(v):
+                share = float(np.mean(np.isnan(x)))
+            else:
+                present = x[~np.isnan(x)]
+                share = min(float(np.mean(present <= v)), float(np.mean(present >= v)))
+        if share < 0.01:
+            out.append(col.name)
+    return tuple(out)
+
+
+def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
+    ctx.log(f"ranking {len(ctx.train)} records by vulnerability (V_{ctx.k}, cosine)")
+    ranking = rank_records(ctx.train, "distance", k=ctx.k)
+    assert ranking.scores is not None
+    scores = np.empty(len(ctx.train))
+    scores[ranking.rows] = ranking.scores
+    ctx.ranking_rows = ranking.rows
+    top = []
+    for i, r in enumerate(ranking.rows[: min(10, len(ctx.train))]):
+        row = int(ctx.train_rows[r])
+        values: dict[str, str] = {}
+        if ctx.show_records:
+            rec = (
+                ctx.frame.iloc[row]
+                if ctx.frame is not None
+                else ctx.original.take([row]).to_frame().iloc[0]
+            ).to_dict()
+            values = {str(k): ("" if pd.isna(v) else str(v)) for k, v in rec.items()}
+        top.append(
+            RecordAtRisk(
+                i + 1, row, float(ranking.scores[i]), _rare_columns(ctx.train, int(r)), values
+            )
+        )
+    ctx.sections["vulnerability"] = VulnerabilitySection(
+        "distance", ctx.k, "cosine", len(ctx.train), scores, tuple(top)
+    )
+
+
+def _needs_control(ctx: _Context) -> Skip | None:
+    if ctx.synthetic is None:
+        return _no_release_skip(ctx)
+    return None if ctx.control is not None else Skip(needs=CONTROL_NEEDED)
+
+
+def _no_release_skip(ctx: _Context) -> Skip:
+    """Why a stage that needs the release cannot run: it was not given, or the generator failed
+    to make it (that stage's record says why)."""
+    if ctx.generator is not None:
+        return Skip(needs="a release: the generator failed to make one (see its stage)")
+    return Skip(needs="the synthetic release (or a generator to make one)")
+
+
+def _risk_finding(key: str, title: str, res: Any, threat: ThreatModel) -> Finding:
+    """A risk finding; its baseline is 0 (an attack that does no better on the real records than
+    on the control records). The random-guess success rate stays in the details."""
+    r = res.risk
+    est = RiskEstimate(r.value, r.ci_low, r.ci_high, r.confidence, r.n_trials, 0.0)
+    return Finding(key, title, MetricKind.RISK, est, threat, res.summary())
+
+
+def _singling_out(ctx: _Context, rng: np.random.Generator) -> None:
+    from synthleak.games.singling_out import SinglingOutGame
+
+    n = ctx.plan.n_attacks
+    ctx.log(f"singling out (univariate, multivariate; {n} predicates each)")
+    game = SinglingOutGame(("univariate", "multivariate"), n_attacks=n)
+    result = game.run(_release_tables(ctx), seed=int(rng.integers(2**31)))
+    if result.design.correction != "none":
+        ctx.notes.append(f"Singling out: {result.design.note}")
+    for res in result.attacks:
+        title = f"Singling out ({res.attack})"
+        if not res.measured:
+            ctx.notes.append(f"{title} was not measured: {res.note}")
+            continue
+        threat = ThreatModel(
+            AdversaryGoal.SINGLING_OUT,
+            GeneratorAccess.NO_BOX,
+            "nothing but the synthetic data; success means a predicate drawn from it matches "
+            "exactly one real person",
+            {"attack": res.attack, "n_attacks": n},
+        )
+        ctx.findings.append(_risk_finding(f"singling_out.{res.attack}", title, res, threat))
+
+
+def _default_link_columns(schema: Schema, quasi_ids: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Split the columns into two halves for linkability (quasi-identifiers first when given)."""
+    names = list(quasi_ids) + [c for c in schema.names if c not in set(quasi_ids)]
+    half = max(1, len(names) // 2)
+    return names[:half], names[half:] or names[:1]
+
+
+def _linkability(ctx: _Context, rng: np.random.Generator) -> None:
+    from synthleak.games.linkability import LinkabilityGame
+
+    ctx.log("linkability")
+    aux_a, aux_b = _default_link_columns(ctx.train.schema, ctx.quasi_ids)
+    game = LinkabilityGame(aux_a, aux_b, n_attacks=ctx.plan.n_attacks, n_neighbors=1)
+    res = game.run(_release_tables(ctx), seed=int(rng.integers(2**31))).attacks[0]
+    threat = ThreatModel(
+        AdversaryGoal.LINKABILITY,
+        GeneratorAccess.NO_BOX,
+        f"two separate pieces of information about each target: columns {aux_a} and columns "
+        f"{aux_b}",
+        {"aux_a": aux_a, "aux_b": aux_b, "n_neighbors": 1},
+    )
+    ctx.findings.append(_risk_finding("linkability", "Linkability", res, threat))
+
+
+def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
+    """No-box membership attacks on the release, calibrated against the control set."""
+    from synthleak.games.nobox import NoBoxMembershipGame
+
+    assert ctx.synthetic is not None and ctx.control is not None
+    n = min(ctx.plan.n_attacks, len(ctx.train))
+    ctx.log(f"membership inference without the generator ({n} members against the control set)")
+    game = NoBoxMembershipGame(n_members=n, n_exposed=10, k=ctx.k)
+    res = game.run(_release_parts(ctx), seed=ctx.seed, runtime=ctx.runtime.sub("nobox"))
+    ctx.sections["nobox"] = res
+    threat = ThreatModel(
+        AdversaryGoal.MEMBERSHIP,
+        GeneratorAccess.NO_BOX,
+        "the candidate records whose membership they test, the released synthetic data, and "
+        "real records of the same population known not to be in the training data",
+        {"n_members": int(res.member_rows.size), "n_non_members": int(res.non_member_rows.size)},
+    )
+    if res.best is not None:
+        b = res.best
+        ctx.findings.append(
+            Finding(
+                "membership.nobox",
+                f"Membership inference without the generator (strongest attack: '{b.attack}')",
+                MetricKind.AUC,
+                b.auc,
+                threat,
+                {
+                    "attack": b.attack,
+                    "selection_auc": b.selection_auc,
+                    "selected_on": b.selected_on,
+                    "evaluated_on": b.evaluated_on,
+                },
+            )
+        )
+    if res.copies is not None:
+        c = res.copies
+        where = [f"{c.copied_rows.size} training record(s) appear verbatim in the release"]
+        where += [
+            f"column '{col.column}': {col.synthetic_in_original.value:.1%} of synthetic values "
+            "copied verbatim from the original"
+            for col in c.columns
+            if col.synthetic_in_original.ci_low > (col.synthetic_in_original.baseline or 0.0)
+        ]
+        ctx.findings.append(
+            Finding(
+                "copies.exact",
+                "Exact copies of training records",
+                MetricKind.RATE,
+                c.synthetic_in_original,
+                ThreatModel(
+                    AdversaryGoal.MEMBERSHIP,
+                    GeneratorAccess.NO_BOX,
+                    "the released synthetic data and the record they look for",
+                ),
+                {"n_copied": int(c.copied_rows.size)},
+                where=tuple(where) if c.copied_rows.size or len(where) > 1 else (),
+            )
+        )
+
+
+def _release_tables(ctx: _Context) -> Release:
+    """The release as the encoded tables: the analysed columns only (no identifiers, no text)."""
+    assert ctx.synthetic is not None and ctx.control is not None
+    return Release(ctx.train, ctx.synthetic, ctx.control, ctx.schema)
+
+
+def _release_parts(ctx: _Context) -> Release:
+    """The release as the no-box games see it: the caller's DataFrames where there are (every
+    column, free text included, for the copy check), the encoded tables otherwise.
+
+    Identifier columns are dropped: a release makes up fresh identifiers, which would hide every
+    row-level copy (their own copies are measured apart, :func:`_identifier_copies`).
+    """
+
+    def part(name: str, table: Table, rows: np.ndarray | None = None) -> pd.DataFrame | Table:
+        df = ctx.frames.get(name)
+        if df is None:
+            return table
+        if rows is not None:
+            df = df.iloc[rows]
+        return df.drop(columns=[c for c in ctx.identifiers if c in df.columns])
+
+    assert ctx.synthetic is not None
+    rows = ctx.train_rows if len(ctx.train) != len(ctx.original) else None
+    return Release(
+        part("original", ctx.train, rows),
+        part("synthetic", ctx.synthetic),
+        None if ctx.control is None else part("control", ctx.control),
+        ctx.schema,
+    )
+
+
+def _needs_release_aia(ctx: _Context) -> Skip | None:
+    if ctx.secret is None:
+        return Skip(needs=SECRET_NEEDED)
+    return _needs_control(ctx)
+
+
+def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
+    """Reconstruction attribute inference on the release, training against control records."""
+    from synthleak.games.attribute import ReleaseAttributeGame
+    from synthleak.games.base import Release
+
+    assert ctx.synthetic is not None and ctx.control is not None and ctx.secret is not None
+    ctx.log(f"attribute inference of '{ctx.secret}' by reconstruction from the released data")
+    game = ReleaseAttributeGame(
+        ctx.secret, list(ctx.quasi_ids) or None, attack_params={"time_limit": 120.0}
+    )
+    res = game.run(
+        Release(ctx.train, ctx.synthetic, ctx.control),
+        seed=ctx.seed,
+        runtime=ctx.runtime.sub("aia-release"),
+    )
+    ctx.sections["attribute_release"] = res
+    threat = ThreatModel(
+        AdversaryGoal.ATTRIBUTE,
+        GeneratorAccess.NO_BOX,
+        f"the quasi-identifiers of every training record (not their secret '{ctx.secret}') and "
+        "the released synthetic data",
+    )
+    details: dict[str, Any] = {
+        "accuracy": res.accuracy.value,
+        "control_accuracy": res.control_accuracy.value,
+        "majority_rate": res.majority_rate,
+        "status": res.status.value,
+    }
+    if res.reason:
+        details["not_measured"] = res.reason
+    est = res.advantage
+    ctx.findings.append(
+        Finding(
+            "attribute.recon.release",
+            f"Attribute inference of '{ctx.secret}' by reconstruction (released data)",
+            MetricKind.ADVANTAGE,
+            est,
+            threat,
+            details,
+        )
+    )
+
+
+def _needs_synthetic(ctx: _Context) -> Skip | None:
+    return None if ctx.synthetic is not None else _no_release_skip(ctx)
+
+
+def _utility(ctx: _Context, rng: np.random.Generator) -> None:
+    assert ctx.synthetic is not None
+    ctx.log("utility: MRE over 3-way marginals and 3-TVD")
+    u = utility_report(ctx.train, ctx.synthetic, rng=rng)
+    ctx.sections["utility"] = UtilitySection(
+        float(u["mre_gt10"]), float(u["tvd3"]), int(u.get("marginals", 0))
+    )
+
+
+def _needs_generator_and_secret(ctx: _Context) -> Skip | None:
+    if ctx.secret is None:
+        return Skip(needs=SECRET_NEEDED)
+    return None if ctx.generator is not None else Skip(needs=GENERATOR_NEEDED)
+
+
+def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
+    """The randomised-secret attribute-inference game against the generator."""
+    from synthleak.games.attribute import AttributeGame, Measurement
+
+    assert ctx.generator is not None and ctx.secret is not None
+    n = min(ctx.plan.n, len(ctx.original) // 2)
+    ctx.log(
+        f"attribute inference of '{ctx.secret}': {ctx.plan.aia_games} games of {n} records "
+        f"through '{ctx.generator}'"
+    )
+    game = AttributeGame(
+        ctx.generator,
+        ctx.secret,
+        list(ctx.quasi_ids) or None,
+        train_size=n,
+        synthetic_size=(n,),
+        n_games=ctx.plan.aia_games,
+        attacks=("recon", "dcr", "infer"),
+        attack_params={"recon": {"time_limit": 120.0}},
+    )
+    res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime.sub("aia"))
+    ctx.sections["attribute"] = res
+    threat = ThreatModel(
+        AdversaryGoal.ATTRIBUTE,
+        GeneratorAccess.BLACK_BOX,
+        f"the quasi-identifiers of every record of the training data, including the target's, "
+        f"but not the target's secret '{ctx.secret}'; and the generation method",
+        {"n_games": ctx.plan.aia_games, "train_size": n},
+    )
+    for a in res.accuracies:
+        details: dict[str, Any] = {
+            "synthetic_size": a.synthetic_size,
+            "auc": a.auc,
+            "n_games": a.n_games,
+            "status": a.status.value,
+        }
+        if a.status is Measurement.NOT_MEASURED:
+            details["not_measured"] = a.reason
+        ctx.findings.append(
+            Finding(
+                f"attribute.{a.attack}.m{a.synthetic_size}",
+                f"Attribute inference '{a.attack}' (m = {a.synthetic_size} synthetic records)",
+                MetricKind.ACCURACY,
+                a.accuracy,
+                threat,
+                details,
+            )
+        )
+    for size in res.sizes:
+        if math.isfinite(size.acc_max):
+            ctx.privacy_utility.append(
+                PrivacyUtilityPoint(
+                    f"{ctx.generator} (AIA, m={size.synthetic_size})",
+                    size.acc_max,
+                    "attribute-inference accuracy (best attack)",
+                    size.mre_gt10,
+                    size.tvd3,
+                )
+            )
+    if res.failures:
+        ctx.notes.append(
+            f"attribute inference: {len(res.failures)} game/attack runs failed and were left out "
+            f"(first reason: {res.failures[0].reason})"
+        )
+
+
+def _needs_generator(ctx: _Context) -> Skip | None:
+    return None if ctx.generator is not None else Skip(needs=GENERATOR_NEEDED)
+
+
+def _membership(ctx: _Context, rng: np.random.Generator) -> None:
+    from synthleak.attacks.base import AttackFamily, make_attack
+    from synthleak.games.membership import MembershipGame
+    from synthleak.games.targets import Targets
+
+    assert ctx.generator is not None
+    attacks = []
+    for a in ctx.plan.mia_attacks:
+        try:
+            make_attack(AttackFamily.MEMBERSHIP, a)
+        except InputError as exc:  # MissingExtraError included: a note, never a crash
+            ctx.notes.append(f"membership attack '{a}' was skipped: {exc}")
+            continue
+        attacks.append(a)
+    if not attacks:
+        raise InputError("no membership attack could run (see the notes)")
+    ranked = ctx.ranking_rows
+    if ranked is None:
+        ranked = rank_records(ctx.train, "distance", k=ctx.k).rows
+    top = [int(ctx.train_rows[r]) for r in ranked[: ctx.plan.mia_targets]]
+    pool = np.setdiff1d(np.arange(len(ctx.original)), top)
+    controls = [
+        int(r) for r in rng.choice(pool, min(ctx.plan.mia_controls, pool.size), replace=False)
+    ]
+    n = min(ctx.plan.n, max(2, (len(ctx.original) - len(top) - len(controls)) // 3))
+    ctx.log(
+        f"black-box membership inference: {len(top) + len(controls)} targets, datasets of "
+        f"{n} records through '{ctx.generator}'"
+    )
+    targets = Targets.rows(top, label="distance")
+    if controls:
+        targets = targets + Targets.rows(controls, label="random")
+    game = MembershipGame(
+        ctx.generator,
+        targets=targets,
+        train_size=n,
+        synthetic_size=n,
+        n_shadows=ctx.plan.shadows,
+        n_tests=ctx.plan.tests,
+        attacks=attacks,
+    )
+    cost = measure_membership_cost(game, ctx.original, rng=rng)
+    n_targets = len(top) + len(controls)
+    workers = ctx.runtime.workers
+    if ctx.max_time is not None:
+        game.n_shadows, game.n_tests = fit_budget(
+            cost, ctx.max_time, n_targets=n_targets, workers=workers
+        )
+    projected = cost.projected_seconds(
+        n_shadows=game.n_shadows, n_tests=game.n_tests, n_targets=n_targets, workers=workers
+    )
+    ctx.log(
+        cost.summary(
+            n_shadows=game.n_shadows, n_tests=game.n_tests, n_targets=n_targets, workers=workers
+        )
+    )
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime)
+    ctx.sections["budget"] = BudgetRecord(
+        game.n_shadows, game.n_tests, projected, time.perf_counter() - started, power(game.n_tests)
+    )
+    ctx.sections["membership"] = res
+    ctx.findings.append(membership_finding(res, rng=rng))
+    claimed = ctx.claimed_epsilon
+    if claimed is None:
+        claimed = claimed_epsilon_of(make_generator(ctx.generator))
+    ctx.sections["epsilon"] = membership_epsilon(
+        res,
+        rng=rng,
+        claimed=claimed,
+        delta=ctx.delta,
+        neighbouring=ctx.neighbouring,
+    )
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("split", "Control set held out", _needs_split, _split),
+    Stage("release", "Synthetic release generated", _needs_release, _release),
+    Stage("vulnerability", "Vulnerability ranking", lambda ctx: None, _vulnerability),
+    Stage("singling_out", "Singling out", _needs_control, _singling_out),
+    Stage("linkability", "Linkability", _needs_control, _linkability),
+    Stage(
+        "membership_nobox",
+        "Membership inference without the generator",
+        _needs_control,
+        _membership_nobox,
+    ),
+    Stage(
+        "attribute_release",
+        "Attribute inference on the release",
+        _needs_release_aia,
+        _attribute_release,
+    ),
+    Stage("utility", "Utility", _needs_synthetic, _utility),
+    Stage(
+        "attribute_game",
+        "Attribute-inference game against the generator",
+        _needs_generator_and_secret,
+        _attribute_game,
+    ),
+    Stage("membership", "Membership inference with shadow models", _needs_generator, _membership),
+)
+
+
+def audit(
+    original: pd.DataFrame | Table,
+    *,
+    synthetic: pd.DataFrame | Table | None = None,
+    control: pd.DataFrame | Table | None = None,
+    generator: str | None = None,
+    secret: str | None = None,
+    quasi_ids: Sequence[str] = (),
+    budget: Budget | str = Budget.STANDARD,
+    plan: BudgetPlan | None = None,
+    schema: Schema | None = None,
+    seed: int = 0,
+    runtime: Runtime | None = None,
+    control_fraction: float = 0.5,
+    k: int = 5,
+    show_records: bool = False,
+    keep: Sequence[str] = (),
+    claimed_epsilon: float | None = None,
+    delta: float = 1e-5,
+    neighbouring: str = "add_remove",
+    policy: Policy | None = None,
+    max_time: float | None = None,
+    log: Log | None = None,
+    sources: dict[str, str] | None = None,
+    command_line: str | None = None,
+) -> AuditResult:
+    """Audit a synthetic release (or a generator) against the real records behind it.
+
+    Parameters
+    ----------
+    original : DataFrame or Table
+        The real records the synthetic data was (or will be) generated from.
+    synthetic : DataFrame or Table, optional
+        The released synthetic data. Without it, ``generator`` is fit on the original.
+    control : DataFrame or Table, optional
+        Real records from the same population that the generator never saw.
+    generator : str, optional
+        Generator spec (``baynet:k=2``, ...). Enables the black-box shadow-model attacks.
+    secret : str, optional
+        A sensitive column: enables attribute inference.
+    quasi_ids : sequence of str
+        Columns the attacker knows about people (default: every other column).
+    budget : Budget
+        ``quick``, ``standard`` or ``paper`` (see :data:`BUDGETS`).
+    plan : BudgetPlan, optional
+        Explicit sizes, overriding ``budget``.
+    schema : Schema, optional
+        Defaults to the schema inferred on the original.
+    seed : int
+        Same seed, same result (whatever the runtime's workers or cluster).
+    runtime : Runtime, optional
+        Workers, Dask cluster, resumable run directory, progress bars.
+    control_fraction : float
+        Share of the original held out as control when a generator is fit here.
+    k : int
+        Neighbours of the vulnerability score.
+    show_records : bool
+        Keep the values of the most exposed records in the result (the report then contains
+        personal data); by default only their row numbers and the columns where they stand out.
+    keep : sequence of str
+        Columns to analyse although they look like identifiers or free text (which are left
+        out of the attacks by default, with a note; free text is still checked for copies).
+    claimed_epsilon : float, optional
+        The differential-privacy epsilon the generator claims (default: what the generator
+        declares, if anything); the membership game's empirical epsilon is checked against it.
+    delta, neighbouring : float, str
+        The claim's delta and neighbouring relation (``add_remove`` or ``substitute``).
+    policy : Policy, optional
+        Pass/fail checks (:mod:`synthleak.policy`) evaluated on the audit's metrics.
+    max_time : float, optional
+        Wall-time limit in seconds for the shadow-model game: its shadow and test datasets are
+        sized to fit it after a measured pilot. Required by ``budget="auto"``.
+    log : callable, optional
+        Receives one line per stage (the CLI prints them).
+    sources : dict, optional
+        Names of the inputs (paths) for the report.
+    command_line : str, optional
+        The command that ran the audit, for the reproducibility section.
+
+    Returns
+    -------
+    AuditResult
+
+    References
+    ----------
+    Meeus et al. (2023) (vulnerability, membership inference); Annamalai et al. (2024a)
+    (attribute inference, utility); Giomi et al. (2023) (singling out, linkability).
+    """
+    say: Log = log or (lambda _msg: None)
+    try:
+        budget = Budget(budget)
+    except ValueError:
+        raise InputError(
+            f"unknown budget {budget!r}: use quick, standard or paper", parameter="budget"
+        ) from None
+    if budget is Budget.AUTO and max_time is None:
+        raise InputError("budget 'auto' sizes the shadow-model game to max_time: give max_time")
+    if max_time is not None and not (isinstance(max_time, int | float) and max_time > 0):
+        raise InputError(f"max_time must be a positive number of seconds, got {max_time!r}")
+    used = plan or BUDGETS[Budget.STANDARD if budget is Budget.AUTO else budget]
+    rt = as_runtime(runtime)
+    if synthetic is None and generator is None:
+        raise InputError(
+            "nothing to audit: give the released synthetic data (synthetic) or a generator"
+        )
+    if not 0 < control_fraction < 1:
+        raise InputError(f"control_fraction must lie in (0, 1), got {control_fraction}")
+    frame = original if isinstance(original, pd.DataFrame) else None
+    parts = {"original": original, "synthetic": synthetic, "control": control}
+    given = {k: v for k, v in parts.items() if v is not None}
+    enc = encode_parts(given, schema=schema, keep=keep)
+    sch = enc.schema
+    ori, syn, ctl = enc.tables["original"], enc.tables.get("synthetic"), enc.tables.get("control")
+    frames = {k: v for k, v in given.items() if isinstance(v, pd.DataFrame)}
+    if secret is not None:
+        from synthleak.games.attribute import validate_secret
+
+        validate_secret(sch, secret, list(quasi_ids) or None, data=ori)  # before any attack
+    unknown = [q for q in quasi_ids if q not in sch]
+    if unknown:
+        raise InputError(
+            f"quasi_ids names unknown column(s) {unknown}: the columns are {', '.join(sch.names)}"
+        )
+    if len(ori) <= k:
+        raise InputError(f"the original has {len(ori)} records: an audit needs more than k = {k}")
+    if generator is not None:
+        make_generator(generator)  # an unknown or bad spec fails before any work
+    check_claim(claimed_epsilon, delta, neighbouring)
+
+    ctx = _Context(
+        seed=int(seed),
+        log=say,
+        runtime=rt,
+        plan=used,
+        schema=sch,
+        original=ori,
+        frame=frame,
+        synthetic=syn,
+        control=ctl,
+        generator=generator,
+        secret=secret,
+        quasi_ids=tuple(quasi_ids),
+        k=k,
+        control_fraction=control_fraction,
+        show_records=show_records,
+        claimed_epsilon=claimed_epsilon,
+        delta=delta,
+        neighbouring=neighbouring,
+        max_time=max_time,
+        frames=frames,
+        identifiers=tuple(enc.profile.identifiers),
+    )
+    for mod, extra in OPTIONAL.items():
+        if find_spec(mod) is None:
+            ctx.notes.append(
+                f"optional package '{mod}' is not installed: the parts that need it are skipped "
+                f"(install with pip install 'synthleak[{extra}]')"
+            )
+    records = run_stages(ctx, STAGES)
+    sources = sources or {}
+    config = AuditConfig(
+        original=sources.get("original", "original"),
+        synthetic=sources.get("synthetic") or None,
+        control=sources.get("control") or None,
+        generator=generator,
+        secret=secret,
+        quasi_ids=tuple(quasi_ids),
+        budget=budget.value,
+        plan=used,
+        seed=int(seed),
+        confidence=0.95,
+        command_line=command_line or "python API",
+        versions=_versions(),
+        created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        n_original=len(ori),
+        n_synthetic=len(ctx.synthetic) if ctx.synthetic is not None else 0,
+        n_control=len(ctx.control) if ctx.control is not None else 0,
+        show_records=show_records,
+        claimed_epsilon=claimed_epsilon,
+        max_time=max_time,
+    )
+    result = AuditResult(
+        config=config,
+        schema=sch,
+        data=DataSection(enc.profile, enc.domain, _identifier_copies(enc, frames)),
+        stages=tuple(records),
+        findings=assess(ctx.findings),
+        vulnerability=ctx.sections.get("vulnerability"),
+        membership=ctx.sections.get("membership"),
+        utility=ctx.sections.get("utility"),
+        privacy_utility=tuple(ctx.privacy_utility),
+        nobox=ctx.sections.get("nobox"),
+        attribute=ctx.sections.get("attribute"),
+        attribute_release=ctx.sections.get("attribute_release"),
+        epsilon=ctx.sections.get("epsilon"),
+        budget=ctx.sections.get("budget"),
+        notes=tuple(ctx.notes),
+    )
+    if policy is not None:
+        result = replace(result, policy=policy.evaluate(audit_metrics(result)))
+    return result
+
+
+def _identifier_copies(enc: Any, frames: dict[str, pd.DataFrame]) -> dict[str, float]:
+    """Share of the release's values of each identifier column that identify a real person of
+    the original (an identifier column left out of the attacks can still leak people)."""
+    ori, syn = frames.get("original"), frames.get("synthetic")
+    if ori is None or syn is None:
+        return {}
+    out = {}
+    for col in enc.profile.identifiers:
+        if col in syn.columns and col in ori.columns:
+            known = set(ori[col].dropna().astype(str))
+            values = syn[col].dropna().astype(str)
+            out[col] = float(values.isin(known).mean()) if len(values) else 0.0
+    return out
+
+
+def check_claim(claimed_epsilon: float | None, delta: float, neighbouring: str) -> None:
+    """Check a differential-privacy claim's parameters (cheap; before any work)."""
+    from synthleak.metrics.epsilon import Neighbouring
+
+    try:
+        Neighbouring(neighbouring)
+    except ValueError:
+        choices = ", ".join(n.value for n in Neighbouring)
+        raise InputError(f"unknown neighbouring relation {neighbouring!r}: use {choices}") from None
+    if not (isinstance(delta, int | float) and 0 <= delta < 1):
+        raise InputError(f"delta must lie in [0, 1), got {delta!r}")
+    if claimed_epsilon is not None and not (
+        isinstance(claimed_epsilon, int | float)
+        and math.isfinite(claimed_epsilon)
+        and claimed_epsilon >= 0
+    ):
+        raise InputError(f"claimed_epsilon must be a number >= 0, got {claimed_epsilon!r}")
+
+
+def run_stages(ctx: _Context, stages: Sequence[Stage]) -> list[StageRecord]:
+    """Run every stage that has its inputs; record what happened to each."""
+    records = []
+    for st in stages:
+        skip = st.needs(ctx)
+        if skip is not None:
+            status = StageStatus.NOT_MEASURED if skip.needs else StageStatus.NOT_APPLICABLE
+            records.append(StageRecord(st.name, st.title, status, skip.reason, skip.needs))
+            continue
+        t0 = time.perf_counter()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", BaselineWarning)  # the verdict carries it
+                st.run(ctx, stream_rng(ctx.seed, f"audit.{st.name}"))
+        except InputError as exc:
+            ctx.log(f"{st.title}: not measured ({exc})")
+            records.append(
+                StageRecord(
+                    st.name,
+                    st.title,
+                    StageStatus.NOT_MEASURED,
+                    str(exc),
+                    "",
+                    time.perf_counter() - t0,
+                )
+            )
+            continue
+        except Exception as exc:  # a failing stage never loses the others' work
+            msg = str(exc).splitlines()[0] if str(exc) else ""
+            ctx.log(f"{st.title}: failed ({type(exc).__name__}: {msg})")
+            records.append(
+                StageRecord(
+                    st.name,
+                    st.title,
+                    StageStatus.FAILED,
+                    f"{type(exc).__name__}: {msg}",
+                    "",
+                    time.perf_counter() - t0,
+                )
+            )
+            continue
+        records.append(
+            StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", time.perf_counter() - t0)
+        )
+    return records

@@ -1,0 +1,74 @@
+"""Cost pilot, projections, budgets that fit a time limit, and what a budget can show."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import synthleak as sl
+from synthleak.errors import InputError
+from synthleak.games.cost import (
+    MembershipCost,
+    fit_budget,
+    format_seconds,
+    measure_membership_cost,
+    power,
+)
+from synthleak.games.membership import MembershipGame
+
+COST = MembershipCost("g", 100, 100, 0.5, 4, {"query": 0.01, "distance": 0.002}, 3.0)
+
+
+def test_projection_adds_generation_and_attacks() -> None:
+    # 2 pools' worth? no: a shared pool of 300 datasets on 2 workers, then 2 attacks x 5 targets
+    got = COST.projected_seconds(n_shadows=200, n_tests=100, n_targets=5, workers=2)
+    gen = math.ceil(300 / 2) * 0.5
+    atk = math.ceil(5 / 2) * 0.012 * 200
+    assert got == pytest.approx(gen + atk)
+    single = COST.projected_seconds(n_shadows=200, n_tests=100, n_targets=5, shared=False)
+    assert single == pytest.approx(5 * 300 * 0.5 + 5 * 0.012 * 200)
+    assert "projected time" in COST.summary(n_shadows=200, n_tests=100, n_targets=5, workers=2)
+
+
+def test_fit_budget_is_the_largest_that_fits() -> None:
+    s, t = fit_budget(COST, 600, n_targets=5)
+    assert COST.projected_seconds(n_shadows=s, n_tests=t, n_targets=5) <= 600
+    assert (
+        COST.projected_seconds(n_shadows=s + 1, n_tests=max(50, round((s + 1) * 0.2)), n_targets=5)
+        > 600
+    )
+    assert fit_budget(COST, 1e9, n_targets=5) == (4000, 800)
+    with pytest.raises(InputError, match=r"out of reach.*no-box"):
+        fit_budget(COST, 10, n_targets=5)
+
+
+def test_power_matches_closed_forms() -> None:
+    p = power(200)
+    # Hanley and McNeil at AUC 0.5: var = (n1 + n0 + 1) / (12 n1 n0)
+    assert p.auc_half_width == pytest.approx(1.959964 * math.sqrt(201 / (12 * 100 * 100)), rel=1e-4)
+    assert 0 < p.epsilon_ceiling < power(2000).epsilon_ceiling
+    assert "certify an epsilon" in p.sentence()
+
+
+def test_pilot_measures_the_generator_and_attacks() -> None:
+    df = sl.datasets.load_adult().iloc[:2000]
+    game = MembershipGame(
+        "indhist",
+        train_size=200,
+        synthetic_size=200,
+        n_shadows=40,
+        n_tests=20,
+        attacks=("distance", "query"),
+        attack_params={"query": {"n_queries": 50, "n_estimators": 5}},
+    )
+    cost = measure_membership_cost(game, df, rng=np.random.default_rng(0), min_seconds=0.0)
+    assert cost.pilot_runs >= 3 and cost.fit_seconds > 0
+    assert set(cost.attack_seconds) == {"distance", "query"}
+    assert all(v > 0 for v in cost.attack_seconds.values())
+    assert MembershipCost.from_json(cost.to_json()) == cost
+
+
+def test_format_seconds() -> None:
+    assert [format_seconds(x) for x in (42, 300, 7200)] == ["42 s", "5.0 min", "2.0 h"]

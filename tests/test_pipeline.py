@@ -1,0 +1,213 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from synthleak import InputError, Table
+from synthleak.pipeline import BUDGETS, STAGES, Budget, BudgetPlan, audit
+from synthleak.results import AuditResult, StageStatus, Verdict
+
+TINY = BudgetPlan(
+    n_attacks=150,
+    mia_targets=1,
+    mia_controls=1,
+    shadows=40,
+    tests=40,
+    n=150,
+    mia_attacks=("distance",),
+    aia_games=6,
+)
+
+
+@pytest.fixture(scope="module")
+def split(adult_table: Table) -> tuple[Table, Table, Table]:
+    rng = np.random.default_rng(5)
+    rows = rng.choice(len(adult_table), 3000, replace=False)
+    return (
+        adult_table.take(rows[:1000]),
+        adult_table.take(rows[1000:2000]),
+        adult_table.take(rows[2000:]),
+    )
+
+
+def _by_key(r: AuditResult) -> dict:
+    return {f.key: f for f in r.findings}
+
+
+def test_release_equal_to_original_is_maximal_risk(split) -> None:
+    train, ctl, _ = split
+    r = audit(train, synthetic=train, control=ctl, plan=TINY, seed=1, secret="income")
+    f = _by_key(r)
+    assert f["membership.nobox"].estimate.value > 0.95
+    assert f["membership.nobox"].verdict is Verdict.SEVERE
+    assert f["singling_out.multivariate"].estimate.ci_low > 0.2
+    assert f["linkability"].estimate.ci_low > 0.2
+    aia = f["attribute.recon.release"]  # accuracy on training records minus on unseen ones
+    assert aia.verdict in (Verdict.LEAK, Verdict.SEVERE) and aia.estimate.ci_low > 0
+    assert aia.details["accuracy"] > aia.details["control_accuracy"]
+    assert f["copies.exact"].verdict is Verdict.SEVERE
+    assert r.utility is not None and r.utility.tvd3 < 1e-9
+    assert r.worst_finding().verdict is Verdict.SEVERE  # type: ignore[union-attr]
+
+
+def test_independent_release_shows_no_leak(split) -> None:
+    train, ctl, other = split
+    r = audit(train, synthetic=other, control=ctl, plan=TINY, seed=1)
+    f = _by_key(r)
+    for key in ("membership.nobox", "singling_out.multivariate", "linkability", "copies.exact"):
+        e = f[key].estimate
+        assert e.ci_low <= f[key].baseline + 0.02, key
+    assert abs(f["membership.nobox"].estimate.value - 0.5) < 0.08
+
+
+def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
+    train, _, _ = split
+    a = audit(train, generator="indhist", secret="sex", plan=TINY, seed=3)
+    keys = set(_by_key(a))
+    assert {
+        "singling_out.univariate",
+        "linkability",
+        "membership.nobox",
+        "membership.black_box",
+    } <= keys
+    assert any(k.startswith("attribute.recon.m") for k in keys)
+    assert a.membership is not None and len(a.membership.targets) == 2
+    assert [t.selected_by for t in a.membership.targets] == ["distance", "random"]
+    assert a.privacy_utility and a.utility is not None
+    assert a.vulnerability is not None
+    assert len(a.vulnerability.top) == 10 and a.vulnerability.top[0].rank == 1
+    assert not a.vulnerability.top[0].values  # records are masked by default
+    measured = {s.name for s in a.stages if s.status is StageStatus.MEASURED}
+    assert measured == {s.name for s in STAGES}
+    b = audit(train, generator="indhist", secret="sex", plan=TINY, seed=3)
+
+    def strip(r: AuditResult) -> dict:
+        # config, stages and budget hold wall-clock times; everything else is seeded
+        return {k: v for k, v in r.to_dict().items() if k not in ("config", "stages", "budget")}
+
+    assert strip(a) == strip(b)
+    assert AuditResult.from_json(a.to_json()).to_json() == a.to_json()
+
+
+def test_stage_streams_do_not_depend_on_other_stages(split, monkeypatch) -> None:
+    """Skipping a stage changes no other stage's numbers (streams are keyed by stage name)."""
+    import synthleak.pipeline as audit_module
+
+    train, ctl, other = split
+    full = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    without = tuple(s for s in STAGES if s.name != "singling_out")
+    monkeypatch.setattr(audit_module, "STAGES", without)
+    part = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    f, g = _by_key(full), _by_key(part)
+    assert "singling_out.multivariate" in f and "singling_out.multivariate" not in g
+    for key in ("linkability", "membership.nobox"):
+        assert f[key].estimate == g[key].estimate, key
+
+
+def test_a_failing_stage_is_recorded_and_the_others_run(split, monkeypatch) -> None:
+    import synthleak.pipeline as audit_module
+
+    def boom(ctx, rng):  # type: ignore[no-untyped-def]
+        raise MemoryError("simulated")
+
+    stages = tuple(
+        audit_module.Stage(s.name, s.title, s.needs, boom) if s.name == "utility" else s
+        for s in STAGES
+    )
+    monkeypatch.setattr(audit_module, "STAGES", stages)
+    train, ctl, other = split
+    r = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    by = {s.name: s for s in r.stages}
+    assert by["utility"].status is StageStatus.FAILED and "MemoryError" in by["utility"].reason
+    assert by["linkability"].status is StageStatus.MEASURED and r.utility is None
+
+
+def test_release_only_audit_says_what_is_missing(split) -> None:
+    train, _, other = split
+    r = audit(train, synthetic=other, plan=TINY)
+    missing = {s.name: s for s in r.not_measured()}
+    assert {"singling_out", "linkability", "membership_nobox", "membership"} <= set(missing)
+    assert "control set" in missing["membership_nobox"].needs
+    assert not r.findings  # nothing measured is never "no evidence"
+
+
+def test_bad_input(split) -> None:
+    train, _, _ = split
+    with pytest.raises(InputError, match="nothing to audit"):
+        audit(train)
+    with pytest.raises(InputError, match="secret 'nope' is not a column") as exc:
+        audit(train, synthetic=train, secret="nope")
+    assert exc.value.parameter == "secret"
+    with pytest.raises(InputError, match="quasi_ids"):
+        audit(train, synthetic=train, quasi_ids=["nope"])
+    with pytest.raises(InputError, match="unknown budget"):
+        audit(train, synthetic=train, budget="huge")
+    with pytest.raises(InputError, match="original must be a pandas DataFrame"):
+        audit([1, 2, 3], synthetic=train)  # type: ignore[arg-type]
+
+
+def test_budgets_grow() -> None:
+    q, s, p = (BUDGETS[b] for b in (Budget.QUICK, Budget.STANDARD, Budget.PAPER))
+    assert q.shadows < s.shadows < p.shadows and q.n_attacks < s.n_attacks <= p.n_attacks
+    assert p.shadows == 4000 and p.tests == 200 and p.n == 1000  # Table 1 of Meeus et al. (2023)
+
+
+def test_missing_torch_skips_the_attention_attack_with_a_note(
+    split, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ImportError
+    train, _, _ = split
+    plan = BudgetPlan(100, 1, 1, 20, 20, 100, ("distance", "attention"), 4)
+    r = audit(train, generator="indhist", plan=plan, seed=0)
+    assert any("'attention' was skipped" in n and "synthleak[torch]" in n for n in r.notes)
+    assert r.membership is not None
+    assert {a for t in r.membership.targets for a in t.attacks} == {"distance"}
+
+
+def test_fail_on_fails_a_copy_and_passes_a_disjoint_sample(split) -> None:
+    from synthleak.policy import parse_fail_on
+
+    train, ctl, other = split
+    policy = parse_fail_on("membership.nobox.auc>0.6,singling_out.risk>0.05,linkability.risk>0.05")
+    leaky = audit(train, synthetic=train, control=ctl, plan=TINY, seed=1, policy=policy)
+    clean = audit(train, synthetic=other, control=ctl, plan=TINY, seed=1, policy=policy)
+    assert leaky.policy is not None and not leaky.policy.passed and leaky.policy.exit_code == 3
+    assert clean.policy is not None and clean.policy.passed, clean.policy.to_text()
+    assert AuditResult.from_json(leaky.to_json()).policy == leaky.policy
+
+
+def test_generator_audit_reports_empirical_epsilon_against_the_declared_claim(split) -> None:
+    train, _, _ = split
+    r = audit(train, generator="nonprivate", plan=TINY, seed=0, claimed_epsilon=1.0)
+    assert r.epsilon is not None and r.epsilon.claimed == 1.0
+    assert r.epsilon.ceiling > 0 and r.epsilon.lower_bound <= r.epsilon.ceiling
+    with pytest.raises(InputError, match="neighbouring"):
+        audit(train, generator="nonprivate", plan=TINY, neighbouring="sideways")
+
+
+def test_identifier_and_text_columns_are_left_out_but_still_checked_for_copies(split) -> None:
+    """A person_id column made a GaussianCopula release read "SEVERE"; names became categoricals
+    with one level per row. Both are now left out of the attacks with a note, fresh identifiers in
+    the release do not hide copied rows, and copied identifiers are measured."""
+    train, ctl, other = (t.to_frame() for t in split)
+    for i, df in enumerate((train, ctl, other)):
+        df.insert(0, "person_id", np.arange(len(df)) + 10_000 * i)
+        df["name"] = [f"Person {j} of street {7 * j + i}" for j in range(len(df))]
+    release = train.copy()
+    release["person_id"] = np.arange(len(release)) + 50_000  # fresh identifiers
+    r = audit(train, synthetic=release, control=ctl, plan=TINY, seed=0)
+    assert r.data is not None
+    assert set(r.data.profile.excluded) == {"person_id", "name"}
+    assert "person_id" not in r.schema.names and "name" not in r.schema.names
+    assert any("identifier" in w.message for w in r.data.warnings())
+    copies = _by_key(r)["copies.exact"]
+    assert copies.verdict is Verdict.SEVERE  # rows copied verbatim although the ids are new
+    assert r.data.identifier_copies == {"person_id": 0.0}
+    leaked = release.assign(person_id=train["person_id"].to_numpy())
+    r2 = audit(train, synthetic=leaked, control=ctl, plan=TINY, seed=0)
+    assert r2.data is not None and r2.data.identifier_copies == {"person_id": 1.0}
+    # a disjoint sample of other people is not flagged through these columns
+    clean = audit(train, synthetic=other, control=ctl, plan=TINY, seed=0)
+    assert _by_key(clean)["copies.exact"].verdict is Verdict.NO_EVIDENCE
