@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "synthleak"
@@ -124,3 +125,52 @@ def test_the_cycle_check_finds_a_cycle(tmp_path: Path) -> None:
     (pkg / "d.py").write_text("from pkg import c\n")  # lazy import above: not a cycle
     cycles = import_cycles(pkg)
     assert len(cycles) == 1 and set(cycles[0]) == {"pkg.a", "pkg.sub.b", "pkg.c"}
+
+
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
+_ERRORS = {"InputError", "MissingExtraError"}
+
+
+def _error_texts(path: Path) -> list[tuple[int, str]]:
+    """``(line, text)`` of the string parts of every ``InputError``/``MissingExtraError`` call."""
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+        if name not in _ERRORS:
+            continue
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                out.append((node.lineno, sub.value))
+    return out
+
+
+def _flag_hits(root: Path) -> list[str]:
+    hits = []
+    for path in sorted(root.rglob("*.py")):
+        if "cli" in path.relative_to(root).parts:
+            continue
+        for line, text in _error_texts(path):
+            if _FLAG.search(text):
+                hits.append(f"{path.relative_to(root)}:{line}: {text!r}")
+    return hits
+
+
+def test_api_errors_name_parameters_not_command_line_flags() -> None:
+    """Outside ``cli/`` an error names the API parameter (``n_queries``), never a flag.
+
+    The command line translates parameters to its flags (``cli.common.flag_message``); a Python
+    caller told to "raise --aux-size" has no such flag to raise.
+    """
+    hits = _flag_hits(SRC)
+    assert not hits, "API errors that speak command-line flags:\n" + "\n".join(hits)
+
+
+def test_the_flag_check_finds_a_flag(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(
+        'from synthleak.errors import InputError\nraise InputError(f"raise --aux-size to {1}")\n'
+    )
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "cli" / "c.py").write_text('raise InputError("use --aux-size")\n')
+    assert _flag_hits(tmp_path) == ["m.py:2: 'raise --aux-size to '"]

@@ -95,3 +95,15 @@ def test_oracles(info, case: str) -> None:  # type: ignore[no-untyped-def]
         assert value >= adapter.copy_at_least, f"{info.name}: {value:.3f} on a copy"
     else:
         assert value <= adapter.independent_at_most, f"{info.name}: {value:.3f} on independent data"
+
+
+def test_every_family_has_an_adapter_and_every_builtin_attack_is_covered() -> None:
+    """A new family (or an attack of one) cannot slip past the suite for want of an adapter."""
+    from synthleak.attacks.base import AttackFamily
+
+    assert set(ADAPTERS) == {f.value for f in AttackFamily}
+    builtin = [
+        i for i in list_attacks() if getattr(i.factory, "__module__", "").startswith("synthleak.")
+    ]
+    assert builtin and {(i.family, i.name) for i in builtin} == {(i.family, i.name) for i in INFOS}
+    assert {i.family for i in builtin} == set(AttackFamily)

@@ -17,11 +17,11 @@ from synthleak.attacks.mia_attention import (
     forward,
     n_features,
     preprocess,
-    target_distances,
 )
 from synthleak.data.encoding import minmax, one_hot
 from synthleak.errors import InputError, MissingExtraError, NotFittedError
 from synthleak.metrics.privacy import auc
+from synthleak.vulnerability import target_distances
 
 torch = pytest.importorskip("torch")
 

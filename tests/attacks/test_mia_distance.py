@@ -8,7 +8,7 @@ import pytest
 
 import synthleak as sl
 from synthleak.attacks.base import AttackFamily, make_attack
-from synthleak.attacks.mia_distance import DistanceAttack, target_distances
+from synthleak.attacks.mia_distance import DistanceAttack, stack_distances
 from synthleak.errors import InputError, NotFittedError
 from synthleak.metrics.privacy import auc
 from synthleak.queries import TableStack
@@ -35,7 +35,7 @@ def test_distances_match_eq5_reference() -> None:
     rng = np.random.default_rng(1)
     stack = TableStack.from_tables([t.take(rng.integers(0, len(t), 30)) for _ in range(3)])
     target = t.take([7])
-    d = target_distances(stack, target)
+    d = stack_distances(stack, target)
     for b in range(3):
         np.testing.assert_allclose(d[b], pairwise_distances(target, stack[b])[0], atol=1e-5)
     assert d.min() >= 0 and d.max() <= 1

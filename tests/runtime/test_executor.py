@@ -44,7 +44,7 @@ def test_store_skips_finished_units(tmp_path: Path) -> None:
 
 
 def test_bad_arguments() -> None:
-    with pytest.raises(InputError, match="--workers"):
+    with pytest.raises(InputError, match="workers must be at least 1"):
         run_units(_unit, UNITS, workers=0)
     with pytest.raises(ValueError, match="unique"):
         run_units(_unit, [UNITS[0], UNITS[0]])

@@ -106,7 +106,7 @@ def _radix(sizes: np.ndarray, combos: np.ndarray) -> tuple[np.ndarray, int]:
     if space * max(len(combos), 1) >= 2**62:
         raise InputError(
             "the quasi-identifier domains are too large for the query keys: "
-            "use fewer bins (--bins) or a lower query order"
+            "use fewer bins or a lower query order"
         )
     return mult, space
 

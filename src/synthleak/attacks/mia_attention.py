@@ -8,7 +8,8 @@ mechanism driven by the target's own embedding.
 Pipeline
 --------
 1. **Preprocessing** (:func:`preprocess`). For every synthetic dataset: its unique records and
-   their multiplicity; the generalized cosine distance of eq. 5 (:func:`target_distances`)
+   their multiplicity; the generalized cosine distance of eq. 5
+   (:func:`synthleak.vulnerability.target_distances`)
    between every unique record and the target; the ``top_x`` closest unique records, ranked by
    increasing distance (ties: larger multiplicity first), padded with zeros and masked out when a
    dataset has fewer unique records. Each record becomes ``F'`` features: the one-hot categorical
@@ -83,6 +84,7 @@ from synthleak.data.encoding import minmax, minmax_missing
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError, MissingExtraError, check_fitted
+from synthleak.vulnerability import target_distances
 
 __all__ = [
     "AttentionNetwork",
@@ -91,7 +93,6 @@ __all__ = [
     "TargetAttentionAttack",
     "forward",
     "preprocess",
-    "target_distances",
 ]
 
 
@@ -123,54 +124,6 @@ def _check_same_schema(target: Table, table: Table) -> None:
             "the synthetic dataset and the target have different schemas: "
             "encode both with the schema of the original data"
         )
-
-
-def target_distances(target: Table, table: Table) -> np.ndarray:
-    """Generalized cosine distance (eq. 5) from the target record to every record of ``table``.
-
-    ``d = 1 - |F_cat|/F * cos(h(x), h(t)) - |F_cont|/F * cos(c(x), c(t))`` with ``h`` the one-hot
-    categorical encoding (so the categorical cosine is the share of equal categorical attributes)
-    and ``c`` the min-max scaled continuous attributes (schema range, missing -> 0). When a
-    continuous vector is all zeros the cosine is taken as 1 if both are all zeros and 0 otherwise.
-
-    Parameters
-    ----------
-    target : Table
-        One record.
-    table : Table
-        Records to compare, same schema.
-
-    Returns
-    -------
-    ndarray of shape (len(table),), float64, values in [0, 1].
-
-    References
-    ----------
-    Meeus et al. (2023), Sec. 4, eq. 1-5.
-    """
-    _check_same_schema(target, table)
-    if len(target) != 1:
-        raise InputError(f"the target must be one record, got {len(target)}")
-    n_cat, n_cont = table.codes.shape[1], table.values.shape[1]
-    n_feat = n_cat + n_cont
-    dist = np.ones(len(table), dtype=np.float64)
-    if n_feat == 0:
-        return np.zeros(len(table), dtype=np.float64)
-    if n_cat:
-        matches = (table.codes == target.codes[0]).sum(axis=1, dtype=np.int64)
-        dist -= matches / n_feat  # (n_cat / F) * (matches / n_cat)
-    if n_cont:
-        c = minmax(table).astype(np.float64)
-        ct = minmax(target).astype(np.float64)[0]
-        nt = float(np.linalg.norm(ct))
-        nc = np.linalg.norm(c, axis=1)
-        if nt == 0.0:
-            cos = (nc == 0.0).astype(np.float64)
-        else:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                cos = np.where(nc > 0.0, (c @ ct) / (nc * nt), 0.0)
-        dist -= (n_cont / n_feat) * cos
-    return np.clip(dist, 0.0, 1.0)
 
 
 @dataclass(frozen=True)

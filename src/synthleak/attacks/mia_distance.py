@@ -27,51 +27,26 @@ from sklearn.ensemble import RandomForestClassifier
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
 from synthleak.attacks.mia_query import ForestMembershipAttack
-from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 from synthleak.queries import TableStack, stack_tables
+from synthleak.vulnerability import target_distances
 
 DEFAULT_RADII = (0.0, 0.02, 0.05, 0.1, 0.2)
 
 
-def _scaled(values: np.ndarray, schema: Schema) -> np.ndarray:
-    """Min-max scale continuous values with the schema's ranges (clipped to [0, 1]); missing -> 0."""
-    if not schema.continuous:
-        return values.astype(np.float32)
-    low = np.array([c.low for c in schema.continuous], dtype=np.float32)
-    high = np.array([c.high for c in schema.continuous], dtype=np.float32)
-    span = np.where(high > low, high - low, 1.0).astype(np.float32)
-    out = np.clip((values - low) / span, 0.0, 1.0)
-    return np.nan_to_num(out, nan=0.0).astype(np.float32)
+def stack_distances(stack: TableStack, target: Table) -> np.ndarray:
+    """Generalised cosine distance (eq. 5) from ``target`` to every record of every dataset.
 
-
-def target_distances(stack: TableStack, target: Table) -> np.ndarray:
-    """Generalised cosine distance (eq. 5) from ``target`` to every record: ``(B, m)`` float32.
-
-    The categorical part is the cosine similarity of concatenated one-hot vectors, which is the
-    fraction of categorical attributes equal to the target's; the continuous part is the cosine
-    similarity of min-max scaled vectors (two all-zero vectors count as similar, one as not).
+    ``(B, m)`` float32; :func:`synthleak.vulnerability.target_distances` on the stacked records.
     """
-    if len(target) != 1:
-        raise InputError(f"the distance attack targets one record, got {len(target)}")
-    schema = stack.schema
-    n_cat, n_cont = len(schema.categorical), len(schema.continuous)
-    f = n_cat + n_cont
-    sim = np.zeros(stack.codes.shape[:2], dtype=np.float32)
-    if n_cat:
-        sim += (stack.codes == target.codes[0]).sum(axis=2, dtype=np.float32) * np.float32(1.0 / f)
-    if n_cont:
-        c = _scaled(stack.values, schema)
-        t = _scaled(target.values, schema)[0]
-        tn = float(np.linalg.norm(t))
-        rn = np.linalg.norm(c, axis=2)
-        dot = c @ t
-        with np.errstate(invalid="ignore", divide="ignore"):
-            cos = np.where((rn > 0) & (tn > 0), dot / (rn * tn if tn > 0 else 1.0), 0.0)
-        cos = np.where((rn == 0) & (tn == 0), 1.0, cos).astype(np.float32)
-        sim += cos * np.float32(n_cont / f)
-    return np.clip(1.0 - sim, 0.0, 1.0)
+    b, m = stack.codes.shape[:2]
+    flat = Table(
+        stack.schema,
+        stack.codes.reshape(b * m, -1),
+        stack.values.reshape(b * m, -1),
+    )
+    return target_distances(target, flat).reshape(b, m).astype(np.float32)
 
 
 class DistanceAttack(ForestMembershipAttack):
@@ -112,7 +87,7 @@ class DistanceAttack(ForestMembershipAttack):
         """``(B, k + len(radii))`` features."""
         check_fitted(self, "target_")
         stack = stack_tables(datasets)
-        d = target_distances(stack, self.target_)
+        d = stack_distances(stack, self.target_)
         k = min(int(self.k), d.shape[1])
         nearest = np.sort(np.partition(d, k - 1, axis=1)[:, :k], axis=1) if k > 0 else d[:, :0]
         r = np.asarray(self.radii, dtype=np.float32)

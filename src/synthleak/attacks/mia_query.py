@@ -141,7 +141,7 @@ class QueryAttack(ForestMembershipAttack):
 
     def _prepare(self, target: Table, rng: np.random.Generator) -> None:
         if int(self.n_queries) < 1:
-            raise InputError(f"--queries must be at least 1, got {self.n_queries}")
+            raise InputError(f"n_queries must be at least 1, got {self.n_queries}")
         self.target_ = target
         self.subsets_ = sample_subsets(n_attributes(target.schema), int(self.n_queries), rng=rng)
 

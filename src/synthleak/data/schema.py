@@ -326,12 +326,6 @@ class Schema:
     def continuous_names(self) -> list[str]:
         return [c.name for c in self.continuous]
 
-    def position(self, name: str) -> tuple[ColumnKind, int]:
-        """Kind of column ``name`` and its index among the columns of that kind."""
-        col = self[name]
-        group = self.categorical_names if col.is_categorical else self.continuous_names
-        return col.kind, group.index(name)
-
     def select(self, names: Sequence[str]) -> Schema:
         """A schema with only ``names``, in that order (no excluded columns)."""
         return Schema(tuple(self[n] for n in names))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
 
 import numpy as np
 
@@ -113,26 +112,6 @@ def tpr_at_fpr(labels: np.ndarray, scores: np.ndarray, fpr: float) -> float:
     f, t = roc_curve(labels, scores)
     ok = f <= fpr + 1e-12
     return float(t[ok].max()) if ok.any() else 0.0
-
-
-def bootstrap_ci(
-    statistic: Any,
-    *arrays: np.ndarray,
-    rng: np.random.Generator,
-    n_boot: int = 1000,
-    confidence: float = 0.95,
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of ``statistic(*arrays)`` resampling rows jointly."""
-    n = len(arrays[0])
-    vals = np.empty(n_boot)
-    for b in range(n_boot):
-        idx = rng.integers(0, n, n)
-        vals[b] = statistic(*(a[idx] for a in arrays))
-    vals = vals[~np.isnan(vals)]
-    if vals.size == 0:
-        return float("nan"), float("nan")
-    alpha = (1 - confidence) / 2
-    return float(np.quantile(vals, alpha)), float(np.quantile(vals, 1 - alpha))
 
 
 def auc_estimate(

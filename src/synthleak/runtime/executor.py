@@ -86,7 +86,7 @@ def connect_cluster(address: str, timeout: float = 10.0) -> Any:
     try:
         from distributed import Client
     except ImportError as exc:
-        raise MissingExtraError("distributed", "dask", "--cluster") from exc
+        raise MissingExtraError("distributed", "dask", "running on a Dask cluster") from exc
     try:
         return Client(address, timeout=f"{timeout}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
@@ -129,7 +129,7 @@ def run_units(
     if len(set(keys)) != len(keys):
         raise ValueError("work unit keys must be unique")
     if workers < 1:
-        raise InputError(f"--workers must be at least 1, got {workers}")
+        raise InputError(f"workers must be at least 1, got {workers}", parameter="workers")
     results: dict[str, UnitResult] = {}
     done_keys = store.done() if store is not None else set()
     todo = [u for u in units if u.key not in done_keys]

@@ -63,7 +63,9 @@ class RunStore:
     def __init__(self, path: str | Path, config: dict[str, Any]) -> None:
         self.path = Path(path)
         if self.path.exists() and not self.path.is_dir():
-            raise InputError(f"--run-dir {self.path} is a file: give a directory")
+            raise InputError(
+                f"run_dir {self.path} is a file: give a directory", parameter="run_dir"
+            )
         self.path.mkdir(parents=True, exist_ok=True)
         (self.path / "units").mkdir(exist_ok=True)
         self.config = config
@@ -74,7 +76,7 @@ class RunStore:
             if old.get("fingerprint") != fp:
                 raise InputError(
                     f"run directory {self.path} holds a different run (its configuration differs): "
-                    "use a new --run-dir, or repeat the original command to resume it"
+                    "use a new run_dir, or repeat the original run to resume it"
                 )
         else:
             self._write_atomic(

@@ -1,0 +1,47 @@
+"""The enums of ``synthleak.modes``: one light module, re-exported where they are used."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+from enum import StrEnum
+
+import pytest
+
+from synthleak import modes
+
+
+def _enums() -> list[type[StrEnum]]:
+    return [
+        obj
+        for _, obj in inspect.getmembers(modes, inspect.isclass)
+        if issubclass(obj, StrEnum) and obj.__module__ == modes.__name__
+    ]
+
+
+def test_modes_imports_no_numerical_library() -> None:
+    code = (
+        "import sys, synthleak.modes\n"
+        "print(sorted(m for m in ('numpy', 'pandas', 'sklearn', 'scipy', 'torch') "
+        "if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("enum", _enums(), ids=lambda e: e.__name__)
+def test_values_are_lower_case_words_and_round_trip(enum: type[StrEnum]) -> None:
+    values = [m.value for m in enum]
+    assert len(values) == len(set(values)) >= 2
+    for member in enum:
+        assert member.value == member.value.lower() and " " not in member.value
+        assert enum(member.value) is member and str(member) == member.value
+
+
+def test_the_modules_that_use_a_mode_re_export_it() -> None:
+    from synthleak.games.membership import Knowledge, PoolMode
+    from synthleak.vulnerability import DistanceMetric, TargetMethod
+
+    assert PoolMode is modes.PoolMode and Knowledge is modes.Knowledge
+    assert DistanceMetric is modes.DistanceMetric and TargetMethod is modes.TargetMethod
