@@ -42,7 +42,7 @@ from benchmarks.datasets import load_table
 from benchmarks.provenance import RESULTS, Provenance
 from synthleak.data.encoding import Discretiser
 from synthleak.data.table import Table
-from synthleak.games.riskmap import spearman_ci
+from synthleak.metrics.ranking import spearman_ci
 from synthleak.runtime import stream_rng
 from synthleak.vulnerability import (
     log_likelihood_scores,
@@ -267,7 +267,7 @@ def compare(
     * Spearman difference with a paired bootstrap interval over records, for the screen of every
       record (``ranked_by``): the prefilter leaves the other records unranked.
     """
-    from synthleak.games.riskmap import spearman
+    from synthleak.metrics.ranking import spearman
 
     ok = ~(np.isnan(a) | np.isnan(b))
     t = ((a + b) / 2)[ok]
@@ -315,13 +315,16 @@ def stage1_scores(
     for name in ("vk_cos_k5", "loglik", "rarity_o2_b5_inv", "rarity_o2_b10_inv"):
         if name in base:
             out[f"{tag}+{name}"] = rank01(auc) + rank01(base[name])
-    # prefilter: screen only the score's top fraction (the others rank below every screened one)
+    # prefilter: screen only the score's top fraction; the others rank below every screened one,
+    # in the order of the prefilter score (their screened AUC is not known to such an audit)
     for name in ("vk_cos_k5", "rarity_o2_b5_inv"):
         for frac in PREFILTER:
             if name in base:
                 keep = np.zeros(auc.size, dtype=bool)
                 keep[top_idx(base[name], max(10, round(frac * auc.size)))] = True
-                out[f"{tag}|top{round(100 * frac)}%_{name}"] = np.where(keep, auc, auc - 2.0)
+                out[f"{tag}|top{round(100 * frac)}%_{name}"] = np.where(
+                    keep, 2.0 + auc, rank01(base[name])
+                )
     return out
 
 

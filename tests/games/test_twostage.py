@@ -209,3 +209,21 @@ def test_screen_records_input_errors(kwargs: dict, match: str) -> None:
 
     with pytest.raises(InputError, match=match):
         screen_records(_table(40), "indhist", seed=0, **kwargs)
+
+
+def test_screened_targets_are_the_screens_top_rows() -> None:
+    from synthleak.games.targets import Targets
+    from synthleak.games.twostage import screen_records, screened_targets
+
+    data = _table(60, outliers=2)
+    fast = {"train_size": 20, "n_shadows": 8, "n_tests": 8, "n_queries": 15, "min_screened": 10}
+    res = screen_records(data, "indhist", seed=3, **fast)
+    got = screened_targets(data, "indhist", 4, seed=3, **fast)
+    assert isinstance(got, Targets)
+    resolved = got.resolve(data, seed=0)
+    assert resolved.rows.tolist() == res.top(4).tolist()
+    assert set(resolved.selected_by) == {"screen"}
+    with pytest.raises(InputError, match="only 10 records were screened"):
+        screened_targets(data, "indhist", 11, seed=3, **fast)
+    with pytest.raises(InputError, match="positive number"):
+        screened_targets(data, "indhist", 0, seed=3, **fast)

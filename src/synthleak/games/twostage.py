@@ -51,7 +51,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -66,12 +66,16 @@ from synthleak.queries import TableStack
 from synthleak.runtime import Runtime, WorkUnit, as_runtime, unit_rng
 from synthleak.serde import FloatArray, IntArray, Result
 
+if TYPE_CHECKING:
+    from synthleak.games.targets import Targets
+
 __all__ = [
     "MIN_SCREENED",
     "SCREEN_FRACTION",
     "ScreeningMap",
     "ScreeningResult",
     "screen_records",
+    "screened_targets",
 ]
 
 # seed paths (first element of every unit_rng key)
@@ -554,3 +558,57 @@ def screen_records(
         records=records,
     )
     return game.run(data, seed=seed, runtime=runtime)
+
+
+def screened_targets(
+    data: pd.DataFrame | Table,
+    generator: str,
+    n: int,
+    *,
+    seed: int,
+    runtime: Runtime | None = None,
+    label: str = "screen",
+    **screen: Any,
+) -> Targets:
+    """The ``n`` records the two-stage screen ranks riskiest, as targets of the full game.
+
+    ``screened_targets(data, generator, n, seed=seed, runtime=rt)`` runs
+    :func:`screen_records` (cell-rarity prefilter, then the 100 + 100 screen; ``screen`` passes
+    its other parameters, e.g. ``train_size``) and returns ``Targets.rows(top n, label=label)``
+    for :class:`~synthleak.games.membership.MembershipGame`. The full game measures these records
+    on its own shadow and test datasets (other seed paths than the screen's), so its AUCs are not
+    biased by the screen having picked the records.
+
+    Parameters
+    ----------
+    data : DataFrame or Table
+        The private dataset (the same rows the full game's targets refer to).
+    generator : str
+        Generator spec, as for the full game.
+    n : int
+        Targets to return (at most the number of records screened).
+    seed : int
+        Same seed, same targets.
+    runtime : Runtime, optional
+    label : str
+        How the targets are named in the game's ``selected_by``.
+
+    Returns
+    -------
+    Targets
+
+    References
+    ----------
+    Meeus et al. (2023), Sec. 4 and 5.2; Carlini et al. (2022).
+    """
+    from synthleak.games.targets import Targets
+
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise InputError(f"n must be a positive number of targets, got {n!r}")
+    res = screen_records(data, generator, seed=seed, runtime=runtime, **screen)
+    if n > res.rows.size:
+        raise InputError(
+            f"n = {n} targets but only {res.rows.size} records were screened: lower n or raise "
+            "min_screened"
+        )
+    return Targets.rows(res.top(int(n)).tolist(), label=label)
