@@ -411,6 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--all", action="store_true", help="every dataset and generator found")
     ap.add_argument("--results-root", type=Path, default=RESULTS)
     ap.add_argument("--write", action="store_true", help="write the results JSON")
+    ap.add_argument("--table", action="store_true", help="print a markdown summary table")
     ap.add_argument(
         "--brief", action="store_true", help="print only the published scores and the chosen one"
     )
@@ -432,16 +433,61 @@ def main(argv: list[str] | None = None) -> int:
     def keep(name: str) -> bool:
         return not args.brief or name in brief
 
+    done: dict[str, dict] = {}
     for data, label in pairs:
         res = study(data, label, args.results_root)
         if res is None:
             continue
+        done[f"{data} / {label}"] = res
         print_study(f"{data} / {label}", res, keys=keep)
         print_compare(res)
         if args.write:
             path = prov.write(STUDY, f"{data}_{label}", res, root=args.results_root)
             print(f"   wrote {path}")
+    if args.table:
+        print(markdown_table(done))
     return 0
+
+
+#: Rows of the summary table: (label, score name).
+TABLE_ROWS = (
+    ("`V_5` (cosine, the paper)", "vk_cos_k5"),
+    ("`V_5` (Minkowski p = 1)", "vk_mink_p1_k5"),
+    ("rare value", "rare"),
+    ("log-likelihood", "loglik"),
+    ("cell rarity (pairs, 5 bins, 1/count)", "rarity_o2_b5_inv"),
+    ("screen 50 + 50, every record", "stage1_S50_T50"),
+    ("screen 100 + 100, every record", "stage1_S100_T100"),
+    ("**chosen**: cell-rarity prefilter 10 %, screen 100 + 100", CHOSEN),
+)
+
+
+def markdown_table(done: dict[str, dict]) -> str:
+    """One row per map and selector: shares of the strict and lenient true top-10 mean AUC,
+    Spearman [CI], top-10 and top-50 precision."""
+    lines = [
+        "| map | selector | share of strict top-10 | share of lenient top-10 | Spearman [95 % CI] "
+        "| p@10 | p@50 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for title, res in done.items():
+        ref = res["_reference"]
+        lines.append(
+            f"| {title} | *true top 10: strict {ref['top_in_sample'][10]:.3f}, lenient "
+            f"{ref['top_cross_fit'][10]:.3f}; replicate Spearman "
+            f"{ref['reliability_spearman'][0]:.3f}* | | | | | |"
+        )
+        for label, key in TABLE_ROWS:
+            r = res.get(key)
+            if r is None:
+                lines.append(f"| | {label} | not run | | | | |")
+                continue
+            lines.append(
+                f"| | {label} | {r['share_in_sample_top10']:.3f} | {r['share_cross_fit_top10']:.3f} "
+                f"| {r['spearman']:+.3f} [{r['spearman_ci'][0]:+.3f}, {r['spearman_ci'][1]:+.3f}] "
+                f"| {r['precision_at_10']:.1f} | {r['precision_at_50']:.2f} |"
+            )
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
