@@ -130,6 +130,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"1,000-record Adult sample, {args.generator}, n = {n}; standard plan {plan}", flush=True)
     if args.audit_only:
         doc.update(time_audit(data, args, rt("audit")))
+        # the chosen screen right after, under the same load, for the ratio
+        chosen, wall, cpu, load = timed(
+            lambda: screen_records(
+                data, args.generator, seed=args.seed, runtime=rt("screen-after-audit")
+            )
+        )
+        doc["screen_chosen"] = {"wall": wall, "cpu": cpu, "load": load}
+        print(
+            f"two-stage screen after the audit: {cpu:.0f} CPU-s, {wall:.0f} s wall (load {load:.1f})"
+        )
         path = prov.write(STUDY, f"audit_{spec_label(args.generator)}", doc, root=args.results_root)
         print(f"wrote {path}")
         return 0
