@@ -446,7 +446,40 @@ def main(argv: list[str] | None = None) -> int:
             print(f"   wrote {path}")
     if args.table:
         print(markdown_table(done))
+        print(score_table(done))
     return 0
+
+
+#: Columns of the score table: (header, score name).
+SCORE_COLUMNS = (
+    ("`V_1`", "vk_cos_k1"),
+    ("`V_5`", "vk_cos_k5"),
+    ("`V_20`", "vk_cos_k20"),
+    ("`V_5` Minkowski p=1", "vk_mink_p1_k5"),
+    ("`V_5` Minkowski p=2", "vk_mink_p2_k5"),
+    ("rare value", "rare"),
+    ("log-likelihood", "loglik"),
+    ("cell rarity", "rarity_o2_b5_inv"),
+    ("screen 100 + 100", "stage1_S100_T100"),
+)
+
+
+def score_table(done: dict[str, dict]) -> str:
+    """Spearman with the true per-record AUC (top-10 / top-50 precision) of every published
+    score, one row per map."""
+    head = " | ".join(h for h, _ in SCORE_COLUMNS)
+    lines = [f"| map | {head} |", "|---" * (len(SCORE_COLUMNS) + 1) + "|"]
+    for title, res in done.items():
+        cells = []
+        for _, key in SCORE_COLUMNS:
+            r = res.get(key)
+            cells.append(
+                "not run"
+                if r is None
+                else f"{r['spearman']:.2f} ({r['precision_at_10']:.1f} / {r['precision_at_50']:.2f})"
+            )
+        lines.append(f"| {title} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 #: Rows of the summary table: (label, score name).
