@@ -193,6 +193,10 @@ def test_screen_records_prefilters_by_rarity_or_vk() -> None:
     assert screen_records(data, "indhist", seed=0, **fast).rows.size == 50  # min_screened
     assert screen_records(_table(40), "indhist", seed=0, **fast).rows.size == 40
     assert screen_records(data, "indhist", seed=0, prefilter=None, **fast).rows.size == 60
+    # n_screened overrides the fraction and the minimum
+    res = screen_records(data, "indhist", seed=0, n_screened=7, **fast)
+    top = np.sort(np.argsort(-cell_rarity_scores(data), kind="stable")[:7])
+    assert res.rows.tolist() == top.tolist()
 
 
 @pytest.mark.parametrize(
@@ -202,6 +206,7 @@ def test_screen_records_prefilters_by_rarity_or_vk() -> None:
         ({"screen_fraction": 0.0}, "screen_fraction"),
         ({"screen_fraction": 1.5}, "screen_fraction"),
         ({"min_screened": 1}, "min_screened"),
+        ({"n_screened": 1}, "n_screened"),
     ],
 )
 def test_screen_records_input_errors(kwargs: dict, match: str) -> None:
