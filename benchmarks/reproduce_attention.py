@@ -1,25 +1,27 @@
-"""Reproduce the target-attention columns of Table 3 of Meeus et al. (2023) on Adult.
+"""Reproduce the target-attention columns of Table 3 of Meeus et al. (2023).
 
-Meeus et al. (2023), appendix A and Table 3 (the same table in its arXiv and ESORICS
-versions): AUC of the
-target-attention membership attack for targets chosen by four selectors (random, rare value,
-log-likelihood, distance V_k with k = 5), generators synthpop and baynet, |D| = |D^s| = 1000,
-|D_aux| = 10,000, |D_test| = 5,000 (Table 1). The paper uses 4,000 shadow datasets and 10 targets
-per selector; ``--quick`` runs a reduced configuration in minutes on 2 cores.
+Appendix A, Table 3 of the paper: AUC of the target-attention membership attack for targets
+chosen by four selectors (random, rare value, log-likelihood, distance V_k with k = 5),
+generators synthpop and baynet, |D| = |D^s| = 1000, |D_aux| and |D_test| as Table 1 (Adult
+10,000 and 5,000; census scaled to our 50,000 records, see ``benchmarks/paper000.py``). The
+paper uses 4,000 shadow datasets and 10 targets per selector; ``--quick`` runs a reduced
+configuration in minutes on 2 cores.
 
 The game is :class:`synthleak.games.membership.MembershipGame` with ``attacks=["attention"]`` (add
 ``--attacks attention,query`` to measure the query-based attack on the same shadow datasets, as
 a same-run peer). One shared pool of shadow/test datasets serves all targets of a generator
-(``--pool single`` is the paper's one pool per target).
+(``--pool single`` is the paper's one pool per target). With the same ``--run-dir`` as
+``benchmarks.reproduce_table2`` (same data, targets, sizes and seed) the stored shadow and test
+datasets are reused: only the attention networks are trained.
 
 Prints mean ± s.d. of the AUC per selector beside the paper's values and the wall time; writes the
-full result JSON per generator to ``--out-dir``.
+full result per generator to ``benchmarks/results/table3/attention_<label>_<shadows>.json``.
 
 Usage::
 
-    python benchmarks/reproduce_attention.py --quick
-    python benchmarks/reproduce_attention.py --shadows 1000 --targets-per-selector 5
-    python benchmarks/reproduce_attention.py            # the paper's configuration (hours)
+    python -m benchmarks.reproduce_attention --quick
+    python -m benchmarks.reproduce_attention --shadows 1000 --targets-per-selector 5
+    python -m benchmarks.reproduce_attention --data census --run-dir DIR   # after reproduce_table2
 """
 
 from __future__ import annotations
@@ -33,33 +35,26 @@ from pathlib import Path
 
 import numpy as np
 
-from paper000 import (
+from benchmarks.paper000 import (
+    DATA,
     GENERATORS,
+    SELECTORS,
     add_data_argument,
     load_omega,
+    paper_value,
     run_dir_name,
+    selector_targets,
     spec_label,
     split_generators,
 )
+from benchmarks.provenance import RESULTS, Provenance
+from benchmarks.reproduce_table2 import cpu_seconds, peak_rss_mb
 from synthleak.cli.common import to_json
 from synthleak.errors import BaselineWarning
-from synthleak.games.membership import MembershipGame, parse_targets
+from synthleak.games.membership import MembershipGame
+from synthleak.runtime import Runtime
 
-PAPER = {  # Table 3 (target attention), Adult columns: mean, s.d.
-    "synthpop": {
-        "random": (0.609, 0.112),
-        "rare": (0.691, 0.103),
-        "loglik": (0.765, 0.027),
-        "distance": (0.797, 0.038),
-    },
-    "baynet": {
-        "random": (0.594, 0.083),
-        "rare": (0.638, 0.104),
-        "loglik": (0.745, 0.068),
-        "distance": (0.763, 0.103),
-    },
-}
-SELECTORS = ("random", "rare", "loglik", "distance")
+STUDY = "table3"
 
 
 def attack_cpu_seconds(run_dir: Path, attacks: list[str]) -> dict[str, list[float]]:
@@ -91,7 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pool", default="shared")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out-dir", type=Path, default=Path("benchmarks/results_attention"))
+    ap.add_argument(
+        "--results-root",
+        type=Path,
+        default=RESULTS,
+        help=f"results go to <root>/{STUDY}/attention_<label>_<shadows>.json (default {RESULTS})",
+    )
     ap.add_argument(
         "--run-dir",
         type=Path,
@@ -100,22 +100,24 @@ def main(argv: list[str] | None = None) -> int:
         "--run-dir reuses its stored shadow and test datasets (same targets, sizes and seed)",
     )
     args = ap.parse_args(argv)
+    prov = Provenance.start(None if argv is None else ["reproduce_attention.py", *argv])
 
     per_sel = args.targets_per_selector or (3 if args.quick else 10)
     shadows = args.shadows or (400 if args.quick else 4000)
     tests = args.tests or (100 if args.quick else 200)
     attacks = [a.strip() for a in args.attacks.split(",") if a.strip()]
-    args.out_dir.mkdir(parents=True, exist_ok=True)
 
     t_start = time.perf_counter()
     omega = load_omega(args.data)
     spec = "+".join(f"{s}:{per_sel}" for s in SELECTORS)
-    rows, selected_by = parse_targets(spec, omega, seed=args.seed, k=5)
-    print(f"Adult |Omega|={len(omega)}; {rows.size} distinct targets ({spec})", flush=True)
+    targets = selector_targets(SELECTORS, per_sel)
+    rows = targets.resolve(omega, seed=args.seed).rows
+    print(f"{args.data} |Omega|={len(omega)}; {rows.size} distinct targets ({spec})", flush=True)
     print(
         f"config: n=m=1000, shadows={shadows}, tests={tests}, attacks={attacks}, "
         f"epochs<={args.epochs}, patience={args.patience}, pool={args.pool}, "
-        f"workers={args.workers}, |D_aux|=10000, |D_test|=5000",
+        f"workers={args.workers}, |D_aux|={DATA[args.data].aux_size}, "
+        f"|D_test|={DATA[args.data].test_size}",
         flush=True,
     )
     summary: dict[str, dict[str, dict[str, dict[str, float]]]] = {}
@@ -126,28 +128,35 @@ def main(argv: list[str] | None = None) -> int:
             if args.run_dir
             else None
         )
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_seconds()
         game = MembershipGame(
             gen,
-            n=1000,
-            m=1000,
-            n_shadow=shadows,
-            n_test=tests,
+            targets=targets,
+            train_size=1000,
+            synthetic_size=1000,
+            n_shadows=shadows,
+            n_tests=tests,
             attacks=attacks,
             attack_params={"attention": {"epochs": args.epochs, "patience": args.patience}},
             pool=args.pool,
-            aux_size=10_000,
-            test_size=5_000,
-            workers=args.workers,
-            run_dir=run_dir,
-            progress=True,
+            aux_size=DATA[args.data].aux_size,
+            test_size=DATA[args.data].test_size,
         )
+        runtime = Runtime(workers=args.workers, run_dir=run_dir, progress=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BaselineWarning)
-            result = game.run(omega, rows, seed=args.seed, selected_by=selected_by)
+            result = game.run(omega, seed=args.seed, runtime=runtime)
         timings[gen] = time.perf_counter() - t0
         doc = result.to_dict()
+        doc["summary"] = {a: s.to_dict() for a, s in result.summary().items()}
+        doc["summary_by_selector"] = {
+            sel: {a: s.to_dict() for a, s in by.items()}
+            for sel, by in result.summary_by_selector().items()
+        }
         doc["timing_seconds"] = timings[gen]
+        doc["cpu_seconds"] = cpu_seconds() - c0
+        doc["peak_rss_mb"] = peak_rss_mb()
+        doc["config"]["data"] = args.data
         if run_dir:
             cpu = attack_cpu_seconds(run_dir, attacks)
             doc["attack_cpu_seconds"] = cpu
@@ -158,15 +167,17 @@ def main(argv: list[str] | None = None) -> int:
                         f"median {np.median(v):.0f}, max {max(v):.0f} over {len(v)} targets",
                         flush=True,
                     )
-        name = f"table3_attention_{spec_label(gen, args.data)}_{shadows}{'_quick' if args.quick else ''}.json"
-        (args.out_dir / name).write_text(to_json(doc))
+        name = f"attention_{spec_label(gen, args.data)}_{shadows}{'_quick' if args.quick else ''}"
+        path = prov.write(STUDY, name, json.loads(to_json(doc)), root=args.results_root)
+        print(f"[{gen}] wrote {path}", flush=True)
         summary[gen] = doc["summary_by_selector"]
         print(f"[{gen}] {timings[gen]:.0f}s", flush=True)
 
     for attack in attacks:
         print()
         print(
-            f"Table 3 (Adult), attack {attack!r}: mean ± s.d. of AUC over each selector's targets"
+            f"Table 3 ({DATA[args.data].family}), attack {attack!r}: mean ± s.d. of AUC over each "
+            "selector's targets"
         )
         head = f"{'selector':<10}" + "".join(
             f"  {g + ' (ours)':>20}  {g + ' (paper)':>18}" for g in summary
@@ -177,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             for gen, by in summary.items():
                 s = by.get(sel, {}).get(attack)
                 ours = f"{s['auc_mean']:.3f} ± {s['auc_sd']:.3f}" if s else "n/a"
-                p = PAPER.get(gen, {}).get(sel) if attack == "attention" else None
+                p = paper_value(attack, args.data, gen, sel)
                 paper = f"{p[0]:.3f} ± {p[1]:.3f}" if p else "n/a"
                 line += f"  {ours:>20}  {paper:>18}"
             print(line)

@@ -10,13 +10,13 @@ Fig. 4: for each epsilon, ``privbayes:epsilon=E`` with ``--targets`` records of 
 distance), one shared pool per epsilon (the paper: AUC falls as epsilon shrinks, towards 0.5).
 
 Omega is the 45,222-record Adult without missing values (``--data complete``, the paper's; see
-reproduce_table2.py) or all 48,842 rows (``--data full``).
+``benchmarks/reproduce_table2.py``) or all 48,842 rows (``--data full``).
 |D| = |D^s| = 1000, |D_aux| = 10,000, |D_test| = 5,000 as Table 1; ``--shadows`` and ``--tests``
 reduced from the paper's 4,000 / 200 (stated in the output).
 
 Usage::
 
-    python benchmarks/reproduce_sweeps.py --shadows 300 --tests 100 --targets 10 --workers 2
+    python -m benchmarks.reproduce_sweeps --shadows 300 --tests 100 --targets 10 --workers 2
 """
 
 from __future__ import annotations
@@ -29,24 +29,28 @@ from pathlib import Path
 
 import numpy as np
 
-from paper000 import add_data_argument, load_omega
+from benchmarks.paper000 import DATA, add_data_argument, load_omega, selector_targets
 from synthleak.errors import BaselineWarning
-from synthleak.games.membership import MembershipGame, parse_targets
+from synthleak.games.membership import MembershipGame
+from synthleak.games.targets import Targets
+from synthleak.runtime import Runtime
 from synthleak.vulnerability import select_targets
 
 K_VALUES = (1, 2, 5, 10, 20, 50)
 EPSILONS = (1.0, 10.0, 100.0, 1000.0)
 
 
-def _game(generator: str, args: argparse.Namespace) -> MembershipGame:
+def _game(generator: str, targets: Targets, args: argparse.Namespace) -> MembershipGame:
     return MembershipGame(
         generator,
-        n=1000,
-        m=1000,
-        n_shadow=args.shadows,
-        n_test=args.tests,
+        targets=targets,
+        train_size=1000,
+        synthetic_size=1000,
+        n_shadows=args.shadows,
+        n_tests=args.tests,
         attacks=("query",),
-        workers=args.workers,
+        aux_size=DATA[args.data].aux_size,
+        test_size=DATA[args.data].test_size,
     )
 
 
@@ -71,7 +75,10 @@ def main() -> None:
     t0 = time.perf_counter()
     per_k = {k: select_targets(omega, "distance", args.targets, k=k).tolist() for k in K_VALUES}
     union = sorted({r for rows in per_k.values() for r in rows})
-    res = _game(args.fig3a_generator, args).run(omega, union, seed=args.seed)
+    runtime = Runtime(workers=args.workers)
+    res = _game(args.fig3a_generator, Targets.rows(union), args).run(
+        omega, seed=args.seed, runtime=runtime
+    )
     auc = {t.row: t.attacks["query"].auc.value for t in res.targets}
     for k, rows in per_k.items():
         vals = np.array([auc[r] for r in rows])
@@ -86,15 +93,14 @@ def main() -> None:
     out["fig3a_seconds"] = time.perf_counter() - t0
 
     selectors = [sel.strip() for sel in args.fig4_selectors.split(",") if sel.strip()]
-    spec = "+".join(f"{sel}:{args.targets}" for sel in selectors)
-    targets, selected_by = parse_targets(spec, omega, seed=args.seed, k=5)
+    targets = selector_targets(selectors, args.targets)
     for eps in EPSILONS:
         t1 = time.perf_counter()
-        res = _game(f"privbayes:epsilon={eps:g},k=2", args).run(
-            omega, targets, seed=args.seed, selected_by=selected_by
+        res = _game(f"privbayes:epsilon={eps:g},k=2", targets, args).run(
+            omega, seed=args.seed, runtime=runtime
         )
         by_selector = res.summary_by_selector()
-        cell: dict = {sel: by_selector[sel]["query"] for sel in selectors}
+        cell: dict = {sel: by_selector[sel]["query"].to_dict() for sel in selectors}
         for sel in selectors:
             print(
                 f"Fig 4   epsilon={eps:g}  {sel:<8}  AUC {cell[sel]['auc_mean']:.3f} ± {cell[sel]['auc_sd']:.3f}",

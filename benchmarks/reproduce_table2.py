@@ -1,24 +1,27 @@
-"""Reproduce Table 2 of Meeus et al. (2023): query-based MIA AUC on Adult.
+"""Reproduce Table 2 of Meeus et al. (2023): query-based MIA AUC per target selector.
 
 For each generator (synthpop, baynet) and each target selector (random, rare, loglik, distance;
-10 targets each, selected on the full Adult dataset Omega with k = 5), play the membership game
-with |D| = |D^s| = 1000, n_shadow shadow and n_test test datasets, N = 100,000 counting queries
-(all 2^15 - 1 subsets on Adult's 15 attributes) and a random forest of 100 trees of depth 10;
-|D_aux| = 10,000 and |D_test| = 5,000 as Table 1. One shared pool of shadow/test datasets serves
-all 40 targets of a generator (``--pool single`` = the paper's one pool per target, 40x the cost).
+10 targets each, selected on the full dataset Omega with k = 5), play the membership game with
+|D| = |D^s| = 1000, n_shadow shadow and n_test test datasets, N = 100,000 counting queries (on
+Adult all 2^15 - 1 subsets of its 15 attributes; on the census 100,000 of the 2^17 - 1) and a
+random forest of 100 trees of depth 10; |D_aux| and |D_test| as Table 1 (Adult 10,000 and
+5,000; census scaled to our 50,000 records, see ``benchmarks/paper000.py``). One shared pool of
+shadow/test datasets serves all 40 targets of a generator (``--pool single`` = the paper's one
+pool per target, 40x the cost).
 
 Prints mean ± s.d. of the AUC per selector beside the paper's values, wall time and peak RSS, and
-writes the full result JSON per generator to ``--out-dir``.
+writes the full result per generator to ``benchmarks/results/table2/<label>_<shadows>.json``
+(with provenance: version, commit, command, machine, date).
 
-Omega is by default the 45,222 Adult rows without a missing value (``--data complete``), the
-dataset of the paper's code; ``--data full`` takes all 48,842 rows with missing values as
-categories.
+``--data complete`` (default) is the paper's Adult (45,222 rows without a missing value);
+``--data full`` all 48,842 rows; ``--data census`` the UK Census 50k teaching-file subset.
 
 Usage::
 
-    python benchmarks/reproduce_table2.py --quick          # minutes: 200 shadows, 3 targets/selector
-    python benchmarks/reproduce_table2.py                  # the paper's configuration
-    python benchmarks/reproduce_table2.py --shadows 1000   # reduced
+    python -m benchmarks.reproduce_table2 --quick          # minutes: 200 shadows, 3 targets/selector
+    python -m benchmarks.reproduce_table2                  # the paper's configuration (Adult)
+    python -m benchmarks.reproduce_table2 --data census --run-dir DIR   # UK Census columns
+    python -m benchmarks.reproduce_table2 --summarise benchmarks/results/table2/census_*.json
 """
 
 from __future__ import annotations
@@ -33,33 +36,32 @@ from pathlib import Path
 
 import numpy as np
 
-from paper000 import (
+from benchmarks.paper000 import (
+    DATA,
     GENERATORS,
+    SELECTORS,
     add_data_argument,
     load_omega,
+    paper_value,
     run_dir_name,
+    selector_targets,
     spec_label,
     split_generators,
 )
+from benchmarks.provenance import RESULTS, Provenance
 from synthleak.cli.common import to_json
 from synthleak.errors import BaselineWarning
-from synthleak.games.membership import MembershipGame, parse_targets
+from synthleak.games.membership import MembershipGame
+from synthleak.runtime import Runtime
 
-PAPER = {  # Table 2, Adult columns: mean, s.d.
-    "synthpop": {
-        "random": (0.613, 0.084),
-        "rare": (0.699, 0.113),
-        "loglik": (0.742, 0.033),
-        "distance": (0.804, 0.072),
-    },
-    "baynet": {
-        "random": (0.618, 0.120),
-        "rare": (0.704, 0.140),
-        "loglik": (0.787, 0.057),
-        "distance": (0.810, 0.110),
-    },
-}
-SELECTORS = ("random", "rare", "loglik", "distance")
+STUDY = "table2"
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and its finished children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def peak_rss_mb() -> float:
@@ -68,11 +70,12 @@ def peak_rss_mb() -> float:
     return max(own, kids) / 1024.0
 
 
-def print_table(summary: dict[str, dict[str, dict[str, dict[str, float]]]]) -> None:
+def print_table(summary: dict[str, dict[str, dict[str, dict[str, float]]]], data: str) -> None:
     """Our mean ± s.d. of the query attack's AUC per selector beside the paper's."""
     print()
     print(
-        "Table 2 (Adult), query-based attack: mean ± s.d. of AUC over the targets of each selector"
+        f"Table 2 ({DATA[data].family}), query-based attack: mean ± s.d. of AUC over the targets "
+        "of each selector"
     )
     print(
         f"{'selector':<10}"
@@ -83,7 +86,7 @@ def print_table(summary: dict[str, dict[str, dict[str, dict[str, float]]]]) -> N
         for gen, by in summary.items():
             s = by.get(sel, {}).get("query")
             ours = f"{s['auc_mean']:.3f} ± {s['auc_sd']:.3f}" if s else "n/a"
-            p = PAPER.get(gen.split(":")[0].split()[0], {}).get(sel)
+            p = paper_value("query", data, gen, sel)
             paper = f"{p[0]:.3f} ± {p[1]:.3f}" if p else "n/a"
             line += f"  {ours:>18}  {paper:>18}"
         print(line)
@@ -102,8 +105,30 @@ def per_target_aucs(docs: list[dict]) -> dict[str, list[float]]:
         for t in doc["targets"]:
             for sel in t["selected_by"].split("+"):
                 key = (seed if sel == "random" else -1, int(t["row"]))
-                aucs.setdefault(sel, {}).setdefault(key, []).append(t["attacks"]["query"]["auc"])
+                aucs.setdefault(sel, {}).setdefault(key, []).append(
+                    auc_value(t["attacks"]["query"]["auc"])
+                )
     return {sel: [float(np.mean(v)) for v in by.values()] for sel, by in aucs.items()}
+
+
+def auc_value(auc: float | dict) -> float:
+    """An AUC of a results file: a number (first files) or a RiskEstimate dict (``value``)."""
+    return float(auc["value"] if isinstance(auc, dict) else auc)
+
+
+def n_shadows(doc: dict) -> int:
+    cfg = doc["config"]
+    return int(cfg["n_shadows"] if "n_shadows" in cfg else cfg["n_shadow"])
+
+
+def n_tests(doc: dict) -> int:
+    cfg = doc["config"]
+    return int(cfg["n_tests"] if "n_tests" in cfg else cfg["n_test"])
+
+
+def data_of(doc: dict) -> str:
+    """The ``--data`` option a result was run with (older files name it ``adult``)."""
+    return str(doc["config"].get("data", doc["config"].get("adult", "full")))
 
 
 def summarise(docs: list[dict]) -> None:
@@ -113,9 +138,7 @@ def summarise(docs: list[dict]) -> None:
 
     groups: dict[str, list[dict]] = {}
     for d in docs:
-        groups.setdefault(
-            f"{d['config']['generator']} [{d['config'].get('adult', 'full')}]", []
-        ).append(d)
+        groups.setdefault(f"{d['config']['generator']} [{data_of(d)}]", []).append(d)
     summary: dict[str, dict[str, dict[str, dict[str, float]]]] = {}
     for g, runs in groups.items():
         per = per_target_aucs(runs)
@@ -128,7 +151,7 @@ def summarise(docs: list[dict]) -> None:
         total = sum(d["failures"]["total_datasets"] for d in runs)
         minutes = [round(d.get("timing_seconds", float("nan")) / 60, 1) for d in runs]
         print(
-            f"[{g}] seeds {seeds}, shadows={runs[0]['config']['n_shadow']} tests={runs[0]['config']['n_test']}, "
+            f"[{g}] seeds {seeds}, shadows={n_shadows(runs[0])} tests={n_tests(runs[0])}, "
             f"minutes per run {minutes}, failed datasets {failed}/{total}"
         )
         for sel in SELECTORS:
@@ -138,7 +161,10 @@ def summarise(docs: list[dict]) -> None:
                     f"    distance - {sel}: {np.mean(per['distance']) - np.mean(per[sel]):+.3f} "
                     f"(Welch t = {t.statistic:.2f}, p = {t.pvalue:.3g})"
                 )
-    print_table(summary)
+    for data in sorted({data_of(d) for d in docs}):
+        print_table(
+            {g.split(" [")[0]: v for g, v in summary.items() if g.endswith(f"[{data}]")}, data
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,7 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--run-dir", type=Path, default=None, help="resumable run directories go under here"
     )
-    ap.add_argument("--out-dir", type=Path, default=Path("benchmarks/results_mia"))
+    ap.add_argument(
+        "--results-root",
+        type=Path,
+        default=RESULTS,
+        help=f"results go to <root>/{STUDY}/<label>_<shadows>.json (default {RESULTS})",
+    )
     ap.add_argument(
         "--summarise",
         type=Path,
@@ -179,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         "generator and data with different seeds are combined)",
     )
     args = ap.parse_args(argv)
+    prov = Provenance.start(None if argv is None else ["reproduce_table2.py", *argv])
     if args.summarise:
         summarise([json.loads(p.read_text()) for p in args.summarise])
         return 0
@@ -186,8 +218,6 @@ def main(argv: list[str] | None = None) -> int:
     per_sel = args.targets_per_selector or (3 if args.quick else 10)
     shadows = args.shadows or (200 if args.quick else 4000)
     tests = 100 if args.quick and args.tests == 200 else args.tests
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-
     t_start = time.perf_counter()
     omega = load_omega(args.data)
     t0 = time.perf_counter()
@@ -195,15 +225,17 @@ def main(argv: list[str] | None = None) -> int:
     if not selectors or any(x not in SELECTORS for x in selectors):
         ap.error(f"--selectors takes a subset of {','.join(SELECTORS)}")
     spec = "+".join(f"{s}:{per_sel}" for s in selectors)
-    rows, selected_by = parse_targets(spec, omega, seed=args.seed, k=5)
+    targets = selector_targets(selectors, per_sel)
+    rows = targets.resolve(omega, seed=args.seed).rows
     t_select = time.perf_counter() - t0
     print(
-        f"Adult |Omega|={len(omega)}; {rows.size} distinct targets ({spec}) selected in {t_select:.1f}s",
+        f"{args.data} |Omega|={len(omega)}; {rows.size} distinct targets ({spec}) selected in {t_select:.1f}s",
         flush=True,
     )
     print(
         f"config: n=m=1000, shadows={shadows}, tests={tests}, queries={args.queries}, pool={args.pool}, "
-        f"workers={args.workers}, |D_aux|=10000, |D_test|=5000",
+        f"workers={args.workers}, |D_aux|={DATA[args.data].aux_size}, "
+        f"|D_test|={DATA[args.data].test_size}",
         flush=True,
     )
 
@@ -211,18 +243,21 @@ def main(argv: list[str] | None = None) -> int:
     timings: dict[str, float] = {}
     for gen in split_generators(args.generators):
         label = spec_label(gen, args.data)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_seconds()
         game = MembershipGame(
             gen,
-            n=1000,
-            m=1000,
-            n_shadow=shadows,
-            n_test=tests,
+            targets=targets,
+            train_size=1000,
+            synthetic_size=1000,
+            n_shadows=shadows,
+            n_tests=tests,
             attacks=[a.strip() for a in args.attacks.split(",")],
             attack_params={"query": {"n_queries": args.queries}},
             pool=args.pool,
-            aux_size=10_000,
-            test_size=5_000,
+            aux_size=DATA[args.data].aux_size,
+            test_size=DATA[args.data].test_size,
+        )
+        runtime = Runtime(
             workers=args.workers,
             run_dir=(args.run_dir / run_dir_name(gen, args.data, shadows, args.pool))
             if args.run_dir
@@ -231,16 +266,26 @@ def main(argv: list[str] | None = None) -> int:
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", BaselineWarning)
-            result = game.run(omega, rows, seed=args.seed, selected_by=selected_by)
+            result = game.run(omega, seed=args.seed, runtime=runtime)
         timings[gen] = time.perf_counter() - t0
         doc = result.to_dict()
+        doc["summary"] = {a: s.to_dict() for a, s in result.summary().items()}
+        doc["summary_by_selector"] = {
+            sel: {a: s.to_dict() for a, s in by.items()}
+            for sel, by in result.summary_by_selector().items()
+        }
         doc["timing_seconds"] = timings[gen]
-        doc["config"]["adult"] = args.data
+        doc["cpu_seconds"] = cpu_seconds() - c0
+        doc["peak_rss_mb"] = peak_rss_mb()
+        doc["config"]["data"] = args.data
         suffix = ("" if args.pool == "shared" else "_" + args.pool) + (
             "_quick" if args.quick else ""
         )
         suffix += f"_seed{args.seed}" if args.seed else ""
-        (args.out_dir / f"table2_{label}_{shadows}{suffix}.json").write_text(to_json(doc))
+        path = prov.write(
+            STUDY, f"{label}_{shadows}{suffix}", json.loads(to_json(doc)), root=args.results_root
+        )
+        print(f"[{gen}] wrote {path}", flush=True)
         summary[gen] = doc["summary_by_selector"]
         print(
             f"[{gen}] {timings[gen]:.0f}s, failed datasets {doc['failures']['failed_datasets']}"
@@ -248,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
 
-    print_table(summary)
+    print_table(summary, args.data)
     total = time.perf_counter() - t_start
     print(
         f"\ntotal wall time {total / 60:.1f} min (target selection {t_select:.0f}s); "

@@ -12,7 +12,7 @@ Three parts, all in one run (figures are compared within this run):
    AUC) are re-audited with :class:`~synthleak.games.membership.MembershipGame` (same n, m,
    attacks, queries, shadows and tests; its own datasets) and the two AUC CIs are compared.
 
-Usage: ``python benchmarks/riskmap_validation.py [--n 300 --shadows 80 --tests 40 --workers 2]``
+Usage: ``python -m benchmarks.riskmap_validation [--n 300 --shadows 80 --tests 40 --workers 2]``
 
 References
 ----------
@@ -30,12 +30,16 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.riskmap_truth import riskmap_doc
+from synthleak.attacks.base import AttackFamily, make_attack
 from synthleak.data.io import load_data
 from synthleak.errors import BaselineWarning
-from synthleak.games.membership import MembershipGame, _generate_batch
+from synthleak.games.membership import MembershipGame
 from synthleak.games.riskmap import RiskMap, _attack_chunk
+from synthleak.games.shadow import generate_batch
+from synthleak.games.targets import Targets
 from synthleak.queries import TableStack
-from synthleak.runtime import unit_rng
+from synthleak.runtime import Runtime, unit_rng
 
 
 def probe_full_cost(
@@ -54,16 +58,17 @@ def probe_full_cost(
         rows[s, :half] = np.sort(ins)
         rows[s, half:] = n + rng.choice(n, n - half, replace=False)
     t0, c0 = time.perf_counter(), time.process_time()
-    out = _generate_batch(
-        {"omega": local, "m": n, "seed": seed, "generator": generator}, 0, 0, rows
-    )
+    out = generate_batch({"omega": local, "m": n, "seed": seed, "generator": generator}, 0, 0, rows)
     gen, gen_cpu = (time.perf_counter() - t0) / probe, (time.process_time() - c0) / probe
     ok = out["ok"]
     stack = TableStack(local.schema, out["codes"][ok], out["values"][ok])
     split = min(n_shadow, stack.codes.shape[0] - 2)  # S shadow, the rest (T) test datasets
     attacks = [
-        ("query", json.dumps({"n_estimators": 100, "n_queries": queries}, sort_keys=True)),
-        ("distance", json.dumps({"n_estimators": 100}, sort_keys=True)),
+        (
+            "query",
+            make_attack(AttackFamily.MEMBERSHIP, "query", n_estimators=100, n_queries=queries),
+        ),
+        ("distance", make_attack(AttackFamily.MEMBERSHIP, "distance", n_estimators=100)),
     ]
     shared = {
         "private": local.take(np.arange(n)),
@@ -121,15 +126,13 @@ def main() -> None:
     t0 = time.perf_counter()
     res = RiskMap(
         args.generator,
-        n=args.n,
-        n_shadow=args.shadows,
-        n_test=args.tests,
+        train_size=args.n,
+        n_shadows=args.shadows,
+        n_tests=args.tests,
         n_queries=args.queries,
-        workers=args.workers,
-        progress=True,
-    ).run(data, seed=args.seed)
+    ).run(data, seed=args.seed, runtime=Runtime(workers=args.workers, progress=True))
     wall = time.perf_counter() - t0
-    d = res.to_dict()
+    d = riskmap_doc(res)
     doc["reduced"] = {
         "wall_seconds": wall,
         "timings": d["timings"],
@@ -167,37 +170,38 @@ def main() -> None:
     t0 = time.perf_counter()
     game = MembershipGame(
         args.generator,
-        n=args.n,
-        m=args.n,
-        n_shadow=args.shadows,
-        n_test=args.tests,
+        targets=Targets.rows(rows),
+        train_size=args.n,
+        synthetic_size=args.n,
+        n_shadows=args.shadows,
+        n_tests=args.tests,
         attacks=("query", "distance"),
         attack_params={"query": {"n_queries": args.queries}},
         batch_size=10,
-        workers=args.workers,
-        progress=True,
     )
-    single = game.run(data, rows, seed=args.seed + 1).to_dict()
+    single = game.run(
+        data, seed=args.seed + 1, runtime=Runtime(workers=args.workers, progress=True)
+    ).to_dict()
     agree = []
     for i, t in zip(picks, single["targets"], strict=True):
         r = recs[i]
         for a in ("query", "distance"):
             o = t["attacks"][a]
             lo1, hi1 = r[f"auc_{a}_ci_low"], r[f"auc_{a}_ci_high"]
-            lo2, hi2 = o["auc_ci"]
+            auc2, lo2, hi2 = o["auc"]["value"], o["auc"]["ci_low"], o["auc"]["ci_high"]
             overlap = max(lo1, lo2) <= min(hi1, hi2)
             agree.append(
                 {
                     "row": r["row"],
                     "attack": a,
                     "riskmap": [r[f"auc_{a}"], lo1, hi1],
-                    "single": [o["auc"], lo2, hi2],
+                    "single": [auc2, lo2, hi2],
                     "overlap": bool(overlap),
                 }
             )
             print(
                 f"  row {r['row']:>6} {a:<8} riskmap {r[f'auc_{a}']:.3f} [{lo1:.3f},{hi1:.3f}]  "
-                f"single-target {o['auc']:.3f} [{lo2:.3f},{hi2:.3f}]  CIs overlap: {overlap}"
+                f"single-target {auc2:.3f} [{lo2:.3f},{hi2:.3f}]  CIs overlap: {overlap}"
             )
     doc["agreement"] = {"seconds": time.perf_counter() - t0, "checks": agree}
 

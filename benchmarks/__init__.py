@@ -1,0 +1,1 @@
+"""Benchmarks and reproductions of synthleak (run as ``python -m benchmarks.<script>``)."""

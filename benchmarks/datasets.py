@@ -1,0 +1,75 @@
+"""The real datasets the benchmarks use, read at run time from the shared datasets folder.
+
+``adult``   UCI Adult without missing values (45,222 rows; the bundled copy), as Meeus et al.
+            (2023) ran it: 9 categorical and 6 continuous columns.
+``census``  UK Census 2011 teaching-file subset of reprosyn/TAPAS (50,000 rows), ``Person ID``
+            dropped, the 17 variables categorical (the paper's "17 categorical columns").
+``acs-ma``  NIST Diverse Communities excerpt of the 2019 ACS, Massachusetts (7,634 rows), the
+            survey weights ``PWGTP`` and ``WGTP`` dropped (design weights, not attributes of a
+            person); ``AGEP``, ``PINCP``, ``POVPIP`` and ``DENSITY`` continuous as NIST's data
+            dictionary, the other 18 columns categorical (``N`` = not applicable = missing).
+``acs-tx``  the same for Texas (9,276 rows).
+
+No file is copied into the repository (see the shared folder's README for sources and terms).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+import synthleak as sl
+
+DATASETS = ("adult", "census", "acs-ma", "acs-tx")
+ACS_CONTINUOUS = ("AGEP", "PINCP", "POVPIP", "DENSITY")
+ACS_DROPPED = ("PWGTP", "WGTP")
+
+
+def shared_datasets_dir() -> Path:
+    """``$SYNTHLEAK_SHARED_DATASETS``, else the first ``shared/datasets`` beside the repository
+    or one of its parent directories (a git worktree may sit deeper than the main checkout)."""
+    env = os.environ.get("SYNTHLEAK_SHARED_DATASETS")
+    if env:
+        return Path(env)
+    root = Path(__file__).resolve().parents[1]
+    for parent in root.parents:
+        cand = parent / "shared" / "datasets"
+        if cand.is_dir():
+            return cand
+    return root.parent / "shared" / "datasets"
+
+
+def _path(name: str) -> Path:
+    path = shared_datasets_dir() / name
+    if not path.is_file():
+        raise SystemExit(f"{path} not found: set SYNTHLEAK_SHARED_DATASETS to the shared datasets")
+    return path
+
+
+def load_frame(name: str) -> pd.DataFrame:
+    """The dataset as a DataFrame, columns as described in the module docstring."""
+    if name == "adult":
+        return sl.datasets.load_adult(complete_cases=True)
+    if name == "census":
+        return pd.read_csv(_path("uk_census2011_teaching_50k.csv")).drop(columns=["Person ID"])
+    if name in ("acs-ma", "acs-tx"):
+        file = f"nist_acs_{name[-2:]}2019.csv"
+        return pd.read_csv(_path(file), na_values="N").drop(columns=list(ACS_DROPPED))
+    raise SystemExit(f"unknown dataset {name!r}: use one of {', '.join(DATASETS)}")
+
+
+def load_table(name: str) -> sl.Table:
+    """The dataset as a Table with the schema described in the module docstring."""
+    df = load_frame(name)
+    if name == "census":
+        schema = sl.infer_schema(df, categorical=list(df.columns))
+    elif name.startswith("acs"):
+        cont = list(ACS_CONTINUOUS)
+        schema = sl.infer_schema(
+            df, continuous=cont, categorical=[c for c in df.columns if c not in cont]
+        )
+    else:
+        schema = sl.infer_schema(df)
+    return sl.Table.from_frame(df, schema)

@@ -1,0 +1,234 @@
+"""Two-stage audit, stage 1 (screening map): oracle, null, design, determinism, input errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthleak.data.schema import infer_schema
+from synthleak.data.table import Table
+from synthleak.errors import InputError
+from synthleak.games.twostage import ScreeningMap, ScreeningResult
+from synthleak.generators.base import _REGISTRY, BaseGenerator, GeneratorInfo
+from synthleak.runtime import Runtime
+
+FAST = {"n_estimators": 10, "n_boot": 50, "n_queries": 15}
+
+
+class _Independent(BaseGenerator):
+    """Ignores its training data: every column uniform over its categories (data-independent)."""
+
+    def fit(self, table: Table, *, rng: np.random.Generator) -> _Independent:
+        self.schema_ = table.schema
+        return self
+
+    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+        self._check_fitted()
+        sizes = [len(c.categories) for c in self.schema_.categorical]
+        codes = np.stack([rng.integers(0, s, n) for s in sizes], axis=1)
+        return Table.from_arrays(self.schema_, codes, None)
+
+
+@pytest.fixture
+def independent(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A data-independent generator, registered for one test only (inline runs only)."""
+    name = "test-independent-screening"
+    monkeypatch.setitem(
+        _REGISTRY, name, GeneratorInfo(name, _Independent, (), "test only: data-independent")
+    )
+    return name
+
+
+def _table(n: int, seed: int = 0, outliers: int = 1) -> Table:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "a": rng.choice(["p", "q"], n),
+            "b": rng.choice(["u", "v"], n),
+            "c": rng.choice(["k", "l"], n),
+            "d": rng.choice(["s", "t"], n),
+        }
+    )
+    for i in range(outliers):  # unique values in c and d: outliers
+        df.loc[i] = ["p", "u", f"z{i}", f"w{i}"]
+    return Table.from_frame(df, infer_schema(df))
+
+
+def test_outlier_oracle_nonprivate_ranks_the_outliers_first() -> None:
+    data = _table(80, outliers=3)
+    res = ScreeningMap("nonprivate", train_size=40, n_shadows=60, n_tests=60, **FAST).run(
+        data, seed=1
+    )
+    assert res.rows.tolist() == list(range(80))
+    # a unique record resampled into 40 of 40 draws appears with probability 0.64 when IN and
+    # never when OUT: the best possible AUC is 0.82
+    assert np.all(res.auc[:3] > 0.68) and res.auc[:3].mean() > 0.75
+    # all three among the 6 riskiest of 80 (records in cells of ~5 copies leak a little too)
+    assert {0, 1, 2} <= set(res.top(6).tolist())
+    # common records (dozens of copies) carry no signal
+    assert np.nanmedian(res.auc[3:]) < 0.65
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_null_generator_gives_baseline(independent: str, seed: int) -> None:
+    data = _table(60, seed=seed)
+    res = ScreeningMap(independent, train_size=30, n_shadows=40, n_tests=40, **FAST).run(
+        data, seed=seed
+    )
+    auc = res.auc[~np.isnan(res.auc)]
+    assert auc.size == 60
+    # 60 records x 40 test datasets: the mean of data-independent AUCs is 0.5 +- ~0.02
+    assert abs(auc.mean() - 0.5) < 0.06
+    # and no record is flagged with confidence more often than the 5 % level allows (+ margin)
+    assert np.mean(res.ci_low > 0.5) < 0.15
+
+
+def test_design_every_record_in_a_random_share_of_datasets() -> None:
+    data = _table(50)
+    game = ScreeningMap("indhist", train_size=20, n_shadows=30, n_tests=10)
+    rows = np.arange(50)
+    design = game._design(5, rows, np.array([], dtype=np.int64), 20)
+    ds, lab = design[0]
+    assert ds.shape == (30, 20) and lab.shape == (30, 50)
+    assert np.all(lab.sum(axis=1) == 20)  # no fillers: 20 audited records per dataset
+    for s in range(30):
+        assert sorted(ds[s].tolist()) == sorted(np.flatnonzero(lab[s]).tolist())
+    # with fillers: half of the audited records + fillers, never a filler labelled
+    rows = np.arange(10)
+    fillers = np.arange(10, 50)
+    ds, lab = game._design(5, rows, fillers, 20)[1]
+    assert np.all(lab.sum(axis=1) == 5)
+    assert np.all(np.isin(ds[:, 5:], fillers))
+    assert all(np.unique(d).size == 20 for d in ds)
+    del data
+
+
+def test_same_seed_same_screen_whatever_the_workers(tmp_path) -> None:
+    data = _table(40)
+    game = ScreeningMap("indhist", train_size=20, n_shadows=12, n_tests=8, chunk=7, **FAST)
+    one = game.run(data, seed=4)
+    two = game.run(data, seed=4, runtime=Runtime(workers=2, run_dir=tmp_path / "run"))
+    again = game.run(data, seed=4, runtime=Runtime(workers=1, run_dir=tmp_path / "run"))
+    assert one.same_as(two) and one.same_as(again)
+    other = game.run(data, seed=5)
+    assert not np.allclose(np.nan_to_num(one.auc), np.nan_to_num(other.auc))
+
+
+def test_records_subset_and_result_round_trip() -> None:
+    data = _table(60)
+    res = ScreeningMap(
+        "indhist", train_size=25, n_shadows=10, n_tests=10, records=[5, 1, 9, 30], **FAST
+    )
+    out = res.run(data, seed=0)
+    assert out.rows.tolist() == [5, 1, 9, 30]
+    assert out.train_size == 25 and out.total_datasets == 20 and out.failed_datasets == 0
+    assert ScreeningResult.from_json(out.to_json()).same_as(out)
+    assert set(out.top(4).tolist()) == {5, 1, 9, 30}
+
+
+def test_top_orders_by_auc_with_undefined_last() -> None:
+    res = ScreeningResult(
+        rows=np.array([10, 11, 12, 13]),
+        auc=np.array([0.6, np.nan, 0.9, 0.6]),
+        ci_low=np.zeros(4),
+        ci_high=np.ones(4),
+    )
+    assert res.top(4).tolist() == [12, 10, 13, 11]
+    assert res.top(1).tolist() == [12]
+    with pytest.raises(InputError):
+        res.top(0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"records": [0, 0]}, "twice"),
+        ({"records": [0, 99]}, "rows of the data"),
+        ({"records": []}, "non-empty"),
+        ({"train_size": 200}, "fillers"),
+        ({"n_shadows": 2}, "n_shadows"),
+        ({"n_queries": 0}, "n_queries"),
+    ],
+)
+def test_input_errors(kwargs: dict, match: str) -> None:
+    data = _table(40)
+    with pytest.raises(InputError, match=match):
+        ScreeningMap("indhist", **{"train_size": 10, **kwargs}).run(data, seed=0)
+
+
+def test_unknown_generator_and_non_table() -> None:
+    data = _table(40)
+    with pytest.raises(InputError, match="unknown generator"):
+        ScreeningMap("no-such-generator").run(data, seed=0)
+    with pytest.raises(InputError, match="DataFrame or a synthleak Table"):
+        ScreeningMap("indhist").run(data.to_frame().to_numpy(), seed=0)  # type: ignore[arg-type]
+
+
+def test_dataframe_screens_like_its_table() -> None:
+    data = _table(40)
+    game = ScreeningMap("indhist", train_size=10, n_shadows=8, n_tests=8, **FAST)
+    a = game.run(data, seed=2)
+    b = game.run(data.to_frame(), seed=2)
+    np.testing.assert_array_equal(a.rows, b.rows)
+    np.testing.assert_allclose(a.auc, b.auc, equal_nan=True)
+
+
+def test_screen_records_prefilters_by_rarity_or_vk() -> None:
+    from synthleak.games.twostage import screen_records
+    from synthleak.vulnerability import cell_rarity_scores, vulnerability_scores
+
+    data = _table(60, outliers=2)
+    fast = {"train_size": 20, "n_shadows": 8, "n_tests": 8, "n_queries": 15}
+    res = screen_records(data, "indhist", seed=0, screen_fraction=0.2, min_screened=5, **fast)
+    top = np.sort(np.argsort(-cell_rarity_scores(data), kind="stable")[:12])
+    assert res.rows.tolist() == top.tolist()
+    assert {0, 1} <= set(res.rows.tolist())  # the outliers pass the prefilter
+    res = screen_records(
+        data, "indhist", seed=0, prefilter="distance", screen_fraction=0.1, min_screened=9, **fast
+    )
+    top = np.sort(np.argsort(-vulnerability_scores(data), kind="stable")[:9])
+    assert res.rows.tolist() == top.tolist()
+    # fewer records than min_screened, or no prefilter: every record is screened
+    assert screen_records(data, "indhist", seed=0, **fast).rows.size == 50  # min_screened
+    assert screen_records(_table(40), "indhist", seed=0, **fast).rows.size == 40
+    assert screen_records(data, "indhist", seed=0, prefilter=None, **fast).rows.size == 60
+    # n_screened overrides the fraction and the minimum
+    res = screen_records(data, "indhist", seed=0, n_screened=7, **fast)
+    top = np.sort(np.argsort(-cell_rarity_scores(data), kind="stable")[:7])
+    assert res.rows.tolist() == top.tolist()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"prefilter": "loglik"}, "prefilter"),
+        ({"screen_fraction": 0.0}, "screen_fraction"),
+        ({"screen_fraction": 1.5}, "screen_fraction"),
+        ({"min_screened": 1}, "min_screened"),
+        ({"n_screened": 1}, "n_screened"),
+    ],
+)
+def test_screen_records_input_errors(kwargs: dict, match: str) -> None:
+    from synthleak.games.twostage import screen_records
+
+    with pytest.raises(InputError, match=match):
+        screen_records(_table(40), "indhist", seed=0, **kwargs)
+
+
+def test_screened_targets_are_the_screens_top_rows() -> None:
+    from synthleak.games.targets import Targets
+    from synthleak.games.twostage import screen_records, screened_targets
+
+    data = _table(60, outliers=2)
+    fast = {"train_size": 20, "n_shadows": 8, "n_tests": 8, "n_queries": 15, "min_screened": 10}
+    res = screen_records(data, "indhist", seed=3, **fast)
+    got = screened_targets(data, "indhist", 4, seed=3, **fast)
+    assert isinstance(got, Targets)
+    resolved = got.resolve(data, seed=0)
+    assert resolved.rows.tolist() == res.top(4).tolist()
+    assert set(resolved.selected_by) == {"screen"}
+    with pytest.raises(InputError, match="only 10 records were screened"):
+        screened_targets(data, "indhist", 11, seed=3, **fast)
+    with pytest.raises(InputError, match="positive number"):
+        screened_targets(data, "indhist", 0, seed=3, **fast)
