@@ -53,12 +53,12 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
 
-from synthleak.attacks.base import AttackFamily, make_attack
+from synthleak.attacks.base import AttackFamily, MembershipAttack, make_attack
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.games.base import as_table
@@ -138,7 +138,8 @@ class ScreeningResult(Result):
 def _generate_units(
     shared: dict[str, Any], pool_id: int, start: int, rows: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """Fit the generator on each dataset ``rows[j]`` (rows of the data) and sample ``train_size``."""
+    """Fit the generator on each dataset ``rows[j]`` (rows of the data) and sample
+    ``train_size``."""
     data: Table = shared["data"]
     m, seed, spec = int(shared["m"]), int(shared["seed"]), shared["generator"]
     b = rows.shape[0]
@@ -171,11 +172,14 @@ def _screen_units(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndar
         y_s, y_t = ys[:, i], yt[:, i]
         if y_s.all() or not y_s.any() or y_t.all() or not y_t.any():
             continue  # no IN or no OUT dataset: the AUC is undefined
-        model = make_attack(
-            AttackFamily.MEMBERSHIP,
-            "query",
-            n_queries=int(shared["n_queries"]),
-            n_estimators=int(shared["n_estimators"]),
+        model = cast(
+            MembershipAttack,
+            make_attack(
+                AttackFamily.MEMBERSHIP,
+                "query",
+                n_queries=int(shared["n_queries"]),
+                n_estimators=int(shared["n_estimators"]),
+            ),
         )
         model.fit(
             targets.take([i]), shadow, y_s.astype(np.int64), rng=unit_rng(seed, _SEED_ATTACK, i)
@@ -291,8 +295,9 @@ class ScreeningMap:
             raise InputError("audit at least 2 records: every dataset holds a random half of them")
         if n - rows.size < int(train_size) - half:
             raise InputError(
-                f"train_size = {train_size} needs {int(train_size) - half} fillers per dataset but only "
-                f"{n - rows.size} rows are not audited: lower train_size or audit fewer records"
+                f"train_size = {train_size} needs {int(train_size) - half} fillers per dataset "
+                f"but only {n - rows.size} rows are not audited: lower train_size or audit "
+                "fewer records"
             )
         return rows, int(train_size)
 
