@@ -22,7 +22,7 @@ census teaching file (10k uniform sample), original 4,000 and control 1,000; rel
 bootstrap resample of 3n rows, ``nonprivate`` with m = n, and five independent real samples.
 
 Wall times depend on the machine's load (printed). Results go to
-``benchmarks/results_nobox/bench_nobox.json``.
+``benchmarks/results/nobox/bench_nobox.json``.
 
 Usage: ``python benchmarks/bench_nobox.py [--peer-rows 4000] [--cross-check]
 [--peers-python /work/venvs/peers/bin/python] [--oracles] [--skip-speed]``.
@@ -54,7 +54,7 @@ DATA = Path(
         "SYNTHLEAK_SHARED_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"
     )
 )
-OUT = Path(__file__).resolve().parent / "results_nobox" / "bench_nobox.json"
+OUT = Path(__file__).resolve().parent / "results" / "nobox" / "bench_nobox.json"
 
 PEER_SDMETRICS = r"""
 import json, sys, time

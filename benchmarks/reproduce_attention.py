@@ -3,7 +3,7 @@
 Appendix A, Table 3 of the paper: AUC of the target-attention membership attack for targets
 chosen by four selectors (random, rare value, log-likelihood, distance V_k with k = 5),
 generators synthpop and baynet, |D| = |D^s| = 1000, |D_aux| and |D_test| as Table 1 (Adult
-10,000 and 5,000; census scaled to our 50,000 records, see ``benchmarks/paper000.py``). The
+10,000 and 5,000; census scaled to our 50,000 records, see ``benchmarks/meeus2023.py``). The
 paper uses 4,000 shadow datasets and 10 targets per selector; ``--quick`` runs a reduced
 configuration in minutes on 2 cores.
 
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.paper000 import (
+from benchmarks.meeus2023 import (
     DATA,
     GENERATORS,
     SELECTORS,

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.paper000 import DATA, add_data_argument, load_omega, selector_targets
+from benchmarks.meeus2023 import DATA, add_data_argument, load_omega, selector_targets
 from synthleak.errors import BaselineWarning
 from synthleak.games.membership import MembershipGame
 from synthleak.games.targets import Targets
@@ -66,7 +66,7 @@ def main() -> None:
     )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", type=Path, default=Path("benchmarks/results_mia/sweeps.json"))
+    ap.add_argument("--out", type=Path, default=Path("benchmarks/results/mia/sweeps.json"))
     args = ap.parse_args()
     warnings.simplefilter("ignore", BaselineWarning)
     omega = load_omega(args.data)

@@ -5,7 +5,7 @@ For each generator (synthpop, baynet) and each target selector (random, rare, lo
 |D| = |D^s| = 1000, n_shadow shadow and n_test test datasets, N = 100,000 counting queries (on
 Adult all 2^15 - 1 subsets of its 15 attributes; on the census 100,000 of the 2^17 - 1) and a
 random forest of 100 trees of depth 10; |D_aux| and |D_test| as Table 1 (Adult 10,000 and
-5,000; census scaled to our 50,000 records, see ``benchmarks/paper000.py``). One shared pool of
+5,000; census scaled to our 50,000 records, see ``benchmarks/meeus2023.py``). One shared pool of
 shadow/test datasets serves all 40 targets of a generator (``--pool single`` = the paper's one
 pool per target, 40x the cost).
 
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.paper000 import (
+from benchmarks.meeus2023 import (
     DATA,
     GENERATORS,
     SELECTORS,

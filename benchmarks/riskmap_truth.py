@@ -34,7 +34,7 @@ import numpy as np
 
 import synthleak.queries
 from benchmarks.datasets import DATASETS, load_table
-from benchmarks.paper000 import spec_label
+from benchmarks.meeus2023 import spec_label
 from benchmarks.provenance import RESULTS, Provenance
 from benchmarks.reproduce_table2 import cpu_seconds, peak_rss_mb
 from synthleak.errors import BaselineWarning
