@@ -355,3 +355,34 @@ def test_forms_cannot_be_mixed_or_left_incomplete(
     assert "--rows belong to the no-box form" in capsys.readouterr().err
     assert main(["mia", str(data_csv)]) == 2
     assert "give DATA and --generator" in capsys.readouterr().err
+
+
+def test_screen_targets_run_the_two_stage_audit(tmp_path, capsys) -> None:
+    """``--targets screen:2+random:1``: stage 1 screens the rarest records, the game attacks the
+    two it ranks riskiest plus a random control."""
+    import json
+
+    import synthleak as sl
+    from synthleak.cli.main import main
+
+    data = tmp_path / "a.csv"
+    sl.datasets.load_adult().dropna().sample(600, random_state=0).to_csv(data, index=False)
+    out = tmp_path / "mia.json"
+    args = ["mia", str(data), "--generator", "indhist", "--targets", "screen:2+random:1"]
+    args += ["--train-size", "100", "--shadows", "30", "--tests", "30", "--attacks", "query"]
+    assert main([*args, "--format", "json", "--out", str(out)]) == 0, capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    labels = [t["selected_by"] for t in doc["targets"]]
+    assert labels.count("screen") == 2 and labels.count("random") == 1, labels
+
+
+def test_split_screen_targets() -> None:
+    from synthleak.cli.common import split_screen_targets
+    from synthleak.errors import InputError
+
+    assert split_screen_targets("screen:3+top:2") == (3, "top:2")
+    assert split_screen_targets("top:10") == (0, "top:10")
+    with pytest.raises(InputError, match="whole number"):
+        split_screen_targets("screen:x")
+    with pytest.raises(InputError, match="at least 1"):
+        split_screen_targets("screen:0")

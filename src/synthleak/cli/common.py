@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from synthleak.data.io import LoadedData
     from synthleak.data.schema import Schema
+    from synthleak.data.table import Table
     from synthleak.games.targets import Targets
     from synthleak.runtime.context import Runtime
 
@@ -273,6 +274,57 @@ def parse_targets(text: str, *, k: int = 5) -> Targets:
     if out is None:
         raise InputError("--targets is empty: give e.g. top:10")
     return Targets(out.parts, k)
+
+
+def split_screen_targets(text: str) -> tuple[int, str]:
+    """``--targets`` minus its ``screen:N`` parts: (total N, the other parts joined by '+')."""
+    n, rest = 0, []
+    for part in (p.strip() for p in text.split("+")):
+        method, _, arg = part.partition(":")
+        if method.strip().lower() != "screen":
+            rest.append(part)
+            continue
+        try:
+            count = int(arg)
+        except ValueError:
+            raise InputError(f"--targets {part!r}: N must be a whole number") from None
+        if count < 1:
+            raise InputError(f"--targets {part!r}: N must be at least 1")
+        n += count
+    return n, "+".join(rest)
+
+
+def screen_targets(
+    table: Table,
+    generator: str,
+    n: int,
+    *,
+    rest: Targets | None,
+    k: int,
+    seed: int,
+    runtime: Runtime,
+    train_size: int,
+) -> Targets:
+    """``screen:N`` of ``--targets``: the two-stage audit's stage 1 picks ``n`` targets.
+
+    Screens ``max(50, 10 n)`` records (the rarest by cell rarity) with 100 shadow and 100 test
+    datasets (:func:`synthleak.games.twostage.screened_targets`), then joins the other parts.
+    """
+    from synthleak.games.targets import Targets
+    from synthleak.games.twostage import screened_targets
+
+    half = max(2, min(int(train_size), len(table) // 3))
+    screened = screened_targets(
+        table,
+        generator,
+        n,
+        seed=seed,
+        runtime=runtime.sub("screen"),
+        train_size=half,
+        n_screened=min(len(table) // 2, max(50, 10 * n)),
+    )
+    joined = screened if rest is None else screened + rest
+    return Targets(joined.parts, k)
 
 
 def make_runtime(*, workers: int, cluster: Any = None, run_dir: Path | None = None) -> Runtime:

@@ -85,7 +85,9 @@ from synthleak.cli.common import (
     parse_sizes,
     parse_targets,
     report_policy,
+    screen_targets,
     split_list,
+    split_screen_targets,
     to_json,
 )
 from synthleak.errors import BaselineWarning, InputError
@@ -333,8 +335,9 @@ def mia_cmd(
         str,
         typer.Option(
             "--targets",
-            help="top:N (most vulnerable by V_k), rare:N, loglik:N, random:N or rows:i,j; join "
-            "several with '+'.",
+            help="top:N (most vulnerable by V_k), rare:N, loglik:N, random:N, rows:i,j, or "
+            "screen:N (a cheap risk map of the rarest records ranks them first: two-stage "
+            "audit); join several with '+'.",
         ),
     ] = "top:10",
     train_size: GameTrainSizeOpt = 1000,
@@ -465,7 +468,8 @@ def mia_cmd(
     if out is not None:
         check_out_path(out)
     runtime = make_runtime(workers=workers, cluster=None, run_dir=run_dir)
-    spec = parse_targets(targets, k=k)
+    n_screen, rest = split_screen_targets(targets)
+    spec = parse_targets(rest, k=k) if rest or not n_screen else None
     check_claim(claimed_epsilon, delta, neighbouring.api)
     claimed = claimed_epsilon
     if claimed is None:
@@ -480,6 +484,17 @@ def mia_cmd(
         loaded = load_cli_data(
             data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
         )
+        if n_screen:
+            spec = screen_targets(
+                loaded.table,
+                generator,
+                n_screen,
+                rest=spec,
+                k=k,
+                seed=seed,
+                runtime=runtime,
+                train_size=train_size,
+            )
         names = split_list(attacks) or ["query", "distance", "groundhog"]
         params: dict[str, dict[str, Any]] = {"query": {"n_queries": n_queries}}
         game = MembershipGame(
