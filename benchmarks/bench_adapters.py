@@ -86,7 +86,8 @@ def main() -> None:
         f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start; "
         f"date {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
         "",
-        "| generator | fit+sample(1000) s | peer | peer s | ratio | mean 2-way TVD (5000 rec.) | TVD / indhist |",
+        "| generator | fit+sample(1000) s | peer | peer s | ratio "
+        "| mean 2-way TVD (5000 rec.) | TVD / indhist |",
         "|---|---|---|---|---|---|---|",
     ]
     t_ind, _ = timed("indhist", train, 1000, 0)
@@ -116,7 +117,8 @@ def main() -> None:
         print(f"{label}: {t:.2f} s", flush=True)
     for label, t, peer, t_peer, tvd in rows:
         lines.append(
-            f"| {label} | {t:.3f} | {peer} | {t_peer:.4f} | {t / t_peer:.1f}x | {tvd:.3f} | {tvd / tvd_ind:.2f} |"
+            f"| {label} | {t:.3f} | {peer} | {t_peer:.4f} | {t / t_peer:.1f}x | {tvd:.3f} "
+            f"| {tvd / tvd_ind:.2f} |"
         )
     text = "\n".join(lines)
     print(text)

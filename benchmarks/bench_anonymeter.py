@@ -96,7 +96,8 @@ def main() -> None:
         _ours(kind, small[0], small[1], small[2], 20, 0)
         _anonymeter(kind, small[0], small[1], small[2], 20, 0)
     print(
-        "| kind | seed | n | anonymeter risk [CI] | synthleak risk [CI] | overlap | anonymeter s | synthleak s | ratio |"
+        "| kind | seed | n | anonymeter risk [CI] | synthleak risk [CI] | overlap "
+        "| anonymeter s | synthleak s | ratio |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     totals: dict[str, list[float]] = {}

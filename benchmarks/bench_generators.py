@@ -219,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
         row = bench_generator(spec, train, args)
         rows.append(row)
         print(
-            f"  {spec:32s} {row.median_ms if row.median_ms is not None else float('nan'):10.2f} ms  {row.note}",
+            f"  {spec:32s} "
+            f"{row.median_ms if row.median_ms is not None else float('nan'):10.2f} ms  {row.note}",
             flush=True,
         )
     ds = None
@@ -232,9 +233,11 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     print(
-        f"Generator speed, {dt.date.today().isoformat()}, {platform.processor() or platform.machine()}, "
+        f"Generator speed, {dt.date.today().isoformat()}, "
+        f"{platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} cores on the machine, {pinned}; Python {platform.python_version()}, "
-        f"numpy {np.__version__}. fit + sample {N_SYNTH} from {N_TRAIN} Adult rows (seed {args.seed})."
+        f"numpy {np.__version__}. fit + sample {N_SYNTH} from {N_TRAIN} Adult rows "
+        f"(seed {args.seed})."
     )
     print()
     print(

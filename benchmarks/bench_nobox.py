@@ -12,10 +12,10 @@ holds sdmetrics and domias without touching the shared environment).
 Part 2 (cross-check, ``--cross-check``). The ``domias`` package (van Breugel et al. 2023, MIT
 licence), run unchanged through its ``evaluate_performance`` with a generator that returns the
 given release (its Wasserstein fidelity figure, which needs pykeops, and its LOGAN_0 baseline,
-which no longer runs with ctgan 0.12, skipped), on exactly the members, non-members, reference and synthetic records our attacks
-see (its KDE density estimator on the numeric encoding: category codes and values). Two
-releases: the CTGAN file, and a bootstrap resample (3n rows) of 5,000 training records. Our AUCs come
-with 95% bootstrap CIs.
+which no longer runs with ctgan 0.12, skipped), on exactly the members, non-members, reference
+and synthetic records our attacks see (its KDE density estimator on the numeric encoding:
+category codes and values). Two releases: the CTGAN file, and a bootstrap resample (3n rows) of
+5,000 training records. Our AUCs come with 95% bootstrap CIs.
 
 Part 3 (oracles, ``--oracles``). The oracle games of the tests, every figure: Adult and the UK
 census teaching file (10k uniform sample), original 4,000 and control 1,000; releases: a

@@ -145,12 +145,14 @@ def main() -> None:
             t, secs = attack(X, sizes, S, q, 1)
             paper = PAPER[m][QS.index(q)]
             print(
-                f"| {m:,} | {q:,} | {secs:.2f} | {paper} | {paper / secs:.1f}x | {((t > 0.5) == y).mean():.3f} |",
+                f"| {m:,} | {q:,} | {secs:.2f} | {paper} | {paper / secs:.1f}x "
+                f"| {((t > 0.5) == y).mean():.3f} |",
                 flush=True,
             )
     print("\nPeers in the same run (same queries, same S):")
     print(
-        "| m | |Q| | synthleak (s) | naive dense (s) | naive / synthleak | primal sparse simplex (s) | ratio |"
+        "| m | |Q| | synthleak (s) | naive dense (s) | naive / synthleak "
+        "| primal sparse simplex (s) | ratio |"
     )
     print("|---|---|---|---|---|---|---|")
     for m, q in [(1000, 100), (1000, 1000), (10_000, 1000)]:

@@ -74,20 +74,24 @@ def main() -> None:
     base_wall, base_cpu = rows[0][2], rows[0][3]
     tvd_ref = three_way_tvd(train, holdout)
     print(
-        f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}, "
+        f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, "
+        f"python {platform.python_version()}, "
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.1f}"
     )
     print("fit(1,000 Adult rows) + sample(1,000), one BLAS thread\n")
     print(
-        "| generator | runs | median wall (s) | median CPU (s) | CPU / indhist | 3-TVD vs train | 3-TVD vs holdout |"
+        "| generator | runs | median wall (s) | median CPU (s) | CPU / indhist | 3-TVD vs train "
+        "| 3-TVD vs holdout |"
     )
     print("|---|---|---|---|---|---|---|")
     for spec, repeats, w, c, tt, th in rows:
         print(
-            f"| `{spec}` | {repeats} | {w:.4f} | {c:.4f} | {c / base_cpu:.0f}x | {tt:.3f} | {th:.3f} |"
+            f"| `{spec}` | {repeats} | {w:.4f} | {c:.4f} | {c / base_cpu:.0f}x | {tt:.3f} "
+            f"| {th:.3f} |"
         )
     print(
-        f"\nreference: 3-TVD between the 1,000 training rows and 1,000 held-out real rows = {tvd_ref:.3f}"
+        "\nreference: 3-TVD between the 1,000 training rows and 1,000 held-out real rows = "
+        f"{tvd_ref:.3f}"
     )
     print(f"indhist median wall {base_wall:.4f} s")
 

@@ -24,8 +24,9 @@ release: the truth is 0), the mean estimate in units of its spread (a bias that 
 with more predicates shows as a large |z|). ``equal-size`` is also reported with the game's
 interval (share of null runs whose interval excludes 0).
 
-Usage: ``python benchmarks/calibration_designs.py --seeds 10 --out benchmarks/calibration_designs.md``
-(``--n-cols 2`` or ``--synthetic-share 0.5`` for the settings where the NPMLE is biased)
+Usage: ``python benchmarks/calibration_designs.py --seeds 10 --out
+benchmarks/calibration_designs.md`` (``--n-cols 2`` or ``--synthetic-share 0.5`` for the settings
+where the NPMLE is biased)
 """
 
 from __future__ import annotations

@@ -65,8 +65,8 @@ DATA: dict[str, Omega] = {
         10_000,
         5_000,
         "",
-        "the 45,222 Adult rows without a missing value, the paper's Adult (its code loads them, and "
-        "its 10 distance targets are our V_5 top 10 there)",
+        "the 45,222 Adult rows without a missing value, the paper's Adult (its code loads them, "
+        "and its 10 distance targets are our V_5 top 10 there)",
     ),
     "full": Omega(
         "full",
@@ -83,7 +83,8 @@ DATA: dict[str, Omega] = {
         16_650,
         "",
         "the 50,000-record UK Census 2011 teaching-file subset of reprosyn/TAPAS, 17 categorical "
-        "columns; |D_aux| = 33,300 and |D_test| = 16,650 (Table 1's 50,000 and 25,000 scaled by 2/3)",
+        "columns; |D_aux| = 33,300 and |D_test| = 16,650 "
+        "(Table 1's 50,000 and 25,000 scaled by 2/3)",
     ),
 }
 

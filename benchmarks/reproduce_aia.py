@@ -1,4 +1,5 @@
-"""Reproduce the attribute-inference experiments of Annamalai et al. (2024), Sec. 6, on real ACS records.
+"""Reproduce the attribute-inference experiments of Annamalai et al. (2024), Sec. 6, on real ACS
+records.
 
 Data: NIST Diverse Communities excerpt of ACS PUMS, Massachusetts 2019
 (``/work/shared/datasets/nist_acs_ma2019.csv``, missing marker ``N``), secret ``SEX``, the 17
@@ -116,7 +117,8 @@ def main() -> None:
             rows.append(line)
             print(line, flush=True)
     print(
-        "\n| generator | m | recon acc [95% CI] | dcr acc | infer acc | recon AUC | Acc_max | MRE>10 | 3-TVD |"
+        "\n| generator | m | recon acc [95% CI] | dcr acc | infer acc | recon AUC | Acc_max "
+        "| MRE>10 | 3-TVD |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))

@@ -127,7 +127,9 @@ def synthesize(
             "data": data,
             "n": n,
             "seed": seed,
-            "split": "np.random.default_rng(seed).permutation; original = first n, control = next n",
+            "split": (
+                "np.random.default_rng(seed).permutation; original = first n, control = next n"
+            ),
             "fit_rng": f"default_rng({seed})",
             "sample_rng": f"default_rng({seed + 1})",
             "seconds": total,

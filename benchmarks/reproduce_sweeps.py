@@ -103,7 +103,8 @@ def main() -> None:
         cell: dict = {sel: by_selector[sel]["query"].to_dict() for sel in selectors}
         for sel in selectors:
             print(
-                f"Fig 4   epsilon={eps:g}  {sel:<8}  AUC {cell[sel]['auc_mean']:.3f} ± {cell[sel]['auc_sd']:.3f}",
+                f"Fig 4   epsilon={eps:g}  {sel:<8}  "
+                f"AUC {cell[sel]['auc_mean']:.3f} ± {cell[sel]['auc_sd']:.3f}",
                 flush=True,
             )
         cell["seconds"] = time.perf_counter() - t1

@@ -18,7 +18,8 @@ writes the full result per generator to ``benchmarks/results/table2/<label>_<sha
 
 Usage::
 
-    python -m benchmarks.reproduce_table2 --quick          # minutes: 200 shadows, 3 targets/selector
+    python -m benchmarks.reproduce_table2 --quick          # minutes: 200 shadows, \
+3 targets/selector
     python -m benchmarks.reproduce_table2                  # the paper's configuration (Adult)
     python -m benchmarks.reproduce_table2 --data census --run-dir DIR   # UK Census columns
     python -m benchmarks.reproduce_table2 --summarise benchmarks/results/table2/census_*.json
@@ -177,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         "--generators",
         default=GENERATORS,
         help="generator specs, comma-separated (parameters allowed: synthpop,baynet:k=1,bins=10); "
-        "the default synthpop uses one-hot predictors, as the Python port the paper ran (via reprosyn)",
+        "the default synthpop uses one-hot predictors, as the Python port the paper ran "
+        "(via reprosyn)",
     )
     ap.add_argument("--targets-per-selector", type=int, default=None)
     ap.add_argument("--shadows", type=int, default=None)
@@ -229,11 +231,13 @@ def main(argv: list[str] | None = None) -> int:
     rows = targets.resolve(omega, seed=args.seed).rows
     t_select = time.perf_counter() - t0
     print(
-        f"{args.data} |Omega|={len(omega)}; {rows.size} distinct targets ({spec}) selected in {t_select:.1f}s",
+        f"{args.data} |Omega|={len(omega)}; {rows.size} distinct targets ({spec}) "
+        f"selected in {t_select:.1f}s",
         flush=True,
     )
     print(
-        f"config: n=m=1000, shadows={shadows}, tests={tests}, queries={args.queries}, pool={args.pool}, "
+        f"config: n=m=1000, shadows={shadows}, tests={tests}, queries={args.queries}, "
+        f"pool={args.pool}, "
         f"workers={args.workers}, |D_aux|={DATA[args.data].aux_size}, "
         f"|D_test|={DATA[args.data].test_size}",
         flush=True,

@@ -13,7 +13,8 @@ other); see ``benchmarks/selector_study.py``, which reads these files.
 fillers = the rest of the dataset) and writes the same record format, so cheap screening maps
 are evaluated by exactly the code an audit runs.
 
-Writes ``benchmarks/results/riskmap/<data>_<generator>_S<shadows>_T<tests>_Q<queries>_seed<seed>.json``:
+Writes ``benchmarks/results/riskmap/\
+<data>_<generator>_S<shadows>_T<tests>_Q<queries>_seed<seed>.json``:
 the RiskMap result (every record's row, AUC and 95 % CI, selector scores, timings) with
 provenance.
 

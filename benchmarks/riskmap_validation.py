@@ -45,7 +45,8 @@ from synthleak.runtime import Runtime, unit_rng
 def probe_full_cost(
     data, generator: str, n: int, probe: int, n_shadow: int, records: int, queries: int, seed: int
 ) -> dict:
-    """Time ``probe`` generator runs at n = m = ``n`` and the attacks of ``records`` records on them."""
+    """Time ``probe`` generator runs at n = m = ``n`` and the attacks of ``records`` records on
+    them."""
     rng = unit_rng(seed, 99)
     perm = rng.permutation(len(data))[: n + n]
     local = data.take(perm)
@@ -141,16 +142,20 @@ def main() -> None:
     }
     print(
         f"reduced risk map: n={args.n} S={args.shadows} T={args.tests} Q={args.queries} "
-        f"workers={args.workers}: {wall:.0f} s (generation {d['timings']['generation_seconds']:.0f} s, "
+        f"workers={args.workers}: {wall:.0f} s "
+        f"(generation {d['timings']['generation_seconds']:.0f} s, "
         f"attacks {d['timings']['attack_seconds']:.0f} s)"
     )
     v = d["summary"]["validation"]
     print(
-        f"AUC (best attack) mean {d['summary']['auc_mean']:.3f} sd {d['summary']['auc_sd']:.3f}; chance precision@10 {v['chance_precision']:.3f}"
+        f"AUC (best attack) mean {d['summary']['auc_mean']:.3f} "
+        f"sd {d['summary']['auc_sd']:.3f}; "
+        f"chance precision@10 {v['chance_precision']:.3f}"
     )
     for s in ("vulnerability", "rare_value", "log_likelihood"):
         print(
-            f"  {s:<15} spearman {v[s]['spearman']:+.3f} [{v[s]['spearman_ci'][0]:+.3f}, {v[s]['spearman_ci'][1]:+.3f}]"
+            f"  {s:<15} spearman {v[s]['spearman']:+.3f} "
+            f"[{v[s]['spearman_ci'][0]:+.3f}, {v[s]['spearman_ci'][1]:+.3f}]"
             f"  precision@10 {v[s]['precision_at_10']:.2f}"
         )
     for a, va in d["summary"].get("validation_per_attack", {}).items():
@@ -230,11 +235,13 @@ def full_cost(args: argparse.Namespace, data, doc: dict) -> None:
     doc["full_cost"] = probe
     print(
         f"probe at n=m=1000: {probe['gen_seconds_per_dataset']:.2f} s per baynet dataset, "
-        f"{probe['attack_seconds_per_record']:.2f} s per record (both attacks, {probe['probe_datasets']} datasets)"
+        f"{probe['attack_seconds_per_record']:.2f} s per record "
+        f"(both attacks, {probe['probe_datasets']} datasets)"
     )
     print(
         f"EXTRAPOLATED full map (1000 records, S={args.full_shadows}, T={args.full_tests}): "
-        f"{est_1core / 60:.0f} min on one core, ~{est_1core / 120:.0f} min with 2 workers (ideal split)"
+        f"{est_1core / 60:.0f} min on one core, "
+        f"~{est_1core / 120:.0f} min with 2 workers (ideal split)"
     )
     cpu = (
         full_sets * probe["gen_cpu_seconds_per_dataset"]
@@ -242,8 +249,10 @@ def full_cost(args: argparse.Namespace, data, doc: dict) -> None:
     )
     probe["extrapolated_full_cpu_seconds"] = cpu
     print(
-        f"  CPU time (less sensitive to machine load): {probe['gen_cpu_seconds_per_dataset']:.2f} s per dataset, "
-        f"{probe['attack_cpu_seconds_per_record']:.2f} s per record -> {cpu / 60:.0f} CPU-min in all, "
+        "  CPU time (less sensitive to machine load): "
+        f"{probe['gen_cpu_seconds_per_dataset']:.2f} s per dataset, "
+        f"{probe['attack_cpu_seconds_per_record']:.2f} s per record -> "
+        f"{cpu / 60:.0f} CPU-min in all, "
         f"~{cpu / 120:.0f} min on 2 idle cores"
     )
 

@@ -115,7 +115,8 @@ def _binned_codes(table: Table, n_bins: int) -> np.ndarray:
 
 
 def cell_counts(codes: np.ndarray, order: int) -> np.ndarray:
-    """``(n, S)``: for every subset of ``order`` columns, how many records share the record's cell."""
+    """``(n, S)``: for every subset of ``order`` columns, how many records share the record's
+    cell."""
     n, f = codes.shape
     subsets = list(itertools.combinations(range(f), order))
     out = np.empty((n, len(subsets)), dtype=np.float64)
@@ -476,7 +477,8 @@ def score_table(done: dict[str, dict]) -> str:
             cells.append(
                 "not run"
                 if r is None
-                else f"{r['spearman']:.2f} ({r['precision_at_10']:.1f} / {r['precision_at_50']:.2f})"
+                else f"{r['spearman']:.2f} "
+                f"({r['precision_at_10']:.1f} / {r['precision_at_50']:.2f})"
             )
         lines.append(f"| {title} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -516,7 +518,8 @@ def markdown_table(done: dict[str, dict]) -> str:
                 lines.append(f"| | {label} | not run | | | | |")
                 continue
             lines.append(
-                f"| | {label} | {r['share_in_sample_top10']:.3f} | {r['share_cross_fit_top10']:.3f} "
+                f"| | {label} | {r['share_in_sample_top10']:.3f} "
+                f"| {r['share_cross_fit_top10']:.3f} "
                 f"| {r['spearman']:+.3f} [{r['spearman_ci'][0]:+.3f}, {r['spearman_ci'][1]:+.3f}] "
                 f"| {r['precision_at_10']:.1f} | {r['precision_at_50']:.2f} |"
             )

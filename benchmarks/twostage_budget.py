@@ -138,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         doc["screen_chosen"] = {"wall": wall, "cpu": cpu, "load": load}
         print(
-            f"two-stage screen after the audit: {cpu:.0f} CPU-s, {wall:.0f} s wall (load {load:.1f})"
+            f"two-stage screen after the audit: {cpu:.0f} CPU-s, "
+            f"{wall:.0f} s wall (load {load:.1f})"
         )
         path = prov.write(STUDY, f"audit_{spec_label(args.generator)}", doc, root=args.results_root)
         print(f"wrote {path}")
