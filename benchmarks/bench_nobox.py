@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 import synthleak as sl
+from benchmarks.provenance import Provenance
 from synthleak.attacks.base import make_attack
 from synthleak.games.base import Release
 from synthleak.games.nobox import DEFAULT_ATTACKS, NoBoxMembershipGame
@@ -341,6 +342,7 @@ def main() -> None:
     ap.add_argument("--skip-speed", action="store_true")
     ap.add_argument("--oracles", action="store_true")
     args = ap.parse_args()
+    prov = Provenance.start()
     doc: dict = json.loads(OUT.read_text()) if OUT.exists() else {}  # keep the other part
     doc |= {
         "command": " ".join([sys.executable, *sys.argv]),
@@ -363,6 +365,7 @@ def main() -> None:
         doc["oracles"] = oracles(args)
     doc["load_average_end"] = os.getloadavg()
     OUT.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"provenance": prov.to_dict(), **doc}
     OUT.write_text(json.dumps(doc, indent=2, default=float) + "\n")
     print(f"written {OUT}")
 

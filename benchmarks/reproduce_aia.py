@@ -21,9 +21,11 @@ default grid here (about 52 min on 2 idle cores) is the one in RESULTS_aia.md.
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
+from benchmarks.provenance import Provenance
 from synthleak.data.io import load_data
 from synthleak.games.attribute import AttributeGame
 from synthleak.runtime import Runtime
@@ -72,6 +74,7 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/out/aia")
     ap.add_argument("--only", default=None, help="comma-separated generator specs to run")
     args = ap.parse_args()
+    prov = Provenance.start()
     table = load_data(DATA, na_values=["N"]).table
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -95,6 +98,7 @@ def main() -> None:
         res = game.run(table, seed=0, runtime=Runtime(workers=args.workers, run_dir=out / name))
         secs = time.perf_counter() - t0
         res.to_json(out / f"{name}.json")
+        (out / f"{name}.provenance.json").write_text(json.dumps(prov.to_dict(), indent=1) + "\n")
         print(
             f"## {spec}: {games} games x {tpg} targets, {secs:.0f} s, {len(res.failures)} failures",
             flush=True,

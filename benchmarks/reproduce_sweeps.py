@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.meeus2023 import DATA, add_data_argument, load_omega, selector_targets
+from benchmarks.provenance import Provenance
 from synthleak.errors import BaselineWarning
 from synthleak.games.membership import MembershipGame
 from synthleak.games.targets import Targets
@@ -68,6 +69,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/mia/sweeps.json"))
     args = ap.parse_args()
+    prov = Provenance.start()
     warnings.simplefilter("ignore", BaselineWarning)
     omega = load_omega(args.data)
     out: dict = {"config": vars(args) | {"out": str(args.out)}, "fig3a": {}, "fig4": {}}
@@ -110,6 +112,7 @@ def main() -> None:
         cell["seconds"] = time.perf_counter() - t1
         out["fig4"][f"{eps:g}"] = cell
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    out = {"provenance": prov.to_dict(), **out}
     args.out.write_text(json.dumps(out, indent=2) + "\n")
 
 
