@@ -48,3 +48,31 @@ def test_bad_arguments() -> None:
         run_units(_unit, UNITS, workers=0)
     with pytest.raises(ValueError, match="unique"):
         run_units(_unit, [UNITS[0], UNITS[0]])
+
+
+def _nested_loky_unit(shared: None, i: int) -> dict[str, np.ndarray]:
+    """A unit that, like ctgan's column transformer, leaves joblib's loky pool running."""
+    from joblib import Parallel, delayed
+
+    Parallel(n_jobs=2, backend="loky")(delayed(abs)(-x) for x in range(4))
+    return {"x": np.array([i])}
+
+
+def test_worker_pool_shuts_down_despite_a_nested_loky_pool() -> None:
+    """A worker joins its children on exit; loky's idle workers linger for 300 s, so without
+    stopping them every process pool that ran ctgan hung for five minutes after its last unit.
+    The bound below detects that hang (it is not a speed requirement)."""
+    import threading
+
+    out: dict[str, object] = {}
+
+    def play() -> None:
+        units = [WorkUnit(f"u{i}", (i,)) for i in range(2)]
+        out["results"] = run_units(_nested_loky_unit, units, shared=None, workers=2)
+
+    thread = threading.Thread(target=play, daemon=True)
+    thread.start()
+    thread.join(timeout=150)
+    assert not thread.is_alive(), "the worker pool hung on a unit's leftover joblib pool"
+    results = out["results"]
+    assert isinstance(results, dict) and sorted(results) == ["u0", "u1"]

@@ -13,6 +13,7 @@ does not depend on ``workers`` or ``cluster``. A unit that raises is reported in
 
 from __future__ import annotations
 
+import sys
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -55,12 +56,27 @@ _SHARED: Any = None
 def _init_worker(shared: Any) -> None:
     global _SHARED
     _SHARED = shared
+    # Stop the process pools a generator left behind before the worker exits: a worker joins its
+    # child processes on exit, and joblib's reusable loky executor (ctgan and rdt transform
+    # columns with it) keeps its workers alive for 300 s of idleness, so every pool of ours
+    # that ran ctgan took five minutes to shut down.
+    from multiprocessing import util
+
+    util.Finalize(None, _stop_nested_pools, exitpriority=100)
     try:  # one BLAS thread per worker process: the pool already uses the cores
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(1)
     except ImportError:  # pragma: no cover
         pass
+
+
+def _stop_nested_pools() -> None:
+    """Shut down joblib's reusable loky executor of this process, if one was started."""
+    module = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(module, "_executor", None) if module is not None else None
+    if executor is not None:
+        executor.shutdown(wait=True, kill_workers=True)
 
 
 def _call(
