@@ -35,6 +35,9 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--n", type=int, default=300, help="training and synthetic records")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--batch-size", type=int, default=4, help="datasets per work unit (what workers share)"
+    )
     args = parser.parse_args()
 
     from distributed import Client, LocalCluster
@@ -54,11 +57,13 @@ def main() -> None:
         attacks=("query", "distance"),
         aux_size=4 * args.n,
         test_size=2 * args.n,
+        batch_size=args.batch_size,
     )
     print(
         f"# bench_scaling  {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, "
         f"{platform.machine()}, {os.cpu_count()} cores; {spec}, {args.shadows} shadow + "
-        f"{args.tests} test datasets of {args.n} records, 2 targets, seed {args.seed}"
+        f"{args.tests} test datasets of {args.n} records, {args.batch_size} per unit, 2 targets, "
+        f"seed {args.seed}"
     )
     timings: dict[str, float] = {}
     results = {}
