@@ -22,3 +22,30 @@ def test_put_get_resume_and_config_guard(tmp_path: Path) -> None:
     assert not list((tmp_path / "run" / "units").glob(".*tmp"))
     with pytest.raises(InputError, match="holds a different run"):
         RunStore(tmp_path / "run", {"seed": 2})
+
+
+def test_ctrl_c_while_a_unit_is_stored_keeps_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Ctrl-C in the middle of ``put`` lands after the unit is catalogued, never inside it."""
+    import os
+    import signal
+
+    real_savez = np.savez
+
+    def savez_interrupted(*args: object, **kwargs: object) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # delivered while the archive is being written
+        real_savez(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(np, "savez", savez_interrupted)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with RunStore(tmp_path / "run", {"a": 1}) as store:
+            with pytest.raises(KeyboardInterrupt):
+                store.put("u1", {"x": np.arange(5)})
+            assert store.done() == {"u1"}
+            np.testing.assert_array_equal(store.get("u1")["x"], np.arange(5))
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert not list((tmp_path / "run" / "units").glob(".*.tmp"))
+    finally:
+        signal.signal(signal.SIGINT, previous)

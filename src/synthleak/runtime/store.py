@@ -16,18 +16,46 @@ gives identical results.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
+import signal
 import sqlite3
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from synthleak.errors import InputError
+
+
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C back for the block; one pressed meanwhile is raised as soon as it ends.
+
+    Only the main thread receives KeyboardInterrupt, so elsewhere there is nothing to hold back.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            if callable(previous):
+                previous(signal.SIGINT, None)
+            elif previous == signal.SIG_DFL:
+                os.kill(os.getpid(), signal.SIGINT)
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS units (
@@ -119,24 +147,22 @@ class RunStore:
     def put(
         self, key: str, arrays: dict[str, np.ndarray], meta: dict[str, Any] | None = None
     ) -> None:
-        """Store a finished unit: arrays first (atomically), then the catalogue row."""
+        """Store a finished unit: arrays first (atomically), then the catalogue row.
+
+        Ctrl-C is held back while a unit is stored, so a finished unit is either kept whole or
+        not at all; the archive is built in memory first, so an interrupted ``np.savez`` never
+        leaves a half-written zip bound to a closed file.
+        """
         fname = f"{_safe_key(key)}.npz"
-        target = self.path / "units" / fname
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{fname}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, **arrays)  # type: ignore[arg-type]
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        self._db.execute(
-            "INSERT OR REPLACE INTO units VALUES (?, 'ok', ?, ?, ?)",
-            (key, fname, json.dumps(meta or {}, default=str), time.time()),
-        )
-        self._db.commit()
+        with _interrupts_deferred():
+            buf = io.BytesIO()
+            np.savez(buf, **arrays)  # type: ignore[arg-type]
+            self._write_atomic(self.path / "units" / fname, buf.getvalue())
+            self._db.execute(
+                "INSERT OR REPLACE INTO units VALUES (?, 'ok', ?, ?, ?)",
+                (key, fname, json.dumps(meta or {}, default=str), time.time()),
+            )
+            self._db.commit()
 
     def put_failure(self, key: str, reason: str) -> None:
         """Record that a unit failed (it is retried on the next run)."""
