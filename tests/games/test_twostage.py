@@ -199,6 +199,25 @@ def test_screen_records_prefilters_by_rarity_or_vk() -> None:
     assert res.rows.tolist() == top.tolist()
 
 
+def test_screen_records_picks_among_the_candidates() -> None:
+    """``candidates`` (the audit's training records): the prefilter keeps the rarest of them,
+    rarity still measured on the whole data; the other rows only fill the datasets."""
+    from synthleak.games.twostage import screen_records
+    from synthleak.vulnerability import cell_rarity_scores
+
+    data = _table(60, outliers=2)
+    fast = {"train_size": 20, "n_shadows": 8, "n_tests": 8, "n_queries": 15}
+    cand = np.arange(1, 60, 2)  # odd rows: outlier 1 is a candidate, outlier 0 is not
+    res = screen_records(data, "indhist", seed=0, candidates=cand, n_screened=6, **fast)
+    score = cell_rarity_scores(data)
+    want = np.sort(cand[np.argsort(-score[cand], kind="stable")[:6]])
+    assert res.rows.tolist() == want.tolist() and 1 in want and 0 not in res.rows
+    every = screen_records(data, "indhist", seed=0, candidates=cand, n_screened=40, **fast)
+    assert every.rows.tolist() == cand.tolist()  # fewer candidates than asked: all of them
+    with pytest.raises(InputError, match="candidates must be rows"):
+        screen_records(data, "indhist", seed=0, candidates=[3, 60], **fast)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
