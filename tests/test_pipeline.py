@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -72,7 +74,13 @@ def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
     } <= keys
     assert any(k.startswith("attribute.recon.m") for k in keys)
     assert a.membership is not None and len(a.membership.targets) == 2
-    assert [t.selected_by for t in a.membership.targets] == ["distance", "random"]
+    assert [t.selected_by for t in a.membership.targets] == ["screen", "random"]
+    sc = a.screening  # the two-stage screen chose the target, beside V_k's ranking
+    assert sc is not None and sc.n_candidates == 1000 - 500 and len(sc.top) == 10
+    assert a.membership.targets[0].row == sc.top[0].row and sc.top[0].screen_rank == 1
+    assert [r.vk_rank for r in sc.vk_top] == list(range(1, 11))
+    assert sc.vk_top[0].row == a.vulnerability.top[0].row  # type: ignore[union-attr]
+    assert a.budget is not None and a.budget.screen_seconds > 0
     assert a.privacy_utility and a.utility is not None
     assert a.vulnerability is not None
     assert len(a.vulnerability.top) == 10 and a.vulnerability.top[0].rank == 1
@@ -87,6 +95,20 @@ def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
 
     assert strip(a) == strip(b)
     assert AuditResult.from_json(a.to_json()).to_json() == a.to_json()
+
+
+def test_selector_distance_is_the_papers_v_k(split) -> None:
+    train, _, _ = split
+    plan = replace(TINY, screened_shadows=20)
+    a = audit(train, generator="indhist", plan=plan, seed=3, selector="distance")
+    assert a.membership is not None and a.screening is None
+    assert [t.selected_by for t in a.membership.targets] == ["distance", "random"]
+    assert a.membership.targets[0].row == a.vulnerability.top[0].row  # type: ignore[union-attr]
+    assert a.membership.config.n_shadows == 40 and a.config.selector == "distance"
+    b = audit(train, generator="indhist", plan=plan, seed=3)  # screened: the plan's smaller pool
+    assert b.membership is not None and b.membership.config.n_shadows == 20
+    with pytest.raises(InputError, match="unknown selector 'vk'"):
+        audit(train, generator="indhist", plan=plan, selector="vk")
 
 
 def test_stage_streams_do_not_depend_on_other_stages(split, monkeypatch) -> None:

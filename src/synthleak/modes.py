@@ -58,6 +58,15 @@ class TargetMethod(StrEnum):
     RANDOM = "random"
 
 
+class Selector(StrEnum):
+    """How an audit picks the records its shadow-model membership game attacks."""
+
+    SCREEN = "screen"  # two-stage audit: a cheap shadow-model screen of the rarest records
+    DISTANCE = "distance"  # V_k, Meeus et al. (2023)
+    RARE = "rare"
+    LOGLIK = "loglik"
+
+
 class QueryMode(StrEnum):
     """How query answers are read off the synthetic data (Annamalai et al. (2024a), Sec. 4.2,
     6.6).

@@ -54,7 +54,7 @@ from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import RiskEstimate
 from synthleak.metrics.utility import utility_report
-from synthleak.modes import Budget
+from synthleak.modes import Budget, Selector
 from synthleak.policy import Policy
 from synthleak.results import (
     AuditConfig,
@@ -66,6 +66,8 @@ from synthleak.results import (
     MetricKind,
     PrivacyUtilityPoint,
     RecordAtRisk,
+    ScreenedRecord,
+    ScreeningSection,
     StageRecord,
     StageStatus,
     UtilitySection,
@@ -80,14 +82,26 @@ Log = Callable[[str], None]
 
 
 BUDGETS: dict[Budget, BudgetPlan] = {
-    Budget.QUICK: BudgetPlan(300, 3, 2, 200, 100, 500, ("query", "distance"), 60),
+    Budget.QUICK: BudgetPlan(300, 3, 2, 200, 100, 500, ("query", "distance"), 60, 50, 200),
     Budget.STANDARD: BudgetPlan(
-        1000, 5, 5, 1000, 200, 1000, ("query", "distance", "groundhog"), 200
+        1000, 5, 5, 1000, 200, 1000, ("query", "distance", "groundhog"), 200, 100, 400
     ),
     Budget.PAPER: BudgetPlan(
-        2000, 10, 10, 4000, 200, 1000, ("query", "distance", "groundhog", "attention"), 500
+        2000,
+        10,
+        10,
+        4000,
+        200,
+        1000,
+        ("query", "distance", "groundhog", "attention"),
+        500,
+        100,
+        4000,
     ),
 }
+
+#: How ``audit(selector=...)`` chooses the membership game's targets (the first is the default).
+SELECTORS = tuple(s.value for s in Selector)
 
 OPTIONAL = {"torch": "torch", "ctgan": "ctgan", "distributed": "dask", "mbi": "mbi"}
 
@@ -135,6 +149,7 @@ class _Context:
     delta: float = 1e-5
     neighbouring: str = "add_remove"
     max_time: float | None = None
+    selector: str = "screen"
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     identifiers: tuple[str, ...] = ()
     train: Table = field(init=False)
@@ -553,6 +568,77 @@ def _needs_generator(ctx: _Context) -> Skip | None:
     return None if ctx.generator is not None else Skip(needs=GENERATOR_NEEDED)
 
 
+def _ranked(ctx: _Context, method: str) -> np.ndarray:
+    """Training records (positions in ``ctx.train``) by ``method``, most at risk first; the
+    vulnerability stage's ``V_k`` ranking when it ran."""
+    if method == "distance" and ctx.ranking_rows is not None:
+        return ctx.ranking_rows
+    return rank_records(ctx.train, method, k=ctx.k).rows
+
+
+#: Records shown in the report's comparison of the screen's ranking with V_k's.
+SCREEN_SHOWN = 10
+
+
+def _screen(ctx: _Context, n_top: int, train_size: int) -> tuple[list[int], float]:
+    """Stage 1 of the two-stage audit: screen the rarest training records, return the ``n_top``
+    rows of the original it ranks riskiest and its wall time; the screening section records
+    its ranking beside ``V_k``'s."""
+    from synthleak.games.twostage import screen_records, screened_count
+
+    assert ctx.generator is not None
+    candidates = ctx.train_rows
+    n_screened = screened_count(n_top, candidates.size)
+    pools = max(4, min(ctx.plan.screen_datasets, ctx.plan.shadows))
+    ctx.log(
+        f"two-stage screen: the {n_screened} rarest of {candidates.size} training records, "
+        f"{pools} shadow and {pools} test datasets through '{ctx.generator}'"
+    )
+    started = time.perf_counter()
+    res = screen_records(
+        ctx.original,
+        ctx.generator,
+        seed=ctx.seed,
+        runtime=ctx.runtime.sub("screen"),
+        candidates=candidates,
+        n_screened=n_screened,
+        train_size=train_size,
+        n_shadows=pools,
+        n_tests=pools,
+    )
+    seconds = time.perf_counter() - started
+    ranked = _ranked(ctx, "distance")
+    vk_rank = {int(ctx.train_rows[r]): i + 1 for i, r in enumerate(ranked)}
+    order = res.order()
+    screen_rank = {int(res.rows[p]): i + 1 for i, p in enumerate(order)}
+    where = {int(r): i for i, r in enumerate(res.rows)}
+
+    def record(row: int) -> ScreenedRecord:
+        i = where.get(row)
+        auc = (np.nan, np.nan, np.nan) if i is None else (res.auc[i], res.ci_low[i], res.ci_high[i])
+        return ScreenedRecord(
+            row, screen_rank.get(row, 0), vk_rank.get(row, 0), *(float(a) for a in auc)
+        )
+
+    shown = min(SCREEN_SHOWN, res.rows.size)
+    ctx.sections["screening"] = ScreeningSection(
+        ctx.generator,
+        int(candidates.size),
+        int(res.rows.size),
+        res.n_shadows,
+        res.n_tests,
+        res.n_queries,
+        tuple(record(int(res.rows[p])) for p in order[:shown]),
+        tuple(record(int(ctx.train_rows[r])) for r in ranked[:shown]),
+    )
+    if res.failed_datasets:
+        ctx.notes.append(
+            f"two-stage screen: {res.failed_datasets} of {res.total_datasets} generator runs "
+            "failed and their datasets were left out"
+        )
+    return res.top(n_top).tolist(), seconds
+
+
 def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     from synthleak.attacks.base import AttackFamily, make_attack
     from synthleak.games.membership import MembershipGame
@@ -569,20 +655,21 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         attacks.append(a)
     if not attacks:
         raise InputError("no membership attack could run (see the notes)")
-    ranked = ctx.ranking_rows
-    if ranked is None:
-        ranked = rank_records(ctx.train, "distance", k=ctx.k).rows
-    top = [int(ctx.train_rows[r]) for r in ranked[: ctx.plan.mia_targets]]
+    n_top = min(ctx.plan.mia_targets, len(ctx.train))
+    n_controls = min(ctx.plan.mia_controls, len(ctx.original) - n_top)
+    n = min(ctx.plan.n, max(2, (len(ctx.original) - n_top - n_controls) // 3))
+    screen_seconds = 0.0
+    if ctx.selector == "screen":
+        top, screen_seconds = _screen(ctx, n_top, n)
+    else:
+        top = [int(ctx.train_rows[r]) for r in _ranked(ctx, ctx.selector)[:n_top]]
     pool = np.setdiff1d(np.arange(len(ctx.original)), top)
-    controls = [
-        int(r) for r in rng.choice(pool, min(ctx.plan.mia_controls, pool.size), replace=False)
-    ]
-    n = min(ctx.plan.n, max(2, (len(ctx.original) - len(top) - len(controls)) // 3))
+    controls = [int(r) for r in rng.choice(pool, min(n_controls, pool.size), replace=False)]
     ctx.log(
         f"black-box membership inference: {len(top) + len(controls)} targets, datasets of "
         f"{n} records through '{ctx.generator}'"
     )
-    targets = Targets.rows(top, label="distance")
+    targets = Targets.rows(top, label=ctx.selector)
     if controls:
         targets = targets + Targets.rows(controls, label="random")
     game = MembershipGame(
@@ -590,16 +677,20 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         targets=targets,
         train_size=n,
         synthetic_size=n,
-        n_shadows=ctx.plan.shadows,
+        # a screened audit gives the screen's share of the budget back (a fixed plan size, so
+        # the result does not depend on the machine's speed)
+        n_shadows=(ctx.plan.screened_shadows or ctx.plan.shadows)
+        if ctx.selector == "screen"
+        else ctx.plan.shadows,
         n_tests=ctx.plan.tests,
         attacks=attacks,
     )
     cost = measure_membership_cost(game, ctx.original, rng=rng)
     n_targets = len(top) + len(controls)
     workers = ctx.runtime.workers
-    if ctx.max_time is not None:
+    if ctx.max_time is not None:  # the screen's time is part of the limit
         game.n_shadows, game.n_tests = fit_budget(
-            cost, ctx.max_time, n_targets=n_targets, workers=workers
+            cost, ctx.max_time - screen_seconds, n_targets=n_targets, workers=workers
         )
     projected = cost.projected_seconds(
         n_shadows=game.n_shadows, n_tests=game.n_tests, n_targets=n_targets, workers=workers
@@ -614,7 +705,12 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         warnings.simplefilter("ignore", BaselineWarning)
         res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime)
     ctx.sections["budget"] = BudgetRecord(
-        game.n_shadows, game.n_tests, projected, time.perf_counter() - started, power(game.n_tests)
+        game.n_shadows,
+        game.n_tests,
+        projected,
+        time.perf_counter() - started,
+        power(game.n_tests),
+        screen_seconds,
     )
     ctx.sections["membership"] = res
     ctx.findings.append(membership_finding(res, rng=rng))
@@ -681,6 +777,7 @@ def audit(
     neighbouring: str = "add_remove",
     policy: Policy | None = None,
     max_time: float | None = None,
+    selector: Selector | str = Selector.SCREEN,
     log: Log | None = None,
     sources: dict[str, str] | None = None,
     command_line: str | None = None,
@@ -733,6 +830,13 @@ def audit(
     max_time : float, optional
         Wall-time limit in seconds for the shadow-model game: its shadow and test datasets are
         sized to fit it after a measured pilot. Required by ``budget="auto"``.
+    selector : {"screen", "distance", "rare", "loglik"}
+        How the membership game's targets are chosen among the training records. ``screen``
+        (default): the two-stage audit, a cheap shadow-model screen of the rarest records
+        (:func:`synthleak.games.twostage.screen_records`) ranks them by measured risk, and its
+        wall time is taken from the game's shadow datasets so the audit keeps its budget's
+        time. ``distance``: the paper's ``V_k`` (Meeus et al. 2023); ``rare`` and ``loglik``:
+        its baselines.
     log : callable, optional
         Receives one line per stage (the CLI prints them).
     sources : dict, optional
@@ -760,6 +864,11 @@ def audit(
         raise InputError("budget 'auto' sizes the shadow-model game to max_time: give max_time")
     if max_time is not None and not (isinstance(max_time, int | float) and max_time > 0):
         raise InputError(f"max_time must be a positive number of seconds, got {max_time!r}")
+    if selector not in SELECTORS:
+        raise InputError(
+            f"unknown selector {selector!r}: use {', '.join(SELECTORS)}", parameter="selector"
+        )
+    selector = Selector(selector).value
     used = plan or BUDGETS[Budget.STANDARD if budget is Budget.AUTO else budget]
     rt = as_runtime(runtime)
     if synthetic is None and generator is None:
@@ -810,6 +919,7 @@ def audit(
         delta=delta,
         neighbouring=neighbouring,
         max_time=max_time,
+        selector=selector,
         frames=frames,
         identifiers=tuple(enc.profile.identifiers),
     )
@@ -841,6 +951,7 @@ def audit(
         show_records=show_records,
         claimed_epsilon=claimed_epsilon,
         max_time=max_time,
+        selector=selector,
     )
     result = AuditResult(
         config=config,
@@ -849,6 +960,7 @@ def audit(
         stages=tuple(records),
         findings=assess(ctx.findings),
         vulnerability=ctx.sections.get("vulnerability"),
+        screening=ctx.sections.get("screening"),
         membership=ctx.sections.get("membership"),
         utility=ctx.sections.get("utility"),
         privacy_utility=tuple(ctx.privacy_utility),

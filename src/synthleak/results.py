@@ -322,6 +322,10 @@ class BudgetPlan(Result):
     n: int  # training records per shadow dataset
     mia_attacks: tuple[str, ...]
     aia_games: int
+    screen_datasets: int = 100  # shadow (and test) datasets of the two-stage screen
+    # shadow datasets of the game after a two-stage screen (default: shadows), sized so the
+    # screen and the game together take about the time of the game alone (BENCHMARKS.md)
+    screened_shadows: int | None = None
 
 
 @dataclass(frozen=True, repr=False)
@@ -361,6 +365,8 @@ class BudgetRecord(Result):
         The pilot's projection and the game's wall time.
     power : Power
         The smallest detectable AUC effect and the largest certifiable epsilon of ``n_tests``.
+    screen_seconds : float
+        Wall time of the two-stage screen that chose the targets (0 without one).
     """
 
     n_shadows: int
@@ -368,6 +374,7 @@ class BudgetRecord(Result):
     projected_seconds: float
     measured_seconds: float
     power: Power
+    screen_seconds: float = 0.0
 
 
 @dataclass(frozen=True, repr=False)
@@ -393,6 +400,7 @@ class AuditConfig(Result):
     show_records: bool = False
     claimed_epsilon: float | None = None
     max_time: float | None = None
+    selector: str = "distance"
 
 
 @dataclass(frozen=True, repr=False)
@@ -421,6 +429,51 @@ class VulnerabilitySection(Result):
     n_records: int
     scores: FloatArray
     top: tuple[RecordAtRisk, ...] = ()
+
+
+@dataclass(frozen=True, repr=False)
+class ScreenedRecord(Result):
+    """A record's rank by the two-stage screen and by ``V_k``, and its screened AUC.
+
+    ``screen_rank`` is 0 (and the AUC nan) when the prefilter did not screen the record.
+    ``vk_rank`` is its rank by ``V_k`` among the candidates (1 = most isolated).
+    """
+
+    row: int
+    screen_rank: int
+    vk_rank: int
+    auc: float
+    ci_low: float
+    ci_high: float
+
+
+@dataclass(frozen=True, repr=False)
+class ScreeningSection(Result):
+    """Stage 1 of the two-stage audit: which records a cheap shadow-model screen ranks riskiest.
+
+    Attributes
+    ----------
+    generator : str
+    n_candidates : int
+        Records the screen could pick from (the records the release was trained on).
+    n_screened : int
+        Records screened: the rarest candidates by cell rarity.
+    n_shadows, n_tests, n_queries : int
+        Shadow and test datasets shared by every screened record, counting queries per record.
+    top : tuple of ScreenedRecord
+        The records with the highest screened AUC, riskiest first.
+    vk_top : tuple of ScreenedRecord
+        The records ``V_k`` ranks first, most isolated first, with what the screen found.
+    """
+
+    generator: str
+    n_candidates: int
+    n_screened: int
+    n_shadows: int
+    n_tests: int
+    n_queries: int
+    top: tuple[ScreenedRecord, ...] = ()
+    vk_top: tuple[ScreenedRecord, ...] = ()
 
 
 @dataclass(frozen=True, repr=False)
@@ -458,6 +511,8 @@ class AuditResult(Result):
     findings : tuple of Finding
         One per attack outcome, with verdicts corrected for multiple testing.
     vulnerability : VulnerabilitySection, optional
+    screening : ScreeningSection, optional
+        The two-stage screen that chose the membership game's targets (``selector="screen"``).
     membership : MembershipResult, optional
         Black-box shadow-model membership inference (when the generator is known).
     nobox : NoBoxMembershipResult, optional
@@ -490,6 +545,7 @@ class AuditResult(Result):
     stages: tuple[StageRecord, ...] = ()
     findings: tuple[Finding, ...] = ()
     vulnerability: VulnerabilitySection | None = None
+    screening: ScreeningSection | None = None
     membership: MembershipResult | None = None
     nobox: NoBoxMembershipResult | None = None
     attribute: AttributeGameResult | None = None

@@ -88,6 +88,12 @@ def test_generator_audit_leaves_a_resumable_run_dir(files, tmp_path: Path) -> No
     assert main(args) == 0  # re-run resumes from the catalogue: identical membership results
     again = json.loads((out / "report.json").read_text())
     assert again["membership"]["targets"] == first["membership"]["targets"]
+    # the two-stage screen chose the targets, resumed from its own part of the run directory
+    assert (out / "run" / "screen" / "catalogue.sqlite").exists()
+    assert again["screening"] == first["screening"] and first["config"]["selector"] == "screen"
+    screened = [r["row"] for r in first["screening"]["top"]]
+    chosen = [t["row"] for t in first["membership"]["targets"] if t["selected_by"] == "screen"]
+    assert chosen == screened[:1]  # the tiny plan attacks one target
     # report from the membership game's own run directory
     assert main(["report", str(out / "run"), "--out-dir", str(tmp_path / "mia")]) == 0
     mia = json.loads((tmp_path / "mia" / "report.json").read_text())
@@ -100,6 +106,7 @@ def test_generator_audit_leaves_a_resumable_run_dir(files, tmp_path: Path) -> No
         ([], "nothing to audit"),
         (["--synthetic", "SYN", "--secret", "nope"], "--secret 'nope' is not a column"),
         (["--generator", "nosuch"], "unknown generator"),
+        (["--generator", "indhist", "--selector", "vk"], "Invalid value for '--selector'"),
     ],
 )
 def test_bad_input_exit_2_and_no_report(

@@ -162,3 +162,49 @@ def test_vulnerability_paragraph_cites_the_equation_of_its_metric(
         vulnerability=dataclasses.replace(sample_result.vulnerability, metric="minkowski"),
     )
     assert "(Meeus et al. (2023), Sec. 6.4, eq. 6)" in records_text(mink)
+
+
+def test_a_screened_audit_shows_the_screens_ranking_beside_v_k(
+    sample_result: AuditResult,
+) -> None:
+    """Two-stage audit: the summary names the screen's riskiest records, 'Records at risk' sets
+    its ranking beside V_k's, and the membership section says how its targets were chosen."""
+    import dataclasses
+    import math
+
+    from synthleak.games.cost import power
+    from synthleak.results import BudgetRecord, ScreenedRecord, ScreeningSection
+
+    assert sample_result.vulnerability is not None
+    vk = [r.row for r in sample_result.vulnerability.top]
+    top = (
+        ScreenedRecord(700, 1, 37, 0.91, 0.85, 0.97),  # 37th by V_k: not among its top shown
+        ScreenedRecord(vk[2], 2, 3, 0.88, 0.80, 0.95),
+    )
+    vk_top = (
+        ScreenedRecord(vk[0], 0, 1, math.nan, math.nan, math.nan),  # not screened
+        ScreenedRecord(vk[1], 5, 2, 0.70, 0.60, 0.80),
+        ScreenedRecord(vk[2], 2, 3, 0.88, 0.80, 0.95),
+    )
+    plan = dataclasses.replace(sample_result.config.plan, screened_shadows=120)
+    result = dataclasses.replace(
+        sample_result,
+        config=dataclasses.replace(sample_result.config, selector="screen", plan=plan),
+        screening=ScreeningSection("baynet:k=2", 800, 50, 100, 100, 1000, top, vk_top),
+        budget=BudgetRecord(120, 100, 30.0, 35.0, power(100), 12.0),
+    )
+    doc = build_document(result)
+    summary = " ".join(b.text for b in doc.sections[0].blocks if isinstance(b, Paragraph))
+    assert f"rows 700, {vk[2]} of the original" in summary
+    records = next(s for s in doc.sections if s.anchor == "records")
+    table = next(b for b in records.blocks if isinstance(b, TableBlock) and "V_k: row" in b.header)
+    assert table.header[1] == "screen: row" and len(table.rows) == 3
+    assert table.rows[0][:4] == ("1", "700", "0.910 (0.850 – 0.970)", "37")
+    assert table.rows[0][4:] == (str(vk[0]), "", "not screened")
+    assert table.rows[1][4:] == (str(vk[1]), "0.700", "5")
+    assert table.rows[2][1:2] == ("",)
+    text = " ".join(b.text for s in doc.sections for b in s.blocks if isinstance(b, Paragraph))
+    assert "the 50 rarest of the 800 training records" in text
+    assert "Targets are the records the two-stage screen ranks riskiest" in text
+    assert "trains on 120 rather than 200 shadow datasets" in text
+    assert AuditResult.from_json(result.to_json()).to_json() == result.to_json()

@@ -43,7 +43,7 @@ from synthleak.cli.common import (
     split_list,
 )
 from synthleak.errors import InputError
-from synthleak.modes import Budget
+from synthleak.modes import Budget, Selector
 
 if TYPE_CHECKING:
     from synthleak.results import AuditResult
@@ -99,6 +99,7 @@ def _run_audit(
     policy_file: Path | None = None,
     junit: Path | None = None,
     max_time: float | None = None,
+    selector: Selector = Selector.SCREEN,
     keep: str | None = None,
     categorical: str | None = None,
     continuous: str | None = None,
@@ -153,6 +154,7 @@ def _run_audit(
             neighbouring=neighbouring.api,
             policy=policy,
             max_time=max_time,
+            selector=selector.value,
             log=log,
             sources={
                 "original": original,
@@ -186,6 +188,15 @@ BudgetOpt = Annotated[
         "--budget",
         help="Compute spent: quick, standard, paper, or auto (standard, with the shadow-model "
         "game sized to --max-time).",
+    ),
+]
+SelectorOpt = Annotated[
+    Selector,
+    typer.Option(
+        "--selector",
+        help="How the shadow-model game picks its targets: screen (two-stage audit: a cheap "
+        "shadow-model screen of the rarest records ranks them by measured risk, within the "
+        "budget's time), distance (V_k, Meeus et al. 2023), rare or loglik.",
     ),
 ]
 ShowRecordsOpt = Annotated[
@@ -222,6 +233,7 @@ def audit_cmd(
     policy: PolicyOpt = None,
     junit: JunitOpt = None,
     max_time: MaxTimeOpt = None,
+    selector: SelectorOpt = Selector.SCREEN,
     keep: KeepOpt = None,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
@@ -259,6 +271,7 @@ def audit_cmd(
         policy_file=policy,
         junit=junit,
         max_time=max_time,
+        selector=selector,
         keep=keep,
         categorical=categorical,
         continuous=continuous,
