@@ -376,6 +376,23 @@ def test_screen_targets_run_the_two_stage_audit(tmp_path, capsys) -> None:
     assert labels.count("screen") == 2 and labels.count("random") == 1, labels
 
 
+def test_default_targets_are_screened(tmp_path, capsys) -> None:
+    """Without ``--targets`` the two-stage screen picks the 10 targets (``screen:10``)."""
+    import json
+
+    import synthleak as sl
+    from synthleak.cli.main import main
+
+    data = tmp_path / "a.csv"
+    sl.datasets.load_adult().dropna().sample(400, random_state=1).to_csv(data, index=False)
+    out = tmp_path / "mia.json"
+    args = ["mia", str(data), "--generator", "indhist", "--train-size", "60"]
+    args += ["--shadows", "12", "--tests", "12", "--attacks", "distance"]
+    assert main([*args, "--format", "json", "--out", str(out)]) == 0, capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    assert [t["selected_by"] for t in doc["targets"]] == ["screen"] * 10
+
+
 def test_split_screen_targets() -> None:
     from synthleak.cli.common import split_screen_targets
     from synthleak.errors import InputError

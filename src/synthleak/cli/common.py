@@ -307,11 +307,12 @@ def screen_targets(
 ) -> Targets:
     """``screen:N`` of ``--targets``: the two-stage audit's stage 1 picks ``n`` targets.
 
-    Screens ``max(50, 10 n)`` records (the rarest by cell rarity) with 100 shadow and 100 test
-    datasets (:func:`synthleak.games.twostage.screened_targets`), then joins the other parts.
+    Screens ``max(50, 10 n)`` records (the rarest by cell rarity; at most half the data) with
+    100 shadow and 100 test datasets (:func:`synthleak.games.twostage.screened_targets`), then
+    joins the other parts.
     """
     from synthleak.games.targets import Targets
-    from synthleak.games.twostage import screened_targets
+    from synthleak.games.twostage import screened_count, screened_targets
 
     half = max(2, min(int(train_size), len(table) // 3))
     screened = screened_targets(
@@ -321,7 +322,7 @@ def screen_targets(
         seed=seed,
         runtime=runtime.sub("screen"),
         train_size=half,
-        n_screened=min(len(table) // 2, max(50, 10 * n)),
+        n_screened=screened_count(n, len(table) // 2),
     )
     joined = screened if rest is None else screened + rest
     return Targets(joined.parts, k)

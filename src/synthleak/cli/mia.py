@@ -335,11 +335,11 @@ def mia_cmd(
         str,
         typer.Option(
             "--targets",
-            help="top:N (most vulnerable by V_k), rare:N, loglik:N, random:N, rows:i,j, or "
-            "screen:N (a cheap risk map of the rarest records ranks them first: two-stage "
-            "audit); join several with '+'.",
+            help="screen:N (default; two-stage audit: a cheap shadow-model screen of the "
+            "rarest records ranks them by measured risk), top:N (most vulnerable by V_k, Meeus "
+            "et al. 2023), rare:N, loglik:N, random:N or rows:i,j; join several with '+'.",
         ),
-    ] = "top:10",
+    ] = "screen:10",
     train_size: GameTrainSizeOpt = 1000,
     synthetic_size: SyntheticSizeOpt = None,
     shadows: Annotated[int, typer.Option("--shadows", help="Shadow datasets (attacker).")] = 4000,
