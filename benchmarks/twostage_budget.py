@@ -1,28 +1,25 @@
-"""Does the two-stage membership audit of a 1,000-record dataset fit in the standard budget's time?
+"""Does the two-stage audit of a 1,000-record dataset fit in the standard budget's time?
 
-The ``standard`` budget of ``synthleak audit`` (``BUDGETS`` in ``synthleak/pipeline.py``) attacks
-the 5 records with the highest ``V_k`` and 5 random controls with the full shadow-model game
-(1,000 shadow and 200 test datasets of ``n = min(1000, (N - 10) // 3)`` records; attacks query,
-distance and groundhog). The two-stage audit first screens the records
-(:func:`~synthleak.games.twostage.screen_records`: the 10 % with the highest cell rarity, 100
-shadow and 100 test datasets) and gives the full game the 5 records it ranks highest instead
-(same controls, same game).
+``synthleak audit`` (``synthleak.pipeline.audit``) picks the targets of its shadow-model
+membership game with ``selector``. ``distance`` attacks the 5 training records with the highest
+``V_k`` (Meeus et al. 2023) and 5 random controls with the ``standard`` budget's game (1,000
+shadow and 200 test datasets of ``n = min(1000, (N - 10) // 3)`` records; attacks query,
+distance and groundhog). ``screen`` (the default) first screens the 50 rarest training records
+with 100 shadow and 100 test datasets (:func:`~synthleak.games.twostage.screen_records`) and
+gives the game the 5 records it ranks riskiest, with the budget's ``screened_shadows`` (400)
+shadow datasets instead of 1,000, so that screen and game together take about the time of the
+game alone.
 
-This script times, on a 1,000-record sample of Adult (the paper's Adult: no missing values):
-
-1. the standard budget's membership stage (V_k top 5 + 5 controls);
-2. the two-stage screen (library defaults);
-3. with ``--full-screen``, the screen of all 1,000 records, with the counting-query path as the
-   library chooses it and, with ``--bitsets``, with bitsets (one worker; identical answers);
-4. the full game on the two-stage screen's top 5 + the same controls.
-
-CPU seconds (this process and its workers) are the primary measure: the machine is shared, so
-wall times are given with the load average next to them. Writes
-``benchmarks/results/twostage/budget_<generator>.json``.
+This script runs both audits of the same 1,000-record sample of Adult (the paper's Adult: no
+missing values), every stage, same seed, ``--repeats`` times in alternating order (the machine
+is shared: interleaving gives both the same load), and records per run: wall time, the time of
+each stage, the screen's time, the shadow datasets used, and the membership AUC (best attack,
+95 % interval) of the 5 selected targets. Writes
+``benchmarks/results/twostage/audit_<generator>.json``.
 
 Usage::
 
-    python -m benchmarks.twostage_budget --generator baynet --workers 2 --run-dir DIR
+    python -m benchmarks.twostage_budget --generator baynet --workers 2 --repeats 3
 """
 
 from __future__ import annotations
@@ -36,27 +33,47 @@ from pathlib import Path
 
 import numpy as np
 
-import synthleak.queries
 from benchmarks.datasets import load_table
 from benchmarks.meeus2023 import spec_label
 from benchmarks.provenance import RESULTS, Provenance
-from benchmarks.reproduce_table2 import cpu_seconds, peak_rss_mb
 from synthleak.errors import BaselineWarning
-from synthleak.games.membership import MembershipGame
-from synthleak.games.targets import Targets
-from synthleak.games.twostage import ScreeningMap, screen_records
-from synthleak.pipeline import BUDGETS, Budget
+from synthleak.pipeline import BUDGETS, Budget, audit
 from synthleak.runtime import Runtime, stream_rng
-from synthleak.vulnerability import rank_records
 
 STUDY = "twostage"
+SELECTORS = ("distance", "screen")
 
 
-def timed(fn):  # type: ignore[no-untyped-def]
-    """Run ``fn()``; return its value, wall seconds, CPU seconds and the 1-min load average."""
-    t0, c0 = time.perf_counter(), cpu_seconds()
-    out = fn()
-    return out, time.perf_counter() - t0, cpu_seconds() - c0, os.getloadavg()[0]
+def one_audit(data, selector: str, args: argparse.Namespace) -> dict:  # type: ignore[no-untyped-def]
+    """Wall time, stage times and the selected targets' AUCs of one standard audit."""
+    t0 = time.perf_counter()
+    res = audit(
+        data,
+        generator=args.generator,
+        budget="standard",
+        seed=args.seed,
+        selector=selector,
+        runtime=Runtime(workers=args.workers),
+    )
+    wall = time.perf_counter() - t0
+    assert res.membership is not None and res.budget is not None
+    chosen = [t for t in res.membership.targets if t.selected_by == selector]
+
+    def best(t):  # type: ignore[no-untyped-def]
+        return max(t.attacks.values(), key=lambda o: o.auc.value).auc
+
+    return {
+        "wall": wall,
+        "load": os.getloadavg()[0],
+        "stages": {s.name: s.seconds for s in res.stages},
+        "screen_seconds": res.budget.screen_seconds,
+        "game_seconds": res.budget.measured_seconds,
+        "n_shadows": res.budget.n_shadows,
+        "targets": [t.row for t in chosen],
+        "best_auc": [best(t).value for t in chosen],
+        "best_auc_ci": [(best(t).ci_low, best(t).ci_high) for t in chosen],
+        "mean_best_auc": float(np.mean([best(t).value for t in chosen])),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,19 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--generator", default="baynet")
     ap.add_argument("--records", type=int, default=1000)
-    ap.add_argument("--screen-shadows", type=int, default=100)
-    ap.add_argument("--screen-tests", type=int, default=100)
-    ap.add_argument("--screen-queries", type=int, default=1000)
-    ap.add_argument("--full-screen", action="store_true", help="also screen every record")
-    ap.add_argument("--bitsets", action="store_true", help="with --full-screen: also bitsets")
+    ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--run-dir", type=Path, default=None)
-    ap.add_argument(
-        "--audit-only",
-        action="store_true",
-        help="only time the whole standard audit (synthleak.audit, every stage) of the sample",
-    )
     ap.add_argument("--results-root", type=Path, default=RESULTS)
     args = ap.parse_args(argv)
     prov = Provenance.start(None if argv is None else ["twostage_budget.py", *argv])
@@ -85,150 +92,40 @@ def main(argv: list[str] | None = None) -> int:
 
     full = load_table("adult")
     rows = np.sort(stream_rng(args.seed, "budget-sample").choice(len(full), args.records, False))
-    data = full.take(rows)
+    data = full.take(rows).to_frame()
     plan = BUDGETS[Budget.STANDARD]
-    n = min(plan.n, (len(data) - plan.mia_targets - plan.mia_controls) // 3)
-
-    def rt(name: str) -> Runtime:
-        return Runtime(
-            workers=args.workers, run_dir=(args.run_dir / name) if args.run_dir else None
-        )
-
-    # the controls are the same for both audits: random records outside both top-5 lists
-    vk_top = rank_records(data, "distance", top=plan.mia_targets).rows
-
-    def game(targets: np.ndarray, name: str):  # type: ignore[no-untyped-def]
-        g = MembershipGame(
-            args.generator,
-            targets=Targets.rows(targets.tolist()),
-            train_size=n,
-            synthetic_size=n,
-            n_shadows=plan.shadows,
-            n_tests=plan.tests,
-            attacks=plan.mia_attacks,
-        )
-        return g.run(data, seed=args.seed, runtime=rt(name))
-
-    screen = ScreeningMap(
-        args.generator,
-        train_size=n,
-        n_shadows=args.screen_shadows,
-        n_tests=args.screen_tests,
-        n_queries=args.screen_queries,
-    )
-    doc: dict = {
+    print(f"{args.records}-record Adult sample, {args.generator}; standard plan {plan}", flush=True)
+    runs: dict[str, list[dict]] = {s: [] for s in SELECTORS}
+    for rep in range(args.repeats):
+        order = SELECTORS if rep % 2 == 0 else SELECTORS[::-1]
+        for sel in order:
+            r = one_audit(data, sel, args)
+            runs[sel].append(r)
+            print(
+                f"[{rep}] {sel:<8} audit {r['wall']:.0f} s (screen {r['screen_seconds']:.0f} s, "
+                f"game {r['game_seconds']:.0f} s, {r['n_shadows']} shadows, load "
+                f"{r['load']:.1f}); mean best AUC of its 5 targets {r['mean_best_auc']:.3f}",
+                flush=True,
+            )
+    walls = {s: [r["wall"] for r in runs[s]] for s in SELECTORS}
+    ratios = [b / a for a, b in zip(walls["distance"], walls["screen"], strict=True)]
+    doc = {
         "records": args.records,
-        "n_train": n,
+        "generator": args.generator,
+        "workers": args.workers,
         "plan": {k: (list(v) if isinstance(v, tuple) else v) for k, v in plan.__dict__.items()},
-        "screen": {
-            "n_shadow": args.screen_shadows,
-            "n_test": args.screen_tests,
-            "n_queries": args.screen_queries,
-        },
-        "library_max_dense_bits": int(synthleak.queries.MAX_DENSE_BITS),
-    }
-    print(f"1,000-record Adult sample, {args.generator}, n = {n}; standard plan {plan}", flush=True)
-    if args.audit_only:
-        doc.update(time_audit(data, args, rt("audit")))
-        # the chosen screen right after, under the same load, for the ratio
-        chosen, wall, cpu, load = timed(
-            lambda: screen_records(
-                data, args.generator, seed=args.seed, runtime=rt("screen-after-audit")
-            )
-        )
-        doc["screen_chosen"] = {"wall": wall, "cpu": cpu, "load": load}
-        print(
-            f"two-stage screen after the audit: {cpu:.0f} CPU-s, "
-            f"{wall:.0f} s wall (load {load:.1f})"
-        )
-        path = prov.write(STUDY, f"audit_{spec_label(args.generator)}", doc, root=args.results_root)
-        print(f"wrote {path}")
-        return 0
-
-    chosen, wall, cpu, load = timed(
-        lambda: screen_records(data, args.generator, seed=args.seed, runtime=rt("screen-chosen"))
-    )
-    doc["screen_chosen"] = {
-        "wall": wall,
-        "cpu": cpu,
-        "load": load,
-        "screened": int(chosen.rows.size),
-        "datasets": chosen.total_datasets,
+        "runs": runs,
+        "wall_ratio_screen_to_distance": ratios,
+        "median_wall": {s: float(np.median(w)) for s, w in walls.items()},
     }
     print(
-        f"two-stage screen ({chosen.rows.size} records after the cell-rarity prefilter): "
-        f"{cpu:.0f} CPU-s, {wall:.0f} s wall (load {load:.1f})",
-        flush=True,
+        f"two-stage / V_k audit wall time: {', '.join(f'{x:.2f}' for x in ratios)} "
+        f"(median audit {np.median(walls['screen']):.0f} s against "
+        f"{np.median(walls['distance']):.0f} s)"
     )
-    screen_top = chosen.top(plan.mia_targets)
-    if args.full_screen:
-        res, wall, cpu, load = timed(lambda: screen.run(data, seed=args.seed, runtime=rt("screen")))
-        doc["screen_every_record"] = {"wall": wall, "cpu": cpu, "load": load}
-        print(f"screen of every record: {cpu:.0f} CPU-s, {wall:.0f} s wall (load {load:.1f})")
-        doc["screen_every_record"]["top"] = res.top(plan.mia_targets).tolist()
-        if args.bitsets:
-            dense = synthleak.queries.MAX_DENSE_BITS
-            synthleak.queries.MAX_DENSE_BITS = 0  # inline only: workers would not see it
-            one = Runtime(
-                workers=1, run_dir=(args.run_dir / "screen-bitsets") if args.run_dir else None
-            )
-            res2, wall, cpu, load = timed(lambda: screen.run(data, seed=args.seed, runtime=one))
-            synthleak.queries.MAX_DENSE_BITS = dense
-            if not res2.same_as(res):
-                raise SystemExit("the bitset screen differs from the dense one")
-            doc["screen_every_record_bitsets_one_worker"] = {"wall": wall, "cpu": cpu}
-            print(f"screen of every record, bitsets, 1 worker: {cpu:.0f} CPU-s, {wall:.0f} s")
-
-    pool = np.setdiff1d(np.arange(len(data)), np.union1d(vk_top, screen_top))
-    controls = stream_rng(args.seed, "budget-controls").choice(pool, plan.mia_controls, False)
-    std, wall, cpu, load = timed(lambda: game(np.concatenate([vk_top, controls]), "standard"))
-    doc["standard"] = {"wall": wall, "cpu": cpu, "load": load, "targets": vk_top.tolist()}
-    print(f"standard game (V_k top 5 + 5): {cpu:.0f} CPU-s, {wall:.0f} s wall", flush=True)
-    two, wall, cpu, load = timed(lambda: game(np.concatenate([screen_top, controls]), "stage2"))
-    doc["stage2"] = {"wall": wall, "cpu": cpu, "load": load, "targets": screen_top.tolist()}
-    print(f"stage 2 game (screen top 5 + 5): {cpu:.0f} CPU-s, {wall:.0f} s wall", flush=True)
-
-    def top_auc(result, k: int) -> list[float]:  # type: ignore[no-untyped-def]
-        return [max(o.auc.value for o in t.attacks.values()) for t in result.targets[:k]]
-
-    doc["standard"]["best_auc"] = top_auc(std, plan.mia_targets)
-    doc["stage2"]["best_auc"] = top_auc(two, plan.mia_targets)
-    doc["controls"] = controls.tolist()
-    doc["screen_auc_of_targets"] = [float(a) for a in chosen.auc[chosen.order()[: len(screen_top)]]]
-    doc["peak_rss_mb"] = peak_rss_mb()
-    s1 = doc["screen_chosen"]["cpu"]
-    st, s2 = doc["standard"]["cpu"], doc["stage2"]["cpu"]
-    doc["ratio_two_stage_to_standard_cpu"] = (s1 + s2) / st
-    print(
-        f"two-stage / standard CPU: ({s1:.0f} + {s2:.0f}) / {st:.0f} = {(s1 + s2) / st:.2f}; "
-        f"mean best AUC of the 5 targets: V_k {np.mean(doc['standard']['best_auc']):.3f}, "
-        f"screen {np.mean(doc['stage2']['best_auc']):.3f}",
-        flush=True,
-    )
-    path = prov.write(STUDY, f"budget_{spec_label(args.generator)}", doc, root=args.results_root)
+    path = prov.write(STUDY, f"audit_{spec_label(args.generator)}", doc, root=args.results_root)
     print(f"wrote {path}")
     return 0
-
-
-def time_audit(data, args: argparse.Namespace, runtime: Runtime) -> dict:  # type: ignore[no-untyped-def]
-    """Wall and CPU time of the whole standard audit of ``data`` (every stage), per stage."""
-    from synthleak.pipeline import audit
-
-    res, wall, cpu, load = timed(
-        lambda: audit(
-            data.to_frame(),
-            generator=args.generator,
-            budget="standard",
-            seed=args.seed,
-            runtime=runtime,
-            log=lambda line: print(f"  audit: {line}", flush=True),
-        )
-    )
-    stages = {s.name: {"status": s.status.value, "seconds": s.seconds} for s in res.stages}
-    print(f"standard audit, every stage: {cpu:.0f} CPU-s, {wall:.0f} s wall (load {load:.1f})")
-    for name, st in stages.items():
-        print(f"  {name:<24} {st['status']:<14} {st['seconds']:.0f} s")
-    return {"audit_standard": {"wall": wall, "cpu": cpu, "load": load, "stages": stages}}
 
 
 if __name__ == "__main__":
