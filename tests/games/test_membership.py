@@ -256,7 +256,7 @@ def test_run_dir_resume_recomputes_nothing(tmp_path, monkeypatch) -> None:
             raise AssertionError(f"work unit recomputed: {fn.__name__}")
 
         monkeypatch.setattr(executor, "_call", no_work)
-        monkeypatch.setattr(executor, "_call_local", no_work)
+        monkeypatch.setattr(executor, "_call_pooled", no_work)
         second = MembershipGame("nonprivate", **kw).run(omega, seed=1, runtime=rt)
     assert first.same_as(second)
     saved = json.loads((tmp_path / "run" / "result.json").read_text())

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from synthleak import InputError
-from synthleak.runtime import RunStore, WorkUnit, run_units, unit_rng
+from synthleak.runtime import RunStore, WorkUnit, executor, run_units, unit_rng
 
 
 def _unit(shared: float, i: int) -> dict[str, np.ndarray]:
@@ -69,6 +69,7 @@ def test_worker_pool_shuts_down_despite_a_nested_loky_pool() -> None:
     def play() -> None:
         units = [WorkUnit(f"u{i}", (i,)) for i in range(2)]
         out["results"] = run_units(_nested_loky_unit, units, shared=None, workers=2)
+        executor._close_pool()  # what the interpreter does at exit
 
     thread = threading.Thread(target=play, daemon=True)
     thread.start()
@@ -76,3 +77,45 @@ def test_worker_pool_shuts_down_despite_a_nested_loky_pool() -> None:
     assert not thread.is_alive(), "the worker pool hung on a unit's leftover joblib pool"
     results = out["results"]
     assert isinstance(results, dict) and sorted(results) == ["u0", "u1"]
+
+
+def _pid_unit(shared: float, i: int) -> dict[str, np.ndarray]:
+    import os
+    import time
+
+    time.sleep(0.2)  # long enough that both workers take units
+    return {"pid": np.array([os.getpid()]), "shared": np.array([shared])}
+
+
+def _dying_unit(shared: None, i: int) -> dict[str, np.ndarray]:
+    import os
+
+    os._exit(3)
+
+
+def test_worker_processes_are_reused_and_each_run_sees_its_own_shared_object() -> None:
+    units = [WorkUnit(f"u{i}", (i,)) for i in range(4)]
+    first = run_units(_pid_unit, units, shared=1.0, workers=2)
+    second = run_units(_pid_unit, units, shared=2.0, workers=2)
+    pids = [{int(r.arrays["pid"][0]) for r in out.values()} for out in (first, second)]  # type: ignore[index]
+    assert len(pids[1]) == 2 and pids[1] <= pids[0]  # no new process was started
+    assert {float(r.arrays["shared"][0]) for r in first.values()} == {1.0}  # type: ignore[index]
+    assert {float(r.arrays["shared"][0]) for r in second.values()} == {2.0}  # type: ignore[index]
+
+
+def test_a_pool_that_lost_a_worker_or_was_interrupted_is_replaced() -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    with pytest.raises(BrokenProcessPool):
+        run_units(_dying_unit, [WorkUnit("d0", (0,)), WorkUnit("d1", (1,))], workers=2)
+
+    def interrupt(done: int, total: int) -> None:
+        if done == 1:
+            raise KeyboardInterrupt
+
+    units = [WorkUnit(f"u{i}", (i,)) for i in range(4)]
+    with pytest.raises(KeyboardInterrupt):
+        run_units(_pid_unit, units, shared=1.0, workers=2, progress=interrupt)
+    assert executor._POOL is None  # shut down, not left running the cancelled units
+    out = run_units(_pid_unit, units, shared=3.0, workers=2)
+    assert {float(r.arrays["shared"][0]) for r in out.values()} == {3.0}  # type: ignore[index]

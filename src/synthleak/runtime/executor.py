@@ -2,8 +2,13 @@
 
 A work unit is a picklable top-level function ``fn(shared, *args) -> dict[str, ndarray]`` plus a
 unique key. ``shared`` is one (possibly large) read-only object, the same for every unit: it is
-sent once per worker process (process initializer) or broadcast once to a Dask cluster, not once
-per unit. Units should be coarse (tens of milliseconds at least): batch small tasks.
+pickled once per run and loaded once per worker process, or broadcast once to a Dask cluster, not
+sent once per unit. Units should be coarse (tens of milliseconds at least): batch small tasks.
+
+Local worker processes are started once and kept for the life of the calling process (one pool,
+re-sized when a run asks for another number of workers): a fresh worker spends seconds importing
+the library, which would otherwise be paid by every stage of an audit. A pool a run was
+interrupted in, or that lost a worker, is shut down and replaced by the next run.
 
 Determinism is the caller's contract: a unit's randomness must come from
 :func:`synthleak.runtime.seeding.unit_rng` keyed by the unit, never from scheduling, so the result
@@ -13,8 +18,14 @@ does not depend on ``workers`` or ``cluster``. A unit that raises is reported in
 
 from __future__ import annotations
 
+import atexit
+import os
+import pickle
+import shutil
 import sys
+import tempfile
 import traceback
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -50,12 +61,11 @@ class UnitResult:
         return self.error is None
 
 
-_SHARED: Any = None
+_SHARED: Any = None  # in a worker: the shared object of the run it last served
+_SHARED_TOKEN: str | None = None
 
 
-def _init_worker(shared: Any) -> None:
-    global _SHARED
-    _SHARED = shared
+def _init_worker() -> None:
     # Stop the process pools a generator left behind before the worker exits: a worker joins its
     # child processes on exit, and joblib's reusable loky executor (ctgan and rdt transform
     # columns with it) keeps its workers alive for 300 s of idleness, so every pool of ours
@@ -91,9 +101,17 @@ def _call(
         return None, f"{type(exc).__name__}: {msg}{where}"
 
 
-def _call_local(
-    fn: UnitFn, args: tuple[Any, ...]
+def _call_pooled(
+    fn: UnitFn, token: str, path: str | None, args: tuple[Any, ...]
 ) -> tuple[dict[str, np.ndarray] | None, str | None]:
+    """Run a unit in a pooled worker, loading the run's shared object on its first unit."""
+    global _SHARED, _SHARED_TOKEN
+    if token != _SHARED_TOKEN:
+        _SHARED = None  # let the previous run's object go before loading the next
+        if path is not None:
+            with open(path, "rb") as fh:
+                _SHARED = pickle.load(fh)
+        _SHARED_TOKEN = token
     return _call(fn, _SHARED, args)
 
 
@@ -181,20 +199,50 @@ def run_units(
     return results
 
 
+_POOL: ProcessPoolExecutor | None = None
+_POOL_WORKERS = 0
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    """The process's worker pool with ``workers`` processes (started on first use)."""
+    global _POOL, _POOL_WORKERS
+    if _POOL is not None and (workers != _POOL_WORKERS or getattr(_POOL, "_broken", False)):
+        _close_pool()
+    if _POOL is None:
+        import multiprocessing as mp
+
+        _POOL = ProcessPoolExecutor(
+            max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_init_worker
+        )
+        _POOL_WORKERS = workers
+    return _POOL
+
+
+def _close_pool() -> None:
+    """Shut the worker pool down: queued units are dropped, running ones are waited for."""
+    global _POOL
+    pool, _POOL = _POOL, None
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+atexit.register(_close_pool)
+
+
 def _run_processes(
     fn: UnitFn, todo: Sequence[WorkUnit], shared: Any, workers: int, record: Callable[..., None]
 ) -> None:
-    import multiprocessing as mp
-
-    ctx = mp.get_context("spawn")
-    with ProcessPoolExecutor(
-        max_workers=min(workers, len(todo)),
-        mp_context=ctx,
-        initializer=_init_worker,
-        initargs=(shared,),
-    ) as pool:
+    pool = _pool(workers)
+    tmp = tempfile.mkdtemp(prefix="synthleak-shared-")
+    try:
+        path = None
+        if shared is not None:
+            path = os.path.join(tmp, "shared.pkl")
+            with open(path, "wb") as fh:
+                pickle.dump(shared, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        token = uuid.uuid4().hex
         futures: dict[Future[Any], str] = {
-            pool.submit(_call_local, fn, u.args): u.key for u in todo
+            pool.submit(_call_pooled, fn, token, path, u.args): u.key for u in todo
         }
         try:
             for fut in as_completed(futures):
@@ -202,8 +250,10 @@ def _run_processes(
         except BaseException:
             for f in futures:
                 f.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
+            _close_pool()
             raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _run_dask(
