@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
 import pandas as pd
 
@@ -41,6 +41,28 @@ class Game(Protocol[R_co]):
     """A privacy game: ``run(data, *, seed, runtime=None) -> typed result``."""
 
     def run(self, data: Any, *, seed: int, runtime: Runtime | None = None) -> R_co: ...
+
+
+class _NamedAttack(Protocol):
+    @property
+    def attack(self) -> str: ...
+
+
+A = TypeVar("A", bound=_NamedAttack)
+
+
+class AttacksByName(Generic[A]):
+    """``result["name"]``: one attack's result, for a game result that holds ``attacks``."""
+
+    attacks: Sequence[A]
+
+    def __getitem__(self, attack: str) -> A:
+        for a in self.attacks:
+            if a.attack == attack:
+                return a
+        raise KeyError(
+            f"no attack named {attack!r}: the attacks are {[a.attack for a in self.attacks]}"
+        )
 
 
 def as_table(

@@ -37,7 +37,7 @@ import pandas as pd
 from synthleak.attacks.base import AttackFamily, LinkabilityAttack, make_attack, resolve_attacks
 from synthleak.attacks.linkability import random_neighbors, sets_intersect
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.base import Release
+from synthleak.games.base import AttacksByName, Release
 from synthleak.games.singling_out import (
     check_attack_items,
     check_confidence,
@@ -119,7 +119,7 @@ class LinkabilityAttackResult(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class LinkabilityResult(Result):
+class LinkabilityResult(Result, AttacksByName[LinkabilityAttackResult]):
     """Outcome of :meth:`LinkabilityGame.run`: one result per attack, and the table sizes."""
 
     attacks: tuple[LinkabilityAttackResult, ...]
@@ -128,14 +128,6 @@ class LinkabilityResult(Result):
     n_synthetic: int
     confidence: float
     seed: int
-
-    def __getitem__(self, attack: str) -> LinkabilityAttackResult:
-        for a in self.attacks:
-            if a.attack == attack:
-                return a
-        raise KeyError(
-            f"no attack named {attack!r}: the attacks are {[a.attack for a in self.attacks]}"
-        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per attack: risk and interval, rates and counts."""
@@ -177,7 +169,7 @@ class LinkabilityGame:
 
     Examples
     --------
-    >>> from synthleak.games.base import Release
+    >>> from synthleak.games.base import AttacksByName, Release
     >>> game = LinkabilityGame(["age", "sex"], ["zip", "income"], n_attacks=500)  # doctest: +SKIP
     >>> game.run(  # doctest: +SKIP
     ...     Release(original_df, synthetic_df, control_df), seed=0

@@ -88,7 +88,7 @@ from synthleak.attacks.predicates import PredicateSet, TableIndex
 from synthleak.attacks.singling_out import random_predicates
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.base import Release, check_same_columns  # noqa: F401  (re-export)
+from synthleak.games.base import AttacksByName, Release, check_same_columns  # noqa: F401  (re-export)
 from synthleak.metrics.privacy import RiskEstimate
 from synthleak.metrics.risk import (
     EqualSizeDesign,
@@ -251,7 +251,7 @@ class SinglingOutAttackResult(Result):
 
 
 @dataclass(frozen=True, repr=False)
-class SinglingOutResult(Result):
+class SinglingOutResult(Result, AttacksByName[SinglingOutAttackResult]):
     """Outcome of :meth:`SinglingOutGame.run`: one :class:`SinglingOutAttackResult` per attack.
 
     Attributes
@@ -269,14 +269,6 @@ class SinglingOutResult(Result):
     n_attacks: int
     confidence: float
     seed: int
-
-    def __getitem__(self, attack: str) -> SinglingOutAttackResult:
-        for a in self.attacks:
-            if a.attack == attack:
-                return a
-        raise KeyError(
-            f"no attack named {attack!r}: the attacks are {[a.attack for a in self.attacks]}"
-        )
 
     def to_frame(self) -> pd.DataFrame:
         """One row per attack: risk and interval, rates, counts and the design."""
