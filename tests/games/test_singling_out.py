@@ -325,3 +325,20 @@ def test_calibration_grid(populations: dict[str, sl.Table], dataset: str) -> Non
         f = f[f.attack == "multivariate"]  # univariate finds no predicate on the census files
         assert f.flagged.mean() >= 0.9
         assert abs((f.risk - f.truth).mean()) < 0.05
+
+
+def test_an_attack_result_is_found_by_name_and_a_wrong_name_lists_the_attacks() -> None:
+    from synthleak.games.linkability import LinkabilityResult
+    from synthleak.games.singling_out import SinglingOutResult
+
+    for cls in (SinglingOutResult, LinkabilityResult):
+
+        class Named:
+            def __init__(self, attack: str) -> None:
+                self.attack = attack
+
+        res = object.__new__(cls)
+        object.__setattr__(res, "attacks", (Named("a"), Named("b")))
+        assert res["b"].attack == "b"
+        with pytest.raises(KeyError, match=r"no attack named 'c': the attacks are \['a', 'b'\]"):
+            res["c"]
