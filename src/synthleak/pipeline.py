@@ -84,7 +84,7 @@ Log = Callable[[str], None]
 BUDGETS: dict[Budget, BudgetPlan] = {
     Budget.QUICK: BudgetPlan(300, 3, 2, 200, 100, 500, ("query", "distance"), 60, 50, 200),
     Budget.STANDARD: BudgetPlan(
-        1000, 5, 5, 1000, 200, 1000, ("query", "distance", "groundhog"), 200, 100, 400
+        1000, 5, 5, 1000, 200, 1000, ("query", "distance", "groundhog"), 200, 100, 600
     ),
     Budget.PAPER: BudgetPlan(
         2000,
