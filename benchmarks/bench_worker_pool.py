@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.datasets import alternating
 from benchmarks.meeus2023 import spec_label
 from benchmarks.provenance import RESULTS, ROOT, Provenance
 
@@ -41,10 +42,10 @@ VARIANTS = ("per-run", "persistent")
 
 def _one(variant: str, generator: str, records: int, workers: int, seed: int) -> dict:  # type: ignore[type-arg]
     """One standard audit in this process; the peer shuts the pool down after every run."""
-    from benchmarks.datasets import load_table
+    from benchmarks.datasets import adult_sample
     from synthleak.errors import BaselineWarning
     from synthleak.pipeline import audit
-    from synthleak.runtime import Runtime, executor, stream_rng
+    from synthleak.runtime import Runtime, executor
 
     warnings.simplefilter("ignore", BaselineWarning)
     if variant == "per-run":
@@ -57,9 +58,7 @@ def _one(variant: str, generator: str, records: int, workers: int, seed: int) ->
                 executor._close_pool()
 
         executor._run_processes = per_run  # type: ignore[assignment]
-    full = load_table("adult")
-    rows = np.sort(stream_rng(seed, "budget-sample").choice(len(full), records, False))
-    data = full.take(rows).to_frame()
+    data = adult_sample(records, seed)
     t0 = time.perf_counter()
     res = audit(
         data, generator=generator, budget="standard", seed=seed, runtime=Runtime(workers=workers)
@@ -90,22 +89,25 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out))
         return 0
     prov = Provenance.start(None if argv is None else ["bench_worker_pool.py", *argv])
-    runs: dict[str, list[dict]] = {v: [] for v in VARIANTS}  # type: ignore[type-arg]
-    for rep in range(args.repeats):
-        for variant in VARIANTS if rep % 2 == 0 else VARIANTS[::-1]:
-            cmd = [sys.executable, "-m", "benchmarks.bench_worker_pool", "--one", variant]
-            cmd += ["--generator", args.generator, "--records", str(args.records)]
-            cmd += ["--workers", str(args.workers), "--seed", str(args.seed)]
-            t0 = time.perf_counter()
-            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
-            r = json.loads(proc.stdout.strip().splitlines()[-1])
-            r["process_wall"] = time.perf_counter() - t0
-            runs[variant].append(r)
-            print(
-                f"[{rep}] {variant:<10} audit {r['wall']:.1f} s (process {r['process_wall']:.1f} "
-                f"s)  " + ", ".join(f"{k} {v:.1f}" for k, v in r["stages"].items()),
-                flush=True,
-            )
+
+    def one(variant: str) -> dict:  # type: ignore[type-arg]
+        cmd = [sys.executable, "-m", "benchmarks.bench_worker_pool", "--one", variant]
+        cmd += ["--generator", args.generator, "--records", str(args.records)]
+        cmd += ["--workers", str(args.workers), "--seed", str(args.seed)]
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        r["process_wall"] = time.perf_counter() - t0
+        return r
+
+    def report(rep: int, variant: str, r: dict) -> None:  # type: ignore[type-arg]
+        print(
+            f"[{rep}] {variant:<10} audit {r['wall']:.1f} s (process {r['process_wall']:.1f} "
+            f"s)  " + ", ".join(f"{k} {v:.1f}" for k, v in r["stages"].items()),
+            flush=True,
+        )
+
+    runs = alternating(VARIANTS, args.repeats, one, report)
     digests = {r["membership_sha256"] for rs in runs.values() for r in rs}
     walls = {v: [r["wall"] for r in runs[v]] for v in VARIANTS}
     ratios = [a / b for a, b in zip(walls["persistent"], walls["per-run"], strict=True)]

@@ -73,3 +73,29 @@ def load_table(name: str) -> sl.Table:
     else:
         schema = sl.infer_schema(df)
     return sl.Table.from_frame(df, schema)
+
+
+def adult_sample(records: int, seed: int) -> pd.DataFrame:
+    """``records`` rows of the paper's Adult drawn with ``seed`` (the audit benchmarks' sample)."""
+    import numpy as np
+
+    from synthleak.runtime import stream_rng
+
+    full = load_table("adult")
+    rows = np.sort(stream_rng(seed, "budget-sample").choice(len(full), records, False))
+    return full.take(rows).to_frame()
+
+
+def alternating(variants: tuple[str, ...], repeats: int, run, report) -> dict[str, list[dict]]:  # type: ignore[no-untyped-def,type-arg]
+    """``run(variant)`` for every variant, ``repeats`` times, in alternating order.
+
+    On a shared machine, alternating which variant runs first gives both the same load; each
+    result is passed to ``report(rep, variant, result)`` as it comes.
+    """
+    runs: dict[str, list[dict]] = {v: [] for v in variants}  # type: ignore[type-arg]
+    for rep in range(repeats):
+        for variant in variants if rep % 2 == 0 else variants[::-1]:
+            result = run(variant)
+            runs[variant].append(result)
+            report(rep, variant, result)
+    return runs

@@ -33,12 +33,12 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.datasets import load_table
+from benchmarks.datasets import adult_sample, alternating
 from benchmarks.meeus2023 import spec_label
 from benchmarks.provenance import RESULTS, Provenance
 from synthleak.errors import BaselineWarning
 from synthleak.pipeline import BUDGETS, Budget, audit
-from synthleak.runtime import Runtime, stream_rng
+from synthleak.runtime import Runtime
 
 STUDY = "twostage"
 SELECTORS = ("distance", "screen")
@@ -90,23 +90,19 @@ def main(argv: list[str] | None = None) -> int:
     prov = Provenance.start(None if argv is None else ["twostage_budget.py", *argv])
     warnings.simplefilter("ignore", BaselineWarning)
 
-    full = load_table("adult")
-    rows = np.sort(stream_rng(args.seed, "budget-sample").choice(len(full), args.records, False))
-    data = full.take(rows).to_frame()
+    data = adult_sample(args.records, args.seed)
     plan = BUDGETS[Budget.STANDARD]
     print(f"{args.records}-record Adult sample, {args.generator}; standard plan {plan}", flush=True)
-    runs: dict[str, list[dict]] = {s: [] for s in SELECTORS}
-    for rep in range(args.repeats):
-        order = SELECTORS if rep % 2 == 0 else SELECTORS[::-1]
-        for sel in order:
-            r = one_audit(data, sel, args)
-            runs[sel].append(r)
-            print(
-                f"[{rep}] {sel:<8} audit {r['wall']:.0f} s (screen {r['screen_seconds']:.0f} s, "
-                f"game {r['game_seconds']:.0f} s, {r['n_shadows']} shadows, load "
-                f"{r['load']:.1f}); mean best AUC of its 5 targets {r['mean_best_auc']:.3f}",
-                flush=True,
-            )
+
+    def report(rep: int, sel: str, r: dict) -> None:  # type: ignore[type-arg]
+        print(
+            f"[{rep}] {sel:<8} audit {r['wall']:.0f} s (screen {r['screen_seconds']:.0f} s, "
+            f"game {r['game_seconds']:.0f} s, {r['n_shadows']} shadows, load "
+            f"{r['load']:.1f}); mean best AUC of its 5 targets {r['mean_best_auc']:.3f}",
+            flush=True,
+        )
+
+    runs = alternating(SELECTORS, args.repeats, lambda sel: one_audit(data, sel, args), report)
     walls = {s: [r["wall"] for r in runs[s]] for s in SELECTORS}
     ratios = [b / a for a, b in zip(walls["distance"], walls["screen"], strict=True)]
     doc = {
