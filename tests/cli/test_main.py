@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -60,14 +61,19 @@ def _finished_units(run_dir: Path) -> int:
         return 0
 
 
-@pytest.mark.parametrize("command", ["mia", "audit"])
+@pytest.mark.parametrize("command", ["mia", "mia-workers", "audit"])
 def test_ctrl_c_exits_130_with_the_resume_hint(tmp_path: Path, command: str) -> None:
-    """SIGINT in the middle of a long run: exit 130, one line naming the kept run directory."""
-    if command == "mia":
+    """SIGINT in the middle of a long run: exit 130, one line naming the kept run directory.
+
+    As from a terminal, the signal goes to the whole process group: with ``--workers 2`` the
+    worker processes receive it too, and must stop without a traceback of their own.
+    """
+    if command.startswith("mia"):
         run_dir = tmp_path / "run"
         args = ["mia", "adult", "--generator", "indhist", "--targets", "rows:0,1,2,3,4,5"]
         args += ["--shadows", "400", "--tests", "100", "--batch-size", "2"]
         args += ["--run-dir", str(run_dir)]
+        args += ["--workers", "2"] if command == "mia-workers" else []
     else:
         run_dir = tmp_path / "out" / "run"
         args = ["audit", "--original", "adult", "--generator", "indhist", "--budget", "standard"]
@@ -80,12 +86,13 @@ def test_ctrl_c_exits_130_with_the_resume_hint(tmp_path: Path, command: str) -> 
         # a terminal's Ctrl-C: the default SIGINT disposition, whatever the test worker inherited
         # (an ignored signal stays ignored across exec, and Python then installs no handler)
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        start_new_session=True,  # its own process group, which the signal goes to
     )
     deadline = time.monotonic() + 240
     while _finished_units(run_dir) == 0 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     assert proc.poll() is None, "the run finished before it could be interrupted"
-    proc.send_signal(signal.SIGINT)
+    os.killpg(proc.pid, signal.SIGINT)
     try:
         _, err = proc.communicate(timeout=180)
     except subprocess.TimeoutExpired:

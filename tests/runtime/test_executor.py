@@ -119,3 +119,67 @@ def test_a_pool_that_lost_a_worker_or_was_interrupted_is_replaced() -> None:
     assert executor._POOL is None  # shut down, not left running the cancelled units
     out = run_units(_pid_unit, units, shared=3.0, workers=2)
     assert {float(r.arrays["shared"][0]) for r in out.values()} == {3.0}  # type: ignore[index]
+
+
+_INTERRUPTED_RUN = """
+import sys, time
+from pathlib import Path
+import numpy as np
+from synthleak.runtime import WorkUnit, run_units
+
+def slow(marker, i):
+    Path(marker + str(i)).touch()
+    time.sleep(120)
+    return {"x": np.array([i])}
+
+if __name__ == "__main__":
+    try:
+        run_units(slow, [WorkUnit(f"u{i}", (i,)) for i in range(4)], shared=sys.argv[1], workers=2)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+"""
+
+
+@pytest.mark.parametrize("to", ["process group", "parent only"])
+def test_ctrl_c_stops_running_units_at_once_without_worker_tracebacks(
+    tmp_path: Path, to: str
+) -> None:
+    """A terminal's Ctrl-C reaches the parent and its workers (one process group); a notebook's
+    interrupt reaches the parent only, which passes it on. Either way the units in flight stop
+    now rather than after their 120 s, the units queued behind them never start, and no worker
+    prints a traceback."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "run.py"
+    script.write_text(_INTERRUPTED_RUN)
+    marker = str(tmp_path / "started-")
+    proc = subprocess.Popen(
+        [sys.executable, str(script), marker],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 120
+    while len(list(tmp_path.glob("started-*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(list(tmp_path.glob("started-*"))) == 2, "the units never started"
+    t0 = time.monotonic()
+    if to == "process group":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the run did not stop within 60 s of Ctrl-C")
+    assert proc.returncode == 130 and err.strip() == "interrupted", err
+    assert time.monotonic() - t0 < 60
+    assert len(list(tmp_path.glob("started-*"))) == 2  # the queued units were refused

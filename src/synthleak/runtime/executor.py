@@ -19,14 +19,17 @@ does not depend on ``workers`` or ``cluster``. A unit that raises is reported in
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import pickle
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import traceback
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
@@ -65,7 +68,27 @@ _SHARED: Any = None  # in a worker: the shared object of the run it last served
 _SHARED_TOKEN: str | None = None
 
 
+_IN_UNIT = False  # in a worker: whether a unit is running
+_INTERRUPTED = False  # in a worker: whether it has had a Ctrl-C
+
+
+def _on_sigint(signum: int, frame: object) -> None:
+    """A worker's Ctrl-C (from a terminal, which signals the whole process group, or forwarded
+    by its interrupted parent): the running unit stops, its KeyboardInterrupt going back to the
+    parent as the unit's outcome, and the units already queued to this worker are refused (see
+    :func:`_call_pooled`). Between units (waiting for work, sending a result) it raises
+    nothing: the worker must neither print a traceback nor die half-way through a result, which
+    would leave the parent waiting on a message that never ends. Only the first Ctrl-C counts."""
+    global _INTERRUPTED
+    if _INTERRUPTED:
+        return
+    _INTERRUPTED = True
+    if _IN_UNIT:
+        raise KeyboardInterrupt
+
+
 def _init_worker() -> None:
+    signal.signal(signal.SIGINT, _on_sigint)
     # Stop the process pools a generator left behind before the worker exits: a worker joins its
     # child processes on exit, and joblib's reusable loky executor (ctgan and rdt transform
     # columns with it) keeps its workers alive for 300 s of idleness, so every pool of ours
@@ -105,14 +128,20 @@ def _call_pooled(
     fn: UnitFn, token: str, path: str | None, args: tuple[Any, ...]
 ) -> tuple[dict[str, np.ndarray] | None, str | None]:
     """Run a unit in a pooled worker, loading the run's shared object on its first unit."""
-    global _SHARED, _SHARED_TOKEN
-    if token != _SHARED_TOKEN:
-        _SHARED = None  # let the previous run's object go before loading the next
-        if path is not None:
-            with open(path, "rb") as fh:
-                _SHARED = pickle.load(fh)
-        _SHARED_TOKEN = token
-    return _call(fn, _SHARED, args)
+    global _SHARED, _SHARED_TOKEN, _IN_UNIT
+    if _INTERRUPTED:
+        raise KeyboardInterrupt
+    _IN_UNIT = True
+    try:
+        if token != _SHARED_TOKEN:
+            _SHARED = None  # let the previous run's object go before loading the next
+            if path is not None:
+                with open(path, "rb") as fh:
+                    _SHARED = pickle.load(fh)
+            _SHARED_TOKEN = token
+        return _call(fn, _SHARED, args)
+    finally:
+        _IN_UNIT = False
 
 
 def connect_cluster(address: str, timeout: float = 10.0) -> Any:
@@ -219,11 +248,38 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
 
 def _close_pool() -> None:
-    """Shut the worker pool down: queued units are dropped, running ones are waited for."""
+    """Shut the worker pool down: queued units are dropped, running ones are waited for (after
+    a Ctrl-C they stop at once: see :func:`_on_sigint`)."""
     global _POOL
     pool, _POOL = _POOL, None
     if pool is not None:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _interrupt_workers(pool: ProcessPoolExecutor) -> None:
+    """Send the pool's workers a Ctrl-C, so that their running units stop now rather than being
+    waited for (a terminal's Ctrl-C reaches them anyway; a notebook's interrupt, or an error in
+    the parent, does not)."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, ValueError):
+            if proc.pid is not None:
+                os.kill(proc.pid, signal.SIGINT)
+
+
+@contextlib.contextmanager
+def _spawning_without_sigint() -> Iterator[None]:
+    """Ignore SIGINT while workers may be spawned, so that they start with it ignored (an
+    ignored signal stays ignored across exec) and a Ctrl-C during their seconds of imports,
+    before :func:`_init_worker` installs :func:`_on_sigint`, prints no traceback. Main thread
+    only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 atexit.register(_close_pool)
@@ -241,15 +297,17 @@ def _run_processes(
             with open(path, "wb") as fh:
                 pickle.dump(shared, fh, protocol=pickle.HIGHEST_PROTOCOL)
         token = uuid.uuid4().hex
-        futures: dict[Future[Any], str] = {
-            pool.submit(_call_pooled, fn, token, path, u.args): u.key for u in todo
-        }
+        with _spawning_without_sigint():
+            futures: dict[Future[Any], str] = {
+                pool.submit(_call_pooled, fn, token, path, u.args): u.key for u in todo
+            }
         try:
             for fut in as_completed(futures):
                 record(futures[fut], *fut.result())
         except BaseException:
             for f in futures:
                 f.cancel()
+            _interrupt_workers(pool)
             _close_pool()
             raise
     finally:
