@@ -21,6 +21,29 @@ def test_summary_names_the_records_at_risk_and_the_worst_outcome(
     assert "needs a control set" in bullets[0].items[0]
 
 
+def test_without_the_generator_the_ranking_is_not_called_a_measured_risk(
+    sample_result: AuditResult,
+) -> None:
+    """A release audited without its generator ranks its records from the data alone: the
+    summary calls them the most isolated, not the most at risk, and says the ranking is no
+    measurement; with the shadow-model game behind it, they are the records at risk."""
+    import dataclasses
+
+    def summary(result: AuditResult) -> str:
+        sec = build_document(result).sections[0]
+        return " ".join(b.text for b in sec.blocks if isinstance(b, Paragraph))
+
+    assert sample_result.membership is not None and sample_result.screening is None
+    measured = summary(sample_result)
+    assert "Records most at risk" in measured and "not a measurement" not in measured
+    release_only = dataclasses.replace(sample_result, membership=None)
+    text = summary(release_only)
+    assert "Records most isolated" in text and "Records most at risk" not in text
+    assert "not a measurement of their risk, which needs the generator" in text
+    records = next(s for s in build_document(release_only).sections if s.anchor == "records")
+    assert any("not a measurement" in b.text for b in records.blocks if isinstance(b, Paragraph))
+
+
 def test_sections_have_tables_and_figures(sample_result: AuditResult) -> None:
     doc = build_document(sample_result)
     blocks = [b for s in doc.sections for b in s.blocks]
