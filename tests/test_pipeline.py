@@ -151,6 +151,10 @@ def test_release_only_audit_says_what_is_missing(split) -> None:
     assert {"singling_out", "linkability", "membership_nobox", "membership"} <= set(missing)
     assert "control set" in missing["membership_nobox"].needs
     assert not r.findings  # nothing measured is never "no evidence"
+    # each names the input by its flag and its Python argument, as reports go to both users
+    for stage, name in [("linkability", "control"), ("membership", "generator")]:
+        assert f"--{name}" in missing[stage].needs and f"{name}=" in missing[stage].needs
+    assert "--secret" in missing["attribute_release"].needs
 
 
 def test_bad_input(split) -> None:

@@ -107,12 +107,12 @@ OPTIONAL = {"torch": "torch", "ctgan": "ctgan", "distributed": "dask", "mbi": "m
 
 CONTROL_NEEDED = (
     "a control set: real records of the same population that the generator never saw "
-    "(pass control, or hold some records out before generating)"
+    "(give --control, control= in Python, or hold some records out before generating)"
 )
-SECRET_NEEDED = "a secret column to infer (secret)"
+SECRET_NEEDED = "a secret column to infer (--secret; secret= in Python)"
 GENERATOR_NEEDED = (
-    "the generator (a spec the audit can run many times, for shadow models); a release alone "
-    "is audited without it"
+    "the generator, as a spec the audit can run many times for shadow models (--generator; "
+    "generator= in Python); a release alone is audited without it"
 )
 
 
