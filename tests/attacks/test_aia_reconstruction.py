@@ -161,6 +161,21 @@ def test_lp_matches_dense_and_brute_force() -> None:
     assert obj(t_sparse) <= np.abs(pts @ A.T - r).sum(axis=1).min() + 1e-7
 
 
+def test_the_solver_prints_nothing() -> None:
+    """HiGHS prints a banner to stdout (at C level, once per process) unless told not to before
+    anything else: a fresh process that solves an LP writes nothing."""
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, scipy.sparse as sp\n"
+        "from synthleak.attacks.aia_reconstruction import solve_l1\n"
+        "A = sp.csr_matrix(np.eye(3)); solve_l1(A, np.ones(3)); solve_l1(A, np.zeros(3))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "" and out.stderr == ""
+
+
 def test_lp_time_limit_reports_failure() -> None:
     rng = np.random.default_rng(6)
     A = sp.csr_matrix((rng.random((400, 200)) < 0.1).astype(float))

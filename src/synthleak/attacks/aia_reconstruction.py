@@ -322,6 +322,22 @@ def _highs_lp(
     return lp
 
 
+def _quiet_highs() -> Any:
+    """A HiGHS instance that prints nothing.
+
+    highspy's ``Highs()`` enables its callbacks as it is built, which prints HiGHS's banner to
+    stdout (once per process) before any option can be set (ERGO-Code/HiGHS issue 1702); the
+    class it wraps takes ``output_flag`` first. Both have the methods used here.
+    """
+    try:
+        from highspy._core import _Highs as highs_class
+    except ImportError:  # pragma: no cover - a highspy without the private core class
+        from highspy import Highs as highs_class
+    h = highs_class()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 def solve_l1(A: sp.spmatrix, r: np.ndarray, *, time_limit: float | None = None) -> np.ndarray:
     """Solve ``min_t ||A t - r||_1`` subject to ``0 <= t <= 1`` with HiGHS (sparse).
 
@@ -362,10 +378,9 @@ def solve_l1(A: sp.spmatrix, r: np.ndarray, *, time_limit: float | None = None) 
         np.zeros(n),
     )
     status = highspy.HighsModelStatus.kNotset
-    h = highspy.Highs()
+    h = _quiet_highs()
     for crossover in ("off", "on"):
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = _quiet_highs()
         h.setOptionValue("solver", "ipm")
         h.setOptionValue("run_crossover", crossover)
         h.setOptionValue("random_seed", 0)
