@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.datasets import alternating
+from benchmarks.datasets import alternating, wall_ratios
 from benchmarks.meeus2023 import spec_label
 from benchmarks.provenance import RESULTS, ROOT, Provenance
 
@@ -109,8 +109,7 @@ def main(argv: list[str] | None = None) -> int:
 
     runs = alternating(VARIANTS, args.repeats, one, report)
     digests = {r["membership_sha256"] for rs in runs.values() for r in rs}
-    walls = {v: [r["wall"] for r in runs[v]] for v in VARIANTS}
-    ratios = [a / b for a, b in zip(walls["persistent"], walls["per-run"], strict=True)]
+    ratios, medians = wall_ratios(runs, "persistent", "per-run")
     doc = {
         "records": args.records,
         "generator": args.generator,
@@ -118,12 +117,12 @@ def main(argv: list[str] | None = None) -> int:
         "runs": runs,
         "identical_results": len(digests) == 1,
         "wall_ratio_persistent_to_per_run": ratios,
-        "median_wall": {v: float(np.median(w)) for v, w in walls.items()},
+        "median_wall": medians,
     }
     print(
         f"persistent / per-run pool audit wall time: {', '.join(f'{x:.2f}' for x in ratios)} "
-        f"(median {np.median(walls['persistent']):.1f} s against "
-        f"{np.median(walls['per-run']):.1f} s); identical results: {len(digests) == 1}"
+        f"(median {medians['persistent']:.1f} s against {medians['per-run']:.1f} s); "
+        f"identical results: {len(digests) == 1}"
     )
     path = prov.write(STUDY, f"audit_{spec_label(args.generator)}", doc, root=args.results_root)
     print(f"wrote {path}")

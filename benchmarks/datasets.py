@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 import synthleak as sl
@@ -99,3 +100,15 @@ def alternating(variants: tuple[str, ...], repeats: int, run, report) -> dict[st
             runs[variant].append(result)
             report(rep, variant, result)
     return runs
+
+
+def wall_ratios(
+    runs: dict[str, list[dict]],  # type: ignore[type-arg]
+    numerator: str,
+    denominator: str,
+) -> tuple[list[float], dict[str, float]]:
+    """The wall-time ratios ``numerator / denominator`` of the runs of :func:`alternating`,
+    repeat by repeat, and every variant's median wall time."""
+    walls = {v: [r["wall"] for r in rs] for v, rs in runs.items()}
+    ratios = [a / b for a, b in zip(walls[numerator], walls[denominator], strict=True)]
+    return ratios, {v: float(np.median(w)) for v, w in walls.items()}

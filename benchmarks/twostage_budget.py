@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.datasets import adult_sample, alternating
+from benchmarks.datasets import adult_sample, alternating, wall_ratios
 from benchmarks.meeus2023 import spec_label
 from benchmarks.provenance import RESULTS, Provenance
 from synthleak.errors import BaselineWarning
@@ -103,8 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     runs = alternating(SELECTORS, args.repeats, lambda sel: one_audit(data, sel, args), report)
-    walls = {s: [r["wall"] for r in runs[s]] for s in SELECTORS}
-    ratios = [b / a for a, b in zip(walls["distance"], walls["screen"], strict=True)]
+    ratios, medians = wall_ratios(runs, "screen", "distance")
     doc = {
         "records": args.records,
         "generator": args.generator,
@@ -112,12 +111,11 @@ def main(argv: list[str] | None = None) -> int:
         "plan": {k: (list(v) if isinstance(v, tuple) else v) for k, v in plan.__dict__.items()},
         "runs": runs,
         "wall_ratio_screen_to_distance": ratios,
-        "median_wall": {s: float(np.median(w)) for s, w in walls.items()},
+        "median_wall": medians,
     }
     print(
         f"two-stage / V_k audit wall time: {', '.join(f'{x:.2f}' for x in ratios)} "
-        f"(median audit {np.median(walls['screen']):.0f} s against "
-        f"{np.median(walls['distance']):.0f} s)"
+        f"(median audit {medians['screen']:.0f} s against {medians['distance']:.0f} s)"
     )
     path = prov.write(STUDY, f"audit_{spec_label(args.generator)}", doc, root=args.results_root)
     print(f"wrote {path}")
