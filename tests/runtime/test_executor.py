@@ -103,6 +103,26 @@ def test_worker_processes_are_reused_and_each_run_sees_its_own_shared_object() -
     assert {float(r.arrays["shared"][0]) for r in second.values()} == {2.0}  # type: ignore[index]
 
 
+def test_a_ctrl_c_between_runs_does_not_stop_the_next_run() -> None:
+    """A Ctrl-C at an idle Python prompt reaches the kept workers too (one process group): it
+    stops nothing, and the next run is served in full by the same workers."""
+    import os
+    import signal
+    import time
+
+    units = [WorkUnit(f"u{i}", (i,)) for i in range(4)]
+    first = run_units(_pid_unit, units, shared=1.0, workers=2)
+    assert executor._POOL is not None
+    pids = {int(r.arrays["pid"][0]) for r in first.values()}  # type: ignore[index]
+    for pid in pids:
+        os.kill(pid, signal.SIGINT)
+    time.sleep(0.5)
+    out = run_units(_pid_unit, units, shared=2.0, workers=2)
+    assert all(r.ok for r in out.values())
+    assert {int(r.arrays["pid"][0]) for r in out.values()} <= pids  # type: ignore[index]
+    assert {float(r.arrays["shared"][0]) for r in out.values()} == {2.0}  # type: ignore[index]
+
+
 def test_a_pool_that_lost_a_worker_or_was_interrupted_is_replaced() -> None:
     from concurrent.futures.process import BrokenProcessPool
 

@@ -69,20 +69,23 @@ _SHARED_TOKEN: str | None = None
 
 
 _IN_UNIT = False  # in a worker: whether a unit is running
-_INTERRUPTED = False  # in a worker: whether it has had a Ctrl-C
+_CURRENT_RUN: str | None = None  # in a worker: the run of the last unit it started
+_STOPPED_RUN: str | None = None  # in a worker: the run a Ctrl-C stopped
 
 
 def _on_sigint(signum: int, frame: object) -> None:
     """A worker's Ctrl-C (from a terminal, which signals the whole process group, or forwarded
-    by its interrupted parent): the running unit stops, its KeyboardInterrupt going back to the
-    parent as the unit's outcome, and the units already queued to this worker are refused (see
-    :func:`_call_pooled`). Between units (waiting for work, sending a result) it raises
-    nothing: the worker must neither print a traceback nor die half-way through a result, which
-    would leave the parent waiting on a message that never ends. Only the first Ctrl-C counts."""
-    global _INTERRUPTED
-    if _INTERRUPTED:
+    by its interrupted parent) stops the run it serves: the running unit stops, its
+    KeyboardInterrupt going back to the parent as the unit's outcome, and the units of that run
+    already queued to this worker are refused (see :func:`_call_pooled`); a later run is served
+    as usual (a Ctrl-C at an idle Python prompt reaches the kept workers too). Between units
+    (waiting for work, sending a result) it raises nothing: the worker must neither print a
+    traceback nor die half-way through a result, which would leave the parent waiting on a
+    message that never ends. Only the first Ctrl-C of a run counts."""
+    global _STOPPED_RUN
+    if _CURRENT_RUN is not None and _STOPPED_RUN == _CURRENT_RUN:
         return
-    _INTERRUPTED = True
+    _STOPPED_RUN = _CURRENT_RUN
     if _IN_UNIT:
         raise KeyboardInterrupt
 
@@ -128,9 +131,10 @@ def _call_pooled(
     fn: UnitFn, token: str, path: str | None, args: tuple[Any, ...]
 ) -> tuple[dict[str, np.ndarray] | None, str | None]:
     """Run a unit in a pooled worker, loading the run's shared object on its first unit."""
-    global _SHARED, _SHARED_TOKEN, _IN_UNIT
-    if _INTERRUPTED:
+    global _SHARED, _SHARED_TOKEN, _IN_UNIT, _CURRENT_RUN
+    if token == _STOPPED_RUN:
         raise KeyboardInterrupt
+    _CURRENT_RUN = token
     _IN_UNIT = True
     try:
         if token != _SHARED_TOKEN:
