@@ -307,12 +307,12 @@ def _method(key: str) -> str:
 
 
 # What a ranking from the data alone is worth: measured against risk maps (every record attacked
-# with shadow models, 3 datasets x 2 generators; REPRODUCTION.md), V_k's rank correlation with
-# the per-record membership AUC was 0.33 to 0.72.
+# with shadow models, 4 datasets x 2 generators; REPRODUCTION.md), V_k's rank correlation with
+# the per-record membership AUC was 0.27 to 0.72.
 _DATA_ONLY_RANKING = (
     "This ranking comes from the data alone and is not a measurement of their risk, which needs "
     "the generator (shadow models); against risk measured record by record it is a rough guide "
-    "(rank correlation 0.3 to 0.7 on three datasets, two generators each)."
+    "(rank correlation 0.3 to 0.7 on four datasets, two generators each)."
 )
 
 
@@ -395,8 +395,8 @@ def _screening_blocks(sc: Any, seconds: float) -> list[Any]:
             f"{sc.n_tests} test datasets shared by every record, {sc.n_queries} counting "
             f"queries per record ({cited}), in {format_seconds(seconds)}. The membership "
             "game below attacks the records this screen ranks riskiest. On ground-truth risk "
-            "maps of three datasets and two generators it picked riskier records than V_k on "
-            "three of four maps it was not designed on, and as risky on the fourth. Screened "
+            "maps of four datasets and two generators it picked riskier records than V_k on "
+            "four of six maps it was not designed on, and as risky on the other two. Screened "
             "AUCs come from few datasets: they rank records, they are not risk figures."
         )
     ]
