@@ -97,6 +97,55 @@ def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
     assert AuditResult.from_json(a.to_json()).to_json() == a.to_json()
 
 
+# The default audit's shadow-model path at a small size: a two-stage screen picks 2 targets.
+ORACLE_PLAN = replace(
+    TINY, mia_targets=2, shadows=60, tests=60, screen_datasets=30, screened_shadows=60
+)
+
+
+@pytest.fixture
+def disjoint_generator(split, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A generator whose releases carry no information about its training data: it ignores
+    them and resamples a disjoint real sample (registered for one test, inline runs only)."""
+    from synthleak.generators.base import _REGISTRY, BaseGenerator, GeneratorInfo
+
+    reference = split[2]
+
+    class Disjoint(BaseGenerator):
+        def fit(self, table: Table, *, rng: np.random.Generator) -> Disjoint:
+            self.schema_ = table.schema
+            return self
+
+        def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+            return reference.take(rng.choice(len(reference), n, replace=True))
+
+    name = "test-disjoint-sample"
+    monkeypatch.setitem(_REGISTRY, name, GeneratorInfo(name, Disjoint, (), "test only"))
+    return name
+
+
+def test_default_audit_null_and_copy_oracles(split, disjoint_generator: str) -> None:
+    """The whole default audit (two-stage screen, then the game) on a generator that releases a
+    disjoint real sample: over six seeds no finding is a leak, the membership interval covers
+    0.5 and its estimate is not biased upwards by the screen having picked the targets (the
+    game measures them on its own datasets). A generator that resamples its training data is
+    found leaking."""
+    train = split[0]
+    leaks, covered, aucs = 0, 0, []
+    for seed in range(6):
+        r = audit(train, generator=disjoint_generator, plan=ORACLE_PLAN, seed=seed)
+        by = _by_key(r)
+        leaks += any(f.verdict in (Verdict.LEAK, Verdict.SEVERE) for f in r.findings)
+        m = by["membership.black_box"].estimate
+        covered += m.ci_low <= 0.5 <= m.ci_high
+        aucs.append(m.value)
+    assert leaks <= 1  # Holm over the findings: a false alarm in at most 5 % of audits
+    assert covered >= 5
+    assert abs(float(np.mean(aucs)) - 0.5) < 0.1  # six estimates of sd ~0.1 around 0.5
+    copy = audit(train, generator="nonprivate", plan=ORACLE_PLAN, seed=0)
+    assert _by_key(copy)["membership.black_box"].verdict in (Verdict.LEAK, Verdict.SEVERE)
+
+
 def test_selector_distance_is_the_papers_v_k(split) -> None:
     train, _, _ = split
     plan = replace(TINY, screened_shadows=20)
