@@ -263,7 +263,9 @@ def _close_pool() -> None:
 def _interrupt_workers(pool: ProcessPoolExecutor) -> None:
     """Send the pool's workers a Ctrl-C, so that their running units stop now rather than being
     waited for (a terminal's Ctrl-C reaches them anyway; a notebook's interrupt, or an error in
-    the parent, does not)."""
+    the parent, does not). POSIX only: elsewhere ``os.kill`` would terminate them."""
+    if os.name != "posix":  # pragma: no cover - the suite runs on POSIX
+        return
     for proc in list((getattr(pool, "_processes", None) or {}).values()):
         with contextlib.suppress(OSError, ValueError):
             if proc.pid is not None:
