@@ -158,6 +158,13 @@ def test_selector_distance_is_the_papers_v_k(split) -> None:
     assert b.membership is not None and b.membership.config.n_shadows == 20
     with pytest.raises(InputError, match="unknown selector 'vk'"):
         audit(train, generator="indhist", plan=plan, selector="vk")
+    # with a control given, every record of train is a training record: the game's first target
+    # is the one with the highest cell rarity
+    from synthleak.vulnerability import cell_rarity_scores
+
+    c = audit(train, generator="indhist", control=split[1], plan=plan, seed=3, selector="rarity")
+    assert c.membership is not None and c.membership.targets[0].selected_by == "rarity"
+    assert c.membership.targets[0].row == int(np.argmax(cell_rarity_scores(train)))
 
 
 def test_stage_streams_do_not_depend_on_other_stages(split, monkeypatch) -> None:

@@ -55,6 +55,7 @@ class TargetMethod(StrEnum):
     DISTANCE = "distance"  # V_k, the paper's method
     RARE = "rare"  # rare value (Groundhog, Stadler et al.)
     LOGLIK = "loglik"  # lowest log-likelihood under independent marginals (TAPAS)
+    RARITY = "rarity"  # cell rarity on single columns and pairs (validated on risk maps)
     RANDOM = "random"
 
 
@@ -65,6 +66,7 @@ class Selector(StrEnum):
     DISTANCE = "distance"  # V_k, Meeus et al. (2023)
     RARE = "rare"
     LOGLIK = "loglik"
+    RARITY = "rarity"
 
 
 class QueryMode(StrEnum):

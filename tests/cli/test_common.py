@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from synthleak import InputError
-from synthleak.cli.common import atomic_write, emit, split_list, to_json
+from synthleak.cli.common import atomic_write, emit, parse_targets, split_list, to_json
 
 
 def test_split_list() -> None:
@@ -35,3 +35,19 @@ def test_to_json_is_strict(tmp_path: Path) -> None:
     assert json.loads(text) == {"a": None, "b": 1.5, "c": [0, 1]}
     emit(text, tmp_path / "o.json")
     assert json.loads((tmp_path / "o.json").read_text())["b"] == 1.5
+
+
+def test_targets_name_every_selector() -> None:
+    """``--targets`` parts: ``top`` is ``V_k``; every other selector goes by its method name."""
+    spec = parse_targets("top:2+rarity:3+rare:1+loglik:1+random:2+rows:4,7", k=3)
+    assert [p.method for p in spec.parts] == [
+        "distance",
+        "rarity",
+        "rare",
+        "loglik",
+        "random",
+        "rows",
+    ]
+    assert spec.k == 3
+    with pytest.raises(InputError, match="rarity:N"):
+        parse_targets("rarity")

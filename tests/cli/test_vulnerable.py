@@ -89,6 +89,13 @@ def test_minkowski_and_loglik_and_random(
     assert [r["row"] for r in doc["records"]] == np.argsort(-v, kind="stable")[:3].tolist()
     assert main([*base, "--method", "loglik"]) == 0
     assert json.loads(capsys.readouterr().out)["method"] == "loglik"
+    assert main([*base, "--method", "rarity"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    from synthleak.vulnerability import cell_rarity_scores
+
+    rarity = cell_rarity_scores(t)
+    assert doc["method"] == "rarity"
+    assert [r["row"] for r in doc["records"]] == np.argsort(-rarity, kind="stable")[:3].tolist()
     runs = []
     for seed in ("1", "1", "2"):
         assert main([*base, "--method", "random", "--seed", seed]) == 0

@@ -196,7 +196,8 @@ SelectorOpt = Annotated[
         "--selector",
         help="How the shadow-model game picks its targets: screen (two-stage audit: a cheap "
         "shadow-model screen of the rarest records ranks them by measured risk, within the "
-        "budget's time), distance (V_k, Meeus et al. 2023), rare or loglik.",
+        "budget's time), distance (V_k, Meeus et al. 2023), rare, loglik or rarity (cell "
+        "rarity, from the data alone).",
     ),
 ]
 ShowRecordsOpt = Annotated[

@@ -243,8 +243,8 @@ def load_cli_tables(
 
 
 def parse_targets(text: str, *, k: int = 5) -> Targets:
-    """``--targets``: ``top:N`` (V_k), ``distance:N``, ``rare:N``, ``loglik:N``, ``random:N`` or
-    ``rows:i,j``, several joined with ``+`` (``top:10+random:5``)."""
+    """``--targets``: ``top:N`` (V_k), ``distance:N``, ``rare:N``, ``loglik:N``, ``rarity:N``,
+    ``random:N`` or ``rows:i,j``, several joined with ``+`` (``top:10+random:5``)."""
     from synthleak.games.targets import Targets
 
     out: Targets | None = None
@@ -253,7 +253,7 @@ def parse_targets(text: str, *, k: int = 5) -> Targets:
         method = method.strip().lower()
         if not sep or not arg.strip():
             raise InputError(
-                f"--targets {part!r}: use top:N, rare:N, loglik:N, random:N or rows:i,j"
+                f"--targets {part!r}: use top:N, rare:N, loglik:N, rarity:N, random:N or rows:i,j"
             )
         if method == "rows":
             try:

@@ -337,7 +337,8 @@ def mia_cmd(
             "--targets",
             help="screen:N (default; two-stage audit: a cheap shadow-model screen of the "
             "rarest records ranks them by measured risk), top:N (most vulnerable by V_k, Meeus "
-            "et al. 2023), rare:N, loglik:N, random:N or rows:i,j; join several with '+'.",
+            "et al. 2023), rare:N, loglik:N, rarity:N (cell rarity), random:N or rows:i,j; "
+            "join several with '+'.",
         ),
     ] = "screen:10",
     train_size: GameTrainSizeOpt = 1000,

@@ -122,7 +122,9 @@ def vulnerable_cmd(
     method: Annotated[
         TargetMethod,
         typer.Option(
-            "--method", help="distance (V_k), rare (rare value), loglik (log-likelihood) or random."
+            "--method",
+            help="distance (V_k), rare (rare value), loglik (log-likelihood), rarity (cell "
+            "rarity on single columns and pairs) or random.",
         ),
     ] = TargetMethod.DISTANCE,
     top: Annotated[
