@@ -60,6 +60,16 @@ def test_independent_release_shows_no_leak(split) -> None:
         e = f[key].estimate
         assert e.ci_low <= f[key].baseline + 0.02, key
     assert abs(f["membership.nobox"].estimate.value - 0.5) < 0.08
+    # without the generator the records are ranked by cell rarity, and the no-box game reports
+    # the exposure of the same records the ranking puts first
+    from synthleak.vulnerability import cell_rarity_scores
+
+    v = r.vulnerability
+    assert v is not None and v.method == "rarity" and (v.k, v.metric) == (0, "")
+    expected = np.argsort(-cell_rarity_scores(train), kind="stable")[: len(v.top)]
+    assert [t.row for t in v.top] == expected.tolist()
+    assert r.nobox is not None
+    assert [e.row for e in r.nobox.records] == [t.row for t in v.top]
 
 
 def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
@@ -153,6 +163,7 @@ def test_selector_distance_is_the_papers_v_k(split) -> None:
     assert a.membership is not None and a.screening is None
     assert [t.selected_by for t in a.membership.targets] == ["distance", "random"]
     assert a.membership.targets[0].row == a.vulnerability.top[0].row  # type: ignore[union-attr]
+    assert a.vulnerability.method == "distance"  # type: ignore[union-attr]
     assert a.membership.config.n_shadows == 40 and a.config.selector == "distance"
     b = audit(train, generator="indhist", plan=plan, seed=3)  # screened: the plan's smaller pool
     assert b.membership is not None and b.membership.config.n_shadows == 20

@@ -154,7 +154,8 @@ class _Context:
     identifiers: tuple[str, ...] = ()
     train: Table = field(init=False)
     train_rows: np.ndarray = field(init=False)
-    ranking_rows: np.ndarray | None = None
+    ranking_rows: np.ndarray | None = None  # the V_k ranking, when the vulnerability stage made it
+    data_only_rows: np.ndarray | None = None  # the vulnerability stage's ranking, whichever score
     sections: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -241,12 +242,20 @@ def _rare_columns(table: Table, row: int) -> tuple[str, ...]:
 
 
 def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
-    ctx.log(f"ranking {len(ctx.train)} records by vulnerability (V_{ctx.k}, cosine)")
-    ranking = rank_records(ctx.train, "distance", k=ctx.k)
+    """Rank the training records from the data alone. With the generator, by ``V_k`` (Meeus et
+    al. 2023), which the report sets beside the two-stage screen; a release audited without it
+    has no measured ranking, so the records are ranked by cell rarity, the data-only score that
+    tracked measured per-record risk better than ``V_k`` on every validation risk map."""
+    method = "distance" if ctx.generator is not None else "rarity"
+    how = f"V_{ctx.k}, cosine" if method == "distance" else "cell rarity"
+    ctx.log(f"ranking {len(ctx.train)} records by vulnerability ({how})")
+    ranking = rank_records(ctx.train, method, k=ctx.k)
     assert ranking.scores is not None
     scores = np.empty(len(ctx.train))
     scores[ranking.rows] = ranking.scores
-    ctx.ranking_rows = ranking.rows
+    if method == "distance":
+        ctx.ranking_rows = ranking.rows
+    ctx.data_only_rows = ranking.rows
     top = []
     for i, r in enumerate(ranking.rows[: min(10, len(ctx.train))]):
         row = int(ctx.train_rows[r])
@@ -264,7 +273,12 @@ def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
             )
         )
     ctx.sections["vulnerability"] = VulnerabilitySection(
-        "distance", ctx.k, "cosine", len(ctx.train), scores, tuple(top)
+        method,
+        ctx.k if method == "distance" else 0,
+        "cosine" if method == "distance" else "",
+        len(ctx.train),
+        scores,
+        tuple(top),
     )
 
 
@@ -345,7 +359,15 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
     assert ctx.synthetic is not None and ctx.control is not None
     n = min(ctx.plan.n_attacks, len(ctx.train))
     ctx.log(f"membership inference without the generator ({n} members against the control set)")
-    game = NoBoxMembershipGame(n_members=n, n_exposed=10, k=ctx.k)
+    # the exposure of the records the report ranks first: V_k's top records (the game's own
+    # ranking), or, for a release audited without its generator, those cell rarity ranks first
+    ranked = ctx.data_only_rows
+    if ranked is not None and ctx.ranking_rows is None:
+        game = NoBoxMembershipGame(
+            n_members=n, n_exposed=0, rows=[int(r) for r in ranked[:10]], k=ctx.k
+        )
+    else:
+        game = NoBoxMembershipGame(n_members=n, n_exposed=10, k=ctx.k)
     res = game.run(_release_parts(ctx), seed=ctx.seed, runtime=ctx.runtime.sub("nobox"))
     ctx.sections["nobox"] = res
     threat = ThreatModel(

@@ -421,7 +421,11 @@ class RecordAtRisk(Result):
 
 @dataclass(frozen=True, repr=False, eq=False)
 class VulnerabilitySection(Result):
-    """The ranking of the training records by vulnerability."""
+    """The ranking of the training records by vulnerability, from the data alone.
+
+    ``method`` is ``"distance"`` (``V_k`` with ``k`` neighbours and ``metric``) or ``"rarity"``
+    (cell rarity; ``k`` 0 and ``metric`` empty).
+    """
 
     method: str
     k: int

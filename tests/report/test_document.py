@@ -42,6 +42,20 @@ def test_without_the_generator_the_ranking_is_not_called_a_measured_risk(
     assert "not a measurement of their risk, which needs the generator" in text
     records = next(s for s in build_document(release_only).sections if s.anchor == "records")
     assert any("not a measurement" in b.text for b in records.blocks if isinstance(b, Paragraph))
+    assert "0.3 to 0.7" in text  # V_k's measured worth
+    # a release audited without its generator is ranked by cell rarity, and says so
+    assert release_only.vulnerability is not None
+    rarity = dataclasses.replace(
+        release_only,
+        vulnerability=dataclasses.replace(
+            release_only.vulnerability, method="rarity", k=0, metric=""
+        ),
+    )
+    text = summary(rarity)
+    assert "Records rarest in the data" in text and "0.6 to 0.8" in text
+    records = next(s for s in build_document(rarity).sections if s.anchor == "records")
+    first = next(b.text for b in records.blocks if isinstance(b, Paragraph))
+    assert first.startswith("Rarity score (cell rarity)") and "k = " not in first
 
 
 def test_sections_have_tables_and_figures(sample_result: AuditResult) -> None:
