@@ -76,7 +76,7 @@ from synthleak.results import (
 )
 from synthleak.runtime import Runtime, as_runtime, stream_rng
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
-from synthleak.vulnerability import rank_records
+from synthleak.vulnerability import Ranking, rank_records
 
 Log = Callable[[str], None]
 
@@ -154,8 +154,7 @@ class _Context:
     identifiers: tuple[str, ...] = ()
     train: Table = field(init=False)
     train_rows: np.ndarray = field(init=False)
-    ranking_rows: np.ndarray | None = None  # the V_k ranking, when the vulnerability stage made it
-    data_only_rows: np.ndarray | None = None  # the vulnerability stage's ranking, whichever score
+    ranking: Ranking | None = None  # the vulnerability stage's ranking (V_k or cell rarity)
     sections: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -253,9 +252,7 @@ def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
     assert ranking.scores is not None
     scores = np.empty(len(ctx.train))
     scores[ranking.rows] = ranking.scores
-    if method == "distance":
-        ctx.ranking_rows = ranking.rows
-    ctx.data_only_rows = ranking.rows
+    ctx.ranking = ranking
     top = []
     for i, r in enumerate(ranking.rows[: min(10, len(ctx.train))]):
         row = int(ctx.train_rows[r])
@@ -361,10 +358,10 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
     ctx.log(f"membership inference without the generator ({n} members against the control set)")
     # the exposure of the records the report ranks first: V_k's top records (the game's own
     # ranking), or, for a release audited without its generator, those cell rarity ranks first
-    ranked = ctx.data_only_rows
-    if ranked is not None and ctx.ranking_rows is None:
+    ranked = ctx.ranking
+    if ranked is not None and ranked.method != "distance":
         game = NoBoxMembershipGame(
-            n_members=n, n_exposed=0, rows=[int(r) for r in ranked[:10]], k=ctx.k
+            n_members=n, n_exposed=0, rows=[int(r) for r in ranked.rows[:10]], k=ctx.k
         )
     else:
         game = NoBoxMembershipGame(n_members=n, n_exposed=10, k=ctx.k)
@@ -592,9 +589,9 @@ def _needs_generator(ctx: _Context) -> Skip | None:
 
 def _ranked(ctx: _Context, method: str) -> np.ndarray:
     """Training records (positions in ``ctx.train``) by ``method``, most at risk first; the
-    vulnerability stage's ``V_k`` ranking when it ran."""
-    if method == "distance" and ctx.ranking_rows is not None:
-        return ctx.ranking_rows
+    vulnerability stage's ranking when it ranked by ``method``."""
+    if ctx.ranking is not None and ctx.ranking.method == method:
+        return ctx.ranking.rows
     return rank_records(ctx.train, method, k=ctx.k).rows
 
 

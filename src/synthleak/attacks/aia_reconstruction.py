@@ -378,7 +378,7 @@ def solve_l1(A: sp.spmatrix, r: np.ndarray, *, time_limit: float | None = None) 
         np.zeros(n),
     )
     status = highspy.HighsModelStatus.kNotset
-    h = _quiet_highs()
+    h: Any = None
     for crossover in ("off", "on"):
         h = _quiet_highs()
         h.setOptionValue("solver", "ipm")

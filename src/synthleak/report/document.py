@@ -156,21 +156,22 @@ def _summary(result: AuditResult) -> Section:
         )
     elif v is not None and v.top:
         rows = [r.row for r in v.top[:5]]
+        traces = (
+            "the kind a generator that learns its data leaves traces of ('Records at risk' says "
+            "where they stand out)."
+        )
         if v.method == "rarity":
             label = "Records rarest in the data"
             why = (
-                "Few other records share their values, column by column and pair by pair: the "
-                "kind a generator that learns its data leaves traces of ('Records at risk' says "
-                "where they stand out)."
+                f"Few other records share their values, column by column and pair by pair: {traces}"
             )
         else:
+            if result.membership is None:
+                label = "Records most isolated"
             why = (
-                f"They are the records furthest from everybody else ({cite('meeus2023')}), the "
-                "kind a generator that learns its data leaves traces of ('Records at risk' says "
-                "where they stand out)."
+                f"They are the records furthest from everybody else ({cite('meeus2023')}), {traces}"
             )
         if result.membership is None:
-            label = label if v.method == "rarity" else "Records most isolated"
             why += f" {_data_only_ranking(v.method)}"
     if why:
         listed = ", ".join(str(r) for r in rows)
