@@ -114,12 +114,19 @@ ORACLE_PLAN = replace(
 
 
 @pytest.fixture
-def disjoint_generator(split, monkeypatch: pytest.MonkeyPatch) -> str:
+def disjoint_generator(adult_table: Table, monkeypatch: pytest.MonkeyPatch) -> str:
     """A generator whose releases carry no information about its training data: it ignores
-    them and resamples a disjoint real sample (registered for one test, inline runs only)."""
+    them and samples real records of the population that are not in the training data (every
+    Adult record outside ``split``'s first part; registered for one test, inline runs only).
+
+    The pool is the whole rest of the population, not a small fixed sample: drawn with
+    replacement from 1,000 fixed records, every seed's release shares that one sample's chance
+    overlap with the training data (e.g. of ``fnlwgt`` values), so the seeds are not
+    independent draws of the null."""
     from synthleak.generators.base import _REGISTRY, BaseGenerator, GeneratorInfo
 
-    reference = split[2]
+    train_rows = np.random.default_rng(5).choice(len(adult_table), 3000, replace=False)[:1000]
+    reference = adult_table.take(np.setdiff1d(np.arange(len(adult_table)), train_rows))
 
     class Disjoint(BaseGenerator):
         def fit(self, table: Table, *, rng: np.random.Generator) -> Disjoint:
@@ -217,7 +224,13 @@ def test_release_only_audit_says_what_is_missing(split) -> None:
     missing = {s.name: s for s in r.not_measured()}
     assert {"singling_out", "linkability", "membership_nobox", "membership"} <= set(missing)
     assert "control set" in missing["membership_nobox"].needs
-    assert not r.findings  # nothing measured is never "no evidence"
+    # nothing measured is never "no evidence": only the exact-copy check runs without a control
+    # (against the duplicates within the original); column copies need the control's rates
+    by = _by_key(r)
+    assert set(by) == {"copies.exact", "copies.columns"}
+    assert by["copies.exact"].details["baseline_of"] == "original records"
+    assert by["copies.columns"].verdict is Verdict.NOT_MEASURED
+    assert "control" in by["copies.columns"].details["not_measured"]
     # each names the input by its flag and its Python argument, as reports go to both users
     for stage, name in [("linkability", "control"), ("membership", "generator")]:
         assert f"--{name}" in missing[stage].needs and f"{name}=" in missing[stage].needs
@@ -297,10 +310,19 @@ def test_identifier_and_text_columns_are_left_out_but_still_checked_for_copies(s
     assert any("identifier" in w.message for w in r.data.warnings())
     copies = _by_key(r)["copies.exact"]
     assert copies.verdict is Verdict.SEVERE  # rows copied verbatim although the ids are new
-    assert r.data.identifier_copies == {"person_id": 0.0}
+    assert r.copies is not None
+    rates = {c.column: c.synthetic_in_original.value for c in r.copies.columns}
+    assert rates["person_id"] == 0.0 and rates["name"] == 1.0  # the copied names are counted
+    cols = _by_key(r)["copies.columns"]
+    assert cols.verdict is Verdict.SEVERE and cols.details["column"] == "name"
+    assert any("'name' (left out of the attacks)" in w for w in cols.where)
+    assert not any("person_id" in w for w in cols.where)
     leaked = release.assign(person_id=train["person_id"].to_numpy())
     r2 = audit(train, synthetic=leaked, control=ctl, plan=TINY, seed=0)
-    assert r2.data is not None and r2.data.identifier_copies == {"person_id": 1.0}
+    assert r2.copies is not None
+    assert {c.column: c.synthetic_in_original.value for c in r2.copies.columns}["person_id"] == 1.0
+    assert any("'person_id'" in w for w in _by_key(r2)["copies.columns"].where)
     # a disjoint sample of other people is not flagged through these columns
     clean = audit(train, synthetic=other, control=ctl, plan=TINY, seed=0)
     assert _by_key(clean)["copies.exact"].verdict is Verdict.NO_EVIDENCE
+    assert _by_key(clean)["copies.columns"].verdict is Verdict.NO_EVIDENCE

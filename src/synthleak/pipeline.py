@@ -52,7 +52,8 @@ from synthleak.games.base import Release, encode_parts
 from synthleak.games.cost import fit_budget, measure_membership_cost, power
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
-from synthleak.metrics.privacy import RiskEstimate
+from synthleak.metrics.copies import CopyReport
+from synthleak.metrics.privacy import RiskEstimate, rate_excess
 from synthleak.metrics.utility import utility_report
 from synthleak.modes import Budget, Selector
 from synthleak.policy import Policy
@@ -154,6 +155,7 @@ class _Context:
     identifiers: tuple[str, ...] = ()
     train: Table = field(init=False)
     train_rows: np.ndarray = field(init=False)
+    control_rows: np.ndarray | None = None  # rows of the original held out as control, if any
     ranking: Ranking | None = None  # the vulnerability stage's ranking (V_k or cell rarity)
     sections: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
@@ -196,7 +198,8 @@ def _split(ctx: _Context, rng: np.random.Generator) -> None:
     n = len(ctx.original)
     perm = rng.permutation(n)
     n_ctl = max(1, round(ctx.control_fraction * n))
-    ctx.control = ctx.original.take(np.sort(perm[:n_ctl]))
+    ctx.control_rows = np.sort(perm[:n_ctl])
+    ctx.control = ctx.original.take(ctx.control_rows)
     ctx.train_rows = np.sort(perm[n_ctl:])
     ctx.train = ctx.original.take(ctx.train_rows)
     ctx.notes.append(
@@ -361,11 +364,26 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
     ranked = ctx.ranking
     if ranked is not None and ranked.method != "distance":
         game = NoBoxMembershipGame(
-            n_members=n, n_exposed=0, rows=[int(r) for r in ranked.rows[:10]], k=ctx.k
+            n_members=n,
+            n_exposed=0,
+            rows=[int(r) for r in ranked.rows[:10]],
+            k=ctx.k,
+            copies=False,
         )
     else:
-        game = NoBoxMembershipGame(n_members=n, n_exposed=10, k=ctx.k)
+        game = NoBoxMembershipGame(n_members=n, n_exposed=10, k=ctx.k, copies=False)
     res = game.run(_release_parts(ctx), seed=ctx.seed, runtime=ctx.runtime.sub("nobox"))
+    # one record identity everywhere: rows of the user's original, not of the training split
+    res = replace(
+        res,
+        member_rows=ctx.train_rows[res.member_rows].astype(np.int64),
+        non_member_rows=(
+            res.non_member_rows
+            if ctx.control_rows is None
+            else ctx.control_rows[res.non_member_rows].astype(np.int64)
+        ),
+        records=tuple(replace(r, row=int(ctx.train_rows[r.row])) for r in res.records),
+    )
     ctx.sections["nobox"] = res
     threat = ThreatModel(
         AdversaryGoal.MEMBERSHIP,
@@ -391,30 +409,154 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
                 },
             )
         )
-    if res.copies is not None:
-        c = res.copies
-        where = [f"{c.copied_rows.size} training record(s) appear verbatim in the release"]
-        where += [
-            f"column '{col.column}': {col.synthetic_in_original.value:.1%} of synthetic values "
-            "copied verbatim from the original"
-            for col in c.columns
-            if col.synthetic_in_original.ci_low > (col.synthetic_in_original.baseline or 0.0)
-        ]
-        ctx.findings.append(
+
+
+def _copy_frames(ctx: _Context) -> tuple[dict[str, pd.DataFrame], bool]:
+    """The parts compared for verbatim copies, and whether they are the user's own values.
+
+    When every part was given as a DataFrame (the command line always gives them so), the
+    values are compared as the files hold them, every column included. Otherwise (a release
+    the audit generated, or Tables given in Python) every part is decoded from its encoded
+    table, so that all of them pass through the same float32 encoding and a copied value
+    compares equal to its original.
+    """
+    names = ["original", "synthetic"] + (["control"] if ctx.control is not None else [])
+    if all(n in ctx.frames for n in names):
+        ori = ctx.frames["original"]
+        if len(ctx.train) != len(ctx.original):
+            ori = ori.iloc[ctx.train_rows]
+        parts = {"original": ori} | {n: ctx.frames[n] for n in names[1:]}
+        shared = [c for c in ori.columns if all(c in f.columns for f in parts.values())]
+        return {n: f[shared].reset_index(drop=True) for n, f in parts.items()}, True
+    assert ctx.synthetic is not None
+    tables = {"original": ctx.train, "synthetic": ctx.synthetic, "control": ctx.control}
+    return {n: t.to_frame() for n, t in tables.items() if t is not None}, False
+
+
+def _copies(ctx: _Context, rng: np.random.Generator) -> None:
+    """Verbatim copies in the release: whole records (on the analysed columns) and the values
+    of every high-cardinality column, left-out identifiers and free text included, each
+    against the rate of the control's real non-members."""
+    from synthleak.metrics.copies import copy_report
+
+    frames, raw = _copy_frames(ctx)
+    left_out = [c for c in ctx.schema.excluded if c in frames["original"].columns]
+    ctx.log(
+        f"verbatim copies: {len(frames['synthetic'])} synthetic records and the values of "
+        f"{'every column' if raw else 'the analysed columns'}"
+    )
+    rep = copy_report(
+        frames["original"],
+        frames["synthetic"],
+        frames.get("control"),
+        row_columns=list(ctx.schema.names),
+        value_columns=left_out,
+        schema=ctx.schema,
+    )
+    rep = replace(rep, copied_rows=ctx.train_rows[rep.copied_rows].astype(np.int64))
+    ctx.sections["copies"] = rep
+    roles = {c: "left out of the attacks" for c in left_out}
+    ctx.findings += copy_findings(rep, roles)
+
+
+def copy_findings(rep: CopyReport, roles: dict[str, str] | None = None) -> list[Finding]:
+    """The copy findings of a copy report, each on the excess over the rate of real
+    non-members (the control's; the duplicates within the original without a control).
+
+    * ``copies.exact``: synthetic records identical to a training record;
+    * ``copies.columns``: the column whose values are copied most beyond the control's rate,
+      with intervals simultaneous over every column checked (Bonferroni), so that picking the
+      worst column does not inflate the figure; every column copied beyond its control rate is
+      named with both rates.
+    """
+    roles = roles or {}
+    threat = ThreatModel(
+        AdversaryGoal.MEMBERSHIP,
+        GeneratorAccess.NO_BOX,
+        "the released synthetic data and the record (or value) they look for",
+    )
+    e = rep.synthetic_in_original
+    base = rep.control_in_original or rep.chance_duplicate
+    base_name = "control records" if rep.control_in_original is not None else "original records"
+    exact = rate_excess(_count(e), e.n_trials, _count(base), base.n_trials)
+    where = []
+    if rep.copied_rows.size:
+        where.append(
+            f"{rep.copied_rows.size} training record(s) appear verbatim in the release "
+            "(their row numbers are in report.json)"
+        )
+    out = [
+        Finding(
+            "copies.exact",
+            "Exact copies of training records",
+            MetricKind.RATE,
+            exact,
+            threat,
+            {
+                "rate": e.value,
+                "baseline_rate": base.value,
+                "baseline_of": base_name,
+                "n_copied": int(rep.copied_rows.size),
+                "excess": "rate minus the baseline rate (Newcombe interval)",
+            },
+            where=tuple(where),
+        )
+    ]
+    cols = [c for c in rep.columns if c.control_in_original is not None]
+    if rep.columns:
+        conf = 1 - 0.05 / max(1, len(cols))
+        excess = {
+            c.column: rate_excess(
+                _count(c.synthetic_in_original),
+                c.synthetic_in_original.n_trials,
+                _count(c.control_in_original),
+                c.control_in_original.n_trials,
+                confidence=conf,
+            )
+            for c in cols
+            if c.control_in_original is not None
+        }
+        lines = []
+        for c in cols:
+            x = excess[c.column]
+            if x.ci_low > 0:
+                role = f" ({roles[c.column]})" if c.column in roles else ""
+                assert c.control_in_original is not None
+                lines.append(
+                    f"column '{c.column}'{role}: {c.synthetic_in_original.value:.1%} of the "
+                    f"synthetic values are training values, against "
+                    f"{c.control_in_original.value:.1%} of the control's"
+                )
+        if excess:
+            worst = max(excess, key=lambda k: (excess[k].ci_low, k))
+            w = excess[worst]
+            est = RiskEstimate(w.value, w.ci_low, w.ci_high, 0.95, w.n_trials, 0.0)
+            details: dict[str, Any] = {
+                "column": worst,
+                "columns_checked": len(cols),
+                "interval": f"simultaneous over {len(cols)} column(s) (Bonferroni)",
+            }
+        else:
+            nan = float("nan")
+            est = RiskEstimate(nan, nan, nan, 0.95, 0, 0.0)
+            details = {"not_measured": "needs a control set to give each column's chance rate"}
+        out.append(
             Finding(
-                "copies.exact",
-                "Exact copies of training records",
+                "copies.columns",
+                "Column values copied verbatim" + (f" (worst column: '{worst}')" if excess else ""),
                 MetricKind.RATE,
-                c.synthetic_in_original,
-                ThreatModel(
-                    AdversaryGoal.MEMBERSHIP,
-                    GeneratorAccess.NO_BOX,
-                    "the released synthetic data and the record they look for",
-                ),
-                {"n_copied": int(c.copied_rows.size)},
-                where=tuple(where) if c.copied_rows.size or len(where) > 1 else (),
+                est,
+                threat,
+                details,
+                where=tuple(lines),
             )
         )
+    return out
+
+
+def _count(e: RiskEstimate) -> int:
+    """The successes behind a rate estimate."""
+    return round(e.value * e.n_trials) if e.n_trials else 0
 
 
 def _release_tables(ctx: _Context) -> Release:
@@ -749,6 +891,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("split", "Control set held out", _needs_split, _split),
     Stage("release", "Synthetic release generated", _needs_release, _release),
     Stage("vulnerability", "Vulnerability ranking", lambda ctx: None, _vulnerability),
+    Stage("copies", "Verbatim copies", _needs_synthetic, _copies),
     Stage("singling_out", "Singling out", _needs_control, _singling_out),
     Stage("linkability", "Linkability", _needs_control, _linkability),
     Stage(
@@ -975,7 +1118,7 @@ def audit(
     result = AuditResult(
         config=config,
         schema=sch,
-        data=DataSection(enc.profile, enc.domain, _identifier_copies(enc, frames)),
+        data=DataSection(enc.profile, enc.domain),
         stages=tuple(records),
         findings=assess(ctx.findings),
         vulnerability=ctx.sections.get("vulnerability"),
@@ -984,6 +1127,7 @@ def audit(
         utility=ctx.sections.get("utility"),
         privacy_utility=tuple(ctx.privacy_utility),
         nobox=ctx.sections.get("nobox"),
+        copies=ctx.sections.get("copies"),
         attribute=ctx.sections.get("attribute"),
         attribute_release=ctx.sections.get("attribute_release"),
         epsilon=ctx.sections.get("epsilon"),
@@ -993,21 +1137,6 @@ def audit(
     if policy is not None:
         result = replace(result, policy=policy.evaluate(audit_metrics(result)))
     return result
-
-
-def _identifier_copies(enc: Any, frames: dict[str, pd.DataFrame]) -> dict[str, float]:
-    """Share of the release's values of each identifier column that identify a real person of
-    the original (an identifier column left out of the attacks can still leak people)."""
-    ori, syn = frames.get("original"), frames.get("synthetic")
-    if ori is None or syn is None:
-        return {}
-    out = {}
-    for col in enc.profile.identifiers:
-        if col in syn.columns and col in ori.columns:
-            known = set(ori[col].dropna().astype(str))
-            values = syn[col].dropna().astype(str)
-            out[col] = float(values.isin(known).mean()) if len(values) else 0.0
-    return out
 
 
 def check_claim(claimed_epsilon: float | None, delta: float, neighbouring: str) -> None:

@@ -50,6 +50,7 @@ from synthleak.games.cost import Power
 from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.riskmap import RiskMapResult
+from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate
 from synthleak.policy import PolicyResult
@@ -338,14 +339,11 @@ class DataSection(Result):
         Roles of the original's columns (feature, identifier, free text) and reading warnings.
     domain : DomainReport
         Per column, the share of synthetic (and control) values outside the original's domain.
-    identifier_copies : dict
-        Identifier column -> share of the release's values that are identifiers of real people
-        in the original (when the release has the column).
+        (Copies of identifier and free-text values are in :attr:`AuditResult.copies`.)
     """
 
     profile: DataProfile
     domain: DomainReport
-    identifier_copies: dict[str, float] = field(default_factory=dict)
 
     def warnings(self) -> tuple[DataWarning, ...]:
         """Every warning about the data, reading and domain."""
@@ -520,7 +518,14 @@ class AuditResult(Result):
     membership : MembershipResult, optional
         Black-box shadow-model membership inference (when the generator is known).
     nobox : NoBoxMembershipResult, optional
-        Membership inference on the release against the control set, with the copy report.
+        Membership inference on the release against the control set. Its record rows
+        (``member_rows``, ``records``) are rows of the original as given, like every row number
+        of the audit; ``non_member_rows`` are rows of the control set (of the original when the
+        control was held out of it).
+    copies : CopyReport, optional
+        Verbatim copies of training records and of the values of every high-cardinality column
+        (identifiers and free text included), against the control's rates; ``copied_rows`` are
+        rows of the original.
     attribute : AttributeGameResult, optional
         The randomised-secret attribute-inference game against the generator.
     attribute_release : ReleaseAttributeResult, optional
@@ -552,6 +557,7 @@ class AuditResult(Result):
     screening: ScreeningSection | None = None
     membership: MembershipResult | None = None
     nobox: NoBoxMembershipResult | None = None
+    copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None
     riskmap: RiskMapResult | None = None

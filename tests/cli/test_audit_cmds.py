@@ -234,7 +234,7 @@ def test_audit_memory_is_bounded_with_huge_categorical_domains(tmp_path: Path) -
     assert done.returncode == 0, done.stderr[-2000:]
     peak = int(done.stdout.rsplit("PEAK_MB=", 1)[1].split()[0])
     assert peak < MEMORY_BOUND_MB, f"peak {peak} MB"
-    assert "'person_id' is left out of the analysis as an identifier" in done.stderr
+    assert "'person_id' is left out of the attacks as an identifier" in done.stderr
     assert "'product_code' is categorical with" in done.stderr
     report = json.loads((out / "report.json").read_text())
     assert report["schema"]["excluded"] == ["person_id"]

@@ -125,7 +125,9 @@ def _run_audit(
         min_rows=2,
     )
     loaded = data["original"]
-    others = {name: d.table for name, d in data.items() if name != "original"}
+    # every part as the file holds it (one reading path: free text and identifiers kept for
+    # the copy check, values not rounded through an encoding), with the schema read above
+    others = {name: d.frame for name, d in data.items() if name != "original"}
     client = None
     if cluster is not None:  # fail fast on an unreachable scheduler, before any work
         from synthleak.runtime.executor import connect_cluster
@@ -148,7 +150,6 @@ def _run_audit(
             seed=seed,
             runtime=runtime,
             show_records=show_records,
-            keep=split_list(keep),
             claimed_epsilon=claimed_epsilon,
             delta=delta,
             neighbouring=neighbouring.api,

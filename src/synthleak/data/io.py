@@ -250,9 +250,16 @@ def _schema_arg(
     continuous: Sequence[str],
     keep: Sequence[str],
 ) -> Schema:
-    if categorical or continuous or keep:
-        raise InputError("give either schema or categorical/continuous/keep, not both")
-    return schema if isinstance(schema, Schema) else Schema.from_json(schema)
+    if categorical or continuous:
+        raise InputError("give either schema or categorical/continuous, not both")
+    sch = schema if isinstance(schema, Schema) else Schema.from_json(schema)
+    dropped = [c for c in keep if c not in sch]
+    if dropped:
+        raise InputError(
+            f"keep names column(s) {dropped} that the schema does not analyse: add them to the "
+            "schema (a schema lists every column to analyse)"
+        )
+    return sch
 
 
 def load_data(
@@ -427,6 +434,13 @@ def encode_frames(
                 )
             )
             sch = widen(sch, other)
+    for name, df in frames.items():
+        missing = [c for c in sch.names if c not in df.columns]
+        if missing:
+            raise InputError(
+                f"the schema names column(s) {missing} that the {name} data does not have: "
+                "give a schema of the data's own columns"
+            )
     tables = {name: Table.from_frame(df[sch.names], sch) for name, df in frames.items()}
     domain = domain_report(tables[first_name], parts={name: tables[name] for name, _ in rest})
     return EncodedFrames(sch, tables, profile, domain)

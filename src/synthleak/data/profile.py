@@ -448,8 +448,9 @@ def _profile_column(
                 DataWarning(
                     code,
                     name,
-                    f"column {name!r} is left out of the analysis as {what} ({why}); "
-                    "pass it in keep to analyse it",
+                    f"column {name!r} is left out of the attacks as {what} ({why}) and "
+                    "checked for verbatim copies only; name it in --keep (keep= in Python) to "
+                    "analyse it",
                     Level.NOTE,
                 )
             )

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from synthleak.data.schema import Schema
 from synthleak.errors import InputError
 from synthleak.metrics.privacy import RiskEstimate, wilson_interval
 from synthleak.serde import IntArray, Result
@@ -259,14 +260,19 @@ def _near_copies(
     control: pd.DataFrame | None,
     columns: list[str],
     quantile: float,
+    schema: Schema | None = None,
 ) -> tuple[float, RiskEstimate, RiskEstimate]:
     from synthleak.games.base import Release
     from synthleak.vulnerability import nearest_neighbours, vulnerability_scores
 
+    kinds = None
+    if schema is not None and all(c in schema for c in columns):
+        kinds = schema.select(columns)
     enc = Release(
         original[columns],
         synthetic[columns],
         None if control is None else control[columns],
+        kinds,
     ).encode()
     if enc.control is not None:
         real = nearest_neighbours(enc.control, enc.original, k=1)[0][:, 0]
@@ -291,6 +297,9 @@ def copy_report(
     min_distinct_ratio: float = 0.5,
     near_quantile: float = 0.05,
     near_columns: list[str] | None = None,
+    row_columns: list[str] | None = None,
+    value_columns: list[str] | None = None,
+    schema: Schema | None = None,
 ) -> CopyReport:
     """Exact, column and near copies of real records in ``synthetic`` (module docstring).
 
@@ -311,6 +320,17 @@ def copy_report(
     near_columns : list of str, optional
         Columns the near-copy distances use. By default every column except non-numeric
         high-cardinality ones (free text and identifiers, where any two records differ).
+    row_columns : list of str, optional
+        Columns two rows must agree on to be an exact copy (default: every column). An audit
+        passes the analysed columns: a release that makes up fresh identifiers or free text
+        would otherwise hide every copied record (those columns are checked one by one).
+    value_columns : list of str, optional
+        Columns whose values are checked for verbatim copies whatever their cardinality (an
+        audit passes the identifier and free-text columns it leaves out of the attacks), beside
+        every high-cardinality column.
+    schema : Schema, optional
+        Column kinds for the near-copy distances (default: inferred from the data); pass the
+        audit's schema so that declared kinds are honoured.
 
     Returns
     -------
@@ -340,7 +360,15 @@ def copy_report(
     if not 0.0 <= float(near_quantile) < 1.0:
         raise InputError(f"near_quantile must lie in [0, 1), got {near_quantile!r}")
     frames = [original, synthetic] + ([control] if control is not None else [])
-    keys = row_keys(*frames)
+    if row_columns is not None:
+        unknown = [c for c in row_columns if c not in set(map(str, original.columns))]
+        if unknown or not row_columns:
+            raise InputError(
+                f"row_columns names unknown column(s) {unknown}: give columns of the data"
+            )
+        keys = row_keys(*(f[list(row_columns)] for f in frames))
+    else:
+        keys = row_keys(*frames)
     k_ori, k_syn = keys[0], keys[1]
     n_ori, n_syn = len(k_ori), len(k_syn)
     _, inv, cnt = np.unique(k_ori, return_inverse=True, return_counts=True)
@@ -357,7 +385,13 @@ def copy_report(
     canon = _canonical([f[[str(c) for c in original.columns]] for f in frames])
     cols = []
     notes = []
-    for c in high_cardinality_columns(original, min_distinct_ratio):
+    checked = high_cardinality_columns(original, min_distinct_ratio)
+    for c in value_columns or ():
+        if c not in set(map(str, original.columns)):
+            raise InputError(f"value_columns names unknown column {c!r}: give columns of the data")
+        if c not in checked:
+            checked.append(c)
+    for c in checked:
         ori_vals = canon[0][c][original[c].notna().to_numpy()]
         syn_vals = canon[1][c][synthetic[c].notna().to_numpy()]
         if len(syn_vals) == 0:
@@ -373,7 +407,7 @@ def copy_report(
         cols.append(
             ColumnCopies(
                 c,
-                float(s.nunique() / len(s)),
+                float(s.nunique() / len(s)) if len(s) else 0.0,
                 _rate(
                     int(syn_vals.isin(ori_set).sum()),
                     len(syn_vals),
@@ -404,7 +438,7 @@ def copy_report(
             notes.append("near copies not measured: needs at least 2 original records")
         else:
             tau, near_syn, near_base = _near_copies(
-                original, synthetic, control, used, near_quantile
+                original, synthetic, control, used, near_quantile, schema
             )
     return CopyReport(
         n_original=n_ori,

@@ -165,6 +165,34 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     return lo, hi
 
 
+def rate_excess(
+    successes: int,
+    n: int,
+    base_successes: int,
+    base_n: int,
+    *,
+    confidence: float = 0.95,
+) -> RiskEstimate:
+    """The excess of a proportion over a baseline proportion measured on other records.
+
+    ``successes / n - base_successes / base_n`` with Newcombe's hybrid score interval (method 10
+    of Newcombe 1998: the two Wilson intervals combined), which keeps its coverage when either
+    rate is 0 or 1 and when the baseline rests on few records. The baseline of the result is 0
+    (no excess): a verdict read from it asks whether the rate exceeds what the baseline records
+    show, not whether it exceeds zero.
+    """
+    if n <= 0 or base_n <= 0:
+        nan = float("nan")
+        return RiskEstimate(nan, nan, nan, confidence, max(n, 0), 0.0)
+    p1, p2 = successes / n, base_successes / base_n
+    l1, u1 = wilson_interval(successes, n, confidence)
+    l2, u2 = wilson_interval(base_successes, base_n, confidence)
+    d = p1 - p2
+    lo = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+    hi = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    return RiskEstimate(d, max(-1.0, lo), min(1.0, hi), confidence, n, 0.0)
+
+
 def accuracy_estimate(
     correct: np.ndarray, *, baseline: float | None = None, confidence: float = 0.95
 ) -> RiskEstimate:

@@ -243,7 +243,7 @@ def _data(result: AuditResult) -> Section | None:
         return None
     excluded = [c for c in d.profile.columns if c.role.value != "feature"]
     warnings = d.warnings()
-    if not excluded and not warnings and not d.identifier_copies:
+    if not excluded and not warnings:
         return None
     sec = Section("Data", "data")
     if excluded:
@@ -254,14 +254,6 @@ def _data(result: AuditResult) -> Section | None:
                 "Columns left out of the attacks (identifiers are fresh in any release and free "
                 "text has no distance; both are still checked for verbatim copies). Name them "
                 "to keep them in the analysis.",
-            )
-        )
-    for col, share in d.identifier_copies.items():
-        sec.blocks.append(
-            Paragraph(
-                f"Identifier column '{col}': {share:.1%} of the release's values are identifiers "
-                "of real people in the original.",
-                emphasis=share > 0,
             )
         )
     if warnings:
@@ -634,36 +626,54 @@ def _nobox(result: AuditResult) -> Section | None:
                 "the non-members' scores (100: the record outscores every real non-member).",
             )
         )
-    c = nb.copies
-    if c is not None:
-        e = c.synthetic_in_original
-        chance = c.control_in_original or c.chance_duplicate
+    return sec
+
+
+def _copies(result: AuditResult) -> Section | None:
+    c = result.copies
+    if c is None:
+        return None
+    sec = Section("Verbatim copies", "copies")
+    e = c.synthetic_in_original
+    chance = c.control_in_original or c.chance_duplicate
+    of = "of the control records" if c.control_in_original is not None else "by chance"
+    sec.blocks.append(
+        Paragraph(
+            f"Exact copies: {e.value:.2%} of the synthetic records (95% CI {e.ci_low:.2%} – "
+            f"{e.ci_high:.2%}) are identical to a training record on the analysed columns, "
+            f"against {chance.value:.2%} {of}; {c.copied_rows.size} training record(s) appear "
+            "verbatim in the release (their row numbers are in report.json). The finding is the "
+            "excess over that rate."
+        )
+    )
+    if c.columns:
+        roles = {}
+        if result.data is not None:
+            roles = {
+                col.name: col.role.value.replace("_", " ")
+                for col in result.data.profile.columns
+                if col.role.value != "feature"
+            }
         sec.blocks.append(
-            Paragraph(
-                f"Exact copies: {e.value:.2%} of the synthetic rows (95% CI {e.ci_low:.2%} – "
-                f"{e.ci_high:.2%}) are identical to a training record, against {chance.value:.2%} "
-                f"expected by chance; {c.copied_rows.size} training record(s) appear verbatim in "
-                "the release (their row numbers are in report.json)."
+            TableBlock(
+                ("column", "left out as", "synthetic values copied", "control values found"),
+                tuple(
+                    (
+                        col.column,
+                        roles.get(col.column, ""),
+                        f"{col.synthetic_in_original.value:.1%}",
+                        "n/a"
+                        if col.control_in_original is None
+                        else f"{col.control_in_original.value:.1%}",
+                    )
+                    for col in c.columns
+                ),
+                "High-cardinality columns (names, free text, identifiers, fine-grained numbers), "
+                "including those left out of the attacks: values of the release found verbatim "
+                "in the training data, against the share of the control's values found there "
+                "(what real people who were not trained on show).",
             )
         )
-        if c.columns:
-            sec.blocks.append(
-                TableBlock(
-                    ("column", "synthetic values copied", "control values found (chance)"),
-                    tuple(
-                        (
-                            col.column,
-                            f"{col.synthetic_in_original.value:.1%}",
-                            "n/a"
-                            if col.control_in_original is None
-                            else f"{col.control_in_original.value:.1%}",
-                        )
-                        for col in c.columns
-                    ),
-                    "High-cardinality columns (names, free text, identifiers): values of the "
-                    "release found verbatim in the original.",
-                )
-            )
     return sec
 
 
@@ -921,6 +931,7 @@ def build_document(result: AuditResult) -> Document:
         _stages(result),
         _data(result),
         _records(result),
+        _copies(result),
         _nobox(result),
         _attribute(result),
         _membership(result),
