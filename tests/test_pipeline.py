@@ -326,3 +326,24 @@ def test_identifier_and_text_columns_are_left_out_but_still_checked_for_copies(s
     clean = audit(train, synthetic=other, control=ctl, plan=TINY, seed=0)
     assert _by_key(clean)["copies.exact"].verdict is Verdict.NO_EVIDENCE
     assert _by_key(clean)["copies.columns"].verdict is Verdict.NO_EVIDENCE
+
+
+def test_one_record_identity_across_sections(split) -> None:
+    """With a control held out of the original, every section names a record by its row in the
+    original as given: the ranking's top records, their scores, the no-box exposure records and
+    members, the copies (the issue: rows 6433 / 6590 in one table, 3266 / 3348 in another)."""
+    train = split[0]
+    r = audit(train, generator="nonprivate", plan=TINY, seed=4)
+    assert r.vulnerability is not None and r.nobox is not None and r.copies is not None
+    v, nb = r.vulnerability, r.nobox
+    held_out = np.flatnonzero(np.isnan(v.scores))
+    assert v.scores.size == len(train) and held_out.size == r.config.n_control
+    top = {t.row for t in v.top}
+    assert not top & set(held_out.tolist())
+    for t in v.top:
+        assert v.scores[t.row] == pytest.approx(t.score)
+    exposed = {rec.row for rec in nb.records if rec.selected_by == "v_k"}
+    assert exposed == top  # the same V_k ranking, the same people, the same numbers
+    assert not set(nb.member_rows.tolist()) & set(held_out.tolist())
+    assert set(nb.non_member_rows.tolist()) <= set(held_out.tolist())
+    assert not set(r.copies.copied_rows.tolist()) & set(held_out.tolist())

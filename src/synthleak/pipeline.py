@@ -253,8 +253,9 @@ def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
     ctx.log(f"ranking {len(ctx.train)} records by vulnerability ({how})")
     ranking = rank_records(ctx.train, method, k=ctx.k)
     assert ranking.scores is not None
-    scores = np.empty(len(ctx.train))
-    scores[ranking.rows] = ranking.scores
+    # indexed by row of the original, like every record number of the audit (NaN: held out)
+    scores = np.full(len(ctx.original), np.nan)
+    scores[ctx.train_rows[ranking.rows]] = ranking.scores
     ctx.ranking = ranking
     top = []
     for i, r in enumerate(ranking.rows[: min(10, len(ctx.train))]):

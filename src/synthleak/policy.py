@@ -218,8 +218,10 @@ METRICS: dict[str, MetricInfo] = {
         ),
         _info(
             "copies.rate",
-            "share of synthetic records that exactly copy a training record (baseline: the share "
-            "copying a control record); similarity is weak privacy evidence",
+            "exact copies: in an audit, the share of synthetic records that copy a training "
+            "record minus the share of control records that do (0 = no more copies than real "
+            "non-members show; the worst copy finding, whole records or a column's values); "
+            "similarity is weak privacy evidence",
             "the original and synthetic data",
         ),
         _info(

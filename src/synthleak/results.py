@@ -422,7 +422,9 @@ class VulnerabilitySection(Result):
     """The ranking of the training records by vulnerability, from the data alone.
 
     ``method`` is ``"distance"`` (``V_k`` with ``k`` neighbours and ``metric``) or ``"rarity"``
-    (cell rarity; ``k`` 0 and ``metric`` empty).
+    (cell rarity; ``k`` 0 and ``metric`` empty). ``scores`` is indexed by row of the original as
+    given (NaN for the rows held out as control), ``top`` names rows of the original, like every
+    record number of an audit.
     """
 
     method: str

@@ -295,3 +295,128 @@ def test_failing_user_generator_exits_2_and_keeps_the_report(
     assert len(last) == 1 and "python:brokengen:Boom failed" in last[0]
     assert "my generator broke" in last[0] and "Traceback" not in err
     assert (out / "report.json").exists()
+
+
+# --- the real-data harness's silent leaks, as tests (copies through the command line) ---------
+
+
+def _findings(out: Path) -> dict[str, dict]:
+    doc = json.loads((out / "report.json").read_text())
+    return {f["key"]: f for f in doc["findings"]}
+
+
+def _people(n: int, start: int, rng: np.random.Generator) -> pd.DataFrame:
+    """A small table of people: a free-text address, an identifier, decimals, categories."""
+    return pd.DataFrame(
+        {
+            "case_id": np.arange(start, start + n),
+            "address": [
+                f"{rng.integers(100, 9999)} {rng.choice(['Vermont', 'Western', 'Florence'])} Ave"
+                for _ in range(n)
+            ],
+            "age": rng.integers(15, 70, n),
+            "sex": rng.choice(["M", "F"], n),
+            "cause": rng.choice(["gunshot", "fire", "assault", "traffic"], n),
+            "weight": np.round(rng.uniform(40, 110, n), 2),
+        }
+    )
+
+
+def _audit(
+    tmp_path: Path, name: str, ori: pd.DataFrame, syn: pd.DataFrame, ctl: pd.DataFrame, *extra: str
+) -> Path:
+    paths = {}
+    for part, df in (("ori", ori), ("syn", syn), ("ctl", ctl)):
+        paths[part] = tmp_path / f"{name}_{part}.csv"
+        df.to_csv(paths[part], index=False)
+    out = tmp_path / f"{name}_out"
+    args = ["audit", "--original", str(paths["ori"]), "--synthetic", str(paths["syn"])]
+    args += ["--control", str(paths["ctl"]), "--budget", "quick", "--out-dir", str(out), *extra]
+    assert main(args) == 0
+    return out
+
+
+def test_copied_free_text_and_identifiers_are_flagged_with_a_tiny_control(tmp_path: Path) -> None:
+    """The riot-deaths case: 63 people, a 16-record control (too small for the no-box game), a
+    release that copies every street address and every case number but no whole record."""
+    rng = np.random.default_rng(1)
+    ori, ctl = _people(63, 0, rng), _people(16, 1000, rng)
+    syn = pd.DataFrame({c: rng.permutation(ori[c].to_numpy()) for c in ori.columns})
+    syn["weight"] = np.round(rng.uniform(40, 110, 63), 2)
+    f = _findings(_audit(tmp_path, "riot", ori, syn, ctl))
+    cols = f["copies.columns"]
+    assert cols["verdict"] in ("measurable leakage", "severe leakage")
+    named = " ".join(cols["where"])
+    assert "'address' (left out of the attacks)" in named and "'case_id'" in named
+    assert "against 0.0% of the control's" in named
+
+
+def test_verbatim_copy_with_decimals_counts_every_record(tmp_path: Path) -> None:
+    """A verbatim copy of a table with decimal values (the diamonds case): every synthetic
+    record is an exact copy, however the values are encoded inside."""
+    rng = np.random.default_rng(2)
+    ori, ctl = _people(300, 0, rng), _people(100, 1000, rng)
+    ori["carat"] = np.round(rng.uniform(0.2, 3.0, 300), 2)
+    ctl["carat"] = np.round(rng.uniform(0.2, 3.0, 100), 2)
+    out = _audit(tmp_path, "copy", ori, ori.sample(frac=1.0, random_state=0), ctl)
+    f = _findings(out)
+    assert f["copies.exact"]["details"]["rate"] == 1.0
+    assert f["copies.exact"]["verdict"] == "severe leakage"
+    doc = json.loads((out / "report.json").read_text())
+    assert sorted(doc["copies"]["copied_rows"]) == list(range(300))  # rows of the original
+
+
+def test_copies_at_the_control_rate_are_not_flagged(tmp_path: Path) -> None:
+    """Low-cardinality data copies records by chance: a fresh sample of the population matches
+    training records about as often as the control does, which is no leak."""
+    for seed in range(3):
+        rng = np.random.default_rng(10 + seed)
+
+        def sample(n: int, rng: np.random.Generator = rng) -> pd.DataFrame:
+            return pd.DataFrame(
+                {c: rng.choice(["a", "b", "c"], n, p=[0.7, 0.2, 0.1]) for c in "uvwx"}
+            )
+
+        f = _findings(_audit(tmp_path, f"chance{seed}", sample(800), sample(800), sample(200)))
+        e = f["copies.exact"]
+        assert e["details"]["rate"] > 0.3 and e["details"]["baseline_rate"] > 0.3
+        assert e["verdict"] == "no evidence of leakage"
+
+
+def test_keep_works_with_an_inferred_and_a_given_schema(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    ori, ctl, syn = _people(120, 0, rng), _people(60, 500, rng), _people(120, 900, rng)
+    out = _audit(tmp_path, "keep", ori, syn, ctl, "--keep", "case_id")
+    doc = json.loads((out / "report.json").read_text())
+    assert "case_id" in [c["name"] for c in doc["schema"]["columns"]]
+    schema = tmp_path / "schema.json"  # the schema the audit used, case_id kept
+    schema.write_text(json.dumps(doc["schema"]))
+    out2 = _audit(tmp_path, "keep2", ori, syn, ctl, "--schema", str(schema), "--keep", "case_id")
+    assert (out2 / "report.json").exists()
+
+
+def test_schema_naming_a_missing_column_is_exit_2(tmp_path: Path, capsys) -> None:
+    rng = np.random.default_rng(4)
+    ori = _people(50, 0, rng)
+    ori.to_csv(tmp_path / "o.csv", index=False)
+    assert main(["schema", str(tmp_path / "o.csv"), "--out", str(tmp_path / "s.json")]) == 0
+    ori.drop(columns=["cause"]).to_csv(tmp_path / "o2.csv", index=False)
+    capsys.readouterr()
+    out = tmp_path / "never"
+    code = main(
+        [
+            "audit",
+            "--original",
+            str(tmp_path / "o2.csv"),
+            "--synthetic",
+            str(tmp_path / "o2.csv"),
+            "--schema",
+            str(tmp_path / "s.json"),
+            "--out-dir",
+            str(out),
+        ]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "'cause'" in err and "Traceback" not in err
+    assert not out.exists()

@@ -342,3 +342,26 @@ def test_an_attack_result_is_found_by_name_and_a_wrong_name_lists_the_attacks() 
         assert res["b"].attack == "b"
         with pytest.raises(KeyError, match=r"no attack named 'c': the attacks are \['a', 'b'\]"):
             res["c"]
+
+
+def test_null_oracle_at_three_hundred_columns_and_unequal_sizes(adult_df: pd.DataFrame) -> None:
+    """The harness's wide case: 300 columns, 287 of them independent random draws in each file
+    (decimals and small integer codes), the original three times the control, the release a
+    disjoint real sample. Predicates over the random columns single out as often among the
+    control as among the original: no interval excludes 0 in more than one of four runs."""
+    alarms = 0
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        rows = rng.permutation(len(adult_df))[:1400]
+        parts = []
+        for a, b in ((0, 600), (600, 800), (800, 1400)):
+            p = adult_df.iloc[rows[a:b]].reset_index(drop=True)
+            k = len(p)
+            extra = {f"x{i}": rng.normal(size=k).round(3) for i in range(144)}
+            extra |= {f"c{i}": rng.integers(0, 12, k) for i in range(143)}
+            parts.append(pd.concat([p, pd.DataFrame(extra)], axis=1))
+        ori, ctl, syn = parts
+        game = SinglingOutGame(("univariate", "multivariate"), n_attacks=300)
+        r = _quiet(game, Release(ori, syn, ctl), seed=seed)
+        alarms += sum(a.risk.ci_low > 0 for a in r.attacks)
+    assert alarms <= 1
