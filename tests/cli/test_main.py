@@ -51,19 +51,23 @@ def test_console_script_bad_input_is_one_line(tmp_path) -> None:
 
 
 def _finished_units(run_dir: Path) -> int:
-    db = run_dir / "catalogue.sqlite"
-    if not db.exists():
-        return 0
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
-            return int(con.execute("SELECT COUNT(*) FROM units").fetchone()[0])
-    except sqlite3.Error:
-        return 0
+    """Finished units in every run store under ``run_dir`` (an audit's stages keep theirs in
+    subfolders: the two-stage screen's are the first an audit finishes)."""
+    total = 0
+    for db in run_dir.rglob("catalogue.sqlite") if run_dir.is_dir() else ():
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
+                total += int(con.execute("SELECT COUNT(*) FROM units").fetchone()[0])
+        except sqlite3.Error:
+            continue
+    return total
 
 
 @pytest.mark.parametrize("command", ["mia", "mia-workers", "audit"])
 def test_ctrl_c_exits_130_with_the_resume_hint(tmp_path: Path, command: str) -> None:
     """SIGINT in the middle of a long run: exit 130, one line naming the kept run directory.
+    The audit is interrupted in its first stage that keeps work, the two-stage screen, whose
+    units must survive (they were deleted with the output folder).
 
     As from a terminal, the signal goes to the whole process group: with ``--workers 2`` the
     worker processes receive it too, and must stop without a traceback of their own.
