@@ -139,6 +139,7 @@ class Role(str, Enum):
     FEATURE = "feature"
     IDENTIFIER = "identifier"
     TEXT = "text"
+    EMPTY = "empty"  # only missing values: nothing to attack, learn or copy
 
 
 class Level(str, Enum):
@@ -162,6 +163,7 @@ class WarningCode(str, Enum):
     THOUSANDS_SEPARATOR = "thousands_separator"
     HIGH_CARDINALITY = "high_cardinality"
     CONSTANT = "constant"
+    EMPTY = "empty"
     DELIMITER = "delimiter"
     DECIMAL_COMMA = "decimal_comma"
     OUT_OF_DOMAIN = "out_of_domain"
@@ -259,7 +261,7 @@ class DataProfile(Result):
 
     @property
     def excluded(self) -> list[str]:
-        """Identifier and free-text columns, in column order."""
+        """Identifier, free-text and empty columns, in column order."""
         return [c.name for c in self.columns if c.role is not Role.FEATURE]
 
     @property
@@ -280,14 +282,21 @@ class DataProfile(Result):
 
     def schema(self, df: pd.DataFrame, *, max_categories: int = DEFAULT_MAX_CATEGORIES) -> Schema:
         """The schema of the features of ``df`` (the frame this profile describes), with the
-        identifier and free-text columns in :attr:`Schema.excluded`."""
+        identifier, free-text and empty columns in :attr:`Schema.excluded`."""
         if len(df) == 0:
             raise InputError("the data has a header but no rows: give a file with records")
         feats = [c for c in self.columns if c.role is Role.FEATURE]
         if not feats:
+            empty = [c.name for c in self.columns if c.role is Role.EMPTY]
+            if len(empty) == len(self.columns):
+                raise InputError(
+                    f"every column has only missing values ({', '.join(empty)}): give a file "
+                    "with data (check --na-values and the delimiter)"
+                )
             raise InputError(
-                "every column looks like an identifier or free text "
-                f"({', '.join(self.excluded)}): pass keep with the columns to analyse"
+                "every column looks like an identifier, free text or is empty "
+                f"({', '.join(self.excluded)}): name the columns to analyse in --keep (keep= "
+                "in Python)"
             )
         frame = df.rename(columns=str)
         cols = tuple(
@@ -437,6 +446,18 @@ def _profile_column(
         return ColumnProfile(
             name, role, kind if role is Role.FEATURE else None, str(s.dtype), n_missing, d, reason
         )
+
+    if n == 0 and not is_forced:
+        out = [
+            DataWarning(
+                WarningCode.EMPTY,
+                name,
+                f"column {name!r} has only missing values and is left out of the analysis "
+                "(it holds nothing to attack or copy)",
+                Level.NOTE,
+            )
+        ]
+        return result(Role.EMPTY, "only missing values"), out
 
     # --- roles: identifiers and free text -----------------------------------------------------
     role, why = _role(name, present, texts if plain_text else None, is_num, d, n, max_categories)
