@@ -10,7 +10,9 @@ records of the same population that the generator never saw. It draws
 
 Every attack (``nobox-membership`` family) is fitted on the release and the reference and scores
 the members and non-members; its AUC (stratified bootstrap CI), its TPR at FPR 0.1, 0.01 and
-0.001 and its ROC are computed on all of them. Since members and non-members are exchangeable
+0.001 (each with an interval that includes the uncertainty of the threshold, and the number of
+non-members it rests on; "not resolvable at this size" below ``1 / fpr`` non-members) and its
+ROC are computed on all of them. Since members and non-members are exchangeable
 with respect to the release and the reference when the release carries no information about
 its training data, every attack's AUC is 0.5 in expectation under that null, at any sizes.
 
@@ -19,6 +21,13 @@ same records is biased upwards. The candidates are therefore split at random (me
 non-members separately, half and half) into a **selection** half, on which the attack with the
 highest AUC is chosen, and an **evaluation** half, on which its AUC and CI are reported. The
 result shows both figures.
+
+The attacks combined. Beside the best single attack, a stacked **ensemble** weighs every attack's
+scores (probit ranks, logistic regression) on the selection half and is measured on the
+evaluation half (:class:`EnsembleAttack`). The ensemble is an option of the game, not an attack
+of the family: an attack of the family never sees labels, and weighting attacks needs the
+members' labels, which only the challenger holds; as a game step it also reuses the scores
+already computed instead of refitting every attack.
 
 Per-record exposure. For the ``n_exposed`` most isolated original records by ``V_k`` (Meeus
 et al. 2023, Definition 2) and any ``rows`` the caller names, every attack's score is given with
@@ -34,6 +43,8 @@ Yao, Krčo, Ganev and de Montjoye (2025) (distance tests against membership atta
 Ward, Lin, Wang and Cheng (2025) (no single no-box attack dominates).
 Giomi, Boenisch, Wehmeyer and Tasnádi (2023) (a control set as the baseline).
 Hanley and McNeil (1982) (AUC); Efron and Tibshirani (1993) (bootstrap).
+Carlini et al. (2022) (TPR at low FPR); Clopper and Pearson (1934) (exact binomial interval).
+Wolpert (1992) (stacked generalisation).
 """
 
 from __future__ import annotations
@@ -75,7 +86,18 @@ __all__ = [
     "RecordExposure",
 ]
 
-DEFAULT_ATTACKS = ("dcr", "dcr-diff", "domias", "neighbourhood", "classifier")
+DEFAULT_ATTACKS = (
+    "dcr",
+    "dcr-diff",
+    "domias",
+    "neighbourhood",
+    "classifier",
+    "gen-lra",
+    "kde",
+    "mc",
+)
+"""Played by default: every registered no-box attack but ``dpi`` and ``logan``, which cost little
+but see a copied release only faintly at the audit's shapes (``benchmarks/RESULTS_nobox.md``)."""
 TPR_FPRS = (0.1, 0.01, 0.001)
 MIN_NON_MEMBERS = 20  # per role: fewer gives AUC intervals too wide to say anything
 MIN_REFERENCE = 20
@@ -493,7 +515,7 @@ class NoBoxMembershipGame:
 
     Parameters
     ----------
-    attacks : sequence of str or NoBoxMembershipAttack, default all five built-ins
+    attacks : sequence of str or NoBoxMembershipAttack, default :data:`DEFAULT_ATTACKS`
         Registered ``nobox-membership`` attack names or unfitted attack objects.
     n_members : int, optional
         Original records scored as members; default as many as non-members (at most all).

@@ -184,6 +184,9 @@ def tpr_at_fpr_estimate(
 
     Fewer than ``1 / fpr`` non-members cannot resolve ``fpr`` (a single non-member above the
     threshold already exceeds it): the value and the bounds are then ``None`` with a note.
+    Between ``1 / fpr`` and about ``4.4 / fpr`` non-members the value is measured but the lower
+    bound is 0: so few non-members cannot rule out that the population's top ``fpr`` of
+    non-members lies above every sampled score (``(1 - fpr)^n >= alpha / 4``).
 
     References
     ----------
