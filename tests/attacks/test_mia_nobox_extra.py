@@ -191,3 +191,14 @@ def test_null_oracle_disjoint_real_release() -> None:
 def test_null_oracle_disjoint_real_release_twenty_seeds() -> None:
     """Twenty seeds: coverage at least 85% for every attack and the ensemble."""
     _check_null(_null_runs(range(20)), 0.85)
+
+
+def test_same_seed_same_result_whatever_the_workers() -> None:
+    from synthleak.runtime import Runtime
+
+    ori, ctl, rest = _adult(0)
+    rel = Release(ori.iloc[:600], rest.iloc[:600], ctl.iloc[:200])
+    game = NoBoxMembershipGame(attacks=NEW, n_exposed=0, copies=False)
+    one = game.run(rel, seed=5)
+    two = game.run(rel, seed=5, runtime=Runtime(workers=2))
+    assert one.same_as(two) and one.ensemble == two.ensemble
