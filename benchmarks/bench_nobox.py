@@ -1,13 +1,14 @@
 """Benchmark of the no-box membership audit on the Anonymeter Adult files, with its peers.
 
-Part 1 (speed). The five no-box attacks (dcr, dcr-diff, domias, neighbourhood, classifier) fitted
-and scored together at the game's default split of the Anonymeter Adult files (39,084 training,
-39,040 CTGAN synthetic, 9,758 control records: 4,879 members, 4,879 non-members, 4,879
-reference), then the whole ``NoBoxMembershipGame`` (with V_k of all training records, per-record
-exposure and the copy report). Peer, measured in the same run: SDMetrics'
-``DCRBaselineProtection`` on a subsample of ``--peer-rows`` training and synthetic rows (it
-takes minutes at full size), in a child process of the peers venv (``/work/venvs/peers``, which
-holds sdmetrics and domias without touching the shared environment).
+Part 1 (speed). Every registered no-box attack fitted and scored, one after the other, at the
+game's default split of the Anonymeter Adult files (39,084 training, 39,040 CTGAN synthetic,
+9,758 control records: 4,879 members, 4,879 non-members, 4,879 reference), then the whole
+``NoBoxMembershipGame`` with its default attacks and with every attack (V_k of all training
+records, per-record exposure, the copy report and the ensemble included). Peer, measured in the
+same run unless ``--skip-peer``: SDMetrics' ``DCRBaselineProtection`` on a subsample of
+``--peer-rows`` training and synthetic rows (it takes minutes at full size), in a child process
+of the peers venv (``/work/venvs/peers``, which holds sdmetrics and domias without touching the
+shared environment).
 
 Part 2 (cross-check, ``--cross-check``). The ``domias`` package (van Breugel et al. 2023, MIT
 licence), run unchanged through its ``evaluate_performance`` with a generator that returns the
@@ -24,8 +25,12 @@ bootstrap resample of 3n rows, ``nonprivate`` with m = n, and five independent r
 Wall times depend on the machine's load (printed). Results go to
 ``benchmarks/results/nobox/bench_nobox.json``.
 
-Usage: ``python benchmarks/bench_nobox.py [--peer-rows 4000] [--cross-check]
-[--peers-python /work/venvs/peers/bin/python] [--oracles] [--skip-speed]``.
+Part 4 (``--null-seeds N``). The null oracle of every registered attack and of the ensemble
+over N replicates at the audit's shape, with the coverage of every AUC and TPR-at-FPR interval,
+and a 3n-bootstrap copy oracle.
+
+Usage: ``python benchmarks/bench_nobox.py [--peer-rows 4000] [--skip-peer] [--cross-check]
+[--peers-python /work/venvs/peers/bin/python] [--oracles] [--null-seeds N] [--skip-speed]``.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ import pandas as pd
 
 import synthleak as sl
 from benchmarks.provenance import Provenance
-from synthleak.attacks.base import make_attack
+from synthleak.attacks.base import AttackFamily, list_attacks, make_attack
 from synthleak.games.base import Release
 from synthleak.games.nobox import DEFAULT_ATTACKS, NoBoxMembershipGame
 from synthleak.metrics.privacy import auc_estimate
@@ -142,7 +147,8 @@ def speed(args: argparse.Namespace) -> dict:
     reference = enc.control.take(ref)
     # warm the numba kernels on a small problem so compilation is not timed
     small = sl.Table.concat([records.take(np.arange(50))])
-    for name in DEFAULT_ATTACKS:
+    every = tuple(i.name for i in list_attacks(AttackFamily.NOBOX_MEMBERSHIP))
+    for name in every:
         make_attack("nobox-membership", name).fit(
             enc.synthetic.take(np.arange(200)),
             reference.take(np.arange(100)),
@@ -151,7 +157,7 @@ def speed(args: argparse.Namespace) -> dict:
     per_attack = {}
     t_all = time.perf_counter()
     cpu0 = time.process_time()
-    for name in DEFAULT_ATTACKS:
+    for name in every:
         t0 = time.perf_counter()
         att = make_attack("nobox-membership", name).fit(
             enc.synthetic, reference, rng=np.random.default_rng(1)
@@ -163,11 +169,34 @@ def speed(args: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     NoBoxMembershipGame().run(Release(ori, syn, ctl), seed=0)
     game_wall = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    NoBoxMembershipGame(attacks=every).run(Release(ori, syn, ctl), seed=0)
+    game_every_wall = time.perf_counter() - t0
     print(
         f"ours (load {os.getloadavg()[0]:.1f}): attacks {per_attack}, together "
-        f"{attacks_wall:.1f} s wall, {attacks_cpu:.1f} s CPU; whole game {game_wall:.1f} s",
+        f"{attacks_wall:.1f} s wall, {attacks_cpu:.1f} s CPU; whole game {game_wall:.1f} s "
+        f"(default attacks), {game_every_wall:.1f} s (every attack)",
         flush=True,
     )
+    ours = {
+        "sizes": {
+            "training": len(ori),
+            "synthetic": len(syn),
+            "control": len(ctl),
+            "members": len(mem),
+            "non_members": len(non),
+            "reference": len(ref),
+        },
+        "attacks_seconds": per_attack,
+        "attacks_total_seconds": attacks_wall,
+        "attacks_total_cpu_seconds": attacks_cpu,
+        "default_attacks": list(DEFAULT_ATTACKS),
+        "game_seconds": game_wall,
+        "game_every_attack_seconds": game_every_wall,
+        "load_average_after_ours": os.getloadavg(),
+    }
+    if args.skip_peer:
+        return ours
 
     # the peer, same run: SDMetrics DCRBaselineProtection on a subsample
     rng = np.random.default_rng(2)
@@ -204,19 +233,7 @@ def speed(args: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     sl.vulnerability.nearest_neighbours(sub_s, sub_r, k=1)
     ours_same_size = time.perf_counter() - t0
-    return {
-        "sizes": {
-            "training": len(ori),
-            "synthetic": len(syn),
-            "control": len(ctl),
-            "members": len(mem),
-            "non_members": len(non),
-            "reference": len(ref),
-        },
-        "attacks_seconds": per_attack,
-        "attacks_total_seconds": attacks_wall,
-        "attacks_total_cpu_seconds": attacks_cpu,
-        "game_seconds": game_wall,
+    return ours | {
         "sdmetrics_dcr_baseline_protection": {
             "rows": args.peer_rows,
             "seconds_inside": peer["seconds"],
@@ -285,6 +302,63 @@ def cross_check(args: argparse.Namespace) -> dict:
     return out
 
 
+def null_coverage(args: argparse.Namespace) -> dict:
+    """Null oracle of every registered attack and the ensemble: ``--null-seeds`` replicates on
+    Adult at the audit's 4:1 shape (original 4,000, control 1,000, release 4,000 other real
+    records), counting how often each 95% AUC interval covers 0.5 and each TPR-at-FPR interval
+    covers its FPR. Also one copy oracle (release: a 3n bootstrap of the training data)."""
+    adult = sl.datasets.load_adult()
+    every = tuple(i.name for i in list_attacks(AttackFamily.NOBOX_MEMBERSHIP))
+    names = [*every, "ensemble"]
+    auc_cover = dict.fromkeys(names, 0)
+    tpr_cover = {a: {f"{f:g}": [0, 0] for f in (0.1, 0.01, 0.001)} for a in names}
+    aucs: dict[str, list[float]] = {a: [] for a in names}
+    t0 = time.perf_counter()
+    for seed in range(args.null_seeds):
+        p = np.random.default_rng(100 + seed).permutation(len(adult))
+        o = adult.iloc[p[:4000]].reset_index(drop=True)
+        c = adult.iloc[p[4000:5000]].reset_index(drop=True)
+        syn = adult.iloc[p[5000:9000]]
+        res = NoBoxMembershipGame(attacks=every, n_exposed=0, copies=False).run(
+            Release(o, syn, c), seed=seed
+        )
+        assert res.ensemble is not None
+        outs = {a: (res.attacks[a].auc, res.attacks[a].tpr_intervals) for a in every}
+        outs["ensemble"] = (res.ensemble.auc, res.ensemble.tpr_at_fpr)
+        for a, (est, tprs) in outs.items():
+            aucs[a].append(est.value)
+            auc_cover[a] += est.ci_low <= 0.5 <= est.ci_high
+            for k, t in tprs.items():
+                if t.value is not None and t.ci_low is not None and t.ci_high is not None:
+                    tpr_cover[a][k][0] += t.ci_low <= t.fpr <= t.ci_high
+                    tpr_cover[a][k][1] += 1
+    null_seconds = time.perf_counter() - t0
+    p = np.random.default_rng(0).permutation(len(adult))
+    o = adult.iloc[p[:4000]].reset_index(drop=True)
+    c = adult.iloc[p[4000:5000]].reset_index(drop=True)
+    res = NoBoxMembershipGame(attacks=every, n_exposed=0, copies=False).run(
+        Release(o, o.sample(12000, replace=True, random_state=1), c), seed=0
+    )
+    assert res.ensemble is not None and res.best is not None
+    copy = {a: [x.auc.value, x.auc.ci_low, x.auc.ci_high] for a, x in res.attacks.items()}
+    copy["best"] = [res.best.attack, res.best.auc.value, res.best.auc.ci_low, res.best.auc.ci_high]
+    copy["ensemble"] = [res.ensemble.auc.value, res.ensemble.auc.ci_low, res.ensemble.auc.ci_high]
+    copy["tpr_at_0.01"] = {
+        a: [x.tpr_intervals["0.01"].value, x.tpr_intervals["0.01"].ci_low]
+        for a, x in res.attacks.items()
+    }
+    out = {
+        "seeds": args.null_seeds,
+        "auc_ci_covers_half": auc_cover,
+        "mean_auc": {a: float(np.mean(v)) for a, v in aucs.items()},
+        "tpr_ci_covers_fpr": tpr_cover,
+        "seconds": null_seconds,
+        "copy_bootstrap_3n": copy,
+    }
+    print(json.dumps(out, indent=2, default=float), flush=True)
+    return out
+
+
 def oracles(args: argparse.Namespace) -> dict:
     """The oracle games of tests/games/test_nobox.py, every figure printed (original 4,000,
     control 1,000: the audit's 4:1 shape)."""
@@ -340,7 +414,9 @@ def main() -> None:
     ap.add_argument("--peers-python", default="/work/venvs/peers/bin/python")
     ap.add_argument("--cross-check", action="store_true")
     ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--oracles", action="store_true")
+    ap.add_argument("--null-seeds", type=int, default=0)
     args = ap.parse_args()
     prov = Provenance.start()
     doc: dict = json.loads(OUT.read_text()) if OUT.exists() else {}  # keep the other part
@@ -363,6 +439,8 @@ def main() -> None:
         doc["cross_check"] = cross_check(args)
     if args.oracles:
         doc["oracles"] = oracles(args)
+    if args.null_seeds:
+        doc["null_coverage"] = null_coverage(args)
     doc["load_average_end"] = os.getloadavg()
     OUT.parent.mkdir(parents=True, exist_ok=True)
     doc = {"provenance": prov.to_dict(), **doc}

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from synthleak.cli.main import main
+from synthleak.games.nobox import DEFAULT_ATTACKS
 
 
 @pytest.fixture(scope="module")
@@ -298,6 +299,12 @@ def test_nobox_json_contract(
         assert o["auc_ci"][0] <= o["auc"] <= o["auc_ci"][1]
         assert set(o["tpr_at_fpr"]) == {"0.1", "0.01", "0.001"}
         assert o["tpr_at_fpr"]["0.001"] is None  # 100 non-members are too few for FPR 0.001
+        ci = o["tpr_at_fpr_ci"]
+        assert ci["0.001"]["tpr"] is None and "not resolvable" in ci["0.001"]["note"]
+        assert ci["0.1"]["n_non_members"] == 100 and ci["0.1"]["tpr"] == o["tpr_at_fpr"]["0.1"]
+    ens = doc["ensemble"]
+    assert ens["attacks"] == ["dcr", "domias"] and set(ens["weights"]) == {"dcr", "domias"}
+    assert ens["evaluated_on"] == 100 and ens["tpr_at_fpr"]["0.01"]["tpr"] is None
     best = doc["best"]
     assert best["attack"] == "dcr" and best["auc"] > 0.85
     assert best["selected_on"] == best["evaluated_on"] == 100
@@ -313,8 +320,9 @@ def test_nobox_table_with_all_attacks(
 ) -> None:
     assert main([*_nobox_args(release_csvs), "--seed", "2"]) == 0
     text = capsys.readouterr().out
-    for name in ("dcr", "dcr-diff", "domias", "neighbourhood", "classifier", "strongest"):
+    for name in (*DEFAULT_ATTACKS, "strongest", "ensemble of 8 attacks"):
         assert name in text
+    assert "strongest TPR at FPR 0.1:" in text and "not resolvable at this size" in text
     assert "exact copies" in text and "near copies" in text
 
 

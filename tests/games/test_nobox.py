@@ -18,6 +18,8 @@ from synthleak.games.nobox import (
     NoBoxMembershipGame,
     NoBoxMembershipResult,
     exposure_percentiles,
+    probit_ranks,
+    stack_scores,
     tpr_table,
 )
 from synthleak.generators import make_generator
@@ -159,6 +161,58 @@ def test_tpr_is_none_with_a_reason_when_too_few_non_members() -> None:
     tprs, notes = tpr_table(y, s)
     assert tprs["0.1"] == 1.0 and tprs["0.01"] == 1.0 and tprs["0.001"] is None
     assert len(notes) == 1 and "at least 1000 non-members, have 150" in notes[0]
+
+
+# --- the ensemble and the low-FPR figures -------------------------------------------------------
+
+
+def test_ensemble_is_weighted_on_the_selection_half_only() -> None:
+    """Changing the evaluation half's labels changes nothing in the ensemble's weights; its
+    reported AUC is the AUC of the stacked score on the evaluation half."""
+    ori, ctl, _ = _adult()
+    res = _play(ori, ori.sample(3 * N_ORI, replace=True, random_state=6), ctl)
+    ens = res.ensemble
+    assert ens is not None and set(ens.attacks) == set(res.scores)
+    y, sel = res.labels, res.selection.astype(bool)
+    stacked, weights, intercept = stack_scores(res.scores, y, sel)
+    assert weights == pytest.approx(ens.weights) and intercept == pytest.approx(ens.intercept)
+    flipped = y.copy()
+    flipped[~sel] = 1 - flipped[~sel]
+    _, w2, i2 = stack_scores(res.scores, flipped, sel)
+    assert w2 == pytest.approx(weights) and i2 == pytest.approx(intercept)
+    from synthleak.metrics.privacy import auc
+
+    assert ens.auc.value == pytest.approx(auc(y[~sel], stacked[~sel]))
+    assert ens.evaluated_on == (~sel).sum() and ens.selected_on == sel.sum()
+    assert ens.auc.ci_low > 0.85  # a copy: the combination sees it as the best attack does
+    for t in ens.tpr_at_fpr.values():
+        assert t.n_non_members == (~sel & (y == 0)).sum()
+    assert _play(ori, ori, ctl, ensemble=False, attacks=("dcr", "mc")).ensemble is None
+    assert _play(ori, ori, ctl, attacks=("dcr",)).ensemble is None  # one attack: nothing to stack
+
+
+def test_probit_ranks_are_monotone_and_centred() -> None:
+    z = probit_ranks(np.array([5.0, 1.0, 3.0, 3.0]))
+    assert z[1] < z[2] == z[3] < z[0] and abs(z.sum()) < 1e-12
+
+
+def test_every_attack_best_and_ensemble_carry_tpr_intervals() -> None:
+    ori, ctl, rest = _adult()
+    res = _play(ori, rest, ctl)  # 500 non-members: FPR 0.001 is not resolvable
+    for o in res.attacks.values():
+        assert set(o.tpr_intervals) == {"0.1", "0.01", "0.001"}
+        assert o.tpr_intervals["0.001"].value is None
+        t = o.tpr_intervals["0.01"]
+        assert t.value == o.tpr_at_fpr["0.01"] and t.n_non_members == 500
+        assert t.ci_low is not None and t.ci_high is not None and t.ci_low <= 0.01 <= t.ci_high
+    assert res.best is not None and res.best.tpr_at_fpr["0.1"].n_non_members == 250
+    assert res.best.tpr_at_fpr["0.001"].value is None  # 250 held-out non-members
+    s = res.summary()
+    assert s["attacks"]["dcr"]["tpr_at_fpr_ci"]["0.001"]["tpr"] is None
+    assert "not resolvable" in s["attacks"]["dcr"]["tpr_at_fpr_ci"]["0.001"]["note"]
+    assert s["ensemble"]["tpr_at_fpr"]["0.1"]["n_non_members"] == 250
+    back = NoBoxMembershipResult.from_json(res.to_json())
+    assert back.same_as(res) and back.ensemble == res.ensemble
 
 
 # --- typed result, determinism ------------------------------------------------------------------

@@ -14,10 +14,12 @@ from synthleak.metrics.privacy import (
     accuracy_estimate,
     auc,
     auc_estimate,
+    clopper_pearson,
     mcnemar_exact,
     paired_accuracy_difference,
     roc_curve,
     tpr_at_fpr,
+    tpr_at_fpr_estimate,
     wilson_interval,
 )
 
@@ -181,3 +183,57 @@ def test_rate_excess_covers_zero_under_the_null_and_sees_a_copy() -> None:
     same = rate_excess(148, 800, 37, 200)  # 0.185 against 0.185: no excess
     assert same.ci_low < 0 < same.ci_high
     assert math.isnan(rate_excess(1, 0, 0, 5).value)
+
+
+def test_clopper_pearson_matches_the_beta_quantiles() -> None:
+    from scipy.stats import beta
+
+    lo, hi = clopper_pearson(3, 20)
+    assert lo == pytest.approx(beta.ppf(0.025, 3, 18)) and hi == pytest.approx(
+        beta.ppf(0.975, 4, 17)
+    )
+    assert clopper_pearson(0, 10)[0] == 0.0 and clopper_pearson(10, 10)[1] == 1.0
+
+
+def test_tpr_at_fpr_estimate_not_resolvable_below_one_over_fpr() -> None:
+    y = np.r_[np.ones(50), np.zeros(150)]
+    s = np.r_[np.full(50, 2.0), np.linspace(0, 1, 150)]
+    t = tpr_at_fpr_estimate(y, s, 0.001)
+    assert t.value is None and t.ci_low is None and not t.resolvable
+    assert t.note is not None and "not resolvable at this size" in t.note
+    assert "1000 non-members, have 150" in t.note and t.n_non_members == 150
+    ok = tpr_at_fpr_estimate(y, s, 0.01)
+    # every member outscores every non-member, but 150 non-members cannot rule out that the
+    # population's top 1% of non-members lies above them all (0.99 ** 150 = 0.22): the lower
+    # bound stays 0 until about 4.4 / fpr non-members (P(no non-member above) < alpha / 4)
+    assert ok.value == 1.0 and ok.ci_high == 1.0 and ok.ci_low == 0.0
+    many = tpr_at_fpr_estimate(
+        np.r_[np.ones(50), np.zeros(600)], np.r_[np.full(50, 2.0), np.linspace(0, 1, 600)], 0.01
+    )
+    assert many.ci_low is not None and many.ci_low > 0.9
+
+
+def test_tpr_at_fpr_interval_covers_the_fpr_under_the_null() -> None:
+    """Members and non-members from one distribution: the interval covers TPR = FPR at least
+    at the stated rate (it is conservative: the threshold bracket and the two binomial bounds
+    share alpha by the union bound), and it holds the point estimate."""
+    rng = np.random.default_rng(0)
+    for n, f in ((1000, 0.01), (2000, 0.001), (500, 0.1)):
+        cover = 0
+        for _ in range(200):
+            s = rng.normal(size=2 * n)
+            y = np.r_[np.ones(n), np.zeros(n)]
+            t = tpr_at_fpr_estimate(y, s, f)
+            assert t.value is not None and t.ci_low is not None and t.ci_high is not None
+            cover += t.ci_low <= f <= t.ci_high
+            assert t.ci_low <= t.value <= t.ci_high
+        assert cover >= 0.95 * 200, (n, f, cover)
+
+
+def test_tpr_at_fpr_interval_sees_a_separated_attack() -> None:
+    rng = np.random.default_rng(1)
+    n = 2000
+    s = np.r_[rng.normal(3.0, 1.0, n), rng.normal(0.0, 1.0, n)]
+    y = np.r_[np.ones(n), np.zeros(n)]
+    t = tpr_at_fpr_estimate(y, s, 0.01)
+    assert t.ci_low is not None and t.ci_low > 0.3  # the true TPR at FPR 0.01 is 0.61

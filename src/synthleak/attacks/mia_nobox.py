@@ -18,6 +18,9 @@ member".
 ``classifier``     log-odds of a gradient-boosted synthetic-vs-reference classifier
 =================  ==========================================================================
 
+:mod:`synthleak.attacks.mia_nobox_extra` adds ``gen-lra``, ``kde``, ``mc``, ``dpi`` and
+``logan`` under the same contract.
+
 Why calibrate against a reference? A record in a dense region of the population is close to
 many synthetic records whether or not it was trained on; the plain distance to the closest
 record (``dcr``) confuses "typical" with "member". Yao et al. (2025) show releases that pass

@@ -22,12 +22,20 @@ No-box (a release without its generator):
 
     {"mode": "no-box",
      "attacks": {"<name>": {"auc": f, "auc_ci": [lo, hi],
-                            "tpr_at_fpr": {"0.1": f, "0.01": f, "0.001": f | null}}},
+                            "tpr_at_fpr": {"0.1": f, "0.01": f, "0.001": f | null},
+                            "tpr_at_fpr_ci": {"<fpr>": TPR}}},
      "best": {"attack": str, "auc": f, "auc_ci": [lo, hi], "selection_auc": f,
-              "selected_on": int, "evaluated_on": int},
+              "selected_on": int, "evaluated_on": int, "tpr_at_fpr": {"<fpr>": TPR}},
+     "ensemble": {"attacks": [str], "weights": {"<name>": f}, "intercept": f, "auc": f,
+                  "auc_ci": [lo, hi], "selection_auc": f, "selected_on": int,
+                  "evaluated_on": int, "tpr_at_fpr": {"<fpr>": TPR}} | null,
      "records": [{"row": int, "v_k": f, "selected_by": str,
                   "scores": {"<name>": {"score": f, "percentile": f, "p_value": f}}}],
      "copies": {...}, "sizes": {...}, "notes": [...], "policy": {...}|null}
+
+where ``TPR`` is ``{"tpr": f | null, "ci": [lo, hi] | null, "n_non_members": int,
+"note": str}`` (``null`` and a note when too few non-members resolve that FPR; ``best`` and
+``ensemble`` are measured on the evaluation half).
 
 References
 ----------
@@ -211,6 +219,25 @@ def render_nobox_table(doc: dict[str, Any]) -> str:
             f"held-out records; chosen on {b['selected_on']} others (AUC there "
             f"{_fmt(b['selection_auc'])})"
         )
+    e = doc.get("ensemble")
+    if e:
+        lines.append(
+            f"ensemble of {len(e['attacks'])} attacks (weighted on the selection half): AUC "
+            f"{_fmt(e['auc'])} (95% CI {_fmt(e['auc_ci'][0])}-{_fmt(e['auc_ci'][1])}) on "
+            f"{e['evaluated_on']} held-out records"
+        )
+    for label, block in (("strongest", b), ("ensemble", e)):
+        for f, t in ((block or {}).get("tpr_at_fpr") or {}).items():
+            ci = t["ci"]
+            lines.append(
+                f"  {label} TPR at FPR {f}: "
+                + (
+                    f"{_fmt(t['tpr'])} (95% CI {_fmt(ci[0])}-{_fmt(ci[1])}, "
+                    f"{t['n_non_members']} non-members)"
+                    if t["tpr"] is not None
+                    else f"not resolvable at this size ({t['n_non_members']} non-members)"
+                )
+            )
     if doc["records"]:
         lines.append("exposed records (percentile of the score among non-members):")
         for r in doc["records"]:

@@ -10,7 +10,9 @@ records of the same population that the generator never saw. It draws
 
 Every attack (``nobox-membership`` family) is fitted on the release and the reference and scores
 the members and non-members; its AUC (stratified bootstrap CI), its TPR at FPR 0.1, 0.01 and
-0.001 and its ROC are computed on all of them. Since members and non-members are exchangeable
+0.001 (each with an interval that includes the uncertainty of the threshold, and the number of
+non-members it rests on; "not resolvable at this size" below ``1 / fpr`` non-members) and its
+ROC are computed on all of them. Since members and non-members are exchangeable
 with respect to the release and the reference when the release carries no information about
 its training data, every attack's AUC is 0.5 in expectation under that null, at any sizes.
 
@@ -19,6 +21,13 @@ same records is biased upwards. The candidates are therefore split at random (me
 non-members separately, half and half) into a **selection** half, on which the attack with the
 highest AUC is chosen, and an **evaluation** half, on which its AUC and CI are reported. The
 result shows both figures.
+
+The attacks combined. Beside the best single attack, a stacked **ensemble** weighs every attack's
+scores (probit ranks, logistic regression) on the selection half and is measured on the
+evaluation half (:class:`EnsembleAttack`). The ensemble is an option of the game, not an attack
+of the family: an attack of the family never sees labels, and weighting attacks needs the
+members' labels, which only the challenger holds; as a game step it also reuses the scores
+already computed instead of refitting every attack.
 
 Per-record exposure. For the ``n_exposed`` most isolated original records by ``V_k`` (Meeus
 et al. 2023, Definition 2) and any ``rows`` the caller names, every attack's score is given with
@@ -34,12 +43,14 @@ Yao, Krčo, Ganev and de Montjoye (2025) (distance tests against membership atta
 Ward, Lin, Wang and Cheng (2025) (no single no-box attack dominates).
 Giomi, Boenisch, Wehmeyer and Tasnádi (2023) (a control set as the baseline).
 Hanley and McNeil (1982) (AUC); Efron and Tibshirani (1993) (bootstrap).
+Carlini et al. (2022) (TPR at low FPR); Clopper and Pearson (1934) (exact binomial interval).
+Wolpert (1992) (stacked generalisation).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -50,7 +61,15 @@ from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.games.base import Release
 from synthleak.metrics.copies import CopyReport, copy_report
-from synthleak.metrics.privacy import RiskEstimate, auc, auc_estimate, roc_curve, tpr_at_fpr
+from synthleak.metrics.privacy import (
+    RiskEstimate,
+    TprAtFpr,
+    auc,
+    auc_estimate,
+    roc_curve,
+    tpr_at_fpr,
+    tpr_at_fpr_estimate,
+)
 from synthleak.runtime.context import Runtime, as_runtime
 from synthleak.runtime.executor import WorkUnit
 from synthleak.runtime.seeding import stream_rng
@@ -60,13 +79,25 @@ __all__ = [
     "DEFAULT_ATTACKS",
     "TPR_FPRS",
     "BestAttack",
+    "EnsembleAttack",
     "NoBoxAttackOutcome",
     "NoBoxMembershipGame",
     "NoBoxMembershipResult",
     "RecordExposure",
 ]
 
-DEFAULT_ATTACKS = ("dcr", "dcr-diff", "domias", "neighbourhood", "classifier")
+DEFAULT_ATTACKS = (
+    "dcr",
+    "dcr-diff",
+    "domias",
+    "neighbourhood",
+    "classifier",
+    "gen-lra",
+    "kde",
+    "mc",
+)
+"""Played by default: every registered no-box attack but ``dpi`` and ``logan``, which cost little
+but see a copied release only faintly at the audit's shapes (``benchmarks/RESULTS_nobox.md``)."""
 TPR_FPRS = (0.1, 0.01, 0.001)
 MIN_NON_MEMBERS = 20  # per role: fewer gives AUC intervals too wide to say anything
 MIN_REFERENCE = 20
@@ -89,6 +120,9 @@ class NoBoxAttackOutcome(Result):
     error : str or None
         Why the attack could not be scored (its figures are then NaN).
     notes : tuple of str
+    tpr_intervals : dict of str to TprAtFpr
+        The same TPRs with their intervals and the number of non-members they rest on
+        (:func:`synthleak.metrics.privacy.tpr_at_fpr_estimate`).
     """
 
     auc: RiskEstimate
@@ -99,6 +133,7 @@ class NoBoxAttackOutcome(Result):
     evaluation_auc: float
     error: str | None = None
     notes: tuple[str, ...] = ()
+    tpr_intervals: dict[str, TprAtFpr] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, repr=False)
@@ -114,6 +149,8 @@ class BestAttack(Result):
         Its AUC on the selection half (biased upwards as the maximum of several).
     selected_on, evaluated_on : int
         Candidates (members + non-members) in each half.
+    tpr_at_fpr : dict of str to TprAtFpr
+        TPR at each FPR of :data:`TPR_FPRS` on the evaluation half, with intervals.
     """
 
     attack: str
@@ -121,6 +158,45 @@ class BestAttack(Result):
     selection_auc: float
     selected_on: int
     evaluated_on: int
+    tpr_at_fpr: dict[str, TprAtFpr] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, repr=False)
+class EnsembleAttack(Result):
+    """Every attack's score combined, weighted on the selection half, measured on the other.
+
+    Stacking (Wolpert 1992): each attack's scores become probit ranks among all candidates
+    (``Phi^-1((rank - 1/2) / n)``, computed without labels, so attacks on different scales
+    weigh alike and a few extreme scores do not dominate), and a logistic regression
+    (L2-penalised, scikit-learn defaults) of membership on them is fitted on the **selection**
+    half. Its linear score is then computed for the **evaluation** half, whose labels took no
+    part in choosing or weighting attacks: the AUC, its interval and the TPRs there are free
+    of the selection's bias, like :class:`BestAttack`'s.
+
+    Attributes
+    ----------
+    attacks : tuple of str
+        Attacks combined (every attack that could be scored).
+    weights : dict of str to float
+        Logistic-regression coefficient of each attack's probit rank.
+    intercept : float
+    auc : RiskEstimate
+        AUC on the evaluation half (stratified bootstrap CI).
+    selection_auc : float
+        AUC on the selection half it was fitted on (optimistic).
+    selected_on, evaluated_on : int
+    tpr_at_fpr : dict of str to TprAtFpr
+        On the evaluation half.
+    """
+
+    attacks: tuple[str, ...]
+    weights: dict[str, float]
+    intercept: float
+    auc: RiskEstimate
+    selection_auc: float
+    selected_on: int
+    evaluated_on: int
+    tpr_at_fpr: dict[str, TprAtFpr] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, repr=False)
@@ -157,6 +233,9 @@ class NoBoxMembershipResult(Result):
     attacks : dict of str to NoBoxAttackOutcome
     best : BestAttack or None
         ``None`` when no attack could be scored.
+    ensemble : EnsembleAttack or None
+        The stacked combination of the attacks, reported beside ``best``; ``None`` when fewer
+        than two attacks were scored or the game was played with ``ensemble=False``.
     records : tuple of RecordExposure
     copies : CopyReport or None
     member_rows : IntArray
@@ -190,6 +269,7 @@ class NoBoxMembershipResult(Result):
     seed: int
     k: int = 5
     notes: tuple[str, ...] = ()
+    ensemble: EnsembleAttack | None = None
 
     @property
     def labels(self) -> np.ndarray:
@@ -261,6 +341,7 @@ class NoBoxMembershipResult(Result):
                 "auc": o.auc.value,
                 "auc_ci": [o.auc.ci_low, o.auc.ci_high],
                 "tpr_at_fpr": dict(o.tpr_at_fpr),
+                **({"tpr_at_fpr_ci": _tpr_summary(o.tpr_intervals)} if o.tpr_intervals else {}),
                 **({"error": o.error} if o.error else {}),
                 **({"notes": list(o.notes)} if o.notes else {}),
             }
@@ -275,11 +356,27 @@ class NoBoxMembershipResult(Result):
                 "selection_auc": self.best.selection_auc,
                 "selected_on": self.best.selected_on,
                 "evaluated_on": self.best.evaluated_on,
+                "tpr_at_fpr": _tpr_summary(self.best.tpr_at_fpr),
+            }
+        ensemble = None
+        if self.ensemble is not None:
+            e = self.ensemble
+            ensemble = {
+                "attacks": list(e.attacks),
+                "weights": dict(e.weights),
+                "intercept": e.intercept,
+                "auc": e.auc.value,
+                "auc_ci": [e.auc.ci_low, e.auc.ci_high],
+                "selection_auc": e.selection_auc,
+                "selected_on": e.selected_on,
+                "evaluated_on": e.evaluated_on,
+                "tpr_at_fpr": _tpr_summary(e.tpr_at_fpr),
             }
         return {
             "mode": "no-box",
             "attacks": attacks,
             "best": best,
+            "ensemble": ensemble,
             "records": [
                 {
                     "row": r.row,
@@ -310,6 +407,61 @@ class NoBoxMembershipResult(Result):
 
 
 # --- statistics (pure functions) -------------------------------------------------------------
+
+
+def _tpr_summary(tprs: dict[str, TprAtFpr]) -> dict[str, dict[str, Any]]:
+    return {
+        k: {
+            "tpr": t.value,
+            "ci": None if t.value is None else [t.ci_low, t.ci_high],
+            "n_non_members": t.n_non_members,
+            **({"note": t.note} if t.note else {}),
+        }
+        for k, t in tprs.items()
+    }
+
+
+def tpr_estimates(
+    labels: np.ndarray, scores: np.ndarray, fprs: Sequence[float] = TPR_FPRS
+) -> dict[str, TprAtFpr]:
+    """TPR at each FPR with its interval (:func:`~synthleak.metrics.privacy.tpr_at_fpr_estimate`);
+    ``None`` figures with a note where fewer than ``1 / fpr`` non-members."""
+    return {f"{f:g}": tpr_at_fpr_estimate(labels, scores, f) for f in fprs}
+
+
+def probit_ranks(scores: np.ndarray) -> np.ndarray:
+    """``Phi^-1((rank - 1/2) / n)`` of each score (ties share their average rank)."""
+    from scipy.special import ndtri
+
+    from synthleak.metrics.privacy import rankdata
+
+    s = np.asarray(scores, dtype=np.float64)
+    return np.asarray(ndtri((rankdata(s) - 0.5) / max(s.size, 1)), dtype=np.float64)
+
+
+def stack_scores(
+    scores: dict[str, np.ndarray], labels: np.ndarray, fit_on: np.ndarray
+) -> tuple[np.ndarray, dict[str, float], float]:
+    """Stacked score of every candidate from a logistic regression fitted on ``fit_on`` only.
+
+    Features are the probit ranks of each attack's scores among all candidates (no labels
+    used); the regression sees the labels of the ``fit_on`` candidates and no others. Returns
+    the linear score of every candidate, the weight of each attack and the intercept.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    names = list(scores)
+    x = np.column_stack([probit_ranks(scores[a]) for a in names])
+    y = np.asarray(labels).astype(np.int64)
+    mask = np.asarray(fit_on).astype(bool)
+    model = LogisticRegression(C=1.0, max_iter=1000).fit(x[mask], y[mask])
+    coef = model.coef_[0]
+    out = x @ coef + float(model.intercept_[0])
+    return (
+        np.asarray(out, dtype=np.float64),
+        {a: float(c) for a, c in zip(names, coef, strict=True)},
+        float(model.intercept_[0]),
+    )
 
 
 def exposure_percentiles(
@@ -363,7 +515,7 @@ class NoBoxMembershipGame:
 
     Parameters
     ----------
-    attacks : sequence of str or NoBoxMembershipAttack, default all five built-ins
+    attacks : sequence of str or NoBoxMembershipAttack, default :data:`DEFAULT_ATTACKS`
         Registered ``nobox-membership`` attack names or unfitted attack objects.
     n_members : int, optional
         Original records scored as members; default as many as non-members (at most all).
@@ -380,6 +532,9 @@ class NoBoxMembershipGame:
         ``{name: {param: value}}`` for attacks given by name.
     copies : bool, default True
         Measure exact and near copies (:func:`synthleak.metrics.copies.copy_report`).
+    ensemble : bool, default True
+        Also report the stacked combination of the attacks (:class:`EnsembleAttack`) when at
+        least two attacks are scored.
 
     Notes
     -----
@@ -402,6 +557,7 @@ class NoBoxMembershipGame:
     k: int = 5
     attack_params: dict[str, dict[str, Any]] | None = None
     copies: bool = True
+    ensemble: bool = True
 
     # --- validation ---------------------------------------------------------------------
     @staticmethod
@@ -551,6 +707,7 @@ class NoBoxMembershipGame:
                 auc(y[sel == 1], s_c[sel == 1]),
                 auc(y[sel == 0], s_c[sel == 0]),
                 notes=tuple(tnotes),
+                tpr_intervals=tpr_estimates(y, s_c),
             )
 
         best = None
@@ -565,6 +722,24 @@ class NoBoxMembershipGame:
                 outcomes[name].selection_auc,
                 int((sel == 1).sum()),
                 int(ev.sum()),
+                tpr_estimates(y[ev], all_scores[name][ev]),
+            )
+
+        ensemble = None
+        if self.ensemble and len(all_scores) >= 2:
+            ev = sel == 0
+            stacked, weights, intercept = stack_scores(all_scores, y, sel == 1)
+            ensemble = EnsembleAttack(
+                tuple(all_scores),
+                weights,
+                intercept,
+                auc_estimate(
+                    y[ev], stacked[ev], rng=stream_rng(int(seed), "nobox-metric:ensemble")
+                ),
+                auc(y[sel == 1], stacked[sel == 1]),
+                int((sel == 1).sum()),
+                int(ev.sum()),
+                tpr_estimates(y[ev], stacked[ev]),
             )
 
         records_out = []
@@ -601,6 +776,7 @@ class NoBoxMembershipGame:
             seed=int(seed),
             k=int(self.k),
             notes=tuple(notes),
+            ensemble=ensemble,
         )
 
 

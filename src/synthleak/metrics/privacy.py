@@ -114,6 +114,115 @@ def tpr_at_fpr(labels: np.ndarray, scores: np.ndarray, fpr: float) -> float:
     return float(t[ok].max()) if ok.any() else 0.0
 
 
+@dataclass(frozen=True, repr=False)
+class TprAtFpr(Result):
+    """True-positive rate at a fixed false-positive rate, with its interval.
+
+    Attributes
+    ----------
+    fpr : float
+        The false-positive rate the threshold is set at.
+    value : float or None
+        Highest TPR among thresholds whose empirical FPR is at most ``fpr``; ``None`` when the
+        non-members cannot resolve ``fpr`` (fewer than ``1 / fpr``), with the reason in ``note``.
+    ci_low, ci_high : float or None
+        Interval for the attack's TPR at the threshold whose FPR **in the population** is
+        ``fpr`` (its ROC curve at ``fpr``): it includes the uncertainty of the threshold,
+        set on a finite sample of non-members, not only the binomial noise of the members
+        (:func:`tpr_at_fpr_estimate`).
+    n_members, n_non_members : int
+        Members and non-members the figure rests on.
+    confidence : float
+    note : str or None
+    """
+
+    fpr: float
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_members: int
+    n_non_members: int
+    confidence: float = 0.95
+    note: str | None = None
+
+    @property
+    def resolvable(self) -> bool:
+        """Whether there were enough non-members to measure the TPR at this FPR."""
+        return self.value is not None
+
+
+def clopper_pearson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) two-sided interval of a binomial proportion."""
+    from scipy.stats import beta  # scipy.stats is slow to import; only needed here
+
+    if n <= 0:
+        return 0.0, 1.0
+    a = (1 - confidence) / 2
+    lo = 0.0 if successes == 0 else float(beta.ppf(a, successes, n - successes + 1))
+    hi = 1.0 if successes == n else float(beta.ppf(1 - a, successes + 1, n - successes))
+    return lo, hi
+
+
+def tpr_at_fpr_estimate(
+    labels: np.ndarray, scores: np.ndarray, fpr: float, *, confidence: float = 0.95
+) -> TprAtFpr:
+    """TPR at FPR ``fpr`` with an interval that accounts for the threshold's own uncertainty.
+
+    The point value is :func:`tpr_at_fpr`. The interval targets ``TPR(t*)``, where ``t*`` is
+    the threshold whose FPR among all non-members of the population is ``fpr``. The threshold
+    set on ``n`` sampled non-members is itself uncertain: the number of them scoring above
+    ``t*`` is binomial ``(n, fpr)``, so with probability ``1 - alpha/2`` it lies between that
+    binomial's ``alpha/4`` and ``1 - alpha/4`` quantiles ``j_lo`` and ``j_hi``, which puts
+    ``t*`` between the non-member scores of ranks ``j_hi + 1`` (``t_lo``) and ``j_lo``
+    (``t_hi``). The TPR decreases with the threshold, so ``TPR(t_hi) <= TPR(t*) <= TPR(t_lo)``;
+    the bounds are the Clopper-Pearson lower bound (at ``alpha/4``) of the members scoring
+    above ``t_hi`` and the upper bound (at ``alpha/4``) of those scoring at least ``t_lo``.
+    By the union bound the interval covers ``TPR(t*)`` with probability at least
+    ``confidence`` (conservative; ties are counted against the claim on each side). When
+    members and non-members score alike (no leak), ``TPR(t*) = fpr``, so the interval covers
+    the FPR itself.
+
+    Fewer than ``1 / fpr`` non-members cannot resolve ``fpr`` (a single non-member above the
+    threshold already exceeds it): the value and the bounds are then ``None`` with a note.
+    Between ``1 / fpr`` and about ``4.4 / fpr`` non-members the value is measured but the lower
+    bound is 0: so few non-members cannot rule out that the population's top ``fpr`` of
+    non-members lies above every sampled score (``(1 - fpr)^n >= alpha / 4``).
+
+    References
+    ----------
+    Clopper and Pearson (1934) (exact binomial interval); Carlini et al. (2022) (TPR at low
+    FPR).
+    """
+    from scipy.stats import binom
+
+    y = np.asarray(labels).astype(bool)
+    s = np.asarray(scores, dtype=np.float64)
+    neg = s[~y]
+    pos = s[y]
+    n, m = int(neg.size), int(pos.size)
+    need = int(np.ceil(1.0 / fpr - 1e-9))
+    if n < need or m == 0:
+        why = (
+            f"TPR at FPR {fpr:g} not resolvable at this size: needs at least {need} "
+            f"non-members, have {n}"
+            if n < need
+            else f"TPR at FPR {fpr:g} not measured: no members"
+        )
+        return TprAtFpr(float(fpr), None, None, None, m, n, confidence, why)
+    value = tpr_at_fpr(y, s, fpr)
+    alpha = 1 - confidence
+    j_lo = int(binom.ppf(alpha / 4, n, fpr))
+    j_hi = int(binom.ppf(1 - alpha / 4, n, fpr))
+    desc = np.sort(neg)[::-1]
+    t_hi = np.inf if j_lo <= 0 else float(desc[j_lo - 1])
+    t_lo = -np.inf if j_hi >= n else float(desc[j_hi])
+    k_lo = int((pos > t_hi).sum())
+    k_hi = int((pos >= t_lo).sum())
+    lo = clopper_pearson(k_lo, m, 1 - alpha / 2)[0]
+    hi = clopper_pearson(k_hi, m, 1 - alpha / 2)[1]
+    return TprAtFpr(float(fpr), value, lo, hi, m, n, confidence)
+
+
 def auc_estimate(
     labels: np.ndarray,
     scores: np.ndarray,

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from synthleak.games.cost import format_seconds
+from synthleak.metrics.privacy import TprAtFpr
 from synthleak.references import REFERENCES, Reference, cite
 from synthleak.report import plots
 from synthleak.results import AuditResult, Finding, MetricKind, Verdict, VulnerabilitySection
@@ -570,6 +571,18 @@ def _membership(result: AuditResult) -> Section | None:
     return sec
 
 
+def _tpr_sentence(tprs: dict[str, TprAtFpr]) -> str:
+    """Held-out TPR at each FPR with its interval, or why it could not be resolved."""
+    parts = [
+        f"at FPR {k}: {_fmt(t.value)} (95% CI {_fmt(t.ci_low)} – {_fmt(t.ci_high)}, "
+        f"{t.n_non_members} non-members)"
+        if t.value is not None
+        else f"at FPR {k}: not resolvable at this size ({t.n_non_members} non-members)"
+        for k, t in tprs.items()
+    ]
+    return ("True-positive rate " + "; ".join(parts) + ".") if parts else ""
+
+
 def _nobox(result: AuditResult) -> Section | None:
     nb = result.nobox
     if nb is None:
@@ -613,7 +626,17 @@ def _nobox(result: AuditResult) -> Section | None:
                 f"Strongest attack: '{b.attack}', AUC {_fmt(b.auc.value)} (95% CI "
                 f"{_fmt(b.auc.ci_low)} – {_fmt(b.auc.ci_high)}) on {b.evaluated_on} held-out "
                 f"records, chosen on {b.selected_on} others (AUC there {_fmt(b.selection_auc)}, "
-                "biased upwards as the best of several)."
+                "biased upwards as the best of several). " + _tpr_sentence(b.tpr_at_fpr)
+            )
+        )
+    if nb.ensemble is not None:
+        ens = nb.ensemble
+        sec.blocks.append(
+            Paragraph(
+                f"All {len(ens.attacks)} attacks combined ({cite('wolpert1992')}: weights fitted "
+                f"on the {ens.selected_on} selection records only): AUC {_fmt(ens.auc.value)} "
+                f"(95% CI {_fmt(ens.auc.ci_low)} – {_fmt(ens.auc.ci_high)}) on the "
+                f"{ens.evaluated_on} held-out records. " + _tpr_sentence(ens.tpr_at_fpr)
             )
         )
     if nb.records:

@@ -42,6 +42,10 @@ class FamilyAdapter:
         baseline.
     skip : callable
         ``skip(name) -> str | None``: a reason to skip an attack (a missing optional extra).
+    weak_on_copies : dict of str to str
+        Attacks that see a copy only faintly by design, with the reason: on a copy they must
+        beat ``independent_at_most`` (a signal the independent case cannot reach), not
+        ``copy_at_least``.
     """
 
     family: AttackFamily
@@ -54,3 +58,4 @@ class FamilyAdapter:
     copy_at_least: float
     independent_at_most: float
     skip: Callable[[str], str | None] = field(default=lambda name: None)
+    weak_on_copies: dict[str, str] = field(default_factory=dict)
