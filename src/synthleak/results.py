@@ -471,6 +471,18 @@ class DataSection(Result):
         """Every warning about the data, reading and domain."""
         return tuple(self.profile.warnings) + tuple(self.domain.warnings)
 
+    def without_values(self) -> DataSection:
+        """The section without data values fewer than
+        :data:`~synthleak.data.profile.MIN_SHARED` records hold (warning details, tokens and
+        domain examples): what a report may carry when it does not show records."""
+        return replace(
+            self,
+            profile=replace(
+                self.profile, warnings=tuple(w.without_values() for w in self.profile.warnings)
+            ),
+            domain=self.domain.without_values(),
+        )
+
 
 @dataclass(frozen=True, repr=False)
 class BudgetRecord(Result):

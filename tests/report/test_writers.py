@@ -110,3 +110,30 @@ def test_long_cells_wrap_and_short_ones_do_not(sample_result: AuditResult) -> No
     page = to_html(build_document(sample_result))
     assert "white-space:nowrap}" in page and '<td class="n">0.310</td>' in page
     assert "<td>Attribute inference (reconstruction)</td>" in page  # long: may wrap
+
+
+def test_a_report_without_records_carries_no_data_values(tmp_path: Path) -> None:
+    """Data warnings quote real values only when the audit shows records: the HTML, Markdown
+    and JSON of a default report name the column and count the records."""
+    import dataclasses
+
+    import numpy as np
+    import pandas as pd
+    from tests.report.conftest import make_result
+
+    from synthleak.data.io import encode_frames
+    from synthleak.results import DataSection
+
+    rng = np.random.default_rng(0)
+    ori = pd.DataFrame({"income": rng.integers(100, 1000, 500).astype(float)})
+    ctl = ori.head(100).copy()
+    ctl.loc[:9, "income"] = [1700.0, 1500.0] * 5
+    enc = encode_frames({"original": ori, "control": ctl})
+    data = DataSection(enc.profile, enc.domain)
+    for show in (False, True):
+        result = dataclasses.replace(make_result(show_records=show), data=data)
+        paths = write_report(result, tmp_path / str(show))
+        for kind in ("html", "md", "json"):
+            text = paths[kind].read_text()
+            assert "'income'" in text or "income" in text
+            assert ("1700" in text) is show, (kind, show)

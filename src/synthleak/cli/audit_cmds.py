@@ -123,6 +123,7 @@ def _run_audit(
         na_values=na_values,
         keep=keep,
         min_rows=2,
+        show_values=show_records,
     )
     loaded = data["original"]
     others = {name: d.table for name, d in data.items() if name != "original"}

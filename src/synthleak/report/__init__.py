@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from synthleak.report.document import build_document
@@ -18,13 +19,18 @@ def write_report(result: AuditResult, out_dir: str | Path) -> dict[str, Path]:
     JSON, next to the fields of :class:`~synthleak.results.AuditResult`). The per-record arrays
     of the JSON (scores, row numbers) are kept in ``report-records.json.gz`` beside it
     (:func:`~synthleak.report.writers.to_json_parts`), so ``report.json`` stays small enough to
-    read; :func:`synthleak.results.load_result` reads both.
+    read; :func:`synthleak.results.load_result` reads both. Unless the audit was asked to show
+    records, the data warnings are written without the values they are about
+    (:meth:`~synthleak.results.DataSection.without_values`).
 
     Everything is rendered in a temporary folder first and moved into place at the end, so a
     failure leaves no half-written report.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    if result.data is not None and not result.config.show_records:
+        # a report that does not show records carries no data values in its notes either
+        result = replace(result, data=result.data.without_values())
     doc = build_document(result)
     with tempfile.TemporaryDirectory(dir=out, prefix=".report-") as tmp_name:
         tmp = Path(tmp_name)

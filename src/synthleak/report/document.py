@@ -413,7 +413,8 @@ def _data(result: AuditResult) -> Section | None:
             )
         )
     if warnings:
-        sec.blocks.append(Bullets(tuple(w.message for w in warnings)))
+        show = result.config.show_records
+        sec.blocks.append(Bullets(tuple(w.text(show) for w in warnings)))
     return sec
 
 
