@@ -201,3 +201,25 @@ def test_utility_section_round_trips_with_its_intervals() -> None:
     sec = UtilitySection.from_estimate(u)
     assert sec.has_reference and sec.mre_ci[0] <= sec.mre_gt10 <= sec.mre_ci[1]
     assert UtilitySection.from_json(sec.to_json()).same_as(sec)
+
+
+def test_an_excess_over_the_control_reads_as_one() -> None:
+    """A rate reported as its excess over the control's rate (baseline 0) is worded as such,
+    and its verdicts follow the same rules as every other finding."""
+    leak = Finding(
+        "copies.exact",
+        "Copies",
+        MetricKind.RATE,
+        RiskEstimate(0.03, 0.02, 0.04, 0.95, 5000, 0.0),
+        TM,
+    )
+    none = Finding(
+        "copies.exact",
+        "Copies",
+        MetricKind.RATE,
+        RiskEstimate(0.001, -0.002, 0.004, 0.95, 5000, 0.0),
+        TM,
+    )
+    assert leak.verdict is Verdict.LEAK and none.verdict is Verdict.NO_EVIDENCE
+    assert "excess over control +0.0300" in leak.explanation()
+    assert "expected by chance" not in none.explanation()

@@ -323,6 +323,13 @@ class Finding(Result):
                 "accuracy on the training records minus accuracy on people the generator never "
                 "saw; 0 means the release teaches the attacker nothing about the people in it."
             )
+        elif self.metric is MetricKind.RATE and self.baseline == 0.0:
+            head = (
+                f"excess over control {e.value:+.4f} ({conf} CI {e.ci_low:+.4f} to "
+                f"{e.ci_high:+.4f}): the rate among the people in the data minus the same rate "
+                "among people who were not (the control set); 0 means the release treats them "
+                "alike."
+            )
         elif self.metric is MetricKind.RATE:
             head = (
                 f"rate {e.value:.4f} ({conf} CI {ci}) against {self.baseline:.4f} "

@@ -295,3 +295,15 @@ def test_failing_user_generator_exits_2_and_keeps_the_report(
     assert len(last) == 1 and "python:brokengen:Boom failed" in last[0]
     assert "my generator broke" in last[0] and "Traceback" not in err
     assert (out / "report.json").exists()
+
+
+def test_selector_and_targets_take_both_names_of_v_k() -> None:
+    """``audit --selector`` takes ``top`` as ``mia --targets`` does, and ``mia --targets``
+    takes ``distance:N`` as ``audit --selector`` does."""
+    from synthleak.cli.audit_cmds import SelectorChoice
+    from synthleak.cli.common import parse_targets
+    from synthleak.modes import Selector
+
+    assert {c.api for c in SelectorChoice} == set(Selector)
+    assert SelectorChoice("top").api is Selector.DISTANCE
+    assert parse_targets("distance:3+random:2") == parse_targets("top:3+random:2")

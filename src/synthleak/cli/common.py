@@ -254,8 +254,9 @@ def load_cli_tables(
 
 
 def parse_targets(text: str, *, k: int = 5) -> Targets:
-    """``--targets``: ``top:N`` (V_k), ``distance:N``, ``rare:N``, ``loglik:N``, ``rarity:N``,
-    ``random:N`` or ``rows:i,j``, several joined with ``+`` (``top:10+random:5``)."""
+    """``--targets``: ``top:N`` or ``distance:N`` (V_k; ``distance`` as in ``audit
+    --selector``), ``rare:N``, ``loglik:N``, ``rarity:N``, ``random:N`` or ``rows:i,j``, several
+    joined with ``+`` (``top:10+random:5``)."""
     from synthleak.games.targets import Targets
 
     out: Targets | None = None
@@ -264,7 +265,8 @@ def parse_targets(text: str, *, k: int = 5) -> Targets:
         method = method.strip().lower()
         if not sep or not arg.strip():
             raise InputError(
-                f"--targets {part!r}: use top:N, rare:N, loglik:N, rarity:N, random:N or rows:i,j"
+                f"--targets {part!r}: use top:N (or distance:N), rare:N, loglik:N, rarity:N, "
+                "random:N or rows:i,j"
             )
         if method == "rows":
             try:
@@ -365,7 +367,7 @@ API_FLAGS: dict[str, str] = {
     "n_attacks": "--n-attacks",
     "n_games": "--n-games",
     "n_cols": "--n-cols",
-    "n_neighbors": "--neighbors",
+    "n_neighbors": "--n-neighbours",
     "quasi_ids": "--quasi-ids",
     "aux_a": "--aux-a",
     "aux_b": "--aux-b",
@@ -416,7 +418,9 @@ FailOnOpt = Annotated[
     typer.Option(
         "--fail-on",
         help="Checks that fail the release, comma-separated, e.g. "
-        "'membership.auc>0.6,singling_out.risk>0.05,epsilon.violation' (exit code 3 on failure).",
+        "'membership.nobox.auc>0.6,singling_out.risk>0.05,linkability.risk>0.05' (exit code 3 "
+        "on failure). A check on a metric the audit did not measure fails too: membership.auc "
+        "and epsilon.* need --generator, attribute.* --secret (the README lists the metrics).",
     ),
 ]
 PolicyOpt = Annotated[
