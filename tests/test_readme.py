@@ -99,3 +99,22 @@ def test_quickstart_installs_the_cpu_torch_first() -> None:
     quick = text[text.index("## Quickstart") : text.index("## What it does")]
     first = re.search(r"```bash\n(.*?)```", quick, re.S).group(1)  # type: ignore[union-attr]
     assert first.index("torch==2.13.0") < first.index("-e '.[all]'")
+
+
+def test_report_help_and_readme_name_the_same_run_directories() -> None:
+    import typer
+
+    from synthleak.cli.app import app
+    from synthleak.cli.main import main  # noqa: F401  (registers every command)
+
+    cmd = typer.main.get_command(app).commands["report"]  # type: ignore[attr-defined]
+    (arg,) = [p for p in cmd.params if p.name == "run_dir"]
+    row = next(r for r in _command_table() if r.startswith("synthleak report"))
+    text = README.read_text(encoding="utf-8")
+    cell = text[text.index(f"`{row}`") :].split("\n", 1)[0]
+    names = {"mia", "aia", "riskmap", "audit"}
+
+    def named(s: str) -> set[str]:
+        return {n for n in names if re.search(rf"\b{n}\b", s)}
+
+    assert named(arg.help) == named(cell.split("|")[1]) == {"mia", "riskmap", "audit"}

@@ -130,7 +130,8 @@ def headline_note(result: AuditResult, f: Finding) -> str:
     nb = result.nobox
     if f.key == "membership.nobox" and nb is not None:
         o = nb.attacks.get(str(d.get("attack")))
-        if o is not None and _finite(o.auc.value):
+        split = d.get("selected_on") is not None and d.get("evaluated_on") is not None
+        if o is not None and _finite(o.auc.value) and split:
             return (
                 f"The attack table of 'Membership inference without the generator' shows AUC "
                 f"{o.auc.value:.3f} for '{d.get('attack')}': that is measured on all scored "
