@@ -136,8 +136,8 @@ def _finite(x: float | None) -> bool:
 
 
 def _p(p: float) -> str:
-    """A p-value for the report: three significant digits, small ones as ``< 0.001``."""
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    """A p-value for the report: ``p = 0.012``, small ones as ``p < 0.001``."""
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
 #: The status a game writes in a finding's details when its interval is too wide to read
@@ -285,7 +285,7 @@ class Finding(Result):
         """The test alone and after Holm's correction, in one line (empty when not measured)."""
         if self.verdict is Verdict.NOT_MEASURED or not _finite(self.p_value):
             return ""
-        alone = f"p = {_p(self.p_value)} alone"
+        alone = f"{_p(self.p_value)} alone"
         if not _finite(self.p_holm) or self.n_tests <= 1:
             return alone
         rejects = "significant" if self.p_holm <= ALPHA else "not significant"
@@ -349,9 +349,9 @@ class Finding(Result):
                 f"{d['baseline_rate']:.3f} for random guesses."
             )
         corrected = (
-            f"The interval lies above the baseline (p = {_p(self.p_value)} for this test "
+            f"The interval lies above the baseline ({_p(self.p_value)} for this test "
             "alone), but not by enough once the audit's other tests are accounted for "
-            f"(p = {_p(self.p_holm)} after Holm's correction over {self.n_tests} tests, above "
+            f"({_p(self.p_holm)} after Holm's correction over {self.n_tests} tests, above "
             "5%). "
             if self.corrected_away()
             else ""
