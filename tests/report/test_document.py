@@ -424,6 +424,8 @@ def test_summary_claims_only_what_was_measured(sample_result: AuditResult) -> No
     no_game = summary(dataclasses.replace(screened, membership=None))
     assert "measured them in full" not in no_game and "did not run" in no_game
     assert "but no reference" in no_game  # the sample's utility has no control reference
+    old = dataclasses.replace(sample_result, utility=UtilitySection(0.12, 0.08, 100))
+    assert "neither interval nor reference (an older result)" in summary(old)
     with_ref = dataclasses.replace(
         sample_result,
         utility=UtilitySection(

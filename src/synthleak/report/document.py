@@ -202,6 +202,8 @@ def _summary(result: AuditResult) -> Section:
             if u.has_reference
             else " Utility figures come with an interval but no reference: that needs a control "
             "set of real records the generator never saw."
+            if u.marginal_space
+            else " Utility figures have neither interval nor reference (an older result)."
         )
     sec.blocks.append(
         Paragraph(
@@ -999,8 +1001,10 @@ def _utility(result: AuditResult) -> Section | None:
                 "of 3-way marginal counts above 10, 3-TVD the average total variation distance "
                 "of 3-way marginals. Lower is better for both. "
                 + (
-                    f"Both are averaged over all {u.n_marginals} 3-way marginals, so they hold "
-                    "no sampling of marginals and their interval is the figure itself."
+                    "This result was written without intervals (an older synthleak)."
+                    if not u.marginal_space
+                    else f"Both are averaged over all {u.n_marginals} 3-way marginals, so they "
+                    "hold no sampling of marginals and their interval is the figure itself."
                     if every
                     else f"Both are averaged over {u.n_marginals} random 3-way marginals of the "
                     f"{u.marginal_space} possible; the {conf} interval (bootstrap over the "
