@@ -472,3 +472,24 @@ def test_glossary_names_every_no_box_attack() -> None:
         assert _attack_sentence("nobox-membership", info.name).endswith(".")
     assert {"dcr", "dcr-diff", "domias"} <= set(ATTACK_GLOSSARY["nobox-membership"])
     assert _attack_sentence("nobox-membership", "no-such-attack") == "an attack of this family."
+
+
+def test_the_summary_headline_never_reads_no_evidence_on_unreadable_findings() -> None:
+    """A tiny audit whose findings are too small to measure heads its summary with that, not
+    with "no evidence"; a leak anywhere heads it with the worst leak."""
+    from synthleak.report.document import _headline
+    from synthleak.results import Verdict
+
+    def counts(**kw: int) -> dict[Verdict, int]:
+        return {v: kw.get(v.name, 0) for v in Verdict}
+
+    tiny = _headline(counts(TOO_SMALL=3))
+    assert tiny.startswith("Verdict: too small to measure") and "no evidence" not in tiny
+    assert _headline(counts(NOT_MEASURED=2)).startswith("Verdict: not measured")
+    mixed = _headline(counts(NO_EVIDENCE=2, TOO_SMALL=1))
+    assert mixed.startswith("Verdict: no evidence of leakage in 2 of 3") and "other 1" in mixed
+    assert _headline(counts(NO_EVIDENCE=2, LEAK=1)).startswith("Verdict: measurable leakage")
+    assert _headline(counts(LEAK=1, SEVERE=1)).startswith("Verdict: severe leakage (2 of 2")
+    assert _headline(counts(NO_EVIDENCE=4)) == (
+        "Verdict: no evidence of leakage in all 4 findings, at this budget."
+    )

@@ -226,6 +226,7 @@ def _summary(result: AuditResult) -> Section:
         sec.blocks.append(Bullets(tuple(s.sentence() for s in missing)))
     counts = {v: sum(1 for f in result.findings if f.verdict is v) for v in Verdict}
     if result.findings:
+        sec.blocks.append(Paragraph(_headline(counts), emphasis=True))
         sec.blocks.append(
             Bullets(
                 tuple(
@@ -290,6 +291,32 @@ def _summary(result: AuditResult) -> Section:
             Paragraph(f"{label}: rows {listed} of the original data (0-based). {why}")
         )
     return sec
+
+
+def _headline(counts: dict[Verdict, int]) -> str:
+    """The audit in one sentence, in the verdicts' words: the worst state any finding reached,
+    and never "no evidence" when findings were too small to measure or not measured."""
+    total = sum(counts.values())
+    leaks = counts[Verdict.SEVERE] + counts[Verdict.LEAK]
+    small, none = counts[Verdict.TOO_SMALL], counts[Verdict.NOT_MEASURED]
+    unread = small + none
+    if counts[Verdict.SEVERE]:
+        return f"Verdict: {Verdict.SEVERE.value} ({leaks} of {total} findings show a leak)."
+    if leaks:
+        return f"Verdict: {Verdict.LEAK.value} ({leaks} of {total} findings show a leak)."
+    if counts[Verdict.NO_EVIDENCE] == 0:
+        word = Verdict.TOO_SMALL if small else Verdict.NOT_MEASURED
+        return (
+            f"Verdict: {word.value}: no finding could tell no leakage from serious leakage, so "
+            "this audit cannot say the release is safe."
+        )
+    if unread:
+        return (
+            f"Verdict: {Verdict.NO_EVIDENCE.value} in {counts[Verdict.NO_EVIDENCE]} of {total} "
+            f"findings; the other {unread} are {Verdict.TOO_SMALL.value} or "
+            f"{Verdict.NOT_MEASURED.value}, so they say nothing either way."
+        )
+    return f"Verdict: {Verdict.NO_EVIDENCE.value} in all {total} findings, at this budget."
 
 
 def _how_to_read(result: AuditResult) -> Section | None:
