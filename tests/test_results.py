@@ -106,3 +106,142 @@ def test_load_result_rejects_unknown_documents() -> None:
 
     with pytest.raises(InputError, match="no known result"):
         load_result({"kind": "nope"})
+
+
+def test_holm_adjusted_p_values_reject_exactly_where_holm_does() -> None:
+    import numpy as np
+
+    from synthleak.results import ALPHA, holm_adjusted
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        p = list(rng.random(int(rng.integers(1, 12))) ** 3)
+        if rng.random() < 0.3:
+            p[0] = float("nan")
+        adj = holm_adjusted(p)
+        assert [a <= ALPHA if math.isfinite(a) else False for a in adj] == holm(p)
+        assert all(a >= x for a, x in zip(adj, p, strict=True) if math.isfinite(x))
+    assert holm_adjusted([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+
+
+def test_each_finding_shows_its_test_alone_and_after_the_correction() -> None:
+    """The same interval reads differently alone and among ten tests; both figures stay on the
+    finding, so the report can print them beside the verdict."""
+    border = _finding(0.501, 0.65)
+    alone = assess([border])[0]
+    assert alone.verdict is Verdict.LEAK and alone.n_tests == 1
+    assert alone.p_holm == pytest.approx(alone.p_value)
+    many = assess([border, *[_finding(0.4, 0.6)] * 9])[0]
+    assert many.verdict is Verdict.NO_EVIDENCE and many.corrected_away()
+    assert many.n_tests == 10 and many.p_value == alone.p_value and many.p_holm > ALPHA_
+    line = many.significance()
+    assert "alone" in line and "over 10 tests (not significant at 5%)" in line
+    assert "over 10 tests" in many.explanation()
+    # a corrected-away leak with a wide interval is too small to measure, not "no evidence"
+    wide = _finding(0.51, 0.99)
+    assert assess([wide, *[_finding(0.45, 0.55)] * 20])[0].verdict is Verdict.TOO_SMALL
+    # round trip keeps both figures
+    again = Finding.from_json(many.to_json())
+    assert again.p_holm == many.p_holm and again.n_tests == 10
+
+
+ALPHA_ = 0.05
+
+
+def test_a_game_that_judges_its_interval_too_wide_makes_the_finding_too_small() -> None:
+    """The attribute game reads intervals wider than 0.2 as too small to measure; the finding
+    says the same (not "no evidence"), unless the interval shows a leak."""
+    est = RiskEstimate(0.55, 0.43, 0.67, 0.95, 60, 0.5)  # 0.24 wide: under MAX_WIDTH 0.3
+    plain = Finding("k", "t", MetricKind.ACCURACY, est, TM)
+    assert plain.verdict is Verdict.NO_EVIDENCE
+    game = Finding("k", "t", MetricKind.ACCURACY, est, TM, {"status": "too small to measure"})
+    assert game.verdict is Verdict.TOO_SMALL and "too wide to read" in game.explanation()
+    leak = RiskEstimate(0.75, 0.62, 0.88, 0.95, 60, 0.5)
+    assert (
+        Finding("k", "t", MetricKind.ACCURACY, leak, TM, {"status": "too small to measure"}).verdict
+        is Verdict.LEAK
+    )
+
+
+def test_verdict_wording_is_defined_once() -> None:
+    from synthleak.games.attribute import Measurement
+    from synthleak.results import VERDICT_MEANING
+
+    assert set(VERDICT_MEANING) == set(Verdict)
+    assert [v.value for v in Verdict] == [
+        "not measured",
+        "too small to measure",
+        "no evidence of leakage",
+        "measurable leakage",
+        "severe leakage",
+    ]
+    # the games' words for the same states are the verdicts' words
+    assert Measurement.TOO_SMALL.value == Verdict.TOO_SMALL.value
+    assert Measurement.NOT_MEASURED.value == Verdict.NOT_MEASURED.value
+    assert StageStatus.NOT_MEASURED.value == Verdict.NOT_MEASURED.value
+
+
+def test_utility_section_round_trips_with_its_intervals() -> None:
+    import numpy as np
+
+    import synthleak as sl
+    from synthleak.metrics.utility import utility_estimate
+    from synthleak.results import UtilitySection
+
+    rng = np.random.default_rng(0)
+    df = sl.datasets.load_adult().sample(1500, random_state=0)
+    t = sl.Table.from_frame(df, sl.infer_schema(df))
+    u = utility_estimate(
+        t.take(np.arange(500)),
+        t.take(np.arange(500, 1000)),
+        t.take(np.arange(1000, 1500)),
+        rng=rng,
+        n_boot=50,
+    )
+    sec = UtilitySection.from_estimate(u)
+    assert sec.has_reference and sec.mre_ci[0] <= sec.mre_gt10 <= sec.mre_ci[1]
+    assert UtilitySection.from_json(sec.to_json()).same_as(sec)
+
+
+def test_an_excess_over_the_control_reads_as_one() -> None:
+    """A rate reported as its excess over the control's rate (baseline 0) is worded as such,
+    and its verdicts follow the same rules as every other finding."""
+    leak = Finding(
+        "copies.exact",
+        "Copies",
+        MetricKind.RATE,
+        RiskEstimate(0.03, 0.02, 0.04, 0.95, 5000, 0.0),
+        TM,
+    )
+    none = Finding(
+        "copies.exact",
+        "Copies",
+        MetricKind.RATE,
+        RiskEstimate(0.001, -0.002, 0.004, 0.95, 5000, 0.0),
+        TM,
+    )
+    assert leak.verdict is Verdict.LEAK and none.verdict is Verdict.NO_EVIDENCE
+    assert "excess over control +0.0300" in leak.explanation()
+    assert "expected by chance" not in none.explanation()
+
+
+def test_holm_keeps_the_audit_false_alarm_rate_at_5_percent_where_tests_alone_do_not() -> None:
+    """Null oracle of the verdicts: ten findings of a release that leaks nothing (AUC intervals
+    centred on noise around 0.5). Read alone, about one audit in five shows a "leak" somewhere
+    (1 - 0.975^10); with Holm's correction at most 5% do (ARCHITECTURE, multiple testing)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    n_audits, se = 1000, 0.03
+    alone = corrected = 0
+    for _ in range(n_audits):
+        values = 0.5 + se * rng.standard_normal(10)
+        fs = [
+            Finding("k", "t", MetricKind.AUC, RiskEstimate(v, v - 1.96 * se, v + 1.96 * se), TM)
+            for v in values
+        ]
+        leak = (Verdict.LEAK, Verdict.SEVERE)
+        alone += any(f.verdict_alone() in leak for f in fs)
+        corrected += any(f.verdict in leak for f in assess(fs))
+    assert 0.17 < alone / n_audits < 0.28
+    assert corrected / n_audits < 0.065

@@ -185,3 +185,22 @@ def test_jsonable_gives_enum_values_not_members() -> None:
     out = jsonable({"c": Colour.BLUE, Colour.RED: [Colour.RED]})
     assert out == {"c": "blue", "red": ["red"]}
     assert type(out["c"]) is str and type(out["red"][0]) is str
+
+
+def test_split_bulky_moves_long_arrays_out_and_join_puts_them_back() -> None:
+    from synthleak.serde import SIDE_REF, join_bulky, split_bulky
+
+    doc = {
+        "a": list(range(300)),
+        "b": {"short": [1, 2, 3], "x/y": [[0.5] * 20] * 20, "names": ["r"] * 400},
+        "c": [{"scores": [0.1] * 500}, 7],
+        "d": None,
+    }
+    main, side = split_bulky(doc, limit=256)
+    assert main["a"] == {SIDE_REF: "/a", "length": 300}
+    assert main["b"]["short"] == [1, 2, 3]
+    assert main["b"]["x/y"] == {SIDE_REF: "/b/x~1y", "length": 20}  # 400 numbers, nested
+    assert main["c"][0]["scores"][SIDE_REF] == "/c/0/scores" and main["c"][1] == 7
+    assert set(side) == {"/a", "/b/x~1y", "/b/names", "/c/0/scores"}
+    assert join_bulky(main, side) == doc
+    assert split_bulky({"a": [1, 2]})[1] == {}

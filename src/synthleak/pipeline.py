@@ -54,7 +54,7 @@ from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.privacy import RiskEstimate, rate_excess
-from synthleak.metrics.utility import utility_report
+from synthleak.metrics.utility import utility_estimate
 from synthleak.modes import Budget, Selector
 from synthleak.policy import Policy
 from synthleak.results import (
@@ -373,7 +373,8 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
         )
     else:
         game = NoBoxMembershipGame(n_members=n, n_exposed=10, k=ctx.k, copies=False)
-    res = game.run(_release_parts(ctx), seed=ctx.seed, runtime=ctx.runtime.sub("nobox"))
+    # the encoded tables: V_k of the exposure records on the same table as the ranking's
+    res = game.run(_release_tables(ctx), seed=ctx.seed, runtime=ctx.runtime.sub("nobox"))
     # one record identity everywhere: rows of the user's original, not of the training split
     res = replace(
         res,
@@ -566,32 +567,6 @@ def _release_tables(ctx: _Context) -> Release:
     return Release(ctx.train, ctx.synthetic, ctx.control, ctx.schema)
 
 
-def _release_parts(ctx: _Context) -> Release:
-    """The release as the no-box games see it: the caller's DataFrames where there are (every
-    column, free text included, for the copy check), the encoded tables otherwise.
-
-    Identifier columns are dropped: a release makes up fresh identifiers, which would hide every
-    row-level copy (their own copies are measured apart, :func:`_identifier_copies`).
-    """
-
-    def part(name: str, table: Table, rows: np.ndarray | None = None) -> pd.DataFrame | Table:
-        df = ctx.frames.get(name)
-        if df is None:
-            return table
-        if rows is not None:
-            df = df.iloc[rows]
-        return df.drop(columns=[c for c in ctx.identifiers if c in df.columns])
-
-    assert ctx.synthetic is not None
-    rows = ctx.train_rows if len(ctx.train) != len(ctx.original) else None
-    return Release(
-        part("original", ctx.train, rows),
-        part("synthetic", ctx.synthetic),
-        None if ctx.control is None else part("control", ctx.control),
-        ctx.schema,
-    )
-
-
 def _needs_release_aia(ctx: _Context) -> Skip | None:
     if ctx.secret is None:
         return Skip(needs=SECRET_NEEDED)
@@ -646,12 +621,13 @@ def _needs_synthetic(ctx: _Context) -> Skip | None:
 
 
 def _utility(ctx: _Context, rng: np.random.Generator) -> None:
+    """MRE>10 and 3-TVD of the release with bootstrap intervals over the marginals, and the
+    same measures between the training records and the control set as the reference."""
     assert ctx.synthetic is not None
-    ctx.log("utility: MRE over 3-way marginals and 3-TVD")
-    u = utility_report(ctx.train, ctx.synthetic, rng=rng)
-    ctx.sections["utility"] = UtilitySection(
-        float(u["mre_gt10"]), float(u["tvd3"]), int(u.get("marginals", 0))
-    )
+    ref = " and of the control set (reference)" if ctx.control is not None else ""
+    ctx.log(f"utility: MRE over 3-way marginals and 3-TVD of the release{ref}")
+    u = utility_estimate(ctx.train, ctx.synthetic, ctx.control, rng=rng)
+    ctx.sections["utility"] = UtilitySection.from_estimate(u)
 
 
 def _needs_generator_and_secret(ctx: _Context) -> Skip | None:

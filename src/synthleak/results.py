@@ -5,22 +5,29 @@ round-trips through JSON losslessly; reports are built from it alone.
 
 Verdicts
 --------
-A finding's verdict reads its confidence interval against its baseline:
+A finding's verdict reads its confidence interval against its baseline. :class:`Verdict` holds
+the one wording of each state and :data:`VERDICT_MEANING` its one plain sentence; every part of
+the report (summary, findings, section tables, JSON, Markdown) prints these and nothing else:
 
 * ``not measured`` — there is no estimate or no baseline (the stage could not run, or nothing
   to compare with); never "no evidence";
 * ``measurable leakage`` / ``severe leakage`` — the whole interval lies above the baseline (severe:
   its lower bound also clears :data:`SEVERE_THRESHOLD`), and the finding stays significant after
   Holm's correction over all findings of the audit (:func:`assess`);
-* ``too small to measure`` — no evidence, but the interval is wider than :data:`MAX_WIDTH`: the
-  data (or the budget) cannot tell "no leak" from a serious one;
+* ``too small to measure`` — no evidence, but the interval is wider than :data:`MAX_WIDTH` (or
+  than the stricter limit of the game that measured it, which then says ``too small to measure``
+  in the finding's ``details["status"]``): the data (or the budget) cannot tell "no leak" from a
+  serious one;
 * ``no evidence of leakage`` — otherwise.
 
 Multiple testing: an audit reads many findings, so the chance that at least one interval clears
 its baseline by accident grows with their number. :func:`assess` turns every interval into an
 approximate one-sided p-value (normal approximation from the half-interval below the estimate)
 and applies Holm's step-down procedure at 5 %: the probability that any "leak" verdict of the audit
-is a false alarm is then at most 5 % (up to the approximation).
+is a false alarm is then at most 5 % (up to the approximation). The price is that a finding's
+verdict depends on how many tests the audit made, so every finding keeps both figures: ``p_value``
+(the test alone) and ``p_holm`` (Holm-adjusted over the ``n_tests`` findings of the audit; the
+corrected test rejects when it is at most 5 %), and the report prints both beside the verdict.
 
 References
 ----------
@@ -45,7 +52,7 @@ from synthleak.data.domain import DomainReport
 from synthleak.data.profile import DataProfile, DataWarning
 from synthleak.data.schema import Schema
 from synthleak.errors import InputError
-from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
+from synthleak.games.attribute import AttributeGameResult, Measurement, ReleaseAttributeResult
 from synthleak.games.cost import Power
 from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
@@ -80,6 +87,29 @@ class Verdict(StrEnum):
     SEVERE = "severe leakage"
 
 
+#: The one plain sentence of each verdict (the report's "How to read" section and glossary).
+VERDICT_MEANING: dict[Verdict, str] = {
+    Verdict.NOT_MEASURED: (
+        "the attack could not run (an input was missing, or it failed), so nothing is concluded"
+    ),
+    Verdict.TOO_SMALL: (
+        "no leak was shown, but the interval is too wide to tell no leakage from serious "
+        "leakage: more records (or a larger budget) are needed for a verdict"
+    ),
+    Verdict.NO_EVIDENCE: (
+        "the interval reaches the baseline, or clears it by less than the correction for the "
+        "audit's other tests requires: this attack showed no leak at this budget"
+    ),
+    Verdict.LEAK: (
+        "the whole interval lies above the baseline and stays significant after Holm's "
+        "correction over all the audit's tests: the release leaks"
+    ),
+    Verdict.SEVERE: (
+        "measurable leakage whose interval also lies above the severity threshold (AUC or "
+        "accuracy 0.8, risk or advantage 0.2, rate 0.05): the release leaks badly"
+    ),
+}
+
 #: Lower CI bounds at or above these values read as severe
 #: (a strong, not merely detectable, attack).
 SEVERE_THRESHOLD = {
@@ -106,22 +136,42 @@ def _finite(x: float | None) -> bool:
     return x is not None and isinstance(x, int | float) and math.isfinite(x)
 
 
+def _p(p: float) -> str:
+    """A p-value for the report: ``p = 0.012``, small ones as ``p < 0.001``."""
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+#: The status a game writes in a finding's details when its interval is too wide to read
+#: (:class:`synthleak.games.attribute.Measurement`).
+TOO_SMALL_STATUS = Measurement.TOO_SMALL.value
+
+
 def default_baseline(metric: MetricKind) -> float:
     """The baseline of a scale when the estimate does not give one (0 risk, 0.5 AUC)."""
     return 0.5 if metric is MetricKind.AUC else 0.0
 
 
 def individual_verdict(
-    metric: MetricKind, estimate: RiskEstimate, baseline: float | None
+    metric: MetricKind, estimate: RiskEstimate, baseline: float | None, *, too_wide: bool = False
 ) -> Verdict:
-    """The verdict of one finding on its own (before the correction for multiple testing)."""
+    """The verdict of one finding on its own (before the correction for multiple testing).
+
+    ``too_wide`` says that the game which measured the estimate judged its interval too wide to
+    read (a stricter limit than :data:`MAX_WIDTH`): without evidence of a leak, the finding is then
+    "too small to measure" too, so the game's table and the finding never disagree.
+    """
     e = estimate
     if not (_finite(baseline) and _finite(e.value) and _finite(e.ci_low) and _finite(e.ci_high)):
         return Verdict.NOT_MEASURED
     assert baseline is not None
     if e.ci_low > baseline:
         return Verdict.SEVERE if e.ci_low >= SEVERE_THRESHOLD[metric] else Verdict.LEAK
-    if e.ci_high - e.ci_low > MAX_WIDTH[metric]:
+    return _no_leak(metric, e, too_wide)
+
+
+def _no_leak(metric: MetricKind, e: RiskEstimate, too_wide: bool) -> Verdict:
+    """ "too small to measure" or "no evidence", for a finding without evidence of a leak."""
+    if too_wide or e.ci_high - e.ci_low > MAX_WIDTH[metric]:
         return Verdict.TOO_SMALL
     return Verdict.NO_EVIDENCE
 
@@ -140,6 +190,18 @@ def one_sided_p(estimate: RiskEstimate, baseline: float) -> float:
     if half <= 0:
         return 0.0 if e.value > baseline else 1.0
     return 1.0 - NormalDist().cdf((e.value - baseline) / (half / z_conf))
+
+
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm-adjusted p-values: a test is rejected by Holm's procedure at level ``alpha`` exactly
+    when its adjusted p-value is at most ``alpha``. NaN stays NaN and does not count as a test."""
+    idx = sorted((i for i, p in enumerate(p_values) if _finite(p)), key=lambda i: p_values[i])
+    out = [math.nan] * len(p_values)
+    m, running = len(idx), 0.0
+    for rank, i in enumerate(idx):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        out[i] = running
+    return out
 
 
 def holm(p_values: Sequence[float], alpha: float = ALPHA) -> list[bool]:
@@ -177,7 +239,13 @@ class Finding(Result):
         Set by :func:`assess` over all findings of an audit; on its own a finding gets its
         individual verdict.
     p_value : float
-        Approximate one-sided p-value against the baseline (NaN when not measured).
+        Approximate one-sided p-value against the baseline, the test on its own (NaN when not
+        measured).
+    p_holm : float
+        The p-value adjusted by Holm's procedure over the ``n_tests`` findings of the audit (set
+        by :func:`assess`; NaN before). The corrected test rejects when it is at most 5 %.
+    n_tests : int
+        Findings with a p-value in the audit's family (0 before :func:`assess`).
     """
 
     key: str
@@ -189,14 +257,43 @@ class Finding(Result):
     where: tuple[str, ...] = ()
     verdict: Verdict | None = None
     p_value: float = math.nan
+    p_holm: float = math.nan
+    n_tests: int = 0
 
     def __post_init__(self) -> None:
         if self.verdict is None:
-            object.__setattr__(
-                self, "verdict", individual_verdict(self.metric, self.estimate, self.baseline)
-            )
+            object.__setattr__(self, "verdict", self.verdict_alone())
         if not _finite(self.p_value) and _finite(self.baseline):
             object.__setattr__(self, "p_value", one_sided_p(self.estimate, self.baseline))
+
+    @property
+    def too_wide(self) -> bool:
+        """Whether the game that measured the estimate judged its interval too wide to read."""
+        return self.details.get("status") == TOO_SMALL_STATUS
+
+    def verdict_alone(self) -> Verdict:
+        """The verdict of this test on its own, before the correction for multiple testing."""
+        return individual_verdict(self.metric, self.estimate, self.baseline, too_wide=self.too_wide)
+
+    def corrected_away(self) -> bool:
+        """Whether the test alone shows a leak that Holm's correction does not confirm."""
+        return self.verdict_alone() in (Verdict.LEAK, Verdict.SEVERE) and self.verdict not in (
+            Verdict.LEAK,
+            Verdict.SEVERE,
+        )
+
+    def significance(self) -> str:
+        """The test alone and after Holm's correction, in one line (empty when not measured)."""
+        if self.verdict is Verdict.NOT_MEASURED or not _finite(self.p_value):
+            return ""
+        alone = f"{_p(self.p_value)} alone"
+        if not _finite(self.p_holm) or self.n_tests <= 1:
+            return alone
+        rejects = "significant" if self.p_holm <= ALPHA else "not significant"
+        return (
+            f"{alone}; {_p(self.p_holm)} after Holm's correction over {self.n_tests} tests "
+            f"({rejects} at 5%)"
+        )
 
     @property
     def baseline(self) -> float:
@@ -227,6 +324,13 @@ class Finding(Result):
                 "accuracy on the training records minus accuracy on people the generator never "
                 "saw; 0 means the release teaches the attacker nothing about the people in it."
             )
+        elif self.metric is MetricKind.RATE and self.baseline == 0.0:
+            head = (
+                f"excess over control {e.value:+.4f} ({conf} CI {e.ci_low:+.4f} to "
+                f"{e.ci_high:+.4f}): the rate among the people in the data minus the same rate "
+                "among people who were not (the control set); 0 means the release treats them "
+                "alike."
+            )
         elif self.metric is MetricKind.RATE:
             head = (
                 f"rate {e.value:.4f} ({conf} CI {ci}) against {self.baseline:.4f} "
@@ -245,37 +349,60 @@ class Finding(Result):
                 f"{d.get('control_rate', float('nan')):.3f} on the control records, "
                 f"{d['baseline_rate']:.3f} for random guesses."
             )
-        individual = individual_verdict(self.metric, e, self.baseline)
+        corrected = (
+            f"The interval lies above the baseline ({_p(self.p_value)} for this test "
+            "alone), but not by enough once the audit's other tests are accounted for "
+            f"({_p(self.p_holm)} after Holm's correction over {self.n_tests} tests, above "
+            "5%). "
+            if self.corrected_away()
+            else ""
+        )
+        width = (
+            "the game that measured it judged its interval too wide to read"
+            if self.too_wide
+            else f"the interval is wider than {MAX_WIDTH[self.metric]:.2f}"
+        )
         tail = {
             Verdict.NO_EVIDENCE: (
-                "The interval lies above the baseline, but not by enough once the audit's other "
-                "tests are accounted for: no evidence of leakage."
-                if individual in (Verdict.LEAK, Verdict.SEVERE)
-                else "The interval reaches the baseline: no evidence of leakage at this budget."
+                f"{corrected}Verdict: {Verdict.NO_EVIDENCE.value}."
+                if corrected
+                else "The interval reaches the baseline. Verdict: "
+                f"{Verdict.NO_EVIDENCE.value} at this budget."
             ),
             Verdict.TOO_SMALL: (
-                f"The interval is wider than {MAX_WIDTH[self.metric]:.2f}: too few records or "
-                "attacks to tell no leakage from serious leakage. More data (or a larger budget) "
-                "is needed for a verdict."
+                f"{corrected}{width[0].upper()}{width[1:]}: too few records or attacks to tell "
+                "no leakage from serious leakage; more data (or a larger budget) is needed. "
+                f"Verdict: {Verdict.TOO_SMALL.value}."
             ),
-            Verdict.LEAK: "The whole interval lies above the baseline: the release leaks.",
+            Verdict.LEAK: (
+                "The whole interval lies above the baseline. Verdict: "
+                f"{Verdict.LEAK.value}: the release leaks."
+            ),
             Verdict.SEVERE: (
-                "The whole interval lies far above the baseline: the release leaks badly."
+                "The whole interval lies far above the baseline. Verdict: "
+                f"{Verdict.SEVERE.value}: the release leaks badly."
             ),
         }[self.verdict]  # type: ignore[index]
         return f"{head} {tail}"
 
 
 def assess(findings: Sequence[Finding], alpha: float = ALPHA) -> tuple[Finding, ...]:
-    """Verdicts of a family of findings with Holm's correction (module docstring)."""
+    """Verdicts of a family of findings with Holm's correction (module docstring).
+
+    Each finding keeps its p-value alone and gets its Holm-adjusted p-value and the number of
+    tests; a leak the correction does not confirm reads "no evidence of leakage" (or "too small
+    to measure" when its interval is too wide to read).
+    """
     p = [f.p_value for f in findings]
     significant = holm(p, alpha)
+    adjusted = holm_adjusted(p)
+    n_tests = sum(1 for x in p if _finite(x))
     out = []
-    for f, sig in zip(findings, significant, strict=True):
-        v = individual_verdict(f.metric, f.estimate, f.baseline)
+    for f, sig, adj in zip(findings, significant, adjusted, strict=True):
+        v = f.verdict_alone()
         if v in (Verdict.LEAK, Verdict.SEVERE) and not sig:
-            v = Verdict.NO_EVIDENCE
-        out.append(replace(f, verdict=v))
+            v = _no_leak(f.metric, f.estimate, f.too_wide)
+        out.append(replace(f, verdict=v, p_holm=adj, n_tests=n_tests))
     return tuple(out)
 
 
@@ -348,6 +475,18 @@ class DataSection(Result):
     def warnings(self) -> tuple[DataWarning, ...]:
         """Every warning about the data, reading and domain."""
         return tuple(self.profile.warnings) + tuple(self.domain.warnings)
+
+    def without_values(self) -> DataSection:
+        """The section without data values fewer than
+        :data:`~synthleak.data.profile.MIN_SHARED` records hold (warning details, tokens and
+        domain examples): what a report may carry when it does not show records."""
+        return replace(
+            self,
+            profile=replace(
+                self.profile, warnings=tuple(w.without_values() for w in self.profile.warnings)
+            ),
+            domain=self.domain.without_values(),
+        )
 
 
 @dataclass(frozen=True, repr=False)
@@ -480,13 +619,73 @@ class ScreeningSection(Result):
     vk_top: tuple[ScreenedRecord, ...] = ()
 
 
+_NAN2 = (math.nan, math.nan)
+
+
 @dataclass(frozen=True, repr=False)
 class UtilitySection(Result):
-    """Utility of the release: MRE over k-way marginal counts above a threshold and k-TVD."""
+    """Utility of the release: MRE over 3-way marginal counts above 10 and 3-TVD, with intervals
+    over the choice of marginals and the score of real people the generator never saw as the
+    reference (:func:`synthleak.metrics.utility.utility_estimate`).
+
+    Attributes
+    ----------
+    mre_gt10, tvd3 : float
+        The release against the original (lower is better).
+    n_marginals : int
+        Random 3-way marginals both are averaged over (of ``marginal_space`` possible ones).
+    mre_ci, tvd3_ci : (float, float)
+        Bootstrap intervals over the marginals at ``confidence``.
+    reference_mre_gt10, reference_tvd3 : float
+        The same measures, on the same marginals, between the original and ``n_reference``
+        control records (NaN without a control set): what a perfect release of new people scores.
+    reference_mre_ci, reference_tvd3_ci : (float, float)
+    n_synthetic, n_reference, n_boot : int
+    """
 
     mre_gt10: float
     tvd3: float
     n_marginals: int = 0
+    mre_ci: tuple[float, float] = _NAN2
+    tvd3_ci: tuple[float, float] = _NAN2
+    reference_mre_gt10: float = math.nan
+    reference_tvd3: float = math.nan
+    reference_mre_ci: tuple[float, float] = _NAN2
+    reference_tvd3_ci: tuple[float, float] = _NAN2
+    marginal_space: int = 0
+    n_synthetic: int = 0
+    n_reference: int = 0
+    n_boot: int = 0
+    confidence: float = 0.95
+
+    @classmethod
+    def from_estimate(cls, u: dict[str, Any]) -> UtilitySection:
+        """The section from :func:`synthleak.metrics.utility.utility_estimate`'s output."""
+
+        def pair(key: str) -> tuple[float, float]:
+            lo, hi = u[key]
+            return (float(lo), float(hi))
+
+        return cls(
+            mre_gt10=float(u["mre_gt10"]),
+            tvd3=float(u["tvd3"]),
+            n_marginals=int(u["marginals"]),
+            mre_ci=pair("mre_ci"),
+            tvd3_ci=pair("tvd_ci"),
+            reference_mre_gt10=float(u["reference_mre_gt10"]),
+            reference_tvd3=float(u["reference_tvd"]),
+            reference_mre_ci=pair("reference_mre_ci"),
+            reference_tvd3_ci=pair("reference_tvd_ci"),
+            marginal_space=int(u["marginal_space"]),
+            n_synthetic=int(u["n_synthetic"]),
+            n_reference=int(u["n_reference"]),
+            n_boot=int(u["n_boot"]),
+            confidence=float(u["confidence"]),
+        )
+
+    @property
+    def has_reference(self) -> bool:
+        return self.n_reference > 0 and _finite(self.reference_tvd3)
 
 
 @dataclass(frozen=True, repr=False)
@@ -608,6 +807,8 @@ class AuditResult(Result):
                     "baseline": f.baseline,
                     "verdict": f.verdict.value if f.verdict else None,
                     "p_value": f.p_value,
+                    "p_holm": f.p_holm,
+                    "n_tests": f.n_tests,
                 }
                 for f in self.findings
             ]
@@ -638,10 +839,38 @@ def result_kinds() -> dict[str, type[Result]]:
 
 
 def load_result(source: str | Path | dict[str, Any]) -> Result:
-    """A result written by a command (``result.json``, ``report.json``), by its ``kind``."""
+    """A result written by a command (``result.json``, ``report.json``), by its ``kind``.
+
+    A ``report.json`` that names a ``records_file`` (its per-record arrays, kept beside it) is
+    read with that file (:func:`synthleak.serde.join_bulky`).
+    """
     import json
 
     doc = source if isinstance(source, dict) else json.loads(Path(source).read_text())
+    side_name = doc.get("records_file")
+    if side_name is not None:
+        import gzip
+
+        from synthleak.serde import join_bulky
+
+        if isinstance(source, dict):
+            raise InputError(
+                "this report document keeps its per-record arrays in a side file: load it from "
+                "its path, with the side file beside it"
+            )
+        side_path = Path(source).parent / Path(str(side_name)).name
+        if not side_path.exists():
+            raise InputError(
+                f"{side_path.name} (the per-record arrays of {Path(source).name}) is missing: "
+                "keep it in the same folder as the report"
+            )
+        try:
+            doc = join_bulky(doc, json.loads(gzip.decompress(side_path.read_bytes())))
+        except (OSError, ValueError, KeyError) as exc:
+            raise InputError(
+                f"{side_path.name} does not hold the per-record arrays of {Path(source).name} "
+                f"({type(exc).__name__}): rebuild the report from its run"
+            ) from None
     kinds = result_kinds()
     kind = doc.get("kind")
     if kind not in kinds:

@@ -112,6 +112,72 @@ def dumps(obj: Any) -> str:
     return json.dumps(jsonable(obj), indent=2, allow_nan=False)
 
 
+#: Lists with more scalars than this (per-record scores, row numbers) leave the main document
+#: of a report for its side file (:func:`split_bulky`).
+BULKY_LIMIT = 256
+#: The key of the placeholder that stands for an array kept in the side file.
+SIDE_REF = "$side"
+
+
+def _scalar_count(obj: Any) -> int | None:
+    """Number of scalars of a list of scalars (or of such lists); ``None`` for anything else."""
+    if not isinstance(obj, list):
+        return None
+    total = 0
+    for v in obj:
+        if isinstance(v, list):
+            sub = _scalar_count(v)
+            if sub is None:
+                return None
+            total += sub
+        elif v is None or isinstance(v, bool | int | float | str):
+            total += 1
+        else:
+            return None
+    return total
+
+
+def split_bulky(doc: Any, limit: int = BULKY_LIMIT) -> tuple[Any, dict[str, Any]]:
+    """Move every list of more than ``limit`` scalars out of a JSON document.
+
+    Returns the document with each such list replaced by ``{"$side": POINTER, "length": N}``
+    (``POINTER`` a JSON pointer to where it was) and the side document ``{POINTER: list}``;
+    :func:`join_bulky` puts them back. Reports keep per-record arrays in a side file this way,
+    so the main document stays small enough to read.
+    """
+    side: dict[str, Any] = {}
+
+    def walk(obj: Any, pointer: str) -> Any:
+        n = _scalar_count(obj)
+        if n is not None and n > limit:
+            side[pointer] = obj
+            return {SIDE_REF: pointer, "length": len(obj)}
+        if isinstance(obj, dict):
+            return {
+                k: walk(v, f"{pointer}/{k.replace('~', '~0').replace('/', '~1')}")
+                for k, v in obj.items()
+            }
+        if isinstance(obj, list):
+            return [walk(v, f"{pointer}/{i}") for i, v in enumerate(obj)]
+        return obj
+
+    return walk(doc, ""), side
+
+
+def join_bulky(doc: Any, side: dict[str, Any]) -> Any:
+    """Inverse of :func:`split_bulky`: every placeholder replaced by its list from ``side``."""
+    if isinstance(doc, dict):
+        if SIDE_REF in doc and set(doc) <= {SIDE_REF, "length"}:
+            pointer = doc[SIDE_REF]
+            if pointer not in side:
+                raise KeyError(pointer)
+            return side[pointer]
+        return {k: join_bulky(v, side) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [join_bulky(v, side) for v in doc]
+    return doc
+
+
 def _decode(tp: Any, value: Any) -> Any:
     origin = get_origin(tp)
     if origin is Annotated:

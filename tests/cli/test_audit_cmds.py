@@ -420,3 +420,15 @@ def test_schema_naming_a_missing_column_is_exit_2(tmp_path: Path, capsys) -> Non
     err = capsys.readouterr().err
     assert "'cause'" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_selector_and_targets_take_both_names_of_v_k() -> None:
+    """``audit --selector`` takes ``top`` as ``mia --targets`` does, and ``mia --targets``
+    takes ``distance:N`` as ``audit --selector`` does."""
+    from synthleak.cli.audit_cmds import SelectorChoice
+    from synthleak.cli.common import parse_targets
+    from synthleak.modes import Selector
+
+    assert {c.api for c in SelectorChoice} == set(Selector)
+    assert SelectorChoice("top").api is Selector.DISTANCE
+    assert parse_targets("distance:3+random:2") == parse_targets("top:3+random:2")

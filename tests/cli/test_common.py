@@ -51,3 +51,28 @@ def test_targets_name_every_selector() -> None:
     assert spec.k == 3
     with pytest.raises(InputError, match="rarity:N"):
         parse_targets("rarity")
+
+
+def test_data_notes_quote_no_record_value_unless_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Notes about the data name columns and count records; the values they are about (here
+    real control incomes outside the original's range) appear only with --show-records."""
+    import pandas as pd
+
+    from synthleak.cli.common import flush_notes, load_cli_tables
+
+    rng = np.random.default_rng(0)
+    ori = pd.DataFrame({"income": rng.integers(100, 1000, 500), "g": rng.choice(["a", "b"], 500)})
+    ctl = ori.head(100).copy()
+    ctl.loc[:9, "income"] = [1700, 1500] * 5
+    paths = {}
+    for name, df in (("original", ori), ("control", ctl)):
+        paths[name] = str(tmp_path / f"{name}.csv")
+        df.to_csv(paths[name], index=False)
+    for show, expect in ((False, False), (True, True)):
+        load_cli_tables(paths, continuous="income", show_values=show)
+        flush_notes()
+        err = capsys.readouterr().err
+        assert "'income'" in err and "(10)" in err  # the column and the count, always
+        assert ("1700" in err) is expect and ("1500" in err) is expect

@@ -124,3 +124,23 @@ def test_a_renamed_option_names_its_new_name(capsys: pytest.CaptureFixture[str])
     assert (
         code == 2 and err == "synthleak: error: No such option: --n: it is now --synthetic-size\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["mia", "adult", "--n", "5"], "--train-size (in mia, --n was the training records"),
+        (["mia", "adult", "--m", "5"], "--synthetic-size (in mia, --m was the synthetic"),
+        (["aia", "adult", "--n", "5"], "--train-size (in aia, --n was the records of each"),
+        (["aia", "adult", "--m", "5"], "--synthetic-size (in aia, --m was the synthetic sizes"),
+        (["linkability", "--neighbors", "2"], "--n-neighbours"),
+    ],
+)
+def test_a_renamed_option_says_what_it_meant_in_its_command(
+    argv: list[str], hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In mia and aia --n was the training size, not the synthetic size: following the hint
+    must keep the experiment."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"No such option: {argv[-2]}: it is now {hint}" in err

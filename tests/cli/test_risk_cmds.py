@@ -122,7 +122,7 @@ def test_linkability_json(files: dict[str, Path], capsys: pytest.CaptureFixture[
             "age,workclass,fnlwgt",
             "--aux-b",
             "fnlwgt,education,race",
-            "--neighbors",
+            "--n-neighbours",
             "1",
             "--n-attacks",
             "100",
@@ -156,7 +156,10 @@ def test_mismatched_columns_exit_2(
     [
         (["linkability", "--aux-a", "age,nope", "--aux-b", "race"], "--aux-a names unknown"),
         (["linkability", "--aux-a", ",", "--aux-b", "race"], "--aux-a is empty"),
-        (["linkability", "--aux-a", "age", "--aux-b", "race", "--neighbors", "0"], "--neighbors"),
+        (
+            ["linkability", "--aux-a", "age", "--aux-b", "race", "--n-neighbours", "0"],
+            "--n-neighbours",
+        ),
         (["singling-out", "--attacks", "bogus"], "unknown singling-out attack 'bogus'"),
         (["singling-out", "--attacks", ""], "--attacks is empty"),
         (["singling-out", "--n-attacks", "0"], "--n-attacks 0 must be at least 1"),

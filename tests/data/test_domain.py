@@ -92,7 +92,8 @@ def test_ranges_and_threshold() -> None:
     enc = encode_frames({"original": df, "synthetic": syn, "control": df.head(100)})
     (w,) = enc.domain.warnings
     assert w.code is WarningCode.OUT_OF_DOMAIN and w.column == "when"
-    assert "5.0% of the synthetic records" in w.message and "2030-06-01" in w.message
+    assert "5.0% of the synthetic records (50)" in w.message and "2030-06-01" not in w.message
+    assert "2030-06-01" in w.detail and w.text(show_values=True) == w.detail  # --show-records
     assert {c.part for c in enc.domain.columns} == {"synthetic", "control"}
     assert DOMAIN_THRESHOLD == 0.01
 
@@ -128,3 +129,19 @@ def test_direct_use_and_errors() -> None:
         domain_report(t, other)
     with pytest.raises(InputError, match="threshold"):
         domain_report(t, t, threshold=1.5)
+
+
+def test_warnings_quote_no_value_unless_asked() -> None:
+    """The notes a command prints speak of columns and counts: the values outside the domain
+    (real control records' values) are only in ``detail``, and a report without records keeps
+    neither them nor the examples."""
+    df = _original(1000)
+    ctl = df.head(200).copy()
+    ctl.loc[:9, "age"] = [1700, 1500, 1700, 1500, 1700, 1500, 1700, 1500, 1700, 1500]
+    enc = encode_frames({"original": df, "control": ctl})
+    (w,) = enc.domain.warnings
+    assert "1700" not in w.message and "1500" not in w.message and "(10)" in w.message
+    assert "1700" in w.detail
+    masked = enc.domain.without_values()
+    assert masked.warnings[0].tokens == () and masked.warnings[0].detail == ""
+    assert all(c.examples == () for c in masked.columns)

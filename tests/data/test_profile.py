@@ -211,8 +211,11 @@ def test_numbers_with_markers_name_the_tokens() -> None:
     (w,) = p.warnings_for("PINCP")
     assert w.code is WarningCode.NUMERIC_AS_TEXT and w.level is Level.WARNING
     assert w.tokens == ("N", "refused")  # most frequent first
-    assert "na_values=['N', 'refused']" in w.message
-    assert p.suggested_na_values == ["N", "refused"]
+    # 'refused' is held by 3 records: named in detail (--show-records), counted in the message
+    assert "na_values=['N', 'refused']" in w.detail and "refused" not in w.message
+    assert "'N' and 1 other value(s) held by fewer than 10 records" in w.message
+    assert p.suggested_na_values == ["N", "refused"] and p.shared_na_values == ["N"]
+    assert w.without_values().tokens == ("N",)
     assert p.column("PINCP").kind is ColumnKind.CATEGORICAL  # unchanged until the user says
     fixed = profile_frame(df.replace({"N": np.nan, "refused": np.nan}).astype({"PINCP": float}))
     assert fixed.warnings_for("PINCP") == []

@@ -192,3 +192,12 @@ def test_column_numbers_is_the_one_cell_converter() -> None:
     assert vals[:2].tolist() == [1500.0, 2.0] and bad.tolist() == [False, False, True]
     with pytest.raises(TypeError):
         column_numbers(pd.Series(["a"]), s["c"])
+
+
+def test_errors_about_a_value_name_its_row_not_the_value() -> None:
+    from synthleak.data.schema import ColumnKind, infer_column
+
+    s = pd.Series(["1", "2", "Jane Doe", "4"])
+    with pytest.raises(InputError, match=r"row 2, 0-based") as err:
+        infer_column(s, "x", ColumnKind.CONTINUOUS)
+    assert "Jane" not in str(err.value)

@@ -21,6 +21,7 @@ class PageCheck:
     n_images: int
     title: str
     screenshot: bytes
+    clipped_tables: int = 0  # tables wider than their box (a column scrolled out of view)
 
 
 def chromium_path() -> str | None:
@@ -113,7 +114,9 @@ def check_page(url: str, timeout: float = 60.0) -> PageCheck:
             {
                 "expression": "JSON.stringify({n: document.images.length, "
                 "broken: Array.from(document.images)"
-                ".filter(i => !i.complete || i.naturalWidth === 0).length, title: document.title})",
+                ".filter(i => !i.complete || i.naturalWidth === 0).length, title: document.title, "
+                "clipped: Array.from(document.querySelectorAll('table'))"
+                ".filter(t => t.scrollWidth > t.clientWidth + 1).length})",
                 "returnByValue": True,
             },
             session=session,
@@ -142,6 +145,7 @@ def check_page(url: str, timeout: float = 60.0) -> PageCheck:
             int(info["n"]),
             info["title"],
             base64.b64decode(shot["data"]),
+            int(info.get("clipped", 0)),
         )
     finally:
         proc.kill()

@@ -146,7 +146,16 @@ def make_result(*, show_records: bool = True) -> AuditResult:
             ),
         ),
         membership=make_membership(rng),
-        utility=UtilitySection(0.12, 0.08, 100),
+        utility=UtilitySection(
+            0.12,
+            0.08,
+            100,
+            (0.11, 0.13),
+            (0.075, 0.085),
+            marginal_space=455,
+            n_synthetic=800,
+            n_boot=1000,
+        ),
         privacy_utility=(PrivacyUtilityPoint("baynet", 0.61, "AIA accuracy", 0.12, 0.08),),
         notes=("ctgan skipped: install synthleak[ctgan]",),
     )

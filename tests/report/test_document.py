@@ -245,3 +245,251 @@ def test_a_screened_audit_shows_the_screens_ranking_beside_v_k(
     assert "Targets are the records the two-stage screen ranks riskiest" in text
     assert "trains on 120 rather than 200 shadow datasets" in text
     assert AuditResult.from_json(result.to_json()).to_json() == result.to_json()
+
+
+def _every_state_result() -> AuditResult:
+    """An audit whose findings take every verdict, with the attribute game's table behind some
+    of them (the game judges one interval too wide that the audit's own limit would read)."""
+    import dataclasses
+    import math
+
+    from tests.report.conftest import make_result
+
+    from synthleak.games.attribute import AttackAccuracy, AttributeGameResult, Measurement
+    from synthleak.metrics.privacy import RiskEstimate
+    from synthleak.results import Finding, MetricKind, assess
+    from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
+
+    nan = math.nan
+    tm = ThreatModel(AdversaryGoal.ATTRIBUTE, GeneratorAccess.BLACK_BOX, "quasi-identifiers")
+    specs = [
+        # key, title, metric, (value, lo, hi, baseline), game status
+        ("attribute.infer.m500", "AIA infer", MetricKind.ACCURACY, (nan, nan, nan, 0.5), "nm"),
+        ("attribute.recon.m500", "AIA recon", MetricKind.ACCURACY, (0.55, 0.43, 0.67, 0.5), "ts"),
+        ("attribute.dcr.m500", "AIA dcr", MetricKind.ACCURACY, (0.52, 0.45, 0.59, 0.5), "m"),
+        ("linkability", "Linkability", MetricKind.RISK, (0.10, 0.06, 0.14, 0.0), ""),
+        ("singling_out.multivariate", "SO multi", MetricKind.RISK, (0.4, 0.3, 0.5, 0.0), ""),
+        # clears its baseline alone, not after Holm's correction over the five measured tests
+        ("singling_out.univariate", "SO uni", MetricKind.RISK, (0.02, 0.001, 0.04, 0.0), ""),
+    ]
+    status = {"nm": Measurement.NOT_MEASURED, "ts": Measurement.TOO_SMALL, "m": "measured"}
+    findings, accuracies = [], []
+    for key, title, metric, (v, lo, hi, b), st in specs:
+        est = RiskEstimate(v, lo, hi, 0.95, 100, b)
+        details = {"status": Measurement(status[st]).value} if st else {}
+        findings.append(Finding(key, title, metric, est, tm, details))
+        if key.startswith("attribute."):
+            accuracies.append(
+                AttackAccuracy(
+                    key.split(".")[1], 500, est, nan, 10, 0, hi - lo, 0.2, Measurement(status[st])
+                )
+            )
+    base = make_result()
+    return dataclasses.replace(
+        base,
+        findings=assess(findings),
+        attribute=AttributeGameResult({}, tuple(accuracies), (), ()),
+    )
+
+
+def test_every_verdict_reads_the_same_in_every_section_and_format() -> None:
+    """One wording per state: the summary's counts, the findings table, the explanation, the
+    attribute game's own table, the HTML, the Markdown and the JSON all say the same verdict
+    of every finding, and no verdict column holds another word."""
+    import html as _html
+    import json
+
+    from synthleak.report.writers import to_html, to_json, to_markdown
+    from synthleak.results import Verdict
+
+    result = _every_state_result()
+    by_key = {f.key: f for f in result.findings}
+    assert {f.verdict for f in result.findings} == set(Verdict)  # every state is rendered
+    # the game's "too small to measure" is the finding's, though its width is under MAX_WIDTH
+    assert by_key["attribute.recon.m500"].verdict is Verdict.TOO_SMALL
+    assert by_key["singling_out.univariate"].corrected_away()
+    doc = build_document(result)
+    words = {v.value for v in Verdict}
+    # every verdict column of every table holds one of the five wordings
+    for sec in doc.sections:
+        for b in sec.blocks:
+            if isinstance(b, TableBlock) and "verdict" in b.header:
+                col = b.header.index("verdict")
+                assert {r[col] for r in b.rows} <= words, sec.title
+    summary = doc.sections[0]
+    counts = next(
+        b for b in summary.blocks if isinstance(b, Bullets) and "finding(s)" in b.items[0]
+    )
+    for v in Verdict:
+        n = sum(1 for f in result.findings if f.verdict is v)
+        if n:
+            assert f"{n} finding(s): {v.value}" in counts.items
+    findings = next(s for s in doc.sections if s.anchor == "findings")
+    table = next(b for b in findings.blocks if isinstance(b, TableBlock))
+    attribute = next(s for s in doc.sections if s.anchor == "attribute")
+    game_table = next(b for b in attribute.blocks if isinstance(b, TableBlock))
+    texts = [b.text for b in findings.blocks if isinstance(b, Paragraph)]
+    page, md = to_html(doc), to_markdown(doc)
+    data = json.loads(to_json(result, doc))
+    for f in result.findings:
+        word = f.verdict.value  # type: ignore[union-attr]
+        others = words - {word}
+        (row,) = [r for r in table.rows if r[0] == f.title]
+        assert row[-1] == word
+        (text,) = [t for t in texts if t.startswith(f"{f.title}:")]
+        if f.verdict is Verdict.NOT_MEASURED:
+            assert text.startswith(f"{f.title}: Not measured")
+        else:
+            assert f"Verdict: {word}" in text and not any(f"Verdict: {o}" in text for o in others)
+        if f.key.startswith("attribute."):
+            (grow,) = [r for r in game_table.rows if r[0] == f.key.split(".")[1]]
+            assert grow[-1] == word
+        # the same row in HTML and Markdown
+        (hrow,) = [
+            r
+            for r in page.split("<tr>")
+            if f"<td>{_html.escape(f.title)}</td>" in r
+            or (f'<td class="n">{_html.escape(f.title)}</td>' in r)
+        ]
+        assert f">{word}</td>" in hrow and not any(f">{o}</td>" in hrow for o in others)
+        (mrow,) = [line for line in md.splitlines() if line.startswith(f"| {f.title} |")]
+        assert mrow.endswith(f"| {word} |")
+        (jf,) = [x for x in data["findings"] if x["key"] == f.key]
+        assert jf["verdict"] == word
+    # the multiple-testing correction is visible beside the verdict and explained
+    uni = by_key["singling_out.univariate"]
+    (row,) = [r for r in table.rows if r[0] == uni.title]
+    alone, corrected = row[-2].split(" / ")
+    assert float(alone) < 0.05 < float(corrected)
+    how = next(s for s in doc.sections if s.anchor == "how-to-read")
+    how_text = " ".join(b.text for b in how.blocks if isinstance(b, Paragraph))
+    assert "5 tests" in how_text and uni.title in how_text and "Holm" in how_text
+    assert all(
+        any(
+            item.startswith(f"{v.value}:")
+            for b in how.blocks
+            if isinstance(b, Bullets)
+            for item in b.items
+        )
+        for v in Verdict
+    )
+
+
+def test_the_headline_and_its_table_agree_or_say_why_not(sample_result: AuditResult) -> None:
+    """The membership finding is measured on the half of the test datasets that did not pick
+    it; the per-target table shows all of them: the report states both numbers beside each
+    other, and marks the headline's row."""
+    import dataclasses
+
+    import numpy as np
+
+    from synthleak.findings import membership_finding
+    from synthleak.results import assess
+
+    mem = sample_result.membership
+    assert mem is not None
+    f = membership_finding(mem, rng=np.random.default_rng(0))
+    result = dataclasses.replace(sample_result, findings=assess([*sample_result.findings, f]))
+    doc = build_document(result)
+    text = " ".join(b.text for s in doc.sections for b in s.blocks if isinstance(b, Paragraph))
+    table_auc = f"{f.details['auc_all_tests']:.3f}"
+    assert f"The per-target table shows AUC {table_auc}" in text
+    assert f"figure here ({f.estimate.value:.3f})" in text
+    sec = next(s for s in doc.sections if s.anchor == "membership")
+    table = next(b for b in sec.blocks if isinstance(b, TableBlock))
+    (marked,) = [r for r in table.rows if r[0].endswith("*")]
+    assert marked[0] == f"{f.details['row']}*" and marked[2] == f.details["attack"]
+    assert marked[3] == table_auc
+
+
+def test_summary_claims_only_what_was_measured(sample_result: AuditResult) -> None:
+    """The screen's records are called measured in full only when the shadow-model game ran,
+    and utility is said to have a reference only when it has one."""
+    import dataclasses
+
+    from synthleak.results import ScreenedRecord, ScreeningSection, UtilitySection
+
+    screened = dataclasses.replace(
+        sample_result,
+        screening=ScreeningSection(
+            "baynet:k=2", 800, 50, 100, 100, 1000, (ScreenedRecord(7, 1, 3, 0.9, 0.8, 0.95),)
+        ),
+    )
+
+    def summary(result: AuditResult) -> str:
+        sec = build_document(result).sections[0]
+        return " ".join(b.text for b in sec.blocks if isinstance(b, Paragraph))
+
+    assert "measured them in full" in summary(screened)
+    no_game = summary(dataclasses.replace(screened, membership=None))
+    assert "measured them in full" not in no_game and "did not run" in no_game
+    assert "but no reference" in no_game  # the sample's utility has no control reference
+    old = dataclasses.replace(sample_result, utility=UtilitySection(0.12, 0.08, 100))
+    assert "neither interval nor reference (an older result)" in summary(old)
+    with_ref = dataclasses.replace(
+        sample_result,
+        utility=UtilitySection(
+            0.12,
+            0.08,
+            100,
+            (0.1, 0.14),
+            (0.07, 0.09),
+            0.1,
+            0.07,
+            (0.09, 0.11),
+            (0.06, 0.08),
+            455,
+            800,
+            200,
+            1000,
+        ),
+    )
+    assert "as their reference, the score of real people" in summary(with_ref)
+    util = next(s for s in build_document(with_ref).sections if s.anchor == "utility")
+    table = next(b for b in util.blocks if isinstance(b, TableBlock))
+    assert table.rows[0] == ("MRE>10", "0.1200", "0.1000 – 0.1400", "0.1000", "0.0900 – 0.1100")
+    text = " ".join(b.text for b in util.blocks if isinstance(b, Paragraph))
+    assert "fewer records (200) than the release (800)" in text
+
+
+def test_glossary_explains_the_terms_the_report_uses(sample_result: AuditResult) -> None:
+    doc = build_document(sample_result)
+    sec = next(s for s in doc.sections if s.anchor == "glossary")
+    items = [i for b in sec.blocks if isinstance(b, Bullets) for i in b.items]
+    terms = {i.split(":")[0] for i in items}
+    assert {"AUC", "TPR@FPR", "V_k", "baseline", "control set", "Holm correction"} <= terms
+    assert {"excess over control", "query"} <= terms  # the membership attack of the sample
+    assert "Gaussian-DP mu" not in terms  # no epsilon section in the sample
+    assert all(i.endswith(".") and len(i) < 400 for i in items)  # one sentence each
+    assert [s.anchor for s in doc.sections][-3:] == ["glossary", "references", "reproducibility"]
+
+
+def test_glossary_names_every_no_box_attack() -> None:
+    from synthleak.attacks.base import AttackFamily, list_attacks
+    from synthleak.report.document import ATTACK_GLOSSARY, _attack_sentence
+
+    for info in list_attacks(AttackFamily.NOBOX_MEMBERSHIP):
+        assert _attack_sentence("nobox-membership", info.name).endswith(".")
+    assert {"dcr", "dcr-diff", "domias"} <= set(ATTACK_GLOSSARY["nobox-membership"])
+    assert _attack_sentence("nobox-membership", "no-such-attack") == "an attack of this family."
+
+
+def test_the_summary_headline_never_reads_no_evidence_on_unreadable_findings() -> None:
+    """A tiny audit whose findings are too small to measure heads its summary with that, not
+    with "no evidence"; a leak anywhere heads it with the worst leak."""
+    from synthleak.report.document import _headline
+    from synthleak.results import Verdict
+
+    def counts(**kw: int) -> dict[Verdict, int]:
+        return {v: kw.get(v.name, 0) for v in Verdict}
+
+    tiny = _headline(counts(TOO_SMALL=3))
+    assert tiny.startswith("Verdict: too small to measure") and "no evidence" not in tiny
+    assert _headline(counts(NOT_MEASURED=2)).startswith("Verdict: not measured")
+    mixed = _headline(counts(NO_EVIDENCE=2, TOO_SMALL=1))
+    assert mixed.startswith("Verdict: no evidence of leakage in 2 of 3") and "other 1" in mixed
+    assert _headline(counts(NO_EVIDENCE=2, LEAK=1)).startswith("Verdict: measurable leakage")
+    assert _headline(counts(LEAK=1, SEVERE=1)).startswith("Verdict: severe leakage (2 of 2")
+    assert _headline(counts(NO_EVIDENCE=4)) == (
+        "Verdict: no evidence of leakage in all 4 findings, at this budget."
+    )

@@ -41,3 +41,32 @@ def test_record_exposure_is_a_png() -> None:
     png = plots.record_exposure(records)
     assert png.startswith(b"\x89PNG") and len(png) > 1000
     assert plots.record_exposure([]).startswith(b"\x89PNG")
+
+
+def test_legends_sit_beside_the_axes_not_on_the_curves(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A strong attack's ROC curve and the random-guess line run through every corner of a
+    log-scale plot: the legend goes outside the axes, where it covers nothing."""
+    import numpy as np
+
+    figures = []
+    real = plots._png
+
+    def keep(fig):  # type: ignore[no-untyped-def]
+        fig.canvas.draw()
+        figures.append(
+            [
+                (ax.get_window_extent(), ax.get_legend().get_window_extent())
+                for ax in fig.axes
+                if ax.get_legend() is not None
+            ]
+        )
+        return real(fig)
+
+    monkeypatch.setattr(plots, "_png", keep)
+    grid = np.linspace(0, 1, 50)
+    plots.roc_curves([("row 1", grid, np.sqrt(grid), 0.8), ("row 2", grid, grid, 0.5)], "t")
+    plots.vulnerability_distribution(np.random.default_rng(0).random(500), [0.9, 0.95])
+    plots.auc_distribution([0.5, 0.6, 0.7])
+    assert len(figures) == 3 and all(len(f) == 1 for f in figures)
+    for ((axes, legend),) in figures:
+        assert legend.x0 >= axes.x1  # entirely to the right of the plotting area

@@ -1,5 +1,6 @@
-"""Open a real audit's report.html in headless Chromium: no console errors, no broken images;
-keep a screenshot as a test artifact (artifacts/report_screenshot.png)."""
+"""Open a real audit's report.html in headless Chromium at 1,280 px: no console errors, no broken
+images, no table wider than the page; keep a screenshot as a test artifact
+(artifacts/report_screenshot.png)."""
 
 from __future__ import annotations
 
@@ -38,3 +39,4 @@ def test_audit_report_renders_in_chromium(adult_table: Table, tmp_path: Path) ->
     assert page.n_images >= 5 and page.broken_images == 0
     assert page.title == "synthleak privacy audit"
     assert len(page.screenshot) > 10000
+    assert page.clipped_tables == 0  # every column, the verdict too, in view at 1,280 px

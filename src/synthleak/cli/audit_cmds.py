@@ -6,6 +6,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -134,6 +135,7 @@ def _run_audit(
         na_values=na_values,
         keep=keep,
         min_rows=2,
+        show_values=show_records,
     )
     loaded = data["original"]
     # every part as the file holds it (one reading path: free text and identifiers kept for
@@ -202,14 +204,32 @@ BudgetOpt = Annotated[
         "game sized to --max-time).",
     ),
 ]
+
+
+class SelectorChoice(StrEnum):
+    """``--selector``: the API's selectors, plus ``top`` (``mia --targets top:N``) for
+    ``distance``, so that both commands take both names."""
+
+    SCREEN = "screen"
+    DISTANCE = "distance"
+    TOP = "top"
+    RARE = "rare"
+    LOGLIK = "loglik"
+    RARITY = "rarity"
+
+    @property
+    def api(self) -> Selector:
+        return Selector.DISTANCE if self is SelectorChoice.TOP else Selector(self.value)
+
+
 SelectorOpt = Annotated[
-    Selector,
+    SelectorChoice,
     typer.Option(
         "--selector",
         help="How the shadow-model game picks its targets: screen (two-stage audit: a cheap "
         "shadow-model screen of the rarest records ranks them by measured risk, within the "
-        "budget's time), distance (V_k, Meeus et al. 2023), rare, loglik or rarity (cell "
-        "rarity, from the data alone).",
+        "budget's time), distance or top (V_k, Meeus et al. 2023; as top:N in mia), rare, "
+        "loglik or rarity (cell rarity, from the data alone).",
     ),
 ]
 ShowRecordsOpt = Annotated[
@@ -246,7 +266,7 @@ def audit_cmd(
     policy: PolicyOpt = None,
     junit: JunitOpt = None,
     max_time: MaxTimeOpt = None,
-    selector: SelectorOpt = Selector.SCREEN,
+    selector: SelectorOpt = SelectorChoice.SCREEN,
     keep: KeepOpt = None,
     workers: WorkersOpt = 1,
     cluster: ClusterOpt = None,
@@ -284,7 +304,7 @@ def audit_cmd(
         policy_file=policy,
         junit=junit,
         max_time=max_time,
-        selector=selector,
+        selector=selector.api,
         keep=keep,
         categorical=categorical,
         continuous=continuous,
@@ -357,7 +377,11 @@ def result_from_run_dir(run_dir: Path) -> AuditResult:
 @app.command("report", rich_help_panel="Audit a release")
 def report_cmd(
     run_dir: Annotated[
-        Path, typer.Argument(help="Run directory of 'synthleak mia', 'riskmap' or 'audit'.")
+        Path,
+        typer.Argument(
+            help="A finished run: the --run-dir of 'synthleak mia' or 'riskmap', or the "
+            "--out-dir of 'audit'."
+        ),
     ],
     out_dir: Annotated[
         Path | None,

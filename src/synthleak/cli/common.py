@@ -93,12 +93,20 @@ KeepOpt = Annotated[
 _NOTES: list[str] = []
 
 
-def warn_data(warnings: Any, suggested_na_values: Sequence[str] = ()) -> None:
+def warn_data(
+    warnings: Any, suggested_na_values: Sequence[str] = (), *, show_values: bool = False
+) -> None:
     """Keep the data layer's warnings for the end of a successful command (:func:`flush_notes`):
-    a command that fails on bad input prints its one-line error and nothing else."""
+    a command that fails on bad input prints its one-line error and nothing else.
+
+    The notes name columns and count records; data values held by fewer than
+    :data:`synthleak.data.profile.MIN_SHARED` records appear only with ``show_values``
+    (``--show-records``), and ``suggested_na_values`` should then be the shared ones only.
+    """
     for w in warnings:
-        if w.message not in _NOTES:
-            _NOTES.append(w.message)
+        text = w.text(show_values)
+        if text not in _NOTES:
+            _NOTES.append(text)
     if suggested_na_values:
         tokens = ",".join(suggested_na_values)
         _NOTES.append(
@@ -138,7 +146,7 @@ def load_cli_data(
         min_rows=min_rows,
     )
     if loaded.profile is not None:
-        warn_data(loaded.profile.warnings, loaded.profile.suggested_na_values)
+        warn_data(loaded.profile.warnings, loaded.profile.shared_na_values)
     return loaded
 
 
@@ -214,9 +222,11 @@ def load_cli_tables(
     na_values: str | None = None,
     keep: str | None = None,
     min_rows: int = 1,
+    show_values: bool = False,
 ) -> tuple[Schema, dict[str, LoadedData]]:
     """Read several data arguments that must share one schema (the first is the reference);
-    see :func:`synthleak.data.io.encode_frames`. Prints the profile and domain warnings."""
+    see :func:`synthleak.data.io.encode_frames`. Prints the profile and domain warnings, with
+    the data values they are about only when ``show_values`` (``--show-records``)."""
     from synthleak.data.io import LoadedData, encode_frames, read_frame
 
     frames = {
@@ -236,15 +246,17 @@ def load_cli_tables(
         keep=split_list(keep),
         schema=schema,
     )
-    warn_data(enc.warnings, enc.profile.suggested_na_values)
+    na = enc.profile.suggested_na_values if show_values else enc.profile.shared_na_values
+    warn_data(enc.warnings, na, show_values=show_values)
     return enc.schema, {
         name: LoadedData(frames[name], enc.schema, enc.tables[name], enc.profile) for name in frames
     }
 
 
 def parse_targets(text: str, *, k: int = 5) -> Targets:
-    """``--targets``: ``top:N`` (V_k), ``distance:N``, ``rare:N``, ``loglik:N``, ``rarity:N``,
-    ``random:N`` or ``rows:i,j``, several joined with ``+`` (``top:10+random:5``)."""
+    """``--targets``: ``top:N`` or ``distance:N`` (V_k; ``distance`` as in ``audit
+    --selector``), ``rare:N``, ``loglik:N``, ``rarity:N``, ``random:N`` or ``rows:i,j``, several
+    joined with ``+`` (``top:10+random:5``)."""
     from synthleak.games.targets import Targets
 
     out: Targets | None = None
@@ -253,7 +265,8 @@ def parse_targets(text: str, *, k: int = 5) -> Targets:
         method = method.strip().lower()
         if not sep or not arg.strip():
             raise InputError(
-                f"--targets {part!r}: use top:N, rare:N, loglik:N, rarity:N, random:N or rows:i,j"
+                f"--targets {part!r}: use top:N (or distance:N), rare:N, loglik:N, rarity:N, "
+                "random:N or rows:i,j"
             )
         if method == "rows":
             try:
@@ -354,7 +367,7 @@ API_FLAGS: dict[str, str] = {
     "n_attacks": "--n-attacks",
     "n_games": "--n-games",
     "n_cols": "--n-cols",
-    "n_neighbors": "--neighbors",
+    "n_neighbors": "--n-neighbours",
     "quasi_ids": "--quasi-ids",
     "aux_a": "--aux-a",
     "aux_b": "--aux-b",
@@ -405,7 +418,9 @@ FailOnOpt = Annotated[
     typer.Option(
         "--fail-on",
         help="Checks that fail the release, comma-separated, e.g. "
-        "'membership.auc>0.6,singling_out.risk>0.05,epsilon.violation' (exit code 3 on failure).",
+        "'membership.nobox.auc>0.6,singling_out.risk>0.05,linkability.risk>0.05' (exit code 3 "
+        "on failure). A check on a metric the audit did not measure fails too: membership.auc "
+        "and epsilon.* need --generator, attribute.* --secret (the README lists the metrics).",
     ),
 ]
 PolicyOpt = Annotated[

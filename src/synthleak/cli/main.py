@@ -56,6 +56,25 @@ RENAMED = {
     "--fmt": "--format",
     "--queries": "--n-queries",
 }
+#: Old options that meant something else in one command (the paper's n and m: training and
+#: synthetic records): the hint says what the option meant there, so following it keeps the
+#: experiment.
+RENAMED_IN: dict[tuple[str, str], str] = {
+    ("mia", "--n"): "--train-size (in mia, --n was the training records per dataset)",
+    ("mia", "--m"): "--synthetic-size (in mia, --m was the synthetic records released)",
+    ("aia", "--n"): "--train-size (in aia, --n was the records of each original dataset)",
+    ("aia", "--m"): "--synthetic-size (in aia, --m was the synthetic sizes, comma-separated)",
+    ("riskmap", "--n"): "--train-size (in riskmap, --n was the records of the private dataset)",
+    ("riskmap", "--m"): "--synthetic-size (in riskmap, --m was the synthetic records per dataset)",
+    # one spelling family with --neighbouring, and counts named n_...
+    ("linkability", "--neighbors"): "--n-neighbours (the same count, k)",
+}
+
+
+def rename_hint(args: list[str], option: str) -> str | None:
+    """The new name of a retired option in the command of ``args`` (``None`` if unknown)."""
+    command = next((a for a in args if not a.startswith("-")), "")
+    return RENAMED_IN.get((command, option)) or RENAMED.get(option)
 
 
 def _flag_value(args: list[str], flag: str) -> str | None:
@@ -110,8 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     except click_exc.ClickException as exc:
         msg = exc.format_message()
         unknown = msg.split()[3].rstrip(".") if msg.startswith("No such option: ") else ""
-        if unknown in RENAMED:
-            msg = f"No such option: {unknown}: it is now {RENAMED[unknown]}"
+        hint = rename_hint(args, unknown) if unknown else None
+        if hint:
+            msg = f"No such option: {unknown}: it is now {hint}"
         sys.stderr.write(f"synthleak: error: {msg}\n")
         return 2
     except InputError as exc:

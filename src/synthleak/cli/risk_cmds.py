@@ -257,8 +257,8 @@ def linkability_cmd(
     original: OriginalOpt = None,
     synthetic: SyntheticOpt = None,
     control: ControlOpt = None,
-    neighbors: Annotated[
-        int, typer.Option("--neighbors", help="Nearest synthetic neighbours per half (k).")
+    neighbours: Annotated[
+        int, typer.Option("--n-neighbours", help="Nearest synthetic neighbours per half (k).")
     ] = 1,
     n_attacks: NAttacksOpt = 500,
     categorical: CategoricalOpt = None,
@@ -279,7 +279,7 @@ def linkability_cmd(
         if not cols:
             raise InputError(f"{flag} is empty: give at least one column")
     _check_positive("--n-attacks", n_attacks)
-    _check_positive("--neighbors", neighbors)
+    _check_positive("--n-neighbours", neighbours)
     if seed < 0:
         raise InputError(f"--seed {seed} must be 0 or more")
     if out is not None:
@@ -292,7 +292,7 @@ def linkability_cmd(
                 f"{flag} names unknown column(s) {unknown}: the columns are "
                 f"{', '.join(o.schema.names)}"
             )
-    game = LinkabilityGame(cols_a, cols_b, n_attacks=n_attacks, n_neighbors=neighbors)
+    game = LinkabilityGame(cols_a, cols_b, n_attacks=n_attacks, n_neighbors=neighbours)
     result, _ = _caught(lambda: game.run(Release(o, s, c), seed=seed))
     if fmt is TextFormat.JSON:
         sizes = {"n_original": result.n_original, "n_control": result.n_control}

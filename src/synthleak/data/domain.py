@@ -20,7 +20,7 @@ them. Nothing is changed in the data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -82,6 +82,14 @@ class DomainReport(Result):
     threshold: float
     columns: tuple[ColumnDomain, ...] = ()
     warnings: tuple[DataWarning, ...] = ()
+
+    def without_values(self) -> DomainReport:
+        """The report without example values (column names, shares and counts only)."""
+        return DomainReport(
+            self.threshold,
+            tuple(replace(c, examples=()) for c in self.columns),
+            tuple(w.without_values() for w in self.warnings),
+        )
 
     @property
     def flagged(self) -> list[ColumnDomain]:
@@ -209,31 +217,44 @@ def domain_report(
 
 
 def _warnings(e: ColumnDomain) -> list[DataWarning]:
+    """The warnings of a flagged column: ``message`` names the column and counts the records,
+    ``detail`` adds example values (:class:`~synthleak.data.profile.DataWarning`)."""
     shown = ", ".join(repr(x) for x in e.examples)
     if e.kind is ColumnKind.CATEGORICAL:
-        what = f"a {e.column!r} value the original never has (such as {shown})"
+        what = f"a {e.column!r} value the original never has"
+        such = f" (such as {shown})"
     else:
-        what = f"a {e.column!r} value outside the original's range ({shown})"
+        what = f"a {e.column!r} value outside the original's range"
+        such = f" ({shown})"
+    tail = ": attacks and utility treat these as values of their own"
+    head = f"{e.share_outside:.1%} of the {e.part} records ({e.n_outside:,}) have {what}"
     out = [
         DataWarning(
             WarningCode.OUT_OF_DOMAIN,
             e.column,
-            f"{e.share_outside:.1%} of the {e.part} records have {what}: attacks and utility "
-            "treat these as values of their own",
+            head + tail,
             Level.WARNING,
             e.examples,
+            detail=head + such + tail,
         )
     ]
     if e.spelling:
+
+        def spelling(such: str) -> str:
+            return (
+                f"the {e.part} data writes {e.column!r} differently from the original ({such}"
+                "case, spaces or yes/no for true/false): recode it to the original's spelling "
+                "before auditing"
+            )
+
         out.append(
             DataWarning(
                 WarningCode.SPELLING,
                 e.column,
-                f"the {e.part} data writes {e.column!r} differently from the original (such as "
-                f"{shown}: case, spaces or yes/no for true/false): recode it to the original's "
-                "spelling before auditing",
+                spelling(""),
                 Level.WARNING,
                 e.examples,
+                detail=spelling(f"such as {shown}: "),
             )
         )
     return out

@@ -91,6 +91,10 @@ TEXT_MIN_LEVELS = 1000
 TEXT_MEDIAN_LENGTH = 20
 MAX_NA_TOKENS = 5
 """At most this many distinct non-numeric tokens for a ``numeric_as_text`` warning."""
+MIN_SHARED = 10
+"""A data value appears in a warning's ``message`` only when at least this many records hold it
+(it then describes a group, not a person, like a missing-value marker ``?``); rarer values are
+only in ``detail``, which is shown when records may be shown (``show_records``)."""
 HIGH_CARDINALITY_LEVELS = 100
 HIGH_CARDINALITY_SHARE = 0.05
 
@@ -185,6 +189,12 @@ class DataWarning(Result):
     tokens : tuple of str
         The values at stake: tokens to declare missing (``numeric_as_text``), unseen
         categories (``out_of_domain``), ...
+    detail : str
+        The same line with the data values it is about; empty when ``message`` quotes none it
+        leaves out. ``message`` never quotes a value fewer than :data:`MIN_SHARED` records
+        hold, so it can be printed and logged by default.
+    shared : tuple of str
+        The ``tokens`` that at least :data:`MIN_SHARED` records hold (safe to print).
     """
 
     code: WarningCode
@@ -192,6 +202,16 @@ class DataWarning(Result):
     message: str
     level: Level = Level.WARNING
     tokens: tuple[str, ...] = ()
+    detail: str = ""
+    shared: tuple[str, ...] = ()
+
+    def text(self, show_values: bool = False) -> str:
+        """The line to print: with the data values only when ``show_values``."""
+        return self.detail if show_values and self.detail else self.message
+
+    def without_values(self) -> DataWarning:
+        """The warning without the values fewer than :data:`MIN_SHARED` records hold."""
+        return replace(self, tokens=self.shared, detail="")
 
 
 @dataclass(frozen=True, repr=False)
@@ -267,10 +287,18 @@ class DataProfile(Result):
     @property
     def suggested_na_values(self) -> list[str]:
         """Tokens the ``numeric_as_text`` and ``dates_as_text`` warnings suggest as missing."""
+        return self._na_tokens(shared_only=False)
+
+    @property
+    def shared_na_values(self) -> list[str]:
+        """The suggested tokens that at least :data:`MIN_SHARED` records hold (safe to print)."""
+        return self._na_tokens(shared_only=True)
+
+    def _na_tokens(self, *, shared_only: bool) -> list[str]:
         out: list[str] = []
         for w in self.warnings:
             if w.code in (WarningCode.NUMERIC_AS_TEXT, WarningCode.DATES_AS_TEXT):
-                out += [t for t in w.tokens if t not in out]
+                out += [t for t in (w.shared if shared_only else w.tokens) if t not in out]
         return out
 
     def warnings_for(self, column: str) -> list[DataWarning]:
@@ -616,9 +644,10 @@ def _text_kind(
                 DataWarning(
                     WarningCode.THOUSANDS_SEPARATOR,
                     name,
-                    f"column {name!r} holds numbers with thousands separators (such as "
-                    f"{texts[seps].iloc[0]!r}): read as numbers",
+                    f"column {name!r} holds numbers with thousands separators: read as numbers",
                     Level.NOTE,
+                    detail=f"column {name!r} holds numbers with thousands separators (such as "
+                    f"{texts[seps].iloc[0]!r}): read as numbers",
                 )
             )
             vals = pd.to_numeric(texts.str.replace(",", "", regex=False), errors="coerce")
@@ -650,14 +679,24 @@ def _text_kind(
         if 1 <= n_tokens <= MAX_NA_TOKENS and int(mask.sum()) >= max(3, 2 * n_tokens):
             order = np.argsort(-counts[other], kind="stable")
             tokens = tuple(texts[other].iloc[order].tolist())
+            held = counts[other][order]
+            shared = tuple(t for t, c in zip(tokens, held, strict=True) if c >= MIN_SHARED)
             share = counts[other].sum() / max(n, 1)
-            warn = DataWarning(
-                code,
-                name,
-                f"column {name!r} holds {what} except for {_quote(tokens)} ({share:.0%} of the "
-                f"values), so it is analysed as {d:,} categories: if these mark missing "
-                f"values, pass na_values={list(tokens)!r}",
-                tokens=tokens,
+            tail = (
+                f"({share:.0%} of the values), so it is analysed as {d:,} categories: if these "
+                "mark missing values, pass na_values="
             )
+            detail = f"column {name!r} holds {what} except for {_quote(tokens)} {tail}"
+            detail += repr(list(tokens))
+            rare = len(tokens) - len(shared)
+            if rare:
+                held_by = f"{rare} other value(s) held by fewer than {MIN_SHARED} records each"
+                listed = f"{_quote(shared)} and {held_by}" if shared else held_by
+                message = f"column {name!r} holds {what} except for {listed} {tail}" + (
+                    f"{list(shared)!r} and those values" if shared else "those values"
+                )
+            else:
+                message = detail
+            warn = DataWarning(code, name, message, tokens=tokens, detail=detail, shared=shared)
             return ColumnKind.CATEGORICAL, notes, [warn], False
     return ColumnKind.CATEGORICAL, notes, [], True

@@ -528,6 +528,11 @@ def _datetime_unit(values: pd.Series) -> str:
 
 
 # --- inference ------------------------------------------------------------------------------
+def _first_row(bad: Any) -> int:
+    """Position (0-based) of the first flagged value: errors name rows, never values."""
+    return int(np.flatnonzero(np.asarray(bad, dtype=bool))[0])
+
+
 def infer_column(
     s: pd.Series,
     name: str,
@@ -576,8 +581,9 @@ def infer_column(
         when, tz, bad = parse_datetimes(s)
         if bad.any():
             raise InputError(
-                f"column {name!r} is datetime but holds values that are not ISO dates, such as "
-                f"{s[bad].iloc[0]!r}: declare it categorical or mark the value with na_values"
+                f"column {name!r} is datetime but holds values that are not ISO dates (the "
+                f"first in row {_first_row(bad)}, 0-based): declare it categorical or mark the "
+                "value with na_values"
             )
         unit = _datetime_unit(when)
         arr = datetimes_to_numbers(when[~missing], unit)
@@ -594,8 +600,9 @@ def infer_column(
     numbers, bad = parse_numbers(s)
     if bad.any():
         raise InputError(
-            f"column {name!r} is continuous but holds non-numeric values such as "
-            f"{s[bad].iloc[0]!r}: declare it categorical or mark the value with na_values"
+            f"column {name!r} is continuous but holds non-numeric values (the first in row "
+            f"{_first_row(bad)}, 0-based): declare it categorical or mark the value with "
+            "na_values"
         )
     arr = numbers[~missing.to_numpy()]
     if not np.all(np.isfinite(arr)):

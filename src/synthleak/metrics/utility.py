@@ -21,6 +21,27 @@ with ``np.unique``. Memory is O(n + m) per marginal, whatever the domain sizes; 
 O((n + m) log(n + m)) per marginal. Cells absent from both datasets add nothing to either metric,
 so the values equal those of dense counting (tested against it on small domains).
 
+Intervals and reference
+-----------------------
+:func:`utility_estimate` gives both metrics with bootstrap intervals over the **marginals**: the
+figures are means over ``n_marginals`` randomly drawn k-way marginals, so the interval (percentile
+bootstrap of the marginals, vectorised) says where the figure over *every* k-way marginal lies;
+using every marginal gives the figure itself. Measured on Adult (4,000 original and 1,000
+synthetic records, 100 of the 455 3-way marginals, 200 draws): the 95% intervals covered the
+all-marginals figure 0.935 (3-TVD) and 0.94 (MRE>10) of the time.
+
+Resampling the records instead would add sampling noise to both histograms and bias both
+measures upwards (they are distances between histograms, zero only for identical ones), so a
+percentile interval would not cover the figure. The sampling of records is what the
+**reference** shows: the same measures, on the same marginals, between the original and a
+control set of real people the generator never saw (at most as many as the release has; more
+would look better than any release of that size could), i.e. what a perfect release of new
+people would score. The intervals do not include the noise of the records, so they cannot test
+"release worse than the reference": on releases that *are* new people (a disjoint real sample,
+Adult, original 4x the control) a marginal-bootstrap interval of the difference covered 0 only
+35-50% of the time. The report therefore sets the two figures side by side and makes no claim
+from their difference.
+
 References
 ----------
 Annamalai et al. (2024a), "A linear reconstruction approach for attribute inference attacks
@@ -242,3 +263,147 @@ def utility_report(
         "n_original": len(original),
         "n_synthetic": len(synthetic),
     }
+
+
+def per_marginal(
+    original: np.ndarray,
+    synthetic: np.ndarray,
+    sizes: np.ndarray,
+    marginals: np.ndarray,
+    threshold: float = 10.0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per marginal: its total variation distance, the sum of the relative errors of its cells
+    with original count above ``threshold``, and the number of those cells.
+
+    ``tvd.mean()`` is :func:`tvd_from_codes` and ``err.sum() / cells.sum()``
+    :func:`mre_from_codes` on the same marginals.
+    """
+    n, m = original.shape[0], synthetic.shape[0]
+    tvd = np.full(len(marginals), np.nan)
+    err = np.zeros(len(marginals))
+    cells = np.zeros(len(marginals), dtype=np.int64)
+    for j, attrs in enumerate(marginals):
+        co, cs = joint_marginal_counts(original, synthetic, sizes, attrs)
+        qo = co / n if n else np.zeros(co.size)
+        qs = cs / m if m else np.zeros(cs.size)
+        if n and m:
+            tvd[j] = 0.5 * np.abs(qo - qs).sum()
+        keep = co > threshold
+        err[j] = float((np.abs(qo[keep] - qs[keep]) / qo[keep]).sum()) if keep.any() else 0.0
+        cells[j] = int(keep.sum())
+    return tvd, err, cells
+
+
+def _boot_interval(
+    value: float, draws: np.ndarray, confidence: float, fpc: float
+) -> tuple[float, float]:
+    """Percentile interval of bootstrap ``draws`` around ``value``, scaled by ``fpc`` (0 when
+    every marginal is used: the figure then has no sampling of marginals)."""
+    ok = draws[np.isfinite(draws)]
+    if not math.isfinite(value) or ok.size < 2:
+        return (math.nan, math.nan)
+    a = (1.0 - confidence) / 2
+    lo, hi = np.quantile(ok, [a, 1.0 - a])
+    return (float(value + fpc * (lo - value)), float(value + fpc * (hi - value)))
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def utility_estimate(
+    original: Table,
+    synthetic: Table,
+    control: Table | None = None,
+    *,
+    k: int = 3,
+    n_marginals: int = 100,
+    threshold: float = 10.0,
+    bins: int = 20,
+    n_boot: int = 1000,
+    confidence: float = 0.95,
+    rng: np.random.Generator,
+) -> dict[str, object]:
+    """MRE>10 and k-TVD with bootstrap intervals over the marginals, and the control's reference.
+
+    The marginals are drawn first from ``rng`` (so the figures equal :func:`utility_report`'s
+    with the same ``rng``), then the control is subsampled to the release's size when it is
+    larger, then the bootstrap draws its replicates (module docstring).
+
+    Returns
+    -------
+    dict
+        ``mre_gt10``, ``mre_ci``, ``tvd``, ``tvd_ci`` (the release); ``reference_mre_gt10``,
+        ``reference_mre_ci``, ``reference_tvd``, ``reference_tvd_ci`` (NaN without a control);
+        ``k``,
+        ``marginals``, ``marginal_space`` (how many k-way marginals exist), ``threshold``,
+        ``n_original``, ``n_synthetic``, ``n_reference`` (control records used, 0 without one),
+        ``n_boot``, ``confidence``.
+    """
+    if len(original) == 0 or len(synthetic) == 0:
+        raise InputError("utility needs non-empty original and synthetic data")
+    if not 0 < confidence < 1:
+        raise InputError(f"confidence must lie in (0, 1), got {confidence}")
+    if n_boot < 2:
+        raise InputError(f"n_boot must be at least 2, got {n_boot}")
+    o, s, sizes = _codes(original, synthetic, bins)
+    marg = random_marginals(len(sizes), k, n_marginals, rng=rng)
+    space = math.comb(len(sizes), k)
+    n_m = len(marg)
+    fpc = 1.0 if n_m < space else 0.0
+    idx = rng.integers(0, n_m, size=(n_boot, n_m))
+
+    def figures(other: np.ndarray) -> dict[str, object]:
+        tvd, err, cells = per_marginal(o, other, sizes, marg, threshold)
+        mre = float(err.sum() / cells.sum()) if cells.sum() else math.nan
+        tv = float(tvd.mean())
+        mre_b = _ratio(err[idx].sum(axis=1), cells[idx].sum(axis=1))
+        tvd_b = tvd[idx].mean(axis=1)
+        return {
+            "mre": mre,
+            "tvd": tv,
+            "mre_ci": _boot_interval(mre, mre_b, confidence, fpc),
+            "tvd_ci": _boot_interval(tv, tvd_b, confidence, fpc),
+        }
+
+    rel = figures(s)
+    nan2 = (math.nan, math.nan)
+    out: dict[str, object] = {
+        "mre_gt10": rel["mre"],
+        "mre_ci": rel["mre_ci"],
+        f"tvd{k}": rel["tvd"],
+        "tvd_ci": rel["tvd_ci"],
+        "reference_mre_gt10": math.nan,
+        "reference_mre_ci": nan2,
+        "reference_tvd": math.nan,
+        "reference_tvd_ci": nan2,
+        "k": k,
+        "marginals": n_m,
+        "marginal_space": space,
+        "threshold": threshold,
+        "n_original": len(original),
+        "n_synthetic": len(synthetic),
+        "n_reference": 0,
+        "n_boot": n_boot,
+        "confidence": confidence,
+    }
+    if control is not None and len(control):
+        if control.schema.names != original.schema.names:
+            raise InputError(
+                "the original and control data have different columns: "
+                "give two files with the same columns"
+            )
+        ctl = control
+        if len(ctl) > len(synthetic):
+            ctl = ctl.take(np.sort(rng.choice(len(ctl), size=len(synthetic), replace=False)))
+        c = Discretiser(original.schema, bins).transform(ctl)
+        ref = figures(c)
+        out.update(
+            reference_mre_gt10=ref["mre"],
+            reference_mre_ci=ref["mre_ci"],
+            reference_tvd=ref["tvd"],
+            reference_tvd_ci=ref["tvd_ci"],
+            n_reference=len(ctl),
+        )
+    return out

@@ -1,10 +1,12 @@
 """The report as a small document model, built from an :class:`~synthleak.results.AuditResult`.
 
-:func:`build_document` decides what the report says (executive summary, findings, records at
-risk, membership per target, utility, assumptions, notes, references, reproducibility); the HTML,
-Markdown and JSON writers only lay it out. The text cites works by author and year
-(:func:`synthleak.references.cite`); the References section lists the full entries of exactly the
-works the text cites (:func:`cited_references`).
+:func:`build_document` decides what the report says (executive summary, how to read it, findings,
+records at risk, membership per target, utility, assumptions, notes, glossary, references,
+reproducibility); the HTML, Markdown and JSON writers only lay it out. Every verdict is printed
+with the wording of :class:`~synthleak.results.Verdict` (the same in every section), and a
+section's own table shows the verdict of the finding it backs, never a second judgement. The
+text cites works by author and year (:func:`synthleak.references.cite`); the References section
+lists the full entries of exactly the works the text cites (:func:`cited_references`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ from synthleak.games.cost import format_seconds
 from synthleak.metrics.privacy import TprAtFpr
 from synthleak.references import REFERENCES, Reference, cite
 from synthleak.report import plots
-from synthleak.results import AuditResult, Finding, MetricKind, Verdict, VulnerabilitySection
+from synthleak.results import (
+    ALPHA,
+    VERDICT_MEANING,
+    AuditResult,
+    Finding,
+    MetricKind,
+    Verdict,
+    VulnerabilitySection,
+)
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,86 @@ def _ci(f: Finding) -> str:
     return f"{_fmt(f.estimate.ci_low)} – {_fmt(f.estimate.ci_high)}"
 
 
+def _finite(x: Any) -> bool:
+    return isinstance(x, int | float) and math.isfinite(x)
+
+
+def _finding(result: AuditResult, key: str) -> Finding | None:
+    """The finding of ``key`` (a section's table shows its verdict, not a judgement of its own)."""
+    return next((f for f in result.findings if f.key == key), None)
+
+
+def _verdict(f: Finding | None) -> str:
+    """The wording of a finding's verdict (:class:`Verdict`), or "not measured" without one."""
+    return (f.verdict or Verdict.NOT_MEASURED).value if f is not None else "not measured"
+
+
+def _p_cell(f: Finding) -> str:
+    """ "alone / after Holm" p-values of a finding, for the findings table."""
+    if f.verdict is Verdict.NOT_MEASURED or not _finite(f.p_value):
+        return "n/a"
+    holm = _pv(f.p_holm) if _finite(f.p_holm) else "n/a"
+    return f"{_pv(f.p_value)} / {holm}"
+
+
+def _pv(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def headline_note(result: AuditResult, f: Finding) -> str:
+    """Why a finding's figure differs from the figure of the same attack in its section's
+    table, or "" when they are the same number.
+
+    The membership findings report the strongest attack measured on the trials that did not
+    choose it (no winner's curse); the tables show every attack on all trials.
+    """
+    d = f.details
+    if f.key == "membership.black_box" and _finite(d.get("auc_all_tests")):
+        n_sel, n_ev = int(d.get("n_selection", 0)), int(d.get("n_evaluation", 0))
+        return (
+            f"The per-target table shows AUC {d['auc_all_tests']:.3f} for this record and "
+            f"attack: that is measured on all {n_sel + n_ev} test datasets, including the "
+            f"{n_sel} used to pick this pair as the most exposed, so it is biased upwards; the "
+            f"figure here ({f.estimate.value:.3f}) uses only the other {n_ev}."
+        )
+    nb = result.nobox
+    if f.key == "membership.nobox" and nb is not None:
+        o = nb.attacks.get(str(d.get("attack")))
+        split = d.get("selected_on") is not None and d.get("evaluated_on") is not None
+        if o is not None and _finite(o.auc.value) and split:
+            return (
+                f"The attack table of 'Membership inference without the generator' shows AUC "
+                f"{o.auc.value:.3f} for '{d.get('attack')}': that is measured on all scored "
+                f"records, including the {d.get('selected_on')} used to pick it as the "
+                f"strongest, so it is biased upwards; the figure here ({f.estimate.value:.3f}) "
+                f"uses only the other {d.get('evaluated_on')}."
+            )
+    rm = result.riskmap
+    if f.key == "membership.riskmap" and rm is not None and "row" in d:
+        idx = np.flatnonzero(rm.rows == int(d["row"]))
+        if idx.size:
+            b = rm.best()[int(idx[0])]
+            return (
+                f"The risk map's table shows this record's own interval ({_fmt(float(b[1]))} – "
+                f"{_fmt(float(b[2]))}); the interval here is widened to hold for all "
+                f"{d.get('n_records')} records at once, since it was picked as the highest."
+            )
+    return ""
+
+
+def _finding_text(result: AuditResult, f: Finding) -> str:
+    """A finding in words: its explanation, how it relates to its section's table, and its
+    test alone and after the correction for multiple testing."""
+    parts = [f"{f.title}: {f.explanation()}"]
+    note = headline_note(result, f)
+    if note:
+        parts.append(note)
+    sig = f.significance()
+    if sig:
+        parts.append(f"Test: {sig}.")
+    return " ".join(parts)
+
+
 def _released(result: AuditResult) -> str:
     cfg = result.config
     if cfg.synthetic:
@@ -104,12 +194,25 @@ def _summary(result: AuditResult) -> Section:
                 tuple(f"{c.status.value}: {c.check.expression} ({c.message})" for c in p.checks)
             )
         )
+    u = result.utility
+    utility = ""
+    if u is not None:
+        utility = (
+            " Utility figures come with an interval and, as their reference, the score of real "
+            "people the generator never saw (the control set)."
+            if u.has_reference
+            else " Utility figures come with an interval but no reference: that needs a control "
+            "set of real records the generator never saw."
+            if u.marginal_space
+            else " Utility figures have neither interval nor reference (an older result)."
+        )
     sec.blocks.append(
         Paragraph(
             f"This audit measures how much {_released(result)} exposes the {cfg.n_original} real "
-            f"people in '{cfg.original}'. Every figure comes with a "
-            f"{round(100 * cfg.confidence)}% confidence interval and the score an attacker would "
-            "get by guessing (the baseline)."
+            f"people in '{cfg.original}'. Every privacy figure that was measured comes with a "
+            f"{round(100 * cfg.confidence)}% confidence interval and its baseline (what an "
+            "attacker gets by guessing, or on people who were not in the data); what could not "
+            f"be measured says so.{utility}"
         )
     )
     missing = list(result.not_measured())
@@ -124,6 +227,7 @@ def _summary(result: AuditResult) -> Section:
         sec.blocks.append(Bullets(tuple(s.sentence() for s in missing)))
     counts = {v: sum(1 for f in result.findings if f.verdict is v) for v in Verdict}
     if result.findings:
+        sec.blocks.append(Paragraph(_headline(counts), emphasis=True))
         sec.blocks.append(
             Bullets(
                 tuple(
@@ -144,16 +248,24 @@ def _summary(result: AuditResult) -> Section:
     worst = result.worst_finding()
     if worst is not None:
         sec.blocks.append(
-            Paragraph(f"Worst attack outcome: {worst.title}: {worst.explanation()}", emphasis=True)
+            Paragraph(f"Worst attack outcome: {_finding_text(result, worst)}", emphasis=True)
         )
     v, sc = result.vulnerability, result.screening
     why, label = "", "Records most at risk"
     if sc is not None and sc.top:
         rows = [r.row for r in sc.top[:5]]
+        measured = result.membership is not None and bool(result.membership.targets)
         why = (
             "A cheap membership attack on the rarest records through the generator ranked them "
-            "riskiest, and the shadow-model game measured them in full ('Records at risk' sets "
-            "this ranking beside the records furthest from everybody else)."
+            "riskiest"
+            + (
+                ", and the shadow-model game measured them in full"
+                if measured
+                else "; the shadow-model game that would measure them in full did not run (see "
+                "'What was measured'), so this ranking is no measurement of their risk"
+            )
+            + " ('Records at risk' sets this ranking beside the records furthest from everybody "
+            "else)."
         )
     elif v is not None and v.top:
         rows = [r.row for r in v.top[:5]]
@@ -179,18 +291,70 @@ def _summary(result: AuditResult) -> Section:
         sec.blocks.append(
             Paragraph(f"{label}: rows {listed} of the original data (0-based). {why}")
         )
-    if result.findings:
-        sec.blocks.append(
-            Paragraph(
-                f"How to read the verdicts: this audit makes {len(result.findings)} tests. A "
-                "finding reads 'measurable leakage' only when its whole interval lies above the "
-                "baseline and it stays significant after Holm's correction over all the "
-                f"findings ({cite('holm1979')}), so the chance that any 'leak' verdict here is a "
-                "false alarm is at most 5%. An interval that reaches the baseline is 'no "
-                "evidence of leakage' at this budget; one too wide to tell a leak from none is "
-                "'too small to measure'."
+    return sec
+
+
+def _headline(counts: dict[Verdict, int]) -> str:
+    """The audit in one sentence, in the verdicts' words: the worst state any finding reached,
+    and never "no evidence" when findings were too small to measure or not measured."""
+    total = sum(counts.values())
+    leaks = counts[Verdict.SEVERE] + counts[Verdict.LEAK]
+    small, none = counts[Verdict.TOO_SMALL], counts[Verdict.NOT_MEASURED]
+    unread = small + none
+    if counts[Verdict.SEVERE]:
+        return f"Verdict: {Verdict.SEVERE.value} ({leaks} of {total} findings show a leak)."
+    if leaks:
+        return f"Verdict: {Verdict.LEAK.value} ({leaks} of {total} findings show a leak)."
+    if counts[Verdict.NO_EVIDENCE] == 0:
+        word = Verdict.TOO_SMALL if small else Verdict.NOT_MEASURED
+        return (
+            f"Verdict: {word.value}: no finding could tell no leakage from serious leakage, so "
+            "this audit cannot say the release is safe."
+        )
+    if unread:
+        return (
+            f"Verdict: {Verdict.NO_EVIDENCE.value} in {counts[Verdict.NO_EVIDENCE]} of {total} "
+            f"findings; the other {unread} are {Verdict.TOO_SMALL.value} or "
+            f"{Verdict.NOT_MEASURED.value}, so they say nothing either way."
+        )
+    return f"Verdict: {Verdict.NO_EVIDENCE.value} in all {total} findings, at this budget."
+
+
+def _how_to_read(result: AuditResult) -> Section | None:
+    """What each verdict means and how the correction for multiple testing enters it."""
+    if not result.findings:
+        return None
+    sec = Section("How to read this report", "how-to-read")
+    n = max((f.n_tests for f in result.findings), default=0)
+    sec.blocks.append(
+        Paragraph(
+            "Each finding is one attack's figure with its 95% confidence interval, read against "
+            "its baseline. Its verdict is one of five, worded the same everywhere in this report "
+            "and in report.json:"
+        )
+    )
+    sec.blocks.append(Bullets(tuple(f"{v.value}: {VERDICT_MEANING[v]}." for v in Verdict)))
+    changed = [f for f in result.findings if f.corrected_away()]
+    sec.blocks.append(
+        Paragraph(
+            f"Multiple testing: this audit makes {n} tests. The more tests, the likelier that one "
+            "interval clears its baseline by chance, so a finding reads 'measurable leakage' "
+            "only when it stays significant after Holm's correction over all the findings "
+            f"({cite('holm1979')}): the chance that any 'leak' verdict here is a false alarm is "
+            f"then at most {ALPHA:.0%}. The price is that the same figure can read 'measurable "
+            "leakage' in an audit that ran few tests and 'no evidence of leakage' in one that "
+            "ran many. So the findings table shows both p-values beside each verdict: the test "
+            "alone, and after the correction (a leak needs the second at most 5%)."
+            + (
+                f" Here the correction turned {len(changed)} finding(s) that clear their "
+                "baseline alone into 'no evidence of leakage' or 'too small to measure': "
+                + "; ".join(f"{f.title} ({f.significance()})" for f in changed)
+                + "."
+                if changed
+                else ""
             )
         )
+    )
     return sec
 
 
@@ -206,21 +370,35 @@ def _findings(result: AuditResult) -> Section:
                 _ci(f),
                 _fmt(f.baseline),
                 str(f.estimate.n_trials),
-                f.verdict.value if f.verdict else "",
+                _p_cell(f),
+                _verdict(f),
             )
         )
     if not rows:
         sec.blocks.append(Paragraph("No attack was run."))
         return sec
+    n = max((f.n_tests for f in result.findings), default=0)
     sec.blocks.append(
         TableBlock(
-            ("attack", "metric", "value", "95% CI", "baseline", "trials", "verdict"),
+            (
+                "attack",
+                "metric",
+                "value",
+                "95% CI",
+                "baseline",
+                "trials",
+                "p alone / after Holm",
+                "verdict",
+            ),
             tuple(rows),
+            "p alone: the one-sided test of this finding against its baseline; after Holm: the "
+            f"same test corrected for the audit's {n} tests (a leak needs it at most 5%; see "
+            "'How to read this report').",
         )
     )
     for f in result.findings:
         method = _method(f.key)
-        text = f"{f.title}: {f.explanation()}"
+        text = _finding_text(result, f)
         sec.blocks.append(Paragraph(f"{text} Method: {method}." if method else text))
         if f.where:
             sec.blocks.append(Bullets(tuple(f"where: {w}" for w in f.where)))
@@ -258,7 +436,8 @@ def _data(result: AuditResult) -> Section | None:
             )
         )
     if warnings:
-        sec.blocks.append(Bullets(tuple(w.message for w in warnings)))
+        show = result.config.show_records
+        sec.blocks.append(Bullets(tuple(w.text(show) for w in warnings)))
     return sec
 
 
@@ -510,15 +689,27 @@ def _membership(result: AuditResult) -> Section | None:
                 f"{b.power.sentence()}."
             )
         )
+    head = _finding(result, "membership.black_box")
+    picked = (
+        (head.details.get("row"), head.details.get("attack")) if head is not None else (None, None)
+    )
+    if head is not None and picked[0] is not None:
+        sec.blocks.append(
+            Paragraph(
+                f"The Findings' figure for this game is row {picked[0]}, attack '{picked[1]}' "
+                "(marked * below). " + headline_note(result, head)
+            )
+        )
     rows = []
     for t in mem.targets:
         for a in cfg.attacks:
             o = t.attacks.get(a)
             if o is None:
                 continue
+            mark = "*" if (t.row, a) == picked else ""
             rows.append(
                 (
-                    str(t.row),
+                    f"{t.row}{mark}",
                     t.selected_by,
                     a,
                     _fmt(o.auc.value),
@@ -626,7 +817,10 @@ def _nobox(result: AuditResult) -> Section | None:
                 f"Strongest attack: '{b.attack}', AUC {_fmt(b.auc.value)} (95% CI "
                 f"{_fmt(b.auc.ci_low)} – {_fmt(b.auc.ci_high)}) on {b.evaluated_on} held-out "
                 f"records, chosen on {b.selected_on} others (AUC there {_fmt(b.selection_auc)}, "
-                "biased upwards as the best of several). " + _tpr_sentence(b.tpr_at_fpr)
+                "biased upwards as the best of several). This is the figure of the finding "
+                "'Membership inference without the generator'; the table above shows every attack "
+                "on all scored records. " + _tpr_sentence(b.tpr_at_fpr) + " Verdict: "
+                f"{_verdict(_finding(result, 'membership.nobox'))}."
             )
         )
     if nb.ensemble is not None:
@@ -665,8 +859,9 @@ def _copies(result: AuditResult) -> Section | None:
             f"Exact copies: {e.value:.2%} of the synthetic records (95% CI {e.ci_low:.2%} – "
             f"{e.ci_high:.2%}) are identical to a training record on the analysed columns, "
             f"against {chance.value:.2%} {of}; {c.copied_rows.size} training record(s) appear "
-            "verbatim in the release (their row numbers are in report.json). The finding is the "
-            "excess over that rate."
+            "verbatim in the release (their row numbers are in report.json, or in "
+            "report-records.json.gz beside it when the list is long). The finding is the excess "
+            "over that rate."
         )
     )
     if c.columns:
@@ -713,14 +908,15 @@ def _attribute(result: AuditResult) -> Section | None:
                 f"records with accuracy {_fmt(rel.accuracy.value)} and of people the generator "
                 "never saw (control records swapped in) with accuracy "
                 f"{_fmt(rel.control_accuracy.value)}; always guessing the most common class gives "
-                f"{_fmt(rel.majority_rate)}. Status: {rel.status.value}"
+                f"{_fmt(rel.majority_rate)}. Verdict: "
+                f"{_verdict(_finding(result, 'attribute.recon.release'))}"
                 + (f" ({rel.reason})." if rel.reason else ".")
             )
         )
     if ga is not None:
         sec.blocks.append(
             TableBlock(
-                ("attack", "synthetic records", "accuracy", "95% CI", "baseline", "AUC", "status"),
+                ("attack", "synthetic records", "accuracy", "95% CI", "baseline", "AUC", "verdict"),
                 tuple(
                     (
                         a.attack,
@@ -729,7 +925,7 @@ def _attribute(result: AuditResult) -> Section | None:
                         f"{_fmt(a.accuracy.ci_low)} – {_fmt(a.accuracy.ci_high)}",
                         _fmt(a.accuracy.baseline),
                         _fmt(a.auc),
-                        a.status.value,
+                        _verdict(_finding(result, f"attribute.{a.attack}.m{a.synthetic_size}")),
                     )
                     for a in ga.accuracies
                 ),
@@ -846,24 +1042,89 @@ def _epsilon(result: AuditResult) -> Section | None:
     return sec
 
 
+def _interval(ci: tuple[float, float], digits: int = 4) -> str:
+    return f"{_fmt(ci[0], digits)} – {_fmt(ci[1], digits)}"
+
+
 def _utility(result: AuditResult) -> Section | None:
     if result.utility is None and not result.privacy_utility:
         return None
     sec = Section("Utility", "utility")
     if result.utility is not None:
         u = result.utility
+        conf = f"{round(100 * u.confidence)}%"
+        every = u.marginal_space and u.n_marginals >= u.marginal_space
         sec.blocks.append(
             Paragraph(
                 "How well the synthetic data keeps the statistics of the original "
                 f"({cite('annamalai2024linear', 'Sec. 5.3')}): MRE>10 is the mean relative error "
-                "of random 3-way marginal counts above 10, 3-TVD the average total variation "
-                "distance of 3-way marginals. Lower is better for both."
+                "of 3-way marginal counts above 10, 3-TVD the average total variation distance "
+                "of 3-way marginals. Lower is better for both. "
+                + (
+                    "This result was written without intervals (an older synthleak)."
+                    if not u.marginal_space
+                    else f"Both are averaged over all {u.n_marginals} 3-way marginals, so they "
+                    "hold no sampling of marginals and their interval is the figure itself."
+                    if every
+                    else f"Both are averaged over {u.n_marginals} random 3-way marginals of the "
+                    f"{u.marginal_space} possible; the {conf} interval (bootstrap over the "
+                    f"marginals, {u.n_boot} replicates) is where the figure over all of them "
+                    "lies."
+                )
             )
         )
+        if u.has_reference:
+            smaller = (
+                f" The control set has fewer records ({u.n_reference}) than the release "
+                f"({u.n_synthetic}), so the reference is somewhat pessimistic: a perfect release "
+                f"of {u.n_synthetic} new people would score a little lower."
+                if u.n_reference < u.n_synthetic
+                else ""
+            )
+            sec.blocks.append(
+                Paragraph(
+                    f"Reference: the same measures, on the same marginals, between the original "
+                    f"and {u.n_reference} records of the control set, real people the generator "
+                    "never saw. That is what a perfect release of new people from the same "
+                    "population scores: sampling alone keeps it above 0. A release near the "
+                    "reference keeps the statistics about as well as new real data would; one "
+                    "well below it (closer to the original than new data) fits its training "
+                    "records more closely than a sample of the population does, a sign of "
+                    "memorisation to weigh with the privacy findings. The intervals cover the "
+                    "choice of marginals, not the sampling of records, so they do not test "
+                    f"whether the release differs from the reference.{smaller}"
+                )
+            )
+        else:
+            sec.blocks.append(
+                Paragraph(
+                    "Reference: not measured (it needs a control set of real records the "
+                    "generator never saw), so these figures cannot be compared with what a "
+                    "perfect release of new people would score."
+                )
+            )
+        rows: list[tuple[str, ...]] = [
+            (
+                "MRE>10",
+                _fmt(u.mre_gt10, 4),
+                _interval(u.mre_ci),
+                _fmt(u.reference_mre_gt10, 4) if u.has_reference else "not measured",
+                _interval(u.reference_mre_ci) if u.has_reference else "",
+            ),
+            (
+                "3-TVD",
+                _fmt(u.tvd3, 4),
+                _interval(u.tvd3_ci),
+                _fmt(u.reference_tvd3, 4) if u.has_reference else "not measured",
+                _interval(u.reference_tvd3_ci) if u.has_reference else "",
+            ),
+        ]
         sec.blocks.append(
             TableBlock(
-                ("measure", "value"),
-                (("MRE>10", _fmt(u.mre_gt10, 4)), ("3-TVD", _fmt(u.tvd3, 4))),
+                ("measure", "release", f"{conf} CI", "reference (control)", f"{conf} CI"),
+                tuple(rows),
+                "Release: the synthetic data against the original. Reference: real people the "
+                "generator never saw against the original, on the same marginals.",
             )
         )
     if result.privacy_utility:
@@ -897,6 +1158,207 @@ def _notes(result: AuditResult) -> Section | None:
         return None
     sec = Section("Notes", "notes")
     sec.blocks.append(Bullets(tuple(result.notes)))
+    return sec
+
+
+def _glossary_terms(result: AuditResult) -> list[tuple[str, str]]:
+    """One plain sentence per term the report uses (the Glossary section), for the terms this
+    report's sections use."""
+    keys = {f.key.split(".")[0] for f in result.findings}
+    mem = result.membership is not None or result.riskmap is not None
+    shadow = mem or result.attribute is not None or result.screening is not None
+    v = result.vulnerability
+    terms: list[tuple[str, str, bool]] = [
+        (
+            "baseline",
+            "what an attacker scores without learning anything from the release: guessing (AUC "
+            "0.5, the most common or a random class), or the same attack on people who were not "
+            "in the data (risk 0).",
+            True,
+        ),
+        (
+            "control set",
+            "real records from the same population that the generator never saw; attacks on "
+            "them show what the release tells about anybody, so only the excess over them is "
+            "leakage.",
+            True,
+        ),
+        (
+            "excess over control",
+            "a rate on the real records minus the same rate on the control records: 0 means the "
+            "release exposes the people in it no more than people who were never in it.",
+            True,
+        ),
+        (
+            "confidence interval (95% CI)",
+            "the range the true value lies in with 95% probability, given the number of trials.",
+            True,
+        ),
+        (
+            "AUC",
+            "the probability that the attack scores a randomly chosen member above a randomly "
+            "chosen non-member: 0.5 is guessing, 1.0 tells them apart every time.",
+            True,
+        ),
+        (
+            "TPR@FPR",
+            "the share of members the attack finds (true-positive rate) when it may wrongly "
+            "accuse only the given share of non-members (false-positive rate), e.g. 0.01: what "
+            "an attacker who must rarely be wrong achieves.",
+            mem or result.nobox is not None,
+        ),
+        (
+            "p alone / after Holm",
+            "the p-value of a finding's test on its own, and corrected for all the tests of the "
+            "audit; a small p-value means the figure is unlikely if the release does not leak.",
+            True,
+        ),
+        (
+            "Holm correction",
+            f"a way to test many findings at once ({cite('holm1979')}) so that the chance of any "
+            "false alarm among them stays at 5%: each p-value is compared with a stricter "
+            "threshold the more tests there are.",
+            True,
+        ),
+        (
+            "V_k",
+            f"the vulnerability score of {cite('meeus2023')}: a record's mean distance to its k "
+            "nearest records; isolated records are the ones a generator is likeliest to reveal.",
+            (v is not None and v.method == "distance") or result.screening is not None,
+        ),
+        (
+            "cell rarity",
+            "a rarity score: how few records share a record's values, column by column and pair "
+            "by pair.",
+            (v is not None and v.method == "rarity") or result.screening is not None,
+        ),
+        (
+            "shadow models",
+            "copies of the generator trained by the auditor on datasets with and without a "
+            "target record, so that an attack learns what the target's presence changes in a "
+            "release.",
+            shadow,
+        ),
+        (
+            "singling out",
+            "a description learnt from the release that matches exactly one real person.",
+            "singling_out" in keys,
+        ),
+        (
+            "linkability",
+            "matching two separate pieces of information about the same person through the "
+            "release.",
+            "linkability" in keys,
+        ),
+        (
+            "Clopper-Pearson interval",
+            "an exact confidence interval for a proportion (such as the attack's true- and "
+            "false-positive rates), never narrower than the data allow.",
+            result.epsilon is not None,
+        ),
+        (
+            "empirical epsilon",
+            "the smallest differential-privacy epsilon consistent with how well the attacks "
+            "did: the generator cannot be more private than that.",
+            result.epsilon is not None,
+        ),
+        (
+            "Gaussian-DP mu",
+            f"the privacy level of Gaussian differential privacy ({cite('dong2022')}) that the "
+            "attacks' success implies: 0 is perfect privacy, and around 1 an attacker can tell "
+            "members from non-members noticeably better than guessing.",
+            result.epsilon is not None,
+        ),
+        (
+            "MRE>10 and 3-TVD",
+            "utility: the mean relative error of 3-way marginal counts above 10, and the "
+            "average total variation distance of 3-way marginals, between the release and the "
+            "original.",
+            result.utility is not None or bool(result.privacy_utility),
+        ),
+    ]
+    return [(t, text) for t, text, used in terms if used]
+
+
+#: Plain sentences for the built-in attacks, by family; other attacks use their registry line.
+ATTACK_GLOSSARY: dict[str, dict[str, str]] = {
+    "nobox-membership": {
+        "dcr": "distance to the closest synthetic record: records the release copies closely "
+        "are taken for members.",
+        "dcr-diff": "the distance to the closest record of a real reference sample minus the "
+        "distance to the closest synthetic record: closer to the release than to the "
+        "population means member.",
+        "domias": "how much denser the release is than the population around the record "
+        f"({cite('vanbreugel2023')}): a generator that memorises puts extra density on its "
+        "training records.",
+        "neighbourhood": "how many synthetic against reference records lie within a small "
+        "radius of the record.",
+        "classifier": "a classifier trained to tell synthetic from reference records; records "
+        "it finds most 'synthetic-like' are taken for members.",
+    },
+    "membership": {
+        "query": "counts of synthetic records matching subsets of the target's values, learnt "
+        f"on shadow models ({cite('meeus2023')}).",
+        "distance": "distances from the target to its closest synthetic records, learnt on "
+        "shadow models.",
+        "groundhog": "summary statistics of the release, learnt on shadow models "
+        f"({cite('stadler2022')}).",
+        "attention": "a neural network that looks at the synthetic records closest to the "
+        "target, learnt on shadow models.",
+    },
+    "attribute": {
+        "recon": "linear reconstruction: solves for the secrets that best explain the release's "
+        f"counts ({cite('annamalai2024linear')}).",
+        "dcr": "copies the secret of the closest synthetic record.",
+        "infer": "a classifier trained on the release predicts the secret.",
+    },
+}
+_FAMILY_WORDS = {
+    "nobox-membership": "membership without the generator",
+    "membership": "membership with shadow models",
+    "attribute": "attribute inference",
+}
+
+
+def _attacks_used(result: AuditResult) -> list[tuple[str, str]]:
+    """(family, attack name) of every attack the report shows, in order of first appearance."""
+    out: list[tuple[str, str]] = []
+    if result.nobox is not None:
+        out += [("nobox-membership", a) for a in result.nobox.attacks]
+    if result.membership is not None:
+        out += [("membership", a) for a in result.membership.config.attacks]
+    if result.attribute is not None:
+        out += [("attribute", a.attack) for a in result.attribute.accuracies]
+    if result.attribute_release is not None:
+        out.append(("attribute", "recon"))
+    return list(dict.fromkeys(out))
+
+
+def _attack_sentence(family: str, name: str) -> str:
+    known = ATTACK_GLOSSARY.get(family, {}).get(name)
+    if known:
+        return known
+    from synthleak.attacks.base import attack_info
+
+    try:
+        doc = attack_info(family, name).doc
+    except Exception:  # an attack no longer registered: say what it was, not why
+        doc = ""
+    return (doc[0].lower() + doc[1:] + ".") if doc else "an attack of this family."
+
+
+def _glossary(result: AuditResult) -> Section | None:
+    if not result.findings:
+        return None
+    sec = Section("Glossary", "glossary")
+    items = [f"{term}: {text}" for term, text in _glossary_terms(result)]
+    items += [f"{v.value} (verdict): {VERDICT_MEANING[v]}." for v in Verdict]
+    used = _attacks_used(result)
+    names = [n for _, n in used]
+    for family, name in used:
+        label = f"{name} ({_FAMILY_WORDS.get(family, family)})" if names.count(name) > 1 else name
+        items.append(f"{label}: {_attack_sentence(family, name)}")
+    sec.blocks.append(Bullets(tuple(items)))
     return sec
 
 
@@ -950,6 +1412,7 @@ def build_document(result: AuditResult) -> Document:
     """The report's content, in reading order; the References section lists the works cited."""
     parts = [
         _summary(result),
+        _how_to_read(result),
         _findings(result),
         _stages(result),
         _data(result),
@@ -963,6 +1426,7 @@ def build_document(result: AuditResult) -> Document:
         _utility(result),
         _assumptions(result),
         _notes(result),
+        _glossary(result),
     ]
     body = [p for p in parts if p is not None]
     refs = cited_references(body)

@@ -25,6 +25,11 @@ def _png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
+def _legend_outside(ax: Any, fontsize: float | None = None) -> None:
+    """The legend to the right of the axes, so that it never covers a curve or a bar."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=fontsize)
+
+
 def vulnerability_distribution(scores: Floats, top_scores: Floats) -> bytes:
     """Histogram of vulnerability scores, the top records marked in red."""
     fig, ax = plt.subplots(figsize=(7, 3.2))
@@ -36,7 +41,7 @@ def vulnerability_distribution(scores: Floats, top_scores: Floats) -> bytes:
     ax.set_xlabel("vulnerability score (mean distance to the k nearest records)")
     ax.set_ylabel("records")
     if len(top_scores):
-        ax.legend(loc="upper right", frameon=False)
+        _legend_outside(ax)
     ax.spines[["top", "right"]].set_visible(False)
     return _png(fig)
 
@@ -57,7 +62,7 @@ def roc_curves(curves: Sequence[tuple[str, Any, Any, float]], title: str) -> byt
     ax.set_xlabel("false positive rate (log scale)")
     ax.set_ylabel("true positive rate")
     ax.set_title(title)
-    ax.legend(fontsize=7, loc="lower right", frameon=False)
+    _legend_outside(ax, fontsize=7)
     return _png(fig)
 
 
@@ -123,7 +128,7 @@ def auc_distribution(aucs: Floats) -> bytes:
     ax.axvline(0.5, color="k", ls="--", lw=0.8, label="coin flip")
     ax.set_xlabel("membership AUC of the record")
     ax.set_ylabel("records")
-    ax.legend(frameon=False)
+    _legend_outside(ax)
     ax.spines[["top", "right"]].set_visible(False)
     return _png(fig)
 

@@ -18,7 +18,8 @@ h1{font-size:1.7rem;border-bottom:3px solid #2e86de;padding-bottom:.3rem}
 h2{font-size:1.25rem;margin-top:2rem;color:#2e4a6b}
 nav a{margin-right:1rem;font-size:.9rem}
 table{border-collapse:collapse;margin:.8rem 0;font-size:.85rem;display:block;overflow-x:auto}
-th,td{border:1px solid #d5dde6;padding:.3rem .55rem;text-align:left;white-space:nowrap}
+th,td{border:1px solid #d5dde6;padding:.3rem .55rem;text-align:left;vertical-align:top}
+td.n{white-space:nowrap}
 th{background:#eef3f8}
 tr:nth-child(even) td{background:#f8fafc}
 p.em{background:#fff6e5;border-left:4px solid #e67e22;padding:.5rem .8rem}
@@ -28,6 +29,16 @@ figcaption{font-size:.85rem;color:#5a6b7d}
 caption{caption-side:bottom;font-size:.8rem;color:#5a6b7d;text-align:left}
 footer{margin-top:3rem;font-size:.8rem;color:#5a6b7d}
 """
+
+
+#: Cells up to this length (figures, intervals, verdicts) do not wrap; longer text does, so that
+#: a table fits a 1,280-pixel window and its last column (the verdict) stays in view.
+_NOWRAP = 24
+
+
+def _td(text: str) -> str:
+    cls = ' class="n"' if len(text) <= _NOWRAP else ""
+    return f"<td{cls}>{html.escape(text)}</td>"
 
 
 def to_html(doc: Document) -> str:
@@ -55,10 +66,7 @@ def to_html(doc: Document) -> str:
             elif isinstance(b, TableBlock):
                 cap = f"<caption>{html.escape(b.caption)}</caption>" if b.caption else ""
                 head = "".join(f"<th>{html.escape(h)}</th>" for h in b.header)
-                body = "".join(
-                    "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
-                    for r in b.rows
-                )
+                body = "".join("<tr>" + "".join(_td(c) for c in r) + "</tr>" for r in b.rows)
                 out.append(
                     f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
                 )
@@ -75,17 +83,43 @@ def to_html(doc: Document) -> str:
     return "\n".join(out)
 
 
+#: The side file of ``report.json``: the per-record arrays, gzip-compressed JSON.
+RECORDS_FILE = "report-records.json.gz"
+
+
 def to_json(result: AuditResult, doc: Document) -> str:
     """The audit result as strict JSON, plus ``"references"``: the works the report cites.
 
     ``references`` is a list of ``{"key", "authors", "title", "venue", "year", "arxiv", "doi",
     "url", "entry"}`` (:meth:`synthleak.references.Reference.to_dict`), in the order of the
     report's References section. :meth:`AuditResult.from_json` ignores it, so the file still reads
-    back as the result.
+    back as the result. This is the whole document; :func:`to_json_parts` splits it for files.
     """
     data = result.to_dict()
     data["references"] = [r.to_dict() for r in doc.references]
     return json.dumps(data, indent=2, allow_nan=False)
+
+
+def to_json_parts(result: AuditResult, doc: Document) -> tuple[str, bytes]:
+    """``report.json`` without its per-record arrays, and the gzip side file that holds them.
+
+    Every list of more than :data:`synthleak.serde.BULKY_LIMIT` numbers (per-record scores, row
+    numbers of members and non-members) is replaced by ``{"$side": POINTER, "length": N}`` and
+    kept in :data:`RECORDS_FILE` as ``{POINTER: list}``; ``"records_file"`` names it.
+    :func:`synthleak.results.load_result` puts them back, so ``synthleak report`` rebuilds the
+    report from the two files.
+    """
+    import gzip
+
+    from synthleak.serde import split_bulky
+
+    data = json.loads(to_json(result, doc))
+    main, side = split_bulky(data)
+    main["records_file"] = RECORDS_FILE
+    packed = gzip.compress(
+        json.dumps(side, separators=(",", ":"), allow_nan=False).encode(), mtime=0
+    )
+    return json.dumps(main, indent=2, allow_nan=False), packed
 
 
 def _md_cell(text: str) -> str:
