@@ -347,3 +347,15 @@ def test_one_record_identity_across_sections(split) -> None:
     assert not set(nb.member_rows.tolist()) & set(held_out.tolist())
     assert set(nb.non_member_rows.tolist()) <= set(held_out.tolist())
     assert not set(r.copies.copied_rows.tolist()) & set(held_out.tolist())
+
+
+def test_small_data_says_too_small_with_the_size_it_needs(split) -> None:
+    """20 records: the membership stages say "too small to measure" with the sizes they need,
+    in the audit's words (no API parameter names), instead of a game's parameter error."""
+    r = audit(split[0].take(np.arange(20)), generator="indhist", plan=BUDGETS[Budget.QUICK])
+    by = {s.name: s for s in r.stages}
+    for name in ("membership_nobox", "membership"):
+        assert by[name].status is StageStatus.NOT_MEASURED
+        assert by[name].reason.startswith("too small to measure"), by[name].reason
+        assert "n_members" not in by[name].reason and "train_size" not in by[name].reason
+    assert "20 original records" in by["membership"].reason

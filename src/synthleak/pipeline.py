@@ -358,7 +358,16 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
     from synthleak.games.nobox import NoBoxMembershipGame
 
     assert ctx.synthetic is not None and ctx.control is not None
+    from synthleak.games.nobox import MIN_NON_MEMBERS, MIN_REFERENCE
+
     n = min(ctx.plan.n_attacks, len(ctx.train))
+    if n < MIN_NON_MEMBERS or len(ctx.control) < MIN_NON_MEMBERS + MIN_REFERENCE:
+        raise InputError(
+            f"too small to measure: the no-box attacks need at least {MIN_NON_MEMBERS} training "
+            f"records and {MIN_NON_MEMBERS + MIN_REFERENCE} control records ({MIN_NON_MEMBERS} "
+            f"scored, {MIN_REFERENCE} as the population's reference); there are {len(ctx.train)} "
+            f"and {len(ctx.control)}"
+        )
     ctx.log(f"membership inference without the generator ({n} members against the control set)")
     # the exposure of the records the report ranks first: V_k's top records (the game's own
     # ranking), or, for a release audited without its generator, those cell rarity ranks first
@@ -796,6 +805,21 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     n_top = min(ctx.plan.mia_targets, len(ctx.train))
     n_controls = min(ctx.plan.mia_controls, len(ctx.original) - n_top)
     n = min(ctx.plan.n, max(2, (len(ctx.original) - n_top - n_controls) // 3))
+    n_targets = n_top + n_controls
+    if n <= n_targets:  # a shared pool's dataset holds every target and known records
+        needed = n_targets + 3 * (n_targets + 1)
+        raise InputError(
+            f"too small to measure: every shadow dataset holds the {n_targets} targets and "
+            f"known records, drawn from three disjoint pools of the original's other records; "
+            f"{len(ctx.original)} original records allow datasets of {n} records only (it needs "
+            f"at least {needed} original records, or a budget with fewer targets)"
+        )
+    if n < ctx.plan.n:
+        ctx.notes.append(
+            f"The shadow-model game used datasets of {n} records instead of the budget's "
+            f"{ctx.plan.n}: the original's {len(ctx.original)} records supply the "
+            f"{n_targets} targets and three disjoint pools (shadow, test and known records)."
+        )
     screen_seconds = 0.0
     if ctx.selector == "screen":
         top, screen_seconds = _screen(ctx, n_top, n)
