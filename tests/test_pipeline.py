@@ -347,6 +347,14 @@ def test_one_record_identity_across_sections(split) -> None:
     assert not set(nb.member_rows.tolist()) & set(held_out.tolist())
     assert set(nb.non_member_rows.tolist()) <= set(held_out.tolist())
     assert not set(r.copies.copied_rows.tolist()) & set(held_out.tolist())
+    # the screen's records say where they stand out, the same as the ranking's same records
+    assert r.screening is not None
+    cols = {t.row: t.rare_columns for t in v.top}
+    for t in (*r.screening.top, *r.screening.vk_top):
+        assert t.row not in held_out
+        if t.row in cols:
+            assert t.rare_columns == cols[t.row]
+    assert any(t.rare_columns for t in r.screening.vk_top)
 
 
 def test_small_data_says_too_small_with_the_size_it_needs(split) -> None:

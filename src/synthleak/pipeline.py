@@ -763,8 +763,13 @@ def _screen(ctx: _Context, n_top: int, train_size: int) -> tuple[list[int], floa
     def record(row: int) -> ScreenedRecord:
         i = where.get(row)
         auc = (np.nan, np.nan, np.nan) if i is None else (res.auc[i], res.ci_low[i], res.ci_high[i])
+        position = int(np.searchsorted(ctx.train_rows, row))  # its row in ctx.train
         return ScreenedRecord(
-            row, screen_rank.get(row, 0), vk_rank.get(row, 0), *(float(a) for a in auc)
+            row,
+            screen_rank.get(row, 0),
+            vk_rank.get(row, 0),
+            *(float(a) for a in auc),
+            rare_columns=_rare_columns(ctx.train, position),
         )
 
     shown = min(SCREEN_SHOWN, res.rows.size)

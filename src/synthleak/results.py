@@ -580,6 +580,8 @@ class ScreenedRecord(Result):
 
     ``screen_rank`` is 0 (and the AUC nan) when the prefilter did not screen the record.
     ``vk_rank`` is its rank by ``V_k`` among the candidates (1 = most isolated).
+    ``rare_columns`` are the columns where its value is shared by less than 1 % of the training
+    records (where it stands out), as for the vulnerability ranking's records.
     """
 
     row: int
@@ -588,6 +590,7 @@ class ScreenedRecord(Result):
     auc: float
     ci_low: float
     ci_high: float
+    rare_columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, repr=False)

@@ -215,7 +215,7 @@ def test_a_screened_audit_shows_the_screens_ranking_beside_v_k(
     assert sample_result.vulnerability is not None
     vk = [r.row for r in sample_result.vulnerability.top]
     top = (
-        ScreenedRecord(700, 1, 37, 0.91, 0.85, 0.97),  # 37th by V_k: not among its top shown
+        ScreenedRecord(700, 1, 37, 0.91, 0.85, 0.97, ("age", "race")),  # 37th by V_k
         ScreenedRecord(vk[2], 2, 3, 0.88, 0.80, 0.95),
     )
     vk_top = (
@@ -236,9 +236,9 @@ def test_a_screened_audit_shows_the_screens_ranking_beside_v_k(
     records = next(s for s in doc.sections if s.anchor == "records")
     table = next(b for b in records.blocks if isinstance(b, TableBlock) and "V_k: row" in b.header)
     assert table.header[1] == "screen: row" and len(table.rows) == 3
-    assert table.rows[0][:4] == ("1", "700", "0.910 (0.850 – 0.970)", "37")
-    assert table.rows[0][4:] == (str(vk[0]), "", "not screened")
-    assert table.rows[1][4:] == (str(vk[1]), "0.700", "5")
+    assert table.rows[0][:5] == ("1", "700", "0.910 (0.850 – 0.970)", "37", "age, race")
+    assert table.rows[0][5:] == (str(vk[0]), "", "not screened")
+    assert table.rows[1][4:] == ("(the combination)", str(vk[1]), "0.700", "5")
     assert table.rows[2][1:2] == ("",)
     text = " ".join(b.text for s in doc.sections for b in s.blocks if isinstance(b, Paragraph))
     assert "the 50 rarest of the 800 training records" in text

@@ -613,6 +613,7 @@ def _screening_blocks(sc: Any, seconds: float) -> list[Any]:
                 str(a.row) if a else "",
                 f"{_fmt(a.auc)} ({_fmt(a.ci_low)} – {_fmt(a.ci_high)})" if a else "",
                 str(a.vk_rank) if a else "",
+                (", ".join(a.rare_columns) or "(the combination)") if a else "",
                 str(b.row) if b else "",
                 _fmt(b.auc) if b and b.screen_rank else "",
                 _rank(b.screen_rank) if b else "",
@@ -625,14 +626,16 @@ def _screening_blocks(sc: Any, seconds: float) -> list[Any]:
                 "screen: row",
                 "screened AUC (95% CI)",
                 "its V_k rank",
+                "stands out in",
                 "V_k: row",
                 "screened AUC",
                 "its screen rank",
             ),
             tuple(body),
             "The records the screen ranks riskiest beside those V_k ranks most isolated, each "
-            "with its rank by the other (records the rarity prefilter did not keep were not "
-            "screened).",
+            "with its rank by the other, and the columns where the screen's record has a value "
+            "shared by less than 1% of the records (records the rarity prefilter did not keep "
+            "were not screened).",
         )
     )
     return blocks
