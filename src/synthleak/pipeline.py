@@ -768,8 +768,10 @@ def _screen(ctx: _Context, n_top: int, train_size: int) -> tuple[list[int], floa
             row,
             screen_rank.get(row, 0),
             vk_rank.get(row, 0),
-            *(float(a) for a in auc),
-            rare_columns=_rare_columns(ctx.train, position),
+            float(auc[0]),
+            float(auc[1]),
+            float(auc[2]),
+            _rare_columns(ctx.train, position),
         )
 
     shown = min(SCREEN_SHOWN, res.rows.size)
