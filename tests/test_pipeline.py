@@ -304,3 +304,33 @@ def test_identifier_and_text_columns_are_left_out_but_still_checked_for_copies(s
     # a disjoint sample of other people is not flagged through these columns
     clean = audit(train, synthetic=other, control=ctl, plan=TINY, seed=0)
     assert _by_key(clean)["copies.exact"].verdict is Verdict.NO_EVIDENCE
+
+
+def test_release_attribute_inference_is_bounded_by_the_plan(split) -> None:
+    train, ctl, _ = split
+    plan = replace(TINY, aia_records=120, aia_queries=500)
+    lines: list[str] = []
+    r = audit(
+        train,
+        synthetic=train,
+        control=ctl,
+        plan=plan,
+        seed=1,
+        secret="income",
+        log=lines.append,
+    )
+    aia = _by_key(r)["attribute.recon.release"]
+    assert aia.details["records_attacked"] == 120
+    assert aia.details["training_records"] == len(train)
+    assert aia.details["queries_per_program"] == 500
+    assert aia.estimate.n_trials == 240  # 120 training + 120 control records
+    assert aia.estimate.ci_low > 0  # a copy still leaks at this power
+    assert any("projected time" in line and "release" in line for line in lines)
+    assert any("of 1000 training records" in line for line in lines)
+
+
+def test_budgets_bound_release_attribute_inference() -> None:
+    assert BUDGETS[Budget.QUICK].aia_records is not None
+    assert BUDGETS[Budget.QUICK].aia_queries is not None
+    q, s = BUDGETS[Budget.QUICK], BUDGETS[Budget.STANDARD]
+    assert q.aia_records <= s.aia_records and q.aia_queries <= s.aia_queries  # type: ignore[operator]

@@ -82,9 +82,33 @@ Log = Callable[[str], None]
 
 
 BUDGETS: dict[Budget, BudgetPlan] = {
-    Budget.QUICK: BudgetPlan(300, 3, 2, 200, 100, 500, ("query", "distance"), 60, 50, 200),
+    Budget.QUICK: BudgetPlan(
+        300,
+        3,
+        2,
+        200,
+        100,
+        500,
+        ("query", "distance"),
+        60,
+        50,
+        200,
+        aia_records=1000,
+        aia_queries=20_000,
+    ),
     Budget.STANDARD: BudgetPlan(
-        1000, 5, 5, 1000, 200, 1000, ("query", "distance", "groundhog"), 200, 100, 600
+        1000,
+        5,
+        5,
+        1000,
+        200,
+        1000,
+        ("query", "distance", "groundhog"),
+        200,
+        100,
+        600,
+        aia_records=5000,
+        aia_queries=60_000,
     ),
     Budget.PAPER: BudgetPlan(
         2000,
@@ -456,19 +480,27 @@ def _needs_release_aia(ctx: _Context) -> Skip | None:
 
 
 def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
-    """Reconstruction attribute inference on the release, training against control records."""
+    """Reconstruction attribute inference on the release, training against control records.
+
+    Bounded by the budget: ``plan.aia_records`` training records are attacked (a random
+    subset; all when ``None``) with at most ``plan.aia_queries`` counting queries per linear
+    program; the records and queries used are stated in the finding."""
     from synthleak.games.attribute import ReleaseAttributeGame
     from synthleak.games.base import Release
 
     assert ctx.synthetic is not None and ctx.control is not None and ctx.secret is not None
-    ctx.log(f"attribute inference of '{ctx.secret}' by reconstruction from the released data")
+    params: dict[str, Any] = {"time_limit": 120.0}
+    if ctx.plan.aia_queries is not None:
+        params["n_queries"] = ctx.plan.aia_queries
+    n_records = None if ctx.plan.aia_records is None else min(ctx.plan.aia_records, len(ctx.train))
     game = ReleaseAttributeGame(
-        ctx.secret, list(ctx.quasi_ids) or None, attack_params={"time_limit": 120.0}
+        ctx.secret, list(ctx.quasi_ids) or None, attack_params=params, n_targets=n_records
     )
     res = game.run(
         Release(ctx.train, ctx.synthetic, ctx.control),
         seed=ctx.seed,
         runtime=ctx.runtime.sub("aia-release"),
+        log=ctx.log,
     )
     ctx.sections["attribute_release"] = res
     threat = ThreatModel(
@@ -482,6 +514,10 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
         "control_accuracy": res.control_accuracy.value,
         "majority_rate": res.majority_rate,
         "status": res.status.value,
+        "records_attacked": res.config["n_targets"],
+        "control_records_attacked": res.config["n_control_targets"],
+        "training_records": res.config["n_original"],
+        "queries_per_program": "all" if ctx.plan.aia_queries is None else ctx.plan.aia_queries,
     }
     if res.reason:
         details["not_measured"] = res.reason

@@ -495,3 +495,56 @@ def test_release_null_calibration_grid(shared_datasets: Path) -> None:
             r = calibrate(name, 600, ratio, 10)
             assert r["flagged"] <= 2, r  # 10 null runs at 2.5%: three or more has p ~ 0.002
             assert r["copy"].ci_low > 0, r  # type: ignore[attr-defined]
+
+
+def test_release_parts_bound_each_program_and_copy_still_leaks(population: Table) -> None:
+    train, control, other = _split(population, 900, 300, 6)
+    lines: list[str] = []
+    game = ReleaseAttributeGame("s", n_targets=600, part_size=200)
+    copy_ = game.run(Release(train, train, control), seed=0, log=lines.append)
+    assert copy_.config["n_parts"] == 3 and copy_.config["part_size"] == 200
+    assert copy_.accuracy.n_trials == 600 and copy_.control_accuracy.n_trials == 300
+    assert copy_.difference.ci_low > 0.1
+    assert copy_.training is not None and np.all(np.diff(copy_.training.rows) > 0)
+    assert copy_.training.rows.max() < 900 and copy_.control is not None
+    assert np.unique(copy_.control.rows).size == 300
+    assert any("projected time" in line for line in lines)
+    assert any(line.endswith("done") for line in lines)
+    null = game.run(Release(train, other, control), seed=0)
+    assert null.difference.ci_low <= 0 <= null.difference.ci_high + 0.05
+
+
+def test_release_interrupted_run_resumes_its_finished_parts(
+    population: Table, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import synthleak.games.attribute as attribute
+
+    train, control, other = _split(population, 600, 200, 7)
+    game = ReleaseAttributeGame("s", attack="dcr", part_size=150)
+    whole = game.run(Release(train, other, control), seed=1)
+    real = attribute._play_part
+    calls: list[tuple[int, int]] = []
+
+    def interrupted(shared, world, part):  # type: ignore[no-untyped-def]
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        calls.append((world, part))
+        return real(shared, world, part)
+
+    monkeypatch.setattr(attribute, "_play_part", interrupted)
+    rt = Runtime(run_dir=tmp_path / "run")
+    with pytest.raises(KeyboardInterrupt):
+        game.run(Release(train, other, control), seed=1, runtime=rt, log=lambda _: None)
+    done = list(calls)
+    calls.clear()
+
+    def counted(shared, world, part):  # type: ignore[no-untyped-def]
+        calls.append((world, part))
+        return real(shared, world, part)
+
+    monkeypatch.setattr(attribute, "_play_part", counted)
+    lines: list[str] = []
+    again = game.run(Release(train, other, control), seed=1, runtime=rt, log=lines.append)
+    assert again.same_as(whole)
+    assert not set(done) & set(calls) and len(done) + len(calls) == 8  # 4 parts x 2 worlds
+    assert any("3 of 8" in line and "reloaded" in line for line in lines)

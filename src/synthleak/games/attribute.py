@@ -69,9 +69,11 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import math
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, cast
 
@@ -1032,19 +1034,86 @@ class ReleaseAttributeResult(Result):
         )
 
 
-def _play_world(shared: dict[str, Any], world: int) -> dict[str, np.ndarray]:
-    """Fit the attack on one world's quasi-identifiers and attack its targets (a work unit)."""
+def _play_part(shared: dict[str, Any], world: int, part: int) -> dict[str, np.ndarray]:
+    """Fit the attack on one part of one world's quasi-identifiers and attack its targets
+    (a work unit): world 0 attacks every record of the part, world 1 the control records
+    swapped into it."""
     seed = int(shared["seed"])
-    X, targets = shared["worlds"][world]
+    rows, swapped, ctl_rows = shared["parts"][part]
+    X = shared["original"][rows].copy()
+    targets = np.arange(rows.size)
+    if world == 1:
+        X[swapped] = shared["control"][ctl_rows]
+        targets = swapped
     S: np.ndarray = shared["synthetic"]
     sizes: np.ndarray = shared["sizes"]
     C = int(sizes[-1])
     attack = copy.deepcopy(shared["attack"]).fit(
-        X, sizes[:-1], rng=stream_rng(seed, "aia-release-fit", world)
+        X, sizes[:-1], rng=stream_rng(seed, "aia-release-fit", world, part)
     )
-    rng = stream_rng(seed, "aia-release-score", world)
+    rng = stream_rng(seed, "aia-release-score", world, part)
     scores = attack.score(S[:, :-1], S[:, -1], targets, C, rng=rng)
     return {"scores": np.asarray(scores, dtype=np.float64), "guess": _guess(scores, rng)}
+
+
+def _run_logged(
+    rt: Runtime,
+    fn: Any,
+    units: list[WorkUnit],
+    *,
+    shared: Any,
+    store: Any,
+    description: str,
+    what: str,
+    log: Callable[[str], None] | None,
+) -> dict[str, Any]:
+    """Run ``units``, saying how long they will take and how far they are.
+
+    Without ``log`` this is :meth:`Runtime.run`. With it, the first unit runs alone and its wall
+    time projects the rest (on the runtime's workers); the rest run in about ten chunks, each
+    followed by a line with the units done and the time left. Finished units are kept in the
+    run store as they finish, so an interrupted run resumes where it stopped; units reloaded
+    from the store are counted as done and not timed.
+    """
+    if log is None or not units:
+        return rt.run(fn, units, shared=shared, store=store, description=description)
+    from synthleak.games.cost import format_seconds
+
+    quiet = replace(rt, progress=False)
+    workers = max(1, int(rt.workers))
+    kept = store.done() if store is not None else set()
+    todo = [u for u in units if u.key not in kept]
+    out: dict[str, Any] = {}
+    if kept:
+        reloaded = [u for u in units if u.key in kept]
+        out.update(quiet.run(fn, reloaded, shared=shared, store=store, description=description))
+        log(
+            f"{description}: {len(reloaded)} of {len(units)} {what} reloaded from the run directory"
+        )
+    if not todo:
+        return out
+    t0 = time.perf_counter()
+    out.update(quiet.run(fn, todo[:1], shared=shared, store=store, description=description))
+    first = time.perf_counter() - t0
+    rest = todo[1:]
+    if rest:
+        projected = first * math.ceil(len(rest) / workers)
+        log(
+            f"{description}: projected time {format_seconds(first + projected)} for "
+            f"{len(todo)} {what} (the first took {first:.1f} s; {workers} worker(s))"
+        )
+    chunk = max(workers, math.ceil(len(rest) / 10))
+    started = time.perf_counter()
+    for i in range(0, len(rest), chunk):
+        part = rest[i : i + chunk]
+        out.update(quiet.run(fn, part, shared=shared, store=store, description=description))
+        done = i + len(part)
+        left = (time.perf_counter() - started) / done * (len(rest) - done)
+        log(
+            f"{description}: {done + 1 + len(kept)} of {len(units)} {what} done"
+            + (f", about {format_seconds(left)} left" if done < len(rest) else "")
+        )
+    return out
 
 
 def _nan_estimate(baseline: float | None = None) -> RiskEstimate:
@@ -1067,12 +1136,21 @@ class ReleaseAttributeGame:
     attack_params : dict, optional
         Hyperparameters of a named attack (``{"time_limit": 120}``).
     n_targets : int, optional
-        Training records attacked (all by default); as many control records, at most the size
-        of the control set, are swapped into the control world and attacked.
+        Training records attacked (all by default; a random subset otherwise): the adversary
+        reconstructs these records' secrets from the release. As many control records, at most
+        the size of the control set, are swapped in for a random subset of them in the control
+        world and attacked. The cost grows with it (see ``part_size``), so budgets bound it.
     bins, bin_strategy :
         Discretisation of continuous columns; ``quantile`` bins are cut on the training data.
     utility_marginals : int
         Random 3-way marginals for MRE_{>10} and 3-TVD of the release.
+    part_size : int
+        The attacked records are split at random into parts of at most this many records, and
+        each part is attacked on its own (one work unit per part and world: one linear program
+        per class for ``recon``, whose size grows with the part's records times its queries).
+        Conditional queries are proportions rescaled by the part's own counts, so a part is
+        the paper's game on a random sample of the training data (its n = 1000). Parts are
+        kept in the run directory as they finish.
     max_ci_width : float
         Widest interval of the difference read as a measurement (:data:`MAX_CI_WIDTH`).
 
@@ -1112,19 +1190,26 @@ class ReleaseAttributeGame:
         bin_strategy: BinStrategy | str = BinStrategy.QUANTILE,
         utility_marginals: int = 50,
         max_ci_width: float = MAX_CI_WIDTH,
+        part_size: int = 2000,
     ) -> None:
         self.secret = secret
         self.quasi_ids = quasi_ids
         self.attack = attack
         self.attack_params = attack_params
         self.n_targets = n_targets
+        self.part_size = part_size
         self.bins = bins
         self.bin_strategy = bin_strategy
         self.utility_marginals = utility_marginals
         self.max_ci_width = max_ci_width
 
     def run(
-        self, release: Release, *, seed: int, runtime: Runtime | None = None
+        self,
+        release: Release,
+        *,
+        seed: int,
+        runtime: Runtime | None = None,
+        log: Callable[[str], None] | None = None,
     ) -> ReleaseAttributeResult:
         """Attack the training records and the swapped-in control records from the release.
 
@@ -1135,6 +1220,8 @@ class ReleaseAttributeGame:
             ``not measured``.
         seed : int
         runtime : Runtime, optional
+        log : callable, optional
+            Receives the projected time and progress lines (the audit prints them).
         """
         rt = as_runtime(runtime)
         if not isinstance(release, Release):
@@ -1144,6 +1231,8 @@ class ReleaseAttributeGame:
             )
         if self.n_targets is not None and int(self.n_targets) < 1:
             raise InputError(f"n_targets must be at least 1, got {self.n_targets}")
+        if int(self.part_size) < 1:
+            raise InputError(f"part_size must be at least 1, got {self.part_size}")
         if not self.max_ci_width > 0:
             raise InputError(f"max_ci_width must be positive, got {self.max_ci_width}")
         ctl = release.control
@@ -1186,6 +1275,8 @@ class ReleaseAttributeGame:
         tvd = tvd_from_codes(ori, S, prep.sizes, marg) if len(marg) else float("nan")
         k = N if self.n_targets is None else min(N, int(self.n_targets))
         n_swap = min(k, len(ctl_codes))
+        size = max(1, int(self.part_size))
+        n_parts = max(1, math.ceil(k / size))
         config: dict[str, Any] = {
             "game": "attribute-release",
             "secret": self.secret,
@@ -1194,6 +1285,8 @@ class ReleaseAttributeGame:
             "attack": _attack_config(name, attack),
             "n_targets": k,
             "n_control_targets": n_swap,
+            "part_size": size,
+            "n_parts": n_parts,
             "bins": int(self.bins),
             "bin_strategy": BinStrategy(self.bin_strategy).value,
             "utility_marginals": int(self.utility_marginals),
@@ -1234,44 +1327,55 @@ class ReleaseAttributeGame:
                 ci_width=nan,
                 **base,
             )
-        targets = (
+        attacked = (
             np.arange(N)
             if k == N
             else np.sort(stream_rng(seed, "aia-release-targets").choice(N, k, replace=False))
         )
         rng_swap = stream_rng(seed, "aia-release-swap")
-        slots = np.sort(rng_swap.choice(N, n_swap, replace=False))
-        ctl_rows = np.sort(rng_swap.choice(len(ctl_codes), n_swap, replace=False))
-        X_ctl = ori[:, :-1].copy()
-        X_ctl[slots] = ctl_codes[ctl_rows, :-1]
+        slots = np.sort(rng_swap.choice(k, n_swap, replace=False))  # positions in ``attacked``
+        slot_ctl = np.full(k, -1, dtype=np.int64)
+        slot_ctl[slots] = np.sort(rng_swap.choice(len(ctl_codes), n_swap, replace=False))
+        order = (
+            np.arange(k) if n_parts == 1 else stream_rng(seed, "aia-release-parts").permutation(k)
+        )
+        groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for pos in np.array_split(order, n_parts):
+            pos = np.sort(pos)
+            swapped = np.flatnonzero(slot_ctl[pos] >= 0)
+            groups.append((attacked[pos], swapped, slot_ctl[pos[swapped]]))
         shared = {
             "seed": int(seed),
             "synthetic": S,
             "sizes": prep.sizes,
             "attack": attack,
-            "worlds": [(ori[:, :-1], targets), (X_ctl, slots)],
+            "original": ori[:, :-1],
+            "control": ctl_codes[:, :-1],
+            "parts": groups,
         }
+        units = [WorkUnit(f"training-{p:05d}", (0, p)) for p in range(n_parts)] + [
+            WorkUnit(f"control-{p:05d}", (1, p)) for p in range(n_parts) if groups[p][1].size
+        ]
+        if log is not None:
+            log(
+                f"attribute inference of '{self.secret}' on the release: {k} of {N} training "
+                f"records and {n_swap} control records attacked, in {n_parts} part(s) of at "
+                f"most {size} records"
+            )
         store = rt.store(config)
         try:
-            out = rt.run(
-                _play_world,
-                [WorkUnit("training", (0,)), WorkUnit("control", (1,))],
+            out = _run_logged(
+                rt,
+                _play_part,
+                units,
                 shared=shared,
                 store=store,
                 description="attribute inference on the release",
+                what="linear-program units" if name == "recon" else "units",
+                log=log,
             )
             failures = tuple(_reason(r.error or "") for _, r in sorted(out.items()) if not r.ok)
-            result = _release_result(
-                base,
-                out,
-                failures,
-                ori[targets, -1],
-                targets,
-                ctl_codes[ctl_rows, -1],
-                ctl_rows,
-                C,
-                limit,
-            )
+            result = _release_result(base, out, failures, groups, ori, ctl_codes, C, limit)
             if store is not None:
                 store.write_json("result.json", result.to_dict())
         finally:
@@ -1284,10 +1388,9 @@ def _release_result(
     base: dict[str, Any],
     out: dict[str, Any],
     failures: tuple[str, ...],
-    truth_t: np.ndarray,
-    rows_t: np.ndarray,
-    truth_c: np.ndarray,
-    rows_c: np.ndarray,
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    ori: np.ndarray,
+    ctl_codes: np.ndarray,
     C: int,
     limit: float,
 ) -> ReleaseAttributeResult:
@@ -1305,7 +1408,22 @@ def _release_result(
             failures=failures,
             **base,
         )
-    tr, ct = out["training"].arrays, out["control"].arrays
+
+    def gather(world: str, j: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        rows, arrays = [], []
+        for p, part in enumerate(parts):
+            key = f"{world}-{p:05d}"
+            if key in out:
+                rows.append(part[0] if j == 0 else part[2])
+                arrays.append(out[key].arrays)
+        r = np.concatenate(rows)
+        order = np.argsort(r, kind="stable")
+        cat = {k: np.concatenate([a[k] for a in arrays])[order] for k in ("scores", "guess")}
+        return r[order], cat
+
+    rows_t, tr = gather("training", 0)
+    rows_c, ct = gather("control", 2)
+    truth_t, truth_c = ori[rows_t, -1], ctl_codes[rows_c, -1]
     ok_t = tr["guess"] == truth_t
     ok_c = ct["guess"] == truth_c
     control = accuracy_estimate(ok_c, baseline=1.0 / C)
