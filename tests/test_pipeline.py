@@ -74,7 +74,11 @@ def test_independent_release_shows_no_leak(split) -> None:
 
 def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
     train, _, _ = split
-    a = audit(train, generator="indhist", secret="sex", plan=TINY, seed=3)
+    lines: list[str] = []
+    a = audit(train, generator="indhist", secret="sex", plan=TINY, seed=3, log=lines.append)
+    # the attribute game says what it will take and how far it is
+    assert any("attribute inference games of 'sex': projected time" in x for x in lines)
+    assert any("attribute inference games of 'sex': 6 of 6 games done" in x for x in lines)
     keys = set(_by_key(a))
     assert {
         "singling_out.univariate",

@@ -124,6 +124,9 @@ BUDGETS: dict[Budget, BudgetPlan] = {
     ),
 }
 
+#: Share of ``max_time`` the randomised-secret attribute-inference game may take.
+AIA_GAME_SHARE = 0.25
+
 #: How ``audit(selector=...)`` chooses the membership game's targets (the first is the default).
 SELECTORS = tuple(s.value for s in Selector)
 
@@ -494,13 +497,16 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
         params["n_queries"] = ctx.plan.aia_queries
     n_records = None if ctx.plan.aia_records is None else min(ctx.plan.aia_records, len(ctx.train))
     game = ReleaseAttributeGame(
-        ctx.secret, list(ctx.quasi_ids) or None, attack_params=params, n_targets=n_records
+        ctx.secret,
+        list(ctx.quasi_ids) or None,
+        attack_params=params,
+        n_targets=n_records,
+        log=ctx.log,
     )
     res = game.run(
         Release(ctx.train, ctx.synthetic, ctx.control),
         seed=ctx.seed,
         runtime=ctx.runtime.sub("aia-release"),
-        log=ctx.log,
     )
     ctx.sections["attribute_release"] = res
     threat = ThreatModel(
@@ -559,9 +565,13 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
 
     assert ctx.generator is not None and ctx.secret is not None
     n = min(ctx.plan.n, len(ctx.original) // 2)
+    # with a time limit the game takes at most its share of it (the membership game, sized to
+    # max_time after its own pilot, follows)
+    max_seconds = None if ctx.max_time is None else AIA_GAME_SHARE * ctx.max_time
     ctx.log(
         f"attribute inference of '{ctx.secret}': {ctx.plan.aia_games} games of {n} records "
         f"through '{ctx.generator}'"
+        + ("" if max_seconds is None else f", within {max_seconds:.0f} s")
     )
     game = AttributeGame(
         ctx.generator,
@@ -572,15 +582,24 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         n_games=ctx.plan.aia_games,
         attacks=("recon", "dcr", "infer"),
         attack_params={"recon": {"time_limit": 120.0}},
+        max_seconds=max_seconds,
+        log=ctx.log,
     )
     res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime.sub("aia"))
     ctx.sections["attribute"] = res
+    played = int(res.config["n_games"])
+    if played < ctx.plan.aia_games:
+        ctx.notes.append(
+            f"attribute inference game: {played} of the budget's {ctx.plan.aia_games} games fit "
+            f"the time limit ({max_seconds:.0f} s, a {AIA_GAME_SHARE:.0%} share of max_time); "
+            "the intervals are as wide as that many games make them"
+        )
     threat = ThreatModel(
         AdversaryGoal.ATTRIBUTE,
         GeneratorAccess.BLACK_BOX,
         f"the quasi-identifiers of every record of the training data, including the target's, "
         f"but not the target's secret '{ctx.secret}'; and the generation method",
-        {"n_games": ctx.plan.aia_games, "train_size": n},
+        {"n_games": played, "train_size": n},
     )
     for a in res.accuracies:
         details: dict[str, Any] = {

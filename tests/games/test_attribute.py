@@ -500,8 +500,8 @@ def test_release_null_calibration_grid(shared_datasets: Path) -> None:
 def test_release_parts_bound_each_program_and_copy_still_leaks(population: Table) -> None:
     train, control, other = _split(population, 900, 300, 6)
     lines: list[str] = []
-    game = ReleaseAttributeGame("s", n_targets=600, part_size=200)
-    copy_ = game.run(Release(train, train, control), seed=0, log=lines.append)
+    game = ReleaseAttributeGame("s", n_targets=600, part_size=200, log=lines.append)
+    copy_ = game.run(Release(train, train, control), seed=0)
     assert copy_.config["n_parts"] == 3 and copy_.config["part_size"] == 200
     assert copy_.accuracy.n_trials == 600 and copy_.control_accuracy.n_trials == 300
     assert copy_.difference.ci_low > 0.1
@@ -533,8 +533,9 @@ def test_release_interrupted_run_resumes_its_finished_parts(
 
     monkeypatch.setattr(attribute, "_play_part", interrupted)
     rt = Runtime(run_dir=tmp_path / "run")
+    game.log = lambda _: None
     with pytest.raises(KeyboardInterrupt):
-        game.run(Release(train, other, control), seed=1, runtime=rt, log=lambda _: None)
+        game.run(Release(train, other, control), seed=1, runtime=rt)
     done = list(calls)
     calls.clear()
 
@@ -544,7 +545,91 @@ def test_release_interrupted_run_resumes_its_finished_parts(
 
     monkeypatch.setattr(attribute, "_play_part", counted)
     lines: list[str] = []
-    again = game.run(Release(train, other, control), seed=1, runtime=rt, log=lines.append)
+    game.log = lines.append
+    again = game.run(Release(train, other, control), seed=1, runtime=rt)
     assert again.same_as(whole)
     assert not set(done) & set(calls) and len(done) + len(calls) == 8  # 4 parts x 2 worlds
     assert any("3 of 8" in line and "reloaded" in line for line in lines)
+
+
+def test_game_interrupted_resumes_finished_games(
+    population: Table, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import synthleak.games.attribute as attribute
+
+    game = AttributeGame(
+        "indhist", "s", train_size=100, synthetic_size=500, n_games=6, attacks=("dcr",)
+    )
+    whole = game.run(population, seed=3)
+    real = attribute._play_game
+    calls: list[int] = []
+
+    def interrupted(shared, g):  # type: ignore[no-untyped-def]
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        calls.append(g)
+        return real(shared, g)
+
+    monkeypatch.setattr(attribute, "_play_game", interrupted)
+    rt = Runtime(run_dir=tmp_path / "run")
+    lines: list[str] = []
+    game.log = lines.append
+    with pytest.raises(KeyboardInterrupt):
+        game.run(population, seed=3, runtime=rt)
+    assert any("projected time" in line for line in lines)
+    done = list(calls)
+    calls.clear()
+
+    def counted(shared, g):  # type: ignore[no-untyped-def]
+        calls.append(g)
+        return real(shared, g)
+
+    monkeypatch.setattr(attribute, "_play_game", counted)
+    lines.clear()
+    again = game.run(population, seed=3, runtime=rt)
+    assert again.same_as(whole)
+    assert sorted(done + calls) == list(range(6)) and not set(done) & set(calls)
+    assert any("4 of 6 games reloaded" in line for line in lines)
+    assert any("6 of 6 games done" in line for line in lines)
+    # more games later: the six are reused, only the new ones are played
+    calls.clear()
+    more = AttributeGame(
+        "indhist", "s", train_size=100, synthetic_size=500, n_games=8, attacks=("dcr",)
+    )
+    bigger = more.run(population, seed=3, runtime=rt)
+    assert sorted(calls) == [6, 7] and bigger.same_as(more.run(population, seed=3))
+
+
+def test_game_time_limit_plays_the_games_that_fit(
+    population: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import synthleak.games.attribute as attribute
+
+    real = attribute._play_game
+
+    def slow(shared, g):  # type: ignore[no-untyped-def]
+        import time
+
+        time.sleep(0.3)
+        return real(shared, g)
+
+    monkeypatch.setattr(attribute, "_play_game", slow)
+    lines: list[str] = []
+    game = AttributeGame(
+        "indhist",
+        "s",
+        train_size=100,
+        synthetic_size=500,
+        n_games=40,
+        attacks=("dcr",),
+        max_seconds=1.0,
+        log=lines.append,
+    )
+    res = game.run(population, seed=0)
+    played = res.config["n_games"]
+    assert 1 <= played < 40 and res.config["n_games_requested"] == 40
+    assert res.accuracies[0].n_games == played
+    assert any("fit the time limit" in line for line in lines)
+    game.max_seconds = 0
+    with pytest.raises(InputError, match="max_seconds"):
+        game.run(population, seed=0)

@@ -490,7 +490,8 @@ MaxTimeOpt = Annotated[
     typer.Option(
         "--max-time",
         help="Wall-time limit in seconds for the shadow-model game: the numbers of shadow and "
-        "test datasets are chosen to fit it (after a short measured pilot).",
+        "test datasets are chosen to fit it (after a short measured pilot). The audit's "
+        "attribute-inference game plays the games that fit a quarter of it.",
     ),
 ]
 

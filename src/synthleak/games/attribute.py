@@ -637,6 +637,13 @@ class AttributeGame:
         Original count above which a marginal cell enters MRE (10 in the paper).
     max_ci_width : float
         Widest accuracy interval read as a measurement (:data:`MAX_CI_WIDTH`).
+    max_seconds : float, optional
+        Wall-time limit: the first game is timed and only the games that fit are played (at
+        least one; games kept in the run directory take no time). The result then depends on
+        the machine's speed; ``config["n_games"]`` says how many were played and
+        ``config["n_games_requested"]`` how many were asked for.
+    log : callable, optional
+        Receives the projected time and progress lines (the audit prints them).
 
     Notes
     -----
@@ -667,7 +674,11 @@ class AttributeGame:
         utility_marginals: int = 50,
         mre_threshold: float = 10.0,
         max_ci_width: float = MAX_CI_WIDTH,
+        max_seconds: float | None = None,
+        log: Callable[[str], None] | None = None,
     ) -> None:
+        self.max_seconds = max_seconds
+        self.log = log
         self.generator = generator
         self.secret = secret
         self.quasi_ids = quasi_ids
@@ -748,7 +759,19 @@ class AttributeGame:
             Run seed: same seed, same result whatever the runtime.
         runtime : Runtime, optional
             Workers, Dask cluster, resumable run directory, progress bars.
+
+        Notes
+        -----
+        Games are work units ``game-000000``, ``game-000001``, ... kept in the run directory as
+        they finish, under a configuration that leaves out ``n_games``: an interrupted run, or
+        one asked for more games, reuses every finished game, with the same result as a run
+        that played them all at once.
         """
+        max_seconds = self.max_seconds
+        if max_seconds is not None and not (
+            isinstance(max_seconds, int | float) and max_seconds > 0
+        ):
+            raise InputError(f"max_seconds must be a positive number, got {max_seconds!r}")
         rt = as_runtime(runtime)
         table = as_table(data)
         prep, attacks, ms = self._validate(table)
@@ -789,11 +812,21 @@ class AttributeGame:
             "attacks": attacks,
         }
         units = [WorkUnit(f"game-{g:06d}", (g,)) for g in range(int(self.n_games))]
-        store = rt.store(config)
+        store = rt.store({k: v for k, v in config.items() if k != "n_games"})
         try:
-            out = rt.run(
-                _play_game, units, shared=shared, store=store, description="attribute games"
+            out = _run_logged(
+                rt,
+                _play_game,
+                units,
+                shared=shared,
+                store=store,
+                description=f"attribute inference games of '{self.secret}'",
+                what="games",
+                log=self.log,
+                max_seconds=max_seconds,
             )
+            if len(out) < len(units):
+                config = {**config, "n_games": len(out), "n_games_requested": len(units)}
             result = _aggregate(config, out, [name for name, _ in attacks], ms, prep.n_classes)
             if store is not None:
                 store.write_json("result.json", result.to_dict())
@@ -1066,28 +1099,31 @@ def _run_logged(
     description: str,
     what: str,
     log: Callable[[str], None] | None,
+    max_seconds: float | None = None,
 ) -> dict[str, Any]:
     """Run ``units``, saying how long they will take and how far they are.
 
-    Without ``log`` this is :meth:`Runtime.run`. With it, the first unit runs alone and its wall
-    time projects the rest (on the runtime's workers); the rest run in about ten chunks, each
-    followed by a line with the units done and the time left. Finished units are kept in the
-    run store as they finish, so an interrupted run resumes where it stopped; units reloaded
-    from the store are counted as done and not timed.
+    Without ``log`` and ``max_seconds`` this is :meth:`Runtime.run`. Otherwise the first unit
+    to compute runs alone and its wall time projects the rest (on the runtime's workers); with
+    ``max_seconds`` only the leading units that fit in it are run (at least that first one).
+    The rest run in about ten chunks, each followed by a line with the units done and the time
+    left. Finished units are kept in the run store as they finish, so an interrupted run resumes
+    where it stopped; units reloaded from the store are counted as done and take no time.
     """
-    if log is None or not units:
+    if (log is None and max_seconds is None) or not units:
         return rt.run(fn, units, shared=shared, store=store, description=description)
     from synthleak.games.cost import format_seconds
 
+    say: Callable[[str], None] = log or (lambda _line: None)
     quiet = replace(rt, progress=False)
     workers = max(1, int(rt.workers))
     kept = store.done() if store is not None else set()
+    reloaded = [u for u in units if u.key in kept]
     todo = [u for u in units if u.key not in kept]
     out: dict[str, Any] = {}
-    if kept:
-        reloaded = [u for u in units if u.key in kept]
+    if reloaded:
         out.update(quiet.run(fn, reloaded, shared=shared, store=store, description=description))
-        log(
+        say(
             f"{description}: {len(reloaded)} of {len(units)} {what} reloaded from the run directory"
         )
     if not todo:
@@ -1096,11 +1132,21 @@ def _run_logged(
     out.update(quiet.run(fn, todo[:1], shared=shared, store=store, description=description))
     first = time.perf_counter() - t0
     rest = todo[1:]
+    total = len(units)
+    if rest and max_seconds is not None:
+        fit = max(0, math.floor((float(max_seconds) - first) / max(first, 1e-9))) * workers
+        if fit < len(rest):
+            rest = rest[:fit]
+            total = len(reloaded) + 1 + len(rest)
+            say(
+                f"{description}: {total} of {len(units)} {what} fit the time limit of "
+                f"{format_seconds(float(max_seconds))} (the first took {first:.1f} s)"
+            )
     if rest:
         projected = first * math.ceil(len(rest) / workers)
-        log(
+        say(
             f"{description}: projected time {format_seconds(first + projected)} for "
-            f"{len(todo)} {what} (the first took {first:.1f} s; {workers} worker(s))"
+            f"{len(rest) + 1} {what} (the first took {first:.1f} s; {workers} worker(s))"
         )
     chunk = max(workers, math.ceil(len(rest) / 10))
     started = time.perf_counter()
@@ -1109,8 +1155,8 @@ def _run_logged(
         out.update(quiet.run(fn, part, shared=shared, store=store, description=description))
         done = i + len(part)
         left = (time.perf_counter() - started) / done * (len(rest) - done)
-        log(
-            f"{description}: {done + 1 + len(kept)} of {len(units)} {what} done"
+        say(
+            f"{description}: {len(reloaded) + 1 + done} of {total} {what} done"
             + (f", about {format_seconds(left)} left" if done < len(rest) else "")
         )
     return out
@@ -1151,6 +1197,8 @@ class ReleaseAttributeGame:
         Conditional queries are proportions rescaled by the part's own counts, so a part is
         the paper's game on a random sample of the training data (its n = 1000). Parts are
         kept in the run directory as they finish.
+    log : callable, optional
+        Receives the projected time and progress lines (the audit prints them).
     max_ci_width : float
         Widest interval of the difference read as a measurement (:data:`MAX_CI_WIDTH`).
 
@@ -1191,7 +1239,9 @@ class ReleaseAttributeGame:
         utility_marginals: int = 50,
         max_ci_width: float = MAX_CI_WIDTH,
         part_size: int = 2000,
+        log: Callable[[str], None] | None = None,
     ) -> None:
+        self.log = log
         self.secret = secret
         self.quasi_ids = quasi_ids
         self.attack = attack
@@ -1209,7 +1259,6 @@ class ReleaseAttributeGame:
         *,
         seed: int,
         runtime: Runtime | None = None,
-        log: Callable[[str], None] | None = None,
     ) -> ReleaseAttributeResult:
         """Attack the training records and the swapped-in control records from the release.
 
@@ -1220,8 +1269,6 @@ class ReleaseAttributeGame:
             ``not measured``.
         seed : int
         runtime : Runtime, optional
-        log : callable, optional
-            Receives the projected time and progress lines (the audit prints them).
         """
         rt = as_runtime(runtime)
         if not isinstance(release, Release):
@@ -1356,8 +1403,8 @@ class ReleaseAttributeGame:
         units = [WorkUnit(f"training-{p:05d}", (0, p)) for p in range(n_parts)] + [
             WorkUnit(f"control-{p:05d}", (1, p)) for p in range(n_parts) if groups[p][1].size
         ]
-        if log is not None:
-            log(
+        if self.log is not None:
+            self.log(
                 f"attribute inference of '{self.secret}' on the release: {k} of {N} training "
                 f"records and {n_swap} control records attacked, in {n_parts} part(s) of at "
                 f"most {size} records"
@@ -1372,7 +1419,7 @@ class ReleaseAttributeGame:
                 store=store,
                 description="attribute inference on the release",
                 what="linear-program units" if name == "recon" else "units",
-                log=log,
+                log=self.log,
             )
             failures = tuple(_reason(r.error or "") for _, r in sorted(out.items()) if not r.ok)
             result = _release_result(base, out, failures, groups, ori, ctl_codes, C, limit)
