@@ -97,7 +97,7 @@ from synthleak.metrics.privacy import (
     paired_accuracy_difference,
 )
 from synthleak.metrics.utility import mre_from_codes, random_marginals, tvd_from_codes
-from synthleak.modes import BinStrategy
+from synthleak.modes import BinStrategy, ToleranceKind
 from synthleak.runtime import WorkUnit, as_runtime, stream_rng, unit_rng
 from synthleak.serde import FloatArray, IntArray, Result
 
@@ -131,6 +131,134 @@ class GameFailure(RuntimeError):
 
 
 # --- input validation and encoding ---------------------------------------------------------------
+TOLERANCE_BINS = 10
+"""Quantile bins of a numeric secret the attacks guess among under a tolerance rule."""
+
+MEANINGLESS_RATE = 0.99
+"""A rule under which one constant guess is right for this share of the records tells nothing."""
+
+
+@dataclass(frozen=True)
+class SecretRule:
+    """When a guess of a numeric secret counts as right.
+
+    Give ``tolerance`` (with ``kind``) or ``bins``:
+
+    * ``tolerance=t, kind="absolute"``: the guess lies within ``t`` of the true value;
+    * ``tolerance=t, kind="relative"``: within ``t * |true value|`` (Anonymeter's rule for
+      numeric secrets; ``t < 1``, since ``t >= 1`` accepts a guess of 0 for every value);
+    * ``bins=B``: the guess names the right one of ``B`` quantile bins of the training data.
+
+    The attacks guess among quantile bins of the secret (``bins``, or :data:`TOLERANCE_BINS`
+    under a tolerance rule; a missing value is a bin of its own); the value a bin stands for is
+    the median of the release's values in it. A record whose true secret is missing is guessed
+    right when the guess is the missing bin.
+    """
+
+    tolerance: float | None = None
+    kind: ToleranceKind | str = ToleranceKind.ABSOLUTE
+    bins: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.tolerance is None and self.bins is None:
+            raise InputError(
+                "a numeric secret needs a success rule: give secret_tolerance (a guess within "
+                "it counts as right) or secret_bins (the right quantile bin)"
+            )
+        if self.tolerance is not None and self.bins is not None:
+            raise InputError(
+                "give either secret_tolerance or secret_bins (one success rule), not both"
+            )
+        try:
+            object.__setattr__(self, "kind", ToleranceKind(self.kind))
+        except ValueError:
+            raise InputError(
+                f"tolerance_kind must be absolute or relative, got {self.kind!r}"
+            ) from None
+        t = self.tolerance
+        if t is not None:
+            if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
+                raise InputError(f"secret_tolerance must be a positive number, got {t!r}")
+            if t <= 0:
+                raise InputError(
+                    f"secret_tolerance must be positive, got {t:g}: give how far from the true "
+                    "value a guess may lie (e.g. 5000, or 0.1 with tolerance_kind relative)"
+                )
+            if self.kind is ToleranceKind.RELATIVE and t >= 1:
+                raise InputError(
+                    f"a relative secret_tolerance of {t:g} accepts a guess of 0 for every value: "
+                    "give a fraction below 1 (0.1 = within 10 % of the true value)"
+                )
+        b = self.bins
+        if b is not None and (
+            isinstance(b, bool) or not isinstance(b, int | np.integer) or not 2 <= b <= MAX_CLASSES
+        ):
+            raise InputError(
+                f"secret_bins must be a whole number from 2 to {MAX_CLASSES}, got {b!r}"
+            )
+
+    @property
+    def n_bins(self) -> int:
+        """Quantile bins the attacks guess among."""
+        return int(self.bins) if self.bins is not None else TOLERANCE_BINS
+
+    @property
+    def mode(self) -> str:
+        """``bin``, ``absolute`` or ``relative``."""
+        return "bin" if self.tolerance is None else ToleranceKind(self.kind).value
+
+    def describe(self) -> str:
+        """The rule in words."""
+        if self.tolerance is None:
+            return f"the right one of {self.n_bins} quantile bins"
+        if ToleranceKind(self.kind) is ToleranceKind.RELATIVE:
+            return f"within {self.tolerance:.1%} of the true value"
+        return f"within {self.tolerance:g} of the true value"
+
+    def to_config(self) -> dict[str, Any]:
+        return {
+            "rule": self.mode,
+            "tolerance": None if self.tolerance is None else float(self.tolerance),
+            "bins": self.n_bins,
+        }
+
+    def hits(self, guess: np.ndarray, truth: np.ndarray) -> np.ndarray:
+        """Whether each guessed value is right for each true value (tolerance rules; NaN is
+        right only against NaN)."""
+        g = np.asarray(guess, dtype=np.float64)
+        v = np.asarray(truth, dtype=np.float64)
+        t = float(self.tolerance or 0.0)
+        with np.errstate(invalid="ignore"):
+            if ToleranceKind(self.kind) is ToleranceKind.RELATIVE:
+                ok = np.abs(g - v) <= t * np.abs(v)
+            else:
+                ok = np.abs(g - v) <= t
+        return ok | (np.isnan(g) & np.isnan(v))
+
+    def constant_rate(self, values: np.ndarray, weights: np.ndarray | None = None) -> float:
+        """Success rate of the best constant guess on ``values`` (optionally weighted): the
+        baseline of a tolerance rule for an adversary without the release. Candidates are 201
+        quantiles of the values, 0 and missing."""
+        v = np.asarray(values, dtype=np.float64)
+        w = np.ones(v.size) if weights is None else np.asarray(weights, dtype=np.float64)
+        if v.size == 0 or w.sum() <= 0:
+            return float("nan")
+        w = w / w.sum()
+        fin = v[np.isfinite(v)]
+        cands = np.unique(
+            np.concatenate([np.quantile(fin, np.linspace(0, 1, 201)) if fin.size else [], [0.0]])
+        )
+        best = float(w[np.isnan(v)].sum())
+        for c in np.array_split(cands, max(1, cands.size * v.size // 2_000_000 + 1)):
+            rates = self.hits(c[:, None], v[None, :]) @ w
+            best = max(best, float(rates.max(initial=0.0)))
+        return best
+
+
+def _secret_values(table: Table, secret: str) -> np.ndarray:
+    return table.values[:, table.schema.continuous_names.index(secret)].astype(np.float64)
+
+
 def validate_secret(
     schema: Schema,
     secret: str,
@@ -138,26 +266,40 @@ def validate_secret(
     *,
     data: Table | None = None,
     max_classes: int = MAX_CLASSES,
+    rule: SecretRule | None = None,
+    left_out: Mapping[str, str] | None = None,
 ) -> list[str]:
     """Check a secret column and its quasi-identifiers before any attack runs; returns the
     quasi-identifiers (every other column when ``quasi_ids`` is empty).
 
     Cheap: reads the schema (and, with ``data``, the secret column only). Raises
-    :class:`~synthleak.errors.InputError` naming the problem: unknown columns, a continuous
-    secret, a secret among the quasi-identifiers, a repeated or missing quasi-identifier, a
-    secret with one value or with more than ``max_classes`` classes.
+    :class:`~synthleak.errors.InputError` naming the problem: unknown columns, a secret left out
+    as an identifier or free text (``left_out``: column -> what it was left out as), a numeric
+    secret without a success ``rule`` (or a categorical one with it), a secret among the
+    quasi-identifiers, a repeated or missing quasi-identifier, a secret with one value or with
+    more than ``max_classes`` classes, a tolerance under which one constant guess is right for
+    almost every record.
     """
     names = list(schema.names)
+    if left_out and secret in left_out:
+        what = left_out[secret]
+        raise InputError(
+            f"secret {secret!r} was left out as {what}: attribute inference infers a property "
+            "of a person, not a value unique to each record; choose another secret, or keep "
+            "the column (keep) if it is not " + what,
+            parameter="secret",
+        )
     if secret not in schema:
         raise InputError(
             f"secret {secret!r} is not a column: the columns are {', '.join(names)}",
             parameter="secret",
         )
     col = schema[secret]
-    if not col.is_categorical:
+    if not col.is_categorical and rule is None:
         raise InputError(
-            f"secret {secret!r} is a continuous column: declare it categorical "
-            "(attribute inference guesses a discrete secret)",
+            f"secret {secret!r} is a numeric column: state when a guess counts as right with "
+            "secret_tolerance (and tolerance_kind absolute or relative) or secret_bins (the "
+            "right quantile bin), or declare the column categorical",
             parameter="secret",
         )
     qi = list(quasi_ids) if quasi_ids else [c for c in names if c != secret]
@@ -175,6 +317,23 @@ def validate_secret(
         raise InputError("a quasi-identifier is listed twice in quasi_ids: list each column once")
     if not qi:
         raise InputError("attribute inference needs at least one quasi-identifier column")
+    if rule is not None and not col.is_categorical:
+        if data is not None:
+            v = _secret_values(data, secret)
+            if np.unique(v[np.isfinite(v)]).size + int(np.isnan(v).any()) < 2:
+                raise InputError(
+                    f"the secret {secret!r} takes a single value in the data: there is nothing "
+                    "to infer; choose another secret"
+                )
+            if rule.tolerance is not None:
+                rate = rule.constant_rate(v)
+                if rate >= MEANINGLESS_RATE:
+                    raise InputError(
+                        f"secret_tolerance {rule.tolerance:g} ({rule.mode}) is meaningless for "
+                        f"{secret!r}: one constant guess is {rule.describe()} for {rate:.0%} of "
+                        "the records; give a smaller tolerance"
+                    )
+        return qi
     n_values = col.size
     if data is not None:
         codes = data.codes[:, data.schema.categorical_names.index(secret)]
@@ -183,6 +342,12 @@ def validate_secret(
         raise InputError(
             f"the secret {secret!r} takes a single value in the data: there is nothing to infer; "
             "choose another secret"
+        )
+    if rule is not None:
+        raise InputError(
+            f"secret {secret!r} is categorical: secret_tolerance and secret_bins apply to a "
+            "numeric secret; leave them out (a guess is right when it names the class)",
+            parameter="secret",
         )
     if n_values > max_classes:
         raise InputError(
@@ -214,10 +379,34 @@ class AttributeCodes:
     schema: Schema
     quasi_ids: list[str]
     labels: list[str]
+    rule: SecretRule | None = None
+    values: np.ndarray | None = None  # a numeric secret's values (n,), float64
+    edges: np.ndarray | None = None  # (C, 2) lower and upper edge of each class (NaN: missing)
 
     @property
     def n_classes(self) -> int:
         return int(self.sizes[-1])
+
+    def representatives(self, rows: np.ndarray | slice) -> np.ndarray:
+        """The value each class stands for: the median of the values of ``rows`` in it (the
+        middle of its edges when none falls in it; NaN for the missing class)."""
+        assert self.values is not None and self.edges is not None
+        y, v = self.codes[rows, -1], self.values[rows]
+        out = np.where(np.isnan(self.edges[:, 0]), np.nan, self.edges.mean(axis=1))
+        for c in range(self.n_classes):
+            inside = v[(y == c) & np.isfinite(v)]
+            if inside.size:
+                out[c] = float(np.median(inside))
+        return out
+
+    def correct(
+        self, guess: np.ndarray, truth: np.ndarray, values: np.ndarray | None, reps: np.ndarray
+    ) -> np.ndarray:
+        """Whether each guess (class) is right under the rule: the class itself (categorical
+        secrets, bin rule) or its representative value within the tolerance of ``values``."""
+        if self.rule is None or self.rule.tolerance is None or values is None:
+            return np.asarray(guess) == np.asarray(truth)
+        return self.rule.hits(reps[np.asarray(guess, dtype=np.int64)], values)
 
 
 def discretise(
@@ -254,12 +443,23 @@ def attribute_codes(
     bins: int = 10,
     bin_strategy: BinStrategy | str = BinStrategy.UNIFORM,
     fit: Table | None = None,
+    rule: SecretRule | None = None,
+    left_out: Mapping[str, str] | None = None,
 ) -> AttributeCodes:
     """Discretise ``table`` to ``[X | y]`` codes, classes re-coded to those present (``0..C-1``).
 
-    ``fit`` (default ``table``) is the data quantile bins are cut on.
+    ``fit`` (default ``table``) is the data quantile bins are cut on. A numeric secret needs a
+    success ``rule`` (:class:`SecretRule`); it is cut into ``rule.n_bins`` quantile bins of
+    ``fit`` (a missing value is a bin of its own) and its values are kept for the rule.
     """
-    qi = validate_secret(table.schema, secret, quasi_ids, data=table)
+    qi = validate_secret(
+        table.schema,
+        secret,
+        quasi_ids,
+        data=fit if fit is not None else table,
+        rule=rule,
+        left_out=left_out,
+    )
     if int(bins) < 1:
         raise InputError(f"bins must be at least 1, got {bins}")
     try:
@@ -268,6 +468,8 @@ def attribute_codes(
         raise InputError(
             f"bin_strategy must be one of {', '.join(BinStrategy)}, got {bin_strategy!r}"
         ) from None
+    if rule is not None:
+        return _numeric_codes(table, secret, qi, int(bins), strategy, fit, rule)
     sub = table.select([*qi, secret])
     codes, schema = discretise(
         sub, int(bins), strategy, fit=None if fit is None else fit.select([*qi, secret])
@@ -283,6 +485,46 @@ def attribute_codes(
     schema = Schema(tuple(cols))
     sizes = np.array([c.size for c in schema.columns], dtype=np.int64)
     return AttributeCodes(codes, sizes, schema, qi, labels)
+
+
+def _numeric_codes(
+    table: Table,
+    secret: str,
+    qi: list[str],
+    bins: int,
+    strategy: BinStrategy,
+    fit: Table | None,
+    rule: SecretRule,
+) -> AttributeCodes:
+    """:func:`attribute_codes` of a numeric secret: quantile bins of ``fit`` as classes."""
+    X, xschema = discretise(
+        table.select(qi), bins, strategy, fit=None if fit is None else fit.select(qi)
+    )
+    v = _secret_values(table, secret)
+    ref = _secret_values(fit if fit is not None else table, secret)
+    ref = ref[np.isfinite(ref)]
+    edges = np.unique(np.quantile(ref, np.linspace(0, 1, rule.n_bins + 1)))
+    nb = edges.size - 1
+    raw = np.clip(np.searchsorted(edges, v, side="right") - 1, 0, nb - 1)
+    raw = np.where(np.isnan(v), nb, raw)
+    present = np.unique(raw)
+    y = np.searchsorted(present, raw)
+    lo = np.array([edges[c] if c < nb else np.nan for c in present])
+    hi = np.array([edges[c + 1] if c < nb else np.nan for c in present])
+    labels = [
+        "<missing>"
+        if c >= nb
+        else f"[{edges[c]:.6g}, {edges[c + 1]:.6g}{']' if c == nb - 1 else ')'}"
+        for c in present.tolist()
+    ]
+    codes = np.column_stack([X.astype(np.int64), y.astype(np.int64)])
+    cols = (
+        *xschema.columns,
+        Column(secret, ColumnKind.CATEGORICAL, categories=tuple(range(present.size))),
+    )
+    schema = Schema(tuple(cols))
+    sizes = np.array([c.size for c in schema.columns], dtype=np.int64)
+    return AttributeCodes(codes, sizes, schema, qi, labels, rule, v, np.column_stack([lo, hi]))
 
 
 def singleton_rows(codes: np.ndarray) -> np.ndarray:
@@ -562,6 +804,11 @@ def _play_game(shared: dict[str, Any], game: int) -> dict[str, np.ndarray]:
         "truth": y_new[targets].astype(np.int64),
         "targets": targets.astype(np.int64),
     }
+    pools = shared.get("class_values")
+    if pools is not None:  # a numeric secret under a tolerance: a value of the random class
+        out["truth_value"] = np.array(
+            [pools[c][rng_t.integers(pools[c].size)] for c in out["truth"]], dtype=np.float64
+        )
     M = len(ms)
     mre, tvd = np.full(M, np.nan), np.full(M, np.nan)
     scores = np.full((len(attacks), M, k, C), np.nan)
@@ -644,6 +891,13 @@ class AttributeGame:
         ``config["n_games_requested"]`` how many were asked for.
     log : callable, optional
         Receives the projected time and progress lines (the audit prints them).
+    secret_rule : SecretRule, optional
+        When a guess of a numeric secret counts as right (required for a numeric secret). The
+        secret is cut into quantile bins of the data, the generator trains on the bins and the
+        target's bin is randomised uniformly. Under the bin rule the baseline stays ``1 / C``.
+        Under a tolerance the target's secret is a uniform value of the data inside its random
+        bin, a guessed bin stands for the data's median in it, and the baseline is the success
+        rate of the best constant guess against that randomised secret (``config["baseline"]``).
 
     Notes
     -----
@@ -676,7 +930,9 @@ class AttributeGame:
         max_ci_width: float = MAX_CI_WIDTH,
         max_seconds: float | None = None,
         log: Callable[[str], None] | None = None,
+        secret_rule: SecretRule | None = None,
     ) -> None:
+        self.secret_rule = secret_rule
         self.max_seconds = max_seconds
         self.log = log
         self.generator = generator
@@ -704,6 +960,7 @@ class AttributeGame:
             self.quasi_ids,
             bins=self.bins,
             bin_strategy=self.bin_strategy,
+            rule=self.secret_rule,
         )
         if not 1 <= int(self.train_size) <= len(table):
             raise InputError(
@@ -804,13 +1061,30 @@ class AttributeGame:
                 :16
             ],
         }
-        shared = {
+        shared: dict[str, Any] = {
             "config": config,
             "codes": prep.codes,
             "sizes": prep.sizes,
             "schema": prep.schema,
             "attacks": attacks,
         }
+        rule = self.secret_rule
+        judge: tuple[SecretRule, np.ndarray, float] | None = None
+        if rule is not None:
+            config["secret_rule"] = rule.to_config()
+            if rule.tolerance is not None:
+                # the randomised secret: a uniform class, then a uniform value of the data in
+                # it; each class stands for the median of the data's values in it
+                assert prep.values is not None
+                y, v = prep.codes[:, -1], prep.values
+                C = prep.n_classes
+                pools = [v[y == c] for c in range(C)]
+                weights = 1.0 / (C * np.bincount(y, minlength=C)[y])
+                reps = prep.representatives(slice(None))
+                judge = (rule, reps, rule.constant_rate(v, weights))
+                shared["class_values"] = pools
+                config["secret_values"] = [float(x) for x in reps]
+                config["baseline"] = judge[2]
         units = [WorkUnit(f"game-{g:06d}", (g,)) for g in range(int(self.n_games))]
         store = rt.store({k: v for k, v in config.items() if k != "n_games"})
         try:
@@ -827,7 +1101,9 @@ class AttributeGame:
             )
             if len(out) < len(units):
                 config = {**config, "n_games": len(out), "n_games_requested": len(units)}
-            result = _aggregate(config, out, [name for name, _ in attacks], ms, prep.n_classes)
+            result = _aggregate(
+                config, out, [name for name, _ in attacks], ms, prep.n_classes, judge
+            )
             if store is not None:
                 store.write_json("result.json", result.to_dict())
         finally:
@@ -862,8 +1138,15 @@ def _compare(
 
 
 def _aggregate(
-    config: dict[str, Any], out: dict[str, Any], names: list[str], ms: list[int], C: int
+    config: dict[str, Any],
+    out: dict[str, Any],
+    names: list[str],
+    ms: list[int],
+    C: int,
+    judge: tuple[SecretRule, np.ndarray, float] | None = None,
 ) -> AttributeGameResult:
+    """Accuracies per size and attack. ``judge`` (a numeric secret under a tolerance): the
+    rule, the value each class stands for and the baseline (best constant guess)."""
     failures: list[Failure] = []
     games: dict[int, dict[str, np.ndarray]] = {}
     for key, r in sorted(out.items()):
@@ -879,6 +1162,9 @@ def _aggregate(
         )
     order = sorted(games)
     truth = np.concatenate([games[g]["truth"] for g in order])
+    truth_value = (
+        np.concatenate([games[g]["truth_value"] for g in order]) if judge is not None else None
+    )
     target = np.concatenate([games[g]["targets"] for g in order])
     game_of = np.concatenate([np.full(games[g]["truth"].size, g) for g in order])
     limit = float(config["max_ci_width"])
@@ -897,10 +1183,13 @@ def _aggregate(
             ok = fail == ""
             guess = np.concatenate([games[g]["guess"][i, mi] for g in order])
             scores = np.concatenate([games[g]["scores"][i, mi] for g in order])
-            correct = guess == truth
+            if judge is None or truth_value is None:
+                correct = guess == truth
+            else:
+                correct = judge[0].hits(judge[1][guess], truth_value)
             per[name] = {"ok": ok, "correct": correct, "game": game_of}
             n_failed = sum(1 for g in order if str(games[g]["fail"][i, mi]))
-            est = accuracy_estimate(correct[ok], baseline=1.0 / C)
+            est = accuracy_estimate(correct[ok], baseline=1.0 / C if judge is None else judge[2])
             width = est.ci_high - est.ci_low
             status, reason = _status(width, limit, int(ok.sum()))
             if not ok.any():
@@ -1167,6 +1456,25 @@ def _nan_estimate(baseline: float | None = None) -> RiskEstimate:
     return RiskEstimate(nan, nan, nan, 0.95, 0, baseline)
 
 
+@dataclass(frozen=True)
+class _Judge:
+    """Truth and success of guesses on training or control rows under the secret's rule."""
+
+    prep: AttributeCodes
+    reps: np.ndarray
+    truth: tuple[np.ndarray, np.ndarray]  # classes of the training and of the control rows
+    values: tuple[np.ndarray | None, np.ndarray | None]  # their values (numeric secrets)
+
+    def __call__(
+        self, rows: np.ndarray, guess: np.ndarray, *, control: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        truth = self.truth[int(control)][rows]
+        vals = self.values[int(control)]
+        return truth, self.prep.correct(
+            guess, truth, None if vals is None else vals[rows], self.reps
+        )
+
+
 class ReleaseAttributeGame:
     """Attribute inference on a released synthetic dataset, against a control baseline.
 
@@ -1240,8 +1548,10 @@ class ReleaseAttributeGame:
         max_ci_width: float = MAX_CI_WIDTH,
         part_size: int = 2000,
         log: Callable[[str], None] | None = None,
+        secret_rule: SecretRule | None = None,
     ) -> None:
         self.log = log
+        self.secret_rule = secret_rule
         self.secret = secret
         self.quasi_ids = quasi_ids
         self.attack = attack
@@ -1287,7 +1597,8 @@ class ReleaseAttributeGame:
         enc = Release(
             release.original, release.synthetic, ctl if has_control else None, release.schema
         ).encode()
-        qi = validate_secret(enc.schema, self.secret, self.quasi_ids, data=enc.original)
+        rule = self.secret_rule
+        qi = validate_secret(enc.schema, self.secret, self.quasi_ids, data=enc.original, rule=rule)
         name, resolved = resolve_attack(
             AttackFamily.ATTRIBUTE, self.attack, dict(self.attack_params or {}) or None
         )
@@ -1300,6 +1611,7 @@ class ReleaseAttributeGame:
             bins=self.bins,
             bin_strategy=self.bin_strategy,
             fit=enc.original,
+            rule=rule,
         )
         N, m = len(enc.original), len(enc.synthetic)
         ori, S = prep.codes[:N], prep.codes[N : N + m]
@@ -1308,6 +1620,11 @@ class ReleaseAttributeGame:
         _check_attacks([(name, attack)], ori[:, :-1], prep.sizes[:-1])
         counts = np.bincount(ori[:, -1], minlength=C)
         majority = float(counts.max() / N)
+        if rule is not None and rule.tolerance is not None:
+            assert prep.values is not None
+            majority = rule.constant_rate(prep.values[:N])
+        # the value each class stands for, from what the adversary sees: the release
+        reps = prep.representatives(slice(N, N + m)) if rule is not None else np.zeros(C)
         marg = (
             random_marginals(
                 ori.shape[1],
@@ -1328,6 +1645,8 @@ class ReleaseAttributeGame:
             "game": "attribute-release",
             "secret": self.secret,
             "secret_classes": prep.labels,
+            "secret_rule": None if rule is None else rule.to_config(),
+            "secret_values": None if rule is None else [float(x) for x in reps],
             "quasi_ids": qi,
             "attack": _attack_config(name, attack),
             "n_targets": k,
@@ -1422,7 +1741,14 @@ class ReleaseAttributeGame:
                 log=self.log,
             )
             failures = tuple(_reason(r.error or "") for _, r in sorted(out.items()) if not r.ok)
-            result = _release_result(base, out, failures, groups, ori, ctl_codes, C, limit)
+            values = prep.values
+            judge = _Judge(
+                prep,
+                reps,
+                (ori[:, -1], ctl_codes[:, -1]),
+                (None, None) if values is None else (values[:N], values[N + m :]),
+            )
+            result = _release_result(base, out, failures, groups, judge, C, limit)
             if store is not None:
                 store.write_json("result.json", result.to_dict())
         finally:
@@ -1436,8 +1762,7 @@ def _release_result(
     out: dict[str, Any],
     failures: tuple[str, ...],
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
-    ori: np.ndarray,
-    ctl_codes: np.ndarray,
+    judge: _Judge,
     C: int,
     limit: float,
 ) -> ReleaseAttributeResult:
@@ -1470,9 +1795,8 @@ def _release_result(
 
     rows_t, tr = gather("training", 0)
     rows_c, ct = gather("control", 2)
-    truth_t, truth_c = ori[rows_t, -1], ctl_codes[rows_c, -1]
-    ok_t = tr["guess"] == truth_t
-    ok_c = ct["guess"] == truth_c
+    truth_t, ok_t = judge(rows_t, tr["guess"], control=False)
+    truth_c, ok_c = judge(rows_c, ct["guess"], control=True)
     control = accuracy_estimate(ok_c, baseline=1.0 / C)
     accuracy = accuracy_estimate(ok_t, baseline=control.value)
     diff = accuracy_difference(ok_t, ok_c)
