@@ -338,3 +338,22 @@ def test_budgets_bound_release_attribute_inference() -> None:
     assert BUDGETS[Budget.QUICK].aia_queries is not None
     q, s = BUDGETS[Budget.QUICK], BUDGETS[Budget.STANDARD]
     assert q.aia_records <= s.aia_records and q.aia_queries <= s.aia_queries  # type: ignore[operator]
+
+
+def test_numeric_secret_release_stage(split) -> None:
+    from synthleak.games.attribute import SecretRule
+
+    train, ctl, other = split
+    rule = SecretRule(tolerance=5.0)
+    r = audit(
+        train, synthetic=train, control=ctl, plan=TINY, seed=1, secret="age", secret_rule=rule
+    )
+    aia = _by_key(r)["attribute.recon.release"]
+    assert aia.estimate.ci_low > 0 and "within 5 of the true value" in aia.title
+    assert aia.details["success_rule"] == rule.describe() and len(aia.details["secret_bins"]) == 10
+    null = audit(
+        train, synthetic=other, control=ctl, plan=TINY, seed=1, secret="age", secret_rule=rule
+    )
+    assert _by_key(null)["attribute.recon.release"].estimate.ci_low <= 0
+    with pytest.raises(InputError, match="numeric column"):
+        audit(train, synthetic=train, control=ctl, plan=TINY, secret="age")

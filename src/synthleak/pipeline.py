@@ -177,6 +177,7 @@ class _Context:
     neighbouring: str = "add_remove"
     max_time: float | None = None
     selector: str = "screen"
+    secret_rule: Any = None  # games.attribute.SecretRule of a numeric secret
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     identifiers: tuple[str, ...] = ()
     train: Table = field(init=False)
@@ -502,6 +503,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
         attack_params=params,
         n_targets=n_records,
         log=ctx.log,
+        secret_rule=ctx.secret_rule,
     )
     res = game.run(
         Release(ctx.train, ctx.synthetic, ctx.control),
@@ -525,13 +527,17 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
         "training_records": res.config["n_original"],
         "queries_per_program": "all" if ctx.plan.aia_queries is None else ctx.plan.aia_queries,
     }
+    if ctx.secret_rule is not None:
+        details["success_rule"] = ctx.secret_rule.describe()
+        details["secret_bins"] = res.config["secret_classes"]
     if res.reason:
         details["not_measured"] = res.reason
     est = res.advantage
     ctx.findings.append(
         Finding(
             "attribute.recon.release",
-            f"Attribute inference of '{ctx.secret}' by reconstruction (released data)",
+            f"Attribute inference of '{ctx.secret}' by reconstruction (released data)"
+            + ("" if ctx.secret_rule is None else f", right when {ctx.secret_rule.describe()}"),
             MetricKind.ADVANTAGE,
             est,
             threat,
@@ -584,6 +590,7 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         attack_params={"recon": {"time_limit": 120.0}},
         max_seconds=max_seconds,
         log=ctx.log,
+        secret_rule=ctx.secret_rule,
     )
     res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime.sub("aia"))
     ctx.sections["attribute"] = res
@@ -608,6 +615,9 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
             "n_games": a.n_games,
             "status": a.status.value,
         }
+        if ctx.secret_rule is not None:
+            details["success_rule"] = ctx.secret_rule.describe()
+            details["secret_bins"] = res.config["secret_classes"]
         if a.status is Measurement.NOT_MEASURED:
             details["not_measured"] = a.reason
         ctx.findings.append(
@@ -837,6 +847,7 @@ def audit(
     generator: str | None = None,
     secret: str | None = None,
     quasi_ids: Sequence[str] = (),
+    secret_rule: Any = None,
     budget: Budget | str = Budget.STANDARD,
     plan: BudgetPlan | None = None,
     schema: Schema | None = None,
@@ -872,6 +883,10 @@ def audit(
         A sensitive column: enables attribute inference.
     quasi_ids : sequence of str
         Columns the attacker knows about people (default: every other column).
+    secret_rule : SecretRule, optional
+        When a guess of a numeric secret counts as right (required for one): within an
+        absolute or relative tolerance, or the right quantile bin
+        (:class:`synthleak.games.attribute.SecretRule`).
     budget : Budget
         ``quick``, ``standard`` or ``paper`` (see :data:`BUDGETS`).
     plan : BudgetPlan, optional
@@ -961,7 +976,11 @@ def audit(
     if secret is not None:
         from synthleak.games.attribute import validate_secret
 
-        validate_secret(sch, secret, list(quasi_ids) or None, data=ori)  # before any attack
+        left_out = {c: "an identifier" for c in enc.profile.identifiers}
+        left_out.update({c: "free text" for c in enc.profile.text_columns})
+        validate_secret(  # before any attack
+            sch, secret, list(quasi_ids) or None, data=ori, rule=secret_rule, left_out=left_out
+        )
     unknown = [q for q in quasi_ids if q not in sch]
     if unknown:
         raise InputError(
@@ -986,6 +1005,7 @@ def audit(
         generator=generator,
         secret=secret,
         quasi_ids=tuple(quasi_ids),
+        secret_rule=secret_rule,
         k=k,
         control_fraction=control_fraction,
         show_records=show_records,

@@ -285,8 +285,8 @@ def validate_secret(
         what = left_out[secret]
         raise InputError(
             f"secret {secret!r} was left out as {what}: attribute inference infers a property "
-            "of a person, not a value unique to each record; choose another secret, or keep "
-            "the column (keep) if it is not " + what,
+            "of a person, not a value unique to each record; choose another secret, or, if it "
+            f"is not {what}, analyse the column with keep",
             parameter="secret",
         )
     if secret not in schema:
