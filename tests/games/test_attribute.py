@@ -756,3 +756,24 @@ def test_game_numeric_secret_oracles(rule: SecretRule) -> None:
     assert a.ci_low > a.baseline  # a copy leaks the randomised secret
     assert b.ci_low <= b.baseline <= b.ci_high + 0.05  # an independent release does not
     assert AttributeGameResult.from_json(copy_.to_json()).same_as(copy_)
+
+
+def test_release_population_inference_is_not_a_leak_memorisation_is() -> None:
+    # the secret follows from two quasi-identifiers in the whole population: an independent
+    # release lets the attack infer it for everyone (accuracy near 1 in both worlds), and the
+    # excess over the control world stays at 0; a memorised noisy secret is an excess
+    rng = np.random.default_rng(3)
+    n = 2400
+    qi = rng.integers(0, 4, size=(n, 5))
+    df = pd.DataFrame(qi, columns=[f"q{j}" for j in range(5)]).astype(str)
+    df["s"] = ((qi[:, 0] + qi[:, 1]) % 2).astype(str)
+    df["noisy"] = rng.integers(0, 2, n).astype(str)
+    table = Table.from_frame(df, infer_schema(df))
+    train, control, other = _split(table, 800, 200, 0)
+    quasi = [f"q{j}" for j in range(5)]
+    stats = ReleaseAttributeGame("s", quasi).run(Release(train, other, control), seed=0)
+    assert stats.accuracy.value > 0.75 and stats.control_accuracy.value > 0.75
+    assert stats.difference.ci_low <= 0 <= stats.difference.ci_high
+    assert stats.advantage.value == stats.difference.difference and stats.advantage.baseline == 0
+    memorised = ReleaseAttributeGame("noisy", quasi).run(Release(train, train, control), seed=0)
+    assert memorised.control_accuracy.value < 0.65 and memorised.advantage.ci_low > 0
