@@ -579,6 +579,9 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         f"through '{ctx.generator}'"
         + ("" if max_seconds is None else f", within {max_seconds:.0f} s")
     )
+    recon: dict[str, Any] = {"time_limit": 120.0}
+    if ctx.plan.aia_queries is not None:  # the budget's bound on one linear program
+        recon["n_queries"] = ctx.plan.aia_queries
     game = AttributeGame(
         ctx.generator,
         ctx.secret,
@@ -587,7 +590,7 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         synthetic_size=(n,),
         n_games=ctx.plan.aia_games,
         attacks=("recon", "dcr", "infer"),
-        attack_params={"recon": {"time_limit": 120.0}},
+        attack_params={"recon": recon},
         max_seconds=max_seconds,
         log=ctx.log,
         secret_rule=ctx.secret_rule,

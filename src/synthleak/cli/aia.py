@@ -292,6 +292,11 @@ def _attack_params(
     return out
 
 
+def _stderr_log(line: str) -> None:
+    """Projected time and progress of a game, on stderr (the result goes to stdout)."""
+    typer.echo(f"synthleak: {line}", err=True)
+
+
 def _left_out(profile: Any) -> dict[str, str]:
     """Columns the data profile left out of the analysis, with what they were left out as."""
     if profile is None:
@@ -477,6 +482,7 @@ def aia_cmd(
         bins=bins,
         bin_strategy=bin_strategy or BinStrategy.UNIFORM,
         secret_rule=rule,
+        log=_stderr_log,
     )
     result = game.run(loaded.table, seed=seed, runtime=runtime)
     emit(result.to_json() if fmt is TextFormat.JSON else render_game(result), out)
@@ -536,6 +542,7 @@ def _release(
             bins=bins,
             bin_strategy=bin_strategy,
             secret_rule=rule,
+            log=_stderr_log,
         )
         for name in names
     ]
