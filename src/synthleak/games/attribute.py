@@ -147,7 +147,8 @@ class SecretRule:
     * ``tolerance=t, kind="absolute"``: the guess lies within ``t`` of the true value;
     * ``tolerance=t, kind="relative"``: within ``t * |true value|`` (Anonymeter's rule for
       numeric secrets; ``t < 1``, since ``t >= 1`` accepts a guess of 0 for every value);
-    * ``bins=B``: the guess names the right one of ``B`` quantile bins of the training data.
+    * ``bins=B``: the guess names the right one of ``B`` quantile bins (of the release in
+      :class:`ReleaseAttributeGame`, of the data in :class:`AttributeGame`).
 
     The attacks guess among quantile bins of the secret (``bins``, or :data:`TOLERANCE_BINS`
     under a tolerance rule; a missing value is a bin of its own); the value a bin stands for is
@@ -1495,7 +1496,11 @@ class ReleaseAttributeGame:
         the size of the control set, are swapped in for a random subset of them in the control
         world and attacked. The cost grows with it (see ``part_size``), so budgets bound it.
     bins, bin_strategy :
-        Discretisation of continuous columns; ``quantile`` bins are cut on the training data.
+        Discretisation of continuous columns. ``quantile`` bins (of the quasi-identifiers and of
+        a numeric secret) are cut on the release, which is what the adversary sees: cut on the
+        training data, they fit the training records' sample noise and not the control
+        records', which biased the excess downwards (measured on Adult: a mean null excess of
+        -0.019 against +0.003 for the same seeds with a numeric secret under a tolerance).
     utility_marginals : int
         Random 3-way marginals for MRE_{>10} and 3-TVD of the release.
     part_size : int
@@ -1610,7 +1615,7 @@ class ReleaseAttributeGame:
             qi,
             bins=self.bins,
             bin_strategy=self.bin_strategy,
-            fit=enc.original,
+            fit=enc.synthetic,
             rule=rule,
         )
         N, m = len(enc.original), len(enc.synthetic)
@@ -1727,6 +1732,16 @@ class ReleaseAttributeGame:
                 f"attribute inference of '{self.secret}' on the release: {k} of {N} training "
                 f"records and {n_swap} control records attacked, in {n_parts} part(s) of at "
                 f"most {size} records"
+                + (
+                    f": {len(units) * (1 if C == 2 else C)} linear programs"
+                    + (
+                        f" of at most {getattr(attack, 'n_queries', None)} queries"
+                        if getattr(attack, "n_queries", None)
+                        else ""
+                    )
+                    if name == "recon"
+                    else ""
+                )
             )
         store = rt.store(config)
         try:
