@@ -1533,6 +1533,8 @@ class ReleaseAttributeGame:
     and a bootstrap resample of the training data were flagged in every setting. Newcombe's
     interval treats the attacked records as independent; one linear program couples them, and
     the measured spread of the null difference was 0.7 to 1.4 times the interval's standard error.
+    Numeric secrets (``benchmarks/RESULTS_aia_numeric.md``): 2 of 96 null runs flagged over Adult
+    age and hours and ACS income under the three rules at 4:1, every copy flagged.
 
     References
     ----------
