@@ -74,7 +74,11 @@ def test_independent_release_shows_no_leak(split) -> None:
 
 def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
     train, _, _ = split
-    a = audit(train, generator="indhist", secret="sex", plan=TINY, seed=3)
+    lines: list[str] = []
+    a = audit(train, generator="indhist", secret="sex", plan=TINY, seed=3, log=lines.append)
+    # the attribute game says what it will take and how far it is
+    assert any("attribute inference games of 'sex': projected time" in x for x in lines)
+    assert any("attribute inference games of 'sex': 6 of 6 games done" in x for x in lines)
     keys = set(_by_key(a))
     assert {
         "singling_out.univariate",
@@ -367,3 +371,52 @@ def test_small_data_says_too_small_with_the_size_it_needs(split) -> None:
         assert by[name].reason.startswith("too small to measure"), by[name].reason
         assert "n_members" not in by[name].reason and "train_size" not in by[name].reason
     assert "20 original records" in by["membership"].reason
+
+
+def test_release_attribute_inference_is_bounded_by_the_plan(split) -> None:
+    train, ctl, _ = split
+    plan = replace(TINY, aia_records=120, aia_queries=500)
+    lines: list[str] = []
+    r = audit(
+        train,
+        synthetic=train,
+        control=ctl,
+        plan=plan,
+        seed=1,
+        secret="income",
+        log=lines.append,
+    )
+    aia = _by_key(r)["attribute.recon.release"]
+    assert aia.details["records_attacked"] == 120
+    assert aia.details["training_records"] == len(train)
+    assert aia.details["queries_per_program"] == 500
+    assert aia.estimate.n_trials == 240  # 120 training + 120 control records
+    assert aia.estimate.ci_low > 0  # a copy still leaks at this power
+    assert any("projected time" in line and "release" in line for line in lines)
+    assert any("of 1000 training records" in line for line in lines)
+
+
+def test_budgets_bound_release_attribute_inference() -> None:
+    assert BUDGETS[Budget.QUICK].aia_records is not None
+    assert BUDGETS[Budget.QUICK].aia_queries is not None
+    q, s = BUDGETS[Budget.QUICK], BUDGETS[Budget.STANDARD]
+    assert q.aia_records <= s.aia_records and q.aia_queries <= s.aia_queries  # type: ignore[operator]
+
+
+def test_numeric_secret_release_stage(split) -> None:
+    from synthleak.games.attribute import SecretRule
+
+    train, ctl, other = split
+    rule = SecretRule(tolerance=5.0)
+    r = audit(
+        train, synthetic=train, control=ctl, plan=TINY, seed=1, secret="age", secret_rule=rule
+    )
+    aia = _by_key(r)["attribute.recon.release"]
+    assert aia.estimate.ci_low > 0 and "within 5 of the true value" in aia.title
+    assert aia.details["success_rule"] == rule.describe() and len(aia.details["secret_bins"]) == 10
+    null = audit(
+        train, synthetic=other, control=ctl, plan=TINY, seed=1, secret="age", secret_rule=rule
+    )
+    assert _by_key(null)["attribute.recon.release"].estimate.ci_low <= 0
+    with pytest.raises(InputError, match="numeric column"):
+        audit(train, synthetic=train, control=ctl, plan=TINY, secret="age")

@@ -47,6 +47,7 @@ _LAZY = {
     "RiskMapResult": "synthleak.games.riskmap",
     "Runtime": "synthleak.runtime",
     "Schema": "synthleak.data",
+    "SecretRule": "synthleak.games.attribute",
     "SinglingOutGame": "synthleak.games.singling_out",
     "SinglingOutResult": "synthleak.games.singling_out",
     "StageRecord": "synthleak.results",
@@ -105,6 +106,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         AttributeGameResult,
         ReleaseAttributeGame,
         ReleaseAttributeResult,
+        SecretRule,
     )
     from synthleak.games.base import Game, Release
     from synthleak.games.linkability import LinkabilityGame, LinkabilityResult
@@ -178,6 +180,7 @@ __all__ = [
     "RiskMapResult",
     "Runtime",
     "Schema",
+    "SecretRule",
     "SinglingOutGame",
     "SinglingOutResult",
     "StageRecord",

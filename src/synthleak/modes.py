@@ -99,6 +99,14 @@ class BinStrategy(StrEnum):
     QUANTILE = "quantile"
 
 
+class ToleranceKind(StrEnum):
+    """How a tolerance on a numeric secret is read: within ``t`` of the true value, or within
+    ``t`` times its magnitude."""
+
+    ABSOLUTE = "absolute"
+    RELATIVE = "relative"
+
+
 class Neighbouring(StrEnum):
     """Which datasets a differential-privacy guarantee calls neighbours."""
 

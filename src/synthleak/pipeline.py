@@ -83,9 +83,33 @@ Log = Callable[[str], None]
 
 
 BUDGETS: dict[Budget, BudgetPlan] = {
-    Budget.QUICK: BudgetPlan(300, 3, 2, 200, 100, 500, ("query", "distance"), 60, 50, 200),
+    Budget.QUICK: BudgetPlan(
+        300,
+        3,
+        2,
+        200,
+        100,
+        500,
+        ("query", "distance"),
+        60,
+        50,
+        200,
+        aia_records=1000,
+        aia_queries=20_000,
+    ),
     Budget.STANDARD: BudgetPlan(
-        1000, 5, 5, 1000, 200, 1000, ("query", "distance", "groundhog"), 200, 100, 600
+        1000,
+        5,
+        5,
+        1000,
+        200,
+        1000,
+        ("query", "distance", "groundhog"),
+        200,
+        100,
+        600,
+        aia_records=5000,
+        aia_queries=60_000,
     ),
     Budget.PAPER: BudgetPlan(
         2000,
@@ -100,6 +124,9 @@ BUDGETS: dict[Budget, BudgetPlan] = {
         4000,
     ),
 }
+
+#: Share of ``max_time`` the randomised-secret attribute-inference game may take.
+AIA_GAME_SHARE = 0.25
 
 #: How ``audit(selector=...)`` chooses the membership game's targets (the first is the default).
 SELECTORS = tuple(s.value for s in Selector)
@@ -151,6 +178,7 @@ class _Context:
     neighbouring: str = "add_remove"
     max_time: float | None = None
     selector: str = "screen"
+    secret_rule: Any = None  # games.attribute.SecretRule of a numeric secret
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     identifiers: tuple[str, ...] = ()
     train: Table = field(init=False)
@@ -583,14 +611,26 @@ def _needs_release_aia(ctx: _Context) -> Skip | None:
 
 
 def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
-    """Reconstruction attribute inference on the release, training against control records."""
+    """Reconstruction attribute inference on the release, training against control records.
+
+    Bounded by the budget: ``plan.aia_records`` training records are attacked (a random
+    subset; all when ``None``) with at most ``plan.aia_queries`` counting queries per linear
+    program; the records and queries used are stated in the finding."""
     from synthleak.games.attribute import ReleaseAttributeGame
     from synthleak.games.base import Release
 
     assert ctx.synthetic is not None and ctx.control is not None and ctx.secret is not None
-    ctx.log(f"attribute inference of '{ctx.secret}' by reconstruction from the released data")
+    params: dict[str, Any] = {"time_limit": 120.0}
+    if ctx.plan.aia_queries is not None:
+        params["n_queries"] = ctx.plan.aia_queries
+    n_records = None if ctx.plan.aia_records is None else min(ctx.plan.aia_records, len(ctx.train))
     game = ReleaseAttributeGame(
-        ctx.secret, list(ctx.quasi_ids) or None, attack_params={"time_limit": 120.0}
+        ctx.secret,
+        list(ctx.quasi_ids) or None,
+        attack_params=params,
+        n_targets=n_records,
+        log=ctx.log,
+        secret_rule=ctx.secret_rule,
     )
     res = game.run(
         Release(ctx.train, ctx.synthetic, ctx.control),
@@ -609,14 +649,22 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
         "control_accuracy": res.control_accuracy.value,
         "majority_rate": res.majority_rate,
         "status": res.status.value,
+        "records_attacked": res.config["n_targets"],
+        "control_records_attacked": res.config["n_control_targets"],
+        "training_records": res.config["n_original"],
+        "queries_per_program": "all" if ctx.plan.aia_queries is None else ctx.plan.aia_queries,
     }
+    if ctx.secret_rule is not None:
+        details["success_rule"] = ctx.secret_rule.describe()
+        details["secret_bins"] = res.config["secret_classes"]
     if res.reason:
         details["not_measured"] = res.reason
     est = res.advantage
     ctx.findings.append(
         Finding(
             "attribute.recon.release",
-            f"Attribute inference of '{ctx.secret}' by reconstruction (released data)",
+            f"Attribute inference of '{ctx.secret}' by reconstruction (released data)"
+            + ("" if ctx.secret_rule is None else f", right when {ctx.secret_rule.describe()}"),
             MetricKind.ADVANTAGE,
             est,
             threat,
@@ -651,10 +699,17 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
 
     assert ctx.generator is not None and ctx.secret is not None
     n = min(ctx.plan.n, len(ctx.original) // 2)
+    # with a time limit the game takes at most its share of it (the membership game, sized to
+    # max_time after its own pilot, follows)
+    max_seconds = None if ctx.max_time is None else AIA_GAME_SHARE * ctx.max_time
     ctx.log(
         f"attribute inference of '{ctx.secret}': {ctx.plan.aia_games} games of {n} records "
         f"through '{ctx.generator}'"
+        + ("" if max_seconds is None else f", within {max_seconds:.0f} s")
     )
+    recon: dict[str, Any] = {"time_limit": 120.0}
+    if ctx.plan.aia_queries is not None:  # the budget's bound on one linear program
+        recon["n_queries"] = ctx.plan.aia_queries
     game = AttributeGame(
         ctx.generator,
         ctx.secret,
@@ -663,16 +718,26 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         synthetic_size=(n,),
         n_games=ctx.plan.aia_games,
         attacks=("recon", "dcr", "infer"),
-        attack_params={"recon": {"time_limit": 120.0}},
+        attack_params={"recon": recon},
+        max_seconds=max_seconds,
+        log=ctx.log,
+        secret_rule=ctx.secret_rule,
     )
     res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime.sub("aia"))
     ctx.sections["attribute"] = res
+    played = int(res.config["n_games"])
+    if played < ctx.plan.aia_games:
+        ctx.notes.append(
+            f"attribute inference game: {played} of the budget's {ctx.plan.aia_games} games fit "
+            f"the time limit ({max_seconds:.0f} s, a {AIA_GAME_SHARE:.0%} share of max_time); "
+            "the intervals are as wide as that many games make them"
+        )
     threat = ThreatModel(
         AdversaryGoal.ATTRIBUTE,
         GeneratorAccess.BLACK_BOX,
         f"the quasi-identifiers of every record of the training data, including the target's, "
         f"but not the target's secret '{ctx.secret}'; and the generation method",
-        {"n_games": ctx.plan.aia_games, "train_size": n},
+        {"n_games": played, "train_size": n},
     )
     for a in res.accuracies:
         details: dict[str, Any] = {
@@ -681,6 +746,9 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
             "n_games": a.n_games,
             "status": a.status.value,
         }
+        if ctx.secret_rule is not None:
+            details["success_rule"] = ctx.secret_rule.describe()
+            details["secret_bins"] = res.config["secret_classes"]
         if a.status is Measurement.NOT_MEASURED:
             details["not_measured"] = a.reason
         ctx.findings.append(
@@ -933,6 +1001,7 @@ def audit(
     generator: str | None = None,
     secret: str | None = None,
     quasi_ids: Sequence[str] = (),
+    secret_rule: Any = None,
     budget: Budget | str = Budget.STANDARD,
     plan: BudgetPlan | None = None,
     schema: Schema | None = None,
@@ -968,6 +1037,10 @@ def audit(
         A sensitive column: enables attribute inference.
     quasi_ids : sequence of str
         Columns the attacker knows about people (default: every other column).
+    secret_rule : SecretRule, optional
+        When a guess of a numeric secret counts as right (required for one): within an
+        absolute or relative tolerance, or the right quantile bin
+        (:class:`synthleak.games.attribute.SecretRule`).
     budget : Budget
         ``quick``, ``standard`` or ``paper`` (see :data:`BUDGETS`).
     plan : BudgetPlan, optional
@@ -1057,7 +1130,11 @@ def audit(
     if secret is not None:
         from synthleak.games.attribute import validate_secret
 
-        validate_secret(sch, secret, list(quasi_ids) or None, data=ori)  # before any attack
+        left_out = {c: "an identifier" for c in enc.profile.identifiers}
+        left_out.update({c: "free text" for c in enc.profile.text_columns})
+        validate_secret(  # before any attack
+            sch, secret, list(quasi_ids) or None, data=ori, rule=secret_rule, left_out=left_out
+        )
     unknown = [q for q in quasi_ids if q not in sch]
     if unknown:
         raise InputError(
@@ -1082,6 +1159,7 @@ def audit(
         generator=generator,
         secret=secret,
         quasi_ids=tuple(quasi_ids),
+        secret_rule=secret_rule,
         k=k,
         control_fraction=control_fraction,
         show_records=show_records,

@@ -454,6 +454,10 @@ class BudgetPlan(Result):
     # shadow datasets of the game after a two-stage screen (default: shadows), sized so the
     # screen and the game together take about the time of the game alone (BENCHMARKS.md)
     screened_shadows: int | None = None
+    # release attribute inference: training records attacked (None: all) and counting queries
+    # per linear program (None: all); its cost grows with records x queries
+    aia_records: int | None = None
+    aia_queries: int | None = None
 
 
 @dataclass(frozen=True, repr=False)

@@ -205,3 +205,73 @@ def test_utility_json(
     assert shuffled["mre_gt10"] > 0.05 and shuffled["tvd3"] > 0.02
     assert main(["utility", "--original", pop, "--synthetic", str(tmp_path / "missing.csv")]) == 2
     assert main(["utility", "--original", pop, "--synthetic", pop, "--format", "csv"]) == 2
+
+
+@pytest.fixture(scope="module")
+def numeric_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("aia-numeric")
+    out = {}
+    for name, (n, seed) in {"pop": (1200, 0), "train": (400, 1), "control": (150, 2)}.items():
+        df = _frame(n, seed)
+        rng = np.random.default_rng(seed + 10)
+        df["income"] = 1000 * df["q0"].map(lambda v: 0 if v == "N" else int(v)) + rng.integers(
+            0, 800, n
+        )
+        df["pid"] = [f"P{seed}{i:05d}" for i in range(n)]
+        df["flat"] = 7
+        path = folder / f"{name}.csv"
+        df.to_csv(path, index=False)
+        out[name] = str(path)
+    return out
+
+
+def test_aia_numeric_secret_release_and_game(
+    numeric_files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = numeric_files
+    rel = ["aia", "--original", f["train"], "--synthetic", f["train"], "--control", f["control"]]
+    rule = ["--secret", "income", "--secret-tolerance", "0.2", "--tolerance-kind", "relative"]
+    assert main([*rel, *rule, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (res,) = [ReleaseAttributeResult.from_dict(r) for r in doc["results"]]
+    assert res.difference.ci_low > 0  # a copy leaks the income
+    assert res.config["secret_rule"] == {"rule": "relative", "tolerance": 0.2, "bins": 10}
+    assert main([*rel, "--secret", "income", "--secret-bins", "4"]) == 0
+    text = capsys.readouterr().out
+    assert "the right one of 4 quantile bins" in text and "[" in text
+    game = ["aia", f["pop"], "--generator", "nonprivate", "--train-size", "100"]
+    game += ["--synthetic-size", "1000", "--n-games", "3", "--attacks", "dcr"]
+    assert main([*game, "--secret", "income", "--secret-tolerance", "300"]) == 0
+    text = capsys.readouterr().out
+    assert "within 300 of the true value" in text and "baseline" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (["--secret", "income"], "--secret-tolerance (and --tolerance-kind"),
+        (["--secret", "income", "--secret-tolerance", "-5"], "must be positive, got -5"),
+        (["--secret", "income", "--secret-tolerance", "1e9"], "meaningless for 'income'"),
+        (
+            ["--secret", "income", "--secret-tolerance", "2", "--tolerance-kind", "relative"],
+            "accepts a guess of 0",
+        ),
+        (["--secret", "income", "--secret-tolerance", "5", "--secret-bins", "4"], "not both"),
+        (["--secret", "income", "--secret-bins", "1"], "--secret-bins must be a whole number"),
+        (["--secret", "pid", "--secret-bins", "4"], "left out as an identifier"),
+        (["--secret", "flat", "--secret-bins", "4"], "single value"),
+        (["--secret", "s", "--secret-bins", "4"], "'s' is categorical"),
+    ],
+)
+def test_aia_numeric_secret_bad_input_exit_2(
+    numeric_files: dict[str, str],
+    args: list[str],
+    match: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    f = numeric_files
+    rel = ["aia", "--original", f["train"], "--synthetic", f["train"], "--control", f["control"]]
+    code = main([*rel, *args])
+    err = capsys.readouterr().err.strip().splitlines()
+    err = [e for e in err if "note:" not in e]
+    assert code == 2 and len(err) == 1 and match in err[0], err

@@ -107,6 +107,13 @@ def test_generator_audit_leaves_a_resumable_run_dir(files, tmp_path: Path) -> No
         (["--synthetic", "SYN", "--secret", "nope"], "--secret 'nope' is not a column"),
         (["--generator", "nosuch"], "unknown generator"),
         (["--generator", "indhist", "--selector", "vk"], "Invalid value for '--selector'"),
+        (["--synthetic", "SYN", "--secret", "age"], "--secret-tolerance (and --tolerance-kind"),
+        (
+            ["--synthetic", "SYN", "--secret", "age", "--secret-tolerance", "-1"],
+            "--secret-tolerance must be positive",
+        ),
+        (["--synthetic", "SYN", "--secret", "sex", "--secret-bins", "3"], "'sex' is categorical"),
+        (["--synthetic", "SYN", "--secret-bins", "3"], "need --secret"),
     ],
 )
 def test_bad_input_exit_2_and_no_report(

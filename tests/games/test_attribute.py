@@ -23,6 +23,7 @@ from synthleak.games.attribute import (
     Measurement,
     ReleaseAttributeGame,
     ReleaseAttributeResult,
+    SecretRule,
     attribute_codes,
     discretise,
     singleton_rows,
@@ -266,7 +267,7 @@ def test_no_unique_target_is_an_input_error() -> None:
     ("kwargs", "match"),
     [
         ({"secret": "nope"}, "is not a column"),
-        ({"secret": "age"}, "continuous"),
+        ({"secret": "age"}, "numeric column: state when a guess counts as right"),
         ({"secret": "s", "quasi_ids": ["q0", "s"]}, "cannot also be"),
         ({"secret": "s", "train_size": 10**6}, "train_size"),
         ({"secret": "s", "n_games": 0}, "n_games"),
@@ -316,7 +317,9 @@ def test_validate_secret(population: Table) -> None:
     assert validate_secret(sch, "s", ["q1", "q0"]) == ["q1", "q0"]
     cases = [
         (("nope",), {}, "secret 'nope' is not a column"),
-        (("age",), {}, "continuous"),
+        (("age",), {}, "numeric column: state when a guess counts as right"),
+        (("s",), {"rule": SecretRule(bins=3)}, "'s' is categorical: secret_tolerance"),
+        (("s",), {"left_out": {"s": "an identifier"}}, "left out as an identifier"),
         (("s", ["q0", "s"]), {}, "cannot also be a quasi-identifier"),
         (("s", ["q0", "zz"]), {}, "quasi_ids names unknown column"),
         (("s", ["q0", "q0"]), {}, "listed twice"),
@@ -495,3 +498,282 @@ def test_release_null_calibration_grid(shared_datasets: Path) -> None:
             r = calibrate(name, 600, ratio, 10)
             assert r["flagged"] <= 2, r  # 10 null runs at 2.5%: three or more has p ~ 0.002
             assert r["copy"].ci_low > 0, r  # type: ignore[attr-defined]
+
+
+def test_release_parts_bound_each_program_and_copy_still_leaks(population: Table) -> None:
+    train, control, other = _split(population, 900, 300, 6)
+    lines: list[str] = []
+    game = ReleaseAttributeGame("s", n_targets=600, part_size=200, log=lines.append)
+    copy_ = game.run(Release(train, train, control), seed=0)
+    assert copy_.config["n_parts"] == 3 and copy_.config["part_size"] == 200
+    assert copy_.accuracy.n_trials == 600 and copy_.control_accuracy.n_trials == 300
+    assert copy_.difference.ci_low > 0.1
+    assert copy_.training is not None and np.all(np.diff(copy_.training.rows) > 0)
+    assert copy_.training.rows.max() < 900 and copy_.control is not None
+    assert np.unique(copy_.control.rows).size == 300
+    assert any("projected time" in line for line in lines)
+    assert any(line.endswith("done") for line in lines)
+    null = game.run(Release(train, other, control), seed=0)
+    assert null.difference.ci_low <= 0 <= null.difference.ci_high + 0.05
+
+
+def test_release_interrupted_run_resumes_its_finished_parts(
+    population: Table, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import synthleak.games.attribute as attribute
+
+    train, control, other = _split(population, 600, 200, 7)
+    game = ReleaseAttributeGame("s", attack="dcr", part_size=150)
+    whole = game.run(Release(train, other, control), seed=1)
+    real = attribute._play_part
+    calls: list[tuple[int, int]] = []
+
+    def interrupted(shared, world, part):  # type: ignore[no-untyped-def]
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        calls.append((world, part))
+        return real(shared, world, part)
+
+    monkeypatch.setattr(attribute, "_play_part", interrupted)
+    rt = Runtime(run_dir=tmp_path / "run")
+    game.log = lambda _: None
+    with pytest.raises(KeyboardInterrupt):
+        game.run(Release(train, other, control), seed=1, runtime=rt)
+    done = list(calls)
+    calls.clear()
+
+    def counted(shared, world, part):  # type: ignore[no-untyped-def]
+        calls.append((world, part))
+        return real(shared, world, part)
+
+    monkeypatch.setattr(attribute, "_play_part", counted)
+    lines: list[str] = []
+    game.log = lines.append
+    again = game.run(Release(train, other, control), seed=1, runtime=rt)
+    assert again.same_as(whole)
+    assert not set(done) & set(calls) and len(done) + len(calls) == 8  # 4 parts x 2 worlds
+    assert any("3 of 8" in line and "reloaded" in line for line in lines)
+
+
+def test_game_interrupted_resumes_finished_games(
+    population: Table, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import synthleak.games.attribute as attribute
+
+    game = AttributeGame(
+        "indhist", "s", train_size=100, synthetic_size=500, n_games=6, attacks=("dcr",)
+    )
+    whole = game.run(population, seed=3)
+    real = attribute._play_game
+    calls: list[int] = []
+
+    def interrupted(shared, g):  # type: ignore[no-untyped-def]
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        calls.append(g)
+        return real(shared, g)
+
+    monkeypatch.setattr(attribute, "_play_game", interrupted)
+    rt = Runtime(run_dir=tmp_path / "run")
+    lines: list[str] = []
+    game.log = lines.append
+    with pytest.raises(KeyboardInterrupt):
+        game.run(population, seed=3, runtime=rt)
+    assert any("projected time" in line for line in lines)
+    done = list(calls)
+    calls.clear()
+
+    def counted(shared, g):  # type: ignore[no-untyped-def]
+        calls.append(g)
+        return real(shared, g)
+
+    monkeypatch.setattr(attribute, "_play_game", counted)
+    lines.clear()
+    again = game.run(population, seed=3, runtime=rt)
+    assert again.same_as(whole)
+    assert sorted(done + calls) == list(range(6)) and not set(done) & set(calls)
+    assert any("4 of 6 games reloaded" in line for line in lines)
+    assert any("6 of 6 games done" in line for line in lines)
+    # more games later: the six are reused, only the new ones are played
+    calls.clear()
+    more = AttributeGame(
+        "indhist", "s", train_size=100, synthetic_size=500, n_games=8, attacks=("dcr",)
+    )
+    bigger = more.run(population, seed=3, runtime=rt)
+    assert sorted(calls) == [6, 7] and bigger.same_as(more.run(population, seed=3))
+
+
+def test_game_time_limit_plays_the_games_that_fit(
+    population: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import synthleak.games.attribute as attribute
+
+    real = attribute._play_game
+
+    def slow(shared, g):  # type: ignore[no-untyped-def]
+        import time
+
+        time.sleep(0.3)
+        return real(shared, g)
+
+    monkeypatch.setattr(attribute, "_play_game", slow)
+    lines: list[str] = []
+    game = AttributeGame(
+        "indhist",
+        "s",
+        train_size=100,
+        synthetic_size=500,
+        n_games=40,
+        attacks=("dcr",),
+        max_seconds=1.0,
+        log=lines.append,
+    )
+    res = game.run(population, seed=0)
+    played = res.config["n_games"]
+    assert 1 <= played < 40 and res.config["n_games_requested"] == 40
+    assert res.accuracies[0].n_games == played
+    assert any("fit the time limit" in line for line in lines)
+    game.max_seconds = 0
+    with pytest.raises(InputError, match="max_seconds"):
+        game.run(population, seed=0)
+
+
+# --- numeric secrets ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({}, "needs a success rule"),
+        ({"tolerance": 1.0, "bins": 4}, "not both"),
+        ({"tolerance": -2.0}, "must be positive, got -2"),
+        ({"tolerance": 0.0}, "must be positive"),
+        ({"tolerance": float("nan")}, "positive number"),
+        ({"tolerance": "5"}, "positive number"),
+        ({"tolerance": 1.0, "kind": "relative"}, "accepts a guess of 0 for every value"),
+        ({"tolerance": 1.0, "kind": "sideways"}, "tolerance_kind must be absolute or relative"),
+        ({"bins": 1}, "secret_bins must be a whole number from 2"),
+        ({"bins": 50}, "secret_bins must be a whole number from 2"),
+        ({"bins": 2.5}, "secret_bins must be a whole number from 2"),
+    ],
+)
+def test_secret_rule_bad_input(kwargs: dict, match: str) -> None:
+    with pytest.raises(InputError, match=match):
+        SecretRule(**kwargs)
+
+
+def test_secret_rule_hits_and_constant_guess() -> None:
+    v = np.array([10.0, 20.0, 30.0, np.nan])
+    absolute, relative = SecretRule(tolerance=5), SecretRule(tolerance=0.1, kind="relative")
+    assert absolute.hits(np.array([14.0, 26.0, 30.0, np.nan]), v).tolist() == [
+        True,
+        False,
+        True,
+        True,
+    ]
+    assert relative.hits(np.array([11.0, 22.5, 27.0, 1.0]), v).tolist() == [
+        True,
+        False,
+        True,
+        False,
+    ]
+    # the best constant guess: 20 is within 10 of three of the four values
+    assert SecretRule(tolerance=10).constant_rate(v) == pytest.approx(0.75)
+    assert SecretRule(bins=4).mode == "bin" and relative.mode == "relative"
+    assert "10.0%" in relative.describe() and "5" in absolute.describe()
+
+
+def _numeric_population(n: int = 3000, seed: int = 0) -> Table:
+    rng = np.random.default_rng(seed)
+    qi = rng.integers(0, 6, size=(n, 6))
+    df = pd.DataFrame(qi, columns=[f"q{j}" for j in range(6)]).astype(str)
+    df["income"] = np.round(1000 * (qi[:, 0] + qi[:, 1]) + rng.gamma(2.0, 2000.0, n), 0)
+    df["zero"] = 0.0
+    df["id"] = np.arange(n, dtype=float) * 1.5
+    return Table.from_frame(df, infer_schema(df))
+
+
+def test_numeric_secret_bad_input() -> None:
+    table = _numeric_population(400)
+    train, control, other = _split(table, 200, 100, 0)
+    release = Release(train, other, control)
+    with pytest.raises(InputError, match="numeric column: state when"):
+        ReleaseAttributeGame("income").run(release, seed=0)
+    with pytest.raises(InputError, match="single value"):
+        ReleaseAttributeGame("zero", secret_rule=SecretRule(bins=4)).run(release, seed=0)
+    with pytest.raises(InputError, match="meaningless for 'income'"):
+        ReleaseAttributeGame("income", secret_rule=SecretRule(tolerance=1e6)).run(release, seed=0)
+    with pytest.raises(InputError, match="meaningless"):
+        AttributeGame(
+            "indhist", "income", secret_rule=SecretRule(tolerance=0.99, kind="relative")
+        ).run(table, seed=0)
+    with pytest.raises(InputError, match="numeric column"):
+        AttributeGame("indhist", "income").run(table, seed=0)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [SecretRule(bins=5), SecretRule(tolerance=1500.0), SecretRule(tolerance=0.2, kind="relative")],
+    ids=["bins", "absolute", "relative"],
+)
+def test_release_numeric_secret_copy_and_null_oracles(rule: SecretRule) -> None:
+    table = _numeric_population()
+    flags = 0
+    for seed in range(3):
+        train, control, other = _split(table, 800, 200, 20 + seed)
+        game = ReleaseAttributeGame("income", ["q0", "q1", "q2", "q3"], secret_rule=rule)
+        null = game.run(Release(train, other, control), seed=seed)
+        assert null.status is Measurement.MEASURED
+        flags += null.difference.ci_low > 0
+        if seed == 0:
+            copy_ = game.run(Release(train, train, control), seed=seed)
+            assert copy_.difference.ci_low > 0.1, copy_.difference
+            assert copy_.config["secret_rule"]["rule"] == rule.mode
+            assert len(copy_.config["secret_classes"]) == rule.n_bins
+            assert copy_.config["secret_classes"][0].startswith("[")
+            assert ReleaseAttributeResult.from_json(copy_.to_json()).same_as(copy_)
+    assert flags <= 1
+
+
+@pytest.mark.parametrize(
+    "rule", [SecretRule(bins=4), SecretRule(tolerance=0.25, kind="relative")], ids=["bins", "rel"]
+)
+def test_game_numeric_secret_oracles(rule: SecretRule) -> None:
+    table = _numeric_population()
+    kw: dict = dict(
+        train_size=200,
+        synthetic_size=2000,
+        n_games=40,
+        targets_per_game=4,
+        attacks=("dcr",),
+        secret_rule=rule,
+    )
+    copy_ = AttributeGame("nonprivate", "income", **kw).run(table, seed=0)
+    ind = AttributeGame("indhist", "income", **kw).run(table, seed=0)
+    a, b = copy_.accuracies[0].accuracy, ind.accuracies[0].accuracy
+    if rule.tolerance is None:
+        assert a.baseline == pytest.approx(0.25)
+    else:
+        assert 0.25 <= a.baseline < 0.6 and copy_.config["baseline"] == a.baseline
+    assert a.ci_low > a.baseline  # a copy leaks the randomised secret
+    assert b.ci_low <= b.baseline <= b.ci_high + 0.05  # an independent release does not
+    assert AttributeGameResult.from_json(copy_.to_json()).same_as(copy_)
+
+
+def test_release_population_inference_is_not_a_leak_memorisation_is() -> None:
+    # the secret follows from two quasi-identifiers in the whole population: an independent
+    # release lets the attack infer it for everyone (accuracy near 1 in both worlds), and the
+    # excess over the control world stays at 0; a memorised noisy secret is an excess
+    rng = np.random.default_rng(3)
+    n = 2400
+    qi = rng.integers(0, 4, size=(n, 5))
+    df = pd.DataFrame(qi, columns=[f"q{j}" for j in range(5)]).astype(str)
+    df["s"] = ((qi[:, 0] + qi[:, 1]) % 2).astype(str)
+    df["noisy"] = rng.integers(0, 2, n).astype(str)
+    table = Table.from_frame(df, infer_schema(df))
+    train, control, other = _split(table, 800, 200, 0)
+    quasi = [f"q{j}" for j in range(5)]
+    stats = ReleaseAttributeGame("s", quasi).run(Release(train, other, control), seed=0)
+    assert stats.accuracy.value > 0.75 and stats.control_accuracy.value > 0.75
+    assert stats.difference.ci_low <= 0 <= stats.difference.ci_high
+    assert stats.advantage.value == stats.difference.difference and stats.advantage.baseline == 0
+    memorised = ReleaseAttributeGame("noisy", quasi).run(Release(train, train, control), seed=0)
+    assert memorised.control_accuracy.value < 0.65 and memorised.advantage.ci_low > 0

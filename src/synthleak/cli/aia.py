@@ -65,22 +65,26 @@ from synthleak.cli.common import (
     QuasiIdsOpt,
     RunDirOpt,
     SchemaOpt,
+    SecretBinsOpt,
     SecretOpt,
+    SecretToleranceOpt,
     SeedOpt,
     SyntheticOpt,
     SyntheticSizeOpt,
     TextFormat,
+    ToleranceKindOpt,
     WorkersOpt,
     check_out_path,
     emit,
     load_cli_data,
     load_cli_tables,
     make_rng,
+    secret_rule,
     split_list,
     to_json,
 )
 from synthleak.errors import InputError
-from synthleak.modes import BinStrategy, InferenceModel, QueryMode
+from synthleak.modes import BinStrategy, InferenceModel, QueryMode, ToleranceKind
 
 if TYPE_CHECKING:
     from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
@@ -111,14 +115,41 @@ def _table(head: list[str], rows: list[list[str]]) -> list[str]:
     ]
 
 
+def _rule_lines(cfg: dict[str, Any]) -> list[str]:
+    """A numeric secret's success rule and its bins (with the value each stands for)."""
+    rule = cfg.get("secret_rule")
+    if not rule:
+        return []
+    kind = rule["rule"]
+    if kind == "bin":
+        said = f"the right one of {rule['bins']} quantile bins"
+    elif kind == "relative":
+        said = f"within {rule['tolerance']:.1%} of the true value"
+    else:
+        said = f"within {rule['tolerance']:g} of the true value"
+    values = cfg.get("secret_values") or [None] * len(cfg["secret_classes"])
+    bins = ", ".join(
+        b if v is None or kind == "bin" else f"{b} ~ {v:.6g}"
+        for b, v in zip(cfg["secret_classes"], values, strict=True)
+    )
+    return [f"A guess is right when it is {said}; the attacks guess among the bins {bins}"]
+
+
+def _majority_name(cfg: dict[str, Any]) -> str:
+    rule = cfg.get("secret_rule")
+    return "best constant guess" if rule and rule["rule"] != "bin" else "most common class"
+
+
 def render_game(result: AttributeGameResult) -> str:
     """The sweep as text: accuracy [CI], AUC and status per attack and size, utility, Acc_max."""
     cfg = result.config
     C = len(cfg["secret_classes"])
+    base = float(cfg.get("baseline", 1 / C))
     lines = [
         f"Attribute inference game: generator {cfg['generator']}, secret {cfg['secret']} "
-        f"({C} classes, baseline {1 / C:.3f}), {cfg['train_size']} training records, "
+        f"({C} classes, baseline {base:.3f}), {cfg['train_size']} training records, "
         f"{cfg['n_games']} games x {cfg['targets_per_game']} target(s)",
+        *_rule_lines(cfg),
         "",
     ]
     rows = []
@@ -189,8 +220,10 @@ def render_release(results: list[ReleaseAttributeResult]) -> str:
     cfg = first.config
     lines = [
         f"Attribute inference on the release: secret {cfg['secret']} ({first.n_classes} "
-        f"classes, most common class {first.majority_rate:.3f}), {cfg['n_original']} training, "
+        f"classes, {_majority_name(cfg)} "
+        f"{first.majority_rate:.3f}), {cfg['n_original']} training, "
         f"{cfg['n_synthetic']} synthetic and {cfg['n_control']} control records",
+        *_rule_lines(cfg),
         "",
     ]
     rows = []
@@ -259,6 +292,20 @@ def _attack_params(
     return out
 
 
+def _stderr_log(line: str) -> None:
+    """Projected time and progress of a game, on stderr (the result goes to stdout)."""
+    typer.echo(f"synthleak: {line}", err=True)
+
+
+def _left_out(profile: Any) -> dict[str, str]:
+    """Columns the data profile left out of the analysis, with what they were left out as."""
+    if profile is None:
+        return {}
+    out = {c: "an identifier" for c in profile.identifiers}
+    out.update({c: "free text" for c in profile.text_columns})
+    return out
+
+
 @app.command("aia", rich_help_panel="Privacy games (one attack family each)")
 def aia_cmd(
     secret: SecretOpt,
@@ -278,6 +325,9 @@ def aia_cmd(
     synthetic: SyntheticOpt = None,
     control: ControlOpt = None,
     quasi_ids: QuasiIdsOpt = None,
+    secret_tolerance: SecretToleranceOpt = None,
+    tolerance_kind: ToleranceKindOpt = ToleranceKind.ABSOLUTE,
+    secret_bins: SecretBinsOpt = None,
     train_size: GameTrainSizeOpt = 1000,
     synthetic_size: SyntheticSizeOpt = "100000",
     n_games: Annotated[int, typer.Option("--n-games", help="Game: number of games.")] = 500,
@@ -369,6 +419,7 @@ def aia_cmd(
             raise InputError("--n-targets is for a release audit; the game uses --n-games")
     if out is not None:
         check_out_path(out)
+    rule = secret_rule(secret_tolerance, tolerance_kind, secret_bins, secret=secret)
     names = split_list(attacks) or (["recon"] if release_mode else ["recon", "dcr", "infer"])
     params = _attack_params(
         names,
@@ -393,6 +444,7 @@ def aia_cmd(
             n_targets=n_targets,
             bins=bins,
             bin_strategy=bin_strategy or BinStrategy.QUANTILE,
+            rule=rule,
             seed=seed,
             runtime=runtime,
             fmt=fmt,
@@ -409,7 +461,14 @@ def aia_cmd(
     )
     from synthleak.games.attribute import AttributeGame, validate_secret
 
-    validate_secret(loaded.schema, secret, split_list(quasi_ids) or None, data=loaded.table)
+    validate_secret(
+        loaded.schema,
+        secret,
+        split_list(quasi_ids) or None,
+        data=loaded.table,
+        rule=rule,
+        left_out=_left_out(loaded.profile),
+    )
     game = AttributeGame(
         generator,  # type: ignore[arg-type]
         secret,
@@ -422,6 +481,8 @@ def aia_cmd(
         targets_per_game=targets_per_game,
         bins=bins,
         bin_strategy=bin_strategy or BinStrategy.UNIFORM,
+        secret_rule=rule,
+        log=_stderr_log,
     )
     result = game.run(loaded.table, seed=seed, runtime=runtime)
     emit(result.to_json() if fmt is TextFormat.JSON else render_game(result), out)
@@ -439,6 +500,7 @@ def _release(
     n_targets: int | None,
     bins: int,
     bin_strategy: BinStrategy,
+    rule: Any,
     seed: int,
     runtime: Runtime,
     fmt: TextFormat,
@@ -457,7 +519,14 @@ def _release(
     from synthleak.games.attribute import ReleaseAttributeGame, validate_secret
     from synthleak.games.base import Release
 
-    validate_secret(sch, secret, quasi_ids, data=data["original"].table)
+    validate_secret(
+        sch,
+        secret,
+        quasi_ids,
+        data=data["original"].table,
+        rule=rule,
+        left_out=_left_out(data["original"].profile),
+    )
     release = Release(
         data["original"].table,
         data["synthetic"].table,
@@ -472,6 +541,8 @@ def _release(
             n_targets=n_targets,
             bins=bins,
             bin_strategy=bin_strategy,
+            secret_rule=rule,
+            log=_stderr_log,
         )
         for name in names
     ]

@@ -31,9 +31,12 @@ from synthleak.cli.common import (
     PolicyOpt,
     QuasiIdsOpt,
     SchemaOpt,
+    SecretBinsOpt,
     SecretOpt,
+    SecretToleranceOpt,
     SeedOpt,
     SyntheticOpt,
+    ToleranceKindOpt,
     WorkersOpt,
     check_writable,
     exit_for_policy,
@@ -41,10 +44,11 @@ from synthleak.cli.common import (
     load_cli_tables,
     make_runtime,
     report_policy,
+    secret_rule,
     split_list,
 )
 from synthleak.errors import InputError
-from synthleak.modes import Budget, Selector
+from synthleak.modes import Budget, Selector, ToleranceKind
 
 if TYPE_CHECKING:
     from synthleak.results import AuditResult
@@ -99,6 +103,7 @@ def _run_audit(
     secret: str | None,
     quasi_ids: str | None,
     budget: Budget,
+    rule: Any = None,
     workers: int,
     cluster: str | None,
     seed: int,
@@ -158,6 +163,7 @@ def _run_audit(
             generator=generator,
             secret=secret,
             quasi_ids=split_list(quasi_ids),
+            secret_rule=rule,
             budget=budget,
             schema=sch,
             seed=seed,
@@ -257,6 +263,9 @@ def audit_cmd(
     ] = None,
     secret: SecretOpt = None,
     quasi_ids: QuasiIdsOpt = None,
+    secret_tolerance: SecretToleranceOpt = None,
+    tolerance_kind: ToleranceKindOpt = ToleranceKind.ABSOLUTE,
+    secret_bins: SecretBinsOpt = None,
     budget: BudgetOpt = Budget.STANDARD,
     show_records: ShowRecordsOpt = False,
     claimed_epsilon: ClaimedEpsilonOpt = None,
@@ -291,6 +300,7 @@ def audit_cmd(
         generator=generator,
         secret=secret,
         quasi_ids=quasi_ids,
+        rule=secret_rule(secret_tolerance, tolerance_kind, secret_bins, secret=secret),
         budget=budget,
         workers=workers,
         cluster=cluster,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from synthleak.errors import InputError
+from synthleak.modes import ToleranceKind
 
 if TYPE_CHECKING:
     import numpy as np
@@ -381,6 +382,9 @@ API_FLAGS: dict[str, str] = {
     "attacks": "--attacks",
     "targets": "--targets",
     "secret": "--secret",
+    "secret_tolerance": "--secret-tolerance",
+    "tolerance_kind": "--tolerance-kind",
+    "secret_bins": "--secret-bins",
     "generator": "--generator",
     "population": "--population",
     "workers": "--workers",
@@ -505,7 +509,8 @@ MaxTimeOpt = Annotated[
     typer.Option(
         "--max-time",
         help="Wall-time limit in seconds for the shadow-model game: the numbers of shadow and "
-        "test datasets are chosen to fit it (after a short measured pilot).",
+        "test datasets are chosen to fit it (after a short measured pilot). The audit's "
+        "attribute-inference game plays the games that fit a quarter of it.",
     ),
 ]
 
@@ -532,6 +537,46 @@ ControlOpt = Annotated[
 SecretOpt = Annotated[
     str | None, typer.Option("--secret", help="The secret column the attacker infers.")
 ]
+SecretToleranceOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--secret-tolerance",
+        help="Numeric secret: a guess within this of the true value counts as right (see "
+        "--tolerance-kind).",
+    ),
+]
+ToleranceKindOpt = Annotated[
+    ToleranceKind,
+    typer.Option(
+        "--tolerance-kind",
+        help="absolute: within the tolerance; relative: within tolerance x |true value| "
+        "(0.1 = 10 %).",
+    ),
+]
+SecretBinsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--secret-bins",
+        help="Numeric secret: a guess is right when it names the right one of this many "
+        "quantile bins.",
+    ),
+]
+
+
+def secret_rule(
+    tolerance: float | None, kind: ToleranceKind, bins: int | None, *, secret: str | None
+) -> Any:
+    """The :class:`~synthleak.games.attribute.SecretRule` of ``--secret-tolerance``,
+    ``--tolerance-kind`` and ``--secret-bins`` (``None`` without either)."""
+    if tolerance is None and bins is None:
+        return None
+    if secret is None:
+        raise InputError("--secret-tolerance and --secret-bins need --secret (the numeric column)")
+    from synthleak.games.attribute import SecretRule
+
+    return SecretRule(tolerance=tolerance, kind=kind, bins=bins)
+
+
 QuasiIdsOpt = Annotated[
     str | None,
     typer.Option(
