@@ -9,8 +9,8 @@ the same test datasets:
 * ``query``: 100,000 counting queries (all 32,767 subsets of Adult's 15 attributes), random
   forest of 100 trees of depth 10 (Meeus et al. (2023), Sec. 5.5);
 * ``distance``: 5 nearest distances + 5 radius counts, random forest;
-* ``lira``: the registered default (``variance="auto"``);
-* ``lirapooled``: the same statistics with one shared covariance (the fixed-variance variant).
+* ``lira``: the registered default (one covariance shared by the IN and OUT Gaussians);
+* ``liraseparate``: the same statistics with one covariance per Gaussian.
 
 Reported: each target's AUC with its bootstrap interval, and per attack pair the mean AUC
 difference with (a) a paired t interval over the 10 targets and (b) a stratified bootstrap
@@ -48,13 +48,13 @@ from synthleak.runtime import Runtime
 STUDY = "lira"
 
 
-class PooledLira(LikelihoodRatioAttack):
-    """``lira`` with one covariance shared by the IN and OUT Gaussians."""
+class SeparateLira(LikelihoodRatioAttack):
+    """``lira`` with one covariance for the IN and one for the OUT Gaussian."""
 
-    name = "lirapooled"
+    name = "liraseparate"
 
     def __init__(self) -> None:
-        super().__init__(variance="pooled")
+        super().__init__(variance="separate")
 
 
 def paired(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
@@ -108,11 +108,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--results-root", type=Path, default=RESULTS)
+    ap.add_argument(
+        "--run-dir",
+        type=Path,
+        default=None,
+        help="keep the generated datasets here (a re-run with other attacks reuses them)",
+    )
+    ap.add_argument(
+        "--lira-params",
+        type=json.loads,
+        default={},
+        help="JSON parameters of the registered lira attack, e.g. '{\"n_select\": 16}'",
+    )
     args = ap.parse_args(argv)
     prov = Provenance.start(None if argv is None else ["bench_lira.py", *argv])
     omega = load_omega("complete")
-    attacks: list[Any] = ["query", "distance", "lira", PooledLira()]
-    names = ["query", "distance", "lira", "lirapooled"]
+    attacks: list[Any] = ["query", "distance", "lira", SeparateLira()]
+    names = ["query", "distance", "lira", "liraseparate"]
     rng = np.random.default_rng(args.seed)
     for gen in [g.strip() for g in args.generators.split(";") if g.strip()]:
         t0 = time.perf_counter()
@@ -124,15 +136,17 @@ def main(argv: list[str] | None = None) -> int:
             n_shadows=args.shadows,
             n_tests=args.tests,
             attacks=attacks,
+            attack_params={"lira": args.lira_params},
             aux_size=DATA["complete"].aux_size,
             test_size=DATA["complete"].test_size,
         )
         with tempfile.TemporaryDirectory() as tmp:
-            runtime = Runtime(workers=args.workers, run_dir=Path(tmp), progress=False)
+            run_dir = args.run_dir / spec_label(gen) if args.run_dir else Path(tmp)
+            runtime = Runtime(workers=args.workers, run_dir=run_dir, progress=False)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", BaselineWarning)
                 result = game.run(omega, seed=args.seed, runtime=runtime)
-            cpu = attack_cpu_seconds(Path(tmp), names)
+            cpu = attack_cpu_seconds(run_dir, names)
         wall = time.perf_counter() - t0
         outcomes = []
         for t in result.targets:
@@ -155,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         aucs = {a: np.array([o[a + "_auc"][0] for o in outcomes]) for a in names}
         print("mean   " + " ".join(f"{aucs[a].mean():>22.3f}" for a in names))
         comparisons = {}
-        for a, b in [("lira", "query"), ("lira", "distance"), ("lira", "lirapooled")]:
+        for a, b in [("lira", "query"), ("lira", "distance"), ("lira", "liraseparate")]:
             c = paired(aucs[a], aucs[b])
             c["boot_low"], c["boot_high"] = bootstrap_mean_diff(outcomes, a, b, args.bootstrap, rng)
             comparisons[f"{a}-{b}"] = c
@@ -184,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         path = prov.write(
             STUDY,
-            f"lira_{spec_label(gen)}_{args.shadows}",
+            f"lira_{spec_label(gen)}_{args.shadows}_seed{args.seed}",
             json.loads(to_json(doc)),
             root=args.results_root,
         )

@@ -10,15 +10,16 @@ target against it:
 * the answers ``log(1 + Q^A(x_T))`` of the ``n_select`` counting queries (synthetic records
   matching the target on every attribute of ``A``; Meeus et al. (2023), Sec. 5.1) that separate
   IN from OUT shadow datasets best, chosen by their Welch t statistic among ``n_queries`` random
-  attribute subsets.
+  attribute subsets (at most one query per 16 shadow datasets, so small pools do not fit more
+  statistics than they can estimate).
 
 Statistics that are constant on the shadow pool are dropped; the rest are standardised. It then
 fits one Gaussian to the statistics of the IN shadow datasets and one to those of the OUT
-datasets (Carlini et al. (2022), Sec. IV: per-example IN and OUT Gaussians, here per target,
+datasets (Carlini et al. (2022): per-example IN and OUT Gaussians, here per target,
 multivariate) with Ledoit-Wolf shrinkage of the covariance. With ``variance="pooled"`` the two
-Gaussians share one within-class covariance (the fixed-variance variant Carlini et al. recommend
-for small shadow pools); with ``"separate"`` each has its own; ``"auto"`` uses separate
-covariances once each class has at least four shadow datasets per statistic. The score of a test
+Gaussians share one within-class covariance (the default: the fixed-variance variant Carlini et al.
+recommend for small shadow pools, and the stronger of the two on the measured Adult games,
+``benchmarks/RESULTS_mia.md``); with ``"separate"`` each has its own. The score of a test
 dataset is the posterior probability of IN, the logistic of the log-likelihood ratio
 ``log N(s; mu_in, S_in) - log N(s; mu_out, S_out)`` plus the log prior odds of the shadow pool.
 
@@ -26,7 +27,7 @@ Everything is vectorised over the stack of datasets; no per-dataset model is tra
 
 References
 ----------
-Carlini et al. (2022), "Membership inference attacks from first principles", IEEE S&P, Sec. IV
+Carlini et al. (2022), "Membership inference attacks from first principles", IEEE S&P
 (LiRA: Gaussian IN/OUT score distributions, the likelihood-ratio test, fixed variance for few
 shadow models).
 Meeus et al. (2023), "Achilles' heels", ESORICS, Sec. 4, eq. (5) (the distance) and Sec. 5.1
@@ -50,13 +51,13 @@ from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 from synthleak.queries import n_attributes, sample_subsets, stack_tables, subset_counts
 
-VARIANCES = ("auto", "pooled", "separate")
+VARIANCES = ("pooled", "separate")
+QUERIES_PER_DATASETS = 16
+"""At most one selected query per this many shadow datasets (small pools keep fewer)."""
 DISTANCE_OFFSET = 1e-3
 """Added to distances before the log, so an exact copy (distance 0) stays finite."""
 RIDGE = 1e-6
 """Added to the diagonal of every (standardised) covariance, so it is always invertible."""
-AUTO_PER_STATISTIC = 4
-"""``variance="auto"``: separate covariances from this many datasets per class and statistic."""
 
 
 def welch_t(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -79,7 +80,7 @@ def shrunk_covariance(resid: np.ndarray) -> np.ndarray:
     from sklearn.covariance import ledoit_wolf
 
     d = resid.shape[1]
-    if resid.shape[0] < 2:
+    if d == 0 or resid.shape[0] < 2:
         return np.eye(d)
     cov, _ = ledoit_wolf(resid, assume_centered=True)
     return np.asarray(cov, dtype=np.float64) + RIDGE * np.eye(d)
@@ -109,10 +110,9 @@ class LikelihoodRatioAttack(MembershipAttack):
         few attributes). 0 uses no query statistic.
     n_select : int
         Candidate queries kept as statistics (largest absolute Welch t between IN and OUT on the
-        shadow pool).
-    variance : {"auto", "pooled", "separate"}
-        One covariance shared by the IN and OUT Gaussians, one each, or separate once each class
-        has at least four shadow datasets per statistic.
+        shadow pool), at most one per 16 shadow datasets.
+    variance : {"pooled", "separate"}
+        One covariance shared by the IN and OUT Gaussians (a linear score), or one each.
 
     Attributes
     ----------
@@ -129,7 +129,7 @@ class LikelihoodRatioAttack(MembershipAttack):
 
     References
     ----------
-    Carlini et al. (2022), Sec. IV; Meeus et al. (2023), eq. (5) and Sec. 5.1.
+    Carlini et al. (2022); Meeus et al. (2023), eq. (5) and Sec. 5.1.
     """
 
     name = "lira"
@@ -139,8 +139,8 @@ class LikelihoodRatioAttack(MembershipAttack):
         k: int = 5,
         radii: tuple[float, ...] = DEFAULT_RADII,
         n_queries: int = 10_000,
-        n_select: int = 8,
-        variance: str = "auto",
+        n_select: int = 32,
+        variance: str = "pooled",
     ) -> None:
         self.k = k
         self.radii = radii
@@ -204,7 +204,7 @@ class LikelihoodRatioAttack(MembershipAttack):
             )
             t = np.abs(welch_t(answers, y))
             order = np.argsort(-t, kind="stable")
-            order = order[t[order] > 0][: int(self.n_select)]
+            order = order[t[order] > 0][: min(int(self.n_select), len(y) // QUERIES_PER_DATASETS)]
             subsets, query_x = candidates[order], answers[:, order]
         self.subsets_ = subsets
         x = np.concatenate([base, query_x], axis=1)
@@ -214,12 +214,8 @@ class LikelihoodRatioAttack(MembershipAttack):
         z = (x[:, self.keep_] - self.center_) / self.scale_
         zin, zout = z[y == 1], z[y == 0]
         self.mean_in_, self.mean_out_ = zin.mean(axis=0), zout.mean(axis=0)
-        variance = self.variance
-        if variance == "auto":
-            enough = min(n_in, n_out) >= AUTO_PER_STATISTIC * max(z.shape[1], 1)
-            variance = "separate" if enough else "pooled"
-        self.variance_ = variance
-        if variance == "pooled":
+        self.variance_ = str(self.variance)
+        if self.variance == "pooled":
             pooled = shrunk_covariance(np.concatenate([zin - self.mean_in_, zout - self.mean_out_]))
             self.cov_in_ = self.cov_out_ = pooled
         else:
