@@ -12,10 +12,12 @@ the same test datasets:
 * ``lira``: the registered default (one covariance shared by the IN and OUT Gaussians);
 * ``liraseparate``: the same statistics with one covariance per Gaussian.
 
-Reported: each target's AUC with its bootstrap interval, and per attack pair the mean AUC
-difference with (a) a paired t interval over the 10 targets and (b) a stratified bootstrap
-interval over the test datasets (the fitted attacks held fixed), plus a Wilcoxon signed-rank
-p-value; and each attack's CPU seconds per target (fit + score, read from the run directory).
+Reported: each target's AUC with its bootstrap interval, the mean over targets of the TPR at
+FPR 0.1 and 0.01 (with 100 OUT test datasets, 0.01 rests on one dataset), and per attack pair
+the mean AUC difference with (a) a paired t interval over the 10 targets and (b) a stratified
+bootstrap interval over the test datasets (the fitted attacks held fixed), plus a Wilcoxon
+signed-rank p-value; and each attack's CPU seconds per target (fit + score, read from the run
+directory).
 
 Usage::
 
@@ -155,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
                 out = t.attacks[a]
                 o[a] = out.scores
                 o[a + "_auc"] = (out.auc.value, out.auc.ci_low, out.auc.ci_high)
+                o[a + "_tpr"] = dict(out.tpr_at_fpr)
             outcomes.append(o)
         print(
             f"\n{gen}: {len(outcomes)} targets, {args.shadows} shadow / {args.tests} test datasets"
@@ -168,6 +171,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{o['row']:>7} {cells}")
         aucs = {a: np.array([o[a + "_auc"][0] for o in outcomes]) for a in names}
         print("mean   " + " ".join(f"{aucs[a].mean():>22.3f}" for a in names))
+        tprs = {
+            a: {f: float(np.mean([o[a + "_tpr"][f] for o in outcomes])) for f in ("0.1", "0.01")}
+            for a in names
+        }
+        for f in ("0.1", "0.01"):
+            print(f"TPR@{f:<4}" + " ".join(f"{tprs[a][f]:>22.3f}" for a in names))
         comparisons = {}
         for a, b in [("lira", "query"), ("lira", "distance"), ("lira", "liraseparate")]:
             c = paired(aucs[a], aucs[b])
@@ -192,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
                 {"row": o["row"], **{a: list(o[a + "_auc"]) for a in names}} for o in outcomes
             ],
             "mean_auc": {a: float(v.mean()) for a, v in aucs.items()},
+            "mean_tpr_at_fpr": tprs,
             "comparisons": comparisons,
             "attack_cpu_seconds": cpu,
             "wall_seconds": wall,
