@@ -11,6 +11,7 @@ from scipy import stats
 import synthleak as sl
 from synthleak.attacks.base import AttackFamily, attack_info, make_attack
 from synthleak.attacks.mia_lira import (
+    ClassMoments,
     LikelihoodRatioAttack,
     gaussian_logpdf,
     shrunk_covariance,
@@ -47,6 +48,12 @@ def test_welch_t_and_gaussian_logpdf_match_scipy() -> None:
     ref = stats.ttest_ind(x[y == 1, :2], x[y == 0, :2], equal_var=False).statistic
     np.testing.assert_allclose(t[:2], ref)
     assert t[2] == 0.0
+    # moments merged chunk by chunk give the same t, and exactly 0 for a constant column
+    m = ClassMoments(3)
+    for lo in range(0, 40, 7):
+        m.add(x[lo : lo + 7] + 1e6, y[lo : lo + 7])
+    np.testing.assert_allclose(m.welch_t()[:2], ref, rtol=1e-6)
+    assert m.welch_t()[2] == 0.0
     cov = np.array([[2.0, 0.3], [0.3, 1.0]])
     mean = np.array([0.5, -1.0])
     pts = rng.normal(size=(7, 2))

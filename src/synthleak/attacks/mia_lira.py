@@ -52,6 +52,8 @@ from synthleak.errors import InputError, check_fitted
 from synthleak.queries import n_attributes, sample_subsets, stack_tables, subset_counts
 
 VARIANCES = ("pooled", "separate")
+CHUNK = 256
+"""Shadow datasets whose candidate query answers are held at once while queries are chosen."""
 QUERIES_PER_DATASETS = 16
 """At most one selected query per this many shadow datasets (small pools keep fewer)."""
 DISTANCE_OFFSET = 1e-3
@@ -60,19 +62,53 @@ RIDGE = 1e-6
 """Added to the diagonal of every (standardised) covariance, so it is always invertible."""
 
 
+class ClassMoments:
+    """Count, mean and sum of squared deviations of every column, per class, merged over chunks.
+
+    Chunks are merged with the pairwise update of Chan, Golub and LeVeque, so a column that is
+    constant keeps a variance of exactly 0 (no cancellation of large sums).
+    """
+
+    def __init__(self, n_columns: int) -> None:
+        self.n = np.zeros(2)
+        self.mean = np.zeros((2, n_columns))
+        self.m2 = np.zeros((2, n_columns))
+
+    def add(self, x: np.ndarray, y: np.ndarray) -> None:
+        """Merge the rows ``x`` with labels ``y`` (1 = IN, 0 = OUT)."""
+        for c in (0, 1):
+            part = x[y == c].astype(np.float64)
+            nb = part.shape[0]
+            if nb == 0:
+                continue
+            mb = part.mean(axis=0)
+            m2b = ((part - mb) ** 2).sum(axis=0)
+            na = self.n[c]
+            delta = mb - self.mean[c]
+            tot = na + nb
+            self.mean[c] += delta * (nb / tot)
+            self.m2[c] += m2b + delta**2 * (na * nb / tot)
+            self.n[c] = tot
+
+    def welch_t(self) -> np.ndarray:
+        """Welch t of every column between IN and OUT; 0 where neither class varies."""
+        n = np.maximum(self.n, 2)[:, None]
+        var = self.m2 / (n - 1)
+        se = np.sqrt((var / n).sum(axis=0))
+        diff = self.mean[1] - self.mean[0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(se > 0, diff / se, 0.0)
+        return np.asarray(t, dtype=np.float64)
+
+
 def welch_t(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Welch t statistic of every column of ``x`` between ``y == 1`` and ``y == 0`` rows.
 
     Columns without variance in either class get 0 (no evidence either way).
     """
-    a, b = x[y == 1].astype(np.float64), x[y == 0].astype(np.float64)
-    va = a.var(axis=0, ddof=1) if len(a) > 1 else np.zeros(x.shape[1])
-    vb = b.var(axis=0, ddof=1) if len(b) > 1 else np.zeros(x.shape[1])
-    se = np.sqrt(va / max(len(a), 1) + vb / max(len(b), 1))
-    diff = a.mean(axis=0) - b.mean(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(se > 0, diff / se, 0.0)
-    return np.asarray(t, dtype=np.float64)
+    moments = ClassMoments(x.shape[1])
+    moments.add(x, y)
+    return moments.welch_t()
 
 
 def shrunk_covariance(resid: np.ndarray) -> np.ndarray:
@@ -199,13 +235,17 @@ class LikelihoodRatioAttack(MembershipAttack):
         subsets = np.zeros(0, dtype=np.uint64)
         query_x = np.zeros((len(y), 0))
         if candidates.size:
-            answers = np.log1p(
-                subset_counts(stack_tables(datasets), target, candidates, dtype=np.float64)
-            )
-            t = np.abs(welch_t(answers, y))
+            # the candidates' answers in chunks of datasets: memory bounded whatever the pool
+            stack = stack_tables(datasets)
+            moments = ClassMoments(candidates.size)
+            for lo in range(0, len(stack), CHUNK):
+                part = subset_counts(stack[lo : lo + CHUNK], target, candidates, dtype=np.float32)
+                moments.add(np.log1p(part), y[lo : lo + CHUNK])
+            t = np.abs(moments.welch_t())
             order = np.argsort(-t, kind="stable")
             order = order[t[order] > 0][: min(int(self.n_select), len(y) // QUERIES_PER_DATASETS)]
-            subsets, query_x = candidates[order], answers[:, order]
+            subsets = candidates[np.sort(order)]
+            query_x = np.log1p(subset_counts(stack, target, subsets, dtype=np.float64))
         self.subsets_ = subsets
         x = np.concatenate([base, query_x], axis=1)
         center, spread = x.mean(axis=0), x.std(axis=0)
