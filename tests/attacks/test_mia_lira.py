@@ -141,6 +141,24 @@ def test_same_rng_same_output_and_queries_drawn_from_rng() -> None:
     assert subsets[0].size <= 32
 
 
+def test_recomputing_the_selected_queries_gives_the_same_attack(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Large pools answer the chosen queries again instead of keeping every candidate answer."""
+    import synthleak.attacks.mia_lira as lira
+
+    target, shadow, test = _null_pools(6, 64, 20, 200)
+    y = np.arange(64) % 2
+    kept = LikelihoodRatioAttack(n_queries=500).fit(target, shadow, y, rng=np.random.default_rng(1))
+    monkeypatch.setattr(lira, "KEEP_ANSWERS", 0)
+    monkeypatch.setattr(lira, "CHUNK", 10)
+    again = LikelihoodRatioAttack(n_queries=500).fit(
+        target, shadow, y, rng=np.random.default_rng(1)
+    )
+    np.testing.assert_array_equal(kept.subsets_, again.subsets_)
+    np.testing.assert_allclose(kept.score(test), again.score(test), rtol=1e-12)
+
+
 def test_constant_statistics_give_the_prior_without_nan() -> None:
     table = _adult()
     same = _stack(table, np.tile(np.arange(50), (12, 1)))

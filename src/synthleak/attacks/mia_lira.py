@@ -54,6 +54,9 @@ from synthleak.queries import n_attributes, sample_subsets, stack_tables, subset
 VARIANCES = ("pooled", "separate")
 CHUNK = 256
 """Shadow datasets whose candidate query answers are held at once while queries are chosen."""
+KEEP_ANSWERS = 1 << 25
+"""Candidate answers (datasets x queries) kept from the first pass (128 MB of float32); above,
+the selected queries are answered again."""
 QUERIES_PER_DATASETS = 16
 """At most one selected query per this many shadow datasets (small pools keep fewer)."""
 DISTANCE_OFFSET = 1e-3
@@ -238,14 +241,25 @@ class LikelihoodRatioAttack(MembershipAttack):
             # the candidates' answers in chunks of datasets: memory bounded whatever the pool
             stack = stack_tables(datasets)
             moments = ClassMoments(candidates.size)
+            keep = len(stack) * candidates.size <= KEEP_ANSWERS
+            kept = []
             for lo in range(0, len(stack), CHUNK):
                 part = subset_counts(stack[lo : lo + CHUNK], target, candidates, dtype=np.float32)
                 moments.add(np.log1p(part), y[lo : lo + CHUNK])
+                if keep:
+                    kept.append(part)
             t = np.abs(moments.welch_t())
             order = np.argsort(-t, kind="stable")
             order = order[t[order] > 0][: min(int(self.n_select), len(y) // QUERIES_PER_DATASETS)]
-            subsets = candidates[np.sort(order)]
-            query_x = np.log1p(subset_counts(stack, target, subsets, dtype=np.float64))
+            order = np.sort(order)
+            subsets = candidates[order]
+            # counts are integers, exact in float32: both paths give the same statistics
+            counts = (
+                np.concatenate([k[:, order] for k in kept])
+                if keep
+                else subset_counts(stack, target, subsets, dtype=np.float32)
+            )
+            query_x = np.log1p(counts.astype(np.float64))
         self.subsets_ = subsets
         x = np.concatenate([base, query_x], axis=1)
         center, spread = x.mean(axis=0), x.std(axis=0)
