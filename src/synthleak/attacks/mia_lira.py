@@ -68,8 +68,8 @@ RIDGE = 1e-6
 class ClassMoments:
     """Count, mean and sum of squared deviations of every column, per class, merged over chunks.
 
-    Chunks are merged with the pairwise update of Chan, Golub and LeVeque, so a column that is
-    constant keeps a variance of exactly 0 (no cancellation of large sums).
+    Chunks are merged with the pairwise (parallel) update of means and squared deviations, so a
+    column that is constant keeps a variance of exactly 0 (no cancellation of large sums).
     """
 
     def __init__(self, n_columns: int) -> None:
@@ -165,6 +165,8 @@ class LikelihoodRatioAttack(MembershipAttack):
         The fitted Gaussians (standardised units).
     log_prior_odds_ : float
         ``log(n_in / n_out)`` of the shadow pool.
+    variance_ : str
+        The covariance model fitted (``variance``).
 
     References
     ----------
