@@ -15,6 +15,7 @@ from synthleak.attacks import (  # noqa: F401  (registration)
     mia_attention,
     mia_distance,
     mia_groundhog,
+    mia_lira,
     mia_nobox,
     mia_nobox_extra,
     mia_query,

@@ -376,9 +376,9 @@ def mia_cmd(
         str | None,
         typer.Option(
             "--attacks",
-            help="Comma-separated attack names. Black-box: query, distance, groundhog, attention "
-            "(default query,distance,groundhog). No-box: dcr, dcr-diff, domias, neighbourhood, "
-            "classifier (default all).",
+            help="Comma-separated attack names. Black-box: query, distance, groundhog, attention, "
+            "lira (default query,distance,groundhog). No-box: dcr, dcr-diff, domias, "
+            "neighbourhood, classifier (default all).",
         ),
     ] = None,
     n_queries: NQueriesOpt = 100_000,

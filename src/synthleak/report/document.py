@@ -469,6 +469,7 @@ _METHODS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("copies", (("yao2025", ""),)),
     ("membership.nobox", (("vanbreugel2023", ""), ("houssiau2022", ""), ("yao2025", ""))),
     ("membership.groundhog", (("stadler2022", ""), ("meeus2023", "Sec. 2.3"))),
+    ("membership.lira", (("carlini2022", ""), ("meeus2023", "Sec. 2.3"))),
     ("membership.attention", (("meeus2023", "appendix A"),)),
     ("membership.query", (("meeus2023", "Sec. 5.1"),)),
     ("membership", (("meeus2023", "Sec. 2.3"),)),
