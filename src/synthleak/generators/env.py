@@ -1,0 +1,578 @@
+"""Generators that run in another Python environment, in a worker process kept warm.
+
+``env:PYTHON:module:Class`` or ``env:PYTHON:module:Class,key=value,...``
+    Fits and samples ``Class`` (importable in that environment, or ``/path/file.py:Class``) in a
+    worker process started with the interpreter ``PYTHON``, which is
+
+    * the name of an environment made by ``synthleak env create NAME --packages ...`` (a
+      virtual environment under :func:`envs_dir`), or
+    * a path: a Python executable, or a virtual environment's folder.
+
+    The other keys are the class's keyword arguments, read as JSON-like literals (``true``,
+    ``none``, numbers, else text); ``timeout=`` (seconds per call, default 600) and
+    ``claimed_epsilon=``/``claimed_delta=`` (declared only, as for ``python:``) are synthleak's.
+    Example: ``env:dpmm:mypkg.synth:MyGenerator,epochs=3``.
+
+The worker is one standard-library file, :mod:`synthleak.generators.envworker_protocol`, run by
+path: the other environment needs neither synthleak nor anything pickled by this one (its
+docstring documents the JSON-lines protocol and what the class must provide). A worker is started
+the first time a process fits a generator with that interpreter, serves every later fit and
+sample of that process (one start-up per process, so per local worker of a shadow-model pool),
+and stops when the process exits. Each call has a timeout: a worker that does not answer in time
+is stopped, and the next call starts a new one.
+
+Failures are :class:`~synthleak.errors.GeneratorFailure` carrying the generator's own message:
+an exception in the class (its one-line message), a worker that dies (its exit code and the tail
+of what it printed), a call that times out, a protocol version that differs, and output that the
+training schema rejects (wrong columns, unknown categories, missing values where the training
+data had none, fewer rows than asked for; the checks of
+:func:`~synthleak.generators._adapt.frame_to_table`).
+
+Named adapters on this route (``dpmm:mst``, ``smartnoise:aim``, ...) are registered in
+:mod:`synthleak.generators.env_adapters`' parent module section below; their classes live in the
+standard-library-plus-pandas file :mod:`synthleak.generators.env_adapters`, run by path in the
+library's environment.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import weakref
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from synthleak.data.table import Table
+from synthleak.errors import GeneratorFailure, InputError
+from synthleak.generators import envworker_protocol as protocol
+from synthleak.generators._adapt import draw_seed
+from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+
+#: The worker file run by the other interpreter.
+WORKER_FILE = Path(protocol.__file__).resolve()
+_ERR_TAIL = 800
+
+
+def envs_dir() -> Path:
+    """Where ``synthleak env create`` makes environments.
+
+    ``$SYNTHLEAK_ENVS`` if set, else ``$XDG_CACHE_HOME/synthleak/envs`` (``~/.cache`` when
+    ``XDG_CACHE_HOME`` is unset).
+    """
+    explicit = os.environ.get("SYNTHLEAK_ENVS")
+    if explicit:
+        return Path(explicit).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "synthleak" / "envs"
+
+
+def venv_python(folder: Path) -> Path:
+    """The interpreter of the virtual environment in ``folder``."""
+    if os.name == "nt":  # pragma: no cover - POSIX CI
+        return folder / "Scripts" / "python.exe"
+    return folder / "bin" / "python"
+
+
+def resolve_python(python: str) -> str:
+    """The interpreter named by an ``env:`` spec: an environment name, a venv folder or a file.
+
+    Raises :class:`InputError` when nothing runnable is found, saying how to make it.
+    """
+    text = python.strip()
+    if not text:
+        raise InputError(
+            "env generator names no Python environment: write env:NAME:module:Class "
+            "(NAME from synthleak env create, or a path to a python executable or venv)"
+        )
+    looks_like_path = (
+        os.sep in text
+        or text.startswith((".", "~"))
+        or (os.altsep is not None and os.altsep in text)
+    )
+    if looks_like_path:
+        path = Path(text).expanduser()
+        if path.is_dir():
+            path = venv_python(path)
+        if not path.is_file():
+            raise InputError(
+                f"env generator: no Python interpreter at {text!r}: give the path of a python "
+                "executable or of a virtual environment's folder"
+            )
+        return str(path)
+    folder = envs_dir() / text
+    exe = venv_python(folder)
+    if not exe.is_file():
+        raise InputError(
+            f"env generator: no environment named {text!r} in {envs_dir()}: create it with the "
+            f"command synthleak env create {text} (or create_env({text!r}, packages=[...]) in "
+            "Python), or give a path to a python"
+        )
+    return str(exe)
+
+
+#: Environments the named adapters expect, with what ``create_env`` installs in them.
+KNOWN_ENVS: dict[str, tuple[str, ...]] = {
+    "dpmm": ("dpmm==0.1.9",),
+    "smartnoise": ("torch==2.13.0", "smartnoise-synth==1.0.8"),
+}
+
+
+def create_env(
+    name: str,
+    packages: list[str] | tuple[str, ...] | None = None,
+    *,
+    python: str | None = None,
+    replace: bool = False,
+) -> Path:
+    """Make the virtual environment ``name`` under :func:`envs_dir` and install ``packages``.
+
+    Parameters
+    ----------
+    name : str
+        A plain name (letters, digits, ``-``, ``_``, ``.``); ``env:NAME:...`` specs find it.
+    packages : list of str, optional
+        pip requirements, installed in the order given (one ``pip install`` call each, so a
+        pinned build such as ``torch==2.13.0`` is in place before a package that depends on
+        it). Default: :data:`KNOWN_ENVS`'s list for a known name, else nothing.
+    python : str, optional
+        The interpreter that makes the environment (default: this one).
+    replace : bool, default False
+        Remove an existing environment of that name first; otherwise an existing one is kept
+        and only the packages are installed into it.
+
+    Returns
+    -------
+    Path
+        The environment's interpreter.
+    """
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name or ""):
+        raise InputError(
+            f"environment name {name!r} is not a plain name: use letters, digits, '-', '_', '.'"
+        )
+    if packages is None:
+        packages = KNOWN_ENVS.get(name, ())
+    folder = envs_dir() / name
+    if replace and folder.exists():
+        shutil.rmtree(folder)
+    base = python or sys.executable
+    if not venv_python(folder).is_file():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run([base, "-m", "venv", str(folder)], capture_output=True, check=False)
+        if done.returncode != 0:
+            raise InputError(
+                f"cannot create the environment {name!r} with {base}: "
+                f"{done.stderr.decode(errors='replace').strip()[-400:]}"
+            )
+    exe = venv_python(folder)
+    for requirement in packages:
+        done = subprocess.run(
+            [str(exe), "-m", "pip", "install", requirement], capture_output=True, check=False
+        )
+        if done.returncode != 0:
+            tail = (done.stderr or done.stdout).decode(errors="replace").strip()[-600:]
+            raise InputError(
+                f"pip could not install {requirement!r} into the environment {name!r} "
+                f"({folder}): {tail}"
+            )
+    return exe
+
+
+def list_envs() -> list[str]:
+    """Names of the environments under :func:`envs_dir`."""
+    root = envs_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if venv_python(p).is_file())
+
+
+# --- the worker process ------------------------------------------------------------------------
+class EnvWorker:
+    """One worker process speaking the protocol; calls are serialised by a lock.
+
+    Not made directly: :func:`get_worker` keeps one per (interpreter, worker file) and process.
+    """
+
+    #: Worker processes started by this process (all interpreters), for tests and benchmarks.
+    starts = 0
+
+    def __init__(self, python: str, worker_file: Path = WORKER_FILE) -> None:
+        self.python = python
+        self.worker_file = Path(worker_file)
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.replies: queue.Queue[bytes | None] = queue.Queue()
+        self.tmp = Path(tempfile.mkdtemp(prefix="synthleak-env-"))
+        self.err_path = self.tmp / "stderr.txt"
+        self.next_id = 0
+        self.hello: dict[str, Any] = {}
+
+    # process life ------------------------------------------------------------------------
+    def _who(self) -> str:
+        return f"the generator environment {self.python!r}"
+
+    def _start(self, timeout: float) -> None:
+        self.replies = queue.Queue()
+        err = open(self.err_path, "ab")  # noqa: SIM115  (kept by the child; closed below)
+        try:
+            self.proc = subprocess.Popen(
+                [self.python, "-u", str(self.worker_file)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                cwd=self.tmp,
+            )
+        except OSError as exc:
+            raise GeneratorFailure(
+                f"{self._who()} cannot start: {type(exc).__name__}: {exc}"
+            ) from None
+        finally:
+            err.close()
+        EnvWorker.starts += 1
+        proc, replies = self.proc, self.replies
+        assert proc.stdout is not None
+
+        def pump() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                replies.put(line)
+            replies.put(None)
+
+        threading.Thread(target=pump, name="synthleak-env-reader", daemon=True).start()
+        hello = self._reply(timeout, "start")
+        if hello.get("protocol") != protocol.PROTOCOL:
+            self.stop()
+            raise GeneratorFailure(
+                f"{self._who()} did not answer as a synthleak worker (first line {hello!r})"
+            )
+        if hello.get("version") != protocol.VERSION:
+            self.stop()
+            raise GeneratorFailure(
+                f"{self._who()}: the worker speaks protocol version {hello.get('version')!r} but "
+                f"this synthleak speaks version {protocol.VERSION}: use the worker file shipped "
+                f"with this synthleak ({WORKER_FILE})"
+            )
+        self.hello = hello
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, *, force: bool = False) -> None:
+        """Stop the process (politely unless ``force``); the next call starts a new one."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if force and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.poll() is None:
+            try:
+                assert proc.stdin is not None
+                proc.stdin.write(b'{"op": "shutdown", "id": -1}\n')
+                proc.stdin.flush()
+                proc.wait(timeout=2)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                proc.kill()
+                proc.wait()
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # calls -------------------------------------------------------------------------------
+    def _err_tail(self) -> str:
+        try:
+            text = self.err_path.read_bytes()[-4 * _ERR_TAIL :].decode(errors="replace").strip()
+        except OSError:
+            return ""
+        return text if len(text) <= _ERR_TAIL else "..." + text[-_ERR_TAIL:]
+
+    def _reply(self, timeout: float, what: str) -> dict[str, Any]:
+        try:
+            line = self.replies.get(timeout=timeout)
+        except queue.Empty:
+            self.stop(force=True)
+            raise GeneratorFailure(
+                f"{self._who()} did not finish {what} within {timeout:g} s and was stopped; "
+                f"output tail: {self._err_tail() or '(empty)'}"
+            ) from None
+        if line is None:
+            proc = self.proc
+            code = proc.wait() if proc is not None else None
+            self.stop()
+            raise GeneratorFailure(
+                f"{self._who()} exited (code {code}) during {what}; "
+                f"output tail: {self._err_tail() or '(empty)'}"
+            )
+        try:
+            reply = json.loads(line)
+            if not isinstance(reply, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            self.stop()
+            text = line.decode(errors="replace").strip()[:200]
+            raise GeneratorFailure(
+                f"{self._who()} wrote a line that is not protocol JSON during {what}: {text!r}"
+            ) from None
+        return reply
+
+    def call(self, op: str, timeout: float, **fields: Any) -> dict[str, Any]:
+        """Send one request and wait for its reply; failures as :class:`GeneratorFailure`."""
+        with self.lock:
+            if not self.alive():
+                self._start(timeout)
+            assert self.proc is not None and self.proc.stdin is not None
+            self.next_id += 1
+            rid = self.next_id
+            with contextlib.suppress(OSError):  # the tail shown on failure is this call's
+                self.err_path.write_bytes(b"")
+            request = {"op": op, "id": rid, "version": protocol.VERSION, **fields}
+            try:
+                self.proc.stdin.write((json.dumps(request) + "\n").encode())
+                self.proc.stdin.flush()
+            except (BrokenPipeError, OSError):
+                code = self.proc.wait()
+                self.stop()
+                raise GeneratorFailure(
+                    f"{self._who()} exited (code {code}) before {op}; "
+                    f"output tail: {self._err_tail() or '(empty)'}"
+                ) from None
+            reply = self._reply(timeout, op)
+            if reply.get("id") != rid:
+                self.stop()
+                raise GeneratorFailure(
+                    f"{self._who()} answered request {reply.get('id')!r} instead of {rid}"
+                )
+            if not reply.get("ok"):
+                raise GeneratorFailure(
+                    f"{self._who()}: {op} failed: {reply.get('error') or '(no message)'}"
+                )
+            return reply
+
+
+_WORKERS: dict[tuple[str, str], EnvWorker] = {}
+_WORKERS_PID = os.getpid()
+_WORKERS_LOCK = threading.Lock()
+
+
+def get_worker(python: str, worker_file: Path = WORKER_FILE) -> EnvWorker:
+    """This process's worker for ``python`` (made on first use, started on first call)."""
+    global _WORKERS_PID
+    with _WORKERS_LOCK:
+        if os.getpid() != _WORKERS_PID:  # a forked child must not share its parent's pipes
+            _WORKERS.clear()
+            _WORKERS_PID = os.getpid()
+        key = (python, str(worker_file))
+        worker = _WORKERS.get(key)
+        if worker is None:
+            worker = _WORKERS[key] = EnvWorker(python, Path(worker_file))
+        return worker
+
+
+@atexit.register
+def shutdown_workers() -> None:
+    """Stop every worker of this process (also run at exit)."""
+    with _WORKERS_LOCK:
+        workers = list(_WORKERS.values()) if os.getpid() == _WORKERS_PID else []
+        _WORKERS.clear()
+    for worker in workers:
+        worker.close()
+
+
+# --- the generator ------------------------------------------------------------------------------
+def _literal(raw: str) -> Any:
+    """A spec value as a JSON value: bool, None, int, finite float, else the (unquoted) string
+    (``nan`` and ``inf`` stay text: JSON has no such numbers)."""
+    from synthleak.generators.external import _literal as literal
+
+    value = literal(raw)
+    if isinstance(value, float) and not np.isfinite(value):
+        return raw.strip()
+    return value
+
+
+def schema_columns(table: Table) -> list[dict[str, Any]]:
+    """The protocol's ``columns``: the training schema, categories as text (datetime columns
+    travel as ISO text, kind ``"datetime"``)."""
+    out: list[dict[str, Any]] = []
+    for col in table.schema.columns:
+        entry: dict[str, Any] = {"name": col.name, "nullable": bool(col.has_missing)}
+        if col.is_categorical:
+            entry.update(kind="categorical", categories=[str(c) for c in col.categories])
+        elif col.is_datetime:
+            entry.update(kind="datetime")
+        else:
+            entry.update(
+                kind="continuous", low=float(col.low), high=float(col.high), integer=col.integer
+            )
+        out.append(entry)
+    return out
+
+
+def _drop_model(worker: EnvWorker, key: str, timeout: float) -> None:
+    """Forget a fitted model in the worker (best effort, at garbage collection)."""
+    if worker.alive() and worker.lock.acquire(blocking=False):
+        worker.lock.release()
+        with contextlib.suppress(GeneratorFailure):  # a dead worker forgot it anyway
+            worker.call("drop", timeout, model=key)
+
+
+class EnvGenerator(BaseGenerator):
+    """A generator class run in another Python environment (module docstring).
+
+    Parameters
+    ----------
+    python : str
+        Environment name (``synthleak env create``), venv folder or interpreter path.
+    target : str
+        ``module:Class`` importable there, or ``/path/file.py:Class``.
+    timeout : float, default 600
+        Seconds each fit or sample may take before the worker is stopped.
+    claimed_epsilon, claimed_delta : float, optional
+        A declared DP claim (never evidence; ``None``: no claim).
+    options : dict of str to str, optional
+        Keyword arguments for the class, as raw spec strings.
+    worker_file : str, optional
+        Another copy of the worker file (tests of the version check); default the shipped one.
+    """
+
+    #: Extra keyword arguments the named adapters fix (``model`` for ``dpmm:mst``, ...).
+    fixed_kwargs: ClassVar[dict[str, Any]] = {}
+
+    def __init__(
+        self,
+        python: str,
+        target: str,
+        timeout: float = 600.0,
+        claimed_epsilon: float | None = None,
+        claimed_delta: float = 0.0,
+        options: dict[str, str] | None = None,
+        worker_file: str = "",
+    ) -> None:
+        super().__init__()
+        from synthleak.generators.external import _check_claim
+
+        self.claimed_epsilon, self.claimed_delta = _check_claim(
+            "env", claimed_epsilon, claimed_delta
+        )
+        if not timeout > 0:
+            raise InputError(f"env generator: timeout must be > 0 seconds, got {timeout}")
+        target = target.strip()
+        module, sep, cls = target.rpartition(":")
+        if not sep or not module or not cls:
+            raise InputError(
+                f"env generator target {target!r} is not 'module:Class': write it as "
+                "env:NAME:package.module:Class or env:NAME:/path/file.py:Class"
+            )
+        self.python = python.strip()
+        self.target = target
+        self.timeout = float(timeout)
+        self.kwargs = {k: _literal(v) for k, v in (options or {}).items()}
+        self.worker_file = worker_file or str(WORKER_FILE)
+        self.python_ = resolve_python(self.python)
+
+    def _worker(self) -> EnvWorker:
+        return get_worker(self.python_, Path(self.worker_file))
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_finalizer", None)
+        state["fitted_pid_"] = state.get("fitted_pid_", os.getpid())
+        return state
+
+    def fit(self, table: Table, *, rng: np.random.Generator) -> EnvGenerator:
+        """Fit the class in its environment's worker on ``table``; returns self."""
+        worker = self._worker()
+        path = worker.tmp / f"train-{os.getpid()}-{id(self)}.csv"
+        try:
+            table.to_frame().to_csv(path, index=False)
+            reply = worker.call(
+                "fit",
+                self.timeout,
+                target=self.target,
+                kwargs={**self.kwargs, **self.fixed_kwargs},
+                data=str(path),
+                columns=schema_columns(table),
+                seed=draw_seed(rng),
+            )
+        finally:
+            path.unlink(missing_ok=True)
+        old = getattr(self, "_finalizer", None)
+        if old is not None:
+            old()
+        self.model_key_ = str(reply["model"])
+        self.fitted_pid_ = os.getpid()
+        self.worker_start_ = EnvWorker.starts
+        self._finalizer = weakref.finalize(self, _drop_model, worker, self.model_key_, self.timeout)
+        self.schema_ = table.schema
+        self.data_ = table
+        return self
+
+    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+        """``n`` records from the fitted class, checked against the training schema."""
+        from synthleak.generators._adapt import frame_to_table
+        from synthleak.generators.external import _read_output_csv
+
+        self._check_fitted()
+        self._check_n(n)
+        n = int(n)
+        seed = draw_seed(rng)
+        if n == 0:
+            return self.data_.take(np.zeros(0, dtype=np.intp))
+        who = f"env generator {self.target!r} in {self.python!r}"
+        if getattr(self, "fitted_pid_", os.getpid()) != os.getpid():
+            raise GeneratorFailure(
+                f"{who} was fitted in another process; its model lives in that process's "
+                "worker: fit it again here"
+            )
+        worker = self._worker()
+        out = worker.tmp / f"sample-{os.getpid()}-{id(self)}.csv"
+        try:
+            worker.call("sample", self.timeout, model=self.model_key_, n=n, seed=seed, out=str(out))
+            if not out.is_file():
+                raise GeneratorFailure(f"{who} wrote no output file")
+            try:
+                frame = _read_output_csv(out, self.schema_)
+            except Exception as exc:
+                raise GeneratorFailure(
+                    f"{who} wrote output that is not a readable CSV "
+                    f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+                ) from None
+        finally:
+            out.unlink(missing_ok=True)
+        if len(frame) < n:
+            raise GeneratorFailure(f"{who} returned {len(frame)} record(s) but {n} were asked for")
+        return frame_to_table(frame.iloc[:n], self.schema_, source=who)
+
+
+register_generator(
+    GeneratorInfo(
+        "env",
+        EnvGenerator,
+        (
+            Param("python", str, "", "environment name (synthleak env create), venv or python"),
+            Param("target", str, "", "module:Class (or /path/file.py:Class) in that environment"),
+            Param("timeout", float, 600.0, "seconds per fit or sample before the worker stops"),
+            Param("claimed_epsilon", float, None, "epsilon the class claims (declared only)"),
+            Param("claimed_delta", float, 0.0, "delta of that claim"),
+            Param("worker_file", str, "", "another copy of the worker file (default: shipped)"),
+        ),
+        "a generator in another Python environment: env:NAME:module:Class,key=value,...",
+        free_params=True,
+    )
+)
