@@ -28,10 +28,9 @@ training schema rejects (wrong columns, unknown categories, missing values where
 data had none, fewer rows than asked for; the checks of
 :func:`~synthleak.generators._adapt.frame_to_table`).
 
-Named adapters on this route (``dpmm:mst``, ``smartnoise:aim``, ...) are registered in
-:mod:`synthleak.generators.env_adapters`' parent module section below; their classes live in the
-standard-library-plus-pandas file :mod:`synthleak.generators.env_adapters`, run by path in the
-library's environment.
+Named adapters on this route (``dpmm:mst``, ``smartnoise:aim``, ...) are registered at the end
+of this module with the DP claim each declares; the classes the worker runs for them live in
+:mod:`synthleak.generators.env_adapters`, run by path in the library's environment.
 """
 
 from __future__ import annotations
@@ -53,7 +52,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from synthleak.data.table import Table
-from synthleak.errors import GeneratorFailure, InputError
+from synthleak.errors import GeneratorFailure, InputError, MissingExtraError
 from synthleak.generators import envworker_protocol as protocol
 from synthleak.generators._adapt import draw_seed
 from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
@@ -123,7 +122,9 @@ def resolve_python(python: str) -> str:
 #: Environments the named adapters expect, with what ``create_env`` installs in them.
 KNOWN_ENVS: dict[str, tuple[str, ...]] = {
     "dpmm": ("dpmm==0.1.9",),
-    "smartnoise": ("torch==2.13.0", "smartnoise-synth==1.0.8"),
+    # smartnoise-synth 1.0.8 imports packaging without declaring it; torch first, so pip keeps
+    # the CPU build instead of resolving opacus's torch requirement to another one
+    "smartnoise": ("torch==2.13.0", "smartnoise-synth==1.0.8", "packaging"),
 }
 
 
@@ -575,4 +576,255 @@ register_generator(
         "a generator in another Python environment: env:NAME:module:Class,key=value,...",
         free_params=True,
     )
+)
+
+
+# --- named adapters over DP libraries, on this route -------------------------------------------
+#: The file the worker runs for the named adapters (standard library + the library's pandas).
+ADAPTERS_FILE = Path(__file__).resolve().with_name("env_adapters.py")
+
+
+class MissingEnvError(MissingExtraError):
+    """A named adapter's environment does not exist yet (say how to create it)."""
+
+    def __init__(self, env: str, feature: str) -> None:
+        InputError.__init__(
+            self,
+            f"{feature} runs in the Python environment {env!r}, which does not exist in "
+            f"{envs_dir()}: create it with the command synthleak env create {env} "
+            f"(or create_env({env!r}) in Python), or give env=PATH to an interpreter or venv",
+        )
+        self.package, self.extra, self.feature = env, f"env:{env}", feature
+
+
+def env_installed(env: str) -> bool:
+    """Whether the named environment exists (for listings; no process is started)."""
+    try:
+        resolve_python(env)
+    except InputError:
+        return False
+    return True
+
+
+#: Neighbouring relation each adapter's guarantee is stated for, as the library's mechanisms
+#: are built (module docstring of each adapter class below).
+ADD_REMOVE, SUBSTITUTE = "add_remove", "substitute"
+
+
+class DpLibraryGenerator(EnvGenerator):
+    """Base of the named DP-library adapters: a fixed class in ``env_adapters.py``, a claim.
+
+    ``claimed_neighbouring`` names the relation the library's guarantee holds for
+    (``add_remove``: one record added or removed; ``substitute``: one record replaced); the
+    audit's ``neighbouring`` should be set to it when it tests the claim.
+    """
+
+    library = ""
+    claimed_neighbouring = ADD_REMOVE
+
+    def __init__(self, env: str, timeout: float, model: str, kwargs: dict[str, Any]) -> None:
+        feature = f"the {self.library}:{model} generator"
+        try:
+            python = resolve_python(env)
+        except InputError:
+            if os.sep in env:
+                raise
+            raise MissingEnvError(env, feature) from None
+        super().__init__(python, f"{ADAPTERS_FILE}:{self.adapter_class}", timeout=timeout)
+        self.model = model
+        self.kwargs = {"model": model, **{k: v for k, v in kwargs.items() if v is not None}}
+
+    adapter_class = ""
+
+    def fit(self, table: Table, *, rng: np.random.Generator) -> DpLibraryGenerator:
+        super().fit(table, rng=rng)
+        self.n_train_ = len(table)
+        return self
+
+
+def _positive(library: str, name: str, value: float | None, *, allow_zero: bool = False) -> None:
+    if value is None:
+        return
+    if not (value >= 0 if allow_zero else value > 0) or not np.isfinite(value):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise InputError(f"{library}: {name} must be a finite number {bound}, got {value}")
+
+
+class DpmmGenerator(DpLibraryGenerator):
+    """dpmm 0.1.9 (``dpmm:mst``, ``dpmm:aim``, ``dpmm:privbayes``) in the ``dpmm`` environment.
+
+    Claim: ``(epsilon + proc_epsilon, delta)``-DP, ``proc_epsilon`` counted only with the
+    ``priv-tree`` binner (the ``uniform`` binner with the schema's bounds spends nothing). MST
+    and AIM measure marginals with Gaussian noise under zCDP converted to ``(epsilon, delta)``
+    (McKenna et al.), neighbours by adding or removing a record; dpmm's PrivBayes scores parent
+    sets with the mutual-information sensitivity of Zhang et al. (2017), derived for neighbours
+    of the same size (one record replaced), so its claim is declared ``substitute``.
+    """
+
+    library = "dpmm"
+    adapter_class = "Dpmm"
+
+    def __init__(
+        self,
+        model: str,
+        epsilon: float = 1.0,
+        delta: float = 1e-5,
+        n_bins: int = 20,
+        binner_type: str = "uniform",
+        proc_epsilon: float = 0.0,
+        n_iters: int | None = None,
+        env: str = "dpmm",
+        timeout: float = 3600.0,
+    ) -> None:
+        _positive("dpmm", "epsilon", epsilon)
+        _positive("dpmm", "proc_epsilon", proc_epsilon, allow_zero=True)
+        if not 0 < delta < 1:
+            raise InputError(f"dpmm: delta must be in (0, 1), got {delta}")
+        if binner_type not in ("uniform", "priv-tree"):
+            raise InputError(f"dpmm: binner_type must be uniform or priv-tree, got {binner_type!r}")
+        if n_bins < 2:
+            raise InputError(f"dpmm: n_bins must be >= 2, got {n_bins}")
+        if binner_type == "priv-tree" and not proc_epsilon > 0:
+            raise InputError("dpmm: the priv-tree binner needs proc_epsilon > 0")
+        spent_binning = float(proc_epsilon) if binner_type == "priv-tree" else 0.0
+        kwargs = {
+            "epsilon": epsilon,
+            "delta": delta,
+            "n_bins": n_bins,
+            "binner_type": binner_type,
+            "proc_epsilon": spent_binning,
+            "n_iters": n_iters,
+        }
+        super().__init__(env, timeout, model, kwargs)
+        self.claimed_epsilon = float(epsilon) + spent_binning
+        self.claimed_delta = float(delta)
+        self.claimed_neighbouring = SUBSTITUTE if model == "privbayes" else ADD_REMOVE
+
+
+class SmartNoiseGenerator(DpLibraryGenerator):
+    """SmartNoise Synthesizers 1.0.8 (``smartnoise:mst|aim|patectgan|dpctgan``).
+
+    Claim: ``(epsilon, delta)``-DP. ``delta`` defaults as in SmartNoise: ``1e-9`` for MST and
+    AIM, ``1/(n sqrt(n))`` for the GANs (known once fitted on ``n`` records). MST and AIM are
+    McKenna et al.'s mechanisms (add or remove a record); DP-CTGAN is DP-SGD with Opacus 0.14's
+    RDP accountant, and PATE-CTGAN's PATE teachers see disjoint partitions - both accountants
+    are stated for adding or removing a record.
+    """
+
+    library = "smartnoise"
+    adapter_class = "SmartNoise"
+
+    def __init__(
+        self,
+        model: str,
+        epsilon: float = 1.0,
+        delta: float | None = None,
+        n_bins: int = 20,
+        epochs: int | None = None,
+        batch_size: int | None = None,
+        env: str = "smartnoise",
+        timeout: float = 3600.0,
+    ) -> None:
+        _positive("smartnoise", "epsilon", epsilon)
+        if delta is not None and not 0 < delta < 1:
+            raise InputError(f"smartnoise: delta must be in (0, 1), got {delta}")
+        if n_bins < 2:
+            raise InputError(f"smartnoise: n_bins must be >= 2, got {n_bins}")
+        gan = model in ("patectgan", "dpctgan")
+        if not gan and (epochs is not None or batch_size is not None):
+            raise InputError(f"smartnoise:{model} takes no epochs or batch_size (GANs only)")
+        if batch_size is not None and (batch_size < 2 or batch_size % 2):
+            raise InputError(f"smartnoise: batch_size must be even and >= 2, got {batch_size}")
+        if epochs is not None and epochs < 1:
+            raise InputError(f"smartnoise: epochs must be >= 1, got {epochs}")
+        kwargs = {
+            "epsilon": epsilon,
+            "delta": delta,
+            "n_bins": n_bins,
+            "epochs": epochs,
+            "batch_size": batch_size,
+        }
+        super().__init__(env, timeout, model, kwargs)
+        self.claimed_epsilon = float(epsilon)
+        self.delta = delta
+        self.gan = gan
+
+    @property
+    def claimed_delta(self) -> float | None:
+        """The delta of the claim; for the GANs without ``delta``, known once fitted."""
+        if self.delta is not None:
+            return float(self.delta)
+        if not self.gan:
+            return 1e-9
+        n = getattr(self, "n_train_", None)
+        return None if n is None else 1.0 / (n * np.sqrt(n))
+
+    @claimed_delta.setter
+    def claimed_delta(self, value: float | None) -> None:  # set by EnvGenerator.__init__
+        pass
+
+
+def _register_library(
+    library: str,
+    cls: type[DpLibraryGenerator],
+    models: dict[str, str],
+    params: tuple[Param, ...],
+) -> None:
+    for model, doc in models.items():
+
+        def factory(_model: str = model, **kwargs: Any) -> DpLibraryGenerator:
+            return cls(_model, **kwargs)
+
+        register_generator(
+            GeneratorInfo(
+                f"{library}:{model}",
+                factory,
+                params,
+                f"{doc} ({library}, run in its own environment: synthleak env create {library})",
+                extra=f"env:{library}",
+                differentially_private=True,
+            )
+        )
+
+
+_COMMON = (
+    Param("timeout", float, 3600.0, "seconds per fit or sample before the worker is stopped"),
+)
+_register_library(
+    "dpmm",
+    DpmmGenerator,
+    {
+        "mst": "MST (McKenna et al. 2021) from dpmm",
+        "aim": "AIM (McKenna et al. 2022) from dpmm",
+        "privbayes": "PrivBayes (Zhang et al. 2017) from dpmm",
+    },
+    (
+        Param("epsilon", float, 1.0, "epsilon of the model (dpmm's default)"),
+        Param("delta", float, 1e-5, "delta (dpmm's default)"),
+        Param("n_bins", int, 20, "bins per continuous column"),
+        Param("binner_type", str, "uniform", "uniform (no budget) or priv-tree"),
+        Param("proc_epsilon", float, 0.0, "epsilon of the priv-tree binner (added to the claim)"),
+        Param("n_iters", int, None, "inference iterations (None: dpmm's default)"),
+        Param("env", str, "dpmm", "environment name, venv folder or interpreter path"),
+        *_COMMON,
+    ),
+)
+_register_library(
+    "smartnoise",
+    SmartNoiseGenerator,
+    {
+        "mst": "MST (McKenna et al. 2021) from SmartNoise Synthesizers",
+        "aim": "AIM (McKenna et al. 2022) from SmartNoise Synthesizers",
+        "patectgan": "PATE-CTGAN (Rosenblatt et al. 2020) from SmartNoise Synthesizers",
+        "dpctgan": "DP-CTGAN (Rosenblatt et al. 2020) from SmartNoise Synthesizers",
+    },
+    (
+        Param("epsilon", float, 1.0, "epsilon of the synthesizer"),
+        Param("delta", float, None, "delta (None: SmartNoise's default, see docs)"),
+        Param("n_bins", int, 20, "bins per continuous column (mst, aim)"),
+        Param("epochs", int, None, "training epochs (GANs; None: SmartNoise's 300)"),
+        Param("batch_size", int, None, "batch size (GANs; even; None: SmartNoise's 500)"),
+        Param("env", str, "smartnoise", "environment name, venv folder or interpreter path"),
+        *_COMMON,
+    ),
 )

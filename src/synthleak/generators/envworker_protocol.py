@@ -45,7 +45,8 @@ class attribute ``synthleak_format``:
 ``seed=`` when they accept it. Before each call the worker seeds ``random`` and, when imported,
 numpy's global generator and torch from the request's seed, so a class that draws from global
 state is reproducible. Anything the generator prints goes to the worker's stderr (the protocol
-has its own copy of stdout), which the parent shows in error messages.
+has its own copy of stdout), which the parent shows in error messages. The worker exits at the
+end of its input, on ``shutdown``, or (POSIX) within a second of its parent's death.
 """
 
 from __future__ import annotations
@@ -264,8 +265,26 @@ def serve(stdin: io.TextIOBase, stdout: io.TextIOBase) -> None:
             send({"id": rid, "ok": False, "error": _one_line(exc)})
 
 
+def _exit_with_parent(interval: float = 1.0) -> None:
+    """Exit when the parent process is gone (a killed parent cannot close our stdin mid-fit)."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="synthleak-parent-watch", daemon=True).start()
+
+
 def main() -> None:
     """Keep a private copy of stdout for the protocol; send everything else printed to stderr."""
+    if os.name == "posix":
+        _exit_with_parent()
     proto = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
