@@ -148,7 +148,11 @@ def test_worker_started_once_across_many_fits(fake_env: dict[str, Path], table: 
         g = make_generator(spec(fake_env)).fit(table, rng=np.random.default_rng(seed))
         g.sample(10, rng=np.random.default_rng(seed))
     assert EnvWorker.starts == before
-    assert get_worker(gen.python_).proc.pid == pid  # type: ignore[union-attr]
+    worker = get_worker(gen.python_)
+    assert worker.proc.pid == pid  # type: ignore[union-attr]
+    # the generators dropped above are forgotten by the worker with the next request
+    status = worker.call("status", 10)
+    assert status["pid"] == pid and status["models"] <= 3
 
 
 def test_interpreter_by_environment_name(

@@ -218,6 +218,8 @@ class EnvWorker:
         self.err_path = self.tmp / "stderr.txt"
         self.next_id = 0
         self.hello: dict[str, Any] = {}
+        #: Models to forget, sent with the next request (``drop`` field).
+        self.pending_drops: list[str] = []
 
     # process life ------------------------------------------------------------------------
     def _who(self) -> str:
@@ -225,6 +227,7 @@ class EnvWorker:
 
     def _start(self, timeout: float) -> None:
         self.replies = queue.Queue()
+        self.pending_drops = []  # a new process has no models
         err = open(self.err_path, "ab")  # noqa: SIM115  (kept by the child; closed below)
         try:
             self.proc = subprocess.Popen(
@@ -343,6 +346,8 @@ class EnvWorker:
             with contextlib.suppress(OSError):  # the tail shown on failure is this call's
                 self.err_path.write_bytes(b"")
             request = {"op": op, "id": rid, "version": protocol.VERSION, **fields}
+            if self.pending_drops:
+                request["drop"], self.pending_drops = self.pending_drops, []
             try:
                 self.proc.stdin.write((json.dumps(request) + "\n").encode())
                 self.proc.stdin.flush()
@@ -425,12 +430,10 @@ def schema_columns(table: Table) -> list[dict[str, Any]]:
     return out
 
 
-def _drop_model(worker: EnvWorker, key: str, timeout: float) -> None:
-    """Forget a fitted model in the worker (best effort, at garbage collection)."""
-    if worker.alive() and worker.lock.acquire(blocking=False):
-        worker.lock.release()
-        with contextlib.suppress(GeneratorFailure):  # a dead worker forgot it anyway
-            worker.call("drop", timeout, model=key)
+def _drop_model(worker: EnvWorker, key: str) -> None:
+    """Forget a fitted model in the worker: sent with the worker's next request (no I/O here,
+    as this runs at garbage collection)."""
+    worker.pending_drops.append(key)
 
 
 class EnvGenerator(BaseGenerator):
@@ -519,7 +522,7 @@ class EnvGenerator(BaseGenerator):
         self.model_key_ = str(reply["model"])
         self.fitted_pid_ = os.getpid()
         self.worker_start_ = EnvWorker.starts
-        self._finalizer = weakref.finalize(self, _drop_model, worker, self.model_key_, self.timeout)
+        self._finalizer = weakref.finalize(self, _drop_model, worker, self.model_key_)
         self.schema_ = table.schema
         self.data_ = table
         return self

@@ -22,7 +22,11 @@ the parent checks the version before sending anything. Each request has an ``op`
 ``sample``
     ``model``, ``n``, ``seed``, ``out`` (path of the CSV to write). Reply ``{"rows": n}``.
 ``drop``
-    ``model``: forget a fitted object.
+    ``model``: forget a fitted object. Any request may also carry ``"drop": [KEY, ...]``,
+    objects to forget before the op runs (the parent sends the models it no longer holds with
+    its next request rather than waiting for a reply of its own).
+``status``
+    Reply ``{"models": COUNT, "pid": PID}`` (fitted objects held, the worker's process id).
 ``shutdown``
     Reply, then exit.
 
@@ -34,9 +38,9 @@ The generator class
 ``Class(**kwargs)`` must have ``fit(data)`` and ``sample(n)``. What ``data`` is depends on the
 class attribute ``synthleak_format``:
 
-* ``"pandas"`` (the default when pandas imports): a DataFrame with categorical columns as text
-  (``object``) and continuous columns as floats, missing values as ``None``/``NaN``; ``sample``
-  returns a DataFrame with the same columns;
+* ``"pandas"`` (the default when pandas imports): a DataFrame with categorical (and datetime)
+  columns as text (``object``) and continuous columns as floats, missing values as ``NaN``;
+  ``sample`` returns a DataFrame with the same columns;
 * ``"records"``: a list of dicts (categories as ``str``, continuous values as ``float``,
   missing values as ``None``); ``sample`` returns a list of dicts (or of lists in column
   order).
@@ -140,9 +144,7 @@ def _read_frame(path: str, columns: list[dict]) -> object:
     cats = {c["name"]: str for c in columns if c["kind"] != "continuous"}
     frame = pd.read_csv(path, dtype=cats, keep_default_na=False, na_values=[""])
     for c in columns:
-        if c["kind"] == "categorical":
-            frame[c["name"]] = frame[c["name"]].astype(object).where(frame[c["name"]].notna(), None)
-        elif c["kind"] == "continuous":
+        if c["kind"] == "continuous" and frame[c["name"]].dtype.kind != "f":
             frame[c["name"]] = frame[c["name"]].astype(float)
     return frame
 
@@ -229,6 +231,9 @@ class Worker:
         self.models.pop(req["model"], None)
         return {}
 
+    def status(self, req: dict) -> dict:
+        return {"models": len(self.models), "pid": os.getpid()}
+
 
 def serve(stdin: io.TextIOBase, stdout: io.TextIOBase) -> None:
     """Answer requests from ``stdin`` on ``stdout`` until ``shutdown`` or end of input."""
@@ -239,7 +244,7 @@ def serve(stdin: io.TextIOBase, stdout: io.TextIOBase) -> None:
 
     send({"protocol": PROTOCOL, "version": VERSION, "python": sys.version.split()[0]})
     worker = Worker()
-    ops = {"fit": worker.fit, "sample": worker.sample, "drop": worker.drop}
+    ops = {"fit": worker.fit, "sample": worker.sample, "drop": worker.drop, "status": worker.status}
     for line in stdin:
         if not line.strip():
             continue
@@ -252,6 +257,8 @@ def serve(stdin: io.TextIOBase, stdout: io.TextIOBase) -> None:
                 raise ValueError(
                     f"protocol version {req.get('version')} requested, this worker speaks {VERSION}"
                 )
+            for key in req.get("drop", ()):
+                worker.models.pop(key, None)
             if op == "shutdown":
                 send({"id": rid, "ok": True})
                 return
