@@ -116,6 +116,24 @@ def test_spec_parses_interpreter_target_and_keywords() -> None:
     assert raw == {"python": "dpmm", "target": "pkg.mod:Cls", "epochs": "3", "timeout": "5"}
 
 
+def test_fit_failure_in_a_pipeline_leaves_other_generators_intact(
+    fake_env: dict[str, Path], table: sl.Table
+) -> None:
+    good = make_generator(spec(fake_env)).fit(table, rng=np.random.default_rng(0))
+    bad = make_generator(spec(fake_env, mode="raise_fit")).fit(table, rng=np.random.default_rng(0))
+    check_output(good.sample(7, rng=np.random.default_rng(1)), table.schema, 7)
+    with pytest.raises(GeneratorFailure, match="refuses this table"):
+        bad.sample(7, rng=np.random.default_rng(1))
+    with pytest.raises(GeneratorFailure, match="no fitted model"):
+        bad.sample(7, rng=np.random.default_rng(1))  # a failed fit is not retried
+    del bad  # an uncollected fit of a dropped generator is forgotten
+    unused = make_generator(spec(fake_env)).fit(table, rng=np.random.default_rng(2))
+    del unused
+    check_output(good.sample(7, rng=np.random.default_rng(1)), table.schema, 7)
+    worker = get_worker(good.python_)
+    assert not worker.answers and not worker.unanswered
+
+
 def test_fit_sample_round_trip_and_same_seed(fake_env: dict[str, Path], table: sl.Table) -> None:
     gen = make_generator(spec(fake_env))
     assert isinstance(gen, EnvGenerator)
@@ -193,8 +211,9 @@ def test_fit_failures_carry_the_generator_message(
     fake_env: dict[str, Path], table: sl.Table, mode: str, message: str
 ) -> None:
     gen = make_generator(spec(fake_env, mode=mode))
+    gen.fit(table, rng=np.random.default_rng(0))  # sent; the fit's outcome comes with sample
     with pytest.raises(GeneratorFailure, match=message):
-        gen.fit(table, rng=np.random.default_rng(0))
+        gen.sample(5, rng=np.random.default_rng(0))
     # the next generator still works (a dead worker is replaced)
     ok = make_generator(spec(fake_env)).fit(table, rng=np.random.default_rng(0))
     assert len(ok.sample(3, rng=np.random.default_rng(0))) == 3

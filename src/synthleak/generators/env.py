@@ -40,11 +40,13 @@ import contextlib
 import json
 import os
 import queue
+import select
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 import weakref
 from pathlib import Path
 from typing import Any, ClassVar
@@ -217,9 +219,15 @@ class EnvWorker:
         self.tmp = Path(tempfile.mkdtemp(prefix="synthleak-env-"))
         self.err_path = self.tmp / "stderr.txt"
         self.next_id = 0
+        self.buffer = b""
         self.hello: dict[str, Any] = {}
         #: Models to forget, sent with the next request (``drop`` field).
         self.pending_drops: list[str] = []
+        #: Requests sent and not yet answered (id -> op), answers not yet collected.
+        self.unanswered: dict[int, str] = {}
+        self.answers: dict[int, dict[str, Any]] = {}
+        #: Requests whose answers nobody will collect (their generator was dropped).
+        self.ignored: set[int] = set()
 
     # process life ------------------------------------------------------------------------
     def _who(self) -> str:
@@ -227,7 +235,8 @@ class EnvWorker:
 
     def _start(self, timeout: float) -> None:
         self.replies = queue.Queue()
-        self.pending_drops = []  # a new process has no models
+        self.pending_drops = []  # a new process has no models and owes no answers
+        self.unanswered, self.answers, self.ignored = {}, {}, set()
         err = open(self.err_path, "ab")  # noqa: SIM115  (kept by the child; closed below)
         try:
             self.proc = subprocess.Popen(
@@ -246,14 +255,16 @@ class EnvWorker:
         EnvWorker.starts += 1
         proc, replies = self.proc, self.replies
         assert proc.stdout is not None
+        self.buffer = b""
+        if os.name == "nt":  # pragma: no cover - no select() on pipes: a reader thread
 
-        def pump() -> None:
-            assert proc.stdout is not None
-            for line in proc.stdout:
-                replies.put(line)
-            replies.put(None)
+            def pump() -> None:
+                assert proc.stdout is not None
+                for line in proc.stdout:
+                    replies.put(line)
+                replies.put(None)
 
-        threading.Thread(target=pump, name="synthleak-env-reader", daemon=True).start()
+            threading.Thread(target=pump, name="synthleak-env-reader", daemon=True).start()
         hello = self._reply(timeout, "start")
         if hello.get("protocol") != protocol.PROTOCOL:
             self.stop()
@@ -275,6 +286,7 @@ class EnvWorker:
     def stop(self, *, force: bool = False) -> None:
         """Stop the process (politely unless ``force``); the next call starts a new one."""
         proc, self.proc = self.proc, None
+        self.unanswered, self.answers, self.ignored = {}, {}, set()
         if proc is None:
             return
         if force and proc.poll() is None:
@@ -306,10 +318,33 @@ class EnvWorker:
             return ""
         return text if len(text) <= _ERR_TAIL else "..." + text[-_ERR_TAIL:]
 
+    def _readline(self, timeout: float) -> bytes | None:
+        """The next line from the worker (``None`` at its end); ``TimeoutError`` after
+        ``timeout`` s. On POSIX the calling thread waits on the pipe itself (``select``): no
+        thread hand-off per reply, which costs a scheduler wake-up on a loaded machine."""
+        if os.name == "nt":  # pragma: no cover
+            try:
+                return self.replies.get(timeout=timeout)
+            except queue.Empty:
+                raise TimeoutError from None
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise TimeoutError
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
     def _reply(self, timeout: float, what: str) -> dict[str, Any]:
         try:
-            line = self.replies.get(timeout=timeout)
-        except queue.Empty:
+            line = self._readline(timeout)
+        except TimeoutError:
             self.stop(force=True)
             raise GeneratorFailure(
                 f"{self._who()} did not finish {what} within {timeout:g} s and was stopped; "
@@ -335,16 +370,21 @@ class EnvWorker:
             ) from None
         return reply
 
-    def call(self, op: str, timeout: float, **fields: Any) -> dict[str, Any]:
-        """Send one request and wait for its reply; failures as :class:`GeneratorFailure`."""
+    def send(self, op: str, timeout: float, **fields: Any) -> int:
+        """Send one request without waiting for its reply; its id for :meth:`receive`.
+
+        Requests are answered in order; a reply is collected by :meth:`receive` (its ``what``
+        and ``op`` name it in failures).
+        """
         with self.lock:
             if not self.alive():
                 self._start(timeout)
             assert self.proc is not None and self.proc.stdin is not None
             self.next_id += 1
             rid = self.next_id
-            with contextlib.suppress(OSError):  # the tail shown on failure is this call's
-                self.err_path.write_bytes(b"")
+            if not self.unanswered:  # the tail shown on failure is this request's
+                with contextlib.suppress(OSError):
+                    self.err_path.write_bytes(b"")
             request = {"op": op, "id": rid, "version": protocol.VERSION, **fields}
             if self.pending_drops:
                 request["drop"], self.pending_drops = self.pending_drops, []
@@ -358,17 +398,41 @@ class EnvWorker:
                     f"{self._who()} exited (code {code}) before {op}; "
                     f"output tail: {self._err_tail() or '(empty)'}"
                 ) from None
-            reply = self._reply(timeout, op)
-            if reply.get("id") != rid:
-                self.stop()
+            self.unanswered[rid] = op
+            return rid
+
+    def receive(self, rid: int, timeout: float) -> dict[str, Any]:
+        """The reply to request ``rid``; failures as :class:`GeneratorFailure`."""
+        with self.lock:
+            while rid in self.unanswered and rid not in self.answers:
+                expected = next(iter(self.unanswered))
+                reply = self._reply(timeout, self.unanswered[expected])
+                if reply.get("id") != expected:
+                    self.stop()
+                    raise GeneratorFailure(
+                        f"{self._who()} answered request {reply.get('id')!r} instead of {expected}"
+                    )
+                reply["op_"] = self.unanswered.pop(expected)
+                if expected in self.ignored:
+                    self.ignored.discard(expected)
+                else:
+                    self.answers[expected] = reply
+            answer = self.answers.pop(rid, None)
+            if answer is None:
                 raise GeneratorFailure(
-                    f"{self._who()} answered request {reply.get('id')!r} instead of {rid}"
+                    f"{self._who()} was restarted before it answered (an earlier call failed "
+                    "or timed out): fit the generator again"
                 )
-            if not reply.get("ok"):
-                raise GeneratorFailure(
-                    f"{self._who()}: {op} failed: {reply.get('error') or '(no message)'}"
-                )
-            return reply
+        if not answer.get("ok"):
+            raise GeneratorFailure(
+                f"{self._who()}: {answer.get('op_') or 'request'} failed: "
+                f"{answer.get('error') or '(no message)'}"
+            )
+        return answer
+
+    def call(self, op: str, timeout: float, **fields: Any) -> dict[str, Any]:
+        """Send one request and wait for its reply; failures as :class:`GeneratorFailure`."""
+        return self.receive(self.send(op, timeout, **fields), timeout)
 
 
 _WORKERS: dict[tuple[str, str], EnvWorker] = {}
@@ -430,10 +494,14 @@ def schema_columns(table: Table) -> list[dict[str, Any]]:
     return out
 
 
-def _drop_model(worker: EnvWorker, key: str) -> None:
-    """Forget a fitted model in the worker: sent with the worker's next request (no I/O here,
-    as this runs at garbage collection)."""
+def _drop_model(worker: EnvWorker, key: str, rid: int, data: Path) -> None:
+    """Forget a fitted model in the worker: sent with the worker's next request (no I/O with
+    the worker here, as this runs at garbage collection); its fit reply is not kept."""
     worker.pending_drops.append(key)
+    worker.ignored.add(rid)
+    worker.answers.pop(rid, None)
+    if rid not in worker.unanswered:
+        data.unlink(missing_ok=True)
 
 
 class EnvGenerator(BaseGenerator):
@@ -500,12 +568,22 @@ class EnvGenerator(BaseGenerator):
         return state
 
     def fit(self, table: Table, *, rng: np.random.Generator) -> EnvGenerator:
-        """Fit the class in its environment's worker on ``table``; returns self."""
+        """Send ``table`` to be fitted in the environment's worker; returns self.
+
+        The fit runs in the worker while this process goes on; its outcome (and a failure, as
+        :class:`GeneratorFailure`) is collected by the next :meth:`sample`, which is sent
+        before the fit's reply is awaited (one wait for both).
+        """
         worker = self._worker()
-        path = worker.tmp / f"train-{os.getpid()}-{id(self)}.csv"
+        old = getattr(self, "_finalizer", None)
+        if old is not None:
+            old()
+        _PathCounter.next += 1
+        key = f"g{os.getpid()}-{_PathCounter.next}"
+        path = worker.tmp / f"train-{key}.csv"
+        table.to_frame().to_csv(path, index=False)
         try:
-            table.to_frame().to_csv(path, index=False)
-            reply = worker.call(
+            rid = worker.send(
                 "fit",
                 self.timeout,
                 target=self.target,
@@ -513,19 +591,29 @@ class EnvGenerator(BaseGenerator):
                 data=str(path),
                 columns=schema_columns(table),
                 seed=draw_seed(rng),
+                model=key,
             )
-        finally:
+        except GeneratorFailure:
             path.unlink(missing_ok=True)
-        old = getattr(self, "_finalizer", None)
-        if old is not None:
-            old()
-        self.model_key_ = str(reply["model"])
+            raise
+        self.model_key_ = key
+        self.fit_request_: int | None = rid
+        self.fit_data_ = path
         self.fitted_pid_ = os.getpid()
-        self.worker_start_ = EnvWorker.starts
-        self._finalizer = weakref.finalize(self, _drop_model, worker, self.model_key_)
+        self._finalizer = weakref.finalize(self, _drop_model, worker, key, rid, path)
         self.schema_ = table.schema
         self.data_ = table
         return self
+
+    def _collect_fit(self, worker: EnvWorker) -> None:
+        """Wait for the fit's reply (once); a failed fit raises here."""
+        rid, self.fit_request_ = self.fit_request_, None
+        if rid is None:
+            return
+        try:
+            worker.receive(rid, self.timeout)
+        finally:
+            self.fit_data_.unlink(missing_ok=True)
 
     def sample(self, n: int, *, rng: np.random.Generator) -> Table:
         """``n`` records from the fitted class, checked against the training schema."""
@@ -536,8 +624,6 @@ class EnvGenerator(BaseGenerator):
         self._check_n(n)
         n = int(n)
         seed = draw_seed(rng)
-        if n == 0:
-            return self.data_.take(np.zeros(0, dtype=np.intp))
         who = f"env generator {self.target!r} in {self.python!r}"
         if getattr(self, "fitted_pid_", os.getpid()) != os.getpid():
             raise GeneratorFailure(
@@ -545,9 +631,23 @@ class EnvGenerator(BaseGenerator):
                 "worker: fit it again here"
             )
         worker = self._worker()
-        out = worker.tmp / f"sample-{os.getpid()}-{id(self)}.csv"
+        if n == 0:
+            self._collect_fit(worker)
+            return self.data_.take(np.zeros(0, dtype=np.intp))
+        if not worker.alive():  # died since the fit was sent: its reply says how
+            self._collect_fit(worker)
+        out = worker.tmp / f"sample-{self.model_key_}.csv"
         try:
-            worker.call("sample", self.timeout, model=self.model_key_, n=n, seed=seed, out=str(out))
+            rid = worker.send(
+                "sample", self.timeout, model=self.model_key_, n=n, seed=seed, out=str(out)
+            )
+            try:
+                self._collect_fit(worker)
+            except GeneratorFailure:
+                with contextlib.suppress(GeneratorFailure):
+                    worker.receive(rid, self.timeout)  # "no fitted model": the fit said why
+                raise
+            worker.receive(rid, self.timeout)
             if not out.is_file():
                 raise GeneratorFailure(f"{who} wrote no output file")
             try:
@@ -562,6 +662,12 @@ class EnvGenerator(BaseGenerator):
         if len(frame) < n:
             raise GeneratorFailure(f"{who} returned {len(frame)} record(s) but {n} were asked for")
         return frame_to_table(frame.iloc[:n], self.schema_, source=who)
+
+
+class _PathCounter:
+    """Model keys unique within a process."""
+
+    next = 0
 
 
 register_generator(

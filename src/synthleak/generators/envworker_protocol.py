@@ -18,7 +18,8 @@ the parent checks the version before sending anything. Each request has an ``op`
     ``columns`` (the schema: ``name``, ``kind`` ``"categorical"``, ``"continuous"`` or
     ``"datetime"`` (ISO text), ``categories`` as text, ``low``/``high``/``integer`` for
     continuous columns, ``nullable``),
-    ``seed`` (int). Makes the object, fits it, keeps it; reply ``{"model": KEY}``.
+    ``seed`` (int), optionally ``model`` (the key to keep it under). Makes the object, fits it,
+    keeps it; reply ``{"model": KEY}``.
 ``sample``
     ``model``, ``n``, ``seed``, ``out`` (path of the CSV to write). Reply ``{"rows": n}``.
 ``drop``
@@ -207,7 +208,7 @@ class Worker:
             extra["seed"] = seed
         model.fit(data, **extra)
         self.counter += 1
-        key = f"m{self.counter}"
+        key = str(req.get("model") or f"m{self.counter}")
         self.models[key] = (model, columns)
         return {"model": key}
 
