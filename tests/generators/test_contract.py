@@ -45,6 +45,12 @@ SPECS = {
     "mst": "mst:epsilon=5,iters=100",
     "rap": "rap:iterations=50,rounds=2",
     "rap-softmax": "rap-softmax:iterations=50,rounds=2",
+    # DP libraries in their own environments (skipped unless synthleak env create made them)
+    "dpmm:mst": "dpmm:mst:n_iters=50",
+    "dpmm:aim": "dpmm:aim:n_iters=50",
+    "dpmm:privbayes": "dpmm:privbayes:n_iters=50",
+    "smartnoise:patectgan": "smartnoise:patectgan:epochs=1,batch_size=50",
+    "smartnoise:dpctgan": "smartnoise:dpctgan:epochs=1,batch_size=50",
 }
 
 # the "external program" of the command generator: resample rows of {input} with {seed}

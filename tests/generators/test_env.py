@@ -48,6 +48,9 @@ FAKE = textwrap.dedent(
             if self.mode == "die_fit":
                 print("about to die", file=sys.stderr, flush=True)
                 os._exit(7)
+            here = os.path.dirname(os.path.abspath(sys.modules["__main__"].__file__))
+            if any(os.path.abspath(p or ".") == here for p in sys.path):
+                raise RuntimeError("the worker's folder is on sys.path: it shadows libraries")
             if self.mode == "raise_fit":
                 raise ValueError("the fake generator refuses this table")
             self.rows, self.columns = data, columns

@@ -291,6 +291,10 @@ def _exit_with_parent(interval: float = 1.0) -> None:
 
 def main() -> None:
     """Keep a private copy of stdout for the protocol; send everything else printed to stderr."""
+    # Python puts a script's folder first on the path: here that is synthleak's generators
+    # folder, whose mbi.py, sdv.py, ctgan.py would shadow the libraries of the same name
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
     if os.name == "posix":
         _exit_with_parent()
     proto = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
