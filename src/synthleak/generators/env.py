@@ -19,7 +19,9 @@ docstring documents the JSON-lines protocol and what the class must provide). A 
 the first time a process fits a generator with that interpreter, serves every later fit and
 sample of that process (one start-up per process, so per local worker of a shadow-model pool),
 and stops when the process exits. Each call has a timeout: a worker that does not answer in time
-is stopped, and the next call starts a new one.
+is stopped, and the next call starts a new one. ``fit`` sends the training table and returns
+while the worker fits; the following ``sample`` collects the fit's outcome with its own (one wait
+per shadow dataset), so a failed fit is reported by that ``sample``.
 
 Failures are :class:`~synthleak.errors.GeneratorFailure` carrying the generator's own message:
 an exception in the class (its one-line message), a worker that dies (its exit code and the tail
@@ -578,8 +580,8 @@ class EnvGenerator(BaseGenerator):
         old = getattr(self, "_finalizer", None)
         if old is not None:
             old()
-        _PathCounter.next += 1
-        key = f"g{os.getpid()}-{_PathCounter.next}"
+        _ModelKeys.next += 1
+        key = f"g{os.getpid()}-{_ModelKeys.next}"
         path = worker.tmp / f"train-{key}.csv"
         table.to_frame().to_csv(path, index=False)
         try:
@@ -664,7 +666,7 @@ class EnvGenerator(BaseGenerator):
         return frame_to_table(frame.iloc[:n], self.schema_, source=who)
 
 
-class _PathCounter:
+class _ModelKeys:
     """Model keys unique within a process."""
 
     next = 0
@@ -764,10 +766,11 @@ class DpmmGenerator(DpLibraryGenerator):
 
     Claim: ``(epsilon + proc_epsilon, delta)``-DP, ``proc_epsilon`` counted only with the
     ``priv-tree`` binner (the ``uniform`` binner with the schema's bounds spends nothing). MST
-    and AIM measure marginals with Gaussian noise under zCDP converted to ``(epsilon, delta)``
-    (McKenna et al.), neighbours by adding or removing a record; dpmm's PrivBayes scores parent
-    sets with the mutual-information sensitivity of Zhang et al. (2017), derived for neighbours
-    of the same size (one record replaced), so its claim is declared ``substitute``.
+    (McKenna et al. 2021) and AIM (McKenna et al. 2022) measure marginals with Gaussian noise
+    under zCDP converted to ``(epsilon, delta)``, neighbours by adding or removing a record;
+    dpmm's PrivBayes scores parent sets with the mutual-information sensitivity of Zhang et al.
+    (2017), derived for neighbours of the same size (one record replaced), so its claim is
+    declared ``substitute``.
     """
 
     library = "dpmm"
@@ -815,9 +818,9 @@ class SmartNoiseGenerator(DpLibraryGenerator):
 
     Claim: ``(epsilon, delta)``-DP. ``delta`` defaults as in SmartNoise: ``1e-9`` for MST and
     AIM, ``1/(n sqrt(n))`` for the GANs (known once fitted on ``n`` records). MST and AIM are
-    McKenna et al.'s mechanisms (add or remove a record); DP-CTGAN is DP-SGD with Opacus 0.14's
-    RDP accountant, and PATE-CTGAN's PATE teachers see disjoint partitions - both accountants
-    are stated for adding or removing a record.
+    the mechanisms of McKenna et al. (2021, 2022) (add or remove a record); DP-CTGAN and
+    PATE-CTGAN (Rosenblatt et al. 2020) are DP-SGD with Opacus 0.14's RDP accountant and PATE
+    teachers on disjoint partitions, accountants stated for adding or removing a record.
     """
 
     library = "smartnoise"
