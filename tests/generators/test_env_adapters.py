@@ -169,6 +169,11 @@ def test_smartnoise_class_bounds_continuous_columns(monkeypatch: pytest.MonkeyPa
     transform = types.ModuleType("snsynth.transform")
     transform.BinTransformer = type("BinTransformer", (Transformer,), {})  # type: ignore[attr-defined]
     transform.MinMaxTransformer = type("MinMaxTransformer", (Transformer,), {})  # type: ignore[attr-defined]
+    transform.LabelTransformer = type("LabelTransformer", (Transformer,), {})  # type: ignore[attr-defined]
+    transform.OneHotEncoder = type("OneHotEncoder", (Transformer,), {})  # type: ignore[attr-defined]
+    transform.ChainTransformer = type(
+        "ChainTransformer", (), {"__init__": lambda self, ts: setattr(self, "ts", ts)}
+    )  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "snsynth", snsynth)
     monkeypatch.setitem(sys.modules, "snsynth.transform", transform)
 
@@ -182,6 +187,9 @@ def test_smartnoise_class_bounds_continuous_columns(monkeypatch: pytest.MonkeyPa
     assert type(age).__name__ == "MinMaxTransformer"
     assert age.kwargs == {"lower": 17.0, "upper": 90.0, "nullable": False}
     assert fit_kwargs["preprocessor_eps"] == 0.0  # type: ignore[index]
+    colour = fit_kwargs["transformer"]["colour"]  # type: ignore[index]
+    assert [type(t).__name__ for t in colour.ts] == ["LabelTransformer", "OneHotEncoder"]
+    assert colour.ts[0].kwargs == {"nullable": False}  # missing is a category of its own
     out = gen.sample(3, seed=1)
     assert out["colour"].tolist() == [None, "blue", "blue"]
 
@@ -189,6 +197,8 @@ def test_smartnoise_class_bounds_continuous_columns(monkeypatch: pytest.MonkeyPa
     gen.fit(FRAME, columns=COLUMNS, seed=0)
     age = seen["fit"][1]["transformer"]["age"]  # type: ignore[index]
     assert type(age).__name__ == "BinTransformer" and age.kwargs["bins"] == 8
+    colour = seen["fit"][1]["transformer"]["colour"]  # type: ignore[index]
+    assert type(colour).__name__ == "LabelTransformer" and colour.kwargs == {"nullable": False}
 
 
 # --- real fits in the real environments (slow) --------------------------------------------------

@@ -771,10 +771,16 @@ class DpmmGenerator(DpLibraryGenerator):
     dpmm's PrivBayes scores parent sets with the mutual-information sensitivity of Zhang et al.
     (2017), derived for neighbours of the same size (one record replaced), so its claim is
     declared ``substitute``.
+
+    Not reproducible: dpmm 0.1.9 draws from unseeded ``RandomState()`` objects inside, so the
+    same seed does not give the same release (``deterministic = False``).
     """
 
     library = "dpmm"
     adapter_class = "Dpmm"
+    #: dpmm 0.1.9 makes unseeded ``RandomState()`` objects inside its binner, compressor and
+    #: inference (seeded from the operating system), so a refit with the same seed differs.
+    deterministic = False
 
     def __init__(
         self,

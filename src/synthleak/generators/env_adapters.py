@@ -101,7 +101,8 @@ class SmartNoise:
 
     Continuous columns get transformers with the schema's bounds (``BinTransformer`` with
     ``n_bins`` bins for the marginal models, ``MinMaxTransformer`` for the GANs), so SmartNoise
-    spends no budget on preprocessing; categorical columns get its default label encoding.
+    spends no budget on preprocessing; categorical columns a label encoding (one-hot after it for
+    the GANs) in which a missing value is one more category.
     ``options`` are passed to the synthesizer (``epochs``, ``batch_size``, ...).
     """
 
@@ -127,7 +128,13 @@ class SmartNoise:
 
     def fit(self, data: Any, *, columns: list[dict[str, Any]], seed: int) -> None:
         from snsynth import Synthesizer
-        from snsynth.transform import BinTransformer, MinMaxTransformer
+        from snsynth.transform import (
+            BinTransformer,
+            ChainTransformer,
+            LabelTransformer,
+            MinMaxTransformer,
+            OneHotEncoder,
+        )
 
         kwargs = dict(self.options)
         if self.delta is not None:
@@ -140,6 +147,12 @@ class SmartNoise:
         for c in columns:
             if c["kind"] == "categorical":
                 categorical.append(c["name"])
+                # missing values travel as a category of their own (below): no null code, which
+                # SmartNoise would otherwise sample in columns that had no missing values
+                label = LabelTransformer(nullable=False)
+                constraints[c["name"]] = (
+                    ChainTransformer([label, OneHotEncoder()]) if gan else label
+                )
             elif c["kind"] == "continuous":
                 continuous.append(c["name"])
                 if gan:
