@@ -327,6 +327,23 @@ _ALL = (
         arxiv="2108.04978",
     ),
     _ref(
+        "mckenna2022",
+        "Ryan McKenna; Brett Mullins; Daniel Sheldon; Gerome Miklau",
+        "AIM: An Adaptive and Iterative Mechanism for Differentially Private Synthetic Data",
+        "Proceedings of the VLDB Endowment 15(11)",
+        2022,
+        arxiv="2201.12677",
+    ),
+    _ref(
+        "rosenblatt2020",
+        "Lucas Rosenblatt; Xiaoyan Liu; Samira Pouyanfar; Eduardo de Leon; Anuj Desai; "
+        "Joshua Allen",
+        "Differentially Private Synthetic Data: Applied Evaluations and Enhancements",
+        "arXiv preprint",
+        2020,
+        arxiv="2011.05537",
+    ),
+    _ref(
         "mckenna2019",
         "Ryan McKenna; Daniel Sheldon; Gerome Miklau",
         "Graphical-model based estimation and inference for differential privacy",

@@ -2,13 +2,15 @@
 
 New generators are picked up from :func:`list_generators` automatically. Slow ones run with tiny
 settings (``SPECS``); generators whose optional extra is missing are skipped with the reason;
-generators that need an argument (``command``, ``python``) get a small test program / class.
+generators that need an argument (``command``, ``python``, ``env``) get a small test program /
+class (``env`` runs its class in a second environment made here with ``venv --without-pip``).
 A generator may declare ``deterministic = False`` to opt out of the same-seed check.
 """
 
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -43,6 +45,12 @@ SPECS = {
     "mst": "mst:epsilon=5,iters=100",
     "rap": "rap:iterations=50,rounds=2",
     "rap-softmax": "rap-softmax:iterations=50,rounds=2",
+    # DP libraries in their own environments (skipped unless synthleak env create made them)
+    "dpmm:mst": "dpmm:mst:n_iters=50",
+    "dpmm:aim": "dpmm:aim:n_iters=50",
+    "dpmm:privbayes": "dpmm:privbayes:n_iters=50",
+    "smartnoise:patectgan": "smartnoise:patectgan:epochs=1,batch_size=50",
+    "smartnoise:dpctgan": "smartnoise:dpctgan:epochs=1,batch_size=50",
 }
 
 # the "external program" of the command generator: resample rows of {input} with {seed}
@@ -69,6 +77,19 @@ USER_CLASS = textwrap.dedent(
             return self.table.take(rng.integers(0, len(self.table), n))
     """
 )
+# the class of the env: generator, run by the worker in a second environment (stdlib only)
+ENV_CLASS = textwrap.dedent(
+    """
+    import random
+    class Resampler:
+        synthleak_format = "records"
+        def fit(self, data, *, seed):
+            self.rows = data
+        def sample(self, n, *, seed):
+            rnd = random.Random(seed)
+            return [rnd.choice(self.rows) for _ in range(n)]
+    """
+)
 
 # the package's own generators; test modules elsewhere register throw-away ones (deliberately
 # flaky oracles) in the same process, which this suite must not hold to the contract
@@ -85,11 +106,14 @@ def helpers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
     root = tmp_path_factory.mktemp("contract")
     (root / "contract_prog.py").write_text(PROGRAM)
     (root / "contract_user_gen.py").write_text(USER_CLASS)
+    (root / "contract_env_gen.py").write_text(ENV_CLASS)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
     sys.path.insert(0, str(root))
     prog = f"{shlex.quote(sys.executable)} {shlex.quote(str(root / 'contract_prog.py'))}"
     yield {
         "command": f'command:"{prog} {{input}} {{output}} {{n}} {{seed}}"',
         "python": "python:contract_user_gen:Resampler",
+        "env": f"env:{root / 'venv'}:{root / 'contract_env_gen.py'}:Resampler",
     }
     sys.path.remove(str(root))
     sys.modules.pop("contract_user_gen", None)

@@ -91,3 +91,38 @@ def test_torch_threads_are_restored() -> None:
     with torch_threads(1):
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == before
+
+
+def test_critic_fit_gets_sampling_options_and_no_periodic_save(
+    adult_1000: sl.Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """realtabformer 0.2.4 unpacks ``gen_kwargs`` (default None) in every critic round, and its
+    full save every 5 critic epochs needs an id set only after fit: the adapter passes both."""
+    rtf = pytest.importorskip("realtabformer")
+    seen: dict[str, object] = {}
+
+    class Stop(Exception):
+        pass
+
+    def spy(self: object, df: pd.DataFrame, device: str, **kwargs: object) -> None:
+        seen.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr(rtf.REaLTabFormer, "_train_with_sensitivity", spy)
+    gen = make_generator("realtabformer:epochs=7,n_critic=5,n_layer=1,n_embd=16,n_head=2")
+    with pytest.raises(GeneratorFailure, match="Stop"):
+        gen.fit(adult_1000.take(np.arange(50)), rng=np.random.default_rng(0))
+    assert seen["gen_kwargs"] == {"gen_batch": 128}
+    assert seen["save_full_every_epoch"] == 0
+    assert seen["n_critic"] == 5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("epochs", [1, 7])
+def test_critic_fit_any_epoch_count(adult_1000: sl.Table, epochs: int) -> None:
+    """A run shorter than one critic interval, and one past the library's periodic save."""
+    pytest.importorskip("realtabformer")
+    table = adult_1000.take(np.arange(200))
+    spec = f"realtabformer:epochs={epochs},n_layer=1,n_embd=16,n_head=2,threads=1"
+    gen = make_generator(spec).fit(table, rng=np.random.default_rng(0))
+    check_output(gen.sample(100, rng=np.random.default_rng(1)), table.schema, 100)

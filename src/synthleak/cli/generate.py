@@ -60,6 +60,10 @@ def extra_installed(extra: str | None) -> bool:
     """Whether the optional extra ``extra`` is importable (True when none is needed)."""
     if extra is None:
         return True
+    if extra.startswith("env:"):  # a named environment (synthleak env create NAME)
+        from synthleak.generators.env import env_installed
+
+        return env_installed(extra[4:])
     module = EXTRA_MODULES.get(extra, extra)
     return importlib.util.find_spec(module) is not None
 

@@ -19,6 +19,7 @@ from synthleak.cli import (
     attacks_cmd,  # noqa: F401
     audit_cmds,  # noqa: F401
     data_cmds,  # noqa: F401  (registers commands)
+    env_cmd,  # noqa: F401
     generate,  # noqa: F401
     mia,  # noqa: F401
     risk_cmds,  # noqa: F401

@@ -8,6 +8,7 @@ from synthleak.generators import (  # noqa: F401  (registers built-ins)
     baynet,
     controls,
     ctgan,
+    env,
     external,
     mbi,
     rap,

@@ -5,9 +5,10 @@ One spec syntax for every generator: ``NAME`` or ``NAME:key=value,key=value,...`
 * ``NAME`` is a registered name (``baynet``, ``privbayes``, ``rap-softmax``, ...). Adapters over
   a family of third-party models have a namespaced name, ``FAMILY:MODEL``, and their parameters
   follow a second colon: ``sdv:gaussiancopula``, ``sdv:ctgan:epochs=2,batch_size=100``.
-* ``python:`` and ``command:`` start with a target, then the same ``,key=value`` list:
-  ``python:pkg.module:Class,epochs=2`` (keyword arguments for the class or factory) and
-  ``command:"Rscript s.R {input} {output} {n}",timeout=120``.
+* ``python:``, ``env:`` and ``command:`` start with a target, then the same ``,key=value``
+  list: ``python:pkg.module:Class,epochs=2`` (keyword arguments for the class or factory),
+  ``env:ENV:pkg.module:Class,epochs=2`` (the class run in the Python environment ``ENV``, a name
+  or a path without ``:``) and ``command:"Rscript s.R {input} {output} {n}",timeout=120``.
 * A parameter that is itself a spec comes last and takes the rest of the string:
   ``leaky:fraction=0.1,base=baynet:k=2,bins=10`` (``bins`` belongs to ``baynet``).
 
@@ -197,7 +198,7 @@ def list_generators() -> list[GeneratorInfo]:
 
 
 #: Families of namespaced generators: ``sdv:ctgan`` is one registered name.
-NAMESPACES = ("sdv",)
+NAMESPACES = ("sdv", "dpmm", "smartnoise")
 #: Parameters that are themselves specs: the value takes the rest of the spec string.
 SPEC_PARAMS = ("base",)
 
@@ -271,6 +272,14 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     if name == "python":
         target, _, tail = rest.partition(",")
         return name, {"target": target.strip(), **_split_params(spec, tail)}
+    if name == "env":
+        head, _, tail = rest.partition(",")
+        python, _, target = head.partition(":")
+        return name, {
+            "python": python.strip(),
+            "target": target.strip(),
+            **_split_params(spec, tail),
+        }
     return name, _split_params(spec, rest)
 
 

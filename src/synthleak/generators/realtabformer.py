@@ -20,7 +20,11 @@ default, 5) uses REalTabFormer's overfitting critic, which every ``n_critic`` ep
 synthetic data, compares its distance-to-closest-record distribution with that of held-out
 records, and stops when the critic has not improved for ``n_critic_stop`` rounds (Solatorio and
 Dupriez 2023, Sec. 3.3); ``epochs`` is then the maximum. Checkpoints go to a temporary
-directory that is removed after ``fit``.
+directory that is removed after ``fit``. Any ``epochs`` works with the critic, including runs
+shorter than one critic interval: the adapter gives the critic's sampling its options
+(``gen_batch``; REalTabFormer 0.2.4 unpacks a missing ``gen_kwargs`` and fails) and turns off the
+library's full save every 5 critic epochs (which 0.2.4 attempts before the model has the id
+the save needs).
 
 Reproducibility: the Hugging Face trainer and the sampler draw from the global numpy, ``random``
 and torch generators; the adapter seeds them (and REalTabFormer's ``random_state`` and the
@@ -317,6 +321,10 @@ class REaLTabFormerGenerator(BaseGenerator):
                     device=self.device,
                     n_critic=self.n_critic,
                     n_critic_stop=self.n_critic_stop,
+                    # 0.2.4 unpacks gen_kwargs (None by default) at every critic round, and its
+                    # periodic full save needs an experiment id that exists only after fit
+                    gen_kwargs={"gen_batch": self.gen_batch},
+                    save_full_every_epoch=0,
                 )
             except (KeyboardInterrupt, MemoryError):
                 raise

@@ -1,0 +1,129 @@
+"""The worker file on its own: hello line, one-line errors, the version check, table formats."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from synthleak.generators import envworker_protocol as protocol
+
+COLUMNS = [
+    {"name": "colour", "kind": "categorical", "categories": ["red", "blue"], "nullable": True},
+    {
+        "name": "height",
+        "kind": "continuous",
+        "low": 1.0,
+        "high": 2.0,
+        "integer": False,
+        "nullable": True,
+    },
+]
+
+
+def run(*requests: dict) -> list[dict]:
+    out = io.StringIO()
+    protocol.serve(io.StringIO("".join(json.dumps(r) + "\n" for r in requests)), out)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_standard_library_only() -> None:
+    tree = ast.parse(Path(protocol.__file__).read_text())
+    top = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            top |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            top.add(node.module.split(".")[0])
+    assert top - {"pandas"} <= set(sys.stdlib_module_names)  # pandas only when the env has it
+    assert "synthleak" not in top
+
+
+def test_hello_then_one_line_errors() -> None:
+    hello, bad_op, bad_version, missing = run(
+        {"op": "frobnicate", "id": 1},
+        {"op": "drop", "id": 2, "version": 2, "model": "m"},
+        {"op": "sample", "id": 3, "model": "m9", "n": 1, "seed": 0, "out": "x.csv"},
+    )
+    assert hello == {
+        "protocol": protocol.PROTOCOL,
+        "version": protocol.VERSION,
+        "python": sys.version.split()[0],
+    }
+    assert bad_op == {"id": 1, "ok": False, "error": "ValueError: unknown op 'frobnicate'"}
+    assert bad_version["id"] == 2 and "protocol version 2 requested" in bad_version["error"]
+    assert not missing["ok"] and "no fitted model 'm9'" in missing["error"]
+
+
+def test_fit_sample_records_and_shutdown(tmp_path: Path) -> None:
+    data = tmp_path / "in.csv"
+    data.write_text("colour,height\nred,1.5\n,\nblue,1.25\n")
+    (tmp_path / "gen.py").write_text(
+        "class G:\n"
+        "    synthleak_format = 'records'\n"
+        "    def __init__(self, k=1):\n"
+        "        self.k = k\n"
+        "    def fit(self, data, *, columns):\n"
+        "        self.data, self.names = data, [c['name'] for c in columns]\n"
+        "    def sample(self, n, *, seed):\n"
+        "        return [[r[c] for c in self.names] for r in (self.data * n)[:n]]\n"
+    )
+    out = tmp_path / "out.csv"
+    replies = run(
+        {
+            "op": "fit",
+            "id": 1,
+            "target": f"{tmp_path / 'gen.py'}:G",
+            "kwargs": {"k": 2},
+            "data": str(data),
+            "columns": COLUMNS,
+            "seed": 5,
+        },
+        {"op": "sample", "id": 2, "model": "m1", "n": 4, "seed": 1, "out": str(out)},
+        {"op": "shutdown", "id": 3},
+        {"op": "drop", "id": 4, "model": "m1"},  # after shutdown: never answered
+    )
+    assert replies[1:] == [
+        {"id": 1, "ok": True, "model": "m1"},
+        {"id": 2, "ok": True, "rows": 4},
+        {"id": 3, "ok": True},
+    ]
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows == [
+        ["colour", "height"],
+        ["red", "1.5"],
+        ["", ""],
+        ["blue", "1.25"],
+        ["red", "1.5"],
+    ]
+
+
+def test_records_are_typed(tmp_path: Path) -> None:
+    data = tmp_path / "in.csv"
+    data.write_text("colour,height\nred,1.5\n,\n")
+    assert protocol._read_records(str(data), COLUMNS) == [
+        {"colour": "red", "height": 1.5},
+        {"colour": None, "height": None},
+    ]
+
+
+def test_pandas_frame_keeps_categories_as_text(tmp_path: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    data = tmp_path / "in.csv"
+    data.write_text("colour,height\n01,1.5\n,\n")
+    frame = protocol._read_frame(str(data), COLUMNS)
+    assert frame["colour"].iloc[0] == "01" and pd.isna(frame["colour"].iloc[1])
+    assert frame["height"].dtype == float and pd.isna(frame["height"].iloc[1])
+
+
+def test_bad_target() -> None:
+    with pytest.raises(ValueError, match="is not 'module:Class'"):
+        protocol._load_target("nocolon")
+    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+        protocol._load_target("json:Nope")
