@@ -951,15 +951,23 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     )
     ctx.sections["membership"] = res
     ctx.findings.append(membership_finding(res, rng=rng))
-    claimed = ctx.claimed_epsilon
-    if claimed is None:
-        claimed = claimed_epsilon_of(make_generator(ctx.generator))
+    claimed, neighbouring = ctx.claimed_epsilon, ctx.neighbouring
+    if claimed is None:  # the generator's own claim, for the relation its library states
+        gen = make_generator(ctx.generator)
+        claimed = claimed_epsilon_of(gen)
+        declared = getattr(gen, "claimed_neighbouring", None)
+        if claimed is not None and declared is not None and declared != neighbouring:
+            ctx.notes.append(
+                f"'{ctx.generator}' states its epsilon for {declared.replace('_', '/')} "
+                f"neighbours; the claim is tested for that relation"
+            )
+            neighbouring = declared
     ctx.sections["epsilon"] = membership_epsilon(
         res,
         rng=rng,
         claimed=claimed,
         delta=ctx.delta,
-        neighbouring=ctx.neighbouring,
+        neighbouring=neighbouring,
     )
 
 

@@ -726,8 +726,8 @@ class DpLibraryGenerator(EnvGenerator):
     """Base of the named DP-library adapters: a fixed class in ``env_adapters.py``, a claim.
 
     ``claimed_neighbouring`` names the relation the library's guarantee holds for
-    (``add_remove``: one record added or removed; ``substitute``: one record replaced); the
-    audit's ``neighbouring`` should be set to it when it tests the claim.
+    (``add_remove``: one record added or removed; ``substitute``: one record replaced); an
+    audit that takes the claim from the generator tests it for that relation.
     """
 
     library = ""
