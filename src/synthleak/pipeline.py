@@ -12,17 +12,22 @@ Stages, in order:
 1. ``split`` — when only a generator is given, hold out ``control_fraction`` of the original as
    the control set;
 2. ``release`` — fit the generator on the training part and release as many records;
-3. ``vulnerability`` — rank the training records by ``V_k`` (Meeus et al. (2023), Sec. 4);
-4. ``singling_out``, ``linkability`` — Anonymeter risks against the control set (Giomi et al.
+3. ``vulnerability`` — rank the training records by ``V_k`` (Meeus et al. (2023), Sec. 4), or
+   by cell rarity for a release audited without its generator;
+4. ``copies`` — verbatim copies of whole records and of every high-cardinality or left-out
+   column's values, against the control's rates (needs only the release);
+5. ``singling_out``, ``linkability`` — Anonymeter risks against the control set (Giomi et al.
    (2023));
-5. ``membership_nobox`` — membership signal of the release against the control set;
-6. ``attribute_release`` — reconstruction attribute inference on the release (Annamalai et al.
+6. ``membership_nobox`` — membership signal of the release against the control set;
+7. ``attribute_release`` — reconstruction attribute inference on the release (Annamalai et al.
    (2024a), Sec. 4.2), with the control set as baseline;
-7. ``utility`` — MRE over 3-way marginal counts above 10 and 3-TVD (Annamalai et al. (2024a),
+8. ``utility`` — MRE over 3-way marginal counts above 10 and 3-TVD (Annamalai et al. (2024a),
    Sec. 5.3);
-8. ``attribute_game`` — the randomised-secret attribute-inference game against the generator;
-9. ``membership`` — black-box shadow-model membership inference against the generator, on the
-   most vulnerable records plus random records as a control group.
+9. ``attribute_game`` — the randomised-secret attribute-inference game against the generator;
+10. ``membership`` — black-box shadow-model membership inference against the generator, on the
+    most vulnerable records plus random records as a control group.
+
+Every row number a stage reports is a row of the original as given.
 
 Findings get their verdicts together (:func:`synthleak.results.assess`): Holm's correction over
 all findings keeps the chance of any false "leak" verdict at 5 %.
