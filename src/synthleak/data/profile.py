@@ -319,12 +319,11 @@ class DataProfile(Result):
             if len(empty) == len(self.columns):
                 raise InputError(
                     f"every column has only missing values ({', '.join(empty)}): give a file "
-                    "with data (check --na-values and the delimiter)"
+                    "with data (check na_values and the delimiter)"
                 )
             raise InputError(
                 "every column looks like an identifier, free text or is empty "
-                f"({', '.join(self.excluded)}): name the columns to analyse in --keep (keep= "
-                "in Python)"
+                f"({', '.join(self.excluded)}): pass keep with the columns to analyse"
             )
         frame = df.rename(columns=str)
         cols = tuple(
