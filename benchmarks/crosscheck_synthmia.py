@@ -363,6 +363,38 @@ def markdown(cells: list[dict]) -> str:  # type: ignore[type-arg]
     return "\n".join(lines)
 
 
+def summary(cells: list[dict]) -> str:  # type: ignore[type-arg]
+    """One row per cell: the strength comparison on the evaluation half, agreement, times."""
+    lines = [
+        "| dataset | generator | our best (eval AUC) | ensemble | Synth-MIA selected | "
+        "Synth-MIA post-hoc | best − selected [95% CI] | ensemble − selected [95% CI] | "
+        "best − post-hoc [95% CI] | same-statistic pairs in our CI | time ours / Synth-MIA |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def d(x: dict) -> str:  # type: ignore[type-arg]
+        return f"{x['diff']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}] {x['verdict']}"
+
+    for c in cells:
+        if "error" in c:
+            lines.append(f"| {c['dataset']} | {c['generator']} | failed: {c['error']} |")
+            continue
+        st = c["strength"]
+        same = c["same_statistic"]
+        n_in = sum(v["peer_in_our_ci"] for v in same.values())
+        lines.append(
+            f"| {c['dataset']} | {c['generator']} | `{st['ours_best']}` "
+            f"{_f(st['ours_best_eval_auc'])} | {_f(st['ours_ensemble_eval_auc'])} | "
+            f"`{st['peer_selected']}` {_f(st['peer_selected_eval_auc'])} | "
+            f"`{st['peer_posthoc']}` {_f(st['peer_posthoc_eval_auc'])} | "
+            f"{d(st['best_vs_selected'])} | "
+            + (d(st["ensemble_vs_selected"]) if "ensemble_vs_selected" in st else "–")
+            + f" | {d(st['best_vs_posthoc'])} | {n_in}/{len(same)} | "
+            f"{c['ours_seconds']:.1f} s / {c['synthmia_seconds']:.1f} s |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--synthmia", default="/tmp/synthmia")
@@ -375,7 +407,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--boot", type=int, default=2000)
     ap.add_argument("--name", default="crosscheck_synthmia")
+    ap.add_argument(
+        "--summarise",
+        nargs="+",
+        metavar="JSON",
+        help="print the summary and per-cell tables of written results files, run nothing",
+    )
     args = ap.parse_args()
+    if args.summarise:
+        cells = [c for f in args.summarise for c in json.loads(Path(f).read_text())["cells"]]
+        print(summary(cells))
+        print(markdown([c for c in cells if "error" not in c]))
+        return
     prov = Provenance.start()
     cells = []
     for dataset in args.datasets:
