@@ -33,7 +33,7 @@ def test_adult_complete_is_a_data_argument(capsys: pytest.CaptureFixture[str]) -
         ("a,b\n", [], "header but no rows"),
         ("a,b\n1,x\n", ["--categorical", "zz"], "unknown column"),
         ("a,b\n1,x\n", ["--continuous", "b"], "non-numeric values"),
-        ("a,b\n1,\n2,\n", [], "only missing values"),
+        ("a,b\n,\n,\n", [], "every column has only missing values"),
         ("a,a\n1,2\n", [], "duplicate column names"),
     ],
 )
@@ -47,3 +47,15 @@ def test_bad_input_exit_2_no_output(
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_an_empty_column_is_left_out_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "d.csv"
+    data.write_text("a,b\n1,\n2,\n3,\n")
+    out = tmp_path / "schema.json"
+    assert main(["schema", str(data), "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert [c["name"] for c in doc["columns"]] == ["a"] and doc["excluded"] == ["b"]
+    assert "'b' has only missing values" in capsys.readouterr().err

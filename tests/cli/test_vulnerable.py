@@ -114,7 +114,7 @@ def test_minkowski_and_loglik_and_random(
         ("a,b\n1,x\n2,y\n", ["--categorical", "zz"], "unknown column"),
         ("a,b\n1,x\n2,y\n", ["--continuous", "zz"], "unknown column"),
         ("a,b\n1,x\n2,y\n", ["--continuous", "b"], "non-numeric values"),
-        ("a,b\n1,\n2,\n", [], "only missing values"),
+        ("a,b\n,\n,\n", [], "every column has only missing values"),
         ("a,a\n1,2\n3,4\n", [], "duplicate column names"),
         ("a,b\n1,x\n2,y\n3,z\n", ["--k", "3"], "--k 3 needs more than 3 records"),
         ("a,b\n1,x\n2,y\n3,z\n", ["--k", "0"], "--k must be at least 1"),
