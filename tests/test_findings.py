@@ -80,3 +80,21 @@ def test_too_few_test_datasets_is_not_measured() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
         assert membership_finding(tiny, rng=rng).verdict is Verdict.NOT_MEASURED
+
+
+def test_the_black_box_headline_carries_its_tpr_at_low_fpr() -> None:
+    """The headline finding gives TPR at FPR 0.1, 0.01 and 0.001 on the same held-out test
+    datasets as its AUC, each with the non-members it rests on."""
+    from synthleak.metrics.privacy import TprAtFpr
+
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        result = _result(rng, 5, signal=2.0)
+        f = membership_finding(result, rng=rng)
+    tprs = {k: TprAtFpr.from_dict(v) for k, v in f.details["tpr_at_fpr"].items()}
+    assert set(tprs) == {"0.1", "0.01", "0.001"}
+    o = next(t for t in result.targets if t.row == f.details["row"]).attacks[f.details["attack"]]
+    assert all(0 < t.n_non_members < int((o.labels == 0).sum()) for t in tprs.values())
+    assert tprs["0.1"].value is not None and tprs["0.1"].ci_low is not None
+    assert tprs["0.1"].ci_low > 0.1  # a strong signal is caught at low FPR, interval and all

@@ -27,7 +27,7 @@ from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.metrics.epsilon import EpsilonEstimate
-from synthleak.metrics.privacy import RiskEstimate, auc, auc_estimate
+from synthleak.metrics.privacy import RiskEstimate, auc, auc_estimate, tpr_estimates
 from synthleak.results import (
     AuditConfig,
     AuditResult,
@@ -102,6 +102,8 @@ def membership_finding(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
         est = auc_estimate(o.labels[ev].astype(bool), o.scores[ev], rng=rng, confidence=confidence)
+    # the headline's TPR at low FPR, on the same held-out test datasets as its AUC
+    tprs = tpr_estimates(o.labels[ev].astype(bool), o.scores[ev])
     return Finding(
         "membership.black_box",
         f"Membership inference with shadow models: most exposed record (row {target.row}), "
@@ -119,6 +121,7 @@ def membership_finding(
             "n_evaluation": int(ev.size),
             "n_targets": len(result.targets),
             "n_attacks": len(result.config.attacks),
+            "tpr_at_fpr": {k: t.to_dict() for k, t in tprs.items()},
         },
         where=(f"row {target.row} of the data (selected by {target.selected_by})",),
     )

@@ -380,3 +380,29 @@ def test_exact_knowledge_game_runs_and_records_its_relation() -> None:
     assert res.targets[0].attacks["distance"].auc.value >= 0.9
     with pytest.raises(InputError, match="unknown knowledge"):
         MembershipGame("nonprivate", targets=[0], knowledge="psychic").run(omega, seed=0)
+
+
+def test_tpr_at_low_fpr_has_intervals_and_says_what_it_cannot_resolve() -> None:
+    """Every attack outcome carries TPR at FPR 0.1, 0.01 and 0.001 with an interval and the
+    OUT datasets it rests on. Scores that ignore membership (the null): the interval covers
+    the FPR itself in nearly every game; 100 OUT datasets cannot resolve 0.001."""
+    from synthleak.games.membership import attack_outcome
+
+    covered = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        y = np.r_[np.ones(100), np.zeros(100)].astype(bool)
+        o = attack_outcome(y, rng.random(200), rng=rng, n_boot=20)
+        assert set(o.tpr_intervals) == {"0.1", "0.01", "0.001"}
+        t = o.tpr_intervals["0.1"]
+        assert t.n_non_members == 100 and t.n_members == 100
+        covered += t.ci_low <= 0.1 <= t.ci_high
+        assert o.tpr_intervals["0.001"].value is None  # fewer than 1,000 OUT datasets
+    assert covered >= 37
+    # a perfect attack: TPR 1 at every resolvable FPR, the lower bound well above the FPR
+    y = np.r_[np.ones(100), np.zeros(100)].astype(bool)
+    o = attack_outcome(y, y.astype(float), rng=np.random.default_rng(0), n_boot=20)
+    assert o.tpr_intervals["0.1"].value == 1.0 and o.tpr_intervals["0.1"].ci_low > 0.9
+    # 100 OUT datasets measure FPR 0.01 but cannot bound it away from 0 (documented: that
+    # needs about 4.4 / FPR of them, the threshold itself being uncertain)
+    assert o.tpr_intervals["0.01"].value == 1.0 and o.tpr_intervals["0.01"].ci_low == 0.0

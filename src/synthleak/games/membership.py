@@ -60,7 +60,14 @@ from synthleak.games.base import as_table
 from synthleak.games.shadow import GeneratorFailures, generate_pools, table_fingerprint
 from synthleak.games.targets import Targets, as_targets
 from synthleak.generators import make_generator
-from synthleak.metrics.privacy import RiskEstimate, auc_estimate, roc_curve, tpr_at_fpr
+from synthleak.metrics.privacy import (
+    RiskEstimate,
+    TprAtFpr,
+    auc_estimate,
+    roc_curve,
+    tpr_at_fpr,
+    tpr_estimates,
+)
 from synthleak.modes import Knowledge, PoolMode
 from synthleak.queries import TableStack
 from synthleak.runtime import RunStore, Runtime, WorkUnit, as_runtime, unit_rng
@@ -96,6 +103,9 @@ class AttackOutcome(Result):
         The attack's score and the truth (1 = target IN) of every test dataset.
     error : str or None
         Why the attack could not run (its other fields are then NaN).
+    tpr_intervals : dict of str to TprAtFpr
+        TPR at FPR 0.1, 0.01 and 0.001 with its interval and the number of OUT test datasets
+        (non-members) it rests on; "not resolvable" (``None``) below ``1 / fpr`` of them.
     """
 
     auc: RiskEstimate
@@ -104,6 +114,7 @@ class AttackOutcome(Result):
     scores: FloatArray
     labels: IntArray
     error: str | None = None
+    tpr_intervals: dict[str, TprAtFpr] = field(default_factory=dict)
 
     @property
     def n_tests(self) -> int:
@@ -698,4 +709,4 @@ def attack_outcome(
             BaselineWarning,
             stacklevel=2,
         )
-    return AttackOutcome(est, acc, tpr, s, y.astype(np.int64))
+    return AttackOutcome(est, acc, tpr, s, y.astype(np.int64), tpr_intervals=tpr_estimates(y, s))

@@ -62,13 +62,14 @@ from synthleak.errors import InputError
 from synthleak.games.base import Release
 from synthleak.metrics.copies import CopyReport, copy_report
 from synthleak.metrics.privacy import (
+    LOW_FPRS,
     RiskEstimate,
     TprAtFpr,
     auc,
     auc_estimate,
     roc_curve,
     tpr_at_fpr,
-    tpr_at_fpr_estimate,
+    tpr_estimates,
 )
 from synthleak.runtime.context import Runtime, as_runtime
 from synthleak.runtime.executor import WorkUnit
@@ -98,7 +99,7 @@ DEFAULT_ATTACKS = (
 )
 """Played by default: every registered no-box attack but ``dpi`` and ``logan``, which cost little
 but see a copied release only faintly at the audit's shapes (``benchmarks/RESULTS_nobox.md``)."""
-TPR_FPRS = (0.1, 0.01, 0.001)
+TPR_FPRS = LOW_FPRS
 MIN_NON_MEMBERS = 20  # per role: fewer gives AUC intervals too wide to say anything
 MIN_REFERENCE = 20
 
@@ -419,14 +420,6 @@ def _tpr_summary(tprs: dict[str, TprAtFpr]) -> dict[str, dict[str, Any]]:
         }
         for k, t in tprs.items()
     }
-
-
-def tpr_estimates(
-    labels: np.ndarray, scores: np.ndarray, fprs: Sequence[float] = TPR_FPRS
-) -> dict[str, TprAtFpr]:
-    """TPR at each FPR with its interval (:func:`~synthleak.metrics.privacy.tpr_at_fpr_estimate`);
-    ``None`` figures with a note where fewer than ``1 / fpr`` non-members."""
-    return {f"{f:g}": tpr_at_fpr_estimate(labels, scores, f) for f in fprs}
 
 
 def probit_ranks(scores: np.ndarray) -> np.ndarray:

@@ -9,6 +9,7 @@ attack's accuracy on two independent groups of people (:func:`accuracy_differenc
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -300,6 +301,18 @@ def rate_excess(
     lo = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
     hi = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
     return RiskEstimate(d, max(-1.0, lo), min(1.0, hi), confidence, n, 0.0)
+
+
+#: The false-positive rates every membership figure reports its TPR at (Carlini et al. 2022).
+LOW_FPRS = (0.1, 0.01, 0.001)
+
+
+def tpr_estimates(
+    labels: np.ndarray, scores: np.ndarray, fprs: Sequence[float] = LOW_FPRS
+) -> dict[str, TprAtFpr]:
+    """TPR at each FPR with its interval (:func:`tpr_at_fpr_estimate`), keyed ``"0.1"``, ...;
+    ``None`` figures with a note where fewer than ``1 / fpr`` non-members."""
+    return {f"{f:g}": tpr_at_fpr_estimate(labels, scores, f) for f in fprs}
 
 
 def accuracy_estimate(

@@ -704,6 +704,14 @@ def _membership(result: AuditResult) -> Section | None:
                 "(marked * below). " + headline_note(result, head)
             )
         )
+        tprs = head.details.get("tpr_at_fpr") or {}
+        if tprs:
+            sec.blocks.append(
+                Paragraph(
+                    "On the same held-out test datasets (the OUT ones are its non-members): "
+                    + _tpr_sentence({k: TprAtFpr.from_dict(v) for k, v in tprs.items()})
+                )
+            )
     rows = []
     for t in mem.targets:
         for a in cfg.attacks:
@@ -719,8 +727,7 @@ def _membership(result: AuditResult) -> Section | None:
                     _fmt(o.auc.value),
                     f"{_fmt(o.auc.ci_low)} – {_fmt(o.auc.ci_high)}",
                     _fmt(o.accuracy),
-                    _fmt(o.tpr_at_fpr.get("0.1")),
-                    _fmt(o.tpr_at_fpr.get("0.01")),
+                    *(_tpr_cell(o, k) for k in ("0.1", "0.01", "0.001")),
                 )
             )
     sec.blocks.append(
@@ -732,10 +739,15 @@ def _membership(result: AuditResult) -> Section | None:
                 "AUC",
                 "95% CI",
                 "accuracy",
-                "TPR@FPR 0.1",
-                "TPR@FPR 0.01",
+                "TPR@FPR 0.1 (95% CI)",
+                "TPR@FPR 0.01 (95% CI)",
+                "TPR@FPR 0.001 (95% CI)",
             ),
             tuple(rows),
+            "TPR at a false-positive rate: the share of IN test datasets caught when at most "
+            "that share of OUT test datasets is wrongly flagged; its interval includes the "
+            "uncertainty of the threshold. 'not resolvable': fewer OUT test datasets than "
+            "1 / FPR.",
         )
     )
     for a in cfg.attacks:
@@ -764,6 +776,16 @@ def _membership(result: AuditResult) -> Section | None:
         )
     )
     return sec
+
+
+def _tpr_cell(outcome: Any, key: str) -> str:
+    """A per-target table's TPR at one FPR: value and interval, or why it has none."""
+    t = outcome.tpr_intervals.get(key)
+    if t is None:  # results written before the intervals
+        return _fmt(outcome.tpr_at_fpr.get(key))
+    if t.value is None:
+        return "not resolvable"
+    return f"{_fmt(t.value)} ({_fmt(t.ci_low)} – {_fmt(t.ci_high)})"
 
 
 def _tpr_sentence(tprs: dict[str, TprAtFpr]) -> str:
