@@ -163,3 +163,46 @@ def test_population_mode_and_explicit_private_rows() -> None:
     ).run(data.to_frame(), seed=1)
     assert res.rows.tolist() == list(range(20, 30))
     assert res.config.population == 16 and len(res.to_frame()) == 10
+
+
+def test_an_interrupted_risk_map_resumes_its_finished_units(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C between per-record attack units: the finished units are kept in the run
+    directory, the rerun computes only the others and gives the uninterrupted map."""
+    import synthleak.games.riskmap as riskmap
+
+    data = _table(40, seed=3)
+    kw = {
+        "train_size": 10,
+        "synthetic_size": 20,
+        "n_shadows": 8,
+        "n_tests": 8,
+        "attacks": ("distance",),
+        "chunk": 2,  # the 10 records of the map in 5 units
+        **FAST,
+    }
+    whole = RiskMap("nonprivate", **kw).run(data, seed=9)
+    real = riskmap._attack_chunk
+    calls: list[tuple[int, int]] = []
+
+    def interrupted(shared, lo, hi):  # type: ignore[no-untyped-def]
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        calls.append((lo, hi))
+        return real(shared, lo, hi)
+
+    monkeypatch.setattr(riskmap, "_attack_chunk", interrupted)
+    rt = Runtime(run_dir=tmp_path / "run")
+    with pytest.raises(KeyboardInterrupt):
+        RiskMap("nonprivate", **kw).run(data, seed=9, runtime=rt)
+    done, calls[:] = list(calls), []
+
+    def counted(shared, lo, hi):  # type: ignore[no-untyped-def]
+        calls.append((lo, hi))
+        return real(shared, lo, hi)
+
+    monkeypatch.setattr(riskmap, "_attack_chunk", counted)
+    again = RiskMap("nonprivate", **kw).run(data, seed=9, runtime=rt)
+    assert again.to_csv() == whole.to_csv()
+    assert len(done) == 2 and not set(done) & set(calls) and len(done) + len(calls) == 5

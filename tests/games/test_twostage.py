@@ -251,3 +251,39 @@ def test_screened_targets_are_the_screens_top_rows() -> None:
         screened_targets(data, "indhist", 11, seed=3, **fast)
     with pytest.raises(InputError, match="positive number"):
         screened_targets(data, "indhist", 0, seed=3, **fast)
+
+
+def test_an_interrupted_screen_resumes_its_finished_units(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in the middle of the screen: the units finished before it are kept in the run
+    directory, the rerun computes only the others, and the result is the uninterrupted one."""
+    import synthleak.games.twostage as twostage
+
+    data = _table(40)
+    game = ScreeningMap("indhist", train_size=20, n_shadows=12, n_tests=8, chunk=5, **FAST)
+    whole = game.run(data, seed=2)
+    real = twostage._screen_units
+    calls: list[tuple[int, int]] = []
+
+    def interrupted(shared, lo, hi):  # type: ignore[no-untyped-def]
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        calls.append((lo, hi))
+        return real(shared, lo, hi)
+
+    monkeypatch.setattr(twostage, "_screen_units", interrupted)
+    rt = Runtime(run_dir=tmp_path / "run")
+    with pytest.raises(KeyboardInterrupt):
+        game.run(data, seed=2, runtime=rt)
+    done, calls[:] = list(calls), []
+
+    def counted(shared, lo, hi):  # type: ignore[no-untyped-def]
+        calls.append((lo, hi))
+        return real(shared, lo, hi)
+
+    monkeypatch.setattr(twostage, "_screen_units", counted)
+    again = game.run(data, seed=2, runtime=rt)
+    assert again.same_as(whole)
+    assert len(done) == 3 and not set(done) & set(calls)
+    assert len(done) + len(calls) == 8  # 40 records in units of 5
