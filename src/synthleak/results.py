@@ -59,7 +59,7 @@ from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
-from synthleak.metrics.privacy import RiskEstimate
+from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
 from synthleak.policy import PolicyResult
 from synthleak.serde import FloatArray, Result
 from synthleak.threat import ThreatModel
@@ -190,18 +190,6 @@ def one_sided_p(estimate: RiskEstimate, baseline: float) -> float:
     if half <= 0:
         return 0.0 if e.value > baseline else 1.0
     return 1.0 - NormalDist().cdf((e.value - baseline) / (half / z_conf))
-
-
-def holm_adjusted(p_values: Sequence[float]) -> list[float]:
-    """Holm-adjusted p-values: a test is rejected by Holm's procedure at level ``alpha`` exactly
-    when its adjusted p-value is at most ``alpha``. NaN stays NaN and does not count as a test."""
-    idx = sorted((i for i, p in enumerate(p_values) if _finite(p)), key=lambda i: p_values[i])
-    out = [math.nan] * len(p_values)
-    m, running = len(idx), 0.0
-    for rank, i in enumerate(idx):
-        running = max(running, min(1.0, (m - rank) * p_values[i]))
-        out[i] = running
-    return out
 
 
 def holm(p_values: Sequence[float], alpha: float = ALPHA) -> list[bool]:

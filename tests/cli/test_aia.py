@@ -275,3 +275,30 @@ def test_aia_numeric_secret_bad_input_exit_2(
     err = capsys.readouterr().err.strip().splitlines()
     err = [e for e in err if "note:" not in e]
     assert code == 2 and len(err) == 1 and match in err[0], err
+
+
+def test_aia_secret_all_sweeps_every_column_of_a_release(
+    files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from synthleak.games.sweep import AttributeSweepResult
+
+    base = ["aia", "--secret", "all", "--original", files["train"], "--na-values", "N"]
+    base += ["--control", files["control"], "--attacks", "dcr"]
+    assert main([*base, "--synthetic", files["train"], "--format", "json"]) == 0
+    res = AttributeSweepResult.from_json(capsys.readouterr().out)
+    assert {c.column for c in res.columns} == {"q0", "q1", "q2", "q3", "q4", "s"}
+    assert res.flagged  # a copy of the training data
+    assert main([*base, "--synthetic", files["other"]]) == 0
+    text = capsys.readouterr().out
+    assert "Holm-corrected over 6 columns" in text and "INFERRED" not in text
+    # the sweep needs a control, one attack, and no per-secret options
+    for extra, match in (
+        (["--attacks", "dcr,recon"], "one attack"),
+        (["--quasi-ids", "q0"], "--quasi-ids"),
+    ):
+        assert main([*base, "--synthetic", files["other"], *extra]) == 2
+        assert match in capsys.readouterr().err
+    no_ctl = ["aia", "--secret", "all", "--original", files["train"], "--synthetic", files["other"]]
+    assert main(no_ctl) == 2 and "--control" in capsys.readouterr().err
+    assert main(["aia", files["pop"], "--secret", "all", "--generator", "nonprivate"]) == 2
+    assert "sweeps the columns of a release" in capsys.readouterr().err

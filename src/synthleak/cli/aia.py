@@ -415,6 +415,11 @@ def aia_cmd(
             )
         if generator is None:
             raise InputError("the game needs --generator (e.g. nonprivate, baynet:k=3)")
+        if secret == "all":
+            raise InputError(
+                "--secret all sweeps the columns of a release (--original, --synthetic, "
+                "--control); the game against a generator takes one secret column"
+            )
         if n_targets is not None:
             raise InputError("--n-targets is for a release audit; the game uses --n-games")
     if out is not None:
@@ -516,6 +521,8 @@ def _release(
         schema=schema,
         na_values=na_values,
     )
+    if secret == "all":
+        return _sweep(data, names, params, n_targets, bins, rule, seed, runtime, fmt, quasi_ids)
     from synthleak.games.attribute import ReleaseAttributeGame, validate_secret
     from synthleak.games.base import Release
 
@@ -550,6 +557,72 @@ def _release(
     if fmt is TextFormat.JSON:
         return to_json({"results": [r.to_dict() for r in results]})
     return render_release(results)
+
+
+def _sweep(
+    data: dict[str, Any],
+    names: list[str],
+    params: dict[str, dict[str, Any]],
+    n_targets: int | None,
+    bins: int,
+    rule: Any,
+    seed: int,
+    runtime: Runtime,
+    fmt: TextFormat,
+    quasi_ids: list[str] | None,
+) -> str:
+    """``--secret all``: every column of the release as the secret, ranked by excess risk."""
+    from synthleak.games.base import Release
+    from synthleak.games.sweep import attribute_sweep
+
+    if "control" not in data:
+        raise InputError(
+            "--secret all needs --control: real records the generator never saw give each "
+            "column's baseline"
+        )
+    if len(names) != 1:
+        raise InputError("--secret all runs one attack per column: give one name in --attacks")
+    if quasi_ids or rule is not None:
+        raise InputError(
+            "--secret all takes every other column as quasi-identifiers and judges numeric "
+            "columns by --bins quantile bins: drop --quasi-ids, --secret-tolerance and "
+            "--secret-bins"
+        )
+    release = Release(data["original"].table, data["synthetic"].table, data["control"].table)
+    res = attribute_sweep(
+        release,
+        seed=seed,
+        attack=names[0],
+        attack_params=params.get(names[0]),
+        n_targets=n_targets,
+        bins=bins,
+        left_out=_left_out(data["original"].profile),
+        runtime=runtime,
+        log=_stderr_log,
+    )
+    if fmt is TextFormat.JSON:
+        return res.to_json()
+    return render_sweep(res)
+
+
+def render_sweep(res: Any) -> str:
+    """The sweep as text: one line per column, most exposed first."""
+    lines = [
+        f"Attribute inference of every column ('{res.attack}'; numeric columns: the right one of "
+        "the quantile bins), excess accuracy on training over control records, Holm-corrected "
+        f"over {sum(1 for c in res.columns if c.p_value == c.p_value)} columns:"
+    ]
+    for c in res.columns:
+        e = c.excess
+        verdict = "INFERRED BEYOND BASELINE" if c.flagged else c.status
+        lines.append(
+            f"  {c.column:<24} {_fmt(e.value)} ({_fmt(e.ci_low)} - {_fmt(e.ci_high)})  "
+            f"train {_fmt(c.accuracy)} control {_fmt(c.control_accuracy)}  "
+            f"p(Holm) {_fmt(c.p_holm)}  {verdict}"
+        )
+    for col, why in res.skipped.items():
+        lines.append(f"  {col:<24} not swept: {why}")
+    return "\n".join(lines)
 
 
 @app.command("utility", rich_help_panel="Data, generators and utility")

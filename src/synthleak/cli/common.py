@@ -535,7 +535,11 @@ ControlOpt = Annotated[
     ),
 ]
 SecretOpt = Annotated[
-    str | None, typer.Option("--secret", help="The secret column the attacker infers.")
+    str | None,
+    typer.Option(
+        "--secret",
+        help="The secret column the attacker infers (aia on a release: all sweeps every column).",
+    ),
 ]
 SecretToleranceOpt = Annotated[
     float | None,

@@ -315,6 +315,20 @@ def tpr_estimates(
     return {f"{f:g}": tpr_at_fpr_estimate(labels, scores, f) for f in fprs}
 
 
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm-adjusted p-values (Holm 1979): a test is rejected by Holm's procedure at level
+    ``alpha`` exactly when its adjusted p-value is at most ``alpha``. NaN stays NaN and does not
+    count as a test."""
+    finite = [i for i, p in enumerate(p_values) if p is not None and math.isfinite(p)]
+    idx = sorted(finite, key=lambda i: p_values[i])
+    out = [math.nan] * len(p_values)
+    m, running = len(idx), 0.0
+    for rank, i in enumerate(idx):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        out[i] = running
+    return out
+
+
 def accuracy_estimate(
     correct: np.ndarray, *, baseline: float | None = None, confidence: float = 0.95
 ) -> RiskEstimate:
