@@ -55,7 +55,7 @@ _BARE_NUMBER = re.compile(
     r"|\b(of|by|in|from|see|as|after|per|like|than|Beyond|paper|papers|and)\s+00[0-4]\b(?![.,]?\d)"
     r"|\b00[0-4]'s\b"  # 004's
     r"|^#+\s+00[0-4]\b"  # Markdown heading "## 000 - ..."
-    r"|\b00[0-4]\s+(—|-|–)\s"  # "000 — vulnerable records"
+    r"|(?<![.\d])\b00[0-4]\s+(—|-|–)\s"  # "000 — vulnerable records", not "0.000 – 0.374"
     r"|[,;]\s+00[0-4]\b(?![.,]?\d)",  # "Anonymeter, 003 |"
     re.MULTILINE,
 )
