@@ -63,6 +63,7 @@ from synthleak.metrics.utility import utility_estimate
 from synthleak.modes import Budget, Selector
 from synthleak.policy import Policy
 from synthleak.results import (
+    ALPHA,
     AuditConfig,
     AuditResult,
     BudgetPlan,
@@ -546,31 +547,27 @@ def copy_findings(rep: CopyReport, roles: dict[str, str] | None = None) -> list[
             where=tuple(where),
         )
     ]
-    cols = [c for c in rep.columns if c.control_in_original is not None]
+    # each checked column with the control's rate of the same column (its chance rate)
+    cols = [(c, c.control_in_original) for c in rep.columns if c.control_in_original is not None]
     if rep.columns:
-        conf = 1 - 0.05 / max(1, len(cols))
+        conf = 1 - ALPHA / max(1, len(cols))
         excess = {
             c.column: rate_excess(
                 _count(c.synthetic_in_original),
                 c.synthetic_in_original.n_trials,
-                _count(c.control_in_original),
-                c.control_in_original.n_trials,
+                _count(ctl),
+                ctl.n_trials,
                 confidence=conf,
             )
-            for c in cols
-            if c.control_in_original is not None
+            for c, ctl in cols
         }
-        lines = []
-        for c in cols:
-            x = excess[c.column]
-            if x.ci_low > 0:
-                role = f" ({roles[c.column]})" if c.column in roles else ""
-                assert c.control_in_original is not None
-                lines.append(
-                    f"column '{c.column}'{role}: {c.synthetic_in_original.value:.1%} of the "
-                    f"synthetic values are training values, against "
-                    f"{c.control_in_original.value:.1%} of the control's"
-                )
+        lines = [
+            f"column '{c.column}'{f' ({roles[c.column]})' if c.column in roles else ''}: "
+            f"{c.synthetic_in_original.value:.1%} of the synthetic values are training values, "
+            f"against {ctl.value:.1%} of the control's"
+            for c, ctl in cols
+            if excess[c.column].ci_low > 0
+        ]
         if excess:
             worst = max(excess, key=lambda k: (excess[k].ci_low, k))
             w = excess[worst]

@@ -40,6 +40,7 @@ from synthleak.games.attribute import (
     validate_secret,
 )
 from synthleak.games.base import Release
+from synthleak.games.singling_out import encode_release
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
 from synthleak.runtime import Runtime, as_runtime
 from synthleak.serde import Result
@@ -178,30 +179,20 @@ def attribute_sweep(
     log : callable, optional
         One line per column and the games' progress.
     """
-    if not isinstance(release, Release):
-        raise InputError(
-            f"release must be a synthleak Release(original, synthetic, control), got "
-            f"{type(release).__name__}"
-        )
-    if release.control is None:
-        raise InputError(
-            "the sweep needs control: real records the generator never saw give each column's "
-            "distributional baseline (Release(original, synthetic, control))"
-        )
     if not 0 < alpha < 1:
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}")
     say = log or (lambda _msg: None)
     rt = as_runtime(runtime)
-    enc = release.encode()
-    schema = enc.schema
-    encoded = Release(enc.original, enc.synthetic, enc.control, schema)
+    original, synthetic, control = encode_release(release, "the attribute sweep")
+    schema = original.schema  # one widened schema for the three tables
+    encoded = Release(original, synthetic, control, schema)
     rule = SecretRule(bins=bins)
     skipped = {c: f"left out as {what}" for c, what in (left_out or {}).items()}
     results: list[SweptColumn] = []
     for i, col in enumerate(schema.names):
         numeric = not schema[col].is_categorical
         try:
-            validate_secret(schema, col, None, data=enc.original, rule=rule if numeric else None)
+            validate_secret(schema, col, None, data=original, rule=rule if numeric else None)
         except InputError as exc:
             skipped[col] = str(exc)
             continue
