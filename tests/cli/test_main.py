@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -13,6 +12,7 @@ import pytest
 import synthleak
 from synthleak.cli.app import app
 from synthleak.cli.main import interrupted_message, main
+from synthleak.runtime.store import finished_units
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -53,14 +53,7 @@ def test_console_script_bad_input_is_one_line(tmp_path) -> None:
 def _finished_units(run_dir: Path) -> int:
     """Finished units in every run store under ``run_dir`` (an audit's stages keep theirs in
     subfolders: the two-stage screen's are the first an audit finishes)."""
-    total = 0
-    for db in run_dir.rglob("catalogue.sqlite") if run_dir.is_dir() else ():
-        try:
-            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
-                total += int(con.execute("SELECT COUNT(*) FROM units").fetchone()[0])
-        except sqlite3.Error:
-            continue
-    return total
+    return finished_units(run_dir)
 
 
 @pytest.mark.parametrize("command", ["mia", "mia-workers", "audit"])

@@ -49,3 +49,19 @@ def test_ctrl_c_while_a_unit_is_stored_keeps_it_whole(
         assert not list((tmp_path / "run" / "units").glob(".*.tmp"))
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_finished_units_counts_every_store_below_a_folder(tmp_path) -> None:
+    from synthleak.runtime.store import finished_units
+
+    assert finished_units(tmp_path / "missing") == 0
+    top = RunStore(tmp_path / "run", {"a": 1})
+    sub = RunStore(tmp_path / "run" / "screen", {"b": 2})
+    assert finished_units(tmp_path / "run") == 0  # stores opened, nothing finished
+    top.put("u1", {"x": np.zeros(2)})
+    sub.put("s1", {"x": np.zeros(2)})
+    sub.put("s2", {"x": np.zeros(2)})
+    top.close()
+    sub.close()
+    assert finished_units(tmp_path / "run") == 3
+    assert finished_units(tmp_path / "run" / "screen") == 2

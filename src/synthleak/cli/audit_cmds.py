@@ -82,16 +82,9 @@ def command_line() -> str:
 def _has_finished_work(run: Path) -> bool:
     """Whether any stage's run store under ``run`` holds a finished unit (the two-stage screen,
     the no-box attacks and the attribute game keep theirs in subfolders)."""
-    import sqlite3
+    from synthleak.runtime.store import finished_units
 
-    for db in run.rglob("catalogue.sqlite") if run.is_dir() else ():
-        try:
-            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
-                if con.execute("SELECT COUNT(*) FROM units").fetchone()[0]:
-                    return True
-        except sqlite3.Error:
-            continue
-    return False
+    return finished_units(run) > 0
 
 
 def _run_audit(

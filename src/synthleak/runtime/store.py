@@ -68,6 +68,24 @@ CREATE TABLE IF NOT EXISTS units (
 """
 
 
+#: The catalogue of a run directory: one row per finished (or failed) unit.
+CATALOGUE = "catalogue.sqlite"
+
+
+def finished_units(root: str | Path) -> int:
+    """Units recorded by every run store under ``root`` (a run directory or the folder of an
+    audit's stages), read without opening the stores; 0 when there are none."""
+    root = Path(root)
+    total = 0
+    for db in root.rglob(CATALOGUE) if root.is_dir() else ():
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
+                total += int(con.execute("SELECT COUNT(*) FROM units").fetchone()[0])
+        except sqlite3.Error:
+            continue
+    return total
+
+
 def config_fingerprint(config: dict[str, Any]) -> str:
     """A stable hash of a JSON-able configuration."""
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -112,7 +130,7 @@ class RunStore:
                 meta_file,
                 json.dumps({"fingerprint": fp, "config": config}, indent=2, default=str).encode(),
             )
-        self._db = sqlite3.connect(self.path / "catalogue.sqlite", timeout=60)
+        self._db = sqlite3.connect(self.path / CATALOGUE, timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(_SCHEMA)
         self._db.commit()
