@@ -114,3 +114,9 @@ def test_bad_input_is_one_line() -> None:
         copy_report(ori, ori, near_quantile=1.0)
     with pytest.raises(InputError, match="unknown column"):
         copy_report(ori, ori, near_columns=["nope"])
+    with pytest.raises(InputError, match=r"row_columns names unknown column\(s\) \['nope'\]"):
+        copy_report(ori, ori, row_columns=["nope"])
+    with pytest.raises(InputError, match="row_columns is empty"):
+        copy_report(ori, ori, row_columns=[])
+    with pytest.raises(InputError, match="value_columns names unknown"):
+        copy_report(ori, ori, value_columns=["nope"])

@@ -360,12 +360,17 @@ def copy_report(
     if not 0.0 <= float(near_quantile) < 1.0:
         raise InputError(f"near_quantile must lie in [0, 1), got {near_quantile!r}")
     frames = [original, synthetic] + ([control] if control is not None else [])
+    known = set(map(str, original.columns))
+
+    def check_named(name: str, columns: list[str]) -> None:
+        unknown = [c for c in columns if c not in known]
+        if unknown:
+            raise InputError(f"{name} names unknown column(s) {unknown}: give columns of the data")
+
     if row_columns is not None:
-        unknown = [c for c in row_columns if c not in set(map(str, original.columns))]
-        if unknown or not row_columns:
-            raise InputError(
-                f"row_columns names unknown column(s) {unknown}: give columns of the data"
-            )
+        check_named("row_columns", row_columns)
+        if not row_columns:
+            raise InputError("row_columns is empty: give the columns two copies must agree on")
         keys = row_keys(*(f[list(row_columns)] for f in frames))
     else:
         keys = row_keys(*frames)
@@ -385,12 +390,9 @@ def copy_report(
     canon = _canonical([f[[str(c) for c in original.columns]] for f in frames])
     cols = []
     notes = []
-    checked = high_cardinality_columns(original, min_distinct_ratio)
-    for c in value_columns or ():
-        if c not in set(map(str, original.columns)):
-            raise InputError(f"value_columns names unknown column {c!r}: give columns of the data")
-        if c not in checked:
-            checked.append(c)
+    high = high_cardinality_columns(original, min_distinct_ratio)
+    check_named("value_columns", list(value_columns or ()))
+    checked = high + [c for c in value_columns or () if c not in high]
     for c in checked:
         ori_vals = canon[0][c][original[c].notna().to_numpy()]
         syn_vals = canon[1][c][synthetic[c].notna().to_numpy()]
@@ -421,16 +423,10 @@ def copy_report(
     used: list[str] = []
     if near_quantile > 0:
         if near_columns is None:
-            free = {
-                c
-                for c in high_cardinality_columns(original, min_distinct_ratio)
-                if not pd.api.types.is_numeric_dtype(original[c])
-            }
+            free = {c for c in high if not pd.api.types.is_numeric_dtype(original[c])}
             used = [str(c) for c in original.columns if str(c) not in free]
         else:
-            unknown = [c for c in near_columns if c not in set(map(str, original.columns))]
-            if unknown:
-                raise InputError(f"near_columns names unknown column(s) {unknown}")
+            check_named("near_columns", list(near_columns))
             used = list(near_columns)
         if not used:
             notes.append("near copies not measured: no column left for distances")
