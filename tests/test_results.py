@@ -19,6 +19,7 @@ from synthleak.results import (
     assess,
     holm,
     load_result,
+    min_trials,
     one_sided_p,
 )
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
@@ -26,8 +27,10 @@ from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
 TM = ThreatModel(AdversaryGoal.MEMBERSHIP, GeneratorAccess.BLACK_BOX, "auxiliary data")
 
 
-def _finding(lo: float, hi: float, metric: MetricKind = MetricKind.AUC, base=None) -> Finding:
-    return Finding("k", "t", metric, RiskEstimate((lo + hi) / 2, lo, hi, 0.95, 10, base), TM)
+def _finding(
+    lo: float, hi: float, metric: MetricKind = MetricKind.AUC, base=None, n: int = 200
+) -> Finding:
+    return Finding("k", "t", metric, RiskEstimate((lo + hi) / 2, lo, hi, 0.95, n, base), TM)
 
 
 def test_verdicts_follow_the_interval() -> None:
@@ -43,6 +46,19 @@ def test_wide_intervals_are_too_small_to_measure_but_a_clear_leak_is_not() -> No
     f = _finding(0.08, 0.63, MetricKind.ACCURACY, base=0.5)
     assert f.verdict is Verdict.TOO_SMALL and "too few" in f.explanation()
     assert _finding(0.6, 0.99).verdict is Verdict.LEAK  # wide but entirely above the baseline
+
+
+def test_a_proportion_on_too_few_trials_is_too_small_however_narrow() -> None:
+    # 20 linkability targets, none linked: the interval 0-0.17 is narrow only because nothing
+    # succeeded; 20 trials could not tell a risk of 0.3 from 0.6 either
+    assert min_trials(MetricKind.RISK) == 62 and min_trials(MetricKind.AUC) == 0
+    f = _finding(0.0, 0.17, MetricKind.RISK, n=20)
+    assert f.verdict is Verdict.TOO_SMALL
+    assert "rests on 20 trials; at least 62 are needed" in f.explanation()
+    assert _finding(0.0, 0.17, MetricKind.RISK, n=62).verdict is Verdict.NO_EVIDENCE
+    assert _finding(0.3, 0.6, MetricKind.RISK, n=20).verdict is Verdict.SEVERE  # a clear leak
+    # an unknown number of trials (0) leaves the width rule alone
+    assert _finding(0.0, 0.17, MetricKind.RISK, n=0).verdict is Verdict.NO_EVIDENCE
 
 
 def test_no_baseline_or_no_estimate_is_not_measured() -> None:

@@ -64,6 +64,8 @@ from synthleak.modes import Budget, Selector
 from synthleak.policy import Policy
 from synthleak.results import (
     ALPHA,
+    MAX_WIDTH,
+    TOO_SMALL_STATUS,
     AuditConfig,
     AuditResult,
     BudgetPlan,
@@ -80,6 +82,7 @@ from synthleak.results import (
     UtilitySection,
     VulnerabilitySection,
     assess,
+    min_trials,
 )
 from synthleak.runtime import Runtime, as_runtime, stream_rng
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
@@ -331,12 +334,29 @@ def _no_release_skip(ctx: _Context) -> Skip:
     return Skip(needs="the synthetic release (or a generator to make one)")
 
 
-def _risk_finding(key: str, title: str, res: Any, threat: ThreatModel) -> Finding:
+def _risk_finding(ctx: _Context, key: str, title: str, res: Any, threat: ThreatModel) -> Finding:
     """A risk finding; its baseline is 0 (an attack that does no better on the real records than
-    on the control records). The random-guess success rate stays in the details."""
+    on the control records). The random-guess success rate stays in the details.
+
+    Its trials are predicates or link attempts, but they are all about the records of the
+    training and control parts: however many trials there are, fewer records than
+    :func:`~synthleak.results.min_trials` cannot tell "no leak" from a serious one, and the
+    finding then says "too small to measure" with the size it needs.
+    """
     r = res.risk
     est = RiskEstimate(r.value, r.ci_low, r.ci_high, r.confidence, r.n_trials, 0.0)
-    return Finding(key, title, MetricKind.RISK, est, threat, res.summary())
+    details = res.summary()
+    assert ctx.control is not None
+    n_records = min(len(ctx.train), len(ctx.control))
+    need = min_trials(MetricKind.RISK, r.confidence)
+    if n_records < need:
+        details["status"] = TOO_SMALL_STATUS
+        details["too_small"] = (
+            f"it concerns {n_records} records (the smaller of the training part and the "
+            f"control), and a rate is resolved to {MAX_WIDTH[MetricKind.RISK]:.2f} only from "
+            f"{need} records on"
+        )
+    return Finding(key, title, MetricKind.RISK, est, threat, details)
 
 
 def _singling_out(ctx: _Context, rng: np.random.Generator) -> None:
@@ -360,7 +380,7 @@ def _singling_out(ctx: _Context, rng: np.random.Generator) -> None:
             "exactly one real person",
             {"attack": res.attack, "n_attacks": n},
         )
-        ctx.findings.append(_risk_finding(f"singling_out.{res.attack}", title, res, threat))
+        ctx.findings.append(_risk_finding(ctx, f"singling_out.{res.attack}", title, res, threat))
 
 
 def _default_link_columns(schema: Schema, quasi_ids: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -384,7 +404,7 @@ def _linkability(ctx: _Context, rng: np.random.Generator) -> None:
         f"{aux_b}",
         {"aux_a": aux_a, "aux_b": aux_b, "n_neighbors": 1},
     )
-    ctx.findings.append(_risk_finding("linkability", "Linkability", res, threat))
+    ctx.findings.append(_risk_finding(ctx, "linkability", "Linkability", res, threat))
 
 
 def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:

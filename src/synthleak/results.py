@@ -16,8 +16,10 @@ the report (summary, findings, section tables, JSON, Markdown) prints these and 
   Holm's correction over all findings of the audit (:func:`assess`);
 * ``too small to measure`` — no evidence, but the interval is wider than :data:`MAX_WIDTH` (or
   than the stricter limit of the game that measured it, which then says ``too small to measure``
-  in the finding's ``details["status"]``): the data (or the budget) cannot tell "no leak" from a
-  serious one;
+  in the finding's ``details["status"]``), or a proportion rests on fewer trials than
+  :func:`min_trials` (62 at 95 %: fewer could not resolve a rate near one half, however narrow
+  the interval of a rate near 0 happens to be): the data (or the budget) cannot tell "no leak"
+  from a serious one;
 * ``no evidence of leakage`` — otherwise.
 
 Multiple testing: an audit reads many findings, so the chance that at least one interval clears
@@ -169,9 +171,34 @@ def individual_verdict(
     return _no_leak(metric, e, too_wide)
 
 
+#: Scales that are proportions of trials (a success rate, an accuracy, an excess risk over the
+#: control's rate): their interval's width depends on where the estimate falls, not only on the
+#: number of trials.
+PROPORTIONS = frozenset({MetricKind.RISK, MetricKind.RATE, MetricKind.ACCURACY})
+
+
+def min_trials(metric: MetricKind, confidence: float = 0.95) -> int:
+    """The fewest trials that resolve a proportion to :data:`MAX_WIDTH` wherever it falls.
+
+    A proportion's interval is widest at one half: about ``2 z sqrt(1/4n) = z / sqrt(n)`` wide.
+    An estimate of 0 out of 20 has a narrow interval (0 to 0.16) only because nothing happened
+    to succeed; 20 trials could not have told 0.3 from 0.6 either, so they cannot tell "no
+    leak" from a serious one. Below this many trials a finding without evidence of a leak is
+    "too small to measure". 0 for the scales that are not proportions.
+    """
+    if metric not in PROPORTIONS:
+        return 0
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    return math.ceil((z / MAX_WIDTH[metric]) ** 2)
+
+
+def _too_few_trials(metric: MetricKind, e: RiskEstimate) -> bool:
+    return 0 < e.n_trials < min_trials(metric, e.confidence)
+
+
 def _no_leak(metric: MetricKind, e: RiskEstimate, too_wide: bool) -> Verdict:
     """ "too small to measure" or "no evidence", for a finding without evidence of a leak."""
-    if too_wide or e.ci_high - e.ci_low > MAX_WIDTH[metric]:
+    if too_wide or e.ci_high - e.ci_low > MAX_WIDTH[metric] or _too_few_trials(metric, e):
         return Verdict.TOO_SMALL
     return Verdict.NO_EVIDENCE
 
@@ -345,11 +372,18 @@ class Finding(Result):
             if self.corrected_away()
             else ""
         )
-        width = (
-            "the game that measured it judged its interval too wide to read"
-            if self.too_wide
-            else f"the interval is wider than {MAX_WIDTH[self.metric]:.2f}"
-        )
+        if self.too_wide:
+            width = self.details.get(
+                "too_small", "the game that measured it judged its interval too wide to read"
+            )
+        elif _too_few_trials(self.metric, e):
+            width = (
+                f"it rests on {e.n_trials} trials; at least "
+                f"{min_trials(self.metric, e.confidence)} are needed for an interval no wider "
+                f"than {MAX_WIDTH[self.metric]:.2f} wherever the rate falls"
+            )
+        else:
+            width = f"the interval is wider than {MAX_WIDTH[self.metric]:.2f}"
         tail = {
             Verdict.NO_EVIDENCE: (
                 f"{corrected}Verdict: {Verdict.NO_EVIDENCE.value}."
