@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from synthleak.errors import BaselineWarning
-from synthleak.findings import membership_finding
+from synthleak.findings import membership_finding, records_above
 from synthleak.games.membership import (
     MembershipConfig,
     MembershipResult,
@@ -15,7 +15,7 @@ from synthleak.games.membership import (
     TargetOutcome,
     attack_outcome,
 )
-from synthleak.results import Verdict
+from synthleak.results import Verdict, at_least_sentence
 
 
 def _result(rng: np.random.Generator, n_targets: int, signal: float = 0.0) -> MembershipResult:
@@ -98,3 +98,91 @@ def test_the_black_box_headline_carries_its_tpr_at_low_fpr() -> None:
     assert all(0 < t.n_non_members < int((o.labels == 0).sum()) for t in tprs.values())
     assert tprs["0.1"].value is not None and tprs["0.1"].ci_low is not None
     assert tprs["0.1"].ci_low > 0.1  # a strong signal is caught at low FPR, interval and all
+
+
+def _planted(rng: np.random.Generator, n_targets: int, leaky: int, signal: float):
+    """Targets x 3 attacks on 200 test datasets; the first ``leaky`` targets get ``signal`` in one
+    attack, the others noise everywhere."""
+    y = rng.permutation(np.arange(200) % 2)
+    targets = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        for t in range(n_targets):
+            attacks = {}
+            for a in ("query", "distance", "groundhog"):
+                lift = signal * y if (t < leaky and a == "query") else 0.0
+                attacks[a] = attack_outcome(y, rng.normal(size=200) + lift, rng=rng, n_boot=20)
+            targets.append(TargetOutcome(100 + t, "distance", attacks))
+    base = _result(rng, 1)
+    return MembershipResult(base.config, tuple(targets))
+
+
+def test_at_least_k_is_calibrated_on_releases_that_leak_nothing() -> None:
+    """40 null games of 10 targets: "at least 1 record above 0.5" is a false alarm at most at
+    about the stated 5 % (Holm over the targets, attack chosen on the other half)."""
+    false = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        above = records_above(_planted(rng, 10, 0, 0.0), rng=rng)
+        assert [e["level"] for e in above] == [0.5, 0.8]
+        assert all(e["n_tested"] == 10 and e["n_targets"] == 10 for e in above)
+        false += above[0]["k"] > 0
+        assert above[1]["k"] == 0
+    assert false <= 4  # nominal 5 % of 40 = 2
+
+
+def test_at_least_k_finds_the_planted_records_by_row() -> None:
+    rng = np.random.default_rng(3)
+    res = _planted(rng, 10, 3, 3.0)  # AUC about 0.98 on the leaky targets
+    low, high = records_above(res, rng=rng)
+    assert low["rows"] == [100, 101, 102] and high["rows"] == [100, 101, 102]
+    assert at_least_sentence(high).startswith(
+        "at least 3 of the 10 targets have a membership AUC above 0.8 (95% confidence): rows 100"
+    )
+    # weaker leaks: above chance, not above 0.8
+    low, high = records_above(_planted(rng, 10, 3, 0.9), rng=rng)  # AUC about 0.74
+    assert low["k"] == 3 and high["k"] == 0
+    f = membership_finding(res, rng=rng)
+    assert f.details["at_least"][1]["rows"] == [100, 101, 102]
+
+
+def test_at_least_k_on_real_games_a_copy_and_a_generator_that_ignores_its_data(
+    temporary_generators,
+) -> None:
+    """A release that copies its training data (m = 3n) exposes every target severely; a
+    generator that ignores its training data lists a record in about 5 % of games."""
+    from tests.games.test_membership import FAST, FixedSource, make_omega
+
+    from synthleak.games.membership import MembershipGame
+    from synthleak.generators.base import GeneratorInfo
+
+    temporary_generators(GeneratorInfo("test-at-least-fixed", FixedSource, (), "test oracle"))
+    FixedSource.reference = make_omega(n=500, seed=99)
+
+    def game(generator: str, seed: int, data_seed: int):
+        g = MembershipGame(
+            generator,
+            targets=[0, 5, 7],
+            train_size=60,
+            synthetic_size=180,
+            n_shadows=20,
+            n_tests=80,
+            attacks=("query", "distance"),
+            attack_params=FAST,
+            aux_size=400,
+            test_size=300,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BaselineWarning)
+            return g.run(make_omega(seed=data_seed), seed=seed)
+
+    _, severe = records_above(game("nonprivate", 3, 0), rng=np.random.default_rng(0))
+    assert severe["rows"] == [0, 5, 7]
+    false = 0
+    for seed in range(12):  # 5 % nominal: 3 or more of 12 happens about 2 % of the time
+        exposed, _ = records_above(
+            game("test-at-least-fixed", seed, 1), rng=np.random.default_rng(0)
+        )
+        assert exposed["n_tested"] == 3
+        false += exposed["k"] > 0
+    assert false <= 2

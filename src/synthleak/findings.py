@@ -23,11 +23,17 @@ import numpy as np
 
 from synthleak.data.schema import Schema
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.membership import MembershipResult
+from synthleak.games.membership import AttackOutcome, MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.metrics.epsilon import EpsilonEstimate
-from synthleak.metrics.privacy import RiskEstimate, auc, auc_estimate, tpr_estimates
+from synthleak.metrics.privacy import (
+    RiskEstimate,
+    auc,
+    auc_above_p,
+    auc_estimate,
+    tpr_estimates,
+)
 from synthleak.results import (
     AuditConfig,
     AuditResult,
@@ -36,6 +42,7 @@ from synthleak.results import (
     StageRecord,
     StageStatus,
     assess,
+    holm,
 )
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
 
@@ -60,6 +67,69 @@ def membership_threat(result: MembershipResult) -> ThreatModel:
             "generator": cfg.generator,
         },
     )
+
+
+#: AUC levels of the "at least k records" statement: exposed at all, and severely.
+EXPOSURE_LEVELS = (0.5, 0.8)
+
+
+def records_above(
+    result: MembershipResult,
+    *,
+    rng: np.random.Generator,
+    levels: tuple[float, ...] = EXPOSURE_LEVELS,
+    alpha: float = 0.05,
+) -> list[dict[str, object]]:
+    """How many of the game's targets have a membership AUC above each level, with confidence.
+
+    For each target, its test datasets are split in half at random; the attack with the
+    highest AUC on the first half is tested on the second ("its AUC is at most the level",
+    :func:`~synthleak.metrics.privacy.auc_above_p`), and Holm's procedure runs over the targets.
+    With probability at least ``1 - alpha`` every target it rejects has an AUC above the level,
+    so "at least k of the n targets" holds at that confidence. Selection is handled twice: the
+    attack is chosen on trials the test does not use, and the targets were chosen by the
+    screen before the game drew its test datasets. Returns one entry per level: ``level``,
+    ``k``, ``n_targets``, ``n_tested`` (targets with both members and non-members in both
+    halves), ``rows`` (the k records, rows of the original) and ``confidence``.
+    """
+    tested: list[tuple[int, dict[float, float]]] = []
+    for t_idx, t in enumerate(result.targets):
+        outcomes = [(n, o) for n, o in t.attacks.items() if not o.error and o.labels.size >= 8]
+        if not outcomes:
+            continue
+        size = outcomes[0][1].labels.size
+        perm = np.random.default_rng([int(rng.integers(2**32)), t_idx]).permutation(size)
+        sel, ev = perm[: size // 2], perm[size // 2 :]
+        best: tuple[float, AttackOutcome] | None = None
+        for _, o in outcomes:
+            y = o.labels.astype(bool)
+            if o.labels.size != size or y[sel].all() or not y[sel].any():
+                continue
+            if y[ev].all() or not y[ev].any():
+                continue
+            a_sel = auc(y[sel], o.scores[sel])
+            if best is None or a_sel > best[0]:
+                best = (a_sel, o)
+        if best is None:
+            continue
+        o = best[1]
+        y_ev, s_ev = o.labels[ev].astype(bool), o.scores[ev]
+        tested.append((t.row, {lv: auc_above_p(y_ev, s_ev, lv) for lv in levels}))
+    out: list[dict[str, object]] = []
+    for lv in levels:
+        rejected = holm([p[lv] for _, p in tested], alpha) if tested else []
+        rows = [row for (row, _), r in zip(tested, rejected, strict=True) if r]
+        out.append(
+            {
+                "level": lv,
+                "k": len(rows),
+                "n_targets": len(result.targets),
+                "n_tested": len(tested),
+                "rows": rows,
+                "confidence": 1 - alpha,
+            }
+        )
+    return out
 
 
 def membership_finding(
@@ -104,6 +174,7 @@ def membership_finding(
         est = auc_estimate(o.labels[ev].astype(bool), o.scores[ev], rng=rng, confidence=confidence)
     # the headline's TPR at low FPR, on the same held-out test datasets as its AUC
     tprs = tpr_estimates(o.labels[ev].astype(bool), o.scores[ev])
+    at_least = records_above(result, rng=rng.spawn(1)[0], alpha=1 - confidence)
     return Finding(
         "membership.black_box",
         f"Membership inference with shadow models: most exposed record (row {target.row}), "
@@ -122,6 +193,7 @@ def membership_finding(
             "n_targets": len(result.targets),
             "n_attacks": len(result.config.attacks),
             "tpr_at_fpr": {k: t.to_dict() for k, t in tprs.items()},
+            "at_least": at_least,
         },
         where=(f"row {target.row} of the data (selected by {target.selected_by})",),
     )

@@ -408,6 +408,18 @@ class Finding(Result):
         return f"{head} {tail}"
 
 
+def at_least_sentence(entry: dict[str, object]) -> str:
+    """ "At least k of the n targets have a membership AUC above L (95 % confidence): rows ..."."""
+    k, n, lv = entry["k"], entry["n_targets"], entry["level"]
+    conf = f"{round(100 * float(entry['confidence']))}%"  # type: ignore[arg-type]
+    rows = entry["rows"]
+    listed = f": rows {', '.join(str(r) for r in rows)}" if rows else ""  # type: ignore[attr-defined]
+    return (
+        f"at least {k} of the {n} targets have a membership AUC above {lv} "
+        f"({conf} confidence){listed}"
+    )
+
+
 def assess(findings: Sequence[Finding], alpha: float = ALPHA) -> tuple[Finding, ...]:
     """Verdicts of a family of findings with Holm's correction (module docstring).
 

@@ -237,3 +237,22 @@ def test_tpr_at_fpr_interval_sees_a_separated_attack() -> None:
     y = np.r_[np.ones(n), np.zeros(n)]
     t = tpr_at_fpr_estimate(y, s, 0.01)
     assert t.ci_low is not None and t.ci_low > 0.3  # the true TPR at FPR 0.01 is 0.61
+
+
+def test_auc_above_p_rejects_at_its_level_on_the_boundary_and_sees_a_strong_attack() -> None:
+    from statistics import NormalDist
+
+    from synthleak.metrics.privacy import auc_above_p
+
+    rng = np.random.default_rng(0)
+    y = np.arange(100) < 50
+    for level in (0.5, 0.8):
+        shift = np.sqrt(2) * NormalDist().inv_cdf(level)  # binormal scores of AUC = level
+        rejected = sum(
+            auc_above_p(y, rng.normal(size=100) + shift * y, level) <= 0.05 for _ in range(600)
+        )
+        assert rejected <= 0.07 * 600
+    assert auc_above_p(y, y.astype(float), 0.8) < 1e-3  # a perfect attack on 50 + 50
+    few = np.array([True, True, False, False])
+    assert auc_above_p(few, few.astype(float), 0.8) > 0.05  # ... but not on 2 + 2 trials
+    assert np.isnan(auc_above_p(np.ones(5, bool), np.arange(5.0), 0.5))

@@ -384,7 +384,7 @@ def test_the_headline_and_its_table_agree_or_say_why_not(sample_result: AuditRes
     import numpy as np
 
     from synthleak.findings import membership_finding
-    from synthleak.results import assess
+    from synthleak.results import assess, at_least_sentence
 
     mem = sample_result.membership
     assert mem is not None
@@ -400,6 +400,13 @@ def test_the_headline_and_its_table_agree_or_say_why_not(sample_result: AuditRes
     (marked,) = [r for r in table.rows if r[0].endswith("*")]
     assert marked[0] == f"{f.details['row']}*" and marked[2] == f.details["attack"]
     assert marked[3] == table_auc
+    # how many records are exposed, with confidence, by the rows the table uses
+    severe, exposed = reversed(f.details["at_least"])
+    assert "How many records are exposed: " + at_least_sentence(severe) in text
+    assert at_least_sentence(exposed) in text and "Holm's correction over the targets" in text
+    assert set(exposed["rows"]) <= {t.row for t in mem.targets}
+    summary = " ".join(b.text for b in doc.sections[0].blocks if isinstance(b, Paragraph))
+    assert ("Records exposed: " in summary) == bool(exposed["k"])
 
 
 def test_summary_claims_only_what_was_measured(sample_result: AuditResult) -> None:

@@ -29,6 +29,7 @@ from synthleak.results import (
     MetricKind,
     Verdict,
     VulnerabilitySection,
+    at_least_sentence,
 )
 
 
@@ -249,6 +250,16 @@ def _summary(result: AuditResult) -> Section:
     if worst is not None:
         sec.blocks.append(
             Paragraph(f"Worst attack outcome: {_finding_text(result, worst)}", emphasis=True)
+        )
+    head = _finding(result, "membership.black_box")
+    found = [e for e in (head.details.get("at_least") or []) if e["k"]] if head else []
+    if found:  # the most severe level any record clears
+        sec.blocks.append(
+            Paragraph(
+                f"Records exposed: {at_least_sentence(found[-1])} (the shadow-model game; "
+                "'Membership inference' says how).",
+                emphasis=True,
+            )
         )
     v, sc = result.vulnerability, result.screening
     why, label = "", "Records most at risk"
@@ -704,6 +715,17 @@ def _membership(result: AuditResult) -> Section | None:
                 "(marked * below). " + headline_note(result, head)
             )
         )
+        at_least = head.details.get("at_least") or []
+        if at_least:
+            said = "; ".join(at_least_sentence(e) for e in reversed(at_least))
+            sec.blocks.append(
+                Paragraph(
+                    f"How many records are exposed: {said}. Each target's attack is chosen on "
+                    "half of its test datasets and tested on the other half, and Holm's "
+                    "correction over the targets keeps the chance that any listed record is a "
+                    f"false alarm below {100 - round(100 * at_least[0]['confidence'])}%."
+                )
+            )
         tprs = head.details.get("tpr_at_fpr") or {}
         if tprs:
             sec.blocks.append(
