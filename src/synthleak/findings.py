@@ -28,7 +28,9 @@ from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, auc, auc_estimate, tpr_estimates
+from synthleak.modes import Budget
 from synthleak.results import (
+    BUDGETS,
     AuditConfig,
     AuditResult,
     Finding,
@@ -36,6 +38,7 @@ from synthleak.results import (
     StageRecord,
     StageStatus,
     assess,
+    package_versions,
 )
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
 
@@ -190,7 +193,6 @@ def audit_result_from(
     seed: int = 0,
 ) -> AuditResult:
     """An :class:`AuditResult` holding one game's result (``synthleak report RUN_DIR``)."""
-    from synthleak.pipeline import BUDGETS, Budget, _versions
     from synthleak.runtime import stream_rng
 
     rng = stream_rng(seed, "report.findings")
@@ -219,7 +221,7 @@ def audit_result_from(
         seed=int(result.config.seed),
         confidence=0.95,
         command_line=command_line,
-        versions=_versions(),
+        versions=package_versions(),
         created="",
         n_original=int(n),
         n_synthetic=0,

@@ -38,9 +38,11 @@ Sec. 3 (risks against a baseline).
 from __future__ import annotations
 
 import math
+import platform
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from importlib import metadata
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
@@ -60,6 +62,7 @@ from synthleak.games.riskmap import RiskMapResult
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
+from synthleak.modes import Budget
 from synthleak.policy import PolicyResult
 from synthleak.serde import FloatArray, Result
 from synthleak.threat import ThreatModel
@@ -428,7 +431,7 @@ class StageRecord(Result):
 
 @dataclass(frozen=True, repr=False)
 class BudgetPlan(Result):
-    """Sizes behind a budget (see :data:`synthleak.pipeline.BUDGETS`)."""
+    """Sizes behind a budget (see :data:`BUDGETS`)."""
 
     n_attacks: int  # singling-out predicates, linkability targets, no-box members/non-members
     mia_targets: int  # most vulnerable records attacked with shadow models
@@ -446,6 +449,62 @@ class BudgetPlan(Result):
     # per linear program (None: all); its cost grows with records x queries
     aia_records: int | None = None
     aia_queries: int | None = None
+
+
+#: The sizes behind each named budget (``audit(budget=...)``, ``--budget``).
+BUDGETS: dict[Budget, BudgetPlan] = {
+    Budget.QUICK: BudgetPlan(
+        300,
+        3,
+        2,
+        200,
+        100,
+        500,
+        ("query", "distance"),
+        60,
+        50,
+        200,
+        aia_records=1000,
+        aia_queries=20_000,
+    ),
+    Budget.STANDARD: BudgetPlan(
+        1000,
+        5,
+        5,
+        1000,
+        200,
+        1000,
+        ("query", "lira", "distance", "groundhog"),
+        200,
+        100,
+        600,
+        aia_records=5000,
+        aia_queries=60_000,
+    ),
+    Budget.PAPER: BudgetPlan(
+        2000,
+        10,
+        10,
+        4000,
+        200,
+        1000,
+        ("query", "lira", "distance", "groundhog", "attention"),
+        500,
+        100,
+        4000,
+    ),
+}
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of Python and of the packages behind a result (recorded in its config)."""
+    out = {"python": platform.python_version()}
+    for pkg in ("synthleak", "numpy", "pandas", "scikit-learn", "scipy", "torch", "dask"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
 
 
 @dataclass(frozen=True, repr=False)
