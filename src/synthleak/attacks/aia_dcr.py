@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, AttributeAttack, register_attack
-from synthleak.errors import InputError, check_fitted
+from synthleak.constraints import Interval, constraints
+from synthleak.errors import check_fitted
 
 
 def _row_groups(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -108,6 +109,7 @@ class DCRAttack(AttributeAttack):
     """
 
     name = "dcr"
+    _parameter_constraints = constraints(block=Interval(int, 1, None))
 
     def __init__(self, collapse: bool = True, block: int = 1 << 22) -> None:
         self.collapse = collapse
@@ -117,8 +119,6 @@ class DCRAttack(AttributeAttack):
         self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator
     ) -> DCRAttack:
         """Store the adversary's quasi-identifiers ``X`` (targets are rows of it)."""
-        if int(self.block) < 1:
-            raise InputError(f"block must be at least 1, got {self.block}")
         self.quasi_ids_ = np.asarray(quasi_ids)
         return self
 
