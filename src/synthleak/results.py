@@ -429,9 +429,9 @@ class StageRecord(Result):
         return text + "."
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, kw_only=True)
 class BudgetPlan(Result):
-    """Sizes behind a budget (see :data:`BUDGETS`)."""
+    """Sizes behind a budget (see :data:`BUDGETS`); every field is given by name."""
 
     n_attacks: int  # singling-out predicates, linkability targets, no-box members/non-members
     mia_targets: int  # most vulnerable records attacked with shadow models
@@ -454,44 +454,44 @@ class BudgetPlan(Result):
 #: The sizes behind each named budget (``audit(budget=...)``, ``--budget``).
 BUDGETS: dict[Budget, BudgetPlan] = {
     Budget.QUICK: BudgetPlan(
-        300,
-        3,
-        2,
-        200,
-        100,
-        500,
-        ("query", "distance"),
-        60,
-        50,
-        200,
+        n_attacks=300,
+        mia_targets=3,
+        mia_controls=2,
+        shadows=200,
+        tests=100,
+        n=500,
+        mia_attacks=("query", "distance"),
+        aia_games=60,
+        screen_datasets=50,
+        screened_shadows=200,
         aia_records=1000,
         aia_queries=20_000,
     ),
     Budget.STANDARD: BudgetPlan(
-        1000,
-        5,
-        5,
-        1000,
-        200,
-        1000,
-        ("query", "lira", "distance", "groundhog"),
-        200,
-        100,
-        600,
+        n_attacks=1000,
+        mia_targets=5,
+        mia_controls=5,
+        shadows=1000,
+        tests=200,
+        n=1000,
+        mia_attacks=("query", "lira", "distance", "groundhog"),
+        aia_games=200,
+        screen_datasets=100,
+        screened_shadows=600,
         aia_records=5000,
         aia_queries=60_000,
     ),
     Budget.PAPER: BudgetPlan(
-        2000,
-        10,
-        10,
-        4000,
-        200,
-        1000,
-        ("query", "lira", "distance", "groundhog", "attention"),
-        500,
-        100,
-        4000,
+        n_attacks=2000,
+        mia_targets=10,
+        mia_controls=10,
+        shadows=4000,
+        tests=200,
+        n=1000,
+        mia_attacks=("query", "lira", "distance", "groundhog", "attention"),
+        aia_games=500,
+        screen_datasets=100,
+        screened_shadows=4000,
     ),
 }
 

@@ -85,7 +85,7 @@ def closest_by_class(
     return out
 
 
-class DCRAttack(AttributeAttack):
+class DCRAttributeAttack(AttributeAttack):
     """Adv_dcr: nearest synthetic record to ``(x_u | t)`` over the candidate secrets ``t``.
 
     Parameters
@@ -117,7 +117,7 @@ class DCRAttack(AttributeAttack):
 
     def fit(
         self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator
-    ) -> DCRAttack:
+    ) -> DCRAttributeAttack:
         """Store the adversary's quasi-identifiers ``X`` (targets are rows of it)."""
         self.quasi_ids_ = np.asarray(quasi_ids)
         return self
@@ -152,7 +152,7 @@ register_attack(
     AttackInfo(
         "dcr",
         AttackFamily.ATTRIBUTE,
-        DCRAttack,
+        DCRAttributeAttack,
         "distance to the closest synthetic record, after collapsing records by mode",
         references=("annamalai2024linear", "chen2020"),
     )
