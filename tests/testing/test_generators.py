@@ -97,6 +97,24 @@ def test_a_broken_generator_fails_its_clause(generator: Any, clause: str) -> Non
     assert clause in GENERATOR_CLAUSES
 
 
+class DataFrameClass:
+    """A DataFrame synthesizer: a generator through its ``python:`` spec, not as an object."""
+
+    def fit(self, df: Any) -> Any:
+        self.df = df
+        return self
+
+    def sample(self, n: int) -> Any:
+        return self.df.sample(n, replace=True)
+
+
+def test_a_dataframe_class_is_sent_to_its_spec() -> None:
+    with pytest.raises(ContractError, match="python:module:Class") as info:
+        check_generator(DataFrameClass())
+    assert info.value.clause == "is a generator"
+    check_generator("python:tests.testing.test_generators:DataFrameClass")
+
+
 def test_a_declared_nondeterministic_generator_skips_the_same_rng_clause() -> None:
     check_generator(Unseeded(), deterministic=False)
     gen = Unseeded()

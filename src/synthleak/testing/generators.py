@@ -7,6 +7,7 @@ on your own (a ``python:`` spec, or an object with ``fit``/``sample``) before a 
 from __future__ import annotations
 
 import copy
+import inspect
 from functools import cache
 from typing import Any
 
@@ -85,6 +86,14 @@ def check_output_schema(out: Any, train: Table, n: int) -> None:
         )
 
 
+def _takes_rng(method: Any) -> bool:
+    try:
+        params = inspect.signature(method).parameters
+    except (TypeError, ValueError):  # no signature to read (a builtin): let the calls decide
+        return True
+    return "rng" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
 def check_generator(generator: Generator | str, *, deterministic: bool | None = None) -> None:
     """Check that ``generator`` keeps the generator contract; raise on the first broken clause.
 
@@ -133,6 +142,10 @@ def check_generator(generator: Generator | str, *, deterministic: bool | None = 
     with clause(who, "is a generator"):
         assert isinstance(first, Generator), (
             "it has no fit(table, *, rng) and sample(n, *, rng) methods"
+        )
+        assert _takes_rng(first.fit) and _takes_rng(first.sample), (
+            "its fit and sample take no rng keyword: a DataFrame class (fit(df), sample(n)) "
+            "is a generator through its spec, check_generator('python:module:Class')"
         )
     with clause(who, "sample before fit raises NotFittedError"):
         try:
