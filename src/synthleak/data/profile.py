@@ -392,7 +392,6 @@ def profile_frame(
     return DataProfile(len(df), tuple(columns), tuple(warnings), read)
 
 
-# --- one column -----------------------------------------------------------------------------
 def infer_schema(
     df: pd.DataFrame,
     *,
@@ -403,10 +402,10 @@ def infer_schema(
 ) -> Schema:
     """Infer a :class:`Schema` from a DataFrame.
 
-    The frame is profiled first (:func:`profile_frame`): identifier and
-    free-text columns are excluded (listed in :attr:`Schema.excluded`), dates become datetime
-    columns and numbers with thousands separators numeric ones. Use
-    :func:`profile_frame` to see why, with its typed warnings.
+    The frame is profiled first (:func:`profile_frame`): identifier and free-text columns are
+    excluded (listed in :attr:`Schema.excluded`), dates become datetime columns and numbers with
+    thousands separators numeric ones. Use :func:`profile_frame` to see why, with its typed
+    warnings.
 
     Parameters
     ----------
@@ -433,6 +432,7 @@ def infer_schema(
     return profile.schema(df, max_categories=max_categories)
 
 
+# --- one column -----------------------------------------------------------------------------
 def _name_words(name: str) -> set[str]:
     return {w.lower() for w in _NAME_WORDS.findall(name)}
 
