@@ -187,3 +187,16 @@ def test_the_flag_check_finds_a_flag(tmp_path: Path) -> None:
     (tmp_path / "cli").mkdir()
     (tmp_path / "cli" / "c.py").write_text('raise InputError("use --aux-size")\n')
     assert _flag_hits(tmp_path) == ["m.py:2: 'raise --aux-size to '"]
+
+
+def test_nothing_in_the_package_imports_the_contract_checks() -> None:
+    """``synthleak.testing`` sits above every layer: it is for users' and the project's tests."""
+    paths = {_module_name(p, SRC): p for p in SRC.rglob("*.py")}
+    known = set(paths)
+    users = sorted(
+        m
+        for m, p in paths.items()
+        if not m.startswith("synthleak.testing")
+        and any(d.startswith("synthleak.testing") for d in _imports(p, known, SRC))
+    )
+    assert not users, f"modules importing synthleak.testing: {users}"
