@@ -54,6 +54,19 @@ def test_parse_datetimes_utc_zone_and_slash_dates() -> None:
     assert bool(DATE_TEXT.match("2024/01/02")) and not DATE_TEXT.match("2024-01/02")
 
 
+def test_a_time_without_offset_is_utc_beside_times_with_one() -> None:
+    """A naive time after one with an offset is read as UTC, not at that offset."""
+    texts = ["2024-01-02T10:00+02:00", "2024-01-03 05:00", "2024-01-04T00:00:00"]
+    for cells in (texts, [texts[0], dt.datetime(2024, 1, 3, 5), texts[2]]):
+        when, tz, bad = parse_datetimes(pd.Series(cells))
+        assert tz == "UTC" and not bad.any()
+        assert [canonical_datetime(t) for t in when] == [
+            "2024-01-02T08:00:00",
+            "2024-01-03T05:00:00",
+            "2024-01-04",
+        ]
+
+
 @pytest.mark.parametrize("unit", ["D", "s"])
 def test_datetime_numbers_round_trip(unit: str) -> None:
     stamps = pd.Series(pd.to_datetime(["1969-12-31", "2024-02-29", None]))

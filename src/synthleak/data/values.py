@@ -130,7 +130,15 @@ def _parse_datetime_values(values: list[Any]) -> tuple[pd.DatetimeIndex, bool]:
         aware = any(getattr(v, "tzinfo", None) is not None for v in values) or bool(
             texts.str.contains(_TZ_SUFFIX, regex=True).any()
         )
-    parsed = pd.to_datetime(texts, format="ISO8601", errors="coerce", utc=True)
+    # values with and without an offset are parsed apart: in one call pandas' ISO 8601 parser
+    # (2.x) reads a value without an offset at the offset of the value before it
+    offset = texts.str.contains(_TZ_SUFFIX, regex=True).to_numpy(dtype=bool)
+    parts = [
+        pd.to_datetime(texts[mask], format="ISO8601", errors="coerce", utc=True)
+        for mask in (offset, ~offset)
+        if mask.any()
+    ]
+    parsed = pd.concat(parts).reindex(texts.index) if len(parts) > 1 else parts[0]
     return pd.DatetimeIndex(parsed.dt.tz_localize(None)), aware
 
 
