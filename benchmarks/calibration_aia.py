@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 import synthleak as sl
-from synthleak.data.schema import infer_schema
+from synthleak.data.profile import infer_schema
 from synthleak.data.table import Table
 from synthleak.games.attribute import Measurement, ReleaseAttributeGame
 from synthleak.games.base import Release

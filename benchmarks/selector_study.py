@@ -151,7 +151,7 @@ def binned_table(table: Table, n_bins: int = 10) -> Table:
     """Every column categorical: continuous columns cut at their quantiles (``n_bins`` bins)."""
     import pandas as pd
 
-    from synthleak.data.schema import infer_schema
+    from synthleak.data.profile import infer_schema
 
     codes = _binned_codes(table, n_bins)
     df = pd.DataFrame({f"c{j}": codes[:, j].astype(str) for j in range(codes.shape[1])})

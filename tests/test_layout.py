@@ -2,8 +2,9 @@
 
 * every module ``src/synthleak/<path>/<mod>.py`` has its test file at ``tests/<path>/test_<mod>.py``
   (the tests mirror the package path, not just its file names);
-* no module imports another in a cycle (module-level imports; imports inside functions are lazy
-  and allowed to point anywhere).
+* no module imports another in a cycle, counting imports inside functions and classes too (a lazy
+  import keeps ``synthleak --help`` light, it does not make an upward import right); only imports
+  under ``if TYPE_CHECKING:`` are left out, since they never run.
 """
 
 from __future__ import annotations
@@ -47,42 +48,41 @@ def _module_name(path: Path, root: Path = SRC) -> str:
     return ".".join(parts)
 
 
-def _module_level_imports(path: Path, known: set[str], root: Path) -> set[str]:
-    """Package modules imported at module level (not inside functions, not under TYPE_CHECKING)."""
+def _imports(path: Path, known: set[str], root: Path) -> set[str]:
+    """Package modules imported anywhere in a module (module level, inside functions, methods and
+    classes), except under ``if TYPE_CHECKING:``."""
     tree = ast.parse(path.read_text())
     name = _module_name(path, root)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
 
-    def visit(body: list[ast.stmt]) -> None:
-        for node in body:
-            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-                continue
-            if isinstance(node, ast.Import):
-                out.update(a.name for a in node.names if a.name in known)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(up + ([base] if base else []))
-                for a in node.names:
-                    full = f"{base}.{a.name}"
-                    out.add(full if full in known else base)
-            elif isinstance(node, ast.If | ast.Try):
-                visit(node.body)
-                visit(getattr(node, "orelse", []))
-                for h in getattr(node, "handlers", []):
-                    visit(h.body)
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name in known)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            for a in node.names:
+                full = f"{base}.{a.name}"
+                out.add(full if full in known else base)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
 
-    visit(tree.body)
+    visit(tree)
     return {m for m in out if m in known and m != name}
 
 
 def import_cycles(root: Path) -> list[list[str]]:
-    """Cycles of module-level imports among the modules of the package at ``root``."""
+    """Cycles of imports (function-level ones included) among the modules of the package."""
     paths = {_module_name(p, root): p for p in root.rglob("*.py")}
     known = set(paths)
-    graph = {m: _module_level_imports(p, known, root) for m, p in paths.items()}
+    graph = {m: _imports(p, known, root) for m, p in paths.items()}
     # a package's __init__ importing its own submodules is not a cycle through the package
     for m in graph:
         graph[m] = {
@@ -121,10 +121,23 @@ def test_the_cycle_check_finds_a_cycle(tmp_path: Path) -> None:
     (pkg / "sub" / "__init__.py").write_text("")
     (pkg / "a.py").write_text("from pkg.sub import b\n")
     (pkg / "sub" / "b.py").write_text("from pkg import c\n")
-    (pkg / "c.py").write_text("import pkg.a\n\ndef f():\n    from pkg import d\n")
-    (pkg / "d.py").write_text("from pkg import c\n")  # lazy import above: not a cycle
+    (pkg / "c.py").write_text("import pkg.a\n")
     cycles = import_cycles(pkg)
     assert len(cycles) == 1 and set(cycles[0]) == {"pkg.a", "pkg.sub.b", "pkg.c"}
+
+
+def test_the_cycle_check_counts_imports_inside_functions(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "c.py").write_text("def f():\n    from pkg import d\n")
+    (pkg / "d.py").write_text(
+        "from typing import TYPE_CHECKING\nfrom pkg import c\n"
+        "if TYPE_CHECKING:\n    from pkg import e\n"
+    )
+    (pkg / "e.py").write_text("class K:\n    def m(self):\n        import pkg.d\n")
+    cycles = import_cycles(pkg)
+    assert [set(c) for c in cycles] == [{"pkg.c", "pkg.d"}]
 
 
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
@@ -174,3 +187,16 @@ def test_the_flag_check_finds_a_flag(tmp_path: Path) -> None:
     (tmp_path / "cli").mkdir()
     (tmp_path / "cli" / "c.py").write_text('raise InputError("use --aux-size")\n')
     assert _flag_hits(tmp_path) == ["m.py:2: 'raise --aux-size to '"]
+
+
+def test_nothing_in_the_package_imports_the_contract_checks() -> None:
+    """``synthleak.testing`` sits above every layer: it is for users' and the project's tests."""
+    paths = {_module_name(p, SRC): p for p in SRC.rglob("*.py")}
+    known = set(paths)
+    users = sorted(
+        m
+        for m, p in paths.items()
+        if not m.startswith("synthleak.testing")
+        and any(d.startswith("synthleak.testing") for d in _imports(p, known, SRC))
+    )
+    assert not users, f"modules importing synthleak.testing: {users}"

@@ -269,7 +269,16 @@ def test_missing_torch_skips_the_attention_attack_with_a_note(
 
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch -> ImportError
     train, _, _ = split
-    plan = BudgetPlan(100, 1, 1, 20, 20, 100, ("distance", "attention"), 4)
+    plan = BudgetPlan(
+        n_attacks=100,
+        mia_targets=1,
+        mia_controls=1,
+        shadows=20,
+        tests=20,
+        n=100,
+        mia_attacks=("distance", "attention"),
+        aia_games=4,
+    )
     r = audit(train, generator="indhist", plan=plan, seed=0)
     assert any("'attention' was skipped" in n and "synthleak[torch]" in n for n in r.notes)
     assert r.membership is not None

@@ -34,7 +34,9 @@ from synthleak.metrics.privacy import (
     auc_estimate,
     tpr_estimates,
 )
+from synthleak.modes import Budget
 from synthleak.results import (
+    BUDGETS,
     AuditConfig,
     AuditResult,
     Finding,
@@ -43,6 +45,7 @@ from synthleak.results import (
     StageStatus,
     assess,
     holm,
+    package_versions,
 )
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
 
@@ -262,7 +265,6 @@ def audit_result_from(
     seed: int = 0,
 ) -> AuditResult:
     """An :class:`AuditResult` holding one game's result (``synthleak report RUN_DIR``)."""
-    from synthleak.pipeline import BUDGETS, Budget, _versions
     from synthleak.runtime import stream_rng
 
     rng = stream_rng(seed, "report.findings")
@@ -291,7 +293,7 @@ def audit_result_from(
         seed=int(result.config.seed),
         confidence=0.95,
         command_line=command_line,
-        versions=_versions(),
+        versions=package_versions(),
         created="",
         n_original=int(n),
         n_synthetic=0,

@@ -37,12 +37,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-import platform
 import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import metadata
 from importlib.util import find_spec
 from typing import Any
 
@@ -64,6 +62,7 @@ from synthleak.modes import Budget, Selector
 from synthleak.policy import Policy
 from synthleak.results import (
     ALPHA,
+    BUDGETS,
     MAX_WIDTH,
     TOO_SMALL_STATUS,
     AuditConfig,
@@ -83,6 +82,7 @@ from synthleak.results import (
     VulnerabilitySection,
     assess,
     min_trials,
+    package_versions,
 )
 from synthleak.runtime import Runtime, as_runtime, stream_rng
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
@@ -90,49 +90,6 @@ from synthleak.vulnerability import Ranking, rank_records
 
 Log = Callable[[str], None]
 
-
-BUDGETS: dict[Budget, BudgetPlan] = {
-    Budget.QUICK: BudgetPlan(
-        300,
-        3,
-        2,
-        200,
-        100,
-        500,
-        ("query", "distance"),
-        60,
-        50,
-        200,
-        aia_records=1000,
-        aia_queries=20_000,
-    ),
-    Budget.STANDARD: BudgetPlan(
-        1000,
-        5,
-        5,
-        1000,
-        200,
-        1000,
-        ("query", "lira", "distance", "groundhog"),
-        200,
-        100,
-        600,
-        aia_records=5000,
-        aia_queries=60_000,
-    ),
-    Budget.PAPER: BudgetPlan(
-        2000,
-        10,
-        10,
-        4000,
-        200,
-        1000,
-        ("query", "lira", "distance", "groundhog", "attention"),
-        500,
-        100,
-        4000,
-    ),
-}
 
 #: Share of ``max_time`` the randomised-secret attribute-inference game may take.
 AIA_GAME_SHARE = 0.25
@@ -151,16 +108,6 @@ GENERATOR_NEEDED = (
     "the generator, as a spec the audit can run many times for shadow models (--generator; "
     "generator= in Python); a release alone is audited without it"
 )
-
-
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for pkg in ("synthleak", "numpy", "pandas", "scikit-learn", "scipy", "torch", "dask"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            continue
-    return out
 
 
 @dataclass
@@ -1221,7 +1168,7 @@ def audit(
         seed=int(seed),
         confidence=0.95,
         command_line=command_line or "python API",
-        versions=_versions(),
+        versions=package_versions(),
         created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         n_original=len(ori),
         n_synthetic=len(ctx.synthetic) if ctx.synthetic is not None else 0,

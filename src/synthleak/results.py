@@ -40,9 +40,11 @@ Sec. 3 (risks against a baseline).
 from __future__ import annotations
 
 import math
+import platform
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from importlib import metadata
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
@@ -62,6 +64,7 @@ from synthleak.games.riskmap import RiskMapResult
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
+from synthleak.modes import Budget
 from synthleak.policy import PolicyResult
 from synthleak.serde import FloatArray, Result
 from synthleak.threat import ThreatModel
@@ -472,9 +475,9 @@ class StageRecord(Result):
         return text + "."
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, kw_only=True)
 class BudgetPlan(Result):
-    """Sizes behind a budget (see :data:`synthleak.pipeline.BUDGETS`)."""
+    """Sizes behind a budget (see :data:`BUDGETS`); every field is given by name."""
 
     n_attacks: int  # singling-out predicates, linkability targets, no-box members/non-members
     mia_targets: int  # most vulnerable records attacked with shadow models
@@ -492,6 +495,62 @@ class BudgetPlan(Result):
     # per linear program (None: all); its cost grows with records x queries
     aia_records: int | None = None
     aia_queries: int | None = None
+
+
+#: The sizes behind each named budget (``audit(budget=...)``, ``--budget``).
+BUDGETS: dict[Budget, BudgetPlan] = {
+    Budget.QUICK: BudgetPlan(
+        n_attacks=300,
+        mia_targets=3,
+        mia_controls=2,
+        shadows=200,
+        tests=100,
+        n=500,
+        mia_attacks=("query", "distance"),
+        aia_games=60,
+        screen_datasets=50,
+        screened_shadows=200,
+        aia_records=1000,
+        aia_queries=20_000,
+    ),
+    Budget.STANDARD: BudgetPlan(
+        n_attacks=1000,
+        mia_targets=5,
+        mia_controls=5,
+        shadows=1000,
+        tests=200,
+        n=1000,
+        mia_attacks=("query", "lira", "distance", "groundhog"),
+        aia_games=200,
+        screen_datasets=100,
+        screened_shadows=600,
+        aia_records=5000,
+        aia_queries=60_000,
+    ),
+    Budget.PAPER: BudgetPlan(
+        n_attacks=2000,
+        mia_targets=10,
+        mia_controls=10,
+        shadows=4000,
+        tests=200,
+        n=1000,
+        mia_attacks=("query", "lira", "distance", "groundhog", "attention"),
+        aia_games=500,
+        screen_datasets=100,
+        screened_shadows=4000,
+    ),
+}
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of Python and of the packages behind a result (recorded in its config)."""
+    out = {"python": platform.python_version()}
+    for pkg in ("synthleak", "numpy", "pandas", "scikit-learn", "scipy", "torch", "dask"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
 
 
 @dataclass(frozen=True, repr=False)

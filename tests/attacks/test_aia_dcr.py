@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from synthleak.attacks.aia_dcr import DCRAttack, collapse_by_mode
+from synthleak.attacks.aia_dcr import DCRAttributeAttack, collapse_by_mode
 from synthleak.attacks.base import AttributeAttack
 from synthleak.errors import InputError, NotFittedError
 
@@ -46,7 +46,7 @@ def test_scores_are_minus_hamming_distances() -> None:
     X = np.array([[0, 0, 0], [1, 1, 1]])
     S = np.array([[0, 0, 1], [1, 1, 1], [1, 1, 1]])
     ys = np.array([1, 0, 0])
-    att = DCRAttack().fit(X, np.array([2, 2, 2]), rng=np.random.default_rng(0))
+    att = DCRAttributeAttack().fit(X, np.array([2, 2, 2]), rng=np.random.default_rng(0))
     sc = att.score(S, ys, np.array([0, 1]), 2, rng=np.random.default_rng(0))
     # target 0: (000|1) is 1 mismatch from (001|1); (000|0) is min(1+1, 3+0) = 2 away
     np.testing.assert_array_equal(sc[0], [-2, -1])
@@ -59,9 +59,13 @@ def test_collapse_matters_when_both_secrets_present() -> None:
     S = np.array([[0, 0], [0, 0], [0, 0]])
     ys = np.array([1, 1, 0])
     rng = np.random.default_rng(0)
-    with_c = DCRAttack().fit(X, np.array([2, 2]), rng=rng).score(S, ys, np.array([0]), 2, rng=rng)
+    with_c = (
+        DCRAttributeAttack()
+        .fit(X, np.array([2, 2]), rng=rng)
+        .score(S, ys, np.array([0]), 2, rng=rng)
+    )
     without = (
-        DCRAttack(collapse=False)
+        DCRAttributeAttack(collapse=False)
         .fit(X, np.array([2, 2]), rng=rng)
         .score(S, ys, np.array([0]), 2, rng=rng)
     )
@@ -74,7 +78,7 @@ def test_nonprivate_oracle_and_blocks() -> None:
     X = rng.integers(0, 6, size=(100, 6))
     y = rng.integers(0, 2, 100)
     S_idx = rng.integers(0, 100, 2000)
-    att = DCRAttack(block=7).fit(X, np.full(6, 6), rng=rng)
+    att = DCRAttributeAttack(block=7).fit(X, np.full(6, 6), rng=rng)
     sc = att.score(X[S_idx], y[S_idx], np.arange(100), 2, rng=rng)
     present = np.isin(np.arange(100), S_idx)
     assert (sc.argmax(axis=1)[present] == y[present]).mean() > 0.95
@@ -82,7 +86,7 @@ def test_nonprivate_oracle_and_blocks() -> None:
 
 def test_not_fitted() -> None:
     with pytest.raises(NotFittedError):
-        DCRAttack().score(
+        DCRAttributeAttack().score(
             np.zeros((1, 2)), np.zeros(1), np.array([0]), 2, rng=np.random.default_rng(0)
         )
 
@@ -94,12 +98,14 @@ def test_vectorised_scores_equal_naive_loops(block: int, n_classes: int) -> None
     X = rng.integers(0, 3, size=(30, 4))
     S = rng.integers(0, 3, size=(200, 4))
     ys = rng.integers(0, n_classes - 1, 200)  # the last class never occurs in S
-    att = DCRAttack(collapse=False, block=block).fit(X, np.full(4, 3), rng=rng)
+    att = DCRAttributeAttack(collapse=False, block=block).fit(X, np.full(4, 3), rng=rng)
     got = att.score(S, ys, np.arange(30), n_classes, rng=rng)
     np.testing.assert_array_equal(got, _naive_scores(X, S, ys, n_classes))
 
 
 def test_is_an_attribute_attack_and_validates_block() -> None:
-    assert isinstance(DCRAttack(), AttributeAttack)
+    assert isinstance(DCRAttributeAttack(), AttributeAttack)
     with pytest.raises(InputError, match="block"):
-        DCRAttack(block=0).fit(np.zeros((1, 2)), np.array([2, 2]), rng=np.random.default_rng(0))
+        DCRAttributeAttack(block=0).fit(
+            np.zeros((1, 2)), np.array([2, 2]), rng=np.random.default_rng(0)
+        )

@@ -1,5 +1,5 @@
 """No-box membership attacks: definitions, invariances, input checks (the contract and its
-oracles are in tests/attacks/test_contract.py through contracts/nobox_membership.py)."""
+oracles are in tests/attacks/test_contract.py through synthleak.testing.check_attack)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,16 @@ audit_mod = importlib.import_module(
     "synthleak.pipeline"
 )  # the package re-exports audit() under that name
 
-TINY = BudgetPlan(100, 1, 1, 20, 20, 100, ("distance",), 4)
+TINY = BudgetPlan(
+    n_attacks=100,
+    mia_targets=1,
+    mia_controls=1,
+    shadows=20,
+    tests=20,
+    n=100,
+    mia_attacks=("distance",),
+    aia_games=4,
+)
 
 
 @pytest.fixture(scope="module")

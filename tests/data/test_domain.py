@@ -9,8 +9,7 @@ import pytest
 from synthleak import InputError
 from synthleak.data.domain import DOMAIN_THRESHOLD, DomainReport, domain_report
 from synthleak.data.io import encode_frames
-from synthleak.data.profile import WarningCode
-from synthleak.data.schema import infer_schema
+from synthleak.data.profile import WarningCode, infer_schema
 from synthleak.data.table import Table
 
 

@@ -16,9 +16,10 @@ from synthleak.data.profile import (
     Level,
     Role,
     WarningCode,
+    infer_schema,
     profile_frame,
 )
-from synthleak.data.schema import ColumnKind, infer_schema
+from synthleak.data.schema import ColumnKind
 
 
 def _frame(n: int = 300, seed: int = 0) -> pd.DataFrame:

@@ -177,23 +177,6 @@ def test_widen_datetime_units_and_kind_mismatch() -> None:
         widen(a, c)
 
 
-def test_column_numbers_is_the_one_cell_converter() -> None:
-    from synthleak.data.schema import column_numbers
-
-    s = infer_schema(
-        pd.DataFrame(
-            {"t": pd.to_datetime(["2024-01-01", "2024-01-03"]), "v": [1.5, 2.0], "c": ["a", "b"]}
-        )
-    )
-    vals, bad = column_numbers(pd.Series(["2024-01-02", None, "never"]), s["t"])
-    np.testing.assert_array_equal(vals, [19724.0, np.nan, np.nan])
-    assert bad.tolist() == [False, False, True]
-    vals, bad = column_numbers(pd.Series(["1,500", "2", True]), s["v"])
-    assert vals[:2].tolist() == [1500.0, 2.0] and bad.tolist() == [False, False, True]
-    with pytest.raises(TypeError):
-        column_numbers(pd.Series(["a"]), s["c"])
-
-
 def test_errors_about_a_value_name_its_row_not_the_value() -> None:
     from synthleak.data.schema import ColumnKind, infer_column
 

@@ -13,7 +13,7 @@ import pytest
 import synthleak
 from synthleak.attacks import aia_reconstruction
 from synthleak.attacks.base import AttributeAttack
-from synthleak.data.schema import infer_schema
+from synthleak.data.profile import infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.games.attribute import (

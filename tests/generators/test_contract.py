@@ -1,10 +1,12 @@
-"""One contract suite, parametrised over every registered generator (scikit-learn common checks).
+"""The generator contract (``synthleak.testing.check_generator``) on every registered generator.
 
-New generators are picked up from :func:`list_generators` automatically. Slow ones run with tiny
-settings (``SPECS``); generators whose optional extra is missing are skipped with the reason;
-generators that need an argument (``command``, ``python``, ``env``) get a small test program /
-class (``env`` runs its class in a second environment made here with ``venv --without-pip``).
-A generator may declare ``deterministic = False`` to opt out of the same-seed check.
+New generators are picked up from :func:`list_generators` automatically and run through the same
+public check a user runs on their own generator; the registry entries are checked here too. Slow
+ones run with tiny settings (``SPECS``); generators whose optional extra is missing are skipped
+with the reason; generators that need an argument (``command``, ``python``, ``env``) get a small
+test program / class (``env`` runs its class in a second environment made here with
+``venv --without-pip``). A generator may declare ``deterministic = False`` to opt out of the
+same-seed check.
 """
 
 from __future__ import annotations
@@ -17,19 +19,17 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from synthleak.data.schema import infer_schema
 from synthleak.data.table import Table
-from synthleak.errors import InputError, MissingExtraError, NotFittedError
+from synthleak.errors import MissingExtraError
 from synthleak.generators import (
-    Generator,
     claimed_delta,
     claimed_epsilon,
     list_generators,
     make_generator,
 )
+from synthleak.testing import check_generator, contract_table
 
 # tiny settings for the slow generators; every other generator runs with its defaults
 SPECS = {
@@ -132,61 +132,8 @@ def make(name: str, helpers: dict[str, str]) -> Any:
 
 @pytest.fixture(scope="module")
 def train() -> Table:
-    """Mixed table: nullable categorical and continuous, integer continuous, integer categories."""
-    rng = np.random.default_rng(42)
-    n = 150
-    colour = rng.choice(["red", "green", "blue"], n).astype(object)
-    df = pd.DataFrame(
-        {
-            "colour": colour,
-            "size": np.where(colour == "red", "S", rng.choice(["M", "L", "XL"], n)),
-            "flag": rng.integers(0, 2, n),
-            "height": rng.normal(170, 10, n).round(1),
-            "weight": rng.integers(40, 120, n).astype(float),
-        }
-    )
-    df.loc[rng.random(n) < 0.1, "colour"] = None
-    df.loc[rng.random(n) < 0.1, "height"] = np.nan
-    return Table.from_frame(df, infer_schema(df))
-
-
-_FITTED: dict[str, Any] = {}
-
-
-@pytest.fixture(params=NAMES)
-def fitted(request: pytest.FixtureRequest, train: Table, helpers: dict[str, str]) -> Any:
-    """(name, generator fitted on ``train`` with seed 0), fitted once per module run."""
-    name = request.param
-    if name not in _FITTED:
-        gen = make(name, helpers)
-        out = gen.fit(train, rng=np.random.default_rng(0))
-        assert out is gen, f"{name}.fit must return self"
-        _FITTED[name] = gen
-    return name, _FITTED[name]
-
-
-def check_schema(out: Table, train: Table, name: str) -> None:
-    schema = train.schema
-    assert out.schema == schema, f"{name}: output schema differs from the training schema"
-    assert out.codes.shape[1] == len(schema.categorical)
-    assert out.values.shape[1] == len(schema.continuous)
-    assert out.values.dtype == np.float32
-    for j, col in enumerate(schema.categorical):
-        c = out.codes[:, j]
-        assert c.min(initial=0) >= 0 and c.max(initial=0) < col.size, (
-            f"{name}: {col.name} codes out of domain"
-        )
-    for j, col in enumerate(schema.continuous):
-        v = out.values[:, j]
-        nan = np.isnan(v)
-        if not col.has_missing:
-            assert not nan.any(), f"{name}: NaN in non-nullable {col.name}"
-        ok = v[~nan]
-        assert np.all(ok >= np.float32(col.low)) and np.all(ok <= np.float32(col.high)), (
-            f"{name}: {col.name} outside [{col.low}, {col.high}]"
-        )
-        if col.integer:
-            assert np.all(ok == np.round(ok)), f"{name}: {col.name} is an integer column"
+    """The contract's training table (mixed kinds, missing values)."""
+    return contract_table()
 
 
 def test_registry_covers_the_builtins() -> None:
@@ -222,52 +169,14 @@ def test_registry_entry_is_consistent(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_unfitted_sample_raises(name: str, helpers: dict[str, str]) -> None:
+def test_check_generator(name: str, helpers: dict[str, str]) -> None:
     gen = make(name, helpers)
-    assert isinstance(gen, Generator)
     assert gen.name == name
-    with pytest.raises(NotFittedError):
-        gen.sample(5, rng=np.random.default_rng(0))
+    check_generator(gen)
 
 
-def test_output_has_training_schema(fitted: Any, train: Table) -> None:
-    name, gen = fitted
-    out = gen.sample(120, rng=np.random.default_rng(1))
-    assert len(out) == 120
-    check_schema(out, train, name)
-
-
-def test_sample_zero_and_negative(fitted: Any, train: Table) -> None:
-    _, gen = fitted
-    out = gen.sample(0, rng=np.random.default_rng(1))
-    assert len(out) == 0
-    assert out.schema == train.schema
-    with pytest.raises(InputError):
-        gen.sample(-1, rng=np.random.default_rng(1))
-
-
-def test_same_seed_same_output(fitted: Any, train: Table, helpers: dict[str, str]) -> None:
-    name, gen = fitted
-    if not getattr(gen, "deterministic", True):
-        pytest.skip(f"{name} declares itself non-deterministic")
-    a = gen.sample(60, rng=np.random.default_rng(7))
-    assert a.equals(gen.sample(60, rng=np.random.default_rng(7))), (
-        f"{name}: sample not reproducible"
-    )
-    again = make(name, helpers).fit(train, rng=np.random.default_rng(0))
-    assert again.sample(60, rng=np.random.default_rng(7)).equals(a), f"{name}: fit not reproducible"
-
-
-def test_fit_does_not_modify_training_table(train: Table, helpers: dict[str, str]) -> None:
-    # run last-ish on a copy: every fitted generator above used `train`; it must be unchanged
-    rng = np.random.default_rng(42)
-    assert len(train) == 150
-    codes, values = train.codes.copy(), train.values.copy()
-    for name in ("nonprivate", "indhist"):
-        make(name, helpers).fit(train, rng=rng).sample(10, rng=rng)
-    assert np.array_equal(codes, train.codes) and np.array_equal(
-        values, train.values, equal_nan=True
-    )
+def test_check_generator_takes_a_spec(helpers: dict[str, str]) -> None:
+    check_generator(helpers["python"])
 
 
 # --- fidelity sanity of the two reference generators -----------------------------------------

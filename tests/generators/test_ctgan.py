@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthleak.data.schema import infer_schema
+from synthleak.data.profile import infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError, MissingExtraError
 from synthleak.generators import ctgan as ctgan_mod

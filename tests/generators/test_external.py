@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthleak.data.schema import infer_schema
+from synthleak.data.profile import infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError, NotFittedError
 from synthleak.generators import claimed_delta, claimed_epsilon, make_generator

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from synthleak.data.encoding import Discretiser
-from synthleak.data.schema import infer_schema
+from synthleak.data.profile import infer_schema
 from synthleak.data.table import Table
 from synthleak.generators.simple import IndHist, NonPrivate
 

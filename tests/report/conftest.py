@@ -93,7 +93,16 @@ def make_result(*, show_records: bool = True) -> AuditResult:
     )
     scores = rng.random(1000)
     top = sorted(range(1000), key=lambda r: -scores[r])[:5]
-    plan = BudgetPlan(300, 3, 2, 200, 100, 500, ("query", "distance"), 60)
+    plan = BudgetPlan(
+        n_attacks=300,
+        mia_targets=3,
+        mia_controls=2,
+        shadows=200,
+        tests=100,
+        n=500,
+        mia_attacks=("query", "distance"),
+        aia_games=60,
+    )
     config = AuditConfig(
         original="adult",
         synthetic=None,

@@ -15,7 +15,16 @@ from synthleak import Table
 from synthleak.pipeline import BudgetPlan, audit
 from synthleak.report import write_report
 
-TINY = BudgetPlan(150, 2, 1, 30, 30, 150, ("distance",), 4)
+TINY = BudgetPlan(
+    n_attacks=150,
+    mia_targets=2,
+    mia_controls=1,
+    shadows=30,
+    tests=30,
+    n=150,
+    mia_attacks=("distance",),
+    aia_games=4,
+)
 
 
 @pytest.mark.skipif(

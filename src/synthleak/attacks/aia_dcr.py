@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, AttributeAttack, register_attack
-from synthleak.errors import InputError, check_fitted
+from synthleak.constraints import Interval, constraints
+from synthleak.errors import check_fitted
 
 
 def _row_groups(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -84,7 +85,7 @@ def closest_by_class(
     return out
 
 
-class DCRAttack(AttributeAttack):
+class DCRAttributeAttack(AttributeAttack):
     """Adv_dcr: nearest synthetic record to ``(x_u | t)`` over the candidate secrets ``t``.
 
     Parameters
@@ -108,6 +109,7 @@ class DCRAttack(AttributeAttack):
     """
 
     name = "dcr"
+    _parameter_constraints = constraints(block=Interval(int, 1, None))
 
     def __init__(self, collapse: bool = True, block: int = 1 << 22) -> None:
         self.collapse = collapse
@@ -115,10 +117,8 @@ class DCRAttack(AttributeAttack):
 
     def fit(
         self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator
-    ) -> DCRAttack:
+    ) -> DCRAttributeAttack:
         """Store the adversary's quasi-identifiers ``X`` (targets are rows of it)."""
-        if int(self.block) < 1:
-            raise InputError(f"block must be at least 1, got {self.block}")
         self.quasi_ids_ = np.asarray(quasi_ids)
         return self
 
@@ -152,7 +152,7 @@ register_attack(
     AttackInfo(
         "dcr",
         AttackFamily.ATTRIBUTE,
-        DCRAttack,
+        DCRAttributeAttack,
         "distance to the closest synthetic record, after collapsing records by mode",
         references=("annamalai2024linear", "chen2020"),
     )

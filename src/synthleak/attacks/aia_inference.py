@@ -22,7 +22,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, AttributeAttack, register_attack
-from synthleak.errors import InputError, check_fitted
+from synthleak.constraints import Interval, Options, constraints
+from synthleak.errors import check_fitted
 from synthleak.modes import InferenceModel
 
 
@@ -75,6 +76,11 @@ class InferenceAttack(AttributeAttack):
     """
 
     name = "infer"
+    _parameter_constraints = constraints(
+        model=Options(InferenceModel),
+        max_train=Interval(int, 1, None),
+        n_estimators=Interval(int, 1, None),
+    )
 
     def __init__(
         self,
@@ -90,15 +96,7 @@ class InferenceAttack(AttributeAttack):
         self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator
     ) -> InferenceAttack:
         """Store the adversary's quasi-identifiers ``X`` and their domain sizes."""
-        try:
-            model = InferenceModel(self.model)
-        except ValueError:
-            raise InputError(
-                f"model must be one of {', '.join(InferenceModel)}, got {self.model!r}"
-            ) from None
-        if int(self.max_train) < 1:
-            raise InputError(f"max_train must be at least 1, got {self.max_train}")
-        self.model_ = model
+        self.model_ = InferenceModel(self.model)
         self.quasi_ids_ = np.asarray(quasi_ids)
         self.sizes_ = np.asarray(sizes)
         return self

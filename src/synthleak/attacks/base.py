@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from synthleak.constraints import Constrained
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.threat import AdversaryGoal, GeneratorAccess
@@ -76,8 +77,12 @@ class AttackFamily(StrEnum):
         )
 
 
-class Attack(ABC):
-    """Root of every attack: a registered ``name`` and the ``family`` contract it implements."""
+class Attack(Constrained, ABC):
+    """Root of every attack: a registered ``name`` and the ``family`` contract it implements.
+
+    Hyperparameter constraints are declared in ``_parameter_constraints`` and checked when
+    ``fit`` starts (:class:`synthleak.constraints.Constrained`).
+    """
 
     name: ClassVar[str] = ""
     family: ClassVar[AttackFamily]

@@ -37,6 +37,7 @@ import numpy as np
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
 from synthleak.attacks.singling_out import DEFAULT_BATCH, DEFAULT_MAX_ATTEMPTS, RecordSinglingOut
+from synthleak.constraints import Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, MissingExtraError, check_fitted
 
@@ -277,6 +278,10 @@ class ContrastiveSinglingOut(RecordSinglingOut):
     """
 
     name = "contrastive"
+    _parameter_constraints = constraints(
+        RecordSinglingOut._parameter_constraints,
+        outlier_fraction=Interval(float, 0, 1, closed="right"),
+    )
 
     def __init__(
         self,
@@ -294,8 +299,6 @@ class ContrastiveSinglingOut(RecordSinglingOut):
 
     def fit(self, synthetic: Table, *, rng: np.random.Generator) -> ContrastiveSinglingOut:
         """Train the encoder on the distinct synthetic records and score outliers."""
-        if not 0 < self.outlier_fraction <= 1:
-            raise InputError(f"outlier_fraction={self.outlier_fraction} must lie in (0, 1]")
         table = self._fit_records(synthetic)
         self.encoder_ = ContrastiveEncoder(**(self.encoder or {})).fit(table, rng=rng)
         self.embeddings_ = self.encoder_.transform(table)

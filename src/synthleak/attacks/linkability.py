@@ -39,6 +39,7 @@ import numba
 import numpy as np
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, LinkabilityAttack, register_attack
+from synthleak.constraints import Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 
@@ -116,6 +117,7 @@ class NearestNeighbourLinkability(LinkabilityAttack):
     """
 
     name = "nearest-neighbour"
+    _parameter_constraints = constraints(n_neighbors=Interval(int, 1, None))
 
     def __init__(self, aux_a: Sequence[str], aux_b: Sequence[str], n_neighbors: int = 1) -> None:
         self.aux_a = aux_a
@@ -141,10 +143,6 @@ class NearestNeighbourLinkability(LinkabilityAttack):
                     f"{name} names unknown column(s) {unknown}: the columns are "
                     f"{', '.join(synthetic.schema.names)}"
                 )
-        if isinstance(self.n_neighbors, bool) or int(self.n_neighbors) != self.n_neighbors:
-            raise InputError(f"n_neighbors={self.n_neighbors!r} must be a whole number")
-        if self.n_neighbors < 1:
-            raise InputError(f"n_neighbors={self.n_neighbors} must be at least 1")
         if len(synthetic) == 0:
             raise InputError("the synthetic data has no records: give a non-empty table")
         self.synthetic_ = synthetic

@@ -80,6 +80,7 @@ from typing import Any, cast
 import numpy as np
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, MembershipAttack, register_attack
+from synthleak.constraints import Interval, Options, constraints
 from synthleak.data.encoding import minmax, minmax_missing
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
@@ -532,6 +533,21 @@ class TargetAttentionAttack(MembershipAttack):
     """
 
     name = "attention"
+    _parameter_constraints = constraints(
+        top_x=Interval(int, 1, None),
+        emb_size=Interval(int, 1, None),
+        emb_hidden=Interval(int, 1, None),
+        att_size=Interval(int, 1, None),
+        pred_hidden=Interval(int, 1, None),
+        epochs=Interval(int, 1, None),
+        batch_size=Interval(int, 1, None),
+        dropout=Interval(float, 0, 1, closed="left"),
+        validation_fraction=Interval(float, 0, 1, closed="left"),
+        learning_rate=Interval(float, 0, None, closed="neither"),
+        restarts=Interval(int, 0, None),
+        patience=(Interval(int, 1, None), None),
+        scoring=Options(AttentionScoring),
+    )
 
     def __init__(
         self,
@@ -579,33 +595,6 @@ class TargetAttentionAttack(MembershipAttack):
                 f"unknown attention scoring {self.scoring!r}: choose one of {choices}"
             ) from None
 
-    def _check_params(self) -> None:
-        ints = {
-            "top_x": self.top_x,
-            "emb_size": self.emb_size,
-            "emb_hidden": self.emb_hidden,
-            "att_size": self.att_size,
-            "pred_hidden": self.pred_hidden,
-            "epochs": self.epochs,
-            "batch_size": self.batch_size,
-        }
-        for name, v in ints.items():
-            if int(v) != v or v < 1:
-                raise InputError(f"{name} must be a positive integer, got {v!r}")
-        if not 0.0 <= self.dropout < 1.0:
-            raise InputError(f"dropout must be in [0, 1), got {self.dropout!r}")
-        if not 0.0 <= self.validation_fraction < 1.0:
-            raise InputError(
-                f"validation_fraction must be in [0, 1), got {self.validation_fraction!r}"
-            )
-        if not self.learning_rate > 0:
-            raise InputError(f"learning_rate must be positive, got {self.learning_rate!r}")
-        if int(self.restarts) != self.restarts or self.restarts < 0:
-            raise InputError(f"restarts must be an integer >= 0, got {self.restarts!r}")
-        if self.patience is not None and (int(self.patience) != self.patience or self.patience < 1):
-            raise InputError(f"patience must be a positive integer or None, got {self.patience!r}")
-        self._scoring()
-
     # -- fit / score -----------------------------------------------------------------
     def fit(
         self,
@@ -617,7 +606,6 @@ class TargetAttentionAttack(MembershipAttack):
     ) -> TargetAttentionAttack:
         """Train the network on labelled shadow synthetic datasets; returns self."""
         torch = _import_torch()
-        self._check_params()
         y = self._check_fit_input(target, datasets, labels)
         scoring = self._scoring()
         t0, c0 = time.perf_counter(), time.process_time()

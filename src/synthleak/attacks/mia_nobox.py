@@ -76,8 +76,8 @@ from synthleak.vulnerability import (
 __all__ = [
     "ClassifierAttack",
     "ClosestRecordSignal",
-    "DCRAttack",
     "DCRDiffAttack",
+    "DCRMembershipAttack",
     "DomiasAttack",
     "NeighbourhoodAttack",
     "closest_distances",
@@ -98,7 +98,7 @@ class ClosestRecordSignal:
     """Score records by closeness to the released synthetic data (higher = more likely a member).
 
     Kept for :func:`synthleak.audit.audit`; the registered ``dcr`` attack
-    (:class:`DCRAttack`) is the same signal under the no-box contract.
+    (:class:`DCRMembershipAttack`) is the same signal under the no-box contract.
 
     Notes
     -----
@@ -175,7 +175,7 @@ class _DistanceAttack(NoBoxMembershipAttack):
 # --- dcr ----------------------------------------------------------------------------------------
 
 
-class DCRAttack(_DistanceAttack):
+class DCRMembershipAttack(_DistanceAttack):
     """Distance to the closest synthetic record (DCR): ``score(x) = -min_s d(x, s)``.
 
     The reference sample is not used: this is the uncalibrated signal that distance-based
@@ -202,7 +202,9 @@ class DCRAttack(_DistanceAttack):
 
     name = "dcr"
 
-    def fit(self, synthetic: Table, reference: Table, *, rng: np.random.Generator) -> DCRAttack:
+    def fit(
+        self, synthetic: Table, reference: Table, *, rng: np.random.Generator
+    ) -> DCRMembershipAttack:
         _check_release(synthetic, reference)
         self._metric()
         self.synthetic_ = synthetic
@@ -592,7 +594,11 @@ class ClassifierAttack(NoBoxMembershipAttack):
 # --- registry -----------------------------------------------------------------------------------
 
 for _cls, _doc, _refs in (
-    (DCRAttack, "distance to the closest synthetic record (uncalibrated)", ("chen2020", "yao2025")),
+    (
+        DCRMembershipAttack,
+        "distance to the closest synthetic record (uncalibrated)",
+        ("chen2020", "yao2025"),
+    ),
     (
         DCRDiffAttack,
         "log distance to the closest reference record minus that to the closest synthetic one",

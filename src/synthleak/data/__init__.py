@@ -2,8 +2,15 @@
 
 from synthleak.data.domain import DomainReport, domain_report
 from synthleak.data.io import EncodedFrames, LoadedData, encode_frames, load_data, read_frame
-from synthleak.data.profile import DataProfile, DataWarning, Role, WarningCode, profile_frame
-from synthleak.data.schema import Column, ColumnKind, Schema, infer_schema
+from synthleak.data.profile import (
+    DataProfile,
+    DataWarning,
+    Role,
+    WarningCode,
+    infer_schema,
+    profile_frame,
+)
+from synthleak.data.schema import Column, ColumnKind, Schema
 from synthleak.data.table import Table
 
 __all__ = [

@@ -25,8 +25,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from synthleak.data.profile import DataWarning, Level, WarningCode
-from synthleak.data.schema import Column, ColumnKind, numbers_to_datetimes
+from synthleak.data.schema import Column, ColumnKind
 from synthleak.data.table import Table
+from synthleak.data.values import numbers_to_datetimes
 from synthleak.errors import InputError
 from synthleak.serde import Result
 

@@ -76,6 +76,8 @@ from synthleak.data.schema import (
     check_column_names,
     infer_column,
 )
+from synthleak.data.values import DATE_FORMATS as DATE_FORMATS  # documented here too
+from synthleak.data.values import DATE_TEXT, THOUSANDS, parse_datetimes
 from synthleak.errors import InputError
 from synthleak.serde import Result
 
@@ -98,24 +100,8 @@ only in ``detail``, which is shown when records may be shown (``show_records``).
 HIGH_CARDINALITY_LEVELS = 100
 HIGH_CARDINALITY_SHARE = 0.05
 
-DATE_FORMATS = (
-    "YYYY-MM-DD",
-    "YYYY-MM-DD hh:mm",
-    "YYYY-MM-DD hh:mm:ss[.ffffff]",
-    "YYYY-MM-DDThh:mm[:ss[.ffffff]]",
-    "any of these with a Z or +hh:mm / -hh:mm offset",
-    "YYYY/MM/DD in place of YYYY-MM-DD",
-)
-"""Date and time text :func:`profile_frame` reads as dates (ISO 8601; two-digit month and day)."""
-
-_DATE_RE = re.compile(
-    r"^\d{4}([-/])\d{2}\1\d{2}"
-    r"([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?"
-    r"(Z|[+-]\d{2}:?\d{2})?$"
-)
 _INDEX_LEFTOVER = re.compile(r"^(Unnamed: \d+|index|level_\d+)$")
 _UNNAMED = re.compile(r"^Unnamed: \d+$")
-_THOUSANDS_RE = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")
 _NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 ID_WORDS = frozenset(
     {
@@ -406,6 +392,46 @@ def profile_frame(
     return DataProfile(len(df), tuple(columns), tuple(warnings), read)
 
 
+def infer_schema(
+    df: pd.DataFrame,
+    *,
+    categorical: Sequence[str] = (),
+    continuous: Sequence[str] = (),
+    keep: Sequence[str] = (),
+    max_categories: int = DEFAULT_MAX_CATEGORIES,
+) -> Schema:
+    """Infer a :class:`Schema` from a DataFrame.
+
+    The frame is profiled first (:func:`profile_frame`): identifier and free-text columns are
+    excluded (listed in :attr:`Schema.excluded`), dates become datetime columns and numbers with
+    thousands separators numeric ones. Use :func:`profile_frame` to see why, with its typed
+    warnings.
+
+    Parameters
+    ----------
+    df : DataFrame
+    categorical, continuous : sequence of str
+        Columns forced to that kind, overriding the rules of :mod:`synthleak.data.schema`
+        (a forced column is always analysed).
+    keep : sequence of str
+        Columns analysed even when they look like identifiers or free text.
+    max_categories : int
+        An integer-valued numeric column with at most this many distinct values is categorical.
+
+    Returns
+    -------
+    Schema
+    """
+    profile = profile_frame(
+        df,
+        categorical=categorical,
+        continuous=continuous,
+        keep=keep,
+        max_categories=max_categories,
+    )
+    return profile.schema(df, max_categories=max_categories)
+
+
 # --- one column -----------------------------------------------------------------------------
 def _name_words(name: str) -> set[str]:
     return {w.lower() for w in _NAME_WORDS.findall(name)}
@@ -618,23 +644,20 @@ def _text_kind(
     only columns the free-text and code-identifier rules apply to.
     """
     notes: list[DataWarning] = []
-    is_date = texts.str.match(_DATE_RE).to_numpy(dtype=bool)
-    if is_date.all():
-        from synthleak.data.schema import parse_datetimes
-
-        if not parse_datetimes(texts)[2].any():
-            timed = texts.str.len().max() > 10
-            notes.append(
-                DataWarning(
-                    WarningCode.DATETIME,
-                    name,
-                    f"column {name!r} holds ISO 8601 {'date-times' if timed else 'dates'}: "
-                    "analysed as a continuous datetime",
-                    Level.NOTE,
-                )
+    is_date = texts.str.match(DATE_TEXT).to_numpy(dtype=bool)
+    if is_date.all() and not parse_datetimes(texts)[2].any():
+        timed = texts.str.len().max() > 10
+        notes.append(
+            DataWarning(
+                WarningCode.DATETIME,
+                name,
+                f"column {name!r} holds ISO 8601 {'date-times' if timed else 'dates'}: "
+                "analysed as a continuous datetime",
+                Level.NOTE,
             )
-            return ColumnKind.DATETIME, notes, [], False
-    seps = texts.str.match(_THOUSANDS_RE).to_numpy(dtype=bool)
+        )
+        return ColumnKind.DATETIME, notes, [], False
+    seps = texts.str.match(THOUSANDS).to_numpy(dtype=bool)
     numeric = pd.to_numeric(texts, errors="coerce").notna().to_numpy() | seps
     d = len(texts)
     if numeric.all():

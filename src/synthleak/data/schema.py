@@ -1,9 +1,9 @@
 """Column kinds, the :class:`Schema` and its inference rules.
 
 Inference rules (each overridable with ``categorical=``/``continuous=``/``keep=`` or a schema
-file). :func:`infer_schema` first profiles the frame (:func:`synthleak.data.profile.profile_frame`),
-which sets identifier and free-text columns aside and recognises dates and numbers written as
-text; the remaining columns follow these rules:
+file). :func:`~synthleak.data.profile.infer_schema` first profiles the frame
+(:func:`~synthleak.data.profile.profile_frame`), which sets identifier and free-text columns aside
+and recognises dates and numbers written as text; the remaining columns follow these rules:
 
 1. ``bool``, ``object``, ``string`` and ``category`` columns are **categorical**, except text
    columns the profile reads as dates (**datetime**) or as numbers with thousands separators
@@ -40,7 +40,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -50,7 +49,35 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthleak.data.values import (
+    DATETIME_UNITS,
+    EPOCH,
+    canonical_datetime,
+    column_numbers,
+    datetimes_to_numbers,
+    numbers_to_datetimes,
+    parse_datetimes,
+    parse_numbers,
+)
 from synthleak.errors import InputError
+
+__all__ = [
+    "DATETIME_UNITS",
+    "DEFAULT_MAX_CATEGORIES",
+    "Column",
+    "ColumnKind",
+    "Schema",
+    "canonical_datetime",
+    "check_column_names",
+    "column_differences",
+    "column_numbers",
+    "datetimes_to_numbers",
+    "infer_column",
+    "numbers_to_datetimes",
+    "parse_datetimes",
+    "parse_numbers",
+    "widen",
+]
 
 DEFAULT_MAX_CATEGORIES = 15
 SCHEMA_VERSION = 1
@@ -63,21 +90,6 @@ class ColumnKind(str, Enum):
     CATEGORICAL = "categorical"
     CONTINUOUS = "continuous"
     DATETIME = "datetime"
-
-
-DATETIME_UNITS = {"D": 86_400.0, "s": 1.0}
-"""Units of datetime columns, in seconds: days or seconds since 1970-01-01 (UTC)."""
-_EPOCH = np.datetime64(0, "s")
-
-_THOUSANDS = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")
-
-
-def canonical_datetime(value: Any) -> str:
-    """A timestamp as text: ``YYYY-MM-DD`` at midnight without zone, else ISO 8601."""
-    ts = pd.Timestamp(value)
-    if ts.tzinfo is None and ts == ts.normalize():
-        return ts.strftime("%Y-%m-%d")
-    return ts.isoformat()
 
 
 def _json_value(v: Any) -> Any:
@@ -231,7 +243,7 @@ def _datetime_column_from_dict(name: str, d: dict[str, Any]) -> Column:
                 if ts.tzinfo is not None:
                     ts = ts.tz_convert("UTC").tz_localize(None)
                 bounds.append(
-                    float((ts.to_datetime64() - _EPOCH) / np.timedelta64(1, "s"))
+                    float((ts.to_datetime64() - EPOCH) / np.timedelta64(1, "s"))
                     / DATETIME_UNITS[unit]
                 )
         except (TypeError, ValueError) as exc:
@@ -394,133 +406,6 @@ def _sorted_categories(values: Iterable[Any]) -> tuple[Any, ...]:
         return tuple(sorted(vals, key=lambda v: (type(v).__name__, str(v))))
 
 
-# --- values ---------------------------------------------------------------------------------
-def parse_numbers(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Numbers of a column: ``(values, bad)``, float64 with NaN for missing and unparseable cells,
-    and the mask of present cells that are not numbers.
-
-    Text is parsed with ``pd.to_numeric``; a value with comma thousands separators
-    (``"1,234"``, ``"-12,345.5"``) is read as its number. Booleans are not numbers here.
-    """
-    if pd.api.types.is_bool_dtype(s):
-        vals = np.full(len(s), np.nan)
-        return vals, s.notna().to_numpy()
-    if pd.api.types.is_numeric_dtype(s):
-        return s.to_numpy(dtype=np.float64, na_value=np.nan), np.zeros(len(s), dtype=bool)
-    present = s.notna().to_numpy()
-    codes, uniq = pd.factorize(s.astype(object), use_na_sentinel=True)
-    texts = pd.Series([str(u).strip() for u in uniq], dtype=object)
-    nums = pd.to_numeric(texts, errors="coerce")
-    sep = texts.str.match(_THOUSANDS) & nums.isna()
-    if sep.any():
-        nums[sep] = pd.to_numeric(texts[sep].str.replace(",", "", regex=False), errors="coerce")
-    is_bool = np.array([isinstance(u, bool | np.bool_) for u in uniq], dtype=bool)
-    lut = np.append(nums.to_numpy(dtype=np.float64), np.nan)
-    lut[:-1][is_bool] = np.nan
-    vals = lut[np.where(codes < 0, len(uniq), codes)]
-    return vals, present & np.isnan(vals)
-
-
-def parse_datetimes(s: pd.Series) -> tuple[pd.Series, str, np.ndarray]:
-    """Datetimes of a column: ``(values, tz, bad)``.
-
-    ``values`` is a naive ``datetime64`` Series in UTC (``NaT`` for missing and unparseable
-    cells), ``tz`` the time zone of time-zone aware input (``""`` otherwise) and ``bad`` the mask
-    of present cells that are not datetimes. Text is read as ISO 8601 (see
-    :data:`synthleak.data.profile.DATE_FORMATS`); ``YYYY/MM/DD`` is read as ``YYYY-MM-DD``.
-    Python ``date``/``datetime`` objects and ``pd.Timestamp`` are taken as they are.
-    """
-    tz = ""
-    if isinstance(s.dtype, pd.DatetimeTZDtype):
-        tz = str(s.dtype.tz)
-        out = s.dt.tz_convert("UTC").dt.tz_localize(None)
-    elif pd.api.types.is_datetime64_dtype(s):
-        out = s
-    else:
-        obj = s.astype(object)
-        codes, uniq = pd.factorize(obj, use_na_sentinel=True)
-        parsed, aware = _parse_datetime_values(list(uniq))
-        lut = np.append(parsed.to_numpy(dtype="datetime64[ns]"), np.datetime64("NaT", "ns"))
-        out = pd.Series(lut[np.where(codes < 0, len(uniq), codes)], index=s.index)
-        if aware:
-            tz = "UTC"
-    bad = s.notna().to_numpy() & out.isna().to_numpy()
-    return out, tz, bad
-
-
-def _parse_datetime_values(values: list[Any]) -> tuple[pd.DatetimeIndex, bool]:
-    """Naive UTC datetimes of distinct values (NaT where a value is not a datetime), and whether
-    any value carried a time zone or an offset."""
-    ser = pd.Series(values, dtype=object)
-    if pd.api.types.infer_dtype(ser, skipna=True) == "string":
-        texts = ser.str.strip()
-        slash = (texts.str.slice(4, 5) == "/").to_numpy(dtype=bool)
-        if slash.any():
-            texts[slash] = texts[slash].str.replace(_SLASH_DATE, r"\1-\2-\3", regex=True)
-        aware = bool(texts.str.contains(_TZ_SUFFIX, regex=True).any())
-    else:
-        texts = pd.Series(
-            [
-                pd.Timestamp(v).isoformat()
-                if isinstance(v, _dt.datetime | _dt.date | np.datetime64)
-                else _SLASH_DATE.sub(r"\1-\2-\3", v.strip())
-                if isinstance(v, str)
-                else ""
-                for v in values
-            ],
-            dtype=object,
-        )
-        aware = any(getattr(v, "tzinfo", None) is not None for v in values) or bool(
-            texts.str.contains(_TZ_SUFFIX, regex=True).any()
-        )
-    parsed = pd.to_datetime(texts, format="ISO8601", errors="coerce", utc=True)
-    return pd.DatetimeIndex(parsed.dt.tz_localize(None)), aware
-
-
-_SLASH_DATE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})")
-_TZ_SUFFIX = re.compile(r"[T ]\d{2}:\d{2}(?::[\d.]+)?(?:Z|[+-]\d{2}:?\d{2})$")
-
-
-def datetimes_to_numbers(values: pd.Series, unit: str) -> np.ndarray:
-    """Naive UTC datetimes as float64 ``unit`` since 1970-01-01 (NaN for ``NaT``)."""
-    arr = values.to_numpy(dtype="datetime64[ns]")
-    seconds = (arr - _EPOCH.astype("datetime64[ns]")) / np.timedelta64(1, "s")
-    return np.asarray(seconds, dtype=np.float64) / DATETIME_UNITS[unit]
-
-
-def numbers_to_datetimes(values: np.ndarray, col: Column) -> pd.DatetimeIndex:
-    """The inverse of :func:`datetimes_to_numbers` for column ``col`` (aware when ``col.tz``)."""
-    v = np.asarray(values, dtype=np.float64) * DATETIME_UNITS[col.unit or "s"]
-    if col.unit == "D":
-        v = np.round(v)
-    missing = np.isnan(v)
-    stamps = (np.where(missing, 0, np.round(v * 1e6)).astype(np.int64) * 1000).astype(
-        "datetime64[ns]"
-    )
-    stamps[missing] = np.datetime64("NaT")
-    out = pd.DatetimeIndex(stamps)
-    if col.tz:
-        out = out.tz_localize("UTC").tz_convert(col.tz)
-    return out
-
-
-def column_numbers(s: pd.Series, col: Column) -> tuple[np.ndarray, np.ndarray]:
-    """The values of a continuous or datetime column ``col`` as float64 numbers in the column's
-    units, and the mask of present cells that are not numbers (datetime: not datetimes).
-
-    The one converter from cells to :attr:`Table.values <synthleak.data.table.Table.values>`:
-    :meth:`Table.from_frame <synthleak.data.table.Table.from_frame>` uses it, and so should any
-    code reading a generator's output frame (datetime columns come back as ``datetime64`` or
-    ISO text, not numbers).
-    """
-    if col.is_categorical:
-        raise TypeError(f"column {col.name!r} is categorical: it has codes, not numbers")
-    if col.is_datetime:
-        when, _, bad = parse_datetimes(s)
-        return datetimes_to_numbers(when, col.unit or "s"), bad
-    return parse_numbers(s)
-
-
 def _datetime_unit(values: pd.Series) -> str:
     """``"D"`` when every present value falls on midnight, else ``"s"``."""
     v = values.dropna()
@@ -630,48 +515,6 @@ def check_column_names(columns: Sequence[Any], **named: Sequence[str]) -> None:
             raise InputError(
                 f"{param} names unknown column(s) {unknown}: the columns are {', '.join(cols)}"
             )
-
-
-def infer_schema(
-    df: pd.DataFrame,
-    *,
-    categorical: Sequence[str] = (),
-    continuous: Sequence[str] = (),
-    keep: Sequence[str] = (),
-    max_categories: int = DEFAULT_MAX_CATEGORIES,
-) -> Schema:
-    """Infer a :class:`Schema` from a DataFrame.
-
-    The frame is profiled first (:func:`synthleak.data.profile.profile_frame`): identifier and
-    free-text columns are excluded (listed in :attr:`Schema.excluded`), dates become datetime
-    columns and numbers with thousands separators numeric ones. Use
-    :func:`~synthleak.data.profile.profile_frame` to see why, with its typed warnings.
-
-    Parameters
-    ----------
-    df : DataFrame
-    categorical, continuous : sequence of str
-        Columns forced to that kind, overriding the rules of :mod:`synthleak.data.schema`
-        (a forced column is always analysed).
-    keep : sequence of str
-        Columns analysed even when they look like identifiers or free text.
-    max_categories : int
-        An integer-valued numeric column with at most this many distinct values is categorical.
-
-    Returns
-    -------
-    Schema
-    """
-    from synthleak.data.profile import profile_frame
-
-    profile = profile_frame(
-        df,
-        categorical=categorical,
-        continuous=continuous,
-        keep=keep,
-        max_categories=max_categories,
-    )
-    return profile.schema(df, max_categories=max_categories)
 
 
 def column_differences(expected: Sequence[str], actual: Sequence[str]) -> list[str]:

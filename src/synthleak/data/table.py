@@ -2,7 +2,8 @@
 
 Categorical columns are integer codes (one matrix, int8/int16/int32: the smallest that fits the
 largest domain), continuous and datetime columns are float32 (one matrix, ``NaN`` for missing;
-datetimes as days or seconds since 1970-01-01, see :mod:`synthleak.data.schema`). DataFrames
+datetimes as days or seconds since 1970-01-01, see :mod:`synthleak.data.schema`
+and :mod:`synthleak.data.values`). DataFrames
 exist only at the edges: :meth:`Table.from_frame` and :meth:`Table.to_frame`.
 """
 
@@ -14,14 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from synthleak.data.schema import (
-    Column,
-    Schema,
-    canonical_datetime,
-    column_differences,
-    column_numbers,
-    numbers_to_datetimes,
-)
+from synthleak.data.schema import Column, Schema, column_differences
+from synthleak.data.values import canonical_datetime, column_numbers, numbers_to_datetimes
 from synthleak.errors import InputError
 
 

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_check
 
 import pandas as pd
 
-from synthleak.data.schema import Schema, column_differences, infer_schema
+from synthleak.data.profile import infer_schema
+from synthleak.data.schema import Schema, column_differences
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.runtime.context import Runtime

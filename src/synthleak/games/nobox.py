@@ -788,7 +788,7 @@ def _own_table(part: pd.DataFrame | Table, encoded: Table) -> Table:
     """The original on its own schema (its own ranges scale ``V_k``, as in Meeus et al. 2023)."""
     if isinstance(part, Table):
         return part
-    from synthleak.data.schema import infer_schema
+    from synthleak.data.profile import infer_schema
 
     kinds = encoded.schema
     return Table.from_frame(

@@ -35,6 +35,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from synthleak.constraints import Constrained
 from synthleak.data.table import Table
 from synthleak.errors import InputError, NotFittedError
 
@@ -52,8 +53,14 @@ class Generator(Protocol):
         ...
 
 
-class BaseGenerator:
+class BaseGenerator(Constrained):
     """Convenience base: stores the spec and the training schema, checks fitted state.
+
+    :meth:`sample` is a template: it checks that the generator is fitted and that ``n`` is a
+    count, then calls :meth:`_sample` with ``n`` as an ``int``; a generator implements
+    ``_sample`` (``fit`` sets ``schema_``, which marks it fitted). Hyperparameter constraints
+    declared in ``_parameter_constraints`` are checked when ``fit`` starts
+    (:class:`synthleak.constraints.Constrained`).
 
     ``claimed_epsilon`` and ``claimed_delta`` are ``None``: the generator claims no differential
     privacy. DP generators override them (module docstring, "Claimed privacy").
@@ -78,6 +85,21 @@ class BaseGenerator:
     def _check_n(n: int) -> None:
         if int(n) != n or n < 0:
             raise InputError(f"cannot sample {n} records: give a number >= 0")
+
+    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+        """``n`` synthetic records with the training table's schema.
+
+        Raises :class:`~synthleak.errors.NotFittedError` before ``fit`` and
+        :class:`~synthleak.errors.InputError` when ``n`` is not a count >= 0; the records come
+        from :meth:`_sample`.
+        """
+        self._check_fitted()
+        self._check_n(n)
+        return self._sample(int(n), rng=rng)
+
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
+        """The generator's own sampling, given a fitted generator and an ``int`` ``n >= 0``."""
+        raise NotImplementedError(f"{type(self).__name__} implements neither sample nor _sample")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec!r})"

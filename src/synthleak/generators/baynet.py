@@ -78,6 +78,7 @@ from itertools import combinations
 
 import numpy as np
 
+from synthleak.constraints import Interval, constraints
 from synthleak.data.encoding import Discretiser
 from synthleak.data.table import Table
 from synthleak.errors import InputError
@@ -380,6 +381,13 @@ def _conditional_cdf(joint: np.ndarray) -> np.ndarray:
 class _BayesianNetwork(BaseGenerator):
     """Shared fit/sample of ``baynet`` and ``privbayes`` (see the module docstring)."""
 
+    _parameter_constraints = constraints(
+        k=Interval(int, 1, None),
+        bins=Interval(int, 1, None),
+        epsilon=Interval(float, 0, None, closed="neither"),  # inf: no noise
+        beta=Interval(float, 0, 1, closed="neither"),
+    )
+
     def __init__(
         self, k: int = 2, bins: int = 20, epsilon: float = math.inf, beta: float = 0.3
     ) -> None:
@@ -389,25 +397,7 @@ class _BayesianNetwork(BaseGenerator):
         self.epsilon = epsilon
         self.beta = beta
 
-    def _validate(self) -> None:
-        if int(self.k) != self.k or self.k < 1:
-            raise InputError(
-                f"k={self.k} is invalid: the degree k must be an integer >= 1 (e.g. k=2)"
-            )
-        if int(self.bins) != self.bins or self.bins < 1:
-            raise InputError(f"bins={self.bins} is invalid: give an integer >= 1 (e.g. bins=20)")
-        if not (self.epsilon > 0):
-            raise InputError(
-                f"epsilon={self.epsilon} is invalid: give a privacy budget > 0 (inf for no noise)"
-            )
-        if not (0.0 < self.beta < 1.0):
-            raise InputError(
-                f"beta={self.beta} is invalid: "
-                "the share of epsilon spent on the network must be in (0, 1)"
-            )
-
     def fit(self, table: Table, *, rng: np.random.Generator) -> _BayesianNetwork:
-        self._validate()
         if len(table) < 2:
             raise InputError(
                 f"{self.spec or 'baynet'} needs at least 2 training records, got {len(table)}"
@@ -463,10 +453,7 @@ class _BayesianNetwork(BaseGenerator):
             for a, ps in zip(self.order_, self.parents_, strict=True)
         ]
 
-    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
-        self._check_fitted()
-        self._check_n(n)
-        n = int(n)
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         d = len(self.order_)
         out = np.empty((d, n), dtype=np.int64)
         u = rng.random((d, n))

@@ -100,11 +100,8 @@ class Leaky(BaseGenerator):
         self.schema_ = table.schema
         return self
 
-    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         """``n`` records: the base's, with ``round(fraction * n)`` replaced by training records."""
-        self._check_fitted()
-        self._check_n(n)
-        n = int(n)
         out = self.base_generator.sample(n, rng=rng)
         k = round(self.fraction * n)
         positions = rng.choice(n, size=k, replace=False) if k else np.zeros(0, dtype=np.intp)
@@ -127,8 +124,7 @@ class MutantPrivBayes(PrivBayes):
 
     def fit(self, table: Table, *, rng: np.random.Generator) -> MutantPrivBayes:
         """Fit without noise (the mutation); ``epsilon`` stays the claimed budget."""
-        claimed = self.epsilon
-        self._validate()
+        claimed = self.epsilon  # parameters checked when fit starts (Constrained)
         self.epsilon = math.inf  # the mutation: both mechanisms off
         try:
             super().fit(table, rng=rng)

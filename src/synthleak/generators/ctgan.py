@@ -168,11 +168,8 @@ class CTGANGenerator(BaseGenerator):
         self.schema_ = schema
         return self
 
-    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         """``n`` records with the training schema."""
-        self._check_fitted()
-        self._check_n(n)
-        n = int(n)
         schema = self.schema_
         if n == 0:
             return Table.from_arrays(

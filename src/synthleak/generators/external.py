@@ -153,11 +153,8 @@ class CommandGenerator(BaseGenerator):
         self.data_ = table
         return self
 
-    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         """Run the program and read its ``n`` records back with the training schema."""
-        self._check_fitted()
-        self._check_n(n)
-        n = int(n)
         seed = draw_seed(rng)
         if n == 0:
             return self.data_.take(np.zeros(0, dtype=np.intp))
@@ -398,11 +395,8 @@ class PythonGenerator(BaseGenerator):
         self.schema_ = table.schema
         return self
 
-    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         """``n`` records from the user object, checked against the training schema."""
-        self._check_fitted()
-        self._check_n(n)
-        n = int(n)
         who = f"python generator {self.target!r}"
         try:
             if self.table_api_:

@@ -296,11 +296,8 @@ class MST(BaseGenerator):
         self.schema_ = table.schema
         return self
 
-    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         """``n`` records drawn from the fitted graphical model."""
-        self._check_fitted()
-        self._check_n(n)
-        n = int(n)
         d = len(self.names_)
         comp = np.zeros((n, d), dtype=np.int64)
         if n > 0:

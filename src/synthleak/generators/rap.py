@@ -542,10 +542,8 @@ class RAP(BaseGenerator):
         self.targets_ = targets  # measured (noisy under DP) answers of the selected marginals
         return self
 
-    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         """``n`` records: relaxed rows used in turn (shuffled), each column drawn from its block."""
-        self._check_fitted()
-        self._check_n(n)
         rows = rng.permutation(np.arange(n) % self.size)
         codes = np.empty((n, len(self.probs_)), dtype=np.int64)
         for f, p in enumerate(self.probs_):

@@ -240,11 +240,8 @@ class SDVGenerator(BaseGenerator):
         self.schema_ = table.schema
         return self
 
-    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         """``n`` records with the training schema."""
-        self._check_fitted()
-        self._check_n(n)
-        n = int(n)
         if n == 0:
             return Table.from_arrays(
                 self.schema_,

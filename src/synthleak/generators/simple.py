@@ -29,9 +29,7 @@ class NonPrivate(BaseGenerator):
         self.data_ = table
         return self
 
-    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
-        self._check_fitted()
-        self._check_n(n)
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         if len(self.data_) == 0:
             raise ValueError("nonprivate was fitted on an empty table")
         return self.data_.take(rng.integers(0, len(self.data_), n))
@@ -62,9 +60,7 @@ class IndHist(BaseGenerator):
             self.probs_.append(np.cumsum(counts / counts.sum()))
         return self
 
-    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
-        self._check_fitted()
-        self._check_n(n)
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         u = rng.random((n, len(self.probs_)))
         codes = np.empty((n, len(self.probs_)), dtype=np.int64)
         for f, cdf in enumerate(self.probs_):

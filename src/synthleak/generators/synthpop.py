@@ -231,10 +231,8 @@ class Synthpop(BaseGenerator):
         self.steps_ = steps
         return self
 
-    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         """``n`` synthetic records drawn column by column down the fitted trees."""
-        self._check_fitted()
-        self._check_n(n)
         out: dict[str, np.ndarray] = {}
         preds = np.empty((n, int(self.offsets_[-1])), dtype=np.float32)
         for j, (name, step) in enumerate(zip(self.order_, self.steps_, strict=True)):
