@@ -14,7 +14,7 @@ import numpy as np
 from tests.attacks.contracts.common import FamilyAdapter
 
 import synthleak as sl
-from synthleak.attacks.base import Attack, AttackFamily
+from synthleak.attacks.base import Attack, AttackFamily, fit_membership
 from synthleak.metrics.privacy import auc
 from synthleak.queries import TableStack
 
@@ -56,13 +56,15 @@ def _params(name: str) -> dict[str, Any]:
         "distance": {"n_estimators": 30},
         "groundhog": {"n_estimators": 30},
         "attention": {"top_x": 20, "epochs": 30, "patience": None},
+        "rmia": {"n_queries": 200, "n_population": 32, "n_reference": 32},
     }.get(name, {})
 
 
 def _fit(attack: Attack, case: str, rng: np.random.Generator) -> Any:
-    target, _ = _data()
+    target, rest = _data()
     shadow, y, _, _ = _pools(case)
-    return attack.fit(target, shadow, y, rng=rng)  # type: ignore[attr-defined]
+    # the population: the records the datasets are drawn from (attacks that compare with it)
+    return fit_membership(attack, target, shadow, y, rng=rng, population=rest)  # type: ignore[arg-type]
 
 
 def _output(attack: Attack, case: str, rng: np.random.Generator) -> np.ndarray:
