@@ -177,6 +177,14 @@ _ALL = (
         arxiv="2112.03897",
     ),
     _ref(
+        "zarifzadeh2024",
+        "Sajjad Zarifzadeh; Philippe Liu; Reza Shokri",
+        "Low-Cost High-Power Membership Inference Attacks",
+        "International Conference on Machine Learning (ICML)",
+        2024,
+        arxiv="2312.03262",
+    ),
+    _ref(
         "vanbreugel2023",
         "Boris van Breugel; Hao Sun; Zhaozhi Qian; Mihaela van der Schaar",
         "Membership Inference Attacks against Synthetic Data through Overfitting Detection",

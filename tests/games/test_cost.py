@@ -60,12 +60,15 @@ def test_pilot_measures_the_generator_and_attacks() -> None:
         synthetic_size=200,
         n_shadows=40,
         n_tests=20,
-        attacks=("distance", "query"),
-        attack_params={"query": {"n_queries": 50, "n_estimators": 5}},
+        attacks=("distance", "query", "rmia"),
+        attack_params={
+            "query": {"n_queries": 50, "n_estimators": 5},
+            "rmia": {"n_queries": 50, "n_population": 8, "n_reference": 8},
+        },
     )
     cost = measure_membership_cost(game, df, rng=np.random.default_rng(0), min_seconds=0.0)
     assert cost.pilot_runs >= 3 and cost.fit_seconds > 0
-    assert set(cost.attack_seconds) == {"distance", "query"}
+    assert set(cost.attack_seconds) == {"distance", "query", "rmia"}
     assert all(v > 0 for v in cost.attack_seconds.values())
     assert MembershipCost.from_json(cost.to_json()) == cost
 

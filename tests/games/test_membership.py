@@ -12,6 +12,7 @@ import pytest
 
 import synthleak as sl
 from synthleak.attacks.base import AttackFamily, list_attacks
+from synthleak.attacks.mia_rmia import RelativeMembershipAttack
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.games.membership import MembershipGame, MembershipResult, PoolMode, attack_outcome
@@ -162,6 +163,42 @@ def test_same_seed_same_result_and_batches_do_not_matter() -> None:
         )
     assert a.same_as(b) and a.same_as(d)
     assert a.to_dict()["targets"] != c.to_dict()["targets"]
+
+
+def test_rmia_gets_the_auxiliary_data_as_population_and_sees_a_copy() -> None:
+    """The game passes D_aux to rmia: a copying generator exposes the outlier, whatever the
+    workers; the population records are auxiliary records, never a target or a test record."""
+    omega = make_omega(seed=6)
+    kw = dict(
+        targets=[0, 5],
+        train_size=60,
+        synthetic_size=180,
+        n_shadows=40,
+        n_tests=40,
+        attacks=("rmia",),
+        attack_params={"rmia": {"n_queries": 200, "n_population": 16, "n_reference": 16}},
+        aux_size=400,
+        test_size=300,
+    )
+    seen: list[Table] = []
+    real_fit = RelativeMembershipAttack.fit
+
+    def spy(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(kwargs["population"])
+        return real_fit(self, *args, **kwargs)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(RelativeMembershipAttack, "fit", spy)
+            a = MembershipGame("nonprivate", **kw).run(omega, seed=2)
+        b = MembershipGame("nonprivate", **kw).run(omega, seed=2, runtime=Runtime(workers=2))
+    assert a.same_as(b)
+    assert a.targets[0].row == 0 and a.targets[0].attacks["rmia"].auc.value >= 0.9
+    # the population is D_aux: 400 records, neither target among them
+    assert len(seen) == 2 and all(len(p) == 400 for p in seen)
+    keys = {tuple(r) for r in seen[0].codes.tolist()}
+    assert tuple(omega.codes[0].tolist()) not in keys  # the outlier's category is unique
 
 
 def test_single_pool_is_one_pool_per_target() -> None:
@@ -338,7 +375,7 @@ def test_attack_outcome_metrics_and_baseline_warning() -> None:
 
 def test_builtin_attacks_registered() -> None:
     names = {i.name for i in list_attacks(AttackFamily.MEMBERSHIP)}
-    assert {"query", "distance", "groundhog", "attention"} <= names
+    assert {"query", "distance", "groundhog", "attention", "lira", "rmia"} <= names
     assert sl.MembershipGame is MembershipGame
 
 

@@ -82,6 +82,26 @@ def test_outlier_oracle_nonprivate() -> None:
     assert RiskMapResult.from_json(res.to_json()).same_as(res)
 
 
+def test_rmia_compares_with_the_fillers_and_finds_the_outlier() -> None:
+    """The risk map gives rmia the records outside D (the fillers) as its population."""
+    from synthleak.attacks.mia_rmia import RelativeMembershipAttack
+
+    data = _table(60)
+    rmia = RelativeMembershipAttack(n_queries=15, n_population=8, n_reference=8)
+    res = RiskMap(
+        "nonprivate",
+        train_size=30,
+        synthetic_size=90,
+        n_shadows=40,
+        n_tests=40,
+        attacks=(rmia,),
+        private_rows=np.arange(30),
+        **FAST,
+    ).run(data, seed=3)
+    auc = res.auc["rmia"][:, 0]
+    assert auc[0] >= 0.85 and (auc > auc[0]).sum() <= 2
+
+
 def test_data_independent_generator_gives_chance_aucs(independent) -> None:
     data = _table(90, seed=1)
     res = RiskMap(

@@ -500,3 +500,11 @@ def test_the_summary_headline_never_reads_no_evidence_on_unreadable_findings() -
     assert _headline(counts(NO_EVIDENCE=4)) == (
         "Verdict: no evidence of leakage in all 4 findings, at this budget."
     )
+
+
+def test_glossary_explains_the_likelihood_ratio_attacks() -> None:
+    from synthleak.report.document import _attack_sentence
+
+    assert "Carlini" in _attack_sentence("membership", "lira")
+    rmia = _attack_sentence("membership", "rmia")
+    assert "Zarifzadeh" in rmia and "population" in rmia and rmia.endswith(".")

@@ -9,7 +9,10 @@ using an attack before ``fit`` raises :class:`~synthleak.errors.NotFittedError`.
 family                contract
 ====================  =============================================================================
 ``membership``        black-box shadow modelling against one target record:
-                      ``fit(target, datasets, labels, *, rng)``, ``score(datasets) -> (n,)``
+                      ``fit(target, datasets, labels, *, rng)``, ``score(datasets) -> (n,)``;
+                      attacks that compare the target with population records
+                      (:class:`PopulationMembershipAttack`) also get ``population=`` real
+                      records of the attacker's population (:func:`fit_membership`)
 ``nobox-membership``  the release and a reference sample of real non-members:
                       ``fit(synthetic, reference, *, rng)``, ``score(records) -> (n,)``
 ``attribute``         quasi-identifiers of the training data, a release, target rows:
@@ -131,6 +134,48 @@ class MembershipAttack(Attack):
         if set(np.unique(y).tolist()) != {0, 1}:
             raise InputError("labels must contain both IN (1) and OUT (0) datasets")
         return y
+
+
+class PopulationMembershipAttack(MembershipAttack):
+    """A shadow-modelling membership attack that also compares the target with population records.
+
+    ``fit`` takes, besides the shadow datasets, ``population``: real records of the attacker's
+    population, none of them the target (the game passes the auxiliary data its shadow datasets
+    are drawn from). Games give it with :func:`fit_membership`; a game that has no such records
+    cannot run the attack and says so.
+    """
+
+    @abstractmethod
+    def fit(
+        self,
+        target: Table,
+        datasets: Sequence[Table],
+        labels: np.ndarray,
+        *,
+        rng: np.random.Generator,
+        population: Table | None = None,
+    ) -> PopulationMembershipAttack:
+        """Learn from shadow ``datasets``, their IN/OUT ``labels`` and ``population`` records."""
+
+
+def fit_membership(
+    attack: MembershipAttack,
+    target: Table,
+    datasets: Sequence[Table],
+    labels: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    population: Table | None,
+) -> MembershipAttack:
+    """Fit a membership attack, giving ``population`` to the attacks that take it."""
+    if isinstance(attack, PopulationMembershipAttack):
+        if population is None or len(population) == 0:
+            raise InputError(
+                f"the {attack.name or type(attack).__name__} attack compares the target with "
+                "population records, and this game has none to give: choose another attack"
+            )
+        return attack.fit(target, datasets, labels, rng=rng, population=population)
+    return attack.fit(target, datasets, labels, rng=rng)
 
 
 class NoBoxMembershipAttack(Attack):

@@ -135,6 +135,46 @@ def gaussian_logpdf(x: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> np.ndar
     )
 
 
+def select_queries(
+    datasets: Sequence[Table],
+    target: Table,
+    labels: np.ndarray,
+    candidates: np.ndarray,
+    n_select: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate counting queries that separate IN from OUT shadow datasets best.
+
+    Keeps the (at most) ``n_select`` candidates with the largest absolute Welch t of
+    ``log(1 + answer)`` between IN and OUT datasets, none whose t is 0, and at most one per
+    :data:`QUERIES_PER_DATASETS` datasets. Returns the selected masks (in candidate order) and
+    their answers on every dataset, ``(len(datasets), n_kept)`` float64. The candidates' answers
+    are computed :data:`CHUNK` datasets at a time (memory bounded whatever the pool).
+    """
+    y = np.asarray(labels)
+    if not candidates.size or n_select < 1:
+        return np.zeros(0, dtype=np.uint64), np.zeros((len(datasets), 0))
+    stack = stack_tables(datasets)
+    moments = ClassMoments(candidates.size)
+    keep = len(stack) * candidates.size <= KEEP_ANSWERS
+    kept = []
+    for lo in range(0, len(stack), CHUNK):
+        part = subset_counts(stack[lo : lo + CHUNK], target, candidates, dtype=np.float32)
+        moments.add(np.log1p(part), y[lo : lo + CHUNK])
+        if keep:
+            kept.append(part)
+    t = np.abs(moments.welch_t())
+    order = np.argsort(-t, kind="stable")
+    order = order[t[order] > 0][: min(n_select, len(y) // QUERIES_PER_DATASETS)]
+    order = np.sort(order)
+    # counts are integers, exact in float32: both paths give the same statistics
+    counts = (
+        np.concatenate([k[:, order] for k in kept])
+        if keep
+        else subset_counts(stack, target, candidates[order], dtype=np.float32)
+    )
+    return candidates[order], counts.astype(np.float64)
+
+
 class LikelihoodRatioAttack(MembershipAttack):
     """Gaussian IN/OUT likelihood ratio on distance, radius-count and counting-query statistics.
 
@@ -237,31 +277,8 @@ class LikelihoodRatioAttack(MembershipAttack):
             else np.zeros(0, dtype=np.uint64)
         )
         base = self._statistics(datasets, np.zeros(0, dtype=np.uint64))
-        subsets = np.zeros(0, dtype=np.uint64)
-        query_x = np.zeros((len(y), 0))
-        if candidates.size:
-            # the candidates' answers in chunks of datasets: memory bounded whatever the pool
-            stack = stack_tables(datasets)
-            moments = ClassMoments(candidates.size)
-            keep = len(stack) * candidates.size <= KEEP_ANSWERS
-            kept = []
-            for lo in range(0, len(stack), CHUNK):
-                part = subset_counts(stack[lo : lo + CHUNK], target, candidates, dtype=np.float32)
-                moments.add(np.log1p(part), y[lo : lo + CHUNK])
-                if keep:
-                    kept.append(part)
-            t = np.abs(moments.welch_t())
-            order = np.argsort(-t, kind="stable")
-            order = order[t[order] > 0][: min(int(self.n_select), len(y) // QUERIES_PER_DATASETS)]
-            order = np.sort(order)
-            subsets = candidates[order]
-            # counts are integers, exact in float32: both paths give the same statistics
-            counts = (
-                np.concatenate([k[:, order] for k in kept])
-                if keep
-                else subset_counts(stack, target, subsets, dtype=np.float32)
-            )
-            query_x = np.log1p(counts.astype(np.float64))
+        subsets, counts = select_queries(datasets, target, y, candidates, int(self.n_select))
+        query_x = np.log1p(counts)
         self.subsets_ = subsets
         x = np.concatenate([base, query_x], axis=1)
         center, spread = x.mean(axis=0), x.std(axis=0)

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from synthleak.attacks.base import Attack
+from synthleak.attacks.base import Attack, fit_membership
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.games.base import as_table
@@ -167,7 +167,8 @@ def measure_membership_cost(
     for name, attack in attacks:
         model = copy.deepcopy(attack)
         t0 = time.perf_counter()
-        model.fit(target, stack, labels, rng=rng)  # type: ignore[attr-defined]
+        others = table.take(np.setdiff1d(np.arange(len(table)), [target_row]))
+        fit_membership(model, target, stack, labels, rng=rng, population=others)  # type: ignore[arg-type]
         model.score(stack)  # type: ignore[attr-defined]
         attack_seconds[name] = (time.perf_counter() - t0) / k
     return MembershipCost(

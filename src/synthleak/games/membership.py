@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthleak.attacks.base import Attack, AttackFamily, resolve_attacks
+from synthleak.attacks.base import Attack, AttackFamily, fit_membership, resolve_attacks
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.games.base import as_table
@@ -287,7 +287,7 @@ def _attack_unit(shared: dict[str, Any], t: int, attack_index: int) -> dict[str,
     rng = unit_rng(int(shared["seed"]), _SEED_ATTACK, t, attack_index)
     model = copy.deepcopy(shared["attacks"][attack_index][1])
     c0 = time.process_time()
-    model.fit(target, shadow, y_shadow, rng=rng)
+    fit_membership(model, target, shadow, y_shadow, rng=rng, population=shared["population"])
     scores = np.asarray(model.score(test), dtype=np.float64)
     # CPU seconds of this process for fit + score, kept in the run directory for benchmarks
     # (not part of the result, which must not depend on the machine)
@@ -603,7 +603,10 @@ class MembershipGame:
             )
             self._check_pools(labels, failures)
             pools = _Pools(mode, stacks, labels)
-            outcomes = self._attack(omega, resolved, pools, attacks, params, int(seed), rt, store)
+            population = omega.take(aux_rows)
+            outcomes = self._attack(
+                omega, resolved, pools, attacks, params, int(seed), rt, store, population
+            )
             result = MembershipResult(config, tuple(outcomes), failures)
             if store is not None:
                 store.write_json("result.json", result.to_dict())
@@ -637,6 +640,7 @@ class MembershipGame:
         seed: int,
         rt: Runtime,
         store: RunStore | None,
+        population: Table,
     ) -> list[TargetOutcome]:
         tgt = resolved.rows
         units = []
@@ -650,6 +654,7 @@ class MembershipGame:
             "pools": pools,
             "seed": int(seed),
             "attacks": attacks,
+            "population": population,
         }
         res = rt.run(
             _attack_unit, units, shared=shared, store=store, description="attacks (target x attack)"

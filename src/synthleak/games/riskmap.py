@@ -59,7 +59,13 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from synthleak.attacks.base import Attack, AttackFamily, MembershipAttack, resolve_attacks
+from synthleak.attacks.base import (
+    Attack,
+    AttackFamily,
+    MembershipAttack,
+    fit_membership,
+    resolve_attacks,
+)
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.games.base import as_table
@@ -197,7 +203,14 @@ def _attack_chunk(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndar
         for a_idx, (_name, attack) in enumerate(attacks):
             rng = unit_rng(seed, _SEED_ATTACK, i, a_idx)
             model = copy.deepcopy(attack)
-            model.fit(target, shadow, y_s.astype(np.int64), rng=rng)
+            fit_membership(
+                model,
+                target,
+                shadow,
+                y_s.astype(np.int64),
+                rng=rng,
+                population=shared["population"],
+            )
             s = np.asarray(model.score(test), dtype=np.float64)
             est = auc_estimate(
                 y_t, s, rng=unit_rng(seed, _SEED_METRIC, i, a_idx), n_boot=int(shared["n_boot"])
@@ -477,7 +490,8 @@ class RiskMap:
                         + "; ".join(list(failures.messages)[:3])
                     )
             t1 = time.perf_counter()
-            auc = self._attack(private, stacks, labels, attacks, int(seed), rt, store)
+            population = table.take(filler_rows)
+            auc = self._attack(private, stacks, labels, attacks, int(seed), rt, store, population)
             t2 = time.perf_counter()
             scores = {
                 "vulnerability": vulnerability_scores(private, k=int(self.k)),
@@ -528,6 +542,7 @@ class RiskMap:
         seed: int,
         rt: Runtime,
         store: RunStore | None,
+        population: Table,
     ) -> dict[str, np.ndarray]:
         n = len(private)
         tag = hashlib.sha256(json.dumps([[a, p] for a, _, p in attacks]).encode()).hexdigest()[:8]
@@ -544,6 +559,7 @@ class RiskMap:
             "seed": int(seed),
             "attacks": [(a, obj) for a, obj, _ in attacks],
             "n_boot": int(self.n_boot),
+            "population": population,
         }
         res = rt.run(
             _attack_chunk,

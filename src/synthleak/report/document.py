@@ -481,6 +481,7 @@ _METHODS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("membership.nobox", (("vanbreugel2023", ""), ("houssiau2022", ""), ("yao2025", ""))),
     ("membership.groundhog", (("stadler2022", ""), ("meeus2023", "Sec. 2.3"))),
     ("membership.lira", (("carlini2022", ""), ("meeus2023", "Sec. 2.3"))),
+    ("membership.rmia", (("zarifzadeh2024", ""), ("meeus2023", "Sec. 2.3"))),
     ("membership.attention", (("meeus2023", "appendix A"),)),
     ("membership.query", (("meeus2023", "Sec. 5.1"),)),
     ("membership", (("meeus2023", "Sec. 2.3"),)),
@@ -1353,6 +1354,12 @@ ATTACK_GLOSSARY: dict[str, dict[str, str]] = {
         f"({cite('stadler2022')}).",
         "attention": "a neural network that looks at the synthetic records closest to the "
         "target, learnt on shadow models.",
+        "lira": "how much likelier the release's counts and distances around the target are "
+        f"when the target was in the training data than when it was not, learnt on shadow "
+        f"models ({cite('carlini2022')}).",
+        "rmia": "whether the release favours the target, compared with shadow models, more than "
+        "it favours other real people of the population (relative membership inference, "
+        f"{cite('zarifzadeh2024')}).",
     },
     "attribute": {
         "recon": "linear reconstruction: solves for the secrets that best explain the release's "

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from synthleak.attacks.base import FAMILY_BASE, Attack, AttackFamily
+from synthleak.attacks.base import FAMILY_BASE, Attack, AttackFamily, fit_membership
 from synthleak.attacks.predicates import PredicateSet, unique_rows
 from synthleak.data.datasets import load_adult
 from synthleak.data.profile import infer_schema
@@ -124,9 +124,10 @@ def _mia_pools(case: str) -> tuple[TableStack, np.ndarray, TableStack, np.ndarra
 
 
 def _mia_fit(attack: Attack, case: str, rng: np.random.Generator) -> Any:
-    target, _ = _mia_data()
+    target, rest = _mia_data()
     shadow, y, _, _ = _mia_pools(case)
-    return attack.fit(target, shadow, y, rng=rng)  # type: ignore[attr-defined]
+    # the population: the records the datasets are drawn from (attacks that compare with it)
+    return fit_membership(attack, target, shadow, y, rng=rng, population=rest)  # type: ignore[arg-type]
 
 
 def _mia_check(out: np.ndarray, case: str) -> None:
