@@ -25,12 +25,18 @@ bootstrap resample of 3n rows, ``nonprivate`` with m = n, and five independent r
 Wall times depend on the machine's load (printed). Results go to
 ``benchmarks/results/nobox/bench_nobox.json``.
 
+Synth-MIA (``--synthmia DIR``, a fetched copy of its public repository, run by
+``synthmia_driver.py`` in its own venv ``--synthmia-python``): each of its ten attacks on the
+same members, non-members, reference and release, one child process per attack, stopped after
+``--synthmia-timeout`` seconds; measured in the same run as ours.
+
 Part 4 (``--null-seeds N``). The null oracle of every registered attack and of the ensemble
 over N replicates at the audit's shape, with the coverage of every AUC and TPR-at-FPR interval,
 and a 3n-bootstrap copy oracle.
 
 Usage: ``python benchmarks/bench_nobox.py [--peer-rows 4000] [--skip-peer] [--cross-check]
-[--peers-python /work/venvs/peers/bin/python] [--oracles] [--null-seeds N] [--skip-speed]``.
+[--peers-python /work/venvs/peers/bin/python] [--oracles] [--null-seeds N] [--skip-speed]
+[--synthmia /tmp/synthmia --synthmia-timeout 900]``.
 """
 
 from __future__ import annotations
@@ -195,6 +201,10 @@ def speed(args: argparse.Namespace) -> dict:
         "game_every_attack_seconds": game_every_wall,
         "load_average_after_ours": os.getloadavg(),
     }
+    if args.synthmia:
+        ours["synthmia"] = synthmia_speed(
+            args, ori.iloc[mem], ctl.iloc[non], ctl.iloc[ref], syn, enc
+        )
     if args.skip_peer:
         return ours
 
@@ -243,6 +253,59 @@ def speed(args: argparse.Namespace) -> dict:
         "ours_dcr_same_subsample_seconds": ours_same_size,
         "ratio_peer_subsample_over_our_full_attacks": peer["seconds"] / attacks_wall,
     }
+
+
+def synthmia_speed(args, members, non_members, reference, synthetic, enc) -> dict:  # type: ignore[no-untyped-def]
+    """Synth-MIA's attacks on the same members, non-members, reference and release, timed.
+
+    One child process per attack (``synthmia_driver.py --attacks NAME`` in its own venv), each
+    stopped after ``--synthmia-timeout`` seconds: a stopped attack is reported as "stopped after
+    T s", never left out. The time is the driver's own measure of the attack (its encoding of
+    the four tables included, as its README prescribes), not the process start.
+    """
+    from benchmarks.synthmia_driver import ATTACKS
+
+    kinds = {
+        c: ("categorical" if c in enc.schema.categorical_names else "continuous")
+        for c in members.columns
+    }
+    out: dict = {}  # type: ignore[type-arg]
+    with tempfile.TemporaryDirectory(prefix="nobox-synthmia-") as tmp:
+        folder = Path(tmp)
+        for name, frame in (
+            ("members", members),
+            ("non_members", non_members),
+            ("reference", reference),
+            ("synthetic", synthetic),
+        ):
+            frame.to_csv(folder / f"{name}.csv", index=False)
+        (folder / "kinds.json").write_text(json.dumps(kinds))
+        driver = Path(__file__).resolve().parent / "synthmia_driver.py"
+        for name in ATTACKS:
+            cmd = [args.synthmia_python, str(driver), "--synthmia", args.synthmia]
+            cmd += ["--data", str(folder), "--attacks", name]
+            t0 = time.perf_counter()
+            try:
+                proc = subprocess.run(
+                    cmd, capture_output=True, text=True, timeout=args.synthmia_timeout
+                )
+            except subprocess.TimeoutExpired:
+                out[name] = {"stopped_after_seconds": args.synthmia_timeout}
+                print(f"Synth-MIA {name}: stopped after {args.synthmia_timeout} s", flush=True)
+                continue
+            wall = time.perf_counter() - t0
+            if proc.returncode != 0:
+                out[name] = {"error": proc.stderr[-500:], "process_seconds": wall}
+                continue
+            rec = json.loads(proc.stdout.strip().splitlines()[-1])[name]
+            out[name] = {
+                "seconds": rec.get("seconds"),
+                "process_seconds": wall,
+                "encoding": rec.get("encoding"),
+                "errors": rec.get("errors"),
+            }
+            print(f"Synth-MIA {name}: {out[name]}", flush=True)
+    return out
 
 
 def _numeric(t: sl.Table) -> np.ndarray:
@@ -417,6 +480,9 @@ def main() -> None:
     ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--oracles", action="store_true")
     ap.add_argument("--null-seeds", type=int, default=0)
+    ap.add_argument("--synthmia", default=None, help="fetched Synth-MIA repository (timing peer)")
+    ap.add_argument("--synthmia-python", default="/tmp/synthmia-venv/bin/python")
+    ap.add_argument("--synthmia-timeout", type=float, default=900.0)
     args = ap.parse_args()
     prov = Provenance.start()
     doc: dict = json.loads(OUT.read_text()) if OUT.exists() else {}  # keep the other part
