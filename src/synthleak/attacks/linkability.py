@@ -18,7 +18,8 @@ missing continuous values, so the two agree there).
 
 The search is exact and brute force in a compiled (numba) kernel: one pass over the synthetic
 records per target with a running top-``k`` buffer, no distance matrix in memory; ties are broken
-towards the lower synthetic index (deterministic).
+towards the lower synthetic index (deterministic). A candidate's sum stops as soon as it reaches
+the current ``k``-th distance (every term is non-negative), which changes no result.
 
 Notes
 -----
@@ -51,10 +52,15 @@ def _knn_gower(tc, sc, tv, sv, k):  # pragma: no cover - compiled
         best = np.empty(k, dtype=np.float64)
         filled = 0
         for r in range(m):
+            # every term is >= 0: stop summing once the candidate cannot enter the top k
+            # (not strictly closer than the current k-th: ties keep the lower index)
+            bound = best[k - 1] if filled == k else np.inf
             d = 0.0
             for j in range(tc.shape[1]):
                 if tc[i, j] != sc[r, j]:
                     d += 1.0
+            if d >= bound:
+                continue
             for j in range(tv.shape[1]):
                 a, b = tv[i, j], sv[r, j]
                 an, bn = np.isnan(a), np.isnan(b)
@@ -63,8 +69,10 @@ def _knn_gower(tc, sc, tv, sv, k):  # pragma: no cover - compiled
                         d += 1.0
                 else:
                     d += abs(a - b)
-            if filled == k and d >= best[k - 1]:
-                continue  # not strictly closer than the current k-th: ties keep the lower index
+                if d >= bound:
+                    break
+            if d >= bound:
+                continue
             p = filled if filled < k else k - 1
             while p > 0 and best[p - 1] > d:
                 best[p] = best[p - 1]
