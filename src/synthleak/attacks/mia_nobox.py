@@ -38,8 +38,9 @@ record, so it costs O(records x (release + reference)). What an attack derives f
 samples alone is measured on samples of them: the radius (``neighbourhood``, ``mc``) or kernel
 bandwidth (``gen-lra``, ``kde``) is a quantile of reference-to-release distances, estimated
 from at most :data:`FIT_QUERIES` reference records drawn with the fit's ``rng``; the
-``classifier`` trains on at most :data:`CLASSIFIER_TRAIN` records of each side. Below those
-sizes the whole samples are used, as before.
+``classifier`` trains on at most :data:`CLASSIFIER_TRAIN` records of each side, and
+``domias`` learns its network's structure from at most :data:`STRUCTURE_SAMPLE` pooled records
+(its counts use every record). Below those sizes the whole samples are used.
 
 Notes
 -----
@@ -84,6 +85,7 @@ from synthleak.vulnerability import (
 __all__ = [
     "CLASSIFIER_TRAIN",
     "FIT_QUERIES",
+    "STRUCTURE_SAMPLE",
     "ClassifierAttack",
     "ClosestRecordSignal",
     "DCRAttack",
@@ -102,6 +104,11 @@ levels the attacks use (0.1 to 0.25)."""
 
 CLASSIFIER_TRAIN = 50_000
 """Records (at most) of each side, release and reference, that ``classifier`` trains on."""
+
+STRUCTURE_SAMPLE = 100_000
+"""Pooled release and reference records (at most) from which ``domias`` learns its Bayesian
+network's structure (mutual information of discretised columns); its conditional counts are
+taken over every record."""
 
 
 def fit_sample(part: Table, cap: int, rng: np.random.Generator | None) -> Table:
@@ -407,8 +414,12 @@ class DomiasAttack(NoBoxMembershipAttack):
         if d == 1:
             order, parents = [0], [()]
         else:
+            # the structure from a sample of the pooled records; the counts below use them all
+            learn = both
+            if len(both) > STRUCTURE_SAMPLE:
+                learn = both[np.sort(rng.choice(len(both), STRUCTURE_SAMPLE, replace=False))]
             order, parents = greedy_bayes(
-                np.ascontiguousarray(both.T), sizes, min(k, d - 1), math.inf, rng
+                np.ascontiguousarray(learn.T), sizes, min(k, d - 1), math.inf, rng
             )
         families: list[_Family] = []
         for child, ps in zip(order, parents, strict=True):

@@ -629,8 +629,9 @@ class NoBoxMembershipGame:
             raise InputError("the no-box membership game needs control")
         n_mem, n_non, n_ref = self._sizes(len(enc.original), len(enc.control))
         rows = self._check_rows(len(enc.original))
-        notes = [_sample_note(n_mem, n_non, n_ref, len(enc.synthetic), len(enc.original))]
         resolved = resolve_attacks(AttackFamily.NOBOX_MEMBERSHIP, self.attacks, self.attack_params)
+        names = [name for name, _ in resolved]
+        notes = [_sample_note(n_mem, n_non, n_ref, len(enc.synthetic), len(enc.original), names)]
         if self.n_exposed and self.k >= len(enc.original):
             raise InputError(
                 f"k={self.k} neighbours need at least {self.k + 1} original records, "
@@ -778,17 +779,24 @@ class NoBoxMembershipGame:
         )
 
 
-def _sample_note(n_mem: int, n_non: int, n_ref: int, n_syn: int, n_ori: int) -> str:
+def _sample_note(
+    n_mem: int, n_non: int, n_ref: int, n_syn: int, n_ori: int, attacks: Sequence[str]
+) -> str:
     """The sample sizes the attacks worked on, in one sentence."""
-    from synthleak.attacks.mia_nobox import CLASSIFIER_TRAIN, FIT_QUERIES
+    from synthleak.attacks.mia_nobox import CLASSIFIER_TRAIN, FIT_QUERIES, STRUCTURE_SAMPLE
 
     text = (
         f"scored {n_mem} of {n_ori} original records as members and {n_non} control records as "
         f"non-members, each against all {n_syn} synthetic and {n_ref} reference records"
     )
-    if n_ref > FIT_QUERIES:
+    if n_ref > FIT_QUERIES and {"neighbourhood", "gen-lra", "kde", "mc"} & set(attacks):
         text += f"; radii and bandwidths set from {FIT_QUERIES} of the {n_ref} reference records"
-    if max(n_ref, n_syn) > CLASSIFIER_TRAIN:
+    if n_ref + n_syn > STRUCTURE_SAMPLE and "domias" in attacks:
+        text += (
+            f"; domias learned its network's structure from {STRUCTURE_SAMPLE} of the "
+            f"{n_ref + n_syn} pooled records"
+        )
+    if max(n_ref, n_syn) > CLASSIFIER_TRAIN and "classifier" in attacks:
         text += (
             f"; the classifier trained on {min(n_syn, CLASSIFIER_TRAIN)} synthetic and "
             f"{min(n_ref, CLASSIFIER_TRAIN)} reference records"
