@@ -29,7 +29,8 @@ within ``--peer-timeout`` seconds (sizes tried from small to large; a size that 
 the peer's tries).
 
 Run:  python benchmarks/bench_census_scale.py [--sizes 168k,1m] [--peers-python PY]
-      [--peer-sizes 10k,32k,168k] [--peer-timeout 600] [--out results/census_scale.json]
+      [--dcr-sizes 2000,3000] [--so-sizes 10000,32500,168388] [--peer-timeout 600]
+      [--out benchmarks/results/census_scale.json]
 """
 
 from __future__ import annotations
@@ -196,9 +197,8 @@ def run_audit(paths: dict[str, Path], out_dir: Path, seed: int, sampler: RssSamp
         "status": status,
         "verdicts": verdicts,
         "figures": figures,
-        "nobox_samples": (
-            nb.samples.to_dict() if nb is not None and hasattr(nb, "samples") else None
-        ),
+        "sample_notes": list(nb.notes if nb is not None else ())
+        + list(result.copies.notes if result.copies is not None else ()),
     }
 
 
@@ -213,12 +213,15 @@ S = S.head(n)
 t = time.perf_counter()
 if what.startswith("dcr"):
     from sdmetrics.single_table import DCRBaselineProtection, DCROverfittingProtection
-    from sdmetrics.metadata import Metadata
-    md = Metadata.detect_from_dataframes({"t": O}).to_dict()["tables"]["t"]
+    cols = {
+        c: {"sdtype": "numerical" if pd.api.types.is_numeric_dtype(O[c]) else "categorical"}
+        for c in O.columns
+    }
+    md = {"tables": {"t": {"columns": cols}}}
     if what == "dcr_baseline":
-        v = DCRBaselineProtection.compute(O, S, md)
+        v = DCRBaselineProtection.compute_breakdown(O, S, md, "t")
     else:
-        v = DCROverfittingProtection.compute(O, S, C, md)
+        v = DCROverfittingProtection.compute_breakdown(O, S, C, md, "t")
 else:
     from anonymeter.evaluators import SinglingOutEvaluator
     mode = what.split("_")[1]
@@ -226,15 +229,15 @@ else:
     ev.evaluate(mode=mode)
     r = ev.risk()
     v = [r.value, *r.ci]
-print(json.dumps({"seconds": round(time.perf_counter() - t, 1), "value": v}))
+print(json.dumps({"seconds": round(time.perf_counter() - t, 1), "value": v}, default=float))
 """
 
 
-def run_peers(py: str, paths: dict[str, Path], sizes: list[int], timeout: float) -> dict:
+def run_peers(py: str, paths: dict[str, Path], sizes: dict[str, list[int]], timeout: float) -> dict:
     out: dict[str, dict] = {}
     for what in ("dcr_baseline", "dcr_overfitting", "so_univariate", "so_multivariate"):
         res: dict = {"tried": {}}
-        for n in sizes:
+        for n in sizes["dcr" if what.startswith("dcr") else "so"]:
             cmd = [
                 py,
                 "-c",
@@ -268,7 +271,8 @@ def main() -> None:
     ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "synthleak-census"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--peers-python", default="")
-    ap.add_argument("--peer-sizes", default="10000,32500,168388")
+    ap.add_argument("--dcr-sizes", default="2000,3000", help="original rows tried by SDMetrics")
+    ap.add_argument("--so-sizes", default="10000,32500,168388", help="rows tried by Anonymeter")
     ap.add_argument("--peer-timeout", type=float, default=600)
     ap.add_argument("--out", default="")
     a = ap.parse_args()
@@ -291,7 +295,10 @@ def main() -> None:
     if a.peers_python:
         largest = a.sizes.split(",")[-1]
         paths = prepare(largest, flights, cache)
-        sizes = [int(s) for s in a.peer_sizes.split(",")]
+        sizes = {
+            "dcr": [int(x) for x in a.dcr_sizes.split(",")],
+            "so": [int(x) for x in a.so_sizes.split(",")],
+        }
         report["peers"] = run_peers(a.peers_python, paths, sizes, a.peer_timeout)
     if a.out:
         Path(a.out).write_text(json.dumps(report, indent=1))
