@@ -70,6 +70,11 @@ def test_independent_release_shows_no_leak(split) -> None:
     assert [t.row for t in v.top] == expected.tolist()
     assert r.nobox is not None
     assert [e.row for e in r.nobox.records] == [t.row for t in v.top]
+    # at most two scored non-members per member, the rest of the control as the reference,
+    # and the sizes stated
+    assert r.nobox.member_rows.size == 150 and r.nobox.non_member_rows.size == 300
+    assert r.nobox.n_reference == len(ctl) - 300
+    assert any("150 of 1000 original records as members and 300" in n for n in r.nobox.notes)
 
 
 def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:

@@ -93,6 +93,9 @@ Log = Callable[[str], None]
 
 #: Share of ``max_time`` the randomised-secret attribute-inference game may take.
 AIA_GAME_SHARE = 0.25
+#: Synthetic and control rows (at most, each) whose distance to the closest original record
+#: the copies stage measures for near copies; every original record stays in the search.
+NEAR_COPY_SAMPLE = 2_000
 
 #: How ``audit(selector=...)`` chooses the membership game's targets (the first is the default).
 SELECTORS = tuple(s.value for s in Selector)
@@ -359,9 +362,11 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
     from synthleak.games.nobox import NoBoxMembershipGame
 
     assert ctx.synthetic is not None and ctx.control is not None
-    from synthleak.games.nobox import MIN_NON_MEMBERS, MIN_REFERENCE
+    from synthleak.games.nobox import AUDIT_NON_MEMBERS_PER_MEMBER, MIN_NON_MEMBERS, MIN_REFERENCE
 
     n = min(ctx.plan.n_attacks, len(ctx.train))
+    # scored non-members: at most two per member, the rest of the control is the reference
+    n_non = max(MIN_NON_MEMBERS, min(len(ctx.control) // 2, AUDIT_NON_MEMBERS_PER_MEMBER * n))
     if n < MIN_NON_MEMBERS or len(ctx.control) < MIN_NON_MEMBERS + MIN_REFERENCE:
         raise InputError(
             f"too small to measure: the no-box attacks need at least {MIN_NON_MEMBERS} training "
@@ -369,7 +374,10 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
             f"scored, {MIN_REFERENCE} as the population's reference); there are {len(ctx.train)} "
             f"and {len(ctx.control)}"
         )
-    ctx.log(f"membership inference without the generator ({n} members against the control set)")
+    ctx.log(
+        f"membership inference without the generator ({n} members and {n_non} non-members "
+        "against the control set)"
+    )
     # the exposure of the records the report ranks first: V_k's top records (the game's own
     # ranking), or, for a release audited without its generator, those cell rarity ranks first
     ranked = ctx.ranking
@@ -380,9 +388,12 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
             rows=[int(r) for r in ranked.rows[:10]],
             k=ctx.k,
             copies=False,
+            n_non_members=n_non,
         )
     else:
-        game = NoBoxMembershipGame(n_members=n, n_exposed=10, k=ctx.k, copies=False)
+        game = NoBoxMembershipGame(
+            n_members=n, n_non_members=n_non, n_exposed=10, k=ctx.k, copies=False
+        )
     # the encoded tables: V_k of the exposure records on the same table as the ranking's
     res = game.run(_release_tables(ctx), seed=ctx.seed, runtime=ctx.runtime.sub("nobox"))
     # one record identity everywhere: rows of the user's original, not of the training split
@@ -464,6 +475,8 @@ def _copies(ctx: _Context, rng: np.random.Generator) -> None:
         row_columns=list(ctx.schema.names),
         value_columns=left_out,
         schema=ctx.schema,
+        near_sample=NEAR_COPY_SAMPLE,
+        rng=rng,
     )
     rep = replace(rep, copied_rows=ctx.train_rows[rep.copied_rows].astype(np.int64))
     ctx.sections["copies"] = rep

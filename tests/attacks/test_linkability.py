@@ -50,6 +50,42 @@ def test_gower_knn_matches_brute_force() -> None:
         np.testing.assert_array_equal(idx[i], expect)
 
 
+def test_walk_from_the_spread_column_matches_brute_force_with_ties_and_gaps() -> None:
+    """Coarse values (many exact ties), missing cells on both sides, a target missing the
+    walked column: the same indices as the plain scan."""
+    rng = np.random.default_rng(9)
+
+    def coarse(n: int) -> sl.Table:
+        df = pd.DataFrame(
+            {
+                "a": rng.choice(list("pq"), n),
+                "u": rng.integers(0, 4, n).astype(float),
+                "v": rng.integers(0, 6, n).astype(float),
+            }
+        )
+        df.loc[rng.random(n) < 0.15, "v"] = np.nan
+        df.loc[rng.random(n) < 0.1, "u"] = np.nan
+        return sl.Table.from_frame(
+            df, sl.infer_schema(df, categorical=["a"], continuous=["u", "v"])
+        )
+
+    from synthleak.attacks.linkability import _knn_gower
+
+    t, s = coarse(60), coarse(400)
+    ones = np.ones(2)  # integer values: every distance exact, so ties are real ties
+    d = _brute(t, s, ones)
+    for k in (1, 3, 7):
+        idx = gower_knn(t, s, k, ones)
+        for i in range(len(t)):
+            expect = np.lexsort((np.arange(len(s)), d[i]))[:k]
+            np.testing.assert_array_equal(idx[i], expect)
+        # scaled columns: the same indices as the plain scan over the same scaled values
+        ranges = np.array([3.0, 5.0])
+        tv, sv = t.values / ranges, s.values / ranges
+        plain = _knn_gower(t.codes.astype(np.int64), s.codes.astype(np.int64), tv, sv, k)
+        np.testing.assert_array_equal(gower_knn(t, s, k, ranges), plain)
+
+
 def test_ties_go_to_the_lowest_index() -> None:
     t = _mixed(5, 2).select(["a"])
     s = _mixed(200, 3).select(["a"])

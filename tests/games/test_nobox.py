@@ -239,6 +239,44 @@ def test_result_round_trip_frames_and_summary() -> None:
         res.to_frame("nope")
 
 
+def test_sampled_fits_state_their_sizes_and_keep_the_verdicts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Radii and bandwidths from a sample of the reference, the classifier on a sample of each
+    side: the note states the sizes, and the verdicts on a null release and on a copied one
+    are those of the full computation; same seed, same result."""
+    from synthleak.attacks import mia_nobox, mia_nobox_extra
+
+    ori, ctl, rest = _adult()
+    null = rest.iloc[:2000].reset_index(drop=True)
+    copy = ori.sample(3 * N_ORI, replace=True, random_state=1)
+    sampled = ("neighbourhood", "gen-lra", "mc", "classifier")  # the attacks that sample
+    kw = {"n_members": 200, "n_non_members": 400, "attacks": sampled}
+    full = {
+        name: _play(ori, syn, ctl, seed=3, **kw) for name, syn in (("null", null), ("copy", copy))
+    }
+    monkeypatch.setattr(mia_nobox, "FIT_QUERIES", 150)
+    monkeypatch.setattr(mia_nobox_extra, "FIT_QUERIES", 150)
+    monkeypatch.setattr(mia_nobox, "CLASSIFIER_TRAIN", 300)
+    for name, syn in (("null", null), ("copy", copy)):
+        res = _play(ori, syn, ctl, seed=3, **kw)
+        assert res.best is not None and full[name].best is not None
+        assert any(
+            "200 of 4000 original records as members and 400 control records" in n
+            and "from 150 of the 600 reference records" in n
+            and "classifier trained on 300 synthetic and 300 reference records" in n
+            and f"against all {len(syn)} synthetic" in n
+            for n in res.notes
+        )
+        if name == "null":
+            for r in (res, full[name]):
+                assert r.best is not None and r.best.auc.ci_low < 0.5 < r.best.auc.ci_high
+        else:
+            for r in (res, full[name]):
+                assert r.best is not None and r.best.auc.value >= 0.9
+        assert res.same_as(_play(ori, syn, ctl, seed=3, **kw))
+
+
 def test_workers_do_not_change_the_result() -> None:
     ori, ctl, _ = _adult()
     rel = Release(ori.iloc[:500], ori.iloc[:500].sample(500, random_state=0), ctl.iloc[:200])

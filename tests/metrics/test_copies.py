@@ -87,6 +87,43 @@ def test_near_copies_rule_and_null_baseline() -> None:
     assert rep2.synthetic_in_original.value == 0.0 and rep2.near_synthetic.value > 0.95
 
 
+def test_near_copies_on_a_sample_state_its_size_and_agree_with_every_row() -> None:
+    """Sampled queries (every original record still searched): the sizes are stated, the rates
+    agree with the full computation within their intervals, a copy is still a copy, and the
+    same rng gives the same report."""
+    pop = _people(3000, 7).drop(columns="name")
+    ori, ctl, fresh = pop.iloc[:1500], pop.iloc[1500:2000], pop.iloc[2000:].reset_index(drop=True)
+    full = copy_report(ori, fresh, ctl, near_quantile=0.1)
+    rep = copy_report(
+        ori, fresh, ctl, near_quantile=0.1, near_sample=300, rng=np.random.default_rng(0)
+    )
+    assert rep.near_synthetic is not None and rep.near_baseline is not None
+    assert full.near_synthetic is not None
+    assert rep.near_synthetic.n_trials == 300 and rep.near_baseline.n_trials == 300
+    assert any(
+        "300 of the 1000 synthetic rows and 300 of the 500 control rows" in n for n in rep.notes
+    )
+    assert rep.near_synthetic.ci_low <= full.near_synthetic.value <= rep.near_synthetic.ci_high
+    assert rep.synthetic_in_original.n_trials == 1000  # exact copies: every row
+    again = copy_report(
+        ori, fresh, ctl, near_quantile=0.1, near_sample=300, rng=np.random.default_rng(0)
+    )
+    assert again.same_as(rep)
+    perturbed = ori.iloc[:500].copy()
+    perturbed["income"] += 0.01
+    rep2 = copy_report(
+        ori,
+        perturbed.reset_index(drop=True),
+        ctl,
+        near_quantile=0.1,
+        near_sample=300,
+        rng=np.random.default_rng(1),
+    )
+    assert rep2.near_synthetic is not None and rep2.near_synthetic.value > 0.95
+    with pytest.raises(InputError, match="rng"):
+        copy_report(ori, fresh, ctl, near_sample=300)
+
+
 def test_without_control_near_copies_use_the_original_itself() -> None:
     ori = _people(500, 8).drop(columns="name")
     rep = copy_report(ori, ori.iloc[:50], near_quantile=0.05)

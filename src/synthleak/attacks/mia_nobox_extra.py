@@ -45,11 +45,13 @@ import numpy as np
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, NoBoxMembershipAttack, register_attack
 from synthleak.attacks.mia_nobox import (
+    FIT_QUERIES,
     _check_positive,
     _check_positive_int,
     _check_records,
     _check_release,
     _DistanceAttack,
+    fit_sample,
 )
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
@@ -75,13 +77,17 @@ def release_bandwidth(
     *,
     metric: DistanceMetric | str = "cosine",
     p: float = 2,
+    rng: np.random.Generator | None = None,
 ) -> float:
     """The ``quantile`` of the reference records' distances to their closest synthetic record.
 
     Only positive distances count (a reference record with an exact synthetic twin would give
-    0); 1.0 when there are none.
+    0); 1.0 when there are none. A reference of more than :data:`FIT_QUERIES` records is
+    sampled to that many with ``rng`` (required then).
     """
-    d, _ = nearest_neighbours(reference, synthetic, k=1, metric=metric, p=p)
+    d, _ = nearest_neighbours(
+        fit_sample(reference, FIT_QUERIES, rng), synthetic, k=1, metric=metric, p=p
+    )
     pos = d[:, 0][d[:, 0] > 0]
     return float(np.quantile(pos, quantile)) if pos.size else 1.0
 
@@ -129,7 +135,9 @@ class _KernelAttack(_DistanceAttack):
         self.rings = rings
         self.reach = reach
 
-    def _fit_kernel(self, synthetic: Table, reference: Table) -> None:
+    def _fit_kernel(
+        self, synthetic: Table, reference: Table, rng: np.random.Generator | None = None
+    ) -> None:
         _check_release(synthetic, reference)
         self._metric()
         q = _check_positive("quantile", self.quantile)
@@ -137,7 +145,7 @@ class _KernelAttack(_DistanceAttack):
             raise InputError(f"quantile must lie in (0, 1], got {q!r}")
         rings = _check_positive_int("rings", self.rings)
         reach = _check_positive("reach", self.reach)
-        h = release_bandwidth(synthetic, reference, q, metric=self.metric, p=self.p)
+        h = release_bandwidth(synthetic, reference, q, metric=self.metric, p=self.p, rng=rng)
         self.h_ = h
         self.kernel_ = _Kernel(h, rings, reach)
         self.synthetic_ = synthetic
@@ -211,7 +219,7 @@ class GenLRAAttack(_KernelAttack):
                 f"k={k} neighbours need at least {k} synthetic records, got {len(synthetic)}: "
                 "use a smaller k"
             )
-        self._fit_kernel(synthetic, reference)
+        self._fit_kernel(synthetic, reference, rng)
         return self
 
     def score(self, records: Table) -> np.ndarray:
@@ -269,7 +277,7 @@ class KDEAttack(_KernelAttack):
     name = "kde"
 
     def fit(self, synthetic: Table, reference: Table, *, rng: np.random.Generator) -> KDEAttack:
-        self._fit_kernel(synthetic, reference)
+        self._fit_kernel(synthetic, reference, rng)
         return self
 
     def score(self, records: Table) -> np.ndarray:
@@ -346,7 +354,8 @@ class MonteCarloAttack(_DistanceAttack):
             raise InputError(f"quantile must lie in (0, 1], got {q!r}")
         if not isinstance(self.calibrate, bool):
             raise InputError(f"calibrate must be True or False, got {self.calibrate!r}")
-        d, _ = nearest_neighbours(reference, synthetic, k=1, metric=self.metric, p=self.p)
+        queries = fit_sample(reference, FIT_QUERIES, rng)
+        d, _ = nearest_neighbours(queries, synthetic, k=1, metric=self.metric, p=self.p)
         self.epsilon_ = float(np.quantile(d[:, 0], q))
         self.synthetic_ = synthetic
         self.reference_ = reference

@@ -120,11 +120,20 @@ def joint_marginal_counts(
     -------
     (counts_original, counts_synthetic) : tuple of int64 ndarrays of equal length
         One entry per cell occurring in either dataset, in increasing order of the dense
-        (mixed-radix) cell index. Memory is O(n + m), not O(prod(sizes[attrs])).
+        (mixed-radix) cell index. Memory is O(n + m), not O(prod(sizes[attrs])), beyond
+        :data:`DENSE_CELL_LIMIT` cells; up to it the cells are counted in one pass
+        (O(n + m + cells)) rather than sorted.
     """
     n = original.shape[0]
     both = np.concatenate([original, synthetic]) if synthetic.shape[0] else original
     keys = _cell_keys(both, sizes, attrs)
+    space = int(np.prod([int(sizes[a]) for a in attrs], dtype=object))
+    if space <= DENSE_CELL_LIMIT:
+        # one counting pass over a dense cell range (O(n + m + cells)), then its occupied cells
+        c_ori = np.bincount(keys[:n], minlength=space)
+        c_syn = np.bincount(keys[n:], minlength=space)
+        held = np.flatnonzero((c_ori > 0) | (c_syn > 0))
+        return c_ori[held].astype(np.int64), c_syn[held].astype(np.int64)
     uniq, inv = np.unique(keys, return_inverse=True)
     inv = inv.ravel()
     return (

@@ -117,7 +117,7 @@ def to_json_parts(result: AuditResult, doc: Document) -> tuple[str, bytes]:
     main, side = split_bulky(data)
     main["records_file"] = RECORDS_FILE
     packed = gzip.compress(
-        json.dumps(side, separators=(",", ":"), allow_nan=False).encode(), mtime=0
+        json.dumps(side, separators=(",", ":"), allow_nan=False).encode(), compresslevel=6, mtime=0
     )
     return json.dumps(main, indent=2, allow_nan=False), packed
 

