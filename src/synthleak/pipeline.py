@@ -1214,7 +1214,9 @@ def audit(
         Pass/fail checks (:mod:`synthleak.policy`) evaluated on the audit's metrics.
     max_time : float, optional
         Wall-time limit in seconds for the shadow-model game: its shadow and test datasets are
-        sized to fit it after a measured pilot. Required by ``budget="auto"``.
+        sized to fit it after a measured pilot. Required by ``budget="auto"``. The
+        randomised-secret attribute game (:data:`AIA_GAME_SHARE`) and the attribute sweep
+        (:data:`AIA_SWEEP_SHARE`) take at most a share of it.
     selector : {"screen", "distance", "rare", "loglik"}
         How the membership game's targets are chosen among the training records. ``screen``
         (default): the two-stage audit, a cheap shadow-model screen of the rarest records
