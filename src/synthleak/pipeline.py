@@ -20,7 +20,8 @@ Stages, in order:
    (2023));
 6. ``membership_nobox`` — membership signal of the release against the control set;
 7. ``attribute_release`` — reconstruction attribute inference on the release (Annamalai et al.
-   (2024a), Sec. 4.2), with the control set as baseline;
+   (2024a), Sec. 4.2), with the control set as baseline; ``attribute_sweep`` — the same with
+   every column in turn as the secret (``secret="all"``), one finding per column;
 8. ``utility`` — MRE over 3-way marginal counts above 10 and 3-TVD (Annamalai et al. (2024a),
    Sec. 5.3);
 9. ``attribute_game`` — the randomised-secret attribute-inference game against the generator;
@@ -106,7 +107,14 @@ CONTROL_NEEDED = (
     "a control set: real records of the same population that the generator never saw "
     "(give --control, control= in Python, or hold some records out before generating)"
 )
-SECRET_NEEDED = "a secret column to infer (--secret; secret= in Python)"
+SECRET_NEEDED = (
+    "a secret column to infer (--secret COLUMN, or --secret all for every column; secret= in "
+    "Python)"
+)
+#: ``secret=SWEEP_ALL`` sweeps every column of the release (:func:`synthleak.games.sweep`).
+SWEEP_ALL = "all"
+#: Share of ``max_time`` the attribute sweep may take.
+AIA_SWEEP_SHARE = 0.25
 GENERATOR_NEEDED = (
     "the generator, as a spec the audit can run many times for shadow models (--generator; "
     "generator= in Python); a release alone is audited without it"
@@ -589,7 +597,118 @@ def _release_tables(ctx: _Context) -> Release:
 def _needs_release_aia(ctx: _Context) -> Skip | None:
     if ctx.secret is None:
         return Skip(needs=SECRET_NEEDED)
+    if ctx.secret == SWEEP_ALL:
+        return Skip(
+            reason="secret 'all': every column is swept (attribute inference of every column)"
+        )
     return _needs_control(ctx)
+
+
+def _needs_sweep(ctx: _Context) -> Skip | None:
+    if ctx.secret != SWEEP_ALL:
+        return Skip(reason="asked for with secret 'all' (--secret all)")
+    return _needs_control(ctx)
+
+
+def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
+    """Attribute inference with every column in turn as the secret, on the release, each
+    column's figure the excess over control records swapped in (:func:`attribute_sweep`).
+
+    One finding per swept column, in the audit's family of tests (Holm over all findings, as
+    the two singling-out attacks are): a column reads "measurable leakage" only when its excess
+    stays significant after the correction. Bounded by the budget (``plan.aia_records``
+    records per column, ``plan.aia_queries`` queries per linear program) and, with
+    ``max_time``, by :data:`AIA_SWEEP_SHARE` of it; every column keeps its finished parts in
+    the run directory, so an interrupted audit resumes them."""
+    from synthleak.games.sweep import attribute_sweep
+
+    assert ctx.synthetic is not None and ctx.control is not None
+    params: dict[str, Any] = {"time_limit": 120.0}
+    if ctx.plan.aia_queries is not None:
+        params["n_queries"] = ctx.plan.aia_queries
+    n_records = None if ctx.plan.aia_records is None else min(ctx.plan.aia_records, len(ctx.train))
+    max_seconds = None if ctx.max_time is None else AIA_SWEEP_SHARE * ctx.max_time
+    bins = 5 if ctx.secret_rule is None else int(ctx.secret_rule.bins)
+    left_out = {
+        c: "an identifier" if c in ctx.identifiers else "free text" for c in ctx.schema.excluded
+    }
+    ctx.log(
+        f"attribute inference of every column: {len(ctx.schema.names)} columns, "
+        f"{n_records or len(ctx.train)} training records each"
+        + ("" if max_seconds is None else f", within {max_seconds:.0f} s")
+    )
+    res = attribute_sweep(
+        _release_tables(ctx),
+        seed=ctx.seed,
+        attack="recon",
+        attack_params=params,
+        n_targets=n_records,
+        bins=bins,
+        left_out=left_out,
+        runtime=ctx.runtime.sub("aia-sweep"),
+        log=ctx.log,
+        max_seconds=max_seconds,
+        population_baseline=True,
+    )
+    # one record identity: rows of the user's original, not of the training split
+    columns = []
+    for c in res.columns:
+        rows = ctx.train_rows[c.rows].astype(np.int64)
+        c = replace(c, rows=rows)
+        if ctx.show_records:
+            c = replace(c, values=_values_of(ctx, c.column, c.beyond_population()))
+        columns.append(c)
+    res = replace(res, columns=tuple(columns))
+    ctx.sections["attribute_sweep"] = res
+    short = [c.column for c in res.columns if n_records and 0 < c.n_attacked < n_records]
+    if short:
+        ctx.notes.append(
+            f"attribute sweep: the time limit ({max_seconds:.0f} s, a {AIA_SWEEP_SHARE:.0%} "
+            f"share of max_time) let the attack reach fewer than the budget's {n_records} "
+            f"records in {len(short)} column(s) ({', '.join(short)}); their intervals are as "
+            "wide as that makes them"
+        )
+    for c in res.columns:
+        threat = ThreatModel(
+            AdversaryGoal.ATTRIBUTE,
+            GeneratorAccess.NO_BOX,
+            f"the other columns of every training record (not their '{c.column}') and the "
+            "released synthetic data",
+            {"secret": c.column},
+        )
+        details: dict[str, Any] = {
+            "column": c.column,
+            "success_rule": c.rule,
+            "accuracy": c.accuracy,
+            "control_accuracy": c.control_accuracy,
+            "population_accuracy": c.population_accuracy,
+            "status": c.status,
+            "records_attacked": c.n_attacked,
+            "records_beyond_population": int(c.beyond_population().size),
+            "queries_per_program": "all" if ctx.plan.aia_queries is None else ctx.plan.aia_queries,
+        }
+        if c.reason:
+            details["not_measured"] = c.reason
+        ctx.findings.append(
+            Finding(
+                f"attribute.sweep.{c.column}",
+                f"Attribute inference of '{c.column}' by reconstruction (every column swept)",
+                MetricKind.ADVANTAGE,
+                c.excess,
+                threat,
+                details,
+                p_value=c.p_value,
+            )
+        )
+
+
+def _values_of(ctx: _Context, column: str, rows: np.ndarray) -> tuple[str, ...]:
+    """The values of ``column`` in rows of the original, as the user's file holds them."""
+    if ctx.frame is not None and column in ctx.frame.columns:
+        vals = ctx.frame[column].iloc[rows]
+    else:
+        vals = ctx.original.take(rows).to_frame()[column]
+    return tuple("" if pd.isna(v) else str(v) for v in vals)
 
 
 def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
@@ -672,6 +791,11 @@ def _utility(ctx: _Context, rng: np.random.Generator) -> None:
 def _needs_generator_and_secret(ctx: _Context) -> Skip | None:
     if ctx.secret is None:
         return Skip(needs=SECRET_NEEDED)
+    if ctx.secret == SWEEP_ALL:
+        return Skip(
+            needs="one named secret column (--secret COLUMN): the game against the generator "
+            "infers one column; 'all' sweeps the release"
+        )
     return None if ctx.generator is not None else Skip(needs=GENERATOR_NEEDED)
 
 
@@ -972,6 +1096,12 @@ STAGES: tuple[Stage, ...] = (
         _needs_release_aia,
         _attribute_release,
     ),
+    Stage(
+        "attribute_sweep",
+        "Attribute inference of every column",
+        _needs_sweep,
+        _attribute_sweep,
+    ),
     Stage("utility", "Utility", _needs_synthetic, _utility),
     Stage(
         "attribute_game",
@@ -1024,7 +1154,9 @@ def audit(
     generator : str, optional
         Generator spec (``baynet:k=2``, ...). Enables the black-box shadow-model attacks.
     secret : str, optional
-        A sensitive column: enables attribute inference.
+        A sensitive column: enables attribute inference. ``"all"`` sweeps every column of the
+        release in turn (:func:`synthleak.games.sweep.attribute_sweep`), each ranked by its
+        excess over the control baseline, one finding per column.
     quasi_ids : sequence of str
         Columns the attacker knows about people (default: every other column).
     secret_rule : SecretRule, optional
@@ -1062,7 +1194,9 @@ def audit(
         Pass/fail checks (:mod:`synthleak.policy`) evaluated on the audit's metrics.
     max_time : float, optional
         Wall-time limit in seconds for the shadow-model game: its shadow and test datasets are
-        sized to fit it after a measured pilot. Required by ``budget="auto"``.
+        sized to fit it after a measured pilot. Required by ``budget="auto"``. The
+        randomised-secret attribute game (:data:`AIA_GAME_SHARE`) and the attribute sweep
+        (:data:`AIA_SWEEP_SHARE`) take at most a share of it.
     selector : {"screen", "distance", "rare", "loglik"}
         How the membership game's targets are chosen among the training records. ``screen``
         (default): the two-stage audit, a cheap shadow-model screen of the rarest records
@@ -1117,7 +1251,20 @@ def audit(
     sch = enc.schema
     ori, syn, ctl = enc.tables["original"], enc.tables.get("synthetic"), enc.tables.get("control")
     frames = {k: v for k, v in given.items() if isinstance(v, pd.DataFrame)}
-    if secret is not None:
+    if secret == SWEEP_ALL:
+        if quasi_ids:
+            raise InputError(
+                "secret 'all' takes every other column as the quasi-identifiers of each column: "
+                "drop quasi_ids",
+                parameter="quasi_ids",
+            )
+        if secret_rule is not None and secret_rule.bins is None:
+            raise InputError(
+                "secret 'all' judges every numeric column by the right quantile bin: give "
+                "secret_bins or nothing, not a tolerance in one column's units",
+                parameter="secret_rule",
+            )
+    elif secret is not None:
         from synthleak.games.attribute import validate_secret
 
         left_out = {c: "an identifier" for c in enc.profile.identifiers}
@@ -1206,6 +1353,7 @@ def audit(
         copies=ctx.sections.get("copies"),
         attribute=ctx.sections.get("attribute"),
         attribute_release=ctx.sections.get("attribute_release"),
+        attribute_sweep=ctx.sections.get("attribute_sweep"),
         epsilon=ctx.sections.get("epsilon"),
         budget=ctx.sections.get("budget"),
         notes=tuple(ctx.notes),

@@ -61,6 +61,7 @@ from synthleak.games.cost import Power
 from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.riskmap import RiskMapResult
+from synthleak.games.sweep import AttributeSweepResult
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
@@ -831,6 +832,9 @@ class AuditResult(Result):
         The randomised-secret attribute-inference game against the generator.
     attribute_release : ReleaseAttributeResult, optional
         Attribute inference on the release, training records against control records.
+    attribute_sweep : AttributeSweepResult, optional
+        Attribute inference of every column of the release (``secret="all"``), ranked by
+        excess risk; its record rows are rows of the original.
     riskmap : RiskMapResult, optional
         A membership risk map of every record (``synthleak riskmap`` results).
     utility : UtilitySection, optional
@@ -861,6 +865,8 @@ class AuditResult(Result):
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None
+    # left out of the repr, which stays short
+    attribute_sweep: AttributeSweepResult | None = field(default=None, repr=False)
     riskmap: RiskMapResult | None = None
     utility: UtilitySection | None = None
     privacy_utility: tuple[PrivacyUtilityPoint, ...] = ()

@@ -219,6 +219,9 @@ def numeric_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         )
         df["pid"] = [f"P{seed}{i:05d}" for i in range(n)]
         df["flat"] = 7
+        df["few"] = rng.choice([0.5, 1.25, 2.75], n)
+        df["mostly0"] = np.where(np.arange(n) == 0, 12.5, 0.0)
+        df["signed"] = rng.normal(0, 50, n).round(1)
         path = folder / f"{name}.csv"
         df.to_csv(path, index=False)
         out[name] = str(path)
@@ -261,6 +264,12 @@ def test_aia_numeric_secret_release_and_game(
         (["--secret", "pid", "--secret-bins", "4"], "left out as an identifier"),
         (["--secret", "flat", "--secret-bins", "4"], "single value"),
         (["--secret", "s", "--secret-bins", "4"], "'s' is categorical"),
+        (["--secret", "few", "--secret-bins", "5"], "more than the 3 distinct values of 'few'"),
+        (["--secret", "mostly0", "--secret-bins", "2"], "meaningless for 'mostly0'"),
+        (
+            ["--secret", "signed", "--secret-tolerance", "0.1", "--tolerance-kind", "relative"],
+            "ill-defined for 'signed'",
+        ),
     ],
 )
 def test_aia_numeric_secret_bad_input_exit_2(

@@ -451,3 +451,70 @@ def test_selector_and_targets_take_both_names_of_v_k() -> None:
     assert {c.api for c in SelectorChoice} == set(Selector)
     assert SelectorChoice("top").api is Selector.DISTANCE
     assert parse_targets("distance:3+random:2") == parse_targets("top:3+random:2")
+
+
+SWEEP = BudgetPlan(100, 1, 1, 20, 20, 100, ("distance",), 4, aia_records=100, aia_queries=2000)
+
+
+@pytest.mark.slow
+def test_audit_secret_all_ranks_every_column_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """--secret all: the sweep is a stage of the audit (one finding per column, the report's
+    section ranks them), a copied release flags the columns with the rows of the original whose
+    secret was inferred (no values without --show-records), and a rerun resumes every column."""
+    monkeypatch.setitem(audit_mod.BUDGETS, audit_mod.Budget.QUICK, SWEEP)
+    rng = np.random.default_rng(3)
+    ori, ctl = _people(120, 0, rng), _people(40, 1000, rng)
+    syn = ori.copy()
+    syn["case_id"] = np.arange(5000, 5120)
+    out = _audit(tmp_path, "sweep", ori, syn, ctl, "--secret", "all")
+    err = capsys.readouterr().err
+    assert "attribute sweep: column 1 of 4" in err and "projected time" in err
+    doc = json.loads((out / "report.json").read_text())
+    sweep = doc["attribute_sweep"]
+    assert {c["column"] for c in sweep["columns"]} == {"age", "sex", "cause", "weight"}
+    assert set(sweep["skipped"]) == {"case_id", "address"}  # identifier and free text
+    f = _findings(out)
+    assert {k for k in f if k.startswith("attribute.sweep.")} == {
+        f"attribute.sweep.{c}" for c in ("age", "sex", "cause", "weight")
+    }
+    assert "attribute.recon.release" not in f
+    leaks = [
+        k for k, v in f.items() if k.startswith("attribute.sweep.") and "leakage" in v["verdict"]
+    ]
+    leaks = [k for k in leaks if f[k]["verdict"] != "no evidence of leakage"]
+    assert leaks  # a copy of the training data
+    md = (out / "report.md").read_text()
+    assert "## Attribute inference of every column" in md
+    assert "record(s), rows " in md and "values only with --show-records" in md
+    stages = {s["name"]: s for s in doc["stages"]}
+    assert stages["attribute_sweep"]["status"] == "measured"
+    assert stages["attribute_release"]["status"] == "not applicable"
+    # a rerun into the same folder reloads every column's finished parts: the same figures
+    args = ["audit", "--original", str(tmp_path / "sweep_ori.csv")]
+    args += ["--synthetic", str(tmp_path / "sweep_syn.csv"), "--control"]
+    args += [str(tmp_path / "sweep_ctl.csv"), "--budget", "quick", "--out-dir", str(out)]
+    assert main([*args, "--secret", "all"]) == 0
+    assert "reloaded from the run directory" in capsys.readouterr().err
+    again = json.loads((out / "report.json").read_text())
+    assert again["attribute_sweep"]["columns"] == sweep["columns"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--quasi-ids", "age"], "drop --quasi-ids"),
+        (["--secret-tolerance", "5"], "give --secret-bins or nothing"),
+    ],
+)
+def test_audit_secret_all_bad_input_exit_2(
+    files, tmp_path: Path, capsys, extra: list[str], message: str
+) -> None:
+    out = tmp_path / "rep"
+    args = ["audit", "--original", str(files["ori"]), "--synthetic", str(files["syn"])]
+    args += ["--na-values", "?", "--secret", "all", *extra, "--out-dir", str(out)]
+    assert main(args) == 2
+    err = [e for e in capsys.readouterr().err.splitlines() if "error" in e]
+    assert len(err) == 1 and message in err[0], err
+    assert not out.exists()

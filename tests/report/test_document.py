@@ -253,9 +253,11 @@ def _every_state_result() -> AuditResult:
     import dataclasses
     import math
 
+    import numpy as np
     from tests.report.conftest import make_result
 
     from synthleak.games.attribute import AttackAccuracy, AttributeGameResult, Measurement
+    from synthleak.games.sweep import AttributeSweepResult, SweptColumn
     from synthleak.metrics.privacy import RiskEstimate
     from synthleak.results import Finding, MetricKind, assess
     from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
@@ -272,13 +274,37 @@ def _every_state_result() -> AuditResult:
         # clears its baseline alone, not after Holm's correction over the five measured tests
         ("singling_out.univariate", "SO uni", MetricKind.RISK, (0.02, 0.001, 0.04, 0.0), ""),
     ]
+    # the attribute sweep: one finding per column, every state among them
+    specs += [
+        ("attribute.sweep.income", "Sweep income", MetricKind.ADVANTAGE, (0.6, 0.5, 0.7, 0.0), "m"),
+        ("attribute.sweep.age", "Sweep age", MetricKind.ADVANTAGE, (0.01, -0.03, 0.05, 0.0), "m"),
+        ("attribute.sweep.race", "Sweep race", MetricKind.ADVANTAGE, (0.1, -0.2, 0.4, 0.0), "ts"),
+        ("attribute.sweep.sex", "Sweep sex", MetricKind.ADVANTAGE, (nan, nan, nan, 0.0), "nm"),
+    ]
     status = {"nm": Measurement.NOT_MEASURED, "ts": Measurement.TOO_SMALL, "m": "measured"}
-    findings, accuracies = [], []
+    findings, accuracies, swept = [], [], []
     for key, title, metric, (v, lo, hi, b), st in specs:
         est = RiskEstimate(v, lo, hi, 0.95, 100, b)
         details = {"status": Measurement(status[st]).value} if st else {}
         findings.append(Finding(key, title, metric, est, tm, details))
-        if key.startswith("attribute."):
+        if key.startswith("attribute.sweep."):
+            rows = np.arange(10, 20, dtype=np.int64)
+            swept.append(
+                SweptColumn(
+                    key.split(".")[2],
+                    "the exact class",
+                    Measurement(status[st]).value,
+                    0.8,
+                    0.5,
+                    est,
+                    nan,
+                    n_attacked=10,
+                    rows=rows,
+                    right=np.ones(10, dtype=np.int64),
+                    population_right=(rows % 2).astype(np.int64),
+                )
+            )
+        elif key.startswith("attribute."):
             accuracies.append(
                 AttackAccuracy(
                     key.split(".")[1], 500, est, nan, 10, 0, hi - lo, 0.2, Measurement(status[st])
@@ -289,6 +315,7 @@ def _every_state_result() -> AuditResult:
         base,
         findings=assess(findings),
         attribute=AttributeGameResult({}, tuple(accuracies), (), ()),
+        attribute_sweep=AttributeSweepResult("recon", 10, 0.05, tuple(swept), {"id": "an id"}),
     )
 
 
@@ -328,6 +355,8 @@ def test_every_verdict_reads_the_same_in_every_section_and_format() -> None:
     table = next(b for b in findings.blocks if isinstance(b, TableBlock))
     attribute = next(s for s in doc.sections if s.anchor == "attribute")
     game_table = next(b for b in attribute.blocks if isinstance(b, TableBlock))
+    sweep = next(s for s in doc.sections if s.anchor == "attribute-sweep")
+    sweep_table = next(b for b in sweep.blocks if isinstance(b, TableBlock))
     texts = [b.text for b in findings.blocks if isinstance(b, Paragraph)]
     page, md = to_html(doc), to_markdown(doc)
     data = json.loads(to_json(result, doc))
@@ -341,7 +370,13 @@ def test_every_verdict_reads_the_same_in_every_section_and_format() -> None:
             assert text.startswith(f"{f.title}: Not measured")
         else:
             assert f"Verdict: {word}" in text and not any(f"Verdict: {o}" in text for o in others)
-        if f.key.startswith("attribute."):
+        if f.key.startswith("attribute.sweep."):
+            (srow,) = [r for r in sweep_table.rows if r[1] == f.key.split(".")[2]]
+            assert srow[-1] == word
+            # records are listed (by row of the original, no values) for leaking columns only
+            leaks = f.verdict in (Verdict.LEAK, Verdict.SEVERE)
+            assert srow[-2] == ("5" if leaks else "not listed")
+        elif f.key.startswith("attribute."):
             (grow,) = [r for r in game_table.rows if r[0] == f.key.split(".")[1]]
             assert grow[-1] == word
         # the same row in HTML and Markdown
@@ -363,7 +398,14 @@ def test_every_verdict_reads_the_same_in_every_section_and_format() -> None:
     assert float(alone) < 0.05 < float(corrected)
     how = next(s for s in doc.sections if s.anchor == "how-to-read")
     how_text = " ".join(b.text for b in how.blocks if isinstance(b, Paragraph))
-    assert "5 tests" in how_text and uni.title in how_text and "Holm" in how_text
+    n_tests = sum(1 for f in result.findings if f.verdict is not Verdict.NOT_MEASURED)
+    assert f"{n_tests} tests" in how_text and uni.title in how_text and "Holm" in how_text
+    listed = [b for b in sweep.blocks if isinstance(b, Bullets) and "rows" in b.items[0]]
+    assert [b.items for b in listed] == [("'income': 5 record(s), rows 10, 12, 14, 16, 18",)]
+    assert "'id' not swept: an id" in str(sweep.blocks)
+    # the worst finding of the summary is the top column of the sweep's table
+    assert result.worst_finding().key == "attribute.sweep.income"  # type: ignore[union-attr]
+    assert sweep_table.rows[0][1] == "income"
     assert all(
         any(
             item.startswith(f"{v.value}:")

@@ -538,7 +538,7 @@ SecretOpt = Annotated[
     str | None,
     typer.Option(
         "--secret",
-        help="The secret column the attacker infers (aia on a release: all sweeps every column).",
+        help="The secret column the attacker infers; all sweeps every column of a release.",
     ),
 ]
 SecretToleranceOpt = Annotated[

@@ -326,6 +326,35 @@ def validate_secret(
                     f"the secret {secret!r} takes a single value in the data: there is nothing "
                     "to infer; choose another secret"
                 )
+            finite = v[np.isfinite(v)]
+            relative = rule.tolerance is not None and rule.kind is ToleranceKind.RELATIVE
+            if relative and (finite < 0).any():
+                raise InputError(
+                    f"a relative secret_tolerance is ill-defined for {secret!r}, which takes "
+                    f"negative values ({int((finite < 0).sum())} records): give an absolute "
+                    "tolerance (tolerance_kind absolute) or secret_bins",
+                    parameter="secret_tolerance",
+                )
+            if rule.bins is not None:
+                distinct = int(np.unique(finite).size)
+                if rule.bins > distinct:
+                    raise InputError(
+                        f"secret_bins {rule.bins} is more than the {distinct} distinct values of "
+                        f"{secret!r}: give at most {distinct} bins, or declare the column "
+                        "categorical",
+                        parameter="secret_bins",
+                    )
+                edges = np.unique(np.quantile(finite, np.linspace(0, 1, rule.n_bins + 1)))
+                b = np.clip(np.searchsorted(edges, finite, side="right") - 1, 0, edges.size - 2)
+                top = float(np.bincount(b).max() / max(1, v.size)) if edges.size > 1 else 1.0
+                if top >= MEANINGLESS_RATE:
+                    raise InputError(
+                        f"secret_bins {rule.bins} is meaningless for {secret!r}: its quantile "
+                        f"bins collapse into one that holds {top:.0%} of the records (one value "
+                        "dominates), so guessing it is almost always right; give a tolerance, "
+                        "or declare the column categorical",
+                        parameter="secret_bins",
+                    )
             if rule.tolerance is not None:
                 rate = rule.constant_rate(v)
                 if rate >= MEANINGLESS_RATE:
@@ -1251,12 +1280,20 @@ class TargetOutcomes(Result):
         Their secret (class index) and the attack's guess.
     scores : FloatArray
         ``(n, C)`` class scores.
+    right : IntArray or None
+        1 where the guess counts as right under the game's rule.
+    population_right : IntArray or None
+        1 where a classifier trained on the control records alone (what the population's
+        statistics let anyone infer, without the release) guesses the secret right under the
+        same rule; ``None`` unless the game was asked for it (``population_baseline``).
     """
 
     rows: IntArray
     truth: IntArray
     guess: IntArray
     scores: FloatArray
+    right: IntArray | None = None
+    population_right: IntArray | None = None
 
 
 @dataclass(frozen=True, repr=False)
@@ -1390,12 +1427,13 @@ def _run_logged(
     what: str,
     log: Callable[[str], None] | None,
     max_seconds: float | None = None,
+    min_units: int = 1,
 ) -> dict[str, Any]:
     """Run ``units``, saying how long they will take and how far they are.
 
     Without ``log`` and ``max_seconds`` this is :meth:`Runtime.run`. Otherwise the first unit
     to compute runs alone and its wall time projects the rest (on the runtime's workers); with
-    ``max_seconds`` only the leading units that fit in it are run (at least that first one).
+    ``max_seconds`` only the leading units that fit in it are run (at least ``min_units``).
     The rest run in about ten chunks, each followed by a line with the units done and the time
     left. Finished units are kept in the run store as they finish, so an interrupted run resumes
     where it stopped; units reloaded from the store are counted as done and take no time.
@@ -1425,6 +1463,7 @@ def _run_logged(
     total = len(units)
     if rest and max_seconds is not None:
         fit = max(0, math.floor((float(max_seconds) - first) / max(first, 1e-9))) * workers
+        fit = max(fit, min_units - 1 - len(reloaded))
         if fit < len(rest):
             rest = rest[:fit]
             total = len(reloaded) + 1 + len(rest)
@@ -1514,6 +1553,15 @@ class ReleaseAttributeGame:
         Receives the projected time and progress lines (the audit prints them).
     max_ci_width : float
         Widest interval of the difference read as a measurement (:data:`MAX_CI_WIDTH`).
+    max_seconds : float, optional
+        Wall-time limit: after the first part, only the parts that fit in it are attacked (a
+        part's training and control units together), and the result is measured on them
+        (``config["n_parts_run"]``). Without it every part runs.
+    population_baseline : bool
+        Also guess each attacked training record's secret with a classifier (``infer``)
+        trained on the control records only, and keep whether it was right
+        (``training.population_right``): a record the attack infers from the release while
+        the population's statistics do not is inferred beyond that baseline.
 
     Notes
     -----
@@ -1556,9 +1604,13 @@ class ReleaseAttributeGame:
         part_size: int = 2000,
         log: Callable[[str], None] | None = None,
         secret_rule: SecretRule | None = None,
+        max_seconds: float | None = None,
+        population_baseline: bool = False,
     ) -> None:
         self.log = log
         self.secret_rule = secret_rule
+        self.max_seconds = max_seconds
+        self.population_baseline = population_baseline
         self.secret = secret
         self.quasi_ids = quasi_ids
         self.attack = attack
@@ -1599,6 +1651,9 @@ class ReleaseAttributeGame:
             raise InputError(f"part_size must be at least 1, got {self.part_size}")
         if not self.max_ci_width > 0:
             raise InputError(f"max_ci_width must be positive, got {self.max_ci_width}")
+        ms = self.max_seconds
+        if ms is not None and not (isinstance(ms, int | float) and ms > 0):
+            raise InputError(f"max_seconds must be a positive number, got {ms!r}")
         ctl = release.control
         has_control = ctl is not None and len(ctl) > 0
         enc = Release(
@@ -1726,8 +1781,14 @@ class ReleaseAttributeGame:
             "control": ctl_codes[:, :-1],
             "parts": groups,
         }
-        units = [WorkUnit(f"training-{p:05d}", (0, p)) for p in range(n_parts)] + [
-            WorkUnit(f"control-{p:05d}", (1, p)) for p in range(n_parts) if groups[p][1].size
+        # a part's two worlds side by side, so a time limit keeps whole parts
+        units = [
+            u
+            for p in range(n_parts)
+            for u in (
+                [WorkUnit(f"training-{p:05d}", (0, p))]
+                + ([WorkUnit(f"control-{p:05d}", (1, p))] if groups[p][1].size else [])
+            )
         ]
         if self.log is not None:
             self.log(
@@ -1756,7 +1817,19 @@ class ReleaseAttributeGame:
                 description="attribute inference on the release",
                 what="linear-program units" if name == "recon" else "units",
                 log=self.log,
+                max_seconds=ms,
+                min_units=2 if groups[0][1].size else 1,  # the first part's two worlds
             )
+            if ms is not None:  # whole parts only: a part cut in half by the limit is dropped
+                whole = [
+                    p
+                    for p in range(n_parts)
+                    if f"training-{p:05d}" in out
+                    and (not groups[p][1].size or f"control-{p:05d}" in out)
+                ]
+                keep = {f"{w}-{p:05d}" for p in whole for w in ("training", "control")}
+                out = {k: v for k, v in out.items() if k in keep}
+                base["config"] = {**config, "n_parts_run": len(whole)}
             failures = tuple(_reason(r.error or "") for _, r in sorted(out.items()) if not r.ok)
             values = prep.values
             judge = _Judge(
@@ -1766,12 +1839,42 @@ class ReleaseAttributeGame:
                 (None, None) if values is None else (values[:N], values[N + m :]),
             )
             result = _release_result(base, out, failures, groups, judge, C, limit)
+            if self.population_baseline and result.training is not None:
+                result = replace(
+                    result,
+                    training=replace(
+                        result.training,
+                        population_right=_population_right(
+                            ori, ctl_codes, prep.sizes, result.training.rows, judge, seed
+                        ),
+                    ),
+                )
             if store is not None:
                 store.write_json("result.json", result.to_dict())
         finally:
             if store is not None:
                 store.close()
         return result
+
+
+def _population_right(
+    ori: np.ndarray,
+    ctl: np.ndarray,
+    sizes: np.ndarray,
+    rows: np.ndarray,
+    judge: _Judge,
+    seed: int,
+) -> np.ndarray:
+    """1 where a classifier trained on the control records alone guesses the secret of the
+    training record ``rows`` right (under the game's rule), else 0."""
+    from synthleak.attacks.aia_inference import InferenceAttack
+
+    rng = stream_rng(seed, "aia-release-population")
+    C = int(sizes[-1])
+    attack = InferenceAttack().fit(ori[:, :-1], sizes[:-1], rng=rng)
+    scores = attack.score(ctl[:, :-1], ctl[:, -1], rows, C, rng=rng)
+    _, right = judge(rows, _guess(scores, rng), control=False)
+    return np.asarray(right, dtype=np.int64)
 
 
 def _release_result(
@@ -1837,7 +1940,11 @@ def _release_result(
         auc=binary_auc(truth_t, tr["scores"]),
         control_auc=binary_auc(truth_c, ct["scores"]),
         ci_width=diff.width,
-        training=TargetOutcomes(rows_t, truth_t, tr["guess"], tr["scores"]),
-        control=TargetOutcomes(rows_c, truth_c, ct["guess"], ct["scores"]),
+        training=TargetOutcomes(
+            rows_t, truth_t, tr["guess"], tr["scores"], np.asarray(ok_t, dtype=np.int64)
+        ),
+        control=TargetOutcomes(
+            rows_c, truth_c, ct["guess"], ct["scores"], np.asarray(ok_c, dtype=np.int64)
+        ),
         **base,
     )

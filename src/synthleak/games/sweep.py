@@ -26,6 +26,7 @@ Holm (1979) (step-down correction).
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -43,7 +44,7 @@ from synthleak.games.base import Release
 from synthleak.games.singling_out import encode_release
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
 from synthleak.runtime import Runtime, as_runtime
-from synthleak.serde import Result
+from synthleak.serde import IntArray, Result
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,6 +74,18 @@ class SweptColumn(Result):
         beyond what the population's statistics give.
     reason : str
         Why it was not measured, when it was not.
+    n_attacked : int
+        Training records attacked (their outcomes are in ``rows`` and ``right``).
+    rows : IntArray
+        The attacked training records (rows of the release's original).
+    right : IntArray
+        1 where the attack guessed the record's secret right.
+    population_right : IntArray
+        1 where a classifier trained on the control records alone guessed it right (empty
+        unless the sweep ran with ``population_baseline``).
+    values : tuple of str
+        The secret of each record of :meth:`beyond_population`, in its order; empty unless the
+        caller asked for the values (the audit's ``show_records``).
     """
 
     column: str
@@ -85,6 +98,25 @@ class SweptColumn(Result):
     p_holm: float = math.nan
     flagged: bool = False
     reason: str = ""
+    n_attacked: int = 0
+    rows: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    right: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    population_right: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    values: tuple[str, ...] = ()
+
+    @property
+    def population_accuracy(self) -> float:
+        """Accuracy of the control-trained classifier on the attacked records (NaN without)."""
+        n = self.population_right.size
+        return float(self.population_right.mean()) if n else math.nan
+
+    def beyond_population(self) -> np.ndarray:
+        """The attacked records whose secret the attack inferred from the release while a
+        classifier trained on the control records alone did not (rows of the original)."""
+        if self.population_right.size != self.rows.size or not self.rows.size:
+            return np.zeros(0, dtype=np.int64)
+        hit = (self.right == 1) & (self.population_right == 0)
+        return self.rows[hit].astype(np.int64)
 
 
 @dataclass(frozen=True, repr=False)
@@ -151,6 +183,8 @@ def attribute_sweep(
     left_out: Mapping[str, str] | None = None,
     runtime: Runtime | None = None,
     log: Callable[[str], None] | None = None,
+    max_seconds: float | None = None,
+    population_baseline: bool = False,
 ) -> AttributeSweepResult:
     """Attribute inference with every column as the secret, ranked by excess risk.
 
@@ -177,10 +211,23 @@ def attribute_sweep(
     runtime : Runtime, optional
         Run directory (each column's game keeps its finished parts) and workers.
     log : callable, optional
-        One line per column and the games' progress.
+        One line per column (with the time the columns left are projected to take) and the
+        games' progress.
+    max_seconds : float, optional
+        Wall-time limit of the whole sweep: each column gets an equal share of the time left,
+        and its game attacks the parts of its records that fit in it (at least one).
+    population_baseline : bool
+        Also keep, per attacked record, whether a classifier trained on the control records
+        alone infers its secret (:meth:`SweptColumn.beyond_population`).
     """
     if not 0 < alpha < 1:
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}")
+    if max_seconds is not None and not (
+        isinstance(max_seconds, int | float)
+        and not isinstance(max_seconds, bool)
+        and max_seconds > 0
+    ):
+        raise InputError(f"max_seconds must be a positive number of seconds, got {max_seconds!r}")
     say = log or (lambda _msg: None)
     rt = as_runtime(runtime)
     original, synthetic, control = encode_release(release, "the attribute sweep")
@@ -189,14 +236,28 @@ def attribute_sweep(
     rule = SecretRule(bins=bins)
     skipped = {c: f"left out as {what}" for c, what in (left_out or {}).items()}
     results: list[SweptColumn] = []
+    todo: list[tuple[int, str]] = []
     for i, col in enumerate(schema.names):
+        if col in skipped:
+            continue
         numeric = not schema[col].is_categorical
         try:
             validate_secret(schema, col, None, data=original, rule=rule if numeric else None)
         except InputError as exc:
             skipped[col] = str(exc)
             continue
-        say(f"attribute sweep: column {i + 1} of {len(schema.names)}, '{col}'")
+        todo.append((i, col))
+    from synthleak.games.cost import format_seconds
+
+    started = time.perf_counter()
+    for j, (i, col) in enumerate(todo):
+        numeric = not schema[col].is_categorical
+        elapsed = time.perf_counter() - started
+        left = f", about {format_seconds(elapsed / j * (len(todo) - j))} left" if j else ""
+        say(f"attribute sweep: column {j + 1} of {len(todo)}, '{col}'{left}")
+        share = None
+        if max_seconds is not None:
+            share = max(1e-3, (float(max_seconds) - elapsed) / (len(todo) - j))
         game = ReleaseAttributeGame(
             col,
             None,
@@ -205,6 +266,8 @@ def attribute_sweep(
             n_targets=n_targets,
             secret_rule=rule if numeric else None,
             log=log,
+            max_seconds=share,
+            population_baseline=population_baseline,
         )
         try:
             res = game.run(encoded, seed=seed, runtime=rt.sub(f"sweep-{i}"))
@@ -213,6 +276,9 @@ def attribute_sweep(
             continue
         d = res.difference
         measured = res.status is not Measurement.NOT_MEASURED and math.isfinite(d.difference)
+        tr = res.training
+        empty = np.zeros(0, dtype=np.int64)
+        right = empty if tr is None or tr.right is None else tr.right.astype(np.int64)
         results.append(
             SweptColumn(
                 col,
@@ -223,6 +289,14 @@ def attribute_sweep(
                 res.advantage,
                 d.p_value if measured else math.nan,
                 reason=res.reason,
+                n_attacked=0 if tr is None else int(tr.rows.size),
+                rows=empty if tr is None else tr.rows.astype(np.int64),
+                right=right,
+                population_right=(
+                    empty
+                    if tr is None or tr.population_right is None
+                    else tr.population_right.astype(np.int64)
+                ),
             )
         )
     adjusted = holm_adjusted([c.p_value for c in results])
@@ -238,6 +312,10 @@ def attribute_sweep(
             p,
             bool(math.isfinite(p) and p <= alpha),
             c.reason,
+            c.n_attacked,
+            c.rows,
+            c.right,
+            c.population_right,
         )
         for c, p in zip(results, adjusted, strict=True)
     ]
