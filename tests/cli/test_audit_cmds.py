@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -453,10 +454,9 @@ def test_selector_and_targets_take_both_names_of_v_k() -> None:
     assert parse_targets("distance:3+random:2") == parse_targets("top:3+random:2")
 
 
-SWEEP = BudgetPlan(100, 1, 1, 20, 20, 100, ("distance",), 4, aia_records=100, aia_queries=2000)
+SWEEP = replace(TINY, aia_records=100, aia_queries=2000)
 
 
-@pytest.mark.slow
 def test_audit_secret_all_ranks_every_column_and_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
