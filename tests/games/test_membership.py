@@ -397,6 +397,75 @@ def test_exact_knowledge_datasets_differ_only_in_the_target() -> None:
         assert target not in known
 
 
+def test_exact_knowledge_can_substitute_the_target() -> None:
+    """neighbouring='substitute': OUT holds one fixed other record where IN holds the target
+    (same size), so a "bounded" DP claim (one record replaced) can be tested."""
+    from synthleak.games.membership import Knowledge
+
+    game = MembershipGame(
+        "nonprivate",
+        train_size=30,
+        n_shadows=20,
+        n_tests=10,
+        knowledge=Knowledge.EXACT,
+        neighbouring="substitute",
+    )
+    tg = np.array([0, 4])
+    design = game._design(7, PoolMode.SINGLE, tg, np.arange(5, 400), np.arange(0))
+    for t, target in enumerate(tg):
+        shadow, y = design[2 * t + 2]
+        test, y_test = design[2 * t + 3]
+        known = shadow[0, :-1]
+        other = shadow[~y, -1]
+        assert (shadow[:, :-1] == known).all() and (test[:, :-1] == known).all()
+        assert (shadow[y, -1] == target).all() and (other == other[0]).all() and other[0] >= 0
+        assert (test[~y_test, -1] == other[0]).all()  # the same replacement in both pools
+        assert other[0] not in known and other[0] not in tg
+    # the add/remove default is unchanged (same known records for the same seed)
+    plain = MembershipGame("nonprivate", train_size=30, n_shadows=20, n_tests=10, knowledge="exact")
+    d0 = plain._design(7, PoolMode.SINGLE, tg, np.arange(5, 400), np.arange(0))
+    assert (d0[2][0][~d0[2][1], -1] == -1).all()
+    with pytest.raises(InputError, match="needs knowledge='exact'"):
+        MembershipGame("nonprivate", neighbouring="add_remove")._relation(Knowledge.AUXILIARY)
+    with pytest.raises(InputError, match="unknown neighbouring"):
+        MembershipGame("nonprivate", knowledge="exact", neighbouring="edit")._relation(
+            Knowledge.EXACT
+        )
+
+
+def test_substitute_game_records_its_relation_and_tests_a_bounded_claim() -> None:
+    from synthleak.findings import membership_epsilon
+
+    omega = make_omega(n=60, seed=9)
+    game = MembershipGame(
+        "nonprivate",
+        targets=[0],
+        train_size=40,
+        synthetic_size=120,
+        n_shadows=20,
+        n_tests=40,
+        attacks=("distance",),
+        attack_params=FAST,
+        knowledge="exact",
+        neighbouring="substitute",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        res = game.run(omega, seed=0)
+    assert res.config.neighbouring == "substitute"
+    assert MembershipResult.from_json(res.to_json()).config.neighbouring == "substitute"
+    assert res.targets[0].attacks["distance"].auc.value >= 0.9  # nonprivate: the outlier shows
+    est = membership_epsilon(
+        res, rng=np.random.default_rng(0), claimed=1.0, delta=0.0, neighbouring="substitute"
+    )
+    assert est.lower_bound > 0.5
+    # train_size must leave a replacement besides the known records
+    with pytest.raises(InputError, match="and the replacement"):
+        MembershipGame(
+            "nonprivate", targets=[0], train_size=60, knowledge="exact", neighbouring="substitute"
+        ).validate(omega, seed=0)
+
+
 def test_exact_knowledge_game_runs_and_records_its_relation() -> None:
     omega = make_omega(seed=9)
     game = MembershipGame(

@@ -68,7 +68,7 @@ from synthleak.metrics.privacy import (
     tpr_at_fpr,
     tpr_estimates,
 )
-from synthleak.modes import Knowledge, PoolMode
+from synthleak.modes import Knowledge, Neighbouring, PoolMode
 from synthleak.queries import TableStack
 from synthleak.runtime import RunStore, Runtime, WorkUnit, as_runtime, unit_rng
 from synthleak.serde import FloatArray, IntArray, Result, jsonable
@@ -164,12 +164,15 @@ class MembershipConfig(Result):
     data: str
     n_records: int
     knowledge: Knowledge = Knowledge.AUXILIARY
+    exact_relation: str = ""
 
     @property
     def neighbouring(self) -> str:
         """How an IN and an OUT training dataset differ: ``substitute`` (the target replaced by
         another record) or ``add_remove`` (the target added to the same records)."""
-        return "add_remove" if self.knowledge is Knowledge.EXACT else "substitute"
+        if self.knowledge is Knowledge.EXACT:
+            return self.exact_relation or "add_remove"
+        return "substitute"
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -343,6 +346,11 @@ class MembershipGame:
         ``auxiliary`` (default) or ``exact`` (the attacker knows every training record but the
         target; one pool per target, IN and OUT datasets differ only in the target). With
         ``exact`` the auxiliary and test splits are not used.
+    neighbouring : {"add_remove", "substitute"}, optional
+        With ``exact`` knowledge, how IN and OUT differ: ``add_remove`` (default; OUT = D, IN =
+        D plus the target) or ``substitute`` (OUT = D plus one fixed other record, the same in
+        every OUT dataset of the target; IN = D plus the target), the relation of a "bounded"
+        DP claim. With ``auxiliary`` knowledge the datasets always differ by substitution.
 
     Examples
     --------
@@ -376,9 +384,11 @@ class MembershipGame:
         test_size: int | None = None,
         batch_size: int = 50,
         knowledge: Knowledge | str = Knowledge.AUXILIARY,
+        neighbouring: Neighbouring | str | None = None,
     ) -> None:
         self.generator = generator
         self.knowledge = knowledge
+        self.neighbouring = neighbouring
         self.targets = targets
         self.train_size = train_size
         self.synthetic_size = synthetic_size
@@ -423,11 +433,14 @@ class MembershipGame:
         if np.unique(targets).size != targets.size:
             raise InputError("a target row is listed twice: list each target once")
         rest = len(omega) - targets.size
+        relation = self._relation(knowledge)
         if knowledge is Knowledge.EXACT:
-            if n - 1 > rest:
+            need = n if relation is Neighbouring.SUBSTITUTE else n - 1
+            if need > rest:
                 raise InputError(
-                    f"train_size {n} needs {n - 1} known records besides the target, but the data "
-                    f"has {rest} non-target records: lower train_size"
+                    f"train_size {n} needs {need} records besides the target (the known ones"
+                    + (" and the replacement" if need == n else "")
+                    + f"), but the data has {rest} non-target records: lower train_size"
                 )
             return PoolMode.SINGLE, 0, 0
         aux = self.aux_size if self.aux_size is not None else min(10_000, (2 * rest) // 3)
@@ -454,6 +467,26 @@ class MembershipGame:
                 "or pool='single'"
             )
         return mode, int(aux), int(test)
+
+    def _relation(self, knowledge: Knowledge) -> Neighbouring:
+        """The neighbouring relation of IN and OUT datasets (``neighbouring`` checked)."""
+        natural = (
+            Neighbouring.ADD_REMOVE if knowledge is Knowledge.EXACT else Neighbouring.SUBSTITUTE
+        )
+        if self.neighbouring is None:
+            return natural
+        try:
+            relation = Neighbouring(self.neighbouring)
+        except ValueError:
+            raise InputError(
+                f"unknown neighbouring {self.neighbouring!r}: use 'add_remove' or 'substitute'"
+            ) from None
+        if knowledge is Knowledge.AUXILIARY and relation is not natural:
+            raise InputError(
+                "neighbouring='add_remove' needs knowledge='exact': with auxiliary knowledge the "
+                "datasets differ by substitution"
+            )
+        return relation
 
     # --- design -----------------------------------------------------------------------------
     def _design(
@@ -499,20 +532,23 @@ class MembershipGame:
         self, seed: int, targets: np.ndarray, rest: np.ndarray
     ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """Per target: one known dataset D of ``train_size - 1`` records; IN = D + the target,
-        OUT = D (padded with -1). Shadow and test pools differ only in the generator's
-        randomness."""
+        OUT = D (padded with -1), or with ``substitute`` D + one fixed other record. Shadow and
+        test pools differ only in the generator's randomness."""
         n = int(self.train_size)
+        swap = self._relation(Knowledge.EXACT) is Neighbouring.SUBSTITUTE
         design: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         for t in range(targets.size):
-            known = rest[
-                unit_rng(seed, _SEED_POOL, 2 * t + 2, 0).choice(rest.size, n - 1, replace=False)
-            ]
+            picked = unit_rng(seed, _SEED_POOL, 2 * t + 2, 0).choice(
+                rest.size, n if swap else n - 1, replace=False
+            )
+            known = rest[picked[: n - 1]]
+            other = int(rest[picked[n - 1]]) if swap else -1
             for k, size in enumerate((self.n_shadows, self.n_tests)):
                 pool_id = 2 * t + 2 + k
                 labels = _balanced(unit_rng(seed, _SEED_POOL, pool_id), int(size))
                 rows = np.empty((int(size), n), dtype=np.int64)
                 rows[:, : n - 1] = known
-                rows[:, n - 1] = np.where(labels, targets[t], -1)
+                rows[:, n - 1] = np.where(labels, targets[t], other)
                 design[pool_id] = (rows, labels)
         return design
 
@@ -570,8 +606,11 @@ class MembershipGame:
             "data": table_fingerprint(omega),
             "n_records": len(omega),
         }
+        relation = self._relation(knowledge)
         if knowledge is Knowledge.EXACT:
             store_config["knowledge"] = knowledge.value
+            if relation is Neighbouring.SUBSTITUTE:
+                store_config["neighbouring"] = relation.value
         config = MembershipConfig(
             generator=self.generator,
             targets=str(spec),
@@ -588,6 +627,7 @@ class MembershipGame:
             data=store_config["data"],
             n_records=len(omega),
             knowledge=knowledge,
+            exact_relation=relation.value if knowledge is Knowledge.EXACT else "",
         )
         store = rt.store(store_config)
         try:

@@ -1,0 +1,582 @@
+"""DP audit of the DP generators people install: empirical epsilon against each library's claim.
+
+Every differentially private generator synthleak can run (its own ``privbayes`` and ``mst``,
+dpmm 0.1.9's MST, AIM and PrivBayes, SmartNoise Synthesizers 1.0.8's MST, AIM, PATE-CTGAN and
+DP-CTGAN) is played in the exact-knowledge membership game (the attacker knows every training
+record but the target) against two worst-case targets, and its claim (epsilon, delta and the
+neighbouring relation the library states) is tested with the Clopper-Pearson lower bound of
+:func:`synthleak.findings.membership_epsilon` (threshold and attack chosen on one half of the
+test datasets, the bound computed on the other half). Positive controls: PrivBayes with its
+noise removed (``mutant-privbayes``) and a release that copies half of its training records
+(``leaky``), both claiming epsilon = 1.
+
+Datasets (the categorical Adult of Annamalai et al. (2024b): complete cases, age and hours per
+week rounded to tens, 11 categorical columns; the schema of the whole table is public):
+
+``worst``
+    The worst-case neighbouring datasets of Annamalai et al. (2024b) (their ``worstcase`` with
+    ``narrow``): ``x_T`` is the record ranked most vulnerable (``V_5``) of a 2,000-record sample;
+    ``x`` a record that agrees with ``x_T`` on no column; ``y`` and ``z`` mix them column by
+    column (``y`` takes ``x_T``'s value on even columns and ``x``'s on odd ones, ``z`` the other
+    way round). The known dataset is ``{x, x_T, z}`` and the target, an outlier no dataset
+    record equals, is ``y``; the data are narrowed to the first three columns (age, workclass,
+    education). Add/remove (their ``addremove``): IN = ``{x, x_T, y}``, OUT = ``{x, x_T}``. For a
+    claim stated for replacing a record (dpmm's PrivBayes; their ``edit``) IN = two of
+    ``{x, x_T, z}`` plus ``y`` and OUT = the same two plus the third (they replace ``z``; the
+    game draws which of the three, recorded as ``replaced_in_out``).
+``screen``
+    300 records of the categorical Adult (a fixed random sample), six columns (age, workclass,
+    education, marital status, race, sex); the target is the record the two-stage screen ranks
+    riskiest (:func:`synthleak.games.twostage.screened_targets`, run with ``baynet``, the
+    noiseless model of PrivBayes, as a cheap stand-in for every generator: the screen only ranks
+    records); exact knowledge of 199 other records (``train_size`` 200).
+
+Attacks: the query attack over every subset of the columns and the distance attack. Trial
+counts are sized per generator from one measured fit (``--plan``): an audit can only certify an
+epsilon below its ceiling (``ln`` of about a quarter of the evaluation datasets per class), so
+epsilon = 4 needs 204 evaluation datasets per class (816 test datasets) and epsilon = 10 about
+81,000 per class, out of reach for every generator here. Where a row's ceiling stays below the
+claim the verdict is "inconclusive" and the row states the test datasets the claim needs and
+their projected cost at the measured seconds per generator run.
+
+Generators not available on this branch (synthcity's, added on another branch) are listed by
+name in :data:`LATER`; a row whose generator is not registered is written as "not run" with the
+reason, and runs as soon as the generator is registered under that name.
+
+Usage::
+
+    nice -n 10 python -m benchmarks.dp_libraries_study --rows ours        # our generators
+    nice -n 10 python -m benchmarks.dp_libraries_study --rows dpmm        # one library
+    python -m benchmarks.dp_libraries_study --table                       # the Markdown table
+    python -m benchmarks.dp_libraries_study --rows ours --quick           # smoke test
+
+Each row is written to ``benchmarks/results/dp_study/<row>.json`` (with provenance) when it
+finishes; a finished row is not run again, and with ``--run-dir`` an interrupted game resumes
+from its stored generator runs. The dpmm and SmartNoise environments are found as
+``synthleak env list`` finds them (``$SYNTHLEAK_ENVS``).
+
+References
+----------
+Annamalai, Ganev and De Cristofaro (2024b) (worst-case neighbouring datasets, audits of DP
+synthetic-data generators). Jagielski et al. (2020) (Clopper-Pearson bounds). Meeus et al.
+(2023) (``V_k``; query attack). McKenna et al. (2021, 2022) (MST, AIM). Zhang et al. (2017)
+(PrivBayes). Rosenblatt et al. (2020) (PATE-CTGAN, DP-CTGAN).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+import traceback
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.provenance import RESULTS, Provenance
+
+STUDY = "dp_study"
+OUT = RESULTS / STUDY
+WORST_COLUMNS = ("age", "workclass", "education")
+SCREEN_COLUMNS = ("age", "workclass", "education", "marital-status", "race", "sex")
+SCREEN_RECORDS, SCREEN_TRAIN = 300, 200
+SCREEN_SCREEN_TRAIN = 150  # half the records in every screening dataset, no fillers needed
+ATTACKS = ("query", "distance")
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Row:
+    """One audit: a generator spec at one epsilon on one dataset, with its trial counts."""
+
+    key: str
+    group: str
+    label: str  # the implementation, as the table names it
+    spec: str
+    epsilon: float
+    dataset: str
+    n_shadows: int
+    n_tests: int
+    note: str = ""
+    skip: str = ""  # why the row is not run (measured cost), shown as "not run: ..."
+
+
+def _rows() -> list[Row]:
+    rows: list[Row] = []
+
+    def add(
+        group: str,
+        label: str,
+        spec: str,
+        eps: float,
+        ds: str,
+        sh: int,
+        te: int,
+        note: str = "",
+        skip: str = "",
+    ) -> None:
+        safe = "".join(c if c.isalnum() or c in "=.-" else "_" for c in spec)
+        rows.append(Row(f"{ds}--{safe}", group, label, spec, eps, ds, sh, te, note, skip))
+
+    # controls first: the audit must find them, or nothing else it says counts
+    for ds in ("worst", "screen"):
+        add(
+            "controls",
+            "PrivBayes without noise (mutant)",
+            "mutant-privbayes:epsilon=1",
+            1,
+            ds,
+            100,
+            400,
+        )
+        add(
+            "controls",
+            "leaky (half the release copied)",
+            "leaky:fraction=0.5,base=privbayes:epsilon=1",
+            1,
+            ds,
+            100,
+            400,
+        )
+    # our own generators: cheap enough for the ceiling of epsilon = 4 (816 test datasets)
+    for ds in ("worst", "screen"):
+        for eps in (1, 4, 10):
+            add("ours", "synthleak privbayes", f"privbayes:epsilon={eps}", eps, ds, 200, 1000)
+        if ds == "worst":
+            for eps in (1, 4, 10):
+                add("ours", "synthleak mst", f"mst:epsilon={eps},iters=100", eps, ds, 100, 1000)
+        else:  # about 1 s a run on 200 records: the epsilon = 1 ceiling only
+            add("ours", "synthleak mst", "mst:epsilon=1,iters=100", 1, ds, 50, 400)
+    # power check: the same pipeline at an epsilon that barely protects anything
+    add(
+        "ours",
+        "synthleak mst (power check)",
+        "mst:epsilon=1000,iters=100",
+        1000,
+        "worst",
+        100,
+        1000,
+    )
+    # libraries in their own environments: seconds per fit, so the epsilon = 1 ceiling first
+    for model in ("mst", "aim", "privbayes"):
+        for eps in (1, 4):
+            add(
+                "dpmm",
+                f"dpmm {model}",
+                f"dpmm:{model}:epsilon={eps},n_iters=100",
+                eps,
+                "worst",
+                8,
+                64,
+            )
+    for model in ("mst", "aim"):
+        for eps in (1, 4):
+            add(
+                "smartnoise",
+                f"smartnoise {model}",
+                f"smartnoise:{model}:epsilon={eps}",
+                eps,
+                "worst",
+                8,
+                64,
+            )
+    for model in ("dpctgan", "patectgan"):
+        for eps in (1, 4):
+            add(
+                "smartnoise-gan",
+                f"smartnoise {model}",
+                f"smartnoise:{model}:epsilon={eps},epochs=5,batch_size=100",
+                eps,
+                "screen",
+                8,
+                64,
+                "GANs need a batch of records: the screen dataset only",
+                PATE_COST if model == "patectgan" else "",
+            )
+    for name in LATER:
+        for eps in (1, 4):
+            add("synthcity", name.replace(":", " "), f"{name}:epsilon={eps}", eps, "worst", 8, 64)
+    return rows
+
+
+#: PATE-CTGAN's measured cost (one fit and sample of 300 records, 5 epochs, batch 100, on this
+#: 2-core machine under a load of about 10): 347 s, so the 72 runs of a row take about 7 h.
+PATE_COST = (
+    "time: one fit took 347 s (300 records, 5 epochs, measured), the row's 72 generator "
+    "runs about 7 h"
+)
+
+#: Generators another branch adds (synthcity's DP models), by the names they will register
+#: under: listed in the table as "not run" with the reason until they are registered here.
+LATER = ("synthcity:pategan", "synthcity:dpgan", "synthcity:aim")
+
+
+# --- data -----------------------------------------------------------------------------------
+
+
+def adult() -> Any:
+    from benchmarks.reproduce_dp_audit import adult_categorical
+
+    return adult_categorical(None)
+
+
+def worst_case_table(full: Any, *, substitute: bool = False) -> tuple[Any, int, dict[str, Any]]:
+    """Annamalai et al.'s worst-case datasets (module docstring): rows x, x_T, y (add/remove) or
+    x, x_T, z, y (substitute); the target is y, the last row."""
+    import synthleak as sl
+    from synthleak.games.targets import Targets
+
+    sample = full.take(np.sort(np.random.default_rng(0).choice(len(full), 2000, replace=False)))
+    xt = int(Targets.top(1).resolve(sample, seed=0).rows[0])
+    codes = sample.codes
+    disagree = np.flatnonzero((codes != codes[xt]).all(axis=1))
+    x = int(disagree[np.random.default_rng(1).integers(disagree.size)])
+    even = np.arange(codes.shape[1]) % 2 == 0
+    y = np.where(even, codes[xt], codes[x])
+    z = np.where(even, codes[x], codes[xt])
+    mixed = np.stack([codes[x], codes[xt], z, y] if substitute else [codes[x], codes[xt], y])
+    table = sl.Table(sample.schema, mixed, np.zeros((len(mixed), 0)))
+    table = table.select(list(WORST_COLUMNS))
+    roles = ["x", "x_T (V_5 top of a 2,000-record sample)", "z", "y (the target)"]
+    info = {
+        "records": table.to_frame().astype(str).to_dict("records"),
+        "roles": roles if substitute else [roles[0], roles[1], roles[3]],
+    }
+    return table, len(mixed) - 1, info
+
+
+def screen_table(full: Any, *, workers: int) -> tuple[Any, int, dict[str, Any]]:
+    """300 records, six columns; the target the screen ranks riskiest (baynet stand-in)."""
+    from synthleak.games.twostage import screen_records
+    from synthleak.runtime import Runtime
+
+    rows = np.sort(np.random.default_rng(0).choice(len(full), SCREEN_RECORDS, replace=False))
+    table = full.take(rows).select(list(SCREEN_COLUMNS))
+    cache = OUT / "screen_target.json"
+    if cache.exists():  # the screen is deterministic: every process of the study shares it
+        info = json.loads(cache.read_text())
+        return table, int(info["target_row"]), info
+    res = screen_records(
+        table,
+        "baynet",
+        seed=0,
+        runtime=Runtime(workers=workers),
+        prefilter=None,
+        train_size=SCREEN_SCREEN_TRAIN,
+        n_queries=2 ** len(SCREEN_COLUMNS) - 1,
+    )
+    order = res.top(3)
+    target = int(order[0])
+    auc = {int(r): float(a) for r, a in zip(res.rows, res.auc, strict=False) if int(r) in order}
+    info = {
+        "target_record": table.take([target]).to_frame().astype(str).to_dict("records")[0],
+        "screen": "baynet, 100 shadow + 100 test datasets of 150 records, every record screened",
+        "screen_auc_top3": auc,
+        "target_row": target,
+    }
+    OUT.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(info, indent=1, default=str) + "\n")
+    return table, target, info
+
+
+# --- one row --------------------------------------------------------------------------------
+
+
+def claim_of(spec: str, train_sizes: tuple[int, int]) -> tuple[float, float, str]:
+    """(epsilon, delta, neighbouring) the generator claims; a delta that depends on the training
+    size (SmartNoise's GANs: 1 / (n sqrt n)) is taken at the smaller of the IN and OUT sizes
+    (the larger delta: the weaker claim)."""
+    from synthleak.generators import claimed_delta, claimed_epsilon, make_generator
+
+    gen = make_generator(spec)
+    eps, delta = claimed_epsilon(gen), claimed_delta(gen)
+    if delta is None:  # known once fitted on n records
+        n = min(train_sizes)
+        delta = 1.0 / (n * math.sqrt(n))
+    neighbouring = getattr(gen, "claimed_neighbouring", "add_remove")
+    assert eps is not None
+    return float(eps), float(delta), str(neighbouring)
+
+
+def dataset(
+    data: dict[str, Any], name: str, substitute: bool, args: argparse.Namespace
+) -> tuple[Any, int, dict[str, Any]]:
+    """The study's dataset ``name`` (built once per process)."""
+    key = f"{name}-substitute" if substitute and name == "worst" else name
+    if key not in data:
+        full = data.setdefault("_adult", adult())
+        if name == "worst":
+            data[key] = worst_case_table(full, substitute=substitute)
+        else:
+            data[key] = screen_table(full, workers=args.workers)
+    return data[key]
+
+
+def run_row(row: Row, data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    from synthleak.errors import BaselineWarning
+    from synthleak.findings import membership_epsilon
+    from synthleak.games.membership import MembershipGame
+    from synthleak.games.targets import Targets
+    from synthleak.metrics.epsilon import trials_needed
+    from synthleak.runtime import Runtime, stream_rng
+
+    _, _, neighbouring = claim_of(row.spec, (2, 2))
+    table, target, info = dataset(data, row.dataset, neighbouring == "substitute", args)
+    # worst case: IN = {x, x_T, y}, OUT = {x, x_T} (add/remove) or {x, x_T, z} (substitute)
+    n = 3 if row.dataset == "worst" else SCREEN_TRAIN
+    sizes = (n, n) if neighbouring == "substitute" else (n, n - 1)
+    eps, delta, _ = claim_of(row.spec, sizes)
+    if neighbouring == "substitute" and row.dataset == "worst":
+        from synthleak.runtime import unit_rng
+
+        # the record the game's exact design replaces (its seed path: pool 1, pool id 2, 0)
+        picked = unit_rng(0, 1, 2, 0).choice(len(table) - 1, n, replace=False)
+        info = {**info, "replaced_in_out": info["roles"][int(picked[-1])]}
+    n_shadows, n_tests = (8, 24) if args.quick else (row.n_shadows, row.n_tests)
+    ncols = len(WORST_COLUMNS) if row.dataset == "worst" else len(SCREEN_COLUMNS)
+    game = MembershipGame(
+        row.spec,
+        targets=Targets.rows([target], label=row.dataset),
+        knowledge="exact",
+        neighbouring=neighbouring,
+        train_size=n,
+        synthetic_size=n if row.dataset == "screen" else 100,
+        n_shadows=n_shadows,
+        n_tests=n_tests,
+        attacks=ATTACKS,
+        attack_params={"query": {"n_queries": 2**ncols - 1}},
+        batch_size=4,
+    )
+    runtime = Runtime(
+        workers=args.workers, run_dir=None if args.run_dir is None else args.run_dir / row.key
+    )
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        result = game.run(table, seed=0, runtime=runtime)
+    seconds = time.perf_counter() - t0
+    est = membership_epsilon(
+        result,
+        rng=stream_rng(0, "dp_study.epsilon"),
+        claimed=eps,
+        delta=delta,
+        neighbouring=neighbouring,
+        confidence=CONFIDENCE,
+    )
+    runs = result.failures.total_datasets
+    per_run = seconds / max(runs, 1)
+    need = trials_needed(
+        eps,
+        confidence=CONFIDENCE,
+        delta=delta,
+        neighbouring=neighbouring,
+        game_neighbouring=result.config.neighbouring,
+    )
+    t = result.targets[0]
+    return {
+        "row": row.key,
+        "group": row.group,
+        "implementation": row.label,
+        "generator": row.spec,
+        "dataset": row.dataset,
+        "dataset_info": info,
+        "train_size": n,
+        "game_neighbouring": result.config.neighbouring,
+        "claim": {"epsilon": eps, "delta": delta, "neighbouring": neighbouring},
+        "n_shadows": n_shadows,
+        "n_tests": n_tests,
+        "verdict": est.verdict.value,
+        "lower_bound_95": est.lower_bound,
+        "bounds": est.bounds,
+        "ceiling_95": est.ceilings[str(CONFIDENCE)],
+        "ceilings": est.ceilings,
+        "attack": est.attack,
+        "tp": est.tp,
+        "fp": est.fp,
+        "n_evaluation_per_class": [est.n_evaluation_in, est.n_evaluation_out],
+        "mu": est.mu,
+        "mu_ci": list(est.mu_ci),
+        "auc": {k: o.auc.value for k, o in t.attacks.items()},
+        "auc_ci": {k: [o.auc.ci_low, o.auc.ci_high] for k, o in t.attacks.items()},
+        "message": est.message,
+        "failed_datasets": result.failures.failed_datasets,
+        "failure_messages": list(result.failures.messages)[:3],
+        "seconds": round(seconds, 1),
+        "seconds_per_generator_run": round(per_run, 3),
+        "evaluation_per_class_needed": need,
+        "projected_hours_for_ceiling": None
+        if need is None
+        else round((4 * need + n_shadows) * per_run / 3600, 1),
+        "note": row.note,
+    }
+
+
+def not_run(row: Row, reason: str) -> dict[str, Any]:
+    return {
+        "row": row.key,
+        "group": row.group,
+        "implementation": row.label,
+        "generator": row.spec,
+        "dataset": row.dataset,
+        "claim": {"epsilon": row.epsilon},
+        "verdict": "not run",
+        "reason": reason,
+    }
+
+
+def registered(spec: str) -> str | None:
+    """Why ``spec`` cannot run here (None when it can)."""
+    from synthleak.errors import InputError
+    from synthleak.generators import make_generator
+
+    try:
+        make_generator(spec)
+    except InputError as exc:
+        if "unknown generator" in str(exc):
+            return (
+                f"{spec.rsplit(':', 1)[0]} is not registered here (synthcity's adapters are "
+                "added on another branch; this row runs once they are)"
+            )
+        return str(exc)
+    return None
+
+
+# --- table ----------------------------------------------------------------------------------
+
+
+def _fmt(x: Any, nd: int = 2) -> str:
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}f}"
+
+
+def _unfinished(row: Row, run_dir: Path | None) -> str:
+    """What a row without a result reached: its stored generator runs (resumable)."""
+    units = [] if run_dir is None else list((run_dir / row.key / "units").glob("gen-*.npz"))
+    if not units:
+        return "not run (time: the study stopped at the deadline)"
+    done = min(4 * len(units), row.n_shadows + row.n_tests)
+    return (
+        f"not finished (time): {done} of {row.n_shadows + row.n_tests} generator runs stored, "
+        "resumable with --run-dir"
+    )
+
+
+def table(out: Path, run_dir: Path | None = None) -> str:
+    lines = [
+        "| implementation | claim (eps, delta, relation) | target | trials (shadow / test) "
+        "| eps lower bound 95 % [90 %] | ceiling 95 % | verdict | best AUC | s per run |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    order = {r.key: i for i, r in enumerate(_rows())}
+    docs = []
+    for p in sorted(out.glob("*.json")):
+        d = json.loads(p.read_text())
+        if "row" in d:
+            docs.append(d)
+    seen = {d["row"] for d in docs}
+    for r in _rows():
+        if r.key not in seen:
+            docs.append({**not_run(r, _unfinished(r, run_dir)), "missing": True})
+    docs.sort(key=lambda d: order.get(d["row"], 10**6))
+    for d in docs:
+        c = d["claim"]
+        if d["verdict"] == "not run":
+            reason = d["reason"] if d.get("missing") else f"not run: {d['reason']}"
+            lines.append(
+                f"| {d['implementation']} | eps {c['epsilon']:g} | {d['dataset']} | — | — | — "
+                f"| {reason} | — | — |"
+            )
+            continue
+        auc = max((v for v in d["auc"].values() if v == v), default=float("nan"))
+        verdict = d["verdict"]
+        if verdict == "inconclusive" and d.get("evaluation_per_class_needed"):
+            need = d["evaluation_per_class_needed"]
+            hrs = d["projected_hours_for_ceiling"]
+            verdict += f" (needs {4 * need:,} test datasets, ~{hrs} h)"
+        elif verdict == "inconclusive":
+            verdict += " (ceiling out of reach)"
+        lines.append(
+            f"| {d['implementation']} | {c['epsilon']:g}, {c['delta']:.2g}, {c['neighbouring']} "
+            f"| {d['dataset']} | {d['n_shadows']} / {d['n_tests']} "
+            f"| {_fmt(d['lower_bound_95'])} [{_fmt(d['bounds'].get('0.9'))}] "
+            f"| {_fmt(d['ceiling_95'])} | {verdict} | {_fmt(auc)} "
+            f"| {_fmt(d['seconds_per_generator_run'], 3)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+# --- main -----------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", nargs="*", default=[], help="groups or row keys to run")
+    parser.add_argument("--eps", type=float, nargs="*", default=None, help="only these epsilons")
+    parser.add_argument("--table", action="store_true", help="write the Markdown table")
+    parser.add_argument("--quick", action="store_true", help="smoke test: 8 + 24 datasets")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--run-dir", type=Path, default=None, help="resumable run directory")
+    parser.add_argument("--out-dir", type=Path, default=OUT)
+    parser.add_argument("--list", action="store_true", help="list the rows and exit")
+    args = parser.parse_args(argv)
+    rows = [
+        r
+        for r in _rows()
+        if (r.group in args.rows or r.key in args.rows or "all" in args.rows)
+        and (args.eps is None or r.epsilon in args.eps)
+    ]
+    if args.list:
+        for r in _rows():
+            print(r.key, r.group, r.spec, r.n_shadows, r.n_tests)
+        return 0
+    out = args.out_dir if not args.quick else args.out_dir / "quick"
+    data: dict[str, Any] = {}
+    for row in rows:
+        name = row.key
+        path = out / f"{name}.json"
+        if path.exists():
+            print(f"[{time.strftime('%H:%M:%S')}] {name}: done before, skipped", flush=True)
+            continue
+        prov = Provenance.start()
+        why = row.skip or registered(row.spec)
+        if why is not None:
+            doc = not_run(row, why)
+        else:
+            print(f"[{time.strftime('%H:%M:%S')}] {name}: start", flush=True)
+            try:
+                doc = run_row(row, data, args)
+            except Exception as exc:  # a library's failure is a result of the study
+                traceback.print_exc()
+                doc = not_run(row, f"failed: {type(exc).__name__}: {str(exc)[:300]}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        doc = {"provenance": prov.to_dict(), **doc}
+        path.write_text(json.dumps(doc, indent=1, default=_json_default) + "\n")
+        print(
+            f"[{time.strftime('%H:%M:%S')}] {name}: {doc['verdict']} "
+            f"lb95 {doc.get('lower_bound_95')} ceiling {doc.get('ceiling_95')} "
+            f"auc {doc.get('auc')} ({doc.get('seconds')} s)",
+            flush=True,
+        )
+    if args.table:
+        text = table(out, args.run_dir)
+        (out / "table.md").write_text(text)
+        sys.stdout.write(text)
+    return 0
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
