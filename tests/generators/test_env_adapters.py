@@ -85,13 +85,17 @@ def test_synthcity_default_deltas_once_fitted() -> None:
 
 
 def test_synthcity_options_reach_the_plugin() -> None:
-    gen = make_generator(f"synthcity:ddpm:n_iter=50,num_timesteps=100,scheduler=linear,env={PY}")
+    gen = make_generator(f"synthcity:ddpm:n_iter=50,num_timesteps=20,scheduler=linear,env={PY}")
     assert gen.kwargs == {
         "model": "ddpm",
         "n_iter": 50,
-        "num_timesteps": 100,
+        "num_timesteps": 20,
+        "batch_size": 32,  # the CPU default
         "scheduler": "linear",
     }
+    gen = make_generator(f"synthcity:ddpm:batch_size=128,env={PY}")
+    assert gen.kwargs["batch_size"] == 128 and gen.kwargs["num_timesteps"] == 100
+    assert "batch_size" not in make_generator(f"synthcity:nflow:env={PY}").kwargs
 
 
 def test_gan_delta_once_fitted_is_smartnoise_default() -> None:

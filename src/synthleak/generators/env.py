@@ -1041,11 +1041,13 @@ class SynthcityGenerator(DpLibraryGenerator):
             raise InputError(f"synthcity:{model} takes no n_iter")
         n_iter = SYNTHCITY_DEFAULT_ITERS.get(model) if n_iter is None else n_iter
         kwargs: dict[str, Any] = {
-            "n_iter": n_iter,
-            "batch_size": batch_size,
-            "n_bins": n_bins,
+            **SYNTHCITY_DEFAULT_OPTIONS.get(model, {}),
             **{k: _literal(v) for k, v in options.items()},
+            "n_iter": n_iter,
+            "n_bins": n_bins,
         }
+        if batch_size is not None:
+            kwargs["batch_size"] = batch_size
         if dp:
             kwargs["epsilon"] = float(epsilon)  # type: ignore[arg-type]
         if model == "aim":
@@ -1089,15 +1091,21 @@ SYNTHCITY_DP = ("pategan", "dpgan", "aim")
 #: Default training iterations, small enough for a CPU (synthcity's own in brackets, README):
 #: ddpm epochs (1000), nflow epochs (1000), dpgan epochs (2000), pategan outer rounds (200).
 SYNTHCITY_DEFAULT_ITERS = {"ddpm": 300, "nflow": 200, "dpgan": 100, "pategan": 20}
+#: Other CPU defaults: TabDDPM with 100 diffusion steps (synthcity's 1000: ten times the
+#: sampling time) and batches of 32 (synthcity's 1024 makes one step per epoch on small
+#: tables, too few steps for its numerical columns to leave the domain's edges).
+SYNTHCITY_DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
+    "ddpm": {"num_timesteps": 100, "batch_size": 32},
+}
 
 
 _SYNTHCITY_DOCS = {
-    "ddpm": "TabDDPM (Kotelnikov et al. 2023), a diffusion model, from synthcity",
-    "arf": "adversarial random forests (Watson et al. 2023) from synthcity",
-    "nflow": "neural spline flows (Durkan et al. 2019) from synthcity",
-    "pategan": "PATE-GAN (Jordon et al. 2019) from synthcity",
-    "dpgan": "DP-GAN (Xie et al. 2018) from synthcity",
-    "aim": "AIM (McKenna et al. 2022) from synthcity",
+    "ddpm": ("TabDDPM, a diffusion model", "kotelnikov2023"),
+    "arf": ("adversarial random forests", "watson2023"),
+    "nflow": ("neural spline flows", "durkan2019"),
+    "pategan": ("PATE-GAN", "jordon2019"),
+    "dpgan": ("DP-GAN", "xie2018"),
+    "aim": ("AIM", "mckenna2022"),
 }
 
 
@@ -1106,7 +1114,10 @@ def _register_synthcity() -> None:
         Param("env", str, "synthcity", "environment name, venv folder or interpreter path"),
         *_COMMON,
     )
-    for model, doc in _SYNTHCITY_DOCS.items():
+    from synthleak.references import cite
+
+    for model, (what, work) in _SYNTHCITY_DOCS.items():
+        doc = f"{what}, {cite(work)}, from synthcity 0.2.12"
         params: list[Param] = []
         if model in SYNTHCITY_DP:
             params.append(Param("epsilon", float, 1.0, "epsilon of the plugin (synthcity's 1)"))
@@ -1123,7 +1134,9 @@ def _register_synthcity() -> None:
                 )
             )
         if model not in ("arf", "aim"):
-            params.append(Param("batch_size", int, None, "batch size (None: synthcity's)"))
+            own = SYNTHCITY_DEFAULT_OPTIONS.get(model, {}).get("batch_size")
+            what = "batch size (CPU default)" if own else "batch size (None: synthcity's)"
+            params.append(Param("batch_size", int, own, what))
 
         def factory(_model: str = model, **kwargs: Any) -> SynthcityGenerator:
             return SynthcityGenerator(_model, **kwargs)
