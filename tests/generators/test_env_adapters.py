@@ -348,7 +348,7 @@ REAL = {
     "synthcity:nflow": "synthcity:nflow:n_iter=5",
     "synthcity:pategan": "synthcity:pategan:n_iter=2",
     "synthcity:dpgan": "synthcity:dpgan:n_iter=5",
-    "synthcity:aim": "synthcity:aim:epsilon=1",
+    "synthcity:aim": "synthcity:aim:epsilon=1,n_bins=5",
 }
 
 
