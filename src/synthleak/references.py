@@ -600,6 +600,46 @@ _ALL = (
         1981,
         doi="10.1214/aos/1176345462",
     ),
+    _ref(
+        "kotelnikov2023",
+        "Akim Kotelnikov; Dmitry Baranchuk; Ivan Rubachev; Artem Babenko",
+        "TabDDPM: Modelling Tabular Data with Diffusion Models",
+        "International Conference on Machine Learning (ICML)",
+        2023,
+        arxiv="2209.15421",
+    ),
+    _ref(
+        "jordon2019",
+        "James Jordon; Jinsung Yoon; Mihaela van der Schaar",
+        "PATE-GAN: Generating Synthetic Data with Differential Privacy Guarantees",
+        "International Conference on Learning Representations (ICLR)",
+        2019,
+        url="https://openreview.net/forum?id=S1zk9iRqF7",
+    ),
+    _ref(
+        "xie2018",
+        "Liyang Xie; Kaixiang Lin; Shu Wang; Fei Wang; Jiayu Zhou",
+        "Differentially Private Generative Adversarial Network",
+        "arXiv preprint",
+        2018,
+        arxiv="1802.06739",
+    ),
+    _ref(
+        "watson2023",
+        "David S. Watson; Kristin Blesch; Jan Kapar; Marvin N. Wright",
+        "Adversarial random forests for density estimation and generative modeling",
+        "International Conference on Artificial Intelligence and Statistics (AISTATS)",
+        2023,
+        arxiv="2205.09435",
+    ),
+    _ref(
+        "durkan2019",
+        "Conor Durkan; Artur Bekasov; Iain Murray; George Papamakarios",
+        "Neural Spline Flows",
+        "Advances in Neural Information Processing Systems (NeurIPS)",
+        2019,
+        arxiv="1906.04032",
+    ),
 )
 
 REFERENCES: dict[str, Reference] = {r.key: r for r in _ALL}

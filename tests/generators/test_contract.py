@@ -51,6 +51,12 @@ SPECS = {
     "dpmm:privbayes": "dpmm:privbayes:n_iters=50",
     "smartnoise:patectgan": "smartnoise:patectgan:epochs=1,batch_size=50",
     "smartnoise:dpctgan": "smartnoise:dpctgan:epochs=1,batch_size=50",
+    "synthcity:ddpm": "synthcity:ddpm:n_iter=3,num_timesteps=10",
+    "synthcity:arf": "synthcity:arf:num_trees=5,max_iters=1",
+    "synthcity:nflow": "synthcity:nflow:n_iter=3",
+    "synthcity:pategan": "synthcity:pategan:n_iter=1",
+    "synthcity:dpgan": "synthcity:dpgan:n_iter=3",
+    "synthcity:aim": "synthcity:aim:epsilon=5",
 }
 
 # the "external program" of the command generator: resample rows of {input} with {seed}

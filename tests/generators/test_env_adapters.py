@@ -1,4 +1,4 @@
-"""Named DP-library adapters on the env route (``dpmm:*``, ``smartnoise:*``).
+"""Named library adapters on the env route (``dpmm:*``, ``smartnoise:*``, ``synthcity:*``).
 
 Fast tests: the claims each adapter declares, bad parameters, the message when the environment
 is missing, and what the env-side classes hand the library (with a stand-in library module).
@@ -21,6 +21,7 @@ from synthleak.cli.main import main
 from synthleak.errors import InputError, MissingExtraError
 from synthleak.generators import claimed_delta, claimed_epsilon, make_generator
 from synthleak.generators import env_adapters as adapters
+from synthleak.generators.base import list_generators
 from synthleak.generators.env import (
     ADAPTERS_FILE,
     SmartNoiseGenerator,
@@ -48,6 +49,11 @@ PY = sys.executable  # any interpreter will do to build an adapter: nothing star
         (f"smartnoise:aim:delta=1e-7,env={PY}", 1.0, 1e-7, "add_remove"),
         (f"smartnoise:dpctgan:epsilon=5,delta=1e-6,env={PY}", 5.0, 1e-6, "add_remove"),
         (f"smartnoise:patectgan:env={PY}", 1.0, None, "add_remove"),  # delta known once fitted
+        (f"synthcity:aim:env={PY}", 1.0, 1e-9, "add_remove"),
+        (f"synthcity:aim:epsilon=4,delta=1e-6,env={PY}", 4.0, 1e-6, "add_remove"),
+        (f"synthcity:dpgan:epsilon=3,delta=1e-5,env={PY}", 3.0, 1e-5, "add_remove"),
+        (f"synthcity:dpgan:env={PY}", 1.0, None, "add_remove"),  # delta known once fitted
+        (f"synthcity:pategan:epsilon=2,env={PY}", 2.0, None, "add_remove"),
     ],
 )
 def test_declared_claims(spec: str, eps: float, delta: float | None, relation: str) -> None:
@@ -57,6 +63,39 @@ def test_declared_claims(spec: str, eps: float, delta: float | None, relation: s
     assert gen.claimed_neighbouring == relation
     assert gen.deterministic is False  # same-seed refits differ in both libraries
     assert gen.target == f"{ADAPTERS_FILE}:{gen.adapter_class}"
+
+
+@pytest.mark.parametrize("model", ["ddpm", "arf", "nflow"])
+def test_synthcity_non_dp_models_claim_nothing(model: str) -> None:
+    gen = make_generator(f"synthcity:{model}:env={PY}")
+    assert claimed_epsilon(gen) is None
+    infos = {info.name: info for info in list_generators()}
+    assert not infos[f"synthcity:{model}"].differentially_private
+    assert all(infos[f"synthcity:{m}"].differentially_private for m in ("aim", "dpgan", "pategan"))
+
+
+def test_synthcity_default_deltas_once_fitted() -> None:
+    pategan = make_generator(f"synthcity:pategan:env={PY}")
+    dpgan = make_generator(f"synthcity:dpgan:env={PY}")
+    pategan.n_train_ = dpgan.n_train_ = 400  # what fit records
+    assert claimed_delta(pategan) == pytest.approx(1 / (400 * 20))  # 1/(n sqrt n)
+    assert claimed_delta(dpgan) == pytest.approx(1 / 320)  # 1/m, m = 0.8 n trained on
+    # dpgan: no early stopping on held-out records, so no model is chosen outside the accountant
+    assert dpgan.kwargs["n_iter_print"] == dpgan.kwargs["n_iter"] + 1
+
+
+def test_synthcity_options_reach_the_plugin() -> None:
+    gen = make_generator(f"synthcity:ddpm:n_iter=50,num_timesteps=20,scheduler=linear,env={PY}")
+    assert gen.kwargs == {
+        "model": "ddpm",
+        "n_iter": 50,
+        "num_timesteps": 20,
+        "batch_size": 32,  # the CPU default
+        "scheduler": "linear",
+    }
+    gen = make_generator(f"synthcity:ddpm:batch_size=128,env={PY}")
+    assert gen.kwargs["batch_size"] == 128 and gen.kwargs["num_timesteps"] == 100
+    assert "batch_size" not in make_generator(f"synthcity:nflow:env={PY}").kwargs
 
 
 def test_gan_delta_once_fitted_is_smartnoise_default() -> None:
@@ -76,6 +115,15 @@ def test_gan_delta_once_fitted_is_smartnoise_default() -> None:
         ("smartnoise:mst:epochs=3", "takes no epochs or batch_size"),
         ("smartnoise:dpctgan:batch_size=7", "batch_size must be even"),
         ("smartnoise:aim:n_bins=1", "n_bins must be >= 2"),
+        ("synthcity:ddpm:epsilon=1", "not differentially private"),
+        ("synthcity:pategan:delta=1e-5", "takes no delta"),
+        ("synthcity:dpgan:epsilon=-1", "epsilon must be a finite number > 0"),
+        ("synthcity:aim:delta=2", r"delta must be in \(0, 1\)"),
+        ("synthcity:arf:n_iter=10", "takes no n_iter"),
+        ("synthcity:aim:batch_size=10", "takes no batch_size"),
+        ("synthcity:ddpm:n_bins=10", "n_bins"),
+        ("synthcity:nflow:random_state=3", "random_state is set by synthleak"),
+        ("synthcity:nflow:n_iter=0", "n_iter must be >= 1"),
     ],
 )
 def test_bad_parameters(spec: str, message: str) -> None:
@@ -93,6 +141,8 @@ def test_missing_environment_says_how_to_create_it(
     assert info.value.extra == "env:dpmm"
     with pytest.raises(InputError, match="no Python interpreter"):
         make_generator(f"smartnoise:mst:env={tmp_path / 'nowhere' / 'python'}")
+    with pytest.raises(MissingExtraError, match="synthleak env create synthcity"):
+        make_generator("synthcity:ddpm")
 
 
 # --- the env-side classes, with stand-in libraries ---------------------------------------------
@@ -202,6 +252,88 @@ def test_smartnoise_class_bounds_continuous_columns(monkeypatch: pytest.MonkeyPa
     assert type(colour).__name__ == "LabelTransformer" and colour.kwargs == {"nullable": False}
 
 
+def _stand_in_synthcity(
+    monkeypatch: pytest.MonkeyPatch, module: str, output: pd.DataFrame
+) -> dict[str, object]:
+    """A stand-in synthcity plugin module (and torch) recording what the adapter hands it."""
+    seen: dict[str, object] = {"generate": []}
+
+    class Plugin:
+        def __init__(self, **kwargs: object) -> None:
+            seen["init"] = kwargs
+
+        def fit(self, df: pd.DataFrame) -> None:
+            seen["fit"] = df.copy()
+
+        def generate(self, *, count: int, random_state: int) -> types.SimpleNamespace:
+            seen["generate"].append((count, random_state))  # type: ignore[attr-defined]
+            return types.SimpleNamespace(dataframe=lambda: output.copy())
+
+    plugin_module = types.ModuleType(f"synthcity.plugins.{module}")
+    plugin_module.plugin = Plugin  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, f"synthcity.plugins.{module}", plugin_module)
+    torch = types.ModuleType("torch")
+    torch.set_num_threads = lambda n: seen.__setitem__("threads", n)  # type: ignore[attr-defined]
+    torch.device = lambda name: f"device:{name}"  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    return seen
+
+
+def test_synthcity_class_encodes_missing_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    columns = [COLUMNS[0], {**COLUMNS[1], "nullable": True}]
+    frame = pd.DataFrame({"colour": ["red", None, "blue"], "age": [20.0, np.nan, 61.0]})
+    flag = "age" + adapters.MISSING_FLAG
+    output = pd.DataFrame(
+        {
+            "age": [30.0, 17.0, 44.0, 50.0],
+            "colour": [adapters.MISSING, "red", "blue", "red"],
+            flag: ["0", "1", "0", "0"],
+        }
+    )
+    seen = _stand_in_synthcity(monkeypatch, "generic.plugin_ddpm", output)
+    gen = adapters.Synthcity(model="ddpm", n_iter=5)
+    gen.fit(frame, columns=columns, seed=2**40 + 7)
+    fitted = seen["fit"]
+    assert fitted["colour"].tolist() == ["red", adapters.MISSING, "blue"]  # type: ignore[index]
+    assert fitted["age"].tolist() == [20.0, 17.0, 61.0]  # type: ignore[index]  # low bound
+    assert fitted[flag].tolist() == ["0", "1", "0"]  # type: ignore[index]
+    init = seen["init"]
+    assert init["n_iter"] == 5 and init["device"] == "device:cpu"  # type: ignore[index]
+    assert init["random_state"] == (2**40 + 7) % 2**31 and seen["threads"] == 1  # type: ignore[index]
+    out = gen.sample(4, seed=9)
+    assert list(out.columns) == ["colour", "age"]  # schema order, indicator dropped
+    assert out["colour"].tolist() == [None, "red", "blue", "red"]
+    assert out["age"].isna().tolist() == [False, True, False, False]
+    assert seen["generate"] == [(4, 9)]
+    with pytest.raises(ValueError, match="not one of"):
+        adapters.Synthcity(model="ctgan")
+
+
+def test_synthcity_aim_bins_and_runs_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # AIM's output: bin codes as text; fewer rows than asked for (its noisy total)
+    output = pd.DataFrame({"colour": ["red", "blue", "red"], "age": ["0", "9", adapters.MISSING]})
+    seen = _stand_in_synthcity(monkeypatch, "privacy.plugin_aim", output)
+    columns = [COLUMNS[0], {**COLUMNS[1], "nullable": True}]
+    frame = pd.DataFrame({"colour": ["red", "blue", "red"], "age": [17.0, 90.0, np.nan]})
+    gen = adapters.Synthcity(model="aim", n_bins=10, epsilon=1.0, delta=1e-9)
+    gen.fit(frame, columns=columns, seed=1)
+    fitted = seen["fit"]
+    assert fitted["age"].tolist() == ["0", "9", adapters.MISSING]  # type: ignore[index]
+    init = seen["init"]
+    assert init["sampling_patience"] == 1 and init["strict"] is False  # type: ignore[index]
+    first = gen.sample(5, seed=3)
+    second = gen.sample(2, seed=4)
+    assert seen["generate"] == [(5, 3)]  # the mechanism ran once for both samples
+    assert len(first) == 5 and len(second) == 2
+    width = (90.0 - 17.0) / 10
+    for out in (first, second):
+        ages = out["age"]
+        assert set(out["colour"]) <= {"red", "blue"}
+        low = ages[out["colour"] == "red"].dropna()  # red rows are bins 0 and missing
+        assert low.between(17.0, 17.0 + width).all()
+        assert ages[out["colour"] == "blue"].between(17.0 + 9 * width, 90.0).all()
+
+
 # --- real fits in the real environments (slow) --------------------------------------------------
 REAL = {
     "dpmm:mst": "dpmm:mst:epsilon=1,n_iters=100",
@@ -211,6 +343,12 @@ REAL = {
     "smartnoise:aim": "smartnoise:aim:epsilon=1",
     "smartnoise:patectgan": "smartnoise:patectgan:epsilon=1,epochs=2,batch_size=100",
     "smartnoise:dpctgan": "smartnoise:dpctgan:epsilon=1,epochs=2,batch_size=100",
+    "synthcity:ddpm": "synthcity:ddpm:n_iter=20,num_timesteps=50",
+    "synthcity:arf": "synthcity:arf:num_trees=10,max_iters=2",
+    "synthcity:nflow": "synthcity:nflow:n_iter=5",
+    "synthcity:pategan": "synthcity:pategan:n_iter=2",
+    "synthcity:dpgan": "synthcity:dpgan:n_iter=5",
+    "synthcity:aim": "synthcity:aim:epsilon=1,n_bins=5",
 }
 
 

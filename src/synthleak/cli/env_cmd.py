@@ -3,10 +3,10 @@
 ``synthleak env create NAME [--packages "REQ REQ ..."] [--python PATH] [--replace]`` makes a
 virtual environment under the environments folder (``$SYNTHLEAK_ENVS``, else
 ``~/.cache/synthleak/envs``) and pip-installs the requirements, one after the other. For the
-names of the built-in adapters (``dpmm``, ``smartnoise``) the requirements default to the pinned
-versions the adapters are tested with. ``synthleak env list`` prints the environments and the
-folder. A generator then runs there with ``env:NAME:module:Class`` or a named adapter
-(``dpmm:mst``).
+names of the built-in adapters (``dpmm``, ``smartnoise``, ``synthcity``) the requirements
+default to the pinned versions the adapters are tested with. ``synthleak env list`` prints the
+environments and the folder. A generator then runs there with ``env:NAME:module:Class`` or a
+named adapter (``dpmm:mst``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def create_cmd(
         typer.Option(
             "--packages",
             help="pip requirements separated by spaces, installed in this order, e.g. "
-            "'dpmm==0.1.9'. Default for dpmm and smartnoise: the tested pins.",
+            "'dpmm==0.1.9'. Default for dpmm, smartnoise and synthcity: the tested pins.",
         ),
     ] = None,
     python: Annotated[

@@ -220,7 +220,7 @@ def list_generators() -> list[GeneratorInfo]:
 
 
 #: Families of namespaced generators: ``sdv:ctgan`` is one registered name.
-NAMESPACES = ("sdv", "dpmm", "smartnoise")
+NAMESPACES = ("sdv", "dpmm", "smartnoise", "synthcity")
 #: Parameters that are themselves specs: the value takes the rest of the spec string.
 SPEC_PARAMS = ("base",)
 

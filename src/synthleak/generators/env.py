@@ -129,6 +129,10 @@ KNOWN_ENVS: dict[str, tuple[str, ...]] = {
     # smartnoise-synth 1.0.8 imports packaging without declaring it; torch first, so pip keeps
     # the CPU build instead of resolving opacus's torch requirement to another one
     "smartnoise": ("torch==2.13.0", "smartnoise-synth==1.0.8", "packaging"),
+    # synthcity 0.2.12 pins torch < 2.3 (PyPI's build for Linux is the CUDA one, which runs on
+    # the CPU) and numpy < 2; torch first so pip does not pick another build, and opacus 1.5.2,
+    # the last release that imports with torch 2.2 (1.5.3+ need torch.nn.RMSNorm)
+    "synthcity": ("torch==2.2.2", "opacus==1.5.2", "synthcity==0.2.12"),
 }
 
 
@@ -944,3 +948,211 @@ _register_library(
         *_COMMON,
     ),
 )
+
+
+class SynthcityGenerator(DpLibraryGenerator):
+    """synthcity 0.2.12 plugins (``synthcity:ddpm|arf|nflow|pategan|dpgan|aim``), on the CPU.
+
+    ``ddpm`` is TabDDPM (Kotelnikov et al. 2023), ``arf`` adversarial random forests (Watson
+    et al. 2023), ``nflow`` neural spline flows (Durkan et al. 2019): no DP claim. The DP
+    plugins declare, as synthcity 0.2.12 implements them:
+
+    * ``pategan`` (Jordon et al. 2019): ``epsilon`` is the target of synthcity's PATE
+      moments accountant; ``delta`` is always ``1/(n sqrt(n))`` for ``n`` training records
+      (synthcity's ``PATEGAN`` discards a ``delta`` it is given), known once fitted. Teachers
+      on disjoint partitions: add or remove a record.
+    * ``dpgan`` (Xie et al. 2018): DP-SGD on the discriminator through Opacus'
+      ``make_private_with_epsilon`` for ``n_iter`` epochs; ``delta`` defaults to synthcity's
+      ``1/m`` for the ``m = floor(0.8 n)`` records it trains on (it holds out the rest for
+      early stopping, which the adapter switches off so that no model is chosen on records
+      outside the accountant: the held-out records are unused). Opacus' RDP accountant is
+      stated for adding or removing a record under Poisson sampling; synthcity draws
+      fixed-size shuffled batches (``poisson_sampling=False``), a mismatch the claim inherits.
+    * ``aim`` (McKenna et al. 2022): ``(epsilon, delta)`` with synthcity's ``delta = 1e-9``,
+      zCDP measurements with add-or-remove sensitivity; the adapter runs the mechanism once per
+      fit (synthcity's ``generate`` would run it again per call, spending the budget again).
+
+    Outside every claim, as in synthcity: the data encoders are fitted on the training data
+    without budget (the modes of a Bayesian Gaussian mixture per continuous column for the
+    GANs; the set of values observed in each column for AIM's domain).
+    """
+
+    library = "synthcity"
+    adapter_class = "Synthcity"
+
+    def __init__(
+        self,
+        model: str,
+        env: str = "synthcity",
+        timeout: float = 3600.0,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        n_iter: int | None = None,
+        batch_size: int | None = None,
+        n_bins: int | None = None,
+        options: dict[str, str] | None = None,
+    ) -> None:
+        options = dict(options or {})
+        for key in ("random_state", "device", "workspace", "model"):
+            if key in options:
+                raise InputError(f"synthcity:{model}: {key} is set by synthleak, drop it")
+        # parameters a model does not declare arrive as free options: checked as named ones
+        named: dict[str, float | None] = {
+            "epsilon": epsilon,
+            "delta": delta,
+            "n_iter": n_iter,
+            "batch_size": batch_size,
+            "n_bins": n_bins,
+        }
+        for key in list(named):
+            if key in options:
+                value = _literal(options.pop(key))
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    raise InputError(f"synthcity:{model}: {key} must be a number, got {value!r}")
+                named[key] = value
+
+        def _int(key: str) -> int | None:
+            value = named[key]
+            return None if value is None else int(value)
+
+        epsilon, delta = named["epsilon"], named["delta"]
+        n_iter, batch_size, n_bins = _int("n_iter"), _int("batch_size"), _int("n_bins")
+        dp = model in SYNTHCITY_DP
+        if not dp and (epsilon is not None or delta is not None):
+            raise InputError(f"synthcity:{model} is not differentially private: drop epsilon/delta")
+        if model == "pategan" and delta is not None:
+            raise InputError(
+                "synthcity:pategan takes no delta: synthcity 0.2.12 ignores it and uses "
+                "1/(n sqrt(n)) for n training records"
+            )
+        if dp:
+            epsilon = 1.0 if epsilon is None else epsilon
+            _positive("synthcity", "epsilon", epsilon)
+        if delta is not None and not 0 < delta < 1:
+            raise InputError(f"synthcity: delta must be in (0, 1), got {delta}")
+        for name, value, low in (("n_iter", n_iter, 1), ("batch_size", batch_size, 2)):
+            if value is not None and value < low:
+                raise InputError(f"synthcity: {name} must be >= {low}, got {value}")
+        if n_bins is not None and (model != "aim" or n_bins < 2):
+            raise InputError(f"synthcity: n_bins (>= 2) is for aim only, got n_bins={n_bins}")
+        if batch_size is not None and model in ("arf", "aim"):
+            raise InputError(f"synthcity:{model} takes no batch_size")
+        if n_iter is not None and model in ("arf", "aim"):
+            raise InputError(f"synthcity:{model} takes no n_iter")
+        n_iter = SYNTHCITY_DEFAULT_ITERS.get(model) if n_iter is None else n_iter
+        kwargs: dict[str, Any] = {
+            **SYNTHCITY_DEFAULT_OPTIONS.get(model, {}),
+            **{k: _literal(v) for k, v in options.items()},
+            "n_iter": n_iter,
+            "n_bins": n_bins,
+        }
+        if batch_size is not None:
+            kwargs["batch_size"] = batch_size
+        if dp:
+            kwargs["epsilon"] = float(epsilon)  # type: ignore[arg-type]
+        if model == "aim":
+            delta = 1e-9 if delta is None else delta
+        if model in ("aim", "dpgan") and delta is not None:
+            kwargs["delta"] = float(delta)
+        if model == "dpgan":  # no early stopping on the held-out records (docstring)
+            kwargs["n_iter_print"] = int(n_iter) + 1  # type: ignore[arg-type]
+        super().__init__(env, timeout, model, kwargs)
+        self.claimed_epsilon = float(epsilon) if dp else None  # type: ignore[arg-type]
+        self.delta = delta
+        self.dp = dp
+
+    @property
+    def claimed_delta(self) -> float | None:
+        """The delta of the claim; for ``pategan`` and ``dpgan`` by default, once fitted."""
+        if not self.dp:
+            return 0.0
+        if self.delta is not None:
+            return float(self.delta)
+        n = getattr(self, "n_train_", None)
+        if n is None:
+            return None
+        if self.model == "pategan":
+            return 1.0 / (n * np.sqrt(n))
+        return 1.0 / int(0.8 * n)
+
+    @claimed_delta.setter
+    def claimed_delta(self, value: float | None) -> None:  # set by EnvGenerator.__init__
+        pass
+
+    def fit(self, table: Table, *, rng: np.random.Generator) -> SynthcityGenerator:
+        if self.model == "dpgan" and self.delta is None:  # synthcity's default, made explicit
+            self.kwargs["delta"] = 1.0 / max(int(0.8 * len(table)), 1)
+        super().fit(table, rng=rng)
+        return self
+
+
+#: The synthcity plugins with a DP claim.
+SYNTHCITY_DP = ("pategan", "dpgan", "aim")
+#: Default training iterations, small enough for a CPU (synthcity's own in brackets, README):
+#: ddpm epochs (1000), nflow epochs (1000), dpgan epochs (2000), pategan outer rounds (200).
+SYNTHCITY_DEFAULT_ITERS = {"ddpm": 300, "nflow": 200, "dpgan": 100, "pategan": 20}
+#: Other CPU defaults: TabDDPM with 100 diffusion steps (synthcity's 1000: ten times the
+#: sampling time) and batches of 32 (synthcity's 1024 makes one step per epoch on small
+#: tables, too few steps for its numerical columns to leave the domain's edges).
+SYNTHCITY_DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
+    "ddpm": {"num_timesteps": 100, "batch_size": 32},
+}
+
+
+_SYNTHCITY_DOCS = {
+    "ddpm": ("TabDDPM, a diffusion model", "kotelnikov2023"),
+    "arf": ("adversarial random forests", "watson2023"),
+    "nflow": ("neural spline flows", "durkan2019"),
+    "pategan": ("PATE-GAN", "jordon2019"),
+    "dpgan": ("DP-GAN", "xie2018"),
+    "aim": ("AIM", "mckenna2022"),
+}
+
+
+def _register_synthcity() -> None:
+    common = (
+        Param("env", str, "synthcity", "environment name, venv folder or interpreter path"),
+        *_COMMON,
+    )
+    from synthleak.references import cite
+
+    for model, (what, work) in _SYNTHCITY_DOCS.items():
+        doc = f"{what}, {cite(work)}, from synthcity 0.2.12"
+        params: list[Param] = []
+        if model in SYNTHCITY_DP:
+            params.append(Param("epsilon", float, 1.0, "epsilon of the plugin (synthcity's 1)"))
+        if model == "aim":
+            params.append(Param("delta", float, 1e-9, "delta (synthcity's default)"))
+            params.append(Param("n_bins", int, None, "bins per continuous column (None: 20)"))
+        if model == "dpgan":
+            params.append(Param("delta", float, None, "delta (None: 1/m, m records trained on)"))
+        if model in SYNTHCITY_DEFAULT_ITERS:
+            what = "outer rounds" if model == "pategan" else "epochs"
+            params.append(
+                Param(
+                    "n_iter", int, SYNTHCITY_DEFAULT_ITERS[model], f"training {what} (CPU default)"
+                )
+            )
+        if model not in ("arf", "aim"):
+            own = SYNTHCITY_DEFAULT_OPTIONS.get(model, {}).get("batch_size")
+            what = "batch size (CPU default)" if own else "batch size (None: synthcity's)"
+            params.append(Param("batch_size", int, own, what))
+
+        def factory(_model: str = model, **kwargs: Any) -> SynthcityGenerator:
+            return SynthcityGenerator(_model, **kwargs)
+
+        register_generator(
+            GeneratorInfo(
+                f"synthcity:{model}",
+                factory,
+                (*params, *common),
+                f"{doc} (run in its own environment: synthleak env create synthcity); other "
+                "key=value pairs go to the plugin",
+                extra="env:synthcity",
+                differentially_private=model in SYNTHCITY_DP,
+                free_params=True,
+            )
+        )
+
+
+_register_synthcity()

@@ -193,3 +193,127 @@ class SmartNoise:
                 col = frame[c["name"]].astype(object)
                 frame[c["name"]] = col.where(col != self.missing_token, None)
         return _restore(frame, self.columns)
+
+
+#: synthcity 0.2.12 plugin module (under ``synthcity.plugins``) for each model name.
+SYNTHCITY_MODELS = {
+    "ddpm": "generic.plugin_ddpm",
+    "arf": "generic.plugin_arf",
+    "nflow": "generic.plugin_nflow",
+    "pategan": "privacy.plugin_pategan",
+    "dpgan": "privacy.plugin_dpgan",
+    "aim": "privacy.plugin_aim",
+}
+#: Token for a missing category (synthcity's encoders take no missing values).
+MISSING = "\x00missing"
+#: Suffix of the indicator column of a continuous column with missing values.
+MISSING_FLAG = "\x00is_missing"
+
+
+class Synthcity:
+    """A synthcity 0.2.12 plugin (``ddpm``, ``arf``, ``nflow``, ``pategan``, ``dpgan``,
+    ``aim``), on the CPU.
+
+    synthcity's encoders take no missing values: a missing category travels as a category of
+    its own, and a continuous column with missing values as the column (missing values set to
+    its lower bound) plus an indicator column; the sample is put back (a value whose indicator
+    is set is missing). ``options`` are the plugin's keyword arguments (``n_iter``,
+    ``batch_size``, ``epsilon``, ...); the seed is the plugin's ``random_state`` and
+    ``generate``'s. The plugin module is imported directly, not through ``Plugins()``, which
+    would import every plugin on each worker start.
+
+    ``aim``: synthcity's AIM takes each column's observed distinct values as its domain and
+    does not discretise, so continuous columns are cut here into ``n_bins`` equal-width bins of
+    the schema's ``[low, high]`` (public) and sampled uniformly within their bin. Its
+    ``generate`` runs the whole mechanism again on every call (and again while its output has
+    fewer rows than asked for, spending the budget each time), so the adapter runs it once, on
+    the first sample, and draws every sample from that one output (post-processing).
+    """
+
+    synthleak_format = "pandas"
+
+    def __init__(self, model: str = "ddpm", n_bins: int = 20, **options: Any) -> None:
+        if model not in SYNTHCITY_MODELS:
+            raise ValueError(f"synthcity model {model!r} is not one of {sorted(SYNTHCITY_MODELS)}")
+        self.model = model
+        self.n_bins = int(n_bins)
+        self.options = options
+
+    def fit(self, data: Any, *, columns: list[dict[str, Any]], seed: int) -> None:
+        import importlib
+        import tempfile
+        from pathlib import Path as _Path
+
+        import numpy as np
+
+        module = importlib.import_module(f"synthcity.plugins.{SYNTHCITY_MODELS[self.model]}")
+        binned = self.model == "aim"
+        frame = data.copy()
+        for c in columns:
+            name = c["name"]
+            if c["kind"] == "categorical":
+                col = frame[name].astype(object)
+                frame[name] = col.where(col.notna(), MISSING)
+            elif c["kind"] == "continuous" and binned:
+                values = frame[name].astype(float)
+                width = (c["high"] - c["low"]) / self.n_bins or 1.0
+                codes = np.clip(np.floor((values - c["low"]) / width), 0, self.n_bins - 1)
+                text = codes.map(lambda v: MISSING if v != v else str(int(v)))
+                frame[name] = text.astype(object)
+            elif c["kind"] == "continuous":
+                values = frame[name].astype(float)
+                if c["nullable"]:
+                    flag = values.isna()
+                    frame[name + MISSING_FLAG] = flag.astype(int).astype(str)
+                    values = values.where(~flag, c["low"])
+                frame[name] = values
+            else:
+                raise ValueError(f"column {name!r}: synthcity adapters take no datetime columns")
+        self.workspace = tempfile.mkdtemp(prefix="synthleak-synthcity-")
+        import torch
+
+        torch.set_num_threads(1)  # one worker per process of a pool that already uses the cores
+        kwargs = dict(self.options)
+        kwargs.update(
+            device=torch.device("cpu"),
+            random_state=int(seed) % (2**31),
+            workspace=_Path(self.workspace),
+        )
+        if binned:  # one run of the mechanism, no rows dropped as duplicates (docstring)
+            kwargs.update(sampling_patience=1, strict=False)
+        self.plugin = module.plugin(**kwargs)
+        self.columns = columns
+        self.output: Any = None
+        self.plugin.fit(frame)
+
+    def sample(self, n: int, *, seed: int) -> Any:
+        import numpy as np
+
+        rng = np.random.default_rng(seed)
+        if self.model == "aim":
+            if self.output is None:
+                run = self.plugin.generate(count=n, random_state=int(seed) % (2**31))
+                self.output = run.dataframe().reset_index(drop=True)
+            rows = rng.permutation(len(self.output))
+            if len(rows) < n:  # fewer rows than asked for: draw the rest from the same output
+                rows = np.concatenate([rows, rng.integers(0, len(rows), n - len(rows))])
+            out = self.output.iloc[rows[:n]].reset_index(drop=True)
+        else:
+            out = self.plugin.generate(count=n, random_state=int(seed) % (2**31)).dataframe()
+            out = out.reset_index(drop=True)
+        for c in self.columns:
+            name = c["name"]
+            if c["kind"] == "categorical":
+                col = out[name].astype(object).astype(str)
+                out[name] = col.where(col != MISSING, None)
+            elif self.model == "aim":
+                col = out[name].astype(object).astype(str)
+                missing = (col == MISSING).to_numpy()
+                code = np.where(missing, 0, col.where(~missing, "0").astype(float)).astype(float)
+                width = (c["high"] - c["low"]) / self.n_bins
+                value = c["low"] + (code + rng.random(len(out))) * width
+                out[name] = np.where(missing, np.nan, np.minimum(value, c["high"]))
+            elif c["nullable"]:
+                flag = out.pop(name + MISSING_FLAG).astype(str) == "1"
+                out[name] = out[name].astype(float).where(~flag, float("nan"))
+        return _restore(out, self.columns)
