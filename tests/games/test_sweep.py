@@ -159,3 +159,50 @@ def test_a_time_limit_keeps_whole_parts(adult: sl.Table) -> None:
         assert c.excess.n_trials > c.n_attacked  # control records attacked too
     with pytest.raises(InputError, match="max_seconds"):
         attribute_sweep(sl.Release(ori, other, ctl), seed=0, max_seconds=0)
+
+
+def test_an_interrupted_sweep_keeps_its_finished_columns_and_resumes(
+    adult: sl.Table, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in the middle of the sweep: the parts already played (of earlier columns and of
+    the column it stopped in) are kept in the run directory; the rerun plays only the rest
+    and gives the figures of an uninterrupted sweep."""
+    import synthleak.games.attribute as attribute
+    from synthleak.runtime import Runtime
+
+    ori, ctl, other = _parts(adult, 5)
+    release = sl.Release(ori.take(np.arange(200)), other, ctl)
+    whole = _sweep(release, seed=2)
+    real = attribute._play_part
+    calls: list[tuple[int, int]] = []
+
+    def interrupted(shared, world, part):  # type: ignore[no-untyped-def]
+        if len(calls) == 9:
+            raise KeyboardInterrupt
+        calls.append((world, part))
+        return real(shared, world, part)
+
+    rt = Runtime(run_dir=tmp_path / "run")
+    monkeypatch.setattr(attribute, "_play_part", interrupted)
+    with warnings.catch_warnings(), pytest.raises(KeyboardInterrupt):
+        warnings.simplefilter("ignore")
+        attribute_sweep(release, seed=2, attack="dcr", runtime=rt)
+    done = len(calls)
+    calls.clear()
+
+    def counted(shared, world, part):  # type: ignore[no-untyped-def]
+        calls.append((world, part))
+        return real(shared, world, part)
+
+    monkeypatch.setattr(attribute, "_play_part", counted)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        again = attribute_sweep(release, seed=2, attack="dcr", runtime=rt)
+    assert again.to_json() == whole.to_json()
+    resumed = len(calls)
+    fresh = Runtime(run_dir=tmp_path / "fresh")
+    calls.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        attribute_sweep(release, seed=2, attack="dcr", runtime=fresh)
+    assert done == 9 and resumed + done == len(calls)  # the 9 finished parts were not replayed
