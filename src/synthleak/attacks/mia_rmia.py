@@ -60,6 +60,7 @@ from synthleak.attacks.base import (
     register_attack,
 )
 from synthleak.attacks.mia_lira import select_queries
+from synthleak.constraints import Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 from synthleak.queries import TableStack, n_attributes, sample_subsets, stack_tables, subset_counts
@@ -111,6 +112,14 @@ class RelativeMembershipAttack(PopulationMembershipAttack):
     """
 
     name = "rmia"
+    _parameter_constraints = constraints(
+        n_queries=Interval(int, 1, None),
+        n_select=Interval(int, 0, None),
+        n_population=Interval(int, 1, None),
+        n_reference=Interval(int, 1, None),
+        gamma=Interval(float, 0, None, closed="right"),
+        smoothing=Interval(float, 0, None, closed="right"),
+    )
 
     def __init__(
         self,
@@ -144,17 +153,6 @@ class RelativeMembershipAttack(PopulationMembershipAttack):
             [self._log_likelihood(stack, pop.take([j])) for j in range(len(pop))], axis=1
         )
 
-    def _check_params(self) -> None:
-        for name in ("n_queries", "n_population", "n_reference"):
-            if int(getattr(self, name)) < 1:
-                raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if int(self.n_select) < 0:
-            raise InputError(f"n_select must be 0 or more, got {self.n_select}")
-        if not float(self.gamma) > 0:
-            raise InputError(f"gamma must be positive, got {self.gamma}")
-        if not float(self.smoothing) > 0:
-            raise InputError(f"smoothing must be positive, got {self.smoothing}")
-
     def fit(
         self,
         target: Table,
@@ -165,7 +163,6 @@ class RelativeMembershipAttack(PopulationMembershipAttack):
         population: Table | None = None,
     ) -> RelativeMembershipAttack:
         y = self._check_fit_input(target, datasets, labels)
-        self._check_params()
         if population is None or len(population) == 0:
             raise InputError(
                 "the rmia attack needs population records (population): real records of the "
