@@ -98,9 +98,24 @@ def bootstrap_mean_diff(
     return float(lo), float(hi)
 
 
-def main(argv: list[str] | None = None) -> int:
+def compare_attacks(
+    argv: list[str] | None,
+    *,
+    doc: str | None,
+    script: str,
+    study: str,
+    tuned: str,
+    attacks: list[Any],
+    names: list[str],
+    pairs: list[tuple[str, str]],
+) -> int:
+    """One Adult membership game per generator, every attack on the same datasets, compared.
+
+    ``tuned`` is the registered attack whose parameters ``--<tuned>-params`` overrides; ``pairs``
+    are the (a, b) attack pairs whose AUC differences are reported; results go to ``study``.
+    """
     ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--generators", default="baynet")
     ap.add_argument("--shadows", type=int, default=500)
@@ -117,16 +132,15 @@ def main(argv: list[str] | None = None) -> int:
         help="keep the generated datasets here (a re-run with other attacks reuses them)",
     )
     ap.add_argument(
-        "--lira-params",
+        f"--{tuned}-params",
+        dest="tuned_params",
         type=json.loads,
         default={},
-        help="JSON parameters of the registered lira attack, e.g. '{\"n_select\": 16}'",
+        help=f"JSON parameters of the registered {tuned} attack, e.g. '{{\"n_select\": 16}}'",
     )
     args = ap.parse_args(argv)
-    prov = Provenance.start(None if argv is None else ["bench_lira.py", *argv])
+    prov = Provenance.start(None if argv is None else [script, *argv])
     omega = load_omega("complete")
-    attacks: list[Any] = ["query", "distance", "lira", SeparateLira()]
-    names = ["query", "distance", "lira", "liraseparate"]
     rng = np.random.default_rng(args.seed)
     for gen in [g.strip() for g in args.generators.split(";") if g.strip()]:
         t0 = time.perf_counter()
@@ -138,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             n_shadows=args.shadows,
             n_tests=args.tests,
             attacks=attacks,
-            attack_params={"lira": args.lira_params},
+            attack_params={tuned: args.tuned_params},
             aux_size=DATA["complete"].aux_size,
             test_size=DATA["complete"].test_size,
         )
@@ -178,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         for f in ("0.1", "0.01"):
             print(f"TPR@{f:<4}" + " ".join(f"{tprs[a][f]:>22.3f}" for a in names))
         comparisons = {}
-        for a, b in [("lira", "query"), ("lira", "distance"), ("lira", "liraseparate")]:
+        for a, b in pairs:
             c = paired(aucs[a], aucs[b])
             c["boot_low"], c["boot_high"] = bootstrap_mean_diff(outcomes, a, b, args.bootstrap, rng)
             comparisons[f"{a}-{b}"] = c
@@ -207,13 +221,26 @@ def main(argv: list[str] | None = None) -> int:
             "wall_seconds": wall,
         }
         path = prov.write(
-            STUDY,
-            f"lira_{spec_label(gen)}_{args.shadows}_seed{args.seed}",
+            study,
+            f"{tuned}_{spec_label(gen)}_{args.shadows}_seed{args.seed}",
             json.loads(to_json(doc)),
             root=args.results_root,
         )
         print(f"wrote {path} ({wall:.0f}s)")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return compare_attacks(
+        argv,
+        doc=__doc__,
+        script="bench_lira.py",
+        study=STUDY,
+        tuned="lira",
+        attacks=["query", "distance", "lira", SeparateLira()],
+        names=["query", "distance", "lira", "liraseparate"],
+        pairs=[("lira", "query"), ("lira", "distance"), ("lira", "liraseparate")],
+    )
 
 
 if __name__ == "__main__":

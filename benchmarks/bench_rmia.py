@@ -24,26 +24,8 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
-import json
-import tempfile
-import time
-import warnings
-from pathlib import Path
-from typing import Any
-
-import numpy as np
-
-from benchmarks.bench_lira import bootstrap_mean_diff, paired
-from benchmarks.meeus2023 import DATA, load_omega, spec_label
-from benchmarks.provenance import RESULTS, Provenance
-from benchmarks.reproduce_attention import attack_cpu_seconds
+from benchmarks.bench_lira import compare_attacks
 from synthleak.attacks.mia_rmia import RelativeMembershipAttack
-from synthleak.cli.common import to_json
-from synthleak.errors import BaselineWarning
-from synthleak.games.membership import MembershipGame
-from synthleak.games.targets import Targets
-from synthleak.runtime import Runtime
 
 STUDY = "rmia"
 
@@ -58,121 +40,16 @@ class RmiaGamma2(RelativeMembershipAttack):
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    return compare_attacks(
+        argv,
+        doc=__doc__,
+        script="bench_rmia.py",
+        study=STUDY,
+        tuned="rmia",
+        attacks=["query", "lira", "rmia", RmiaGamma2()],
+        names=["query", "lira", "rmia", "rmiagamma2"],
+        pairs=[("rmia", "lira"), ("rmia", "query"), ("rmia", "rmiagamma2")],
     )
-    ap.add_argument("--generators", default="baynet")
-    ap.add_argument("--shadows", type=int, default=500)
-    ap.add_argument("--tests", type=int, default=200)
-    ap.add_argument("--targets", type=int, default=10)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--bootstrap", type=int, default=1000)
-    ap.add_argument("--results-root", type=Path, default=RESULTS)
-    ap.add_argument(
-        "--run-dir",
-        type=Path,
-        default=None,
-        help="keep the generated datasets here (a re-run with other attacks reuses them)",
-    )
-    ap.add_argument(
-        "--rmia-params",
-        type=json.loads,
-        default={},
-        help="JSON parameters of the registered rmia attack, e.g. '{\"n_population\": 128}'",
-    )
-    args = ap.parse_args(argv)
-    prov = Provenance.start(None if argv is None else ["bench_rmia.py", *argv])
-    omega = load_omega("complete")
-    attacks: list[Any] = ["query", "lira", "rmia", RmiaGamma2()]
-    names = ["query", "lira", "rmia", "rmiagamma2"]
-    rng = np.random.default_rng(args.seed)
-    for gen in [g.strip() for g in args.generators.split(";") if g.strip()]:
-        t0 = time.perf_counter()
-        game = MembershipGame(
-            gen,
-            targets=Targets.top(args.targets),
-            train_size=1000,
-            synthetic_size=1000,
-            n_shadows=args.shadows,
-            n_tests=args.tests,
-            attacks=attacks,
-            attack_params={"rmia": args.rmia_params},
-            aux_size=DATA["complete"].aux_size,
-            test_size=DATA["complete"].test_size,
-        )
-        with tempfile.TemporaryDirectory() as tmp:
-            run_dir = args.run_dir / spec_label(gen) if args.run_dir else Path(tmp)
-            runtime = Runtime(workers=args.workers, run_dir=run_dir, progress=False)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", BaselineWarning)
-                result = game.run(omega, seed=args.seed, runtime=runtime)
-            cpu = attack_cpu_seconds(run_dir, names)
-        wall = time.perf_counter() - t0
-        outcomes = []
-        for t in result.targets:
-            o: dict[str, Any] = {"row": t.row, "labels": next(iter(t.attacks.values())).labels}
-            for a in names:
-                out = t.attacks[a]
-                o[a] = out.scores
-                o[a + "_auc"] = (out.auc.value, out.auc.ci_low, out.auc.ci_high)
-                o[a + "_tpr"] = dict(out.tpr_at_fpr)
-            outcomes.append(o)
-        print(
-            f"\n{gen}: {len(outcomes)} targets, {args.shadows} shadow / {args.tests} test datasets"
-        )
-        print(f"{'row':>7} " + " ".join(f"{a:>22}" for a in names))
-        for o in outcomes:
-            cells = " ".join(
-                f"{o[a + '_auc'][0]:.3f} [{o[a + '_auc'][1]:.3f},{o[a + '_auc'][2]:.3f}]"
-                for a in names
-            )
-            print(f"{o['row']:>7} {cells}")
-        aucs = {a: np.array([o[a + "_auc"][0] for o in outcomes]) for a in names}
-        print("mean   " + " ".join(f"{aucs[a].mean():>22.3f}" for a in names))
-        tprs = {
-            a: {f: float(np.mean([o[a + "_tpr"][f] for o in outcomes])) for f in ("0.1", "0.01")}
-            for a in names
-        }
-        for f in ("0.1", "0.01"):
-            print(f"TPR@{f:<4}" + " ".join(f"{tprs[a][f]:>22.3f}" for a in names))
-        comparisons = {}
-        for a, b in [("rmia", "lira"), ("rmia", "query"), ("rmia", "rmiagamma2")]:
-            c = paired(aucs[a], aucs[b])
-            c["boot_low"], c["boot_high"] = bootstrap_mean_diff(outcomes, a, b, args.bootstrap, rng)
-            comparisons[f"{a}-{b}"] = c
-            print(
-                f"{a} - {b}: mean {c['mean_diff']:+.3f}, paired t [{c['t_low']:+.3f}, "
-                f"{c['t_high']:+.3f}], test bootstrap [{c['boot_low']:+.3f}, "
-                f"{c['boot_high']:+.3f}], "
-                f"Wilcoxon p = {c['wilcoxon_p']:.3f}, better on {c['n_better']}/{len(outcomes)}"
-            )
-        cpu_summary = {
-            a: {"median": float(np.median(v)), "total": float(np.sum(v))}
-            for a, v in cpu.items()
-            if v
-        }
-        for a, s in cpu_summary.items():
-            print(f"{a}: CPU s per target median {s['median']:.2f}, total {s['total']:.1f}")
-        doc = {
-            "config": result.config.to_dict(),
-            "per_target": [
-                {"row": o["row"], **{a: list(o[a + "_auc"]) for a in names}} for o in outcomes
-            ],
-            "mean_auc": {a: float(v.mean()) for a, v in aucs.items()},
-            "mean_tpr_at_fpr": tprs,
-            "comparisons": comparisons,
-            "attack_cpu_seconds": cpu,
-            "wall_seconds": wall,
-        }
-        path = prov.write(
-            STUDY,
-            f"rmia_{spec_label(gen)}_{args.shadows}_seed{args.seed}",
-            json.loads(to_json(doc)),
-            root=args.results_root,
-        )
-        print(f"wrote {path} ({wall:.0f}s)")
-    return 0
 
 
 if __name__ == "__main__":
