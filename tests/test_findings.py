@@ -18,8 +18,18 @@ from synthleak.games.membership import (
 from synthleak.results import Verdict, at_least_sentence
 
 
-def _result(rng: np.random.Generator, n_targets: int, signal: float = 0.0) -> MembershipResult:
-    """Targets x 3 attacks scored on 200 test datasets; target 0 gets ``signal``, others noise."""
+def _game(
+    rng: np.random.Generator,
+    n_targets: int,
+    *,
+    leaky: int,
+    signal: float,
+    leaky_attacks: tuple[str, ...],
+    first_row: int,
+    n_boot: int,
+) -> MembershipResult:
+    """Targets x 3 attacks scored on 200 test datasets; the first ``leaky`` targets get
+    ``signal`` in ``leaky_attacks``, everything else is noise."""
     y = rng.permutation(np.arange(200) % 2)
     targets = []
     with warnings.catch_warnings():
@@ -27,14 +37,22 @@ def _result(rng: np.random.Generator, n_targets: int, signal: float = 0.0) -> Me
         for t in range(n_targets):
             attacks = {}
             for a in ("query", "distance", "groundhog"):
-                s = rng.normal(size=200) + (signal * y if t == 0 else 0.0)
-                attacks[a] = attack_outcome(y, s, rng=rng, n_boot=100)
-            targets.append(TargetOutcome(t, "distance", attacks))
+                lift = signal * y if (t < leaky and a in leaky_attacks) else 0.0
+                attacks[a] = attack_outcome(y, rng.normal(size=200) + lift, rng=rng, n_boot=n_boot)
+            targets.append(TargetOutcome(first_row + t, "distance", attacks))
     cfg = MembershipConfig(
         "nonprivate", "top:1", 100, 100, 100, 200, PoolMode.SHARED, 1000, 1000,
         ("query", "distance", "groundhog"), {}, 0, "x", 5000,
     )  # fmt: skip
     return MembershipResult(cfg, tuple(targets))
+
+
+def _result(rng: np.random.Generator, n_targets: int, signal: float = 0.0) -> MembershipResult:
+    """Target 0 gets ``signal`` in every attack, the others noise."""
+    every = ("query", "distance", "groundhog")
+    return _game(
+        rng, n_targets, leaky=1, signal=signal, leaky_attacks=every, first_row=0, n_boot=100
+    )
 
 
 def test_no_winners_curse_on_pure_noise() -> None:
@@ -101,20 +119,11 @@ def test_the_black_box_headline_carries_its_tpr_at_low_fpr() -> None:
 
 
 def _planted(rng: np.random.Generator, n_targets: int, leaky: int, signal: float):
-    """Targets x 3 attacks on 200 test datasets; the first ``leaky`` targets get ``signal`` in one
-    attack, the others noise everywhere."""
-    y = rng.permutation(np.arange(200) % 2)
-    targets = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", BaselineWarning)
-        for t in range(n_targets):
-            attacks = {}
-            for a in ("query", "distance", "groundhog"):
-                lift = signal * y if (t < leaky and a == "query") else 0.0
-                attacks[a] = attack_outcome(y, rng.normal(size=200) + lift, rng=rng, n_boot=20)
-            targets.append(TargetOutcome(100 + t, "distance", attacks))
-    base = _result(rng, 1)
-    return MembershipResult(base.config, tuple(targets))
+    """The first ``leaky`` targets (rows 100, 101, ...) get ``signal`` in the query attack."""
+    return _game(
+        rng, n_targets, leaky=leaky, signal=signal, leaky_attacks=("query",), first_row=100,
+        n_boot=20,
+    )  # fmt: skip
 
 
 def test_at_least_k_is_calibrated_on_releases_that_leak_nothing() -> None:
