@@ -39,9 +39,9 @@ epsilon = 4 needs 204 evaluation datasets per class (816 test datasets) and epsi
 claim the verdict is "inconclusive" and the row states the test datasets the claim needs and
 their projected cost at the measured seconds per generator run.
 
-Generators not available on this branch (synthcity's, added on another branch) are listed by
-name in :data:`LATER`; a row whose generator is not registered is written as "not run" with the
-reason, and runs as soon as the generator is registered under that name.
+synthcity's DP models (:data:`SYNTHCITY`) run in their own environment (``synthleak env create
+synthcity``); a row whose generator is not registered or whose environment is absent is written
+as "not run" with the reason.
 
 Usage::
 
@@ -198,7 +198,7 @@ def _rows() -> list[Row]:
                 "GANs need a batch of records: the screen dataset only",
                 PATE_COST if model == "patectgan" else "",
             )
-    for name in LATER:
+    for name in SYNTHCITY:
         for eps in (1, 4):
             add("synthcity", name.replace(":", " "), f"{name}:epsilon={eps}", eps, "worst", 8, 64)
     return rows
@@ -211,9 +211,8 @@ PATE_COST = (
     "runs about 7 h"
 )
 
-#: Generators another branch adds (synthcity's DP models), by the names they will register
-#: under: listed in the table as "not run" with the reason until they are registered here.
-LATER = ("synthcity:pategan", "synthcity:dpgan", "synthcity:aim")
+#: synthcity's DP models (in their own environment).
+SYNTHCITY = ("synthcity:pategan", "synthcity:dpgan", "synthcity:aim")
 
 
 # --- data -----------------------------------------------------------------------------------
@@ -438,10 +437,7 @@ def registered(spec: str) -> str | None:
         make_generator(spec)
     except InputError as exc:
         if "unknown generator" in str(exc):
-            return (
-                f"{spec.rsplit(':', 1)[0]} is not registered here (synthcity's adapters are "
-                "added on another branch; this row runs once they are)"
-            )
+            return f"{spec.rsplit(':', 1)[0]} is not registered"
         return str(exc)
     return None
 
@@ -457,7 +453,7 @@ def _unfinished(row: Row, run_dir: Path | None) -> str:
     """What a row without a result reached: its stored generator runs (resumable)."""
     units = [] if run_dir is None else list((run_dir / row.key / "units").glob("gen-*.npz"))
     if not units:
-        return "not run (time: the study stopped at the deadline)"
+        return "not run (time); the study's command runs it"
     done = min(4 * len(units), row.n_shadows + row.n_tests)
     return (
         f"not finished (time): {done} of {row.n_shadows + row.n_tests} generator runs stored, "
