@@ -54,7 +54,7 @@ from synthleak.errors import BaselineWarning, InputError
 from synthleak.findings import audit_metrics, membership_epsilon, membership_finding
 from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
 from synthleak.games.base import Release, encode_parts
-from synthleak.games.cost import fit_budget, measure_membership_cost, power
+from synthleak.games.cost import plan_membership, power
 from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.sweep import AttributeSweepResult
@@ -1056,15 +1056,17 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         n_tests=ctx.plan.tests,
         attacks=attacks,
     )
-    cost = measure_membership_cost(game, ctx.original, rng=rng)
     n_targets = len(top) + len(controls)
     workers = ctx.runtime.workers
-    if ctx.max_time is not None:  # the screen's time is part of the limit
-        game.n_shadows, game.n_tests = fit_budget(
-            cost, ctx.max_time - screen_seconds, n_targets=n_targets, workers=workers
-        )
-    projected = cost.projected_seconds(
-        n_shadows=game.n_shadows, n_tests=game.n_tests, n_targets=n_targets, workers=workers
+    # the plan's sizes are a default: a time limit (less the screen's time) may raise them
+    cost, projected = plan_membership(
+        game,
+        ctx.original,
+        n_targets=n_targets,
+        rng=rng,
+        workers=workers,
+        max_seconds=None if ctx.max_time is None else ctx.max_time - screen_seconds,
+        cap=False,
     )
     ctx.log(
         cost.summary(
