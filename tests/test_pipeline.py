@@ -227,6 +227,39 @@ def test_a_failing_stage_is_recorded_and_the_others_run(split, monkeypatch) -> N
     assert by["linkability"].status is StageStatus.MEASURED and r.utility is None
 
 
+def test_sections_are_the_results_fields_of_the_same_type() -> None:
+    """Every section a stage writes is a field of AuditResult with the same name and type."""
+    from dataclasses import fields
+
+    from synthleak.pipeline import _Sections
+
+    result_types = {f.name: f.type for f in fields(AuditResult)}
+    for f in fields(_Sections):
+        assert f.name in result_types, f"AuditResult has no field {f.name!r}"
+        assert f.type == result_types[f.name], f.name
+        assert f.default is None
+
+
+def test_every_section_reaches_the_result(split, monkeypatch) -> None:
+    """What a stage leaves in ctx.sections is what the result holds, field by field."""
+    from dataclasses import fields
+
+    import synthleak.pipeline as audit_module
+
+    marks = {f.name: object() for f in fields(audit_module._Sections)}
+
+    def fill(ctx, rng):  # type: ignore[no-untyped-def]
+        for name, mark in marks.items():
+            setattr(ctx.sections, name, mark)
+
+    stage = audit_module.Stage("fill", "fill every section", lambda ctx: None, fill)
+    monkeypatch.setattr(audit_module, "STAGES", (stage,))
+    train, ctl, other = split
+    r = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    for name, mark in marks.items():
+        assert getattr(r, name) is mark, name
+
+
 def test_release_only_audit_says_what_is_missing(split) -> None:
     train, _, other = split
     r = audit(train, synthetic=other, plan=TINY)

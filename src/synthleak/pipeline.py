@@ -52,11 +52,16 @@ from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.findings import audit_metrics, membership_epsilon, membership_finding
+from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
 from synthleak.games.base import Release, encode_parts
-from synthleak.games.cost import fit_budget, measure_membership_cost, power
+from synthleak.games.cost import plan_membership, power
+from synthleak.games.membership import MembershipResult
+from synthleak.games.nobox import NoBoxMembershipResult
+from synthleak.games.sweep import AttributeSweepResult
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
 from synthleak.metrics.copies import CopyReport
+from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, rate_excess
 from synthleak.metrics.utility import utility_estimate
 from synthleak.modes import Budget, Selector
@@ -122,6 +127,29 @@ GENERATOR_NEEDED = (
 
 
 @dataclass
+class _Sections:
+    """The report sections the stages measure, one typed field per stage-written section of
+    :class:`~synthleak.results.AuditResult` (same name, same type; ``None`` until measured).
+
+    A stage sets its field (``ctx.sections.utility = ...``); :func:`_assemble` carries every
+    field into the result. ``tests/test_pipeline.py`` checks that the names and types match
+    :class:`~synthleak.results.AuditResult` and that none is dropped on the way.
+    """
+
+    vulnerability: VulnerabilitySection | None = None
+    screening: ScreeningSection | None = None
+    membership: MembershipResult | None = None
+    nobox: NoBoxMembershipResult | None = None
+    copies: CopyReport | None = None
+    attribute: AttributeGameResult | None = None
+    attribute_release: ReleaseAttributeResult | None = None
+    attribute_sweep: AttributeSweepResult | None = None
+    utility: UtilitySection | None = None
+    epsilon: EpsilonEstimate | None = None
+    budget: BudgetRecord | None = None
+
+
+@dataclass
 class _Context:
     """What the stages share: inputs, settings, and what earlier stages produced."""
 
@@ -152,7 +180,7 @@ class _Context:
     train_rows: np.ndarray = field(init=False)
     control_rows: np.ndarray | None = None  # rows of the original held out as control, if any
     ranking: Ranking | None = None  # the vulnerability stage's ranking (V_k or cell rarity)
-    sections: dict[str, Any] = field(default_factory=dict)
+    sections: _Sections = field(default_factory=_Sections)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     privacy_utility: list[PrivacyUtilityPoint] = field(default_factory=list)
@@ -268,7 +296,7 @@ def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
                 i + 1, row, float(ranking.scores[i]), _rare_columns(ctx.train, int(r)), values
             )
         )
-    ctx.sections["vulnerability"] = VulnerabilitySection(
+    ctx.sections.vulnerability = VulnerabilitySection(
         method,
         ctx.k if method == "distance" else 0,
         "cosine" if method == "distance" else "",
@@ -415,7 +443,7 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
         ),
         records=tuple(replace(r, row=int(ctx.train_rows[r.row])) for r in res.records),
     )
-    ctx.sections["nobox"] = res
+    ctx.sections.nobox = res
     threat = ThreatModel(
         AdversaryGoal.MEMBERSHIP,
         GeneratorAccess.NO_BOX,
@@ -487,7 +515,7 @@ def _copies(ctx: _Context, rng: np.random.Generator) -> None:
         rng=rng,
     )
     rep = replace(rep, copied_rows=ctx.train_rows[rep.copied_rows].astype(np.int64))
-    ctx.sections["copies"] = rep
+    ctx.sections.copies = rep
     roles = {c: "left out of the attacks" for c in left_out}
     ctx.findings += copy_findings(rep, roles)
 
@@ -659,7 +687,7 @@ def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
             c = replace(c, values=_values_of(ctx, c.column, c.beyond_population()))
         columns.append(c)
     res = replace(res, columns=tuple(columns))
-    ctx.sections["attribute_sweep"] = res
+    ctx.sections.attribute_sweep = res
     short = [c.column for c in res.columns if n_records and 0 < c.n_attacked < n_records]
     if short:
         ctx.notes.append(
@@ -738,7 +766,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
         seed=ctx.seed,
         runtime=ctx.runtime.sub("aia-release"),
     )
-    ctx.sections["attribute_release"] = res
+    ctx.sections.attribute_release = res
     threat = ThreatModel(
         AdversaryGoal.ATTRIBUTE,
         GeneratorAccess.NO_BOX,
@@ -785,7 +813,7 @@ def _utility(ctx: _Context, rng: np.random.Generator) -> None:
     ref = " and of the control set (reference)" if ctx.control is not None else ""
     ctx.log(f"utility: MRE over 3-way marginals and 3-TVD of the release{ref}")
     u = utility_estimate(ctx.train, ctx.synthetic, ctx.control, rng=rng)
-    ctx.sections["utility"] = UtilitySection.from_estimate(u)
+    ctx.sections.utility = UtilitySection.from_estimate(u)
 
 
 def _needs_generator_and_secret(ctx: _Context) -> Skip | None:
@@ -830,7 +858,7 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         secret_rule=ctx.secret_rule,
     )
     res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime.sub("aia"))
-    ctx.sections["attribute"] = res
+    ctx.sections.attribute = res
     played = int(res.config["n_games"])
     if played < ctx.plan.aia_games:
         ctx.notes.append(
@@ -949,7 +977,7 @@ def _screen(ctx: _Context, n_top: int, train_size: int) -> tuple[list[int], floa
         )
 
     shown = min(SCREEN_SHOWN, res.rows.size)
-    ctx.sections["screening"] = ScreeningSection(
+    ctx.sections.screening = ScreeningSection(
         ctx.generator,
         int(candidates.size),
         int(res.rows.size),
@@ -1028,15 +1056,17 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         n_tests=ctx.plan.tests,
         attacks=attacks,
     )
-    cost = measure_membership_cost(game, ctx.original, rng=rng)
     n_targets = len(top) + len(controls)
     workers = ctx.runtime.workers
-    if ctx.max_time is not None:  # the screen's time is part of the limit
-        game.n_shadows, game.n_tests = fit_budget(
-            cost, ctx.max_time - screen_seconds, n_targets=n_targets, workers=workers
-        )
-    projected = cost.projected_seconds(
-        n_shadows=game.n_shadows, n_tests=game.n_tests, n_targets=n_targets, workers=workers
+    # the plan's sizes are a default: a time limit (less the screen's time) may raise them
+    cost, projected = plan_membership(
+        game,
+        ctx.original,
+        n_targets=n_targets,
+        rng=rng,
+        workers=workers,
+        max_seconds=None if ctx.max_time is None else ctx.max_time - screen_seconds,
+        cap=False,
     )
     ctx.log(
         cost.summary(
@@ -1047,7 +1077,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
         res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime)
-    ctx.sections["budget"] = BudgetRecord(
+    ctx.sections.budget = BudgetRecord(
         game.n_shadows,
         game.n_tests,
         projected,
@@ -1055,7 +1085,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         power(game.n_tests),
         screen_seconds,
     )
-    ctx.sections["membership"] = res
+    ctx.sections.membership = res
     ctx.findings.append(membership_finding(res, rng=rng))
     claimed, neighbouring = ctx.claimed_epsilon, ctx.neighbouring
     if claimed is None:  # the generator's own claim, for the relation its library states
@@ -1068,7 +1098,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
                 f"neighbours; the claim is tested for that relation"
             )
             neighbouring = declared
-    ctx.sections["epsilon"] = membership_epsilon(
+    ctx.sections.epsilon = membership_epsilon(
         res,
         rng=rng,
         claimed=claimed,
@@ -1338,29 +1368,43 @@ def audit(
         max_time=max_time,
         selector=selector,
     )
-    result = AuditResult(
-        config=config,
-        schema=sch,
-        data=DataSection(enc.profile, enc.domain),
-        stages=tuple(records),
-        findings=assess(ctx.findings),
-        vulnerability=ctx.sections.get("vulnerability"),
-        screening=ctx.sections.get("screening"),
-        membership=ctx.sections.get("membership"),
-        utility=ctx.sections.get("utility"),
-        privacy_utility=tuple(ctx.privacy_utility),
-        nobox=ctx.sections.get("nobox"),
-        copies=ctx.sections.get("copies"),
-        attribute=ctx.sections.get("attribute"),
-        attribute_release=ctx.sections.get("attribute_release"),
-        attribute_sweep=ctx.sections.get("attribute_sweep"),
-        epsilon=ctx.sections.get("epsilon"),
-        budget=ctx.sections.get("budget"),
-        notes=tuple(ctx.notes),
-    )
+    result = _assemble(ctx, config, sch, DataSection(enc.profile, enc.domain), records)
     if policy is not None:
         result = replace(result, policy=policy.evaluate(audit_metrics(result)))
     return result
+
+
+def _assemble(
+    ctx: _Context,
+    config: AuditConfig,
+    schema: Schema,
+    data: DataSection,
+    records: Sequence[StageRecord],
+) -> AuditResult:
+    """The audit's result from what the stages left in ``ctx``: every section of
+    ``ctx.sections``, the findings (with their verdicts, :func:`~synthleak.results.assess`) and
+    the notes."""
+    sec = ctx.sections
+    return AuditResult(
+        config=config,
+        schema=schema,
+        data=data,
+        stages=tuple(records),
+        findings=assess(ctx.findings),
+        vulnerability=sec.vulnerability,
+        screening=sec.screening,
+        membership=sec.membership,
+        utility=sec.utility,
+        privacy_utility=tuple(ctx.privacy_utility),
+        nobox=sec.nobox,
+        copies=sec.copies,
+        attribute=sec.attribute,
+        attribute_release=sec.attribute_release,
+        attribute_sweep=sec.attribute_sweep,
+        epsilon=sec.epsilon,
+        budget=sec.budget,
+        notes=tuple(ctx.notes),
+    )
 
 
 def check_claim(claimed_epsilon: float | None, delta: float, neighbouring: str) -> None:

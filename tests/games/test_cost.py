@@ -14,6 +14,7 @@ from synthleak.games.cost import (
     fit_budget,
     format_seconds,
     measure_membership_cost,
+    plan_membership,
     power,
 )
 from synthleak.games.membership import MembershipGame
@@ -71,6 +72,46 @@ def test_pilot_measures_the_generator_and_attacks() -> None:
     assert set(cost.attack_seconds) == {"distance", "query", "rmia"}
     assert all(v > 0 for v in cost.attack_seconds.values())
     assert MembershipCost.from_json(cost.to_json()) == cost
+
+
+@pytest.mark.parametrize("pool", ["shared", "single"])
+def test_plan_membership_sizes_the_game_to_the_time(monkeypatch, pool: str) -> None:
+    import synthleak.games.cost as cost_module
+
+    monkeypatch.setattr(cost_module, "measure_membership_cost", lambda game, data, rng: COST)
+
+    def game() -> MembershipGame:
+        return MembershipGame("indhist", train_size=100, n_shadows=60, n_tests=50, pool=pool)
+
+    shared = pool == "shared"
+    rng = np.random.default_rng(0)
+    g = game()  # no time limit: the game's sizes stand
+    cost, projected = plan_membership(g, None, n_targets=5, rng=rng)  # type: ignore[arg-type]
+    assert cost is COST and (g.n_shadows, g.n_tests) == (60, 50)
+    want = COST.projected_seconds(n_shadows=60, n_tests=50, n_targets=5, shared=shared)
+    assert projected == pytest.approx(want)
+    # a time limit: the largest game that fits, capped by the game's sizes unless cap=False
+    fits = fit_budget(COST, 1e4, n_targets=5, workers=2, shared=shared)
+    assert fits[0] > 60
+    g = game()
+    plan_membership(g, None, n_targets=5, rng=rng, workers=2, max_seconds=1e4)  # type: ignore[arg-type]
+    assert (g.n_shadows, g.n_tests) == (60, 50)
+    g = game()
+    _, projected = plan_membership(
+        g,
+        None,  # type: ignore[arg-type]
+        n_targets=5,
+        rng=rng,
+        workers=2,
+        max_seconds=1e4,
+        cap=False,
+    )
+    assert (g.n_shadows, g.n_tests) == fits and projected <= 1e4
+    assert projected == pytest.approx(
+        COST.projected_seconds(
+            n_shadows=fits[0], n_tests=fits[1], n_targets=5, workers=2, shared=shared
+        )
+    )
 
 
 def test_format_seconds() -> None:

@@ -591,7 +591,7 @@ def plan_game(
 ) -> float:
     """Measure the game's cost, size it to ``--max-time`` if given, print the projection;
     returns the projected seconds."""
-    from synthleak.games.cost import fit_budget, measure_membership_cost, power
+    from synthleak.games.cost import plan_membership, power
     from synthleak.games.targets import Targets, as_targets
     from synthleak.runtime import stream_rng
 
@@ -602,12 +602,14 @@ def plan_game(
     typer.echo(
         f"synthleak: measuring one run of '{game.generator}' and of each attack ...", err=True
     )
-    cost = measure_membership_cost(game, table, rng=stream_rng(seed, "mia.pilot"))
-    if max_time is not None:
-        shadows, tests = fit_budget(
-            cost, max_time, n_targets=n_targets, workers=workers, shared=shared
-        )
-        game.n_shadows, game.n_tests = min(shadows, game.n_shadows), min(tests, game.n_tests)
+    cost, projected = plan_membership(
+        game,
+        table,
+        n_targets=n_targets,
+        rng=stream_rng(seed, "mia.pilot"),
+        workers=workers,
+        max_seconds=max_time,
+    )
     typer.echo(
         "synthleak: "
         + cost.summary(
@@ -620,13 +622,7 @@ def plan_game(
         err=True,
     )
     typer.echo(f"synthleak: power: {power(game.n_tests).sentence()}", err=True)
-    return cost.projected_seconds(
-        n_shadows=game.n_shadows,
-        n_tests=game.n_tests,
-        n_targets=n_targets,
-        workers=workers,
-        shared=shared,
-    )
+    return projected
 
 
 def mia_document(

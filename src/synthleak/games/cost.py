@@ -43,6 +43,7 @@ from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.games.base import as_table
 from synthleak.generators import make_generator
+from synthleak.modes import Knowledge, PoolMode
 from synthleak.queries import TableStack
 from synthleak.serde import Result
 
@@ -276,3 +277,45 @@ def fit_budget(
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
     return lo, tests(lo)
+
+
+def plan_membership(
+    game: object,
+    data: pd.DataFrame | Table,
+    *,
+    n_targets: int,
+    rng: np.random.Generator,
+    workers: int = 1,
+    max_seconds: float | None = None,
+    cap: bool = True,
+) -> tuple[MembershipCost, float]:
+    """Plan a :class:`~synthleak.games.membership.MembershipGame`: measure its cost
+    (:func:`measure_membership_cost`, randomness from ``rng``), size its ``n_shadows`` and
+    ``n_tests`` to ``max_seconds`` when given (:func:`fit_budget`; the game is changed in place),
+    and return the cost and the projected seconds of the game as sized.
+
+    With ``cap`` the game's own sizes are upper bounds (sizes a user asked for); without it the
+    fit may also raise them to use the time (sizes that were only a default). Whether the
+    shadow datasets share one pool follows the game's ``knowledge`` and ``pool``.
+    """
+    shared = (
+        game.knowledge == Knowledge.AUXILIARY  # type: ignore[attr-defined]
+        and game.pool == PoolMode.SHARED  # type: ignore[attr-defined]
+    )
+    cost = measure_membership_cost(game, data, rng=rng)
+    if max_seconds is not None:
+        shadows, tests = fit_budget(
+            cost, max_seconds, n_targets=n_targets, workers=workers, shared=shared
+        )
+        if cap:
+            shadows = min(shadows, game.n_shadows)  # type: ignore[attr-defined]
+            tests = min(tests, game.n_tests)  # type: ignore[attr-defined]
+        game.n_shadows, game.n_tests = shadows, tests  # type: ignore[attr-defined]
+    projected = cost.projected_seconds(
+        n_shadows=game.n_shadows,  # type: ignore[attr-defined]
+        n_tests=game.n_tests,  # type: ignore[attr-defined]
+        n_targets=n_targets,
+        workers=workers,
+        shared=shared,
+    )
+    return cost, projected
