@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
+from importlib.util import find_spec
 from typing import Any
 
 import numpy as np
@@ -108,7 +109,13 @@ def test_fit_checks_the_declared_parameters_first_and_only_then_runs() -> None:
             {"aux_a": ["a"], "aux_b": ["b"], "n_neighbors": 1.5},
             "n_neighbors",
         ),
-        ("membership", "attention", {"dropout": 1.0}, "dropout"),
+        pytest.param(
+            "membership",
+            "attention",
+            {"dropout": 1.0},
+            "dropout",
+            marks=pytest.mark.skipif(find_spec("torch") is None, reason="needs the torch extra"),
+        ),
         ("singling-out", "contrastive", {"outlier_fraction": 0}, "outlier_fraction"),
     ],
 )
