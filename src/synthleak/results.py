@@ -496,6 +496,10 @@ class BudgetPlan(Result):
     # per linear program (None: all); its cost grows with records x queries
     aia_records: int | None = None
     aia_queries: int | None = None
+    # seconds the randomised-secret attribute game may take without max_time (None: all
+    # aia_games); games beyond the first AIA_MIN_GAMES are played only if a pilot projects
+    # they fit (the reconstruction's linear programs make a game cost seconds)
+    aia_seconds: float | None = None
 
 
 #: The sizes behind each named budget (``audit(budget=...)``, ``--budget``).
@@ -527,6 +531,7 @@ BUDGETS: dict[Budget, BudgetPlan] = {
         screened_shadows=600,
         aia_records=5000,
         aia_queries=60_000,
+        aia_seconds=240.0,
     ),
     Budget.PAPER: BudgetPlan(
         n_attacks=2000,
