@@ -654,6 +654,7 @@ def test_min_games_is_played_whatever_the_time_limit(
         return real(shared, g)
 
     monkeypatch.setattr(attribute, "_play_game", slow)
+    lines: list[str] = []
     game = AttributeGame(
         "indhist",
         "s",
@@ -663,9 +664,11 @@ def test_min_games_is_played_whatever_the_time_limit(
         attacks=("dcr",),
         max_seconds=0.01,
         min_games=5,
+        log=lines.append,
     )
     res = game.run(population, seed=0)
     assert res.config["n_games"] == 5 and res.config["n_games_requested"] == 12
+    assert any("1 of 12 games fit the time limit" in x and "5 are played" in x for x in lines)
     assert res.accuracies[0].n_games == 5
     first = AttributeGame(
         "indhist", "s", train_size=100, synthetic_size=500, n_games=5, attacks=("dcr",)

@@ -1476,13 +1476,14 @@ def _run_logged(
     total = len(units)
     if rest and max_seconds is not None:
         fit = max(0, math.floor((float(max_seconds) - first) / max(first, 1e-9))) * workers
-        fit = max(fit, min_units - 1 - len(reloaded))
+        floor = min_units - 1 - len(reloaded)
         if fit < len(rest):
-            rest = rest[:fit]
+            rest = rest[: max(fit, floor)]
             total = len(reloaded) + 1 + len(rest)
             say(
-                f"{description}: {total} of {len(units)} {what} fit the time limit of "
-                f"{format_seconds(float(max_seconds))} (the first took {first:.1f} s)"
+                f"{description}: {len(reloaded) + 1 + fit} of {len(units)} {what} fit the time "
+                f"limit of {format_seconds(float(max_seconds))} (the first took {first:.1f} s)"
+                + (f"; {total} are played, the floor" if floor > fit else "")
             )
     if rest:
         projected = first * math.ceil(len(rest) / workers)
