@@ -472,3 +472,66 @@ def test_numeric_secret_release_stage(split) -> None:
     assert _by_key(null)["attribute.recon.release"].estimate.ci_low <= 0
     with pytest.raises(InputError, match="numeric column"):
         audit(train, synthetic=train, control=ctl, plan=TINY, secret="age")
+
+
+def test_budget_time_allowance_bounds_the_attribute_game_and_states_its_power(
+    split, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without max_time the budget's allowance (aia_seconds) bounds the attribute game above
+    its floor of games; the note says how many were played and what interval width they buy.
+    The stage runs alone on a minimal context (a whole generator audit takes a minute)."""
+    from types import SimpleNamespace
+
+    import synthleak.games.attribute as attribute
+    import synthleak.pipeline as pipeline
+    from synthleak.runtime import as_runtime
+
+    real = attribute._play_game
+
+    def slow(shared, g):  # type: ignore[no-untyped-def]
+        import time
+
+        time.sleep(0.2)
+        return real(shared, g)
+
+    monkeypatch.setattr(attribute, "_play_game", slow)
+    monkeypatch.setattr(pipeline, "AIA_MIN_GAMES", 3)
+    train, _, _ = split
+    lines: list[str] = []
+
+    def stage(plan: BudgetPlan, max_time: float | None = None) -> SimpleNamespace:
+        ctx = SimpleNamespace(
+            generator="indhist",
+            secret="sex",
+            quasi_ids=(),
+            secret_rule=None,
+            original=train,
+            plan=plan,
+            max_time=max_time,
+            seed=0,
+            runtime=as_runtime(None),
+            log=lines.append,
+            sections={},
+            notes=[],
+            findings=[],
+            privacy_utility=[],
+        )
+        pipeline._attribute_game(ctx, np.random.default_rng(0))  # type: ignore[arg-type]
+        return ctx
+
+    plan = replace(TINY, n=100, aia_games=8, aia_seconds=0.01)
+    ctx = stage(plan)
+    res = ctx.sections["attribute"]
+    assert res.config["n_games"] == 3 and res.config["n_games_requested"] == 8
+    (note,) = ctx.notes
+    assert "3 of the budget's 8 games fit the budget's time for this stage (0 s" in note
+    widest = max(a.ci_width for a in res.accuracies)
+    assert f"is {widest:.2f} wide, against about" in note and "with all 8 games" in note
+    assert any("up to 8 games" in x and "within 0 s" in x for x in lines)
+    # a user's max_time is a hard cap: no floor beyond the first game
+    capped = stage(plan, max_time=0.01)
+    assert capped.sections["attribute"].config["n_games"] == 1
+    assert "a 25% share of max_time" in capped.notes[0]
+    # no allowance: every game of the budget, no note
+    full = stage(replace(plan, aia_games=4, aia_seconds=None))
+    assert full.sections["attribute"].config["n_games"] == 4 and not full.notes

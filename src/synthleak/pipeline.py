@@ -99,6 +99,10 @@ Log = Callable[[str], None]
 
 #: Share of ``max_time`` the randomised-secret attribute-inference game may take.
 AIA_GAME_SHARE = 0.25
+#: Games the attribute game plays under a budget's time allowance (``BudgetPlan.aia_seconds``)
+#: whatever a pilot projects: about 100 one-target games keep the accuracy interval within
+#: ``games.attribute.MAX_CI_WIDTH`` at an accuracy of 0.5. A user's ``max_time`` is a hard cap.
+AIA_MIN_GAMES = 100
 #: Synthetic and control rows (at most, each) whose distance to the closest original record
 #: the copies stage measures for near copies; every original record stays in the search.
 NEAR_COPY_SAMPLE = 2_000
@@ -834,10 +838,24 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
     assert ctx.generator is not None and ctx.secret is not None
     n = min(ctx.plan.n, len(ctx.original) // 2)
     # with a time limit the game takes at most its share of it (the membership game, sized to
-    # max_time after its own pilot, follows)
-    max_seconds = None if ctx.max_time is None else AIA_GAME_SHARE * ctx.max_time
+    # max_time after its own pilot, follows); without one, the budget's allowance bounds it
+    # above its floor of games (each game solves one linear program per secret class)
+    games = ctx.plan.aia_games
+    min_games = 1
+    max_seconds: float | None = None
+    limit = ""
+    if ctx.max_time is not None:
+        max_seconds = AIA_GAME_SHARE * ctx.max_time
+        limit = f"the time limit ({max_seconds:.0f} s, a {AIA_GAME_SHARE:.0%} share of max_time)"
+    elif ctx.plan.aia_seconds is not None:
+        max_seconds = float(ctx.plan.aia_seconds)
+        min_games = min(AIA_MIN_GAMES, games)
+        limit = (
+            f"the budget's time for this stage ({max_seconds:.0f} s, at least {min_games} "
+            "games played)"
+        )
     ctx.log(
-        f"attribute inference of '{ctx.secret}': {ctx.plan.aia_games} games of {n} records "
+        f"attribute inference of '{ctx.secret}': up to {games} games of {n} records "
         f"through '{ctx.generator}'"
         + ("" if max_seconds is None else f", within {max_seconds:.0f} s")
     )
@@ -850,21 +868,21 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         list(ctx.quasi_ids) or None,
         train_size=n,
         synthetic_size=(n,),
-        n_games=ctx.plan.aia_games,
+        n_games=games,
         attacks=("recon", "dcr", "infer"),
         attack_params={"recon": recon},
         max_seconds=max_seconds,
+        min_games=min_games,
         log=ctx.log,
         secret_rule=ctx.secret_rule,
     )
     res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime.sub("aia"))
     ctx.sections.attribute = res
     played = int(res.config["n_games"])
-    if played < ctx.plan.aia_games:
+    if played < games:
         ctx.notes.append(
-            f"attribute inference game: {played} of the budget's {ctx.plan.aia_games} games fit "
-            f"the time limit ({max_seconds:.0f} s, a {AIA_GAME_SHARE:.0%} share of max_time); "
-            "the intervals are as wide as that many games make them"
+            f"attribute inference game: {played} of the budget's {games} games fit {limit}; "
+            + _aia_power(res, games)
         )
     threat = ThreatModel(
         AdversaryGoal.ATTRIBUTE,
@@ -911,6 +929,25 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
             f"attribute inference: {len(res.failures)} game/attack runs failed and were left out "
             f"(first reason: {res.failures[0].reason})"
         )
+
+
+def _aia_power(res: Any, requested: int) -> str:
+    """The power the played games buy: the widest accuracy interval of the attacks measured,
+    against the width the requested games would give at the same accuracy (Wilson)."""
+    from synthleak.metrics.privacy import wilson_interval
+
+    done = [a for a in res.accuracies if a.accuracy.n_trials]
+    if not done:
+        return "no attack was measured"
+    widest = max(done, key=lambda a: a.ci_width)
+    acc = widest.accuracy
+    per_game = acc.n_trials / max(widest.n_games, 1)
+    full = max(round(per_game * requested), acc.n_trials)
+    lo, hi = wilson_interval(round(acc.value * full), full)
+    return (
+        f"the widest accuracy interval ('{widest.attack}', {acc.n_trials} secrets) is "
+        f"{widest.ci_width:.2f} wide, against about {hi - lo:.2f} with all {requested} games"
+    )
 
 
 def _needs_generator(ctx: _Context) -> Skip | None:

@@ -496,6 +496,10 @@ class BudgetPlan(Result):
     # per linear program (None: all); its cost grows with records x queries
     aia_records: int | None = None
     aia_queries: int | None = None
+    # seconds the randomised-secret attribute game may take without max_time (None: all
+    # aia_games, the named budgets' choice, so their figures do not depend on the machine's
+    # speed); games beyond the first AIA_MIN_GAMES are played only if a pilot projects they fit
+    aia_seconds: float | None = None
 
 
 #: The sizes behind each named budget (``audit(budget=...)``, ``--budget``).
@@ -522,7 +526,7 @@ BUDGETS: dict[Budget, BudgetPlan] = {
         tests=200,
         n=1000,
         mia_attacks=("query", "lira", "distance", "groundhog"),
-        aia_games=200,
+        aia_games=100,
         screen_datasets=100,
         screened_shadows=600,
         aia_records=5000,

@@ -638,6 +638,50 @@ def test_game_time_limit_plays_the_games_that_fit(
         game.run(population, seed=0)
 
 
+def test_min_games_is_played_whatever_the_time_limit(
+    population: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A budget's allowance is not a hard cap: the floor of games is played even when the pilot
+    projects that only one fits, and the games beyond it only when they fit."""
+    import synthleak.games.attribute as attribute
+
+    real = attribute._play_game
+
+    def slow(shared, g):  # type: ignore[no-untyped-def]
+        import time
+
+        time.sleep(0.3)
+        return real(shared, g)
+
+    monkeypatch.setattr(attribute, "_play_game", slow)
+    lines: list[str] = []
+    game = AttributeGame(
+        "indhist",
+        "s",
+        train_size=100,
+        synthetic_size=500,
+        n_games=12,
+        attacks=("dcr",),
+        max_seconds=0.01,
+        min_games=5,
+        log=lines.append,
+    )
+    res = game.run(population, seed=0)
+    assert res.config["n_games"] == 5 and res.config["n_games_requested"] == 12
+    assert any("1 of 12 games fit the time limit" in x and "5 are played" in x for x in lines)
+    assert res.accuracies[0].n_games == 5
+    first = AttributeGame(
+        "indhist", "s", train_size=100, synthetic_size=500, n_games=5, attacks=("dcr",)
+    ).run(population, seed=0)
+    assert res.accuracies[0].accuracy == first.accuracies[0].accuracy  # the same five games
+    game.n_games, game.min_games = 6, 20  # more than requested: every game, no error
+    assert game.run(population, seed=0).config["n_games"] == 6
+    for bad in (0, 2.5, True):
+        game.min_games = bad  # type: ignore[assignment]
+        with pytest.raises(InputError, match="min_games must be a whole number"):
+            game.run(population, seed=0)
+
+
 # --- numeric secrets ----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("kwargs", "match"),

@@ -919,6 +919,9 @@ class AttributeGame:
         least one; games kept in the run directory take no time). The result then depends on
         the machine's speed; ``config["n_games"]`` says how many were played and
         ``config["n_games_requested"]`` how many were asked for.
+    min_games : int
+        Games played whatever ``max_seconds`` (1 by default): a floor that keeps the intervals
+        measurable when the limit is a budget's allowance rather than a hard cap.
     log : callable, optional
         Receives the projected time and progress lines (the audit prints them).
     secret_rule : SecretRule, optional
@@ -959,11 +962,13 @@ class AttributeGame:
         mre_threshold: float = 10.0,
         max_ci_width: float = MAX_CI_WIDTH,
         max_seconds: float | None = None,
+        min_games: int = 1,
         log: Callable[[str], None] | None = None,
         secret_rule: SecretRule | None = None,
     ) -> None:
         self.secret_rule = secret_rule
         self.max_seconds = max_seconds
+        self.min_games = min_games
         self.log = log
         self.generator = generator
         self.secret = secret
@@ -1059,6 +1064,13 @@ class AttributeGame:
             isinstance(max_seconds, int | float) and max_seconds > 0
         ):
             raise InputError(f"max_seconds must be a positive number, got {max_seconds!r}")
+        min_games = self.min_games
+        if (
+            isinstance(min_games, bool)
+            or not isinstance(min_games, int | np.integer)
+            or min_games < 1
+        ):
+            raise InputError(f"min_games must be a whole number of at least 1, got {min_games!r}")
         rt = as_runtime(runtime)
         table = as_table(data)
         prep, attacks, ms = self._validate(table)
@@ -1128,6 +1140,7 @@ class AttributeGame:
                 what="games",
                 log=self.log,
                 max_seconds=max_seconds,
+                min_units=min(int(min_games), len(units)),
             )
             if len(out) < len(units):
                 config = {**config, "n_games": len(out), "n_games_requested": len(units)}
@@ -1463,13 +1476,14 @@ def _run_logged(
     total = len(units)
     if rest and max_seconds is not None:
         fit = max(0, math.floor((float(max_seconds) - first) / max(first, 1e-9))) * workers
-        fit = max(fit, min_units - 1 - len(reloaded))
+        floor = min_units - 1 - len(reloaded)
         if fit < len(rest):
-            rest = rest[:fit]
+            rest = rest[: max(fit, floor)]
             total = len(reloaded) + 1 + len(rest)
             say(
-                f"{description}: {total} of {len(units)} {what} fit the time limit of "
-                f"{format_seconds(float(max_seconds))} (the first took {first:.1f} s)"
+                f"{description}: {len(reloaded) + 1 + fit} of {len(units)} {what} fit the time "
+                f"limit of {format_seconds(float(max_seconds))} (the first took {first:.1f} s)"
+                + (f"; {total} are played, the floor" if floor > fit else "")
             )
     if rest:
         projected = first * math.ceil(len(rest) / workers)
