@@ -511,7 +511,7 @@ def test_budget_time_allowance_bounds_the_attribute_game_and_states_its_power(
             seed=0,
             runtime=as_runtime(None),
             log=lines.append,
-            sections={},
+            sections=pipeline._Sections(),
             notes=[],
             findings=[],
             privacy_utility=[],
@@ -521,7 +521,7 @@ def test_budget_time_allowance_bounds_the_attribute_game_and_states_its_power(
 
     plan = replace(TINY, n=100, aia_games=8, aia_seconds=0.01)
     ctx = stage(plan)
-    res = ctx.sections["attribute"]
+    res = ctx.sections.attribute
     assert res.config["n_games"] == 3 and res.config["n_games_requested"] == 8
     (note,) = ctx.notes
     assert "3 of the budget's 8 games fit the budget's time for this stage (0 s" in note
@@ -530,8 +530,8 @@ def test_budget_time_allowance_bounds_the_attribute_game_and_states_its_power(
     assert any("up to 8 games" in x and "within 0 s" in x for x in lines)
     # a user's max_time is a hard cap: no floor beyond the first game
     capped = stage(plan, max_time=0.01)
-    assert capped.sections["attribute"].config["n_games"] == 1
+    assert capped.sections.attribute.config["n_games"] == 1
     assert "a 25% share of max_time" in capped.notes[0]
     # no allowance: every game of the budget, no note
     full = stage(replace(plan, aia_games=4, aia_seconds=None))
-    assert full.sections["attribute"].config["n_games"] == 4 and not full.notes
+    assert full.sections.attribute.config["n_games"] == 4 and not full.notes
