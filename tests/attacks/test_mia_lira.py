@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 import pytest
 from scipy import stats
+from tests.attacks.helpers import adult, bootstrap_copies, null_coverage, null_pools, stack
 
-import synthleak as sl
 from synthleak.attacks.base import AttackFamily, attack_info, make_attack
 from synthleak.attacks.mia_lira import (
     ClassMoments,
@@ -18,24 +16,8 @@ from synthleak.attacks.mia_lira import (
     welch_t,
 )
 from synthleak.errors import InputError, NotFittedError
-from synthleak.metrics.privacy import auc, auc_estimate
-from synthleak.queries import TableStack
+from synthleak.metrics.privacy import auc
 from synthleak.references import get as reference
-
-
-@cache
-def _adult() -> sl.Table:
-    df = sl.datasets.load_adult().iloc[:8000]
-    return sl.Table.from_frame(df, sl.infer_schema(df))
-
-
-def _stack(table: sl.Table, rows: np.ndarray) -> TableStack:
-    """Datasets ``rows`` ``(B, m)`` of ``table`` as one stack (no per-table copies)."""
-    return TableStack(table.schema, table.codes[rows], table.values[rows])
-
-
-def _vulnerable(table: sl.Table, n: int = 200) -> int:
-    return int(np.argmax(sl.vulnerability_scores(table.take(np.arange(n)), k=5)))
 
 
 def test_welch_t_and_gaussian_logpdf_match_scipy() -> None:
@@ -65,36 +47,9 @@ def test_welch_t_and_gaussian_logpdf_match_scipy() -> None:
     assert np.all(np.linalg.eigvalsh(c) > 0)
 
 
-def _null_pools(seed: int, n_shadow: int, n_test: int, m: int) -> tuple[TableStack, ...]:
-    """IN and OUT datasets are both samples of other real records (target never present)."""
-    table = _adult()
-    t = _vulnerable(table)
-    rng = np.random.default_rng(seed)
-    others = np.setdiff1d(np.arange(len(table)), [t])
-    shadow = _stack(table, rng.choice(others, (n_shadow, m)))
-    test = _stack(table, rng.choice(others, (n_test, m)))
-    return table.take([t]), shadow, test
-
-
-def _null_coverage(seeds: range, n_shadow: int, n_test: int, m: int) -> tuple[int, list[float]]:
-    covered, aucs = 0, []
-    for seed in seeds:
-        target, shadow, test = _null_pools(seed, n_shadow, n_test, m)
-        rng = np.random.default_rng(100 + seed)
-        y_shadow = rng.permutation(np.arange(len(shadow)) % 2)
-        y_test = rng.permutation(np.arange(len(test)) % 2)
-        attack = LikelihoodRatioAttack().fit(target, shadow, y_shadow, rng=rng)
-        s = attack.score(test)
-        assert np.isfinite(s).all()
-        est = auc_estimate(y_test, s, rng=rng)
-        covered += est.ci_low <= 0.5 <= est.ci_high
-        aucs.append(est.value)
-    return covered, aucs
-
-
 def test_null_oracle_interval_covers_one_half_at_the_stated_rate() -> None:
     """Release = other real people: the 95% AUC interval covers 0.5 in about 95% of seeds."""
-    covered, aucs = _null_coverage(range(8), 100, 80, 200)
+    covered, aucs = null_coverage(LikelihoodRatioAttack, range(8), 100, 80, 200)
     # P(at most 5 of 8 covered | 95% coverage) < 0.006
     assert covered >= 6, f"covered 0.5 in {covered}/8 seeds; AUCs {np.round(aucs, 3)}"
 
@@ -102,7 +57,7 @@ def test_null_oracle_interval_covers_one_half_at_the_stated_rate() -> None:
 @pytest.mark.slow
 def test_null_oracle_at_the_games_shapes() -> None:
     """40 seeds at the game's shapes (1,000 synthetic records, 400 shadow, 200 test datasets)."""
-    covered, aucs = _null_coverage(range(40), 400, 200, 1000)
+    covered, aucs = null_coverage(LikelihoodRatioAttack, range(40), 400, 200, 1000)
     # P(at most 33 of 40 covered | 95% coverage) < 0.01
     assert covered >= 34, f"covered 0.5 in {covered}/40 seeds; AUCs {np.round(aucs, 3)}"
     assert abs(np.mean(aucs) - 0.5) < 0.02
@@ -110,24 +65,15 @@ def test_null_oracle_at_the_games_shapes() -> None:
 
 def test_copy_oracle_detects_a_generator_that_resamples_its_training_data() -> None:
     """Release = a bootstrap of the training data (target in it when IN): AUC well above 0.5."""
-    table = _adult()
-    t = _vulnerable(table)
-    others = np.setdiff1d(np.arange(len(table)), [t])
-    rng = np.random.default_rng(5)
-    n, b = 300, 160
-    y = rng.permutation(np.arange(b) % 2)
-    train = rng.choice(others, (b, n))
-    train[y == 1, 0] = t
-    rows = np.take_along_axis(train, rng.integers(0, n, (b, n)), axis=1)
-    stack = _stack(table, rows)
-    attack = LikelihoodRatioAttack().fit(table.take([t]), stack[:100], y[:100], rng=rng)
-    value = auc(y[100:], attack.score(stack[100:]))
+    target, releases, y, _, rng = bootstrap_copies()
+    attack = LikelihoodRatioAttack().fit(target, releases[:100], y[:100], rng=rng)
+    value = auc(y[100:], attack.score(releases[100:]))
     # a bootstrap of n records holds the target with probability 1 - (1 - 1/n)^n = 0.63
     assert value >= 0.75, value
 
 
 def test_same_rng_same_output_and_queries_drawn_from_rng() -> None:
-    target, shadow, test = _null_pools(1, 60, 30, 200)
+    target, shadow, test, _ = null_pools(1, 60, 30, 200)
     y = np.arange(60) % 2
     outs, subsets = [], []
     for seed in (3, 3, 4):
@@ -147,7 +93,7 @@ def test_recomputing_the_selected_queries_gives_the_same_attack(
     """Large pools answer the chosen queries again instead of keeping every candidate answer."""
     import synthleak.attacks.mia_lira as lira
 
-    target, shadow, test = _null_pools(6, 64, 20, 200)
+    target, shadow, test, _ = null_pools(6, 64, 20, 200)
     y = np.arange(64) % 2
     kept = LikelihoodRatioAttack(n_queries=500).fit(target, shadow, y, rng=np.random.default_rng(1))
     monkeypatch.setattr(lira, "KEEP_ANSWERS", 0)
@@ -160,8 +106,8 @@ def test_recomputing_the_selected_queries_gives_the_same_attack(
 
 
 def test_constant_statistics_give_the_prior_without_nan() -> None:
-    table = _adult()
-    same = _stack(table, np.tile(np.arange(50), (12, 1)))
+    table = adult()
+    same = stack(table, np.tile(np.arange(50), (12, 1)))
     y = np.arange(12) % 2
     a = LikelihoodRatioAttack().fit(table.take([0]), same, y, rng=np.random.default_rng(0))
     assert a.keep_.size == 0
@@ -169,7 +115,7 @@ def test_constant_statistics_give_the_prior_without_nan() -> None:
 
 
 def test_tiny_pools_and_few_rows() -> None:
-    target, shadow, test = _null_pools(2, 4, 6, 3)  # 2 IN, 2 OUT, 3 records (< k = 5)
+    target, shadow, test, _ = null_pools(2, 4, 6, 3)  # 2 IN, 2 OUT, 3 records (< k = 5)
     y = np.array([0, 1, 0, 1])
     for variance in ("pooled", "separate"):
         a = LikelihoodRatioAttack(variance=variance).fit(
@@ -180,7 +126,7 @@ def test_tiny_pools_and_few_rows() -> None:
 
 
 def test_pooled_variance_shares_one_covariance_and_separate_fits_two() -> None:
-    target, shadow, test = _null_pools(3, 40, 10, 200)
+    target, shadow, test, _ = null_pools(3, 40, 10, 200)
     y = np.arange(40) % 2
     pooled = LikelihoodRatioAttack(n_queries=0).fit(target, shadow, y, rng=np.random.default_rng(0))
     assert pooled.variance_ == "pooled" and pooled.cov_in_ is pooled.cov_out_
@@ -196,7 +142,7 @@ def test_pooled_variance_shares_one_covariance_and_separate_fits_two() -> None:
 
 
 def test_errors_and_registry() -> None:
-    target, shadow, _ = _null_pools(4, 6, 2, 20)
+    target, shadow, _, _ = null_pools(4, 6, 2, 20)
     rng = np.random.default_rng(0)
     with pytest.raises(NotFittedError):
         LikelihoodRatioAttack().score(shadow)

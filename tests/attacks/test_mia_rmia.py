@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 import pandas as pd
 import pytest
+from tests.attacks.helpers import bootstrap_copies, null_coverage, null_pools
 
 import synthleak as sl
 from synthleak.attacks.base import (
@@ -18,38 +17,11 @@ from synthleak.attacks.base import (
 )
 from synthleak.attacks.mia_rmia import RelativeMembershipAttack, log_mean_exp
 from synthleak.errors import InputError, NotFittedError
-from synthleak.metrics.privacy import auc, auc_estimate
+from synthleak.metrics.privacy import auc
 from synthleak.queries import TableStack, subset_counts
 from synthleak.references import get as reference
 
 FAST = {"n_queries": 500, "n_population": 24, "n_reference": 24}
-
-
-@cache
-def _adult() -> sl.Table:
-    df = sl.datasets.load_adult().iloc[:8000]
-    return sl.Table.from_frame(df, sl.infer_schema(df))
-
-
-def _stack(table: sl.Table, rows: np.ndarray) -> TableStack:
-    return TableStack(table.schema, table.codes[rows], table.values[rows])
-
-
-def _vulnerable(table: sl.Table, n: int = 200) -> int:
-    return int(np.argmax(sl.vulnerability_scores(table.take(np.arange(n)), k=5)))
-
-
-def _null_pools(
-    seed: int, n_shadow: int, n_test: int, m: int
-) -> tuple[sl.Table, TableStack, TableStack, sl.Table]:
-    """Target, shadow and test datasets of other real records (the target in none), population."""
-    table = _adult()
-    t = _vulnerable(table)
-    rng = np.random.default_rng(seed)
-    others = np.setdiff1d(np.arange(len(table)), [t])
-    shadow = _stack(table, rng.choice(others, (n_shadow, m)))
-    test = _stack(table, rng.choice(others, (n_test, m)))
-    return table.take([t]), shadow, test, table.take(others)
 
 
 def test_log_mean_exp_is_stable_and_exact() -> None:
@@ -61,7 +33,7 @@ def test_log_mean_exp_is_stable_and_exact() -> None:
 
 def test_score_is_the_fraction_of_population_records_dominated() -> None:
     """The score recomputed from its definition: counts, composite likelihoods, priors, gamma."""
-    target, shadow, test, population = _null_pools(2, 40, 12, 150)
+    target, shadow, test, population = null_pools(2, 40, 12, 150)
     y = np.arange(40) % 2
     for gamma in (1.0, 2.0):
         a = RelativeMembershipAttack(**FAST, gamma=gamma).fit(
@@ -92,29 +64,11 @@ def test_score_is_the_fraction_of_population_records_dominated() -> None:
         assert np.all((a.score(test) >= 0) & (a.score(test) <= 1))
 
 
-def _null_coverage(
-    seeds: range, n_shadow: int, n_test: int, m: int, **params: int
-) -> tuple[int, list[float]]:
-    covered, aucs = 0, []
-    for seed in seeds:
-        target, shadow, test, population = _null_pools(seed, n_shadow, n_test, m)
-        rng = np.random.default_rng(100 + seed)
-        y_shadow = rng.permutation(np.arange(len(shadow)) % 2)
-        y_test = rng.permutation(np.arange(len(test)) % 2)
-        attack = RelativeMembershipAttack(**params).fit(
-            target, shadow, y_shadow, rng=rng, population=population
-        )
-        s = attack.score(test)
-        assert np.isfinite(s).all()
-        est = auc_estimate(y_test, s, rng=rng)
-        covered += est.ci_low <= 0.5 <= est.ci_high
-        aucs.append(est.value)
-    return covered, aucs
-
-
 def test_null_oracle_interval_covers_one_half_at_the_stated_rate() -> None:
     """Release = other real people: the 95% AUC interval covers 0.5 in about 95% of seeds."""
-    covered, aucs = _null_coverage(range(8), 100, 80, 200, n_population=16, n_reference=16)
+    covered, aucs = null_coverage(
+        lambda: RelativeMembershipAttack(n_population=16, n_reference=16), range(8), 100, 80, 200
+    )
     # P(at most 5 of 8 covered | 95% coverage) < 0.006
     assert covered >= 6, f"covered 0.5 in {covered}/8 seeds; AUCs {np.round(aucs, 3)}"
 
@@ -122,7 +76,7 @@ def test_null_oracle_interval_covers_one_half_at_the_stated_rate() -> None:
 @pytest.mark.slow
 def test_null_oracle_at_the_games_shapes() -> None:
     """40 seeds at the game's shapes (1,000 synthetic records, 400 shadow, 200 test datasets)."""
-    covered, aucs = _null_coverage(range(40), 400, 200, 1000)
+    covered, aucs = null_coverage(RelativeMembershipAttack, range(40), 400, 200, 1000)
     # P(at most 33 of 40 covered | 95% coverage) < 0.01
     assert covered >= 34, f"covered 0.5 in {covered}/40 seeds; AUCs {np.round(aucs, 3)}"
     assert abs(np.mean(aucs) - 0.5) < 0.02
@@ -130,26 +84,17 @@ def test_null_oracle_at_the_games_shapes() -> None:
 
 def test_copy_oracle_detects_a_generator_that_resamples_its_training_data() -> None:
     """Release = a bootstrap of the training data (target in it when IN): AUC well above 0.5."""
-    table = _adult()
-    t = _vulnerable(table)
-    others = np.setdiff1d(np.arange(len(table)), [t])
-    rng = np.random.default_rng(5)
-    n, b = 300, 160
-    y = rng.permutation(np.arange(b) % 2)
-    train = rng.choice(others, (b, n))
-    train[y == 1, 0] = t
-    rows = np.take_along_axis(train, rng.integers(0, n, (b, n)), axis=1)
-    stack = _stack(table, rows)
+    target, releases, y, population, rng = bootstrap_copies()
     attack = RelativeMembershipAttack(**FAST).fit(
-        table.take([t]), stack[:100], y[:100], rng=rng, population=table.take(others)
+        target, releases[:100], y[:100], rng=rng, population=population
     )
-    value = auc(y[100:], attack.score(stack[100:]))
+    value = auc(y[100:], attack.score(releases[100:]))
     # a bootstrap of n records holds the target with probability 1 - (1 - 1/n)^n = 0.63
     assert value >= 0.75, value
 
 
 def test_same_rng_same_output_and_draws_come_from_rng() -> None:
-    target, shadow, test, population = _null_pools(1, 60, 30, 200)
+    target, shadow, test, population = null_pools(1, 60, 30, 200)
     y = np.arange(60) % 2
     fitted = [
         RelativeMembershipAttack(**FAST).fit(
@@ -166,7 +111,7 @@ def test_same_rng_same_output_and_draws_come_from_rng() -> None:
 
 def test_no_separating_query_falls_back_to_every_attribute() -> None:
     """Identical shadow datasets: no query separates IN from OUT; the attack still scores."""
-    target, shadow, test, population = _null_pools(4, 1, 10, 100)
+    target, shadow, test, population = null_pools(4, 1, 10, 100)
     same = TableStack(shadow.schema, np.repeat(shadow.codes, 8, 0), np.repeat(shadow.values, 8, 0))
     a = RelativeMembershipAttack(**FAST).fit(
         target, same, np.arange(8) % 2, rng=np.random.default_rng(0), population=population
@@ -177,7 +122,7 @@ def test_no_separating_query_falls_back_to_every_attribute() -> None:
 
 
 def test_population_is_required_and_checked() -> None:
-    target, shadow, test, population = _null_pools(0, 20, 10, 100)
+    target, shadow, test, population = null_pools(0, 20, 10, 100)
     y = np.arange(20) % 2
     rng = np.random.default_rng(0)
     with pytest.raises(NotFittedError):
