@@ -603,20 +603,23 @@ def test_game_interrupted_resumes_finished_games(
     assert sorted(calls) == [6, 7] and bigger.same_as(more.run(population, seed=3))
 
 
-def test_game_time_limit_plays_the_games_that_fit(
-    population: Table, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def slow_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every game of the randomised-secret game takes at least 0.3 s more."""
+    import time
+
     import synthleak.games.attribute as attribute
 
     real = attribute._play_game
 
     def slow(shared, g):  # type: ignore[no-untyped-def]
-        import time
-
         time.sleep(0.3)
         return real(shared, g)
 
     monkeypatch.setattr(attribute, "_play_game", slow)
+
+
+def test_game_time_limit_plays_the_games_that_fit(population: Table, slow_games: None) -> None:
     lines: list[str] = []
     game = AttributeGame(
         "indhist",
@@ -638,22 +641,9 @@ def test_game_time_limit_plays_the_games_that_fit(
         game.run(population, seed=0)
 
 
-def test_min_games_is_played_whatever_the_time_limit(
-    population: Table, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_min_games_is_played_whatever_the_time_limit(population: Table, slow_games: None) -> None:
     """A budget's allowance is not a hard cap: the floor of games is played even when the pilot
     projects that only one fits, and the games beyond it only when they fit."""
-    import synthleak.games.attribute as attribute
-
-    real = attribute._play_game
-
-    def slow(shared, g):  # type: ignore[no-untyped-def]
-        import time
-
-        time.sleep(0.3)
-        return real(shared, g)
-
-    monkeypatch.setattr(attribute, "_play_game", slow)
     lines: list[str] = []
     game = AttributeGame(
         "indhist",
