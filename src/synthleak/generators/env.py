@@ -50,6 +50,7 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -884,6 +885,34 @@ class SmartNoiseGenerator(DpLibraryGenerator):
         pass
 
 
+def _register_env_model(
+    library: str,
+    model: str,
+    cls: Callable[..., BaseGenerator],
+    params: tuple[Param, ...],
+    doc: str,
+    *,
+    differentially_private: bool,
+    free_params: bool = False,
+) -> None:
+    """Register ``library:model``, a generator that runs in the environment ``env:library``."""
+
+    def factory(**kwargs: Any) -> BaseGenerator:
+        return cls(model, **kwargs)
+
+    register_generator(
+        GeneratorInfo(
+            f"{library}:{model}",
+            factory,
+            params,
+            doc,
+            extra=f"env:{library}",
+            differentially_private=differentially_private,
+            free_params=free_params,
+        )
+    )
+
+
 def _register_library(
     library: str,
     cls: type[DpLibraryGenerator],
@@ -891,19 +920,13 @@ def _register_library(
     params: tuple[Param, ...],
 ) -> None:
     for model, doc in models.items():
-
-        def factory(_model: str = model, **kwargs: Any) -> DpLibraryGenerator:
-            return cls(_model, **kwargs)
-
-        register_generator(
-            GeneratorInfo(
-                f"{library}:{model}",
-                factory,
-                params,
-                f"{doc} ({library}, run in its own environment: synthleak env create {library})",
-                extra=f"env:{library}",
-                differentially_private=True,
-            )
+        _register_env_model(
+            library,
+            model,
+            cls,
+            params,
+            f"{doc} ({library}, run in its own environment: synthleak env create {library})",
+            differentially_private=True,
         )
 
 
@@ -1138,20 +1161,15 @@ def _register_synthcity() -> None:
             what = "batch size (CPU default)" if own else "batch size (None: synthcity's)"
             params.append(Param("batch_size", int, own, what))
 
-        def factory(_model: str = model, **kwargs: Any) -> SynthcityGenerator:
-            return SynthcityGenerator(_model, **kwargs)
-
-        register_generator(
-            GeneratorInfo(
-                f"synthcity:{model}",
-                factory,
-                (*params, *common),
-                f"{doc} (run in its own environment: synthleak env create synthcity); other "
-                "key=value pairs go to the plugin",
-                extra="env:synthcity",
-                differentially_private=model in SYNTHCITY_DP,
-                free_params=True,
-            )
+        _register_env_model(
+            "synthcity",
+            model,
+            SynthcityGenerator,
+            (*params, *common),
+            f"{doc} (run in its own environment: synthleak env create synthcity); other "
+            "key=value pairs go to the plugin",
+            differentially_private=model in SYNTHCITY_DP,
+            free_params=True,
         )
 
 
