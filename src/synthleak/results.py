@@ -416,10 +416,12 @@ def at_least_sentence(entry: dict[str, object]) -> str:
     """ "At least k of the n targets have a membership AUC above L (95 % confidence): rows ..."."""
     k, n, lv = entry["k"], entry["n_targets"], entry["level"]
     conf = f"{round(100 * float(entry['confidence']))}%"  # type: ignore[arg-type]
-    rows = entry["rows"]
-    listed = f": rows {', '.join(str(r) for r in rows)}" if rows else ""  # type: ignore[attr-defined]
+    rows = list(entry["rows"])  # type: ignore[call-overload]
+    word = "row" if len(rows) == 1 else "rows"
+    listed = f": {word} {', '.join(str(r) for r in rows)}" if rows else ""
+    verb = "has" if k == 1 else "have"
     return (
-        f"at least {k} of the {n} targets have a membership AUC above {lv} "
+        f"at least {k} of the {n} targets {verb} a membership AUC above {lv} "
         f"({conf} confidence){listed}"
     )
 
