@@ -209,6 +209,33 @@ def test_stage_streams_do_not_depend_on_other_stages(split, monkeypatch) -> None
         assert f[key].estimate == g[key].estimate, key
 
 
+def test_options_object_and_keywords_are_one_audit(split) -> None:
+    """``options=`` and the keyword arguments build the same audit; the result records the
+    options as its config, and they run the same audit again."""
+    from synthleak.results import AuditOptions
+
+    train, ctl, other = split
+    opts = AuditOptions(plan=TINY, seed=2, secret="sex", quasi_ids=("age", "race"))
+    a = audit(train, synthetic=other, control=ctl, options=opts)
+    b = audit(
+        train,
+        synthetic=other,
+        control=ctl,
+        plan=TINY,
+        seed=2,
+        secret="sex",
+        quasi_ids=["age", "race"],
+    )
+    assert a.config.options == opts == b.config.options
+    assert [f.estimate for f in a.findings] == [f.estimate for f in b.findings]
+    again = audit(train, synthetic=other, control=ctl, options=a.config.options)
+    assert [f.estimate for f in again.findings] == [f.estimate for f in a.findings]
+    with pytest.raises(InputError, match="not both"):
+        audit(train, synthetic=other, options=opts, seed=3)
+    with pytest.raises(InputError, match=r"unknown argument.*sead"):
+        audit(train, synthetic=other, sead=3)
+
+
 def test_a_failing_stage_is_recorded_and_the_others_run(split, monkeypatch) -> None:
     import synthleak.pipeline as audit_module
 
@@ -484,6 +511,7 @@ def test_budget_time_allowance_bounds_the_attribute_game_and_states_its_power(
 
     import synthleak.games.attribute as attribute
     import synthleak.pipeline as pipeline
+    from synthleak.results import AuditOptions
     from synthleak.runtime import as_runtime
 
     real = attribute._play_game
@@ -500,15 +528,11 @@ def test_budget_time_allowance_bounds_the_attribute_game_and_states_its_power(
     lines: list[str] = []
 
     def stage(plan: BudgetPlan, max_time: float | None = None) -> SimpleNamespace:
+        options = AuditOptions(generator="indhist", secret="sex", plan=plan, max_time=max_time)
         ctx = SimpleNamespace(
-            generator="indhist",
-            secret="sex",
-            quasi_ids=(),
-            secret_rule=None,
+            options=options,
             original=train,
             plan=plan,
-            max_time=max_time,
-            seed=0,
             runtime=as_runtime(None),
             log=lines.append,
             sections=pipeline._Sections(),

@@ -8,6 +8,7 @@ import math
 import pytest
 from tests.report.conftest import make_result
 
+from synthleak.errors import InputError
 from synthleak.metrics.privacy import RiskEstimate
 from synthleak.results import (
     AuditResult,
@@ -261,3 +262,67 @@ def test_holm_keeps_the_audit_false_alarm_rate_at_5_percent_where_tests_alone_do
         corrected += any(f.verdict in leak for f in assess(fs))
     assert 0.17 < alone / n_audits < 0.28
     assert corrected / n_audits < 0.065
+
+
+def test_audit_options_check_every_value_on_their_own() -> None:
+    from synthleak.games.attribute import SecretRule
+    from synthleak.results import BUDGETS, AuditOptions, Budget
+
+    o = AuditOptions(budget="quick", quasi_ids=["age"], secret="income")  # type: ignore[arg-type]
+    assert o.sizes == BUDGETS[Budget.QUICK] and o.quasi_ids == ("age",)
+    assert AuditOptions(budget="auto", max_time=60).sizes == BUDGETS[Budget.STANDARD]
+    rule = SecretRule(bins=4)
+    again = AuditOptions.from_json(AuditOptions(secret="age", secret_rule=rule).to_json())
+    assert again.secret_rule == rule and again == AuditOptions(secret="age", secret_rule=rule)
+    bad = [
+        ({"budget": "huge"}, "unknown budget", "budget"),
+        ({"budget": "custom"}, "unknown budget", "budget"),
+        ({"selector": "vk"}, "unknown selector 'vk'", "selector"),
+        ({"k": 0}, "k must be", "k"),
+        ({"secret": "all", "quasi_ids": ("age",)}, "drop quasi_ids", "quasi_ids"),
+        (
+            {"secret": "all", "secret_rule": SecretRule(tolerance=1.0)},
+            "quantile bin",
+            "secret_rule",
+        ),
+    ]
+    for kwargs, match, parameter in bad:
+        with pytest.raises(InputError, match=match) as exc:
+            AuditOptions(**kwargs)  # type: ignore[arg-type]
+        assert exc.value.parameter == parameter
+    for kwargs, match in [
+        ({"budget": "auto"}, "give max_time"),
+        ({"max_time": -1}, "max_time must be"),
+        ({"control_fraction": 1.0}, "control_fraction"),
+        ({"neighbouring": "sideways"}, "unknown neighbouring"),
+        ({"delta": 2.0}, "delta must"),
+        ({"claimed_epsilon": -1.0}, "claimed_epsilon"),
+    ]:
+        with pytest.raises(InputError, match=match):
+            AuditOptions(**kwargs)  # type: ignore[arg-type]
+
+
+def test_the_config_records_the_options_and_reads_reports_written_before_them() -> None:
+    from synthleak.results import AuditConfig
+
+    r = make_result()
+    cfg = r.config
+    assert AuditConfig.of(cfg.options, **_provenance(cfg)) == cfg
+    # a report.json of an audit made before the options had their own type: no selector (the
+    # audits of then chose targets by V_k), none of the options recorded since
+    doc = json.loads(r.to_json())
+    for key in ("selector", "control_fraction", "k", "keep", "delta", "neighbouring"):
+        doc["config"].pop(key, None)
+    doc["config"]["secret_rule"] = None
+    old = AuditResult.from_dict(doc)
+    assert old.config.selector == "distance" and old.config.k == 5
+    assert old.config.plan == cfg.plan and old.config.seed == cfg.seed
+
+
+def _provenance(cfg) -> dict:
+    from dataclasses import fields
+
+    from synthleak.results import AuditOptions
+
+    names = {f.name for f in fields(AuditOptions)}
+    return {f.name: getattr(cfg, f.name) for f in fields(cfg) if f.name not in names}

@@ -16,6 +16,7 @@ _LAZY = {
     "AttackFamily": "synthleak.attacks.base",
     "AttributeGame": "synthleak.games.attribute",
     "AttributeGameResult": "synthleak.games.attribute",
+    "AuditOptions": "synthleak.results",
     "AuditResult": "synthleak.results",
     "BUDGETS": "synthleak.pipeline",
     "BaselineWarning": "synthleak.errors",
@@ -119,6 +120,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from synthleak.metrics.privacy import RiskEstimate
     from synthleak.pipeline import BUDGETS, Budget, audit
     from synthleak.results import (
+        AuditOptions,
         AuditResult,
         BudgetPlan,
         Finding,
@@ -150,6 +152,7 @@ __all__ = [
     "AttackFamily",
     "AttributeGame",
     "AttributeGameResult",
+    "AuditOptions",
     "AuditResult",
     "BaselineWarning",
     "Budget",

@@ -37,6 +37,7 @@ from synthleak.metrics.privacy import (
 from synthleak.modes import Budget
 from synthleak.results import (
     BUDGETS,
+    CUSTOM_BUDGET,
     AuditConfig,
     AuditResult,
     Finding,
@@ -288,9 +289,10 @@ def audit_result_from(
         generator=generator,
         secret=None,
         quasi_ids=(),
-        budget="custom",
+        budget=CUSTOM_BUDGET,
         plan=BUDGETS[Budget.STANDARD],
         seed=int(result.config.seed),
+        selector="distance",
         confidence=0.95,
         command_line=command_line,
         versions=package_versions(),

@@ -41,7 +41,7 @@ import math
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from importlib.util import find_spec
 from typing import Any
 
@@ -64,14 +64,16 @@ from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, rate_excess
 from synthleak.metrics.utility import utility_estimate
-from synthleak.modes import Budget, Selector
+from synthleak.modes import Budget as Budget  # re-exported (synthleak.Budget)
+from synthleak.modes import Selector
 from synthleak.policy import Policy
 from synthleak.results import (
     ALPHA,
-    BUDGETS,
     MAX_WIDTH,
+    SWEEP_ALL,
     TOO_SMALL_STATUS,
     AuditConfig,
+    AuditOptions,
     AuditResult,
     BudgetPlan,
     BudgetRecord,
@@ -89,6 +91,9 @@ from synthleak.results import (
     assess,
     min_trials,
     package_versions,
+)
+from synthleak.results import (
+    BUDGETS as BUDGETS,  # re-exported (synthleak.BUDGETS)
 )
 from synthleak.runtime import Runtime, as_runtime, stream_rng
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
@@ -120,8 +125,6 @@ SECRET_NEEDED = (
     "a secret column to infer (--secret COLUMN, or --secret all for every column; secret= in "
     "Python)"
 )
-#: ``secret=SWEEP_ALL`` sweeps every column of the release (:func:`synthleak.games.sweep`).
-SWEEP_ALL = "all"
 #: Share of ``max_time`` the attribute sweep may take.
 AIA_SWEEP_SHARE = 0.25
 GENERATOR_NEEDED = (
@@ -155,29 +158,16 @@ class _Sections:
 
 @dataclass
 class _Context:
-    """What the stages share: inputs, settings, and what earlier stages produced."""
+    """What the stages share: the options, the inputs, and what earlier stages produced."""
 
-    seed: int
+    options: AuditOptions
     log: Log
     runtime: Runtime
-    plan: BudgetPlan
     schema: Schema
     original: Table
     frame: pd.DataFrame | None
     synthetic: Table | None
     control: Table | None
-    generator: str | None
-    secret: str | None
-    quasi_ids: tuple[str, ...]
-    k: int
-    control_fraction: float
-    show_records: bool
-    claimed_epsilon: float | None = None
-    delta: float = 1e-5
-    neighbouring: str = "add_remove"
-    max_time: float | None = None
-    selector: str = "screen"
-    secret_rule: Any = None  # games.attribute.SecretRule of a numeric secret
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     identifiers: tuple[str, ...] = ()
     train: Table = field(init=False)
@@ -192,6 +182,11 @@ class _Context:
     def __post_init__(self) -> None:
         self.train = self.original
         self.train_rows = np.arange(len(self.original))
+
+    @property
+    def plan(self) -> BudgetPlan:
+        """The budget's sizes (``options.plan``, or the named budget's)."""
+        return self.options.sizes
 
 
 @dataclass(frozen=True)
@@ -224,14 +219,14 @@ def _needs_split(ctx: _Context) -> Skip | None:
 def _split(ctx: _Context, rng: np.random.Generator) -> None:
     n = len(ctx.original)
     perm = rng.permutation(n)
-    n_ctl = max(1, round(ctx.control_fraction * n))
+    n_ctl = max(1, round(ctx.options.control_fraction * n))
     ctx.control_rows = np.sort(perm[:n_ctl])
     ctx.control = ctx.original.take(ctx.control_rows)
     ctx.train_rows = np.sort(perm[n_ctl:])
     ctx.train = ctx.original.take(ctx.train_rows)
     ctx.notes.append(
-        f"{n_ctl} original records ({ctx.control_fraction:.0%}) were held out as the control "
-        f"set; '{ctx.generator}' was fit on the other {len(ctx.train)} records"
+        f"{n_ctl} original records ({ctx.options.control_fraction:.0%}) were held out as the "
+        f"control set; '{ctx.options.generator}' was fit on the other {len(ctx.train)} records"
     )
 
 
@@ -241,12 +236,14 @@ def _needs_release(ctx: _Context) -> Skip | None:
 
 def _release(ctx: _Context, rng: np.random.Generator) -> None:
     ctx.log(
-        f"fitting {ctx.generator} on {len(ctx.train)} records and generating {len(ctx.train)} "
-        "synthetic records"
+        f"fitting {ctx.options.generator} on {len(ctx.train)} records and generating "
+        f"{len(ctx.train)} synthetic records"
     )
-    assert ctx.generator is not None
+    assert ctx.options.generator is not None
     ctx.synthetic = (
-        make_generator(ctx.generator).fit(ctx.train, rng=rng).sample(len(ctx.train), rng=rng)
+        make_generator(ctx.options.generator)
+        .fit(ctx.train, rng=rng)
+        .sample(len(ctx.train), rng=rng)
     )
 
 
@@ -275,10 +272,10 @@ def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
     al. 2023), which the report sets beside the two-stage screen; a release audited without it
     has no measured ranking, so the records are ranked by cell rarity, the data-only score that
     tracked measured per-record risk better than ``V_k`` on every validation risk map."""
-    method = "distance" if ctx.generator is not None else "rarity"
-    how = f"V_{ctx.k}, cosine" if method == "distance" else "cell rarity"
+    method = "distance" if ctx.options.generator is not None else "rarity"
+    how = f"V_{ctx.options.k}, cosine" if method == "distance" else "cell rarity"
     ctx.log(f"ranking {len(ctx.train)} records by vulnerability ({how})")
-    ranking = rank_records(ctx.train, method, k=ctx.k)
+    ranking = rank_records(ctx.train, method, k=ctx.options.k)
     assert ranking.scores is not None
     # indexed by row of the original, like every record number of the audit (NaN: held out)
     scores = np.full(len(ctx.original), np.nan)
@@ -288,7 +285,7 @@ def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
     for i, r in enumerate(ranking.rows[: min(10, len(ctx.train))]):
         row = int(ctx.train_rows[r])
         values: dict[str, str] = {}
-        if ctx.show_records:
+        if ctx.options.show_records:
             rec = (
                 ctx.frame.iloc[row]
                 if ctx.frame is not None
@@ -302,7 +299,7 @@ def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
         )
     ctx.sections.vulnerability = VulnerabilitySection(
         method,
-        ctx.k if method == "distance" else 0,
+        ctx.options.k if method == "distance" else 0,
         "cosine" if method == "distance" else "",
         len(ctx.train),
         scores,
@@ -319,7 +316,7 @@ def _needs_control(ctx: _Context) -> Skip | None:
 def _no_release_skip(ctx: _Context) -> Skip:
     """Why a stage that needs the release cannot run: it was not given, or the generator failed
     to make it (that stage's record says why)."""
-    if ctx.generator is not None:
+    if ctx.options.generator is not None:
         return Skip(needs="a release: the generator failed to make one (see its stage)")
     return Skip(needs="the synthetic release (or a generator to make one)")
 
@@ -384,7 +381,7 @@ def _linkability(ctx: _Context, rng: np.random.Generator) -> None:
     from synthleak.games.linkability import LinkabilityGame
 
     ctx.log("linkability")
-    aux_a, aux_b = _default_link_columns(ctx.train.schema, ctx.quasi_ids)
+    aux_a, aux_b = _default_link_columns(ctx.train.schema, ctx.options.quasi_ids)
     game = LinkabilityGame(aux_a, aux_b, n_attacks=ctx.plan.n_attacks, n_neighbors=1)
     res = game.run(_release_tables(ctx), seed=int(rng.integers(2**31))).attacks[0]
     threat = ThreatModel(
@@ -426,16 +423,16 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
             n_members=n,
             n_exposed=0,
             rows=[int(r) for r in ranked.rows[:10]],
-            k=ctx.k,
+            k=ctx.options.k,
             copies=False,
             n_non_members=n_non,
         )
     else:
         game = NoBoxMembershipGame(
-            n_members=n, n_non_members=n_non, n_exposed=10, k=ctx.k, copies=False
+            n_members=n, n_non_members=n_non, n_exposed=10, k=ctx.options.k, copies=False
         )
     # the encoded tables: V_k of the exposure records on the same table as the ranking's
-    res = game.run(_release_tables(ctx), seed=ctx.seed, runtime=ctx.runtime.sub("nobox"))
+    res = game.run(_release_tables(ctx), seed=ctx.options.seed, runtime=ctx.runtime.sub("nobox"))
     # one record identity everywhere: rows of the user's original, not of the training split
     res = replace(
         res,
@@ -627,9 +624,9 @@ def _release_tables(ctx: _Context) -> Release:
 
 
 def _needs_release_aia(ctx: _Context) -> Skip | None:
-    if ctx.secret is None:
+    if ctx.options.secret is None:
         return Skip(needs=SECRET_NEEDED)
-    if ctx.secret == SWEEP_ALL:
+    if ctx.options.secret == SWEEP_ALL:
         return Skip(
             reason="secret 'all': every column is swept (attribute inference of every column)"
         )
@@ -637,7 +634,7 @@ def _needs_release_aia(ctx: _Context) -> Skip | None:
 
 
 def _needs_sweep(ctx: _Context) -> Skip | None:
-    if ctx.secret != SWEEP_ALL:
+    if ctx.options.secret != SWEEP_ALL:
         return Skip(reason="asked for with secret 'all' (--secret all)")
     return _needs_control(ctx)
 
@@ -659,8 +656,9 @@ def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
     if ctx.plan.aia_queries is not None:
         params["n_queries"] = ctx.plan.aia_queries
     n_records = None if ctx.plan.aia_records is None else min(ctx.plan.aia_records, len(ctx.train))
-    max_seconds = None if ctx.max_time is None else AIA_SWEEP_SHARE * ctx.max_time
-    bins = 5 if ctx.secret_rule is None else int(ctx.secret_rule.bins)
+    max_seconds = None if ctx.options.max_time is None else AIA_SWEEP_SHARE * ctx.options.max_time
+    rule = ctx.options.secret_rule
+    bins = 5 if rule is None or rule.bins is None else int(rule.bins)
     left_out = {
         c: "an identifier" if c in ctx.identifiers else "free text" for c in ctx.schema.excluded
     }
@@ -671,7 +669,7 @@ def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
     )
     res = attribute_sweep(
         _release_tables(ctx),
-        seed=ctx.seed,
+        seed=ctx.options.seed,
         attack="recon",
         attack_params=params,
         n_targets=n_records,
@@ -687,7 +685,7 @@ def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
     for c in res.columns:
         rows = ctx.train_rows[c.rows].astype(np.int64)
         c = replace(c, rows=rows)
-        if ctx.show_records:
+        if ctx.options.show_records:
             c = replace(c, values=_values_of(ctx, c.column, c.beyond_population()))
         columns.append(c)
     res = replace(res, columns=tuple(columns))
@@ -752,30 +750,30 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
     from synthleak.games.attribute import ReleaseAttributeGame
     from synthleak.games.base import Release
 
-    assert ctx.synthetic is not None and ctx.control is not None and ctx.secret is not None
+    assert ctx.synthetic is not None and ctx.control is not None and ctx.options.secret is not None
     params: dict[str, Any] = {"time_limit": 120.0}
     if ctx.plan.aia_queries is not None:
         params["n_queries"] = ctx.plan.aia_queries
     n_records = None if ctx.plan.aia_records is None else min(ctx.plan.aia_records, len(ctx.train))
     game = ReleaseAttributeGame(
-        ctx.secret,
-        list(ctx.quasi_ids) or None,
+        ctx.options.secret,
+        list(ctx.options.quasi_ids) or None,
         attack_params=params,
         n_targets=n_records,
         log=ctx.log,
-        secret_rule=ctx.secret_rule,
+        secret_rule=ctx.options.secret_rule,
     )
     res = game.run(
         Release(ctx.train, ctx.synthetic, ctx.control),
-        seed=ctx.seed,
+        seed=ctx.options.seed,
         runtime=ctx.runtime.sub("aia-release"),
     )
     ctx.sections.attribute_release = res
     threat = ThreatModel(
         AdversaryGoal.ATTRIBUTE,
         GeneratorAccess.NO_BOX,
-        f"the quasi-identifiers of every training record (not their secret '{ctx.secret}') and "
-        "the released synthetic data",
+        "the quasi-identifiers of every training record (not their secret "
+        f"'{ctx.options.secret}') and the released synthetic data",
     )
     details: dict[str, Any] = {
         "accuracy": res.accuracy.value,
@@ -787,8 +785,8 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
         "training_records": res.config["n_original"],
         "queries_per_program": "all" if ctx.plan.aia_queries is None else ctx.plan.aia_queries,
     }
-    if ctx.secret_rule is not None:
-        details["success_rule"] = ctx.secret_rule.describe()
+    if ctx.options.secret_rule is not None:
+        details["success_rule"] = ctx.options.secret_rule.describe()
         details["secret_bins"] = res.config["secret_classes"]
     if res.reason:
         details["not_measured"] = res.reason
@@ -796,8 +794,12 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
     ctx.findings.append(
         Finding(
             "attribute.recon.release",
-            f"Attribute inference of '{ctx.secret}' by reconstruction (released data)"
-            + ("" if ctx.secret_rule is None else f", right when {ctx.secret_rule.describe()}"),
+            f"Attribute inference of '{ctx.options.secret}' by reconstruction (released data)"
+            + (
+                ""
+                if ctx.options.secret_rule is None
+                else f", right when {ctx.options.secret_rule.describe()}"
+            ),
             MetricKind.ADVANTAGE,
             est,
             threat,
@@ -821,21 +823,21 @@ def _utility(ctx: _Context, rng: np.random.Generator) -> None:
 
 
 def _needs_generator_and_secret(ctx: _Context) -> Skip | None:
-    if ctx.secret is None:
+    if ctx.options.secret is None:
         return Skip(needs=SECRET_NEEDED)
-    if ctx.secret == SWEEP_ALL:
+    if ctx.options.secret == SWEEP_ALL:
         return Skip(
             needs="one named secret column (--secret COLUMN): the game against the generator "
             "infers one column; 'all' sweeps the release"
         )
-    return None if ctx.generator is not None else Skip(needs=GENERATOR_NEEDED)
+    return None if ctx.options.generator is not None else Skip(needs=GENERATOR_NEEDED)
 
 
 def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
     """The randomised-secret attribute-inference game against the generator."""
     from synthleak.games.attribute import AttributeGame, Measurement
 
-    assert ctx.generator is not None and ctx.secret is not None
+    assert ctx.options.generator is not None and ctx.options.secret is not None
     n = min(ctx.plan.n, len(ctx.original) // 2)
     # with a time limit the game takes at most its share of it (the membership game, sized to
     # max_time after its own pilot, follows); without one, the budget's allowance bounds it
@@ -844,8 +846,8 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
     min_games = 1
     max_seconds: float | None = None
     limit = ""
-    if ctx.max_time is not None:
-        max_seconds = AIA_GAME_SHARE * ctx.max_time
+    if ctx.options.max_time is not None:
+        max_seconds = AIA_GAME_SHARE * ctx.options.max_time
         limit = f"the time limit ({max_seconds:.0f} s, a {AIA_GAME_SHARE:.0%} share of max_time)"
     elif ctx.plan.aia_seconds is not None:
         max_seconds = float(ctx.plan.aia_seconds)
@@ -855,17 +857,17 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
             "games played)"
         )
     ctx.log(
-        f"attribute inference of '{ctx.secret}': up to {games} games of {n} records "
-        f"through '{ctx.generator}'"
+        f"attribute inference of '{ctx.options.secret}': up to {games} games of {n} records "
+        f"through '{ctx.options.generator}'"
         + ("" if max_seconds is None else f", within {max_seconds:.0f} s")
     )
     recon: dict[str, Any] = {"time_limit": 120.0}
     if ctx.plan.aia_queries is not None:  # the budget's bound on one linear program
         recon["n_queries"] = ctx.plan.aia_queries
     game = AttributeGame(
-        ctx.generator,
-        ctx.secret,
-        list(ctx.quasi_ids) or None,
+        ctx.options.generator,
+        ctx.options.secret,
+        list(ctx.options.quasi_ids) or None,
         train_size=n,
         synthetic_size=(n,),
         n_games=games,
@@ -874,9 +876,9 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         max_seconds=max_seconds,
         min_games=min_games,
         log=ctx.log,
-        secret_rule=ctx.secret_rule,
+        secret_rule=ctx.options.secret_rule,
     )
-    res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime.sub("aia"))
+    res = game.run(ctx.original, seed=ctx.options.seed, runtime=ctx.runtime.sub("aia"))
     ctx.sections.attribute = res
     played = int(res.config["n_games"])
     if played < games:
@@ -888,7 +890,7 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         AdversaryGoal.ATTRIBUTE,
         GeneratorAccess.BLACK_BOX,
         f"the quasi-identifiers of every record of the training data, including the target's, "
-        f"but not the target's secret '{ctx.secret}'; and the generation method",
+        f"but not the target's secret '{ctx.options.secret}'; and the generation method",
         {"n_games": played, "train_size": n},
     )
     for a in res.accuracies:
@@ -898,8 +900,8 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
             "n_games": a.n_games,
             "status": a.status.value,
         }
-        if ctx.secret_rule is not None:
-            details["success_rule"] = ctx.secret_rule.describe()
+        if ctx.options.secret_rule is not None:
+            details["success_rule"] = ctx.options.secret_rule.describe()
             details["secret_bins"] = res.config["secret_classes"]
         if a.status is Measurement.NOT_MEASURED:
             details["not_measured"] = a.reason
@@ -917,7 +919,7 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         if math.isfinite(size.acc_max):
             ctx.privacy_utility.append(
                 PrivacyUtilityPoint(
-                    f"{ctx.generator} (AIA, m={size.synthetic_size})",
+                    f"{ctx.options.generator} (AIA, m={size.synthetic_size})",
                     size.acc_max,
                     "attribute-inference accuracy (best attack)",
                     size.mre_gt10,
@@ -951,7 +953,7 @@ def _aia_power(res: Any, requested: int) -> str:
 
 
 def _needs_generator(ctx: _Context) -> Skip | None:
-    return None if ctx.generator is not None else Skip(needs=GENERATOR_NEEDED)
+    return None if ctx.options.generator is not None else Skip(needs=GENERATOR_NEEDED)
 
 
 def _ranked(ctx: _Context, method: str) -> np.ndarray:
@@ -959,7 +961,7 @@ def _ranked(ctx: _Context, method: str) -> np.ndarray:
     vulnerability stage's ranking when it ranked by ``method``."""
     if ctx.ranking is not None and ctx.ranking.method == method:
         return ctx.ranking.rows
-    return rank_records(ctx.train, method, k=ctx.k).rows
+    return rank_records(ctx.train, method, k=ctx.options.k).rows
 
 
 #: Records shown in the report's comparison of the screen's ranking with V_k's.
@@ -972,19 +974,19 @@ def _screen(ctx: _Context, n_top: int, train_size: int) -> tuple[list[int], floa
     its ranking beside ``V_k``'s."""
     from synthleak.games.twostage import screen_records, screened_count
 
-    assert ctx.generator is not None
+    assert ctx.options.generator is not None
     candidates = ctx.train_rows
     n_screened = screened_count(n_top, candidates.size)
     pools = max(4, min(ctx.plan.screen_datasets, ctx.plan.shadows))
     ctx.log(
         f"two-stage screen: the {n_screened} rarest of {candidates.size} training records, "
-        f"{pools} shadow and {pools} test datasets through '{ctx.generator}'"
+        f"{pools} shadow and {pools} test datasets through '{ctx.options.generator}'"
     )
     started = time.perf_counter()
     res = screen_records(
         ctx.original,
-        ctx.generator,
-        seed=ctx.seed,
+        ctx.options.generator,
+        seed=ctx.options.seed,
         runtime=ctx.runtime.sub("screen"),
         candidates=candidates,
         n_screened=n_screened,
@@ -1015,7 +1017,7 @@ def _screen(ctx: _Context, n_top: int, train_size: int) -> tuple[list[int], floa
 
     shown = min(SCREEN_SHOWN, res.rows.size)
     ctx.sections.screening = ScreeningSection(
-        ctx.generator,
+        ctx.options.generator,
         int(candidates.size),
         int(res.rows.size),
         res.n_shadows,
@@ -1037,7 +1039,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     from synthleak.games.membership import MembershipGame
     from synthleak.games.targets import Targets
 
-    assert ctx.generator is not None
+    assert ctx.options.generator is not None
     attacks = []
     for a in ctx.plan.mia_attacks:
         try:
@@ -1067,28 +1069,28 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
             f"{n_targets} targets and three disjoint pools (shadow, test and known records)."
         )
     screen_seconds = 0.0
-    if ctx.selector == "screen":
+    if ctx.options.selector == "screen":
         top, screen_seconds = _screen(ctx, n_top, n)
     else:
-        top = [int(ctx.train_rows[r]) for r in _ranked(ctx, ctx.selector)[:n_top]]
+        top = [int(ctx.train_rows[r]) for r in _ranked(ctx, ctx.options.selector)[:n_top]]
     pool = np.setdiff1d(np.arange(len(ctx.original)), top)
     controls = [int(r) for r in rng.choice(pool, min(n_controls, pool.size), replace=False)]
     ctx.log(
         f"black-box membership inference: {len(top) + len(controls)} targets, datasets of "
-        f"{n} records through '{ctx.generator}'"
+        f"{n} records through '{ctx.options.generator}'"
     )
-    targets = Targets.rows(top, label=ctx.selector)
+    targets = Targets.rows(top, label=ctx.options.selector)
     if controls:
         targets = targets + Targets.rows(controls, label="random")
     game = MembershipGame(
-        ctx.generator,
+        ctx.options.generator,
         targets=targets,
         train_size=n,
         synthetic_size=n,
         # a screened audit gives the screen's share of the budget back (a fixed plan size, so
         # the result does not depend on the machine's speed)
         n_shadows=(ctx.plan.screened_shadows or ctx.plan.shadows)
-        if ctx.selector == "screen"
+        if ctx.options.selector == "screen"
         else ctx.plan.shadows,
         n_tests=ctx.plan.tests,
         attacks=attacks,
@@ -1102,7 +1104,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         n_targets=n_targets,
         rng=rng,
         workers=workers,
-        max_seconds=None if ctx.max_time is None else ctx.max_time - screen_seconds,
+        max_seconds=None if ctx.options.max_time is None else ctx.options.max_time - screen_seconds,
         cap=False,
     )
     ctx.log(
@@ -1113,7 +1115,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        res = game.run(ctx.original, seed=ctx.seed, runtime=ctx.runtime)
+        res = game.run(ctx.original, seed=ctx.options.seed, runtime=ctx.runtime)
     ctx.sections.budget = BudgetRecord(
         game.n_shadows,
         game.n_tests,
@@ -1124,14 +1126,14 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     )
     ctx.sections.membership = res
     ctx.findings.append(membership_finding(res, rng=rng))
-    claimed, neighbouring = ctx.claimed_epsilon, ctx.neighbouring
+    claimed, neighbouring = ctx.options.claimed_epsilon, ctx.options.neighbouring
     if claimed is None:  # the generator's own claim, for the relation its library states
-        gen = make_generator(ctx.generator)
+        gen = make_generator(ctx.options.generator)
         claimed = claimed_epsilon_of(gen)
         declared = getattr(gen, "claimed_neighbouring", None)
         if claimed is not None and declared is not None and declared != neighbouring:
             ctx.notes.append(
-                f"'{ctx.generator}' states its epsilon for {declared.replace('_', '/')} "
+                f"'{ctx.options.generator}' states its epsilon for {declared.replace('_', '/')} "
                 f"neighbours; the claim is tested for that relation"
             )
             neighbouring = declared
@@ -1139,7 +1141,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         res,
         rng=rng,
         claimed=claimed,
-        delta=ctx.delta,
+        delta=ctx.options.delta,
         neighbouring=neighbouring,
     )
 
@@ -1185,28 +1187,14 @@ def audit(
     *,
     synthetic: pd.DataFrame | Table | None = None,
     control: pd.DataFrame | Table | None = None,
-    generator: str | None = None,
-    secret: str | None = None,
-    quasi_ids: Sequence[str] = (),
-    secret_rule: Any = None,
-    budget: Budget | str = Budget.STANDARD,
-    plan: BudgetPlan | None = None,
+    options: AuditOptions | None = None,
     schema: Schema | None = None,
-    seed: int = 0,
     runtime: Runtime | None = None,
-    control_fraction: float = 0.5,
-    k: int = 5,
-    show_records: bool = False,
-    keep: Sequence[str] = (),
-    claimed_epsilon: float | None = None,
-    delta: float = 1e-5,
-    neighbouring: str = "add_remove",
     policy: Policy | None = None,
-    max_time: float | None = None,
-    selector: Selector | str = Selector.SCREEN,
     log: Log | None = None,
     sources: dict[str, str] | None = None,
     command_line: str | None = None,
+    **settings: Any,
 ) -> AuditResult:
     """Audit a synthetic release (or a generator) against the real records behind it.
 
@@ -1218,6 +1206,11 @@ def audit(
         The released synthetic data. Without it, ``generator`` is fit on the original.
     control : DataFrame or Table, optional
         Real records from the same population that the generator never saw.
+    options : AuditOptions, optional
+        What to audit and how (:class:`~synthleak.results.AuditOptions`). Without it, the
+        keyword arguments below (``settings``: any of its fields) build it; give one or the
+        other. The result records it as the leading fields of ``result.config``, and
+        ``result.config.options`` gives it back to run the same audit again.
     generator : str, optional
         Generator spec (``baynet:k=2``, ...). Enables the black-box shadow-model attacks.
     secret : str, optional
@@ -1288,90 +1281,64 @@ def audit(
     (attribute inference, utility); Giomi et al. (2023) (singling out, linkability).
     """
     say: Log = log or (lambda _msg: None)
-    try:
-        budget = Budget(budget)
-    except ValueError:
+    if options is None:
+        try:
+            options = AuditOptions(**settings)
+        except TypeError:
+            known = {f.name for f in fields(AuditOptions)}
+            bad = sorted(set(settings) - known)
+            raise InputError(
+                f"audit() got unknown argument(s) {', '.join(bad)}: the options are "
+                f"{', '.join(sorted(known))}"
+            ) from None
+    elif settings:
         raise InputError(
-            f"unknown budget {budget!r}: use quick, standard or paper", parameter="budget"
-        ) from None
-    if budget is Budget.AUTO and max_time is None:
-        raise InputError("budget 'auto' sizes the shadow-model game to max_time: give max_time")
-    if max_time is not None and not (isinstance(max_time, int | float) and max_time > 0):
-        raise InputError(f"max_time must be a positive number of seconds, got {max_time!r}")
-    if selector not in SELECTORS:
-        raise InputError(
-            f"unknown selector {selector!r}: use {', '.join(SELECTORS)}", parameter="selector"
+            f"give the options either as options= or as keyword arguments, not both (got "
+            f"{', '.join(sorted(settings))} beside options)"
         )
-    selector = Selector(selector).value
-    used = plan or BUDGETS[Budget.STANDARD if budget is Budget.AUTO else budget]
+    opts = options
     rt = as_runtime(runtime)
-    if synthetic is None and generator is None:
+    if synthetic is None and opts.generator is None:
         raise InputError(
             "nothing to audit: give the released synthetic data (synthetic) or a generator"
         )
-    if not 0 < control_fraction < 1:
-        raise InputError(f"control_fraction must lie in (0, 1), got {control_fraction}")
     frame = original if isinstance(original, pd.DataFrame) else None
     parts = {"original": original, "synthetic": synthetic, "control": control}
     given = {k: v for k, v in parts.items() if v is not None}
-    enc = encode_parts(given, schema=schema, keep=keep)
+    enc = encode_parts(given, schema=schema, keep=opts.keep)
     sch = enc.schema
     ori, syn, ctl = enc.tables["original"], enc.tables.get("synthetic"), enc.tables.get("control")
     frames = {k: v for k, v in given.items() if isinstance(v, pd.DataFrame)}
-    if secret == SWEEP_ALL:
-        if quasi_ids:
-            raise InputError(
-                "secret 'all' takes every other column as the quasi-identifiers of each column: "
-                "drop quasi_ids",
-                parameter="quasi_ids",
-            )
-        if secret_rule is not None and secret_rule.bins is None:
-            raise InputError(
-                "secret 'all' judges every numeric column by the right quantile bin: give "
-                "secret_bins or nothing, not a tolerance in one column's units",
-                parameter="secret_rule",
-            )
-    elif secret is not None:
+    secret, quasi_ids = opts.secret, opts.quasi_ids
+    if secret is not None and secret != SWEEP_ALL:
         from synthleak.games.attribute import validate_secret
 
         left_out = {c: "an identifier" for c in enc.profile.identifiers}
         left_out.update({c: "free text" for c in enc.profile.text_columns})
         validate_secret(  # before any attack
-            sch, secret, list(quasi_ids) or None, data=ori, rule=secret_rule, left_out=left_out
+            sch, secret, list(quasi_ids) or None, data=ori, rule=opts.secret_rule, left_out=left_out
         )
     unknown = [q for q in quasi_ids if q not in sch]
     if unknown:
         raise InputError(
             f"quasi_ids names unknown column(s) {unknown}: the columns are {', '.join(sch.names)}"
         )
-    if len(ori) <= k:
-        raise InputError(f"the original has {len(ori)} records: an audit needs more than k = {k}")
-    if generator is not None:
-        make_generator(generator)  # an unknown or bad spec fails before any work
-    check_claim(claimed_epsilon, delta, neighbouring)
+    if len(ori) <= opts.k:
+        raise InputError(
+            f"the original has {len(ori)} records: an audit needs more than k = {opts.k}"
+        )
+    if opts.generator is not None:
+        make_generator(opts.generator)  # an unknown or bad spec fails before any work
 
     ctx = _Context(
-        seed=int(seed),
+        options=opts,
         log=say,
         runtime=rt,
-        plan=used,
         schema=sch,
         original=ori,
         frame=frame,
         synthetic=syn,
         control=ctl,
-        generator=generator,
-        secret=secret,
-        quasi_ids=tuple(quasi_ids),
-        secret_rule=secret_rule,
-        k=k,
-        control_fraction=control_fraction,
-        show_records=show_records,
-        claimed_epsilon=claimed_epsilon,
-        delta=delta,
-        neighbouring=neighbouring,
-        max_time=max_time,
-        selector=selector,
         frames=frames,
         identifiers=tuple(enc.profile.identifiers),
     )
@@ -1383,16 +1350,11 @@ def audit(
             )
     records = run_stages(ctx, STAGES)
     sources = sources or {}
-    config = AuditConfig(
+    config = AuditConfig.of(
+        opts,
         original=sources.get("original", "original"),
         synthetic=sources.get("synthetic") or None,
         control=sources.get("control") or None,
-        generator=generator,
-        secret=secret,
-        quasi_ids=tuple(quasi_ids),
-        budget=budget.value,
-        plan=used,
-        seed=int(seed),
         confidence=0.95,
         command_line=command_line or "python API",
         versions=package_versions(),
@@ -1400,10 +1362,6 @@ def audit(
         n_original=len(ori),
         n_synthetic=len(ctx.synthetic) if ctx.synthetic is not None else 0,
         n_control=len(ctx.control) if ctx.control is not None else 0,
-        show_records=show_records,
-        claimed_epsilon=claimed_epsilon,
-        max_time=max_time,
-        selector=selector,
     )
     result = _assemble(ctx, config, sch, DataSection(enc.profile, enc.domain), records)
     if policy is not None:
@@ -1444,25 +1402,6 @@ def _assemble(
     )
 
 
-def check_claim(claimed_epsilon: float | None, delta: float, neighbouring: str) -> None:
-    """Check a differential-privacy claim's parameters (cheap; before any work)."""
-    from synthleak.metrics.epsilon import Neighbouring
-
-    try:
-        Neighbouring(neighbouring)
-    except ValueError:
-        choices = ", ".join(n.value for n in Neighbouring)
-        raise InputError(f"unknown neighbouring relation {neighbouring!r}: use {choices}") from None
-    if not (isinstance(delta, int | float) and 0 <= delta < 1):
-        raise InputError(f"delta must lie in [0, 1), got {delta!r}")
-    if claimed_epsilon is not None and not (
-        isinstance(claimed_epsilon, int | float)
-        and math.isfinite(claimed_epsilon)
-        and claimed_epsilon >= 0
-    ):
-        raise InputError(f"claimed_epsilon must be a number >= 0, got {claimed_epsilon!r}")
-
-
 def run_stages(ctx: _Context, stages: Sequence[Stage]) -> list[StageRecord]:
     """Run every stage that has its inputs; record what happened to each."""
     records = []
@@ -1476,7 +1415,7 @@ def run_stages(ctx: _Context, stages: Sequence[Stage]) -> list[StageRecord]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", BaselineWarning)  # the verdict carries it
-                st.run(ctx, stream_rng(ctx.seed, f"audit.{st.name}"))
+                st.run(ctx, stream_rng(ctx.options.seed, f"audit.{st.name}"))
         except InputError as exc:
             ctx.log(f"{st.title}: not measured ({exc})")
             records.append(

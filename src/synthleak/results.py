@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 import platform
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from importlib import metadata
 from pathlib import Path
@@ -56,7 +56,12 @@ from synthleak.data.domain import DomainReport
 from synthleak.data.profile import DataProfile, DataWarning
 from synthleak.data.schema import Schema
 from synthleak.errors import InputError
-from synthleak.games.attribute import AttributeGameResult, Measurement, ReleaseAttributeResult
+from synthleak.games.attribute import (
+    AttributeGameResult,
+    Measurement,
+    ReleaseAttributeResult,
+    SecretRule,
+)
 from synthleak.games.cost import Power
 from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
@@ -65,7 +70,7 @@ from synthleak.games.sweep import AttributeSweepResult
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
-from synthleak.modes import Budget
+from synthleak.modes import Budget, Selector
 from synthleak.policy import PolicyResult
 from synthleak.serde import FloatArray, Result
 from synthleak.threat import ThreatModel
@@ -618,19 +623,158 @@ class BudgetRecord(Result):
     screen_seconds: float = 0.0
 
 
-@dataclass(frozen=True, repr=False)
-class AuditConfig(Result):
-    """The inputs and settings of an audit, for the reproducibility section."""
+#: ``AuditOptions.secret`` that sweeps every column of the release (``--secret all``).
+SWEEP_ALL = "all"
+#: ``AuditOptions.budget`` of a report rebuilt from a run of ``mia`` or ``riskmap``, whose
+#: sizes were chosen by hand (``plan``), not by a named budget.
+CUSTOM_BUDGET = "custom"
+
+
+def check_claim(claimed_epsilon: float | None, delta: float, neighbouring: str) -> None:
+    """Check a differential-privacy claim's parameters (cheap; before any work)."""
+    from synthleak.modes import Neighbouring
+
+    try:
+        Neighbouring(neighbouring)
+    except ValueError:
+        choices = ", ".join(n.value for n in Neighbouring)
+        raise InputError(f"unknown neighbouring relation {neighbouring!r}: use {choices}") from None
+    if not (isinstance(delta, int | float) and 0 <= delta < 1):
+        raise InputError(f"delta must lie in [0, 1), got {delta!r}")
+    if claimed_epsilon is not None and not (
+        isinstance(claimed_epsilon, int | float)
+        and math.isfinite(claimed_epsilon)
+        and claimed_epsilon >= 0
+    ):
+        raise InputError(f"claimed_epsilon must be a number >= 0, got {claimed_epsilon!r}")
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class AuditOptions(Result):
+    """What an audit is asked to do: every setting of :func:`synthleak.audit` that is not the
+    data itself, the run's machinery (workers, run directory, progress) or its provenance.
+
+    The command line builds one from its flags, :func:`synthleak.audit` takes it as
+    ``options=`` (or builds it from its keyword arguments), the stages read it, and the report
+    records it as the leading fields of :class:`AuditConfig`; the option set is stated here
+    only. Constructing it checks every value on its own (a bad one raises
+    :class:`~synthleak.errors.InputError` naming the parameter), before any data is read.
+
+    Attributes
+    ----------
+    generator : str, optional
+        Generator spec; enables the shadow-model games.
+    secret : str, optional
+        Column to infer, or :data:`SWEEP_ALL` for every column in turn.
+    quasi_ids : tuple of str
+        Columns the attacker knows (default: every other column).
+    secret_rule : SecretRule, optional
+        When a guess of a numeric secret counts as right.
+    budget : str
+        A :class:`~synthleak.modes.Budget` value (:data:`CUSTOM_BUDGET` with an explicit
+        ``plan`` only).
+    plan : BudgetPlan
+        The sizes; given, it overrides ``budget``'s (after construction it is never ``None``).
+    seed : int
+        Same seed, same result.
+    control_fraction, k, show_records, keep, claimed_epsilon, delta, neighbouring, max_time,
+    selector
+        As :func:`synthleak.audit` documents them.
+    """
+
+    generator: str | None = None
+    secret: str | None = None
+    quasi_ids: tuple[str, ...] = ()
+    secret_rule: SecretRule | None = None
+    budget: str = Budget.STANDARD.value
+    plan: BudgetPlan | None = None
+    seed: int = 0
+    control_fraction: float = 0.5
+    k: int = 5
+    show_records: bool = False
+    keep: tuple[str, ...] = ()
+    claimed_epsilon: float | None = None
+    delta: float = 1e-5
+    neighbouring: str = "add_remove"
+    max_time: float | None = None
+    selector: str = Selector.SCREEN.value
+
+    def __post_init__(self) -> None:
+        budget = self.budget
+        if budget == CUSTOM_BUDGET and self.plan is not None:
+            resolved: Budget | None = None
+        else:
+            try:
+                resolved = Budget(budget)
+            except ValueError:
+                raise InputError(
+                    f"unknown budget {budget!r}: use quick, standard or paper", parameter="budget"
+                ) from None
+            object.__setattr__(self, "budget", resolved.value)
+        max_time = self.max_time
+        if resolved is Budget.AUTO and max_time is None:
+            raise InputError("budget 'auto' sizes the shadow-model game to max_time: give max_time")
+        if max_time is not None and not (
+            isinstance(max_time, int | float) and not isinstance(max_time, bool) and max_time > 0
+        ):
+            raise InputError(f"max_time must be a positive number of seconds, got {max_time!r}")
+        choices = [s.value for s in Selector]
+        if self.selector not in choices:
+            raise InputError(
+                f"unknown selector {self.selector!r}: use {', '.join(choices)}",
+                parameter="selector",
+            )
+        object.__setattr__(self, "selector", Selector(self.selector).value)
+        cf = self.control_fraction
+        if not (isinstance(cf, int | float) and 0 < cf < 1):
+            raise InputError(f"control_fraction must lie in (0, 1), got {cf}")
+        k = self.k
+        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+            raise InputError(f"k must be a whole number >= 1, got {k!r}", parameter="k")
+        if isinstance(self.quasi_ids, str) or isinstance(self.keep, str):
+            raise InputError("quasi_ids and keep are lists of column names, not one string")
+        object.__setattr__(self, "quasi_ids", tuple(self.quasi_ids))
+        object.__setattr__(self, "keep", tuple(self.keep))
+        object.__setattr__(self, "seed", int(self.seed))
+        object.__setattr__(self, "k", int(k))
+        check_claim(self.claimed_epsilon, self.delta, self.neighbouring)
+        if self.secret == SWEEP_ALL:
+            if self.quasi_ids:
+                raise InputError(
+                    "secret 'all' takes every other column as the quasi-identifiers of each "
+                    "column: drop quasi_ids",
+                    parameter="quasi_ids",
+                )
+            if self.secret_rule is not None and self.secret_rule.bins is None:
+                raise InputError(
+                    "secret 'all' judges every numeric column by the right quantile bin: give "
+                    "secret_bins or nothing, not a tolerance in one column's units",
+                    parameter="secret_rule",
+                )
+        if self.plan is None:
+            assert resolved is not None
+            object.__setattr__(
+                self, "plan", BUDGETS[Budget.STANDARD if resolved is Budget.AUTO else resolved]
+            )
+
+    @property
+    def sizes(self) -> BudgetPlan:
+        """The budget's sizes: ``plan`` (filled from ``budget`` when it was not given)."""
+        assert self.plan is not None  # __post_init__ fills it
+        return self.plan
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class AuditConfig(AuditOptions):
+    """The options of an audit (:class:`AuditOptions`, the leading fields) and its provenance
+    (the inputs' names, sizes, command line, versions, time), for the reproducibility
+    section. Reports written before the options had their own type load unchanged: missing
+    fields take their defaults (``selector`` then reads ``"distance"``, what those audits
+    used)."""
 
     original: str
     synthetic: str | None
     control: str | None
-    generator: str | None
-    secret: str | None
-    quasi_ids: tuple[str, ...]
-    budget: str
-    plan: BudgetPlan
-    seed: int
     confidence: float
     command_line: str
     versions: dict[str, str]
@@ -638,10 +782,20 @@ class AuditConfig(Result):
     n_original: int
     n_synthetic: int
     n_control: int
-    show_records: bool = False
-    claimed_epsilon: float | None = None
-    max_time: float | None = None
-    selector: str = "distance"
+
+    @classmethod
+    def of(cls, options: AuditOptions, **provenance: Any) -> AuditConfig:
+        """The config recording ``options`` with the run's ``provenance`` fields."""
+        return cls(**{f.name: getattr(options, f.name) for f in fields(AuditOptions)}, **provenance)
+
+    @property
+    def options(self) -> AuditOptions:
+        """The audit's options alone (to run the same audit again)."""
+        return AuditOptions(**{f.name: getattr(self, f.name) for f in fields(AuditOptions)})
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> AuditConfig:
+        return super().from_dict({"selector": Selector.DISTANCE.value} | d)
 
 
 @dataclass(frozen=True, repr=False)

@@ -51,7 +51,7 @@ from synthleak.errors import InputError
 from synthleak.modes import Budget, Selector, ToleranceKind
 
 if TYPE_CHECKING:
-    from synthleak.results import AuditResult
+    from synthleak.results import AuditOptions, AuditResult
 
 
 def _logger() -> Callable[[str], None]:
@@ -88,43 +88,32 @@ def _has_finished_work(run: Path) -> bool:
 
 
 def _run_audit(
+    options: AuditOptions,
     *,
     original: str,
     synthetic: str | None,
     control: str | None,
-    generator: str | None,
-    secret: str | None,
-    quasi_ids: str | None,
-    budget: Budget,
-    rule: Any = None,
     workers: int,
     cluster: str | None,
-    seed: int,
     out: Path,
-    show_records: bool = False,
-    claimed_epsilon: float | None = None,
-    delta: float = 1e-5,
-    neighbouring: NeighbouringChoice = NeighbouringChoice.ADD_REMOVE,
     fail_on: str | None = None,
     policy_file: Path | None = None,
     junit: Path | None = None,
-    max_time: float | None = None,
-    selector: Selector = Selector.SCREEN,
     keep: str | None = None,
     categorical: str | None = None,
     continuous: str | None = None,
     schema: Path | None = None,
     na_values: str | None = None,
 ) -> tuple[Path, Any]:
-    """Run the audit into ``out`` (created only for the run; removed again when the command
-    fails before any work was kept, so bad input leaves no folder behind)."""
-    from synthleak.pipeline import audit, check_claim
+    """Run the audit ``options`` describe into ``out`` (created only for the run; removed
+    again when the command fails before any work was kept, so bad input leaves no folder
+    behind). The other arguments say where the data is and how to run."""
+    from synthleak.pipeline import audit
     from synthleak.report import write_report
 
     _check_out_dir(out)
     runtime = make_runtime(workers=workers, run_dir=out / "run")
     policy = load_cli_policy(fail_on, policy_file, junit)
-    check_claim(claimed_epsilon, delta, neighbouring.api)
     sch, data = load_cli_tables(
         {"original": original, "synthetic": synthetic, "control": control},
         categorical=categorical,
@@ -133,7 +122,7 @@ def _run_audit(
         na_values=na_values,
         keep=keep,
         min_rows=2,
-        show_values=show_records,
+        show_values=options.show_records,
     )
     loaded = data["original"]
     # every part as the file holds it (one reading path: free text and identifiers kept for
@@ -153,21 +142,10 @@ def _run_audit(
             loaded.frame,
             synthetic=others.get("synthetic"),
             control=others.get("control"),
-            generator=generator,
-            secret=secret,
-            quasi_ids=split_list(quasi_ids),
-            secret_rule=rule,
-            budget=budget,
+            options=options,
             schema=sch,
-            seed=seed,
             runtime=runtime,
-            show_records=show_records,
-            claimed_epsilon=claimed_epsilon,
-            delta=delta,
-            neighbouring=neighbouring.api,
             policy=policy,
-            max_time=max_time,
-            selector=selector.value,
             log=log,
             sources={
                 "original": original,
@@ -188,8 +166,9 @@ def _run_audit(
     release = next((st for st in result.stages if st.name == "release"), None)
     if release is not None and release.status == "failed":
         raise InputError(
-            f"--generator {generator} failed, so no release could be audited ({release.reason}); "
-            f"the report in {out} records what ran: fix the generator and run again"
+            f"--generator {options.generator} failed, so no release could be audited "
+            f"({release.reason}); the report in {out} records what ran: fix the generator and "
+            "run again"
         )
     report_policy(result.policy, junit)
     return paths["html"], result.policy
@@ -286,28 +265,33 @@ def audit_cmd(
     """
     if original is None:  # typer requires --original; this narrows its type
         raise InputError("missing option --original: give the real records of the release")
-    html, outcome = _run_audit(
-        original=original,
-        synthetic=synthetic,
-        control=control,
+    from synthleak.results import AuditOptions
+
+    options = AuditOptions(  # checked here, before any file is read
         generator=generator,
         secret=secret,
-        quasi_ids=quasi_ids,
-        rule=secret_rule(secret_tolerance, tolerance_kind, secret_bins, secret=secret),
+        quasi_ids=tuple(split_list(quasi_ids)),
+        secret_rule=secret_rule(secret_tolerance, tolerance_kind, secret_bins, secret=secret),
         budget=budget,
-        workers=workers,
-        cluster=cluster,
         seed=seed,
-        out=out_dir,
         show_records=show_records,
         claimed_epsilon=claimed_epsilon,
         delta=delta,
-        neighbouring=neighbouring,
+        neighbouring=neighbouring.api,
+        max_time=max_time,
+        selector=selector.api,
+    )
+    html, outcome = _run_audit(
+        options,
+        original=original,
+        synthetic=synthetic,
+        control=control,
+        workers=workers,
+        cluster=cluster,
+        out=out_dir,
         fail_on=fail_on,
         policy_file=policy,
         junit=junit,
-        max_time=max_time,
-        selector=selector.api,
         keep=keep,
         categorical=categorical,
         continuous=continuous,
@@ -331,17 +315,16 @@ def demo_cmd(
     seed: SeedOpt = 0,
 ) -> None:
     """Audit a built-in generator on the bundled UCI Adult data and print the report path."""
+    from synthleak.results import AuditOptions
+
+    options = AuditOptions(generator=generator, secret="income", budget=budget, seed=seed)
     html, _ = _run_audit(
+        options,
         original="adult",
         synthetic=None,
         control=None,
-        generator=generator,
-        secret="income",
-        quasi_ids=None,
-        budget=budget,
         workers=workers,
         cluster=None,
-        seed=seed,
         out=out_dir,
     )
     typer.echo(str(html))

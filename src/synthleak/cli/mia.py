@@ -486,8 +486,8 @@ def mia_cmd(
     from synthleak.games.membership import MembershipGame
     from synthleak.generators import claimed_epsilon as claimed_epsilon_of
     from synthleak.generators import make_generator
-    from synthleak.pipeline import check_claim
     from synthleak.policy import METRICS, epsilon_metrics
+    from synthleak.results import check_claim
     from synthleak.runtime import stream_rng
 
     if n_queries is None or n_queries < 1:

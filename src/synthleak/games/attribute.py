@@ -138,8 +138,8 @@ MEANINGLESS_RATE = 0.99
 """A rule under which one constant guess is right for this share of the records tells nothing."""
 
 
-@dataclass(frozen=True)
-class SecretRule:
+@dataclass(frozen=True, repr=False)
+class SecretRule(Result):
     """When a guess of a numeric secret counts as right.
 
     Give ``tolerance`` (with ``kind``) or ``bins``:

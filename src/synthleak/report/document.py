@@ -656,7 +656,7 @@ def _screening_blocks(sc: Any, seconds: float) -> list[Any]:
 
 
 def _screen_budget(result: AuditResult) -> str:
-    b, plan = result.budget, result.config.plan
+    b, plan = result.budget, result.config.sizes
     if b is None or result.screening is None:
         return ""
     fewer = ""
