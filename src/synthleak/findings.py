@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from synthleak.attacks.base import AttackFamily
 from synthleak.data.schema import Schema
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.games.membership import AttackOutcome, MembershipResult
@@ -48,7 +49,7 @@ from synthleak.results import (
     holm,
     package_versions,
 )
-from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
+from synthleak.threat import ThreatModel, threat_model
 
 if TYPE_CHECKING:
     from synthleak.policy import Metric
@@ -59,17 +60,17 @@ NAN = math.nan
 def membership_threat(result: MembershipResult) -> ThreatModel:
     """The threat model of the black-box membership game."""
     cfg = result.config
-    return ThreatModel(
-        AdversaryGoal.MEMBERSHIP,
-        GeneratorAccess.BLACK_BOX,
-        f"the target record, and {cfg.aux_size} auxiliary records from the same population to "
-        f"train shadow models on datasets of {cfg.train_size} records",
+    return threat_model(
+        AttackFamily.MEMBERSHIP,
+        "membership",
         {
             "train_size": cfg.train_size,
             "n_shadows": cfg.n_shadows,
             "n_tests": cfg.n_tests,
             "generator": cfg.generator,
         },
+        aux_size=cfg.aux_size,
+        train_size=cfg.train_size,
     )
 
 
@@ -213,10 +214,9 @@ def riskmap_finding(
     ``1 - (1 - confidence) / n_records`` (simultaneous over all records).
     """
     best = result.best()
-    threat = ThreatModel(
-        AdversaryGoal.MEMBERSHIP,
-        GeneratorAccess.BLACK_BOX,
-        "the target record and records of the same population to train shadow models on",
+    threat = threat_model(
+        AttackFamily.MEMBERSHIP,
+        "riskmap",
         {"train_size": result.config.train_size, "n_shadows": result.config.n_shadows},
     )
     ok = ~np.isnan(best[:, 0])

@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthleak.attacks.base import AttackFamily
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
@@ -96,7 +97,7 @@ from synthleak.results import (
     BUDGETS as BUDGETS,  # re-exported (synthleak.BUDGETS)
 )
 from synthleak.runtime import Runtime, as_runtime, stream_rng
-from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
+from synthleak.threat import ThreatModel, threat_model
 from synthleak.vulnerability import Ranking, rank_records
 
 Log = Callable[[str], None]
@@ -360,12 +361,8 @@ def _singling_out(ctx: _Context, rng: np.random.Generator) -> None:
         if not res.measured:
             ctx.notes.append(f"{title} was not measured: {res.note}")
             continue
-        threat = ThreatModel(
-            AdversaryGoal.SINGLING_OUT,
-            GeneratorAccess.NO_BOX,
-            "nothing but the synthetic data; success means a predicate drawn from it matches "
-            "exactly one real person",
-            {"attack": res.attack, "n_attacks": n},
+        threat = threat_model(
+            AttackFamily.SINGLING_OUT, "singling_out", {"attack": res.attack, "n_attacks": n}
         )
         ctx.findings.append(_risk_finding(ctx, f"singling_out.{res.attack}", title, res, threat))
 
@@ -384,12 +381,12 @@ def _linkability(ctx: _Context, rng: np.random.Generator) -> None:
     aux_a, aux_b = _default_link_columns(ctx.train.schema, ctx.options.quasi_ids)
     game = LinkabilityGame(aux_a, aux_b, n_attacks=ctx.plan.n_attacks, n_neighbors=1)
     res = game.run(_release_tables(ctx), seed=int(rng.integers(2**31))).attacks[0]
-    threat = ThreatModel(
-        AdversaryGoal.LINKABILITY,
-        GeneratorAccess.NO_BOX,
-        f"two separate pieces of information about each target: columns {aux_a} and columns "
-        f"{aux_b}",
+    threat = threat_model(
+        AttackFamily.LINKABILITY,
+        "linkability",
         {"aux_a": aux_a, "aux_b": aux_b, "n_neighbors": 1},
+        aux_a=aux_a,
+        aux_b=aux_b,
     )
     ctx.findings.append(_risk_finding(ctx, "linkability", "Linkability", res, threat))
 
@@ -445,11 +442,9 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
         records=tuple(replace(r, row=int(ctx.train_rows[r.row])) for r in res.records),
     )
     ctx.sections.nobox = res
-    threat = ThreatModel(
-        AdversaryGoal.MEMBERSHIP,
-        GeneratorAccess.NO_BOX,
-        "the candidate records whose membership they test, the released synthetic data, and "
-        "real records of the same population known not to be in the training data",
+    threat = threat_model(
+        AttackFamily.NOBOX_MEMBERSHIP,
+        "nobox_membership",
         {"n_members": int(res.member_rows.size), "n_non_members": int(res.non_member_rows.size)},
     )
     if res.best is not None:
@@ -532,11 +527,7 @@ def copy_findings(rep: CopyReport, roles: dict[str, str] | None = None) -> list[
       named with both rates.
     """
     roles = roles or {}
-    threat = ThreatModel(
-        AdversaryGoal.MEMBERSHIP,
-        GeneratorAccess.NO_BOX,
-        "the released synthetic data and the record (or value) they look for",
-    )
+    threat = threat_model(AttackFamily.NOBOX_MEMBERSHIP, "copies")
     e = rep.synthetic_in_original
     base = rep.control_in_original or rep.chance_duplicate
     base_name = "control records" if rep.control_in_original is not None else "original records"
@@ -699,12 +690,8 @@ def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
             "wide as that makes them"
         )
     for c in res.columns:
-        threat = ThreatModel(
-            AdversaryGoal.ATTRIBUTE,
-            GeneratorAccess.NO_BOX,
-            f"the other columns of every training record (not their '{c.column}') and the "
-            "released synthetic data",
-            {"secret": c.column},
+        threat = threat_model(
+            AttackFamily.ATTRIBUTE, "attribute_sweep", {"secret": c.column}, secret=c.column
         )
         details: dict[str, Any] = {
             "column": c.column,
@@ -769,12 +756,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
         runtime=ctx.runtime.sub("aia-release"),
     )
     ctx.sections.attribute_release = res
-    threat = ThreatModel(
-        AdversaryGoal.ATTRIBUTE,
-        GeneratorAccess.NO_BOX,
-        "the quasi-identifiers of every training record (not their secret "
-        f"'{ctx.options.secret}') and the released synthetic data",
-    )
+    threat = threat_model(AttackFamily.ATTRIBUTE, "attribute_release", secret=ctx.options.secret)
     details: dict[str, Any] = {
         "accuracy": res.accuracy.value,
         "control_accuracy": res.control_accuracy.value,
@@ -886,12 +868,13 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
             f"attribute inference game: {played} of the budget's {games} games fit {limit}; "
             + _aia_power(res, games)
         )
-    threat = ThreatModel(
-        AdversaryGoal.ATTRIBUTE,
-        GeneratorAccess.BLACK_BOX,
-        f"the quasi-identifiers of every record of the training data, including the target's, "
-        f"but not the target's secret '{ctx.options.secret}'; and the generation method",
+    # the game's attacks see the synthetic data only (no-box, as the game of Annamalai et al.
+    # (2024a), Sec. 3): the generator is run by the challenger, never by the attacker
+    threat = threat_model(
+        AttackFamily.ATTRIBUTE,
+        "attribute_game",
         {"n_games": played, "train_size": n},
+        secret=ctx.options.secret,
     )
     for a in res.accuracies:
         details: dict[str, Any] = {
@@ -1035,7 +1018,7 @@ def _screen(ctx: _Context, n_top: int, train_size: int) -> tuple[list[int], floa
 
 
 def _membership(ctx: _Context, rng: np.random.Generator) -> None:
-    from synthleak.attacks.base import AttackFamily, make_attack
+    from synthleak.attacks.base import make_attack
     from synthleak.games.membership import MembershipGame
     from synthleak.games.targets import Targets
 

@@ -6,9 +6,10 @@ figure states the attacker it assumes.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol
 
 
 class AdversaryGoal(str, Enum):
@@ -88,3 +89,67 @@ class ThreatModel:
             d["data_knowledge"],
             dict(d.get("details", {})),
         )
+
+
+class _Family(Protocol):
+    """What a threat model takes from an attack family
+    (:class:`synthleak.attacks.base.AttackFamily`)."""
+
+    @property
+    def goal(self) -> AdversaryGoal: ...
+
+    @property
+    def access(self) -> GeneratorAccess: ...
+
+
+#: What the attacker knows of the data in each game the audit plays, one sentence each (after
+#: "The attacker knows"); ``{name}`` fields are filled by :func:`threat_model`.
+KNOWLEDGE: dict[str, str] = {
+    "membership": (
+        "the target record, and {aux_size} auxiliary records from the same population to "
+        "train shadow models on datasets of {train_size} records"
+    ),
+    "riskmap": "the target record and records of the same population to train shadow models on",
+    "nobox_membership": (
+        "the candidate records whose membership they test, the released synthetic data, and "
+        "real records of the same population known not to be in the training data"
+    ),
+    "copies": "the released synthetic data and the record (or value) they look for",
+    "singling_out": (
+        "nothing but the synthetic data; success means a predicate drawn from it matches "
+        "exactly one real person"
+    ),
+    "linkability": (
+        "two separate pieces of information about each target: columns {aux_a} and columns {aux_b}"
+    ),
+    "attribute_release": (
+        "the quasi-identifiers of every training record (not their secret '{secret}') and the "
+        "released synthetic data"
+    ),
+    "attribute_sweep": (
+        "the other columns of every training record (not their '{secret}') and the released "
+        "synthetic data"
+    ),
+    "attribute_game": (
+        "the quasi-identifiers of every record of the training data, including the target's, "
+        "but not the target's secret '{secret}'"
+    ),
+}
+
+
+def threat_model(
+    family: _Family,
+    game: str,
+    details: Mapping[str, Any] | None = None,
+    **values: Any,
+) -> ThreatModel:
+    """The threat model of an attack family's adversary in one of the audit's games.
+
+    The goal and the generator access are the family's (``AttackFamily.goal``, ``.access``), so
+    a finding cannot claim an access its attacks do not use; what the attacker knows of the
+    data is the game's sentence in :data:`KNOWLEDGE`, filled with ``values``; ``details`` are
+    the machine-readable specifics.
+    """
+    return ThreatModel(
+        family.goal, family.access, KNOWLEDGE[game].format(**values), dict(details or {})
+    )
