@@ -45,3 +45,14 @@ def test_the_modules_that_use_a_mode_re_export_it() -> None:
 
     assert PoolMode is modes.PoolMode and Knowledge is modes.Knowledge
     assert DistanceMetric is modes.DistanceMetric and TargetMethod is modes.TargetMethod
+
+
+def test_one_enum_per_choice() -> None:
+    """No two enums offer the same choice: they share at most one value."""
+    enums = list({id(e): e for e in _enums()}.values())  # Selector is TargetMethod
+    for i, a in enumerate(enums):
+        for b in enums[i + 1 :]:
+            shared = {m.value for m in a} & {m.value for m in b}
+            assert len(shared) <= 1, (a.__name__, b.__name__, shared)
+    assert modes.Selector is modes.TargetMethod
+    assert set(modes.AUDIT_SELECTORS) | set(modes.DATA_METHODS) == set(modes.TargetMethod)

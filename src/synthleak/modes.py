@@ -50,23 +50,37 @@ class DistanceMetric(StrEnum):
 
 
 class TargetMethod(StrEnum):
-    """How to pick target records (Meeus et al. (2023), Sec. 4 and 5.2)."""
+    """How to pick target records (Meeus et al. (2023), Sec. 4 and 5.2), one choice for the
+    ranking functions (``rank_records``, ``Targets.top``) and the audit (``selector``).
 
+    Every method but ``screen`` ranks from the data alone (:attr:`from_data`); ``screen``
+    measures each candidate's risk with a cheap shadow-model screen and needs the generator
+    (``games.twostage``). ``random`` is no ranking: the audit adds random records to its
+    targets as a control group, so it is no audit selector (:data:`AUDIT_SELECTORS`).
+    """
+
+    SCREEN = "screen"  # two-stage audit: a cheap shadow-model screen of the rarest records
     DISTANCE = "distance"  # V_k, the paper's method
     RARE = "rare"  # rare value (Groundhog, Stadler et al.)
     LOGLIK = "loglik"  # lowest log-likelihood under independent marginals (TAPAS)
     RARITY = "rarity"  # cell rarity on single columns and pairs (validated on risk maps)
     RANDOM = "random"
 
+    @property
+    def from_data(self) -> bool:
+        """Whether the method ranks records from the data alone (no generator)."""
+        return self is not TargetMethod.SCREEN
 
-class Selector(StrEnum):
-    """How an audit picks the records its shadow-model membership game attacks."""
 
-    SCREEN = "screen"  # two-stage audit: a cheap shadow-model screen of the rarest records
-    DISTANCE = "distance"  # V_k, Meeus et al. (2023)
-    RARE = "rare"
-    LOGLIK = "loglik"
-    RARITY = "rarity"
+#: The methods by which an audit picks the records its shadow-model game attacks (the first
+#: is the default).
+AUDIT_SELECTORS: tuple[TargetMethod, ...] = tuple(
+    m for m in TargetMethod if m is not TargetMethod.RANDOM
+)
+#: The methods that rank records from the data alone (``vulnerable --method``).
+DATA_METHODS: tuple[TargetMethod, ...] = tuple(m for m in TargetMethod if m.from_data)
+#: The audit's name for the choice (``audit(selector=...)``): the same enum.
+Selector = TargetMethod
 
 
 class QueryMode(StrEnum):

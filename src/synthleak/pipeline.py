@@ -65,8 +65,8 @@ from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, rate_excess
 from synthleak.metrics.utility import utility_estimate
+from synthleak.modes import AUDIT_SELECTORS
 from synthleak.modes import Budget as Budget  # re-exported (synthleak.Budget)
-from synthleak.modes import Selector
 from synthleak.policy import Policy
 from synthleak.results import (
     ALPHA,
@@ -114,7 +114,7 @@ AIA_MIN_GAMES = 100
 NEAR_COPY_SAMPLE = 2_000
 
 #: How ``audit(selector=...)`` chooses the membership game's targets (the first is the default).
-SELECTORS = tuple(s.value for s in Selector)
+SELECTORS = tuple(s.value for s in AUDIT_SELECTORS)
 
 OPTIONAL = {"torch": "torch", "ctgan": "ctgan", "distributed": "dask", "mbi": "mbi"}
 

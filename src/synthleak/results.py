@@ -70,7 +70,7 @@ from synthleak.games.sweep import AttributeSweepResult
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
-from synthleak.modes import Budget, Selector
+from synthleak.modes import AUDIT_SELECTORS, Budget, TargetMethod
 from synthleak.policy import PolicyResult
 from synthleak.serde import FloatArray, Result
 from synthleak.threat import ThreatModel
@@ -697,7 +697,7 @@ class AuditOptions(Result):
     delta: float = 1e-5
     neighbouring: str = "add_remove"
     max_time: float | None = None
-    selector: str = Selector.SCREEN.value
+    selector: str = TargetMethod.SCREEN.value
 
     def __post_init__(self) -> None:
         budget = self.budget
@@ -718,13 +718,13 @@ class AuditOptions(Result):
             isinstance(max_time, int | float) and not isinstance(max_time, bool) and max_time > 0
         ):
             raise InputError(f"max_time must be a positive number of seconds, got {max_time!r}")
-        choices = [s.value for s in Selector]
+        choices = [s.value for s in AUDIT_SELECTORS]
         if self.selector not in choices:
             raise InputError(
                 f"unknown selector {self.selector!r}: use {', '.join(choices)}",
                 parameter="selector",
             )
-        object.__setattr__(self, "selector", Selector(self.selector).value)
+        object.__setattr__(self, "selector", TargetMethod(self.selector).value)
         cf = self.control_fraction
         if not (isinstance(cf, int | float) and 0 < cf < 1):
             raise InputError(f"control_fraction must lie in (0, 1), got {cf}")
@@ -795,7 +795,7 @@ class AuditConfig(AuditOptions):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> AuditConfig:
-        return super().from_dict({"selector": Selector.DISTANCE.value} | d)
+        return super().from_dict({"selector": TargetMethod.DISTANCE.value} | d)
 
 
 @dataclass(frozen=True, repr=False)

@@ -447,10 +447,10 @@ def test_selector_and_targets_take_both_names_of_v_k() -> None:
     takes ``distance:N`` as ``audit --selector`` does."""
     from synthleak.cli.audit_cmds import SelectorChoice
     from synthleak.cli.common import parse_targets
-    from synthleak.modes import Selector
+    from synthleak.modes import AUDIT_SELECTORS, TargetMethod
 
-    assert {c.api for c in SelectorChoice} == set(Selector)
-    assert SelectorChoice("top").api is Selector.DISTANCE
+    assert {c.api for c in SelectorChoice} == set(AUDIT_SELECTORS)
+    assert SelectorChoice("top").api is TargetMethod.DISTANCE
     assert parse_targets("distance:3+random:2") == parse_targets("top:3+random:2")
 
 

@@ -48,7 +48,7 @@ from synthleak.cli.common import (
     split_list,
 )
 from synthleak.errors import InputError
-from synthleak.modes import Budget, Selector, ToleranceKind
+from synthleak.modes import Budget, TargetMethod, ToleranceKind
 
 if TYPE_CHECKING:
     from synthleak.results import AuditOptions, AuditResult
@@ -185,8 +185,8 @@ BudgetOpt = Annotated[
 
 
 class SelectorChoice(StrEnum):
-    """``--selector``: the API's selectors, plus ``top`` (``mia --targets top:N``) for
-    ``distance``, so that both commands take both names."""
+    """``--selector``: the audit's selectors (``modes.AUDIT_SELECTORS``), plus ``top``
+    (``mia --targets top:N``) for ``distance``, so that both commands take both names."""
 
     SCREEN = "screen"
     DISTANCE = "distance"
@@ -196,8 +196,8 @@ class SelectorChoice(StrEnum):
     RARITY = "rarity"
 
     @property
-    def api(self) -> Selector:
-        return Selector.DISTANCE if self is SelectorChoice.TOP else Selector(self.value)
+    def api(self) -> TargetMethod:
+        return TargetMethod.DISTANCE if self is SelectorChoice.TOP else TargetMethod(self.value)
 
 
 SelectorOpt = Annotated[

@@ -19,6 +19,7 @@ publishing", ESORICS, Sec. 4 (V_k, eq. 5-6) and Sec. 5.2 (baseline selectors).
 from __future__ import annotations
 
 import io
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -40,12 +41,18 @@ from synthleak.cli.common import (
     to_json,
 )
 from synthleak.errors import InputError
-from synthleak.modes import DistanceMetric, TargetMethod
+from synthleak.modes import DATA_METHODS, DistanceMetric, TargetMethod
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from synthleak.vulnerability import Ranking
+
+#: ``--method``: the methods of :class:`~synthleak.modes.TargetMethod` that rank from the data
+#: alone (``modes.DATA_METHODS``; ``screen`` needs a generator), derived, not restated.
+DataMethodChoice = StrEnum(  # type: ignore[misc]
+    "DataMethodChoice", {m.name: m.value for m in DATA_METHODS}
+)
 
 
 def ranking_document(ranking: Ranking, *, k: int, metric: DistanceMetric) -> dict[str, Any]:
@@ -120,13 +127,13 @@ def vulnerable_cmd(
     ] = DistanceMetric.COSINE,
     p: Annotated[float, typer.Option("--p", help="Order of the Minkowski distance (>= 1).")] = 2.0,
     method: Annotated[
-        TargetMethod,
+        DataMethodChoice,
         typer.Option(
             "--method",
             help="distance (V_k), rare (rare value), loglik (log-likelihood), rarity (cell "
             "rarity on single columns and pairs) or random.",
         ),
-    ] = TargetMethod.DISTANCE,
+    ] = DataMethodChoice.DISTANCE,  # type: ignore[attr-defined]
     top: Annotated[
         int, typer.Option("--top", help="Number of records to list (most vulnerable first).")
     ] = 10,
@@ -157,7 +164,7 @@ def vulnerable_cmd(
         min_rows=2,
     )
     n = len(loaded.table)
-    if method is TargetMethod.DISTANCE and k >= n:
+    if method == TargetMethod.DISTANCE and k >= n:
         raise InputError(
             f"--k {k} needs more than {k} records but {data} has {n}: "
             "use a smaller --k or more records"
@@ -165,7 +172,7 @@ def vulnerable_cmd(
     from synthleak.vulnerability import rank_records
 
     ranking = rank_records(
-        loaded.table, method, top=top, rng=make_rng(seed), k=k, metric=metric, p=p
+        loaded.table, TargetMethod(method), top=top, rng=make_rng(seed), k=k, metric=metric, p=p
     )
     if format is OutputFormat.JSON:
         text = to_json(ranking_document(ranking, k=k, metric=metric))

@@ -24,6 +24,7 @@ import numpy as np
 
 from synthleak.data.table import Table
 from synthleak.errors import InputError
+from synthleak.modes import DATA_METHODS
 from synthleak.runtime.seeding import unit_rng
 from synthleak.serde import IntArray, Result
 from synthleak.vulnerability import TargetMethod, select_targets
@@ -49,11 +50,9 @@ class TargetPart(Result):
             if any(int(r) != r or r < 0 for r in self.rows):
                 raise InputError(f"target rows must be non-negative whole numbers, got {self.rows}")
             return
-        try:
-            TargetMethod(self.method)
-        except ValueError:
-            choices = ", ".join([*(m.value for m in TargetMethod), ROWS])
-            raise InputError(f"unknown target selector {self.method!r}: use {choices}") from None
+        if self.method not in DATA_METHODS:
+            choices = ", ".join([*(m.value for m in DATA_METHODS), ROWS])
+            raise InputError(f"unknown target selector {self.method!r}: use {choices}")
         if isinstance(self.n, bool) or int(self.n) != self.n or self.n < 1:
             raise InputError(f"the number of targets must be at least 1, got {self.n!r}")
 
