@@ -63,9 +63,10 @@ from synthleak.games.attribute import (
     SecretRule,
 )
 from synthleak.games.cost import Power
-from synthleak.games.membership import MembershipResult
+from synthleak.games.membership import AttackSummary, MembershipConfig, MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.riskmap import RiskMapResult
+from synthleak.games.shadow import GeneratorFailures
 from synthleak.games.sweep import AttributeSweepResult
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
@@ -647,6 +648,82 @@ def check_claim(claimed_epsilon: float | None, delta: float, neighbouring: str) 
         and claimed_epsilon >= 0
     ):
         raise InputError(f"claimed_epsilon must be a number >= 0, got {claimed_epsilon!r}")
+
+
+@dataclass(frozen=True, repr=False)
+class TargetAttackLine(Result):
+    """One attack against one target in :class:`MembershipDocument` (its test scores are in
+    the run directory's ``result.json``)."""
+
+    auc: float
+    auc_ci: tuple[float, float]
+    accuracy: float
+    tpr_at_fpr: dict[str, float]
+    n_tests: int
+    error: str | None = None
+
+
+@dataclass(frozen=True, repr=False)
+class TargetLine(Result):
+    """One target record in :class:`MembershipDocument`: its row, how it was selected and
+    every attack's figures."""
+
+    row: int
+    selected_by: str
+    attacks: dict[str, TargetAttackLine]
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class MembershipDocument(Result):
+    """What ``synthleak mia`` (black-box) prints as JSON: the game's configuration, every
+    target's figures, the summaries per attack and per selector, the generator failures, the
+    empirical epsilon and the policy outcome. Written and read through serde like every
+    result (the keys are documented in :mod:`synthleak.cli.mia`)."""
+
+    mode: str = "black-box"
+    config: MembershipConfig
+    targets: tuple[TargetLine, ...]
+    summary: dict[str, AttackSummary]
+    summary_by_selector: dict[str, dict[str, AttackSummary]]
+    failures: GeneratorFailures
+    epsilon: EpsilonEstimate
+    policy: PolicyResult | None = None
+
+    @classmethod
+    def of(
+        cls,
+        result: MembershipResult,
+        epsilon: EpsilonEstimate,
+        policy: PolicyResult | None = None,
+    ) -> MembershipDocument:
+        """The document of a membership game's result, its epsilon and policy outcome."""
+        targets = tuple(
+            TargetLine(
+                t.row,
+                t.selected_by,
+                {
+                    name: TargetAttackLine(
+                        o.auc.value,
+                        (o.auc.ci_low, o.auc.ci_high),
+                        o.accuracy,
+                        dict(o.tpr_at_fpr),
+                        o.n_tests,
+                        o.error,
+                    )
+                    for name, o in t.attacks.items()
+                },
+            )
+            for t in result.targets
+        )
+        return cls(
+            config=result.config,
+            targets=targets,
+            summary=result.summary(),
+            summary_by_selector=result.summary_by_selector(),
+            failures=result.failures,
+            epsilon=epsilon,
+            policy=policy,
+        )
 
 
 @dataclass(frozen=True, repr=False, kw_only=True)

@@ -90,6 +90,24 @@ def test_json_contract_and_run_dir(
         assert o["auc_ci"][0] <= o["auc"] <= o["auc_ci"][1]
         assert set(doc["summary"][name]) >= {"auc_mean", "auc_sd"}
     assert t0["attacks"]["distance"]["auc"] >= 0.9  # the outlier row 0 with m = 3n
+    # one JSON path: the document is a serde result, read back losslessly, and it holds the
+    # same figures as the game's result saved in the run directory
+    from synthleak.games.membership import MembershipResult
+    from synthleak.results import MembershipDocument
+
+    typed = MembershipDocument.from_json(out.read_text())
+    assert json.loads(typed.to_json()) == doc
+    assert typed.config == MembershipResult.from_json(run / "result.json").config
+    assert list(doc) == [
+        "mode",
+        "config",
+        "targets",
+        "summary",
+        "summary_by_selector",
+        "failures",
+        "epsilon",
+        "policy",
+    ]
     saved = json.loads((run / "result.json").read_text())
     assert [t["row"] for t in saved["targets"]] == [0, 3]
     assert (run / "schema.json").exists()

@@ -104,7 +104,6 @@ from synthleak.modes import Knowledge, PoolMode
 if TYPE_CHECKING:
     from synthleak.games.membership import MembershipGame, MembershipResult
     from synthleak.metrics.epsilon import EpsilonEstimate
-    from synthleak.policy import PolicyResult
 
 
 def _fmt(x: Any) -> str:
@@ -487,7 +486,7 @@ def mia_cmd(
     from synthleak.generators import claimed_epsilon as claimed_epsilon_of
     from synthleak.generators import make_generator
     from synthleak.policy import METRICS, epsilon_metrics
-    from synthleak.results import check_claim
+    from synthleak.results import MembershipDocument, check_claim
     from synthleak.runtime import stream_rng
 
     if n_queries is None or n_queries < 1:
@@ -577,7 +576,7 @@ def mia_cmd(
         if gate is not None:
             metrics = {name: None for name in METRICS} | epsilon_metrics(eps)
             outcome = gate.evaluate(metrics)
-        doc = mia_document(result, eps, outcome)
+        doc = MembershipDocument.of(result, eps, outcome)
         emit(to_json(doc) if fmt is TextFormat.JSON else render_table(result, eps), out)
         report_policy(outcome, junit)
     finally:
@@ -623,39 +622,3 @@ def plan_game(
     )
     typer.echo(f"synthleak: power: {power(game.n_tests).sentence()}", err=True)
     return projected
-
-
-def mia_document(
-    result: MembershipResult, epsilon: EpsilonEstimate, policy: PolicyResult | None = None
-) -> dict[str, Any]:
-    """The JSON document of ``synthleak mia`` (black-box): the result plus its summaries."""
-    return {
-        "mode": "black-box",
-        "config": result.config.to_dict(),
-        "targets": [
-            {
-                "row": t.row,
-                "selected_by": t.selected_by,
-                "attacks": {
-                    name: {
-                        "auc": o.auc.value,
-                        "auc_ci": [o.auc.ci_low, o.auc.ci_high],
-                        "accuracy": o.accuracy,
-                        "tpr_at_fpr": dict(o.tpr_at_fpr),
-                        "n_tests": o.n_tests,
-                        "error": o.error,
-                    }
-                    for name, o in t.attacks.items()
-                },
-            }
-            for t in result.targets
-        ],
-        "summary": {a: s.to_dict() for a, s in result.summary().items()},
-        "summary_by_selector": {
-            sel: {a: s.to_dict() for a, s in d.items()}
-            for sel, d in result.summary_by_selector().items()
-        },
-        "failures": result.failures.to_dict(),
-        "epsilon": epsilon.to_dict(),
-        "policy": None if policy is None else policy.to_dict(),
-    }
