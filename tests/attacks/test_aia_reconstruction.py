@@ -298,3 +298,24 @@ def test_blocks_reconstruct_a_copy(mode: QueryMode) -> None:
     yo = ((other[:, 0] + other[:, 1] + rng.integers(0, 2, 1200)) % 2).astype(np.int64)
     acc_ind = ((attack.reconstruct(other, yo, 2)[:, 1] > 0.5) == y).mean()
     assert acc_ind < 0.65
+
+
+def test_declared_constraints_reject_bad_hyperparameters_by_name() -> None:
+    """The hyperparameters are declared (``_parameter_constraints``) and checked when ``fit``
+    starts, before any input is looked at: a bad value raises InputError naming it."""
+    import numpy as np
+
+    from synthleak.attacks.aia_reconstruction import ReconstructionAttack
+    from synthleak.errors import InputError
+
+    cases = [
+        (ReconstructionAttack(query_mode="joint"), "query_mode"),
+        (ReconstructionAttack(max_records=0), "max_records"),
+        (ReconstructionAttack(order=1), "order"),
+        (ReconstructionAttack(n_queries=0), "n_queries"),
+        (ReconstructionAttack(time_limit=0.0), "time_limit"),
+    ]
+    for attack, parameter in cases:
+        with pytest.raises(InputError, match=f"^{parameter}=") as exc:
+            attack.fit(None, None, rng=np.random.default_rng(0))
+        assert exc.value.parameter == parameter

@@ -69,5 +69,22 @@ def test_registry_and_errors() -> None:
     assert isinstance(atk, DistanceAttack)
     with pytest.raises(NotFittedError):
         atk.score(stack)
-    with pytest.raises(InputError, match="k >= 1"):
+    with pytest.raises(InputError, match="k=0 is invalid"):
         DistanceAttack(k=0).fit(t.take([0]), stack, np.array([0, 1]), rng=np.random.default_rng(0))
+
+
+def test_declared_constraints_reject_bad_hyperparameters_by_name() -> None:
+    """The hyperparameters are declared (``_parameter_constraints``) and checked when ``fit``
+    starts, before any input is looked at: a bad value raises InputError naming it."""
+    import numpy as np
+
+    from synthleak.attacks.mia_distance import DistanceAttack
+    from synthleak.errors import InputError
+
+    cases = [
+        (DistanceAttack(k=0), "k"),
+    ]
+    for attack, parameter in cases:
+        with pytest.raises(InputError, match=f"^{parameter}=") as exc:
+            attack.fit(None, None, None, rng=np.random.default_rng(0))
+        assert exc.value.parameter == parameter

@@ -90,5 +90,23 @@ def test_registry_and_errors() -> None:
     atk = make_attack(AttackFamily.MEMBERSHIP, "groundhog", feature_set="naive")
     with pytest.raises(NotFittedError):
         atk.score(stack)
-    with pytest.raises(InputError, match="feature set"):
+    with pytest.raises(InputError, match="feature_set='bogus' is invalid"):
         GroundhogAttack(feature_set="bogus").features(stack)
+
+
+def test_declared_constraints_reject_bad_hyperparameters_by_name() -> None:
+    """The hyperparameters are declared (``_parameter_constraints``) and checked when ``fit``
+    starts, before any input is looked at: a bad value raises InputError naming it."""
+    import numpy as np
+
+    from synthleak.attacks.mia_groundhog import GroundhogAttack
+    from synthleak.errors import InputError
+
+    cases = [
+        (GroundhogAttack(feature_set="fancy"), "feature_set"),
+        (GroundhogAttack(n_bins=0), "n_bins"),
+    ]
+    for attack, parameter in cases:
+        with pytest.raises(InputError, match=f"^{parameter}=") as exc:
+            attack.fit(None, None, None, rng=np.random.default_rng(0))
+        assert exc.value.parameter == parameter

@@ -148,11 +148,31 @@ def test_errors_and_registry() -> None:
         LikelihoodRatioAttack().score(shadow)
     with pytest.raises(InputError, match="at least 2 IN and 2 OUT"):
         LikelihoodRatioAttack().fit(target, shadow, np.array([1, 0, 0, 0, 0, 0]), rng=rng)
-    with pytest.raises(InputError, match="variance must be one of"):
+    with pytest.raises(InputError, match="variance='diag' is invalid: variance must be one of"):
         LikelihoodRatioAttack(variance="diag").fit(target, shadow, np.arange(6) % 2, rng=rng)
-    with pytest.raises(InputError, match="k >= 1"):
+    with pytest.raises(InputError, match="k=0 is invalid"):
         LikelihoodRatioAttack(k=0).fit(target, shadow, np.arange(6) % 2, rng=rng)
     assert isinstance(make_attack(AttackFamily.MEMBERSHIP, "lira"), LikelihoodRatioAttack)
     info = attack_info("membership", "lira")
     assert info.doc and all(reference(k) for k in info.references)
     assert "carlini2022" in info.references
+
+
+def test_declared_constraints_reject_bad_hyperparameters_by_name() -> None:
+    """The hyperparameters are declared (``_parameter_constraints``) and checked when ``fit``
+    starts, before any input is looked at: a bad value raises InputError naming it."""
+    import numpy as np
+
+    from synthleak.attacks.mia_lira import LikelihoodRatioAttack
+    from synthleak.errors import InputError
+
+    cases = [
+        (LikelihoodRatioAttack(k=0), "k"),
+        (LikelihoodRatioAttack(n_queries=-1), "n_queries"),
+        (LikelihoodRatioAttack(n_select=-1), "n_select"),
+        (LikelihoodRatioAttack(variance="shared"), "variance"),
+    ]
+    for attack, parameter in cases:
+        with pytest.raises(InputError, match=f"^{parameter}=") as exc:
+            attack.fit(None, None, None, rng=np.random.default_rng(0))
+        assert exc.value.parameter == parameter

@@ -169,12 +169,20 @@ def test_input_errors_are_one_line_and_name_the_parameter(name: str, adult_1000:
 @pytest.mark.parametrize(
     ("name", "params", "match"),
     [
-        ("dcr", {"metric": "hamming"}, "unknown distance metric"),
-        ("dcr-diff", {"floor": 0}, "floor must be a positive number"),
-        ("domias", {"k": 0}, "k must be a positive integer"),
-        ("domias", {"bins": 1.5}, "bins must be a positive integer"),
-        ("neighbourhood", {"quantile": 1.5}, "quantile must lie in"),
-        ("classifier", {"max_leaf_nodes": 1}, "max_leaf_nodes must be at least 2"),
+        ("dcr", {"metric": "hamming"}, "metric='hamming' is invalid: metric must be one of cosine"),
+        ("dcr-diff", {"floor": 0}, "floor=0 is invalid: floor must be a number > 0"),
+        ("domias", {"k": 0}, "k=0 is invalid: k must be an integer >= 1"),
+        ("domias", {"bins": 1.5}, "bins=1.5 is invalid"),
+        (
+            "neighbourhood",
+            {"quantile": 1.5},
+            r"quantile=1.5 is invalid: quantile must be a number in \(0, 1\]",
+        ),
+        (
+            "classifier",
+            {"max_leaf_nodes": 1},
+            "max_leaf_nodes=1 is invalid: max_leaf_nodes must be an integer >= 2",
+        ),
     ],
 )
 def test_bad_hyperparameters_fail_at_fit(
@@ -184,3 +192,36 @@ def test_bad_hyperparameters_fail_at_fit(
     att = make_attack("nobox-membership", name, **params)  # construction only stores them
     with pytest.raises(InputError, match=match):
         att.fit(syn, ref, rng=np.random.default_rng(0))
+
+
+def test_declared_constraints_reject_bad_hyperparameters_by_name() -> None:
+    """The hyperparameters are declared (``_parameter_constraints``) and checked when ``fit``
+    starts, before any input is looked at: a bad value raises InputError naming it."""
+    import numpy as np
+
+    from synthleak.attacks.mia_nobox import (
+        ClassifierAttack,
+        DCRDiffAttack,
+        DCRMembershipAttack,
+        DomiasAttack,
+        NeighbourhoodAttack,
+    )
+    from synthleak.errors import InputError
+
+    cases = [
+        (DCRMembershipAttack(metric="manhattan"), "metric"),
+        (DCRMembershipAttack(p=0.5), "p"),
+        (DCRDiffAttack(floor=0), "floor"),
+        (DomiasAttack(k=0), "k"),
+        (DomiasAttack(bins=2.5), "bins"),
+        (DomiasAttack(prior=-1.0), "prior"),
+        (NeighbourhoodAttack(quantile=1.5), "quantile"),
+        (NeighbourhoodAttack(k=0), "k"),
+        (ClassifierAttack(max_leaf_nodes=1), "max_leaf_nodes"),
+        (ClassifierAttack(learning_rate=0.0), "learning_rate"),
+        (ClassifierAttack(max_iter=True), "max_iter"),
+    ]
+    for attack, parameter in cases:
+        with pytest.raises(InputError, match=f"^{parameter}=") as exc:
+            attack.fit(None, None, rng=np.random.default_rng(0))
+        assert exc.value.parameter == parameter

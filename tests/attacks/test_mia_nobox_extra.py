@@ -202,3 +202,36 @@ def test_same_seed_same_result_whatever_the_workers() -> None:
     one = game.run(rel, seed=5)
     two = game.run(rel, seed=5, runtime=Runtime(workers=2))
     assert one.same_as(two) and one.ensemble == two.ensemble
+
+
+def test_declared_constraints_reject_bad_hyperparameters_by_name() -> None:
+    """The hyperparameters are declared (``_parameter_constraints``) and checked when ``fit``
+    starts, before any input is looked at: a bad value raises InputError naming it."""
+    import numpy as np
+
+    from synthleak.attacks.mia_nobox_extra import (
+        DPIAttack,
+        GenLRAAttack,
+        KDEAttack,
+        LoganAttack,
+        MonteCarloAttack,
+    )
+    from synthleak.errors import InputError
+
+    cases = [
+        (GenLRAAttack(k=0), "k"),
+        (GenLRAAttack(rings=0), "rings"),
+        (KDEAttack(quantile=0.0), "quantile"),
+        (KDEAttack(reach=-1.0), "reach"),
+        (KDEAttack(metric="l1"), "metric"),
+        (MonteCarloAttack(calibrate="yes"), "calibrate"),
+        (MonteCarloAttack(quantile=2.0), "quantile"),
+        (DPIAttack(k=0), "k"),
+        (LoganAttack(hidden=0), "hidden"),
+        (LoganAttack(max_train=0), "max_train"),
+        (LoganAttack(learning_rate=0.0), "learning_rate"),
+    ]
+    for attack, parameter in cases:
+        with pytest.raises(InputError, match=f"^{parameter}=") as exc:
+            attack.fit(None, None, rng=np.random.default_rng(0))
+        assert exc.value.parameter == parameter

@@ -73,3 +73,20 @@ def test_same_rng_same_scores() -> None:
         .score(stack)
     )
     np.testing.assert_array_equal(s1, s2)
+
+
+def test_declared_constraints_reject_bad_hyperparameters_by_name() -> None:
+    """The hyperparameters are declared (``_parameter_constraints``) and checked when ``fit``
+    starts, before any input is looked at: a bad value raises InputError naming it."""
+    import numpy as np
+
+    from synthleak.attacks.mia_query import QueryAttack
+    from synthleak.errors import InputError
+
+    cases = [
+        (QueryAttack(n_queries=0), "n_queries"),
+    ]
+    for attack, parameter in cases:
+        with pytest.raises(InputError, match=f"^{parameter}=") as exc:
+            attack.fit(None, None, None, rng=np.random.default_rng(0))
+        assert exc.value.parameter == parameter

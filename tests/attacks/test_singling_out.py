@@ -125,3 +125,21 @@ def test_errors(syn: sl.Table) -> None:
         UnivariateSinglingOut().fit(syn.to_frame(), rng=RNG(0))  # type: ignore[arg-type]
     with pytest.raises(InputError, match="unknown singling-out attack"):
         make_attack(AttackFamily.SINGLING_OUT, "bogus")
+
+
+def test_declared_constraints_reject_bad_hyperparameters_by_name() -> None:
+    """The hyperparameters are declared (``_parameter_constraints``) and checked when ``fit``
+    starts, before any input is looked at: a bad value raises InputError naming it."""
+    import numpy as np
+
+    from synthleak.attacks.singling_out import MultivariateSinglingOut
+    from synthleak.errors import InputError
+
+    cases = [
+        (MultivariateSinglingOut(batch_size=0), "batch_size"),
+        (MultivariateSinglingOut(max_attempts=0), "max_attempts"),
+    ]
+    for attack, parameter in cases:
+        with pytest.raises(InputError, match=f"^{parameter}=") as exc:
+            attack.fit(None, rng=np.random.default_rng(0))
+        assert exc.value.parameter == parameter

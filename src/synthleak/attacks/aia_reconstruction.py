@@ -47,6 +47,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, AttributeAttack, register_attack
+from synthleak.constraints import Interval, Options, constraints
 from synthleak.errors import InputError, check_fitted
 from synthleak.modes import QueryMode
 
@@ -500,6 +501,13 @@ class ReconstructionAttack(AttributeAttack):
     """
 
     name = "recon"
+    _parameter_constraints = constraints(
+        order=Interval(int, 2, None),
+        query_mode=Options(QueryMode),
+        n_queries=(Interval(int, 1, None), None),
+        time_limit=(Interval(float, 0, None, closed="neither"), None),
+        max_records=Interval(int, 1, None),
+    )
 
     def __init__(
         self,
@@ -519,14 +527,7 @@ class ReconstructionAttack(AttributeAttack):
         self, quasi_ids: np.ndarray, sizes: np.ndarray, *, rng: np.random.Generator
     ) -> ReconstructionAttack:
         """Build the queries from the adversary's quasi-identifiers ``X`` (n, F)."""
-        try:
-            mode = QueryMode(self.query_mode)
-        except ValueError:
-            raise InputError(
-                f"query_mode must be one of {', '.join(QueryMode)}, got {self.query_mode!r}"
-            ) from None
-        if int(self.max_records) < 1:
-            raise InputError(f"max_records must be at least 1, got {self.max_records}")
+        mode = QueryMode(self.query_mode)
         X = np.asarray(quasi_ids)
         sizes = np.asarray(sizes, dtype=np.int64)
         if self.order < 2 or self.order - 1 > X.shape[1]:

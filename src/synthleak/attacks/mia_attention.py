@@ -585,16 +585,6 @@ class TargetAttentionAttack(MembershipAttack):
         self.restarts = restarts
         self.params_: dict[str, Any] | None = None
 
-    # -- validation ------------------------------------------------------------------
-    def _scoring(self) -> AttentionScoring:
-        try:
-            return AttentionScoring(self.scoring)
-        except ValueError:
-            choices = ", ".join(s.value for s in AttentionScoring)
-            raise InputError(
-                f"unknown attention scoring {self.scoring!r}: choose one of {choices}"
-            ) from None
-
     # -- fit / score -----------------------------------------------------------------
     def fit(
         self,
@@ -607,7 +597,7 @@ class TargetAttentionAttack(MembershipAttack):
         """Train the network on labelled shadow synthetic datasets; returns self."""
         torch = _import_torch()
         y = self._check_fit_input(target, datasets, labels)
-        scoring = self._scoring()
+        scoring = AttentionScoring(self.scoring)  # declared, checked when fit starts
         t0, c0 = time.perf_counter(), time.process_time()
         pre = preprocess(target, datasets, self.top_x, scale_continuous=self.scale_continuous)
         t1, c1 = time.perf_counter(), time.process_time()

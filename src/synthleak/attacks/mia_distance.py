@@ -27,8 +27,9 @@ from sklearn.ensemble import RandomForestClassifier
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
 from synthleak.attacks.mia_query import ForestMembershipAttack
+from synthleak.constraints import Interval, constraints
 from synthleak.data.table import Table
-from synthleak.errors import InputError, check_fitted
+from synthleak.errors import check_fitted
 from synthleak.queries import TableStack, stack_tables
 from synthleak.vulnerability import target_distances
 
@@ -67,6 +68,7 @@ class DistanceAttack(ForestMembershipAttack):
     """
 
     name = "distance"
+    _parameter_constraints = constraints(k=Interval(int, 1, None))
 
     def __init__(
         self,
@@ -97,8 +99,6 @@ class DistanceAttack(ForestMembershipAttack):
         return np.concatenate([nearest, counts], axis=1).astype(np.float32)
 
     def _prepare(self, target: Table, rng: np.random.Generator) -> None:
-        if int(self.k) < 1:
-            raise InputError(f"the distance attack needs k >= 1 neighbours, got {self.k}")
         self.target_ = target
 
 

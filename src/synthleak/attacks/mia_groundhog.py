@@ -34,8 +34,8 @@ from sklearn.ensemble import RandomForestClassifier
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
 from synthleak.attacks.mia_query import ForestMembershipAttack
+from synthleak.constraints import Interval, Options, check_params, constraints
 from synthleak.data.table import Table
-from synthleak.errors import InputError
 from synthleak.queries import TableStack, stack_tables
 
 
@@ -125,6 +125,9 @@ class GroundhogAttack(ForestMembershipAttack):
     """
 
     name = "groundhog"
+    _parameter_constraints = constraints(
+        feature_set=Options(FeatureSet), n_bins=Interval(int, 1, None)
+    )
 
     def __init__(
         self,
@@ -143,13 +146,8 @@ class GroundhogAttack(ForestMembershipAttack):
 
     def features(self, datasets: Sequence[Table]) -> np.ndarray:
         """The chosen feature set for every dataset: ``(B, n_features)`` float32."""
-        try:
-            fs = FeatureSet(self.feature_set)
-        except ValueError:
-            choices = ", ".join(f.value for f in FeatureSet)
-            raise InputError(
-                f"unknown groundhog feature set {self.feature_set!r}: use one of {choices}"
-            ) from None
+        check_params(self, self._parameter_constraints)  # also when called before fit
+        fs = FeatureSet(self.feature_set)
         stack = stack_tables(datasets)
         parts = []
         if fs in (FeatureSet.NAIVE, FeatureSet.ALL):

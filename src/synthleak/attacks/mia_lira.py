@@ -47,6 +47,7 @@ import numpy as np
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, MembershipAttack, register_attack
 from synthleak.attacks.mia_distance import DEFAULT_RADII, stack_distances
+from synthleak.constraints import Interval, Options, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 from synthleak.queries import n_attributes, sample_subsets, stack_tables, subset_counts
@@ -214,6 +215,12 @@ class LikelihoodRatioAttack(MembershipAttack):
     """
 
     name = "lira"
+    _parameter_constraints = constraints(
+        k=Interval(int, 1, None),
+        n_queries=Interval(int, 0, None),
+        n_select=Interval(int, 0, None),
+        variance=Options(VARIANCES),
+    )
 
     def __init__(
         self,
@@ -255,14 +262,6 @@ class LikelihoodRatioAttack(MembershipAttack):
         rng: np.random.Generator,
     ) -> LikelihoodRatioAttack:
         y = self._check_fit_input(target, datasets, labels)
-        if int(self.k) < 1:
-            raise InputError(f"the lira attack needs k >= 1 neighbours, got {self.k}")
-        if int(self.n_queries) < 0 or int(self.n_select) < 0:
-            raise InputError("n_queries and n_select must be 0 or more")
-        if self.variance not in VARIANCES:
-            raise InputError(
-                f"variance must be one of {', '.join(VARIANCES)}, got {self.variance!r}"
-            )
         n_in, n_out = int(y.sum()), int((1 - y).sum())
         if min(n_in, n_out) < 2:
             raise InputError(

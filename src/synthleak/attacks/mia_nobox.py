@@ -72,12 +72,12 @@ from synthleak.attacks.base import (
     NoBoxMembershipAttack,
     register_attack,
 )
+from synthleak.constraints import Interval, Options, constraints
 from synthleak.data.encoding import Discretiser
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 from synthleak.vulnerability import (
     DistanceMetric,
-    _check_metric,
     nearest_neighbours,
     radius_counts,
 )
@@ -184,31 +184,14 @@ def _check_records(records: Table, schema: object) -> None:
         )
 
 
-def _check_positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise InputError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
-def _check_positive(name: str, value: object) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float | np.integer | np.floating)
-        or not (math.isfinite(value) and value > 0)
-    ):
-        raise InputError(f"{name} must be a positive number, got {value!r}")
-    return float(value)
-
-
 class _DistanceAttack(NoBoxMembershipAttack):
     """Hyperparameters shared by the distance-based attacks."""
+
+    _parameter_constraints = constraints(metric=Options(DistanceMetric), p=Interval(float, 1, None))
 
     def __init__(self, metric: DistanceMetric | str = "cosine", p: float = 2) -> None:
         self.metric = metric
         self.p = p
-
-    def _metric(self) -> DistanceMetric:
-        return _check_metric(self.metric, self.p)
 
 
 # --- dcr ----------------------------------------------------------------------------------------
@@ -245,7 +228,6 @@ class DCRMembershipAttack(_DistanceAttack):
         self, synthetic: Table, reference: Table, *, rng: np.random.Generator
     ) -> DCRMembershipAttack:
         _check_release(synthetic, reference)
-        self._metric()
         self.synthetic_ = synthetic
         return self
 
@@ -291,6 +273,9 @@ class DCRDiffAttack(_DistanceAttack):
     """
 
     name = "dcr-diff"
+    _parameter_constraints = constraints(
+        _DistanceAttack._parameter_constraints, floor=Interval(float, 0, None, closed="neither")
+    )
 
     def __init__(
         self, metric: DistanceMetric | str = "cosine", p: float = 2, floor: float = 1e-6
@@ -300,8 +285,6 @@ class DCRDiffAttack(_DistanceAttack):
 
     def fit(self, synthetic: Table, reference: Table, *, rng: np.random.Generator) -> DCRDiffAttack:
         _check_release(synthetic, reference)
-        self._metric()
-        _check_positive("floor", self.floor)
         self.synthetic_ = synthetic
         self.reference_ = reference
         return self
@@ -391,6 +374,11 @@ class DomiasAttack(NoBoxMembershipAttack):
     """
 
     name = "domias"
+    _parameter_constraints = constraints(
+        k=Interval(int, 1, None),
+        bins=Interval(int, 1, None),
+        prior=Interval(float, 0, None, closed="neither"),
+    )
 
     def __init__(self, k: int = 2, bins: int = 20, prior: float = 2.0) -> None:
         self.k = k
@@ -401,9 +389,7 @@ class DomiasAttack(NoBoxMembershipAttack):
         from synthleak.generators.baynet import greedy_bayes
 
         _check_release(synthetic, reference)
-        k = _check_positive_int("k", self.k)
-        bins = _check_positive_int("bins", self.bins)
-        prior = _check_positive("prior", self.prior)
+        k, bins, prior = int(self.k), int(self.bins), float(self.prior)
         pooled = Table.concat([synthetic, reference])
         disc = Discretiser(pooled.schema, bins, "quantile", data=pooled)
         sizes = disc.sizes.astype(np.int64)
@@ -501,6 +487,11 @@ class NeighbourhoodAttack(_DistanceAttack):
     """
 
     name = "neighbourhood"
+    _parameter_constraints = constraints(
+        _DistanceAttack._parameter_constraints,
+        k=Interval(int, 1, None),
+        quantile=Interval(float, 0, 1, closed="right"),
+    )
 
     def __init__(
         self,
@@ -517,11 +508,7 @@ class NeighbourhoodAttack(_DistanceAttack):
         self, synthetic: Table, reference: Table, *, rng: np.random.Generator
     ) -> NeighbourhoodAttack:
         _check_release(synthetic, reference)
-        self._metric()
-        k = _check_positive_int("k", self.k)
-        q = _check_positive("quantile", self.quantile)
-        if q > 1:
-            raise InputError(f"quantile must lie in (0, 1], got {q!r}")
+        k, q = int(self.k), float(self.quantile)
         if k > len(synthetic):
             raise InputError(
                 f"k={k} neighbours need at least {k} synthetic records, got {len(synthetic)}: "
@@ -587,6 +574,11 @@ class ClassifierAttack(NoBoxMembershipAttack):
     """
 
     name = "classifier"
+    _parameter_constraints = constraints(
+        max_iter=Interval(int, 1, None),
+        learning_rate=Interval(float, 0, None, closed="neither"),
+        max_leaf_nodes=Interval(int, 2, None),
+    )
 
     def __init__(
         self, max_iter: int = 100, learning_rate: float = 0.1, max_leaf_nodes: int = 31
@@ -602,11 +594,8 @@ class ClassifierAttack(NoBoxMembershipAttack):
         from threadpoolctl import threadpool_limits
 
         _check_release(synthetic, reference)
-        max_iter = _check_positive_int("max_iter", self.max_iter)
-        leaves = _check_positive_int("max_leaf_nodes", self.max_leaf_nodes)
-        if leaves < 2:
-            raise InputError(f"max_leaf_nodes must be at least 2, got {leaves}")
-        lr = _check_positive("learning_rate", self.learning_rate)
+        max_iter, leaves = int(self.max_iter), int(self.max_leaf_nodes)
+        lr = float(self.learning_rate)
         seed = int(rng.integers(2**31 - 1))
         xs, cat = _features(fit_sample(synthetic, CLASSIFIER_TRAIN, rng))
         xr, _ = _features(fit_sample(reference, CLASSIFIER_TRAIN, rng))

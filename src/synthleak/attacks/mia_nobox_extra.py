@@ -46,13 +46,12 @@ import numpy as np
 from synthleak.attacks.base import AttackFamily, AttackInfo, NoBoxMembershipAttack, register_attack
 from synthleak.attacks.mia_nobox import (
     FIT_QUERIES,
-    _check_positive,
-    _check_positive_int,
     _check_records,
     _check_release,
     _DistanceAttack,
     fit_sample,
 )
+from synthleak.constraints import InstanceOf, Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 from synthleak.vulnerability import DistanceMetric, nearest_neighbours, radius_counts
@@ -122,6 +121,13 @@ class _Kernel:
 
 
 class _KernelAttack(_DistanceAttack):
+    _parameter_constraints = constraints(
+        _DistanceAttack._parameter_constraints,
+        quantile=Interval(float, 0, 1, closed="right"),
+        rings=Interval(int, 1, None),
+        reach=Interval(float, 0, None, closed="neither"),
+    )
+
     def __init__(
         self,
         quantile: float = 0.1,
@@ -139,12 +145,7 @@ class _KernelAttack(_DistanceAttack):
         self, synthetic: Table, reference: Table, rng: np.random.Generator | None = None
     ) -> None:
         _check_release(synthetic, reference)
-        self._metric()
-        q = _check_positive("quantile", self.quantile)
-        if q > 1:
-            raise InputError(f"quantile must lie in (0, 1], got {q!r}")
-        rings = _check_positive_int("rings", self.rings)
-        reach = _check_positive("reach", self.reach)
+        q, rings, reach = float(self.quantile), int(self.rings), float(self.reach)
         h = release_bandwidth(synthetic, reference, q, metric=self.metric, p=self.p, rng=rng)
         self.h_ = h
         self.kernel_ = _Kernel(h, rings, reach)
@@ -199,6 +200,9 @@ class GenLRAAttack(_KernelAttack):
     """
 
     name = "gen-lra"
+    _parameter_constraints = constraints(
+        _KernelAttack._parameter_constraints, k=Interval(int, 1, None)
+    )
 
     def __init__(
         self,
@@ -213,7 +217,7 @@ class GenLRAAttack(_KernelAttack):
         self.k = k
 
     def fit(self, synthetic: Table, reference: Table, *, rng: np.random.Generator) -> GenLRAAttack:
-        k = _check_positive_int("k", self.k)
+        k = int(self.k)
         if k > len(synthetic):
             raise InputError(
                 f"k={k} neighbours need at least {k} synthetic records, got {len(synthetic)}: "
@@ -332,6 +336,11 @@ class MonteCarloAttack(_DistanceAttack):
     """
 
     name = "mc"
+    _parameter_constraints = constraints(
+        _DistanceAttack._parameter_constraints,
+        quantile=Interval(float, 0, 1, closed="right"),
+        calibrate=InstanceOf(bool),
+    )
 
     def __init__(
         self,
@@ -348,12 +357,7 @@ class MonteCarloAttack(_DistanceAttack):
         self, synthetic: Table, reference: Table, *, rng: np.random.Generator
     ) -> MonteCarloAttack:
         _check_release(synthetic, reference)
-        self._metric()
-        q = _check_positive("quantile", self.quantile)
-        if q > 1:
-            raise InputError(f"quantile must lie in (0, 1], got {q!r}")
-        if not isinstance(self.calibrate, bool):
-            raise InputError(f"calibrate must be True or False, got {self.calibrate!r}")
+        q = float(self.quantile)
         queries = fit_sample(reference, FIT_QUERIES, rng)
         d, _ = nearest_neighbours(queries, synthetic, k=1, metric=self.metric, p=self.p)
         self.epsilon_ = float(np.quantile(d[:, 0], q))
@@ -405,6 +409,9 @@ class DPIAttack(_DistanceAttack):
     """
 
     name = "dpi"
+    _parameter_constraints = constraints(
+        _DistanceAttack._parameter_constraints, k=Interval(int, 1, None)
+    )
 
     def __init__(self, k: int = 20, metric: DistanceMetric | str = "cosine", p: float = 2) -> None:
         super().__init__(metric, p)
@@ -412,8 +419,7 @@ class DPIAttack(_DistanceAttack):
 
     def fit(self, synthetic: Table, reference: Table, *, rng: np.random.Generator) -> DPIAttack:
         _check_release(synthetic, reference)
-        self._metric()
-        k = _check_positive_int("k", self.k)
+        k = int(self.k)
         if k > len(synthetic) + len(reference):
             raise InputError(
                 f"k={k} neighbours need at least {k} synthetic and reference records, got "
@@ -479,6 +485,12 @@ class LoganAttack(NoBoxMembershipAttack):
     """
 
     name = "logan"
+    _parameter_constraints = constraints(
+        hidden=Interval(int, 1, None),
+        max_iter=Interval(int, 1, None),
+        learning_rate=Interval(float, 0, None, closed="neither"),
+        max_train=Interval(int, 1, None),
+    )
 
     def __init__(
         self,
@@ -500,10 +512,8 @@ class LoganAttack(NoBoxMembershipAttack):
         from threadpoolctl import threadpool_limits
 
         _check_release(synthetic, reference)
-        hidden = _check_positive_int("hidden", self.hidden)
-        max_iter = _check_positive_int("max_iter", self.max_iter)
-        lr = _check_positive("learning_rate", self.learning_rate)
-        cap = _check_positive_int("max_train", self.max_train)
+        hidden, max_iter, cap = int(self.hidden), int(self.max_iter), int(self.max_train)
+        lr = float(self.learning_rate)
         n = min(len(synthetic), len(reference), cap)
         if n < 10:
             raise InputError(

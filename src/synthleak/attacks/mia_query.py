@@ -30,8 +30,9 @@ import numpy as np
 from sklearn.ensemble import RandomForestClassifier
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, MembershipAttack, register_attack
+from synthleak.constraints import Interval, constraints
 from synthleak.data.table import Table
-from synthleak.errors import InputError, check_fitted
+from synthleak.errors import check_fitted
 from synthleak.queries import n_attributes, sample_subsets, stack_tables, subset_counts
 
 
@@ -120,6 +121,7 @@ class QueryAttack(ForestMembershipAttack):
     """
 
     name = "query"
+    _parameter_constraints = constraints(n_queries=Interval(int, 1, None))
 
     def __init__(
         self,
@@ -140,8 +142,6 @@ class QueryAttack(ForestMembershipAttack):
         return subset_counts(stack_tables(datasets), self.target_, self.subsets_, dtype=np.float32)
 
     def _prepare(self, target: Table, rng: np.random.Generator) -> None:
-        if int(self.n_queries) < 1:
-            raise InputError(f"n_queries must be at least 1, got {self.n_queries}")
         self.target_ = target
         self.subsets_ = sample_subsets(n_attributes(target.schema), int(self.n_queries), rng=rng)
 

@@ -56,6 +56,7 @@ from synthleak.attacks.predicates import (
     random_column_subsets,
     unique_rows,
 )
+from synthleak.constraints import Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 
@@ -197,6 +198,10 @@ class RecordSinglingOut(SinglingOutAttack):
         Candidates generated and counted per vectorised batch.
     """
 
+    _parameter_constraints = constraints(
+        max_attempts=(Interval(int, 1, None), None), batch_size=Interval(int, 1, None)
+    )
+
     def __init__(
         self,
         n_cols: int = 3,
@@ -217,10 +222,6 @@ class RecordSinglingOut(SinglingOutAttack):
         """Validate the hyperparameters, store the distinct synthetic records and medians."""
         table = _distinct_synthetic(synthetic)
         check_n_cols(self.n_cols, table)
-        if isinstance(self.batch_size, bool) or int(self.batch_size) < 1:
-            raise InputError(f"batch_size={self.batch_size!r} must be at least 1")
-        if self.max_attempts is not None and int(self.max_attempts) < 1:
-            raise InputError(f"max_attempts={self.max_attempts!r} must be at least 1 or None")
         self.synthetic_ = table
         self.medians_ = column_medians(table)
         return table
