@@ -325,6 +325,12 @@ def test_budgets_grow() -> None:
     q, s, p = (BUDGETS[b] for b in (Budget.QUICK, Budget.STANDARD, Budget.PAPER))
     assert q.shadows < s.shadows < p.shadows and q.n_attacks < s.n_attacks <= p.n_attacks
     assert p.shadows == 4000 and p.tests == 200 and p.n == 1000  # Table 1 of Meeus et al. (2023)
+    # the meta classifier runs wherever lira does (as strong on the measured Adult games)
+    assert [("lira" in b.mia_attacks, "meta" in b.mia_attacks) for b in (q, s, p)] == [
+        (False, False),
+        (True, True),
+        (True, True),
+    ]
 
 
 def test_missing_torch_skips_the_attention_attack_with_a_note(

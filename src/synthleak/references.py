@@ -93,7 +93,7 @@ _PARTICLES = ("van ", "de ", "von ", "der ")
 
 def _surname(author: str) -> str:
     """The surname used in citations ("Boris van Breugel" -> "van Breugel")."""
-    if author.endswith("Working Party"):
+    if author.endswith(("Working Party", "Institute")):
         return author
     if " " not in author:
         return author
@@ -175,6 +175,14 @@ _ALL = (
         "IEEE Symposium on Security and Privacy",
         2022,
         arxiv="2112.03897",
+    ),
+    _ref(
+        "midst2025",
+        "Vector Institute",
+        "MIDST: Membership Inference over Diffusion-models-based Synthetic Tabular data",
+        "IEEE Conference on Secure and Trustworthy Machine Learning (SaTML), competition",
+        2025,
+        url="https://vectorinstitute.github.io/MIDST",
     ),
     _ref(
         "zarifzadeh2024",

@@ -23,6 +23,7 @@ PARAMS: dict[tuple[AttackFamily, str], dict[str, Any]] = {
     (AttackFamily.MEMBERSHIP, "groundhog"): {"n_estimators": 30},
     (AttackFamily.MEMBERSHIP, "attention"): {"top_x": 20, "epochs": 30, "patience": None},
     (AttackFamily.MEMBERSHIP, "rmia"): {"n_queries": 200, "n_population": 32, "n_reference": 32},
+    (AttackFamily.MEMBERSHIP, "meta"): {"query_queries": 200, "rmia_population": 16},
     (AttackFamily.NOBOX_MEMBERSHIP, "classifier"): {"max_iter": 50},
     (AttackFamily.ATTRIBUTE, "recon"): {"time_limit": 120},
     (AttackFamily.ATTRIBUTE, "infer"): {"n_estimators": 20},

@@ -20,5 +20,7 @@ def test_lists_every_registered_attack(capsys: pytest.CaptureFixture[str]) -> No
     assert query["access"] == "black-box" and "Meeus et al. (2023)" in query["references"]
     rmia = next(r for r in records if r["name"] == "rmia")
     assert rmia["access"] == "black-box" and "Zarifzadeh et al. (2024)" in rmia["references"]
+    meta = next(r for r in records if r["name"] == "meta")
+    assert meta["access"] == "black-box" and "Vector Institute (2025)" in meta["references"]
     assert main(["attacks"]) == 0
     assert "membership: query" in capsys.readouterr().out

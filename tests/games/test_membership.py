@@ -165,6 +165,29 @@ def test_same_seed_same_result_and_batches_do_not_matter() -> None:
     assert a.to_dict()["targets"] != c.to_dict()["targets"]
 
 
+def test_meta_sees_a_copy_and_gives_the_same_result_whatever_the_workers() -> None:
+    """The cross-fitted meta attack in the game: a copying generator exposes the outlier, and
+    one or two workers give the same result (every fold's stream comes from the target's)."""
+    omega = make_omega(seed=6)
+    kw = dict(
+        targets=[0, 5],
+        train_size=60,
+        synthetic_size=180,
+        n_shadows=40,
+        n_tests=40,
+        attacks=("meta",),
+        attack_params={"meta": {"query_queries": 200, "rmia_population": 16}},
+        aux_size=400,
+        test_size=300,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        a = MembershipGame("nonprivate", **kw).run(omega, seed=2)
+        b = MembershipGame("nonprivate", **kw).run(omega, seed=2, runtime=Runtime(workers=2))
+    assert a.same_as(b)
+    assert a.targets[0].row == 0 and a.targets[0].attacks["meta"].auc.value >= 0.9
+
+
 def test_rmia_gets_the_auxiliary_data_as_population_and_sees_a_copy() -> None:
     """The game passes D_aux to rmia: a copying generator exposes the outlier, whatever the
     workers; the population records are auxiliary records, never a target or a test record."""

@@ -550,3 +550,5 @@ def test_glossary_explains_the_likelihood_ratio_attacks() -> None:
     assert "Carlini" in _attack_sentence("membership", "lira")
     rmia = _attack_sentence("membership", "rmia")
     assert "Zarifzadeh" in rmia and "population" in rmia and rmia.endswith(".")
+    meta = _attack_sentence("membership", "meta")
+    assert "Vector Institute (2025)" in meta and "lira" in meta and meta.endswith(".")

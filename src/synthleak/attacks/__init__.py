@@ -16,6 +16,7 @@ from synthleak.attacks import (  # noqa: F401  (registration)
     mia_distance,
     mia_groundhog,
     mia_lira,
+    mia_meta,
     mia_nobox,
     mia_nobox_extra,
     mia_query,

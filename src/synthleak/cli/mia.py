@@ -376,7 +376,7 @@ def mia_cmd(
         typer.Option(
             "--attacks",
             help="Comma-separated attack names. Black-box: query, distance, groundhog, attention, "
-            "lira, rmia (default query,distance,groundhog). No-box: dcr, dcr-diff, domias, "
+            "lira, rmia, meta (default query,distance,groundhog). No-box: dcr, dcr-diff, domias, "
             "neighbourhood, classifier (default all).",
         ),
     ] = None,

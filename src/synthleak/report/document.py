@@ -482,6 +482,10 @@ _METHODS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("membership.groundhog", (("stadler2022", ""), ("meeus2023", "Sec. 2.3"))),
     ("membership.lira", (("carlini2022", ""), ("meeus2023", "Sec. 2.3"))),
     ("membership.rmia", (("zarifzadeh2024", ""), ("meeus2023", "Sec. 2.3"))),
+    (
+        "membership.meta",
+        (("midst2025", ""), ("carlini2022", ""), ("zarifzadeh2024", ""), ("meeus2023", "Sec. 2.3")),
+    ),
     ("membership.attention", (("meeus2023", "appendix A"),)),
     ("membership.query", (("meeus2023", "Sec. 5.1"),)),
     ("membership", (("meeus2023", "Sec. 2.3"),)),
@@ -1477,6 +1481,9 @@ ATTACK_GLOSSARY: dict[str, dict[str, str]] = {
         "rmia": "whether the release favours the target, compared with shadow models, more than "
         "it favours other real people of the population (relative membership inference, "
         f"{cite('zarifzadeh2024')}).",
+        "meta": "a classifier that weighs the lira, rmia and query signals and the target's "
+        "distances together, each learnt on shadow models it did not see when they were "
+        f"weighed (as the winning attacks of {cite('midst2025')}).",
     },
     "attribute": {
         "recon": "linear reconstruction: solves for the secrets that best explain the release's "
