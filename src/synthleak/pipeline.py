@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthleak import partitioned
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
@@ -278,7 +279,8 @@ def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
     method = "distance" if ctx.generator is not None else "rarity"
     how = f"V_{ctx.k}, cosine" if method == "distance" else "cell rarity"
     ctx.log(f"ranking {len(ctx.train)} records by vulnerability ({how})")
-    ranking = rank_records(ctx.train, method, k=ctx.k)
+    # cell rarity runs by partition on a cluster (synthleak.partitioned), with the same scores
+    ranking = partitioned.rank(ctx.train, method, k=ctx.k, runtime=ctx.runtime.sub("vulnerability"))
     assert ranking.scores is not None
     # indexed by row of the original, like every record number of the audit (NaN: held out)
     scores = np.full(len(ctx.original), np.nan)
@@ -816,7 +818,8 @@ def _utility(ctx: _Context, rng: np.random.Generator) -> None:
     assert ctx.synthetic is not None
     ref = " and of the control set (reference)" if ctx.control is not None else ""
     ctx.log(f"utility: MRE over 3-way marginals and 3-TVD of the release{ref}")
-    u = utility_estimate(ctx.train, ctx.synthetic, ctx.control, rng=rng)
+    counter = partitioned.utility_counter(ctx.runtime.sub("utility"))  # by partition on a cluster
+    u = utility_estimate(ctx.train, ctx.synthetic, ctx.control, rng=rng, counter=counter)
     ctx.sections.utility = UtilitySection.from_estimate(u)
 
 
