@@ -132,6 +132,15 @@ def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
         kept = finished_units(run / "vulnerability") + finished_units(run / "utility")
         # counts and scores of 4 partitions; the original's marginals once, release, control
         assert kept == 4 + 4 + 4 + 4 + 4
+
+        def lost(shared: Any, codes: np.ndarray) -> dict[str, np.ndarray]:
+            raise ValueError("recomputed")
+
+        # a re-run (after Ctrl-C or kill -9) reads every finished unit back from the run
+        # directory: units that would now fail are never called
+        monkeypatch.setattr(partitioned, "_rarity_count_unit", lost)
+        monkeypatch.setattr(partitioned, "_rarity_score_unit", lost)
+        monkeypatch.setattr(partitioned, "_marginal_count_unit", lost)
         again = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2, runtime=rt)
         assert finished_units(run / "vulnerability") + finished_units(run / "utility") == kept
     assert _figures(dasked) == _figures(local)
