@@ -158,3 +158,60 @@ def split(adult_table: sl.Table) -> tuple[sl.Table, sl.Table, sl.Table]:
         adult_table.take(rows[1000:2000]),
         adult_table.take(rows[2000:]),
     )
+
+
+def test_audit_command_with_cluster_writes_the_local_report(
+    adult_df: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``synthleak audit --cluster ADDRESS`` with the original as a directory of Parquet parts:
+    the report of the local command, the units kept in OUT_DIR/run."""
+    distributed = pytest.importorskip("distributed")
+    from synthleak import pipeline
+    from synthleak.cli.main import main
+
+    monkeypatch.setitem(pipeline.BUDGETS, pipeline.Budget.QUICK, TINY)
+    monkeypatch.setattr(partitioned, "PARTITION_ROWS", 200)
+    rng = np.random.default_rng(0)
+    rows = rng.choice(len(adult_df), 1500, replace=False)
+    parts = tmp_path / "original"
+    parts.mkdir()
+    for i in range(3):
+        adult_df.iloc[rows[200 * i : 200 * (i + 1)]].to_parquet(
+            parts / f"part-{i}.parquet", index=False
+        )
+    adult_df.iloc[rows[600:1200]].to_csv(tmp_path / "syn.csv", index=False)
+    adult_df.iloc[rows[1200:]].to_csv(tmp_path / "ctl.csv", index=False)
+    args = ["audit", "--original", str(parts), "--synthetic", str(tmp_path / "syn.csv")]
+    args += ["--control", str(tmp_path / "ctl.csv"), "--budget", "quick"]
+    assert main([*args, "--out-dir", str(tmp_path / "local")]) == 0
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp://",
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        address = cluster.scheduler_address
+        code = main([*args, "--cluster", address, "--out-dir", str(tmp_path / "dask")])
+    assert code == 0
+    assert finished_units(tmp_path / "dask" / "run" / "vulnerability") == 3 + 3
+
+    def report(name: str) -> dict[str, Any]:
+        doc = json.loads((tmp_path / name / "report.json").read_text())
+        doc["config"].pop("command_line", None)
+        return _figures_of(doc)
+
+    assert report("dask") == report("local")
+
+
+def _figures_of(doc: Any) -> Any:
+    if isinstance(doc, dict):
+        return {
+            k: _figures_of(v)
+            for k, v in doc.items()
+            if k not in ("seconds", "measured_seconds", "projected_seconds", "created")
+        }
+    if isinstance(doc, list):
+        return [_figures_of(v) for v in doc]
+    return doc
