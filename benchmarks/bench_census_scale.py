@@ -415,7 +415,9 @@ def main() -> None:
         now = dt.datetime.now(dt.UTC)
         hh, mm = (int(x) for x in a.stop_at.split(":"))
         at = now.replace(hour=hh, minute=mm, second=0, microsecond=0)
-        threading.Timer(max((at - now).total_seconds(), 0), _thread.interrupt_main).start()
+        timer = threading.Timer(max((at - now).total_seconds(), 0), _thread.interrupt_main)
+        timer.daemon = True  # a finished run does not wait for it
+        timer.start()
     flights = flights_path(a.flights)
     cache = Path(a.cache)
     report: dict = {
