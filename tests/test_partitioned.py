@@ -80,6 +80,12 @@ def test_utility_by_partition_equals_local_bit_for_bit(rows: int) -> None:
     assert parted["n_reference"] == 250  # the control was subsampled to the release's size
 
 
+def test_release_games_run_in_the_driver_on_a_cluster(tmp_path: Path) -> None:
+    rt = Runtime(workers=2, cluster="tcp://127.0.0.1:9", run_dir=tmp_path)
+    local = partitioned.driver_runtime(rt.sub("nobox"))
+    assert local.cluster is None and local.workers == 2 and local.run_dir == tmp_path / "nobox"
+
+
 def test_a_partial_count_is_never_a_figure(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(shared: Any, codes: np.ndarray) -> dict[str, np.ndarray]:
         raise ValueError("lost")

@@ -28,6 +28,7 @@ import hashlib
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -305,3 +306,12 @@ def rank(table: Table, method: str, *, k: int, runtime: Runtime) -> Ranking:
 def utility_counter(runtime: Runtime) -> MarginalCounter | None:
     """The utility stage's marginal counter: by partition on a cluster, else ``None`` (local)."""
     return marginal_counter(runtime) if runtime.cluster is not None else None
+
+
+def driver_runtime(runtime: Runtime) -> Runtime:
+    """``runtime`` without its cluster, for the release games whose work units share the whole
+    release and control (no-box membership, release attribute inference): on a cluster their
+    shared object would be broadcast to every worker, so a worker's memory would grow with the
+    data (at 10M rows it passed 4 GB). They run in the driver's process and its local workers
+    instead; where a unit runs never changes its result."""
+    return replace(runtime, cluster=None)

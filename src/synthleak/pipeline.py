@@ -437,7 +437,11 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
             n_members=n, n_non_members=n_non, n_exposed=10, k=ctx.k, copies=False
         )
     # the encoded tables: V_k of the exposure records on the same table as the ranking's
-    res = game.run(_release_tables(ctx), seed=ctx.seed, runtime=ctx.runtime.sub("nobox"))
+    res = game.run(
+        _release_tables(ctx),
+        seed=ctx.seed,
+        runtime=partitioned.driver_runtime(ctx.runtime.sub("nobox")),
+    )
     # one record identity everywhere: rows of the user's original, not of the training split
     res = replace(
         res,
@@ -679,7 +683,7 @@ def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
         n_targets=n_records,
         bins=bins,
         left_out=left_out,
-        runtime=ctx.runtime.sub("aia-sweep"),
+        runtime=partitioned.driver_runtime(ctx.runtime.sub("aia-sweep")),
         log=ctx.log,
         max_seconds=max_seconds,
         population_baseline=True,
@@ -770,7 +774,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
     res = game.run(
         Release(ctx.train, ctx.synthetic, ctx.control),
         seed=ctx.seed,
-        runtime=ctx.runtime.sub("aia-release"),
+        runtime=partitioned.driver_runtime(ctx.runtime.sub("aia-release")),
     )
     ctx.sections.attribute_release = res
     threat = ThreatModel(
