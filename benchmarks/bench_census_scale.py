@@ -28,6 +28,15 @@ attacks, its defaults), each on the largest of the sizes in ``--peer-sizes`` tha
 within ``--peer-timeout`` seconds (sizes tried from small to large; a size that times out ends
 the peer's tries).
 
+``--modes local,cluster`` runs every size twice, in this process and with the per-partition
+stages on a 2-worker ``LocalCluster`` on loopback (``--memory-limit`` per worker, 4 GB), and
+compares the two results (a SHA-256 of the result JSON without its timings); the peak resident
+memory of each worker process is recorded. ``10m`` is the table 30 times (perturbed as for
+``1m``: 10,103,280 rows), cut in the same proportions (original 5,051,640, control 1,262,910,
+release 3,788,730) and written as directories of Parquet parts of 250,000 rows. A run stops at
+``--stop-at HH:MM`` (UTC) or above ``--max-rss-gb`` of memory in total, and then records the
+stages it finished.
+
 Run:  python benchmarks/bench_census_scale.py [--sizes 168k,1m] [--peers-python PY]
       [--dcr-sizes 2000,3000] [--so-sizes 10000,32500,168388] [--peer-timeout 600]
       [--out benchmarks/results/census_scale.json]
@@ -51,7 +60,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-SIZES = {"10k": (10_000, 1), "32k": (32_500, 1), "168k": (168_388, 1), "1m": (1_010_328, 6)}
+SIZES = {
+    "10k": (10_000, 1),
+    "32k": (32_500, 1),
+    "168k": (168_388, 1),
+    "1m": (1_010_328, 6),
+    "10m": (5_051_640, 30),
+}
+#: Sizes written as directories of Parquet parts of this many rows (a partitioned table).
+PART_ROWS = {"10m": 250_000}
 JITTER = ["dep_time", "arr_time", "dep_delay", "arr_delay", "air_time", "minute"]
 
 
@@ -69,7 +86,11 @@ def flights_path(given: str | None) -> Path:
 def prepare(size: str, flights: Path, cache: Path) -> dict[str, Path]:
     """Write the original, control and release of ``size`` as Parquet (once)."""
     n_ori, times = SIZES[size]
-    out = {p: cache / size / f"{p}.parquet" for p in ("original", "control", "synthetic")}
+    parted = size in PART_ROWS
+    out = {
+        p: cache / size / (p if parted else f"{p}.parquet")
+        for p in ("original", "control", "synthetic")
+    }
     if all(p.exists() for p in out.values()):
         return out
     base = pd.read_csv(flights)
@@ -87,20 +108,38 @@ def prepare(size: str, flights: Path, cache: Path) -> dict[str, Path]:
     n_ctl = n_ori // 4
     n_rel = min(len(pop) - n_ori - n_ctl, n_ori * 3 // 4)
     (cache / size).mkdir(parents=True, exist_ok=True)
-    pop.iloc[:n_ori].to_parquet(out["original"], index=False)
-    pop.iloc[n_ori : n_ori + n_ctl].to_parquet(out["control"], index=False)
-    pop.iloc[n_ori + n_ctl : n_ori + n_ctl + n_rel].to_parquet(out["synthetic"], index=False)
+    cuts = {
+        "original": (0, n_ori),
+        "control": (n_ori, n_ori + n_ctl),
+        "synthetic": (n_ori + n_ctl, n_ori + n_ctl + n_rel),
+    }
+    for name, (a, b) in cuts.items():
+        if not parted:
+            pop.iloc[a:b].to_parquet(out[name], index=False)
+            continue
+        tmp = out[name].with_name(out[name].name + ".tmp")
+        tmp.mkdir(exist_ok=True)
+        step = PART_ROWS[size]
+        for i, start in enumerate(range(a, b, step)):
+            part = pop.iloc[start : min(start + step, b)]
+            part.to_parquet(tmp / f"part-{i:04d}.parquet", index=False)
+        tmp.rename(out[name])
     return out
 
 
 class RssSampler:
-    """Resident memory of this process and its children, sampled every 0.1 s."""
+    """Resident memory of this process and its children, sampled every 0.1 s; the peak of every
+    child process is kept too (``child_peaks``, by pid: the Dask workers' peaks). Above
+    ``limit`` bytes in total it interrupts the main thread (the run stops where it is)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: float = float("inf")) -> None:
         import psutil
 
         self._p = psutil.Process()
         self.peak = 0
+        self.limit = limit
+        self.over = False
+        self.child_peaks: dict[int, int] = {}
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
         self._t.start()
@@ -109,12 +148,20 @@ class RssSampler:
         total = self._p.memory_info().rss
         for c in self._p.children(recursive=True):
             with contextlib.suppress(Exception):  # a child that ended meanwhile
-                total += c.memory_info().rss
+                r = c.memory_info().rss
+                total += r
+                self.child_peaks[c.pid] = max(self.child_peaks.get(c.pid, 0), r)
         return total
 
     def _run(self) -> None:
+        import _thread
+
         while not self._stop.wait(0.1):
             self.peak = max(self.peak, self.rss())
+            if self.peak > self.limit and not self.over:
+                self.over = True
+                print(f"memory guard: {self.peak / 1e9:.1f} GB, stopping the run", flush=True)
+                _thread.interrupt_main()
 
     def reset(self) -> None:
         self.peak = self.rss()
@@ -124,7 +171,48 @@ class RssSampler:
         self._t.join()
 
 
-def run_audit(paths: dict[str, Path], out_dir: Path, seed: int, sampler: RssSampler) -> dict:
+def _figures_digest(result) -> str:
+    """SHA-256 of the result's JSON without what measures the machine (stage times, clock)."""
+    import hashlib
+
+    def strip(obj):
+        if isinstance(obj, dict):
+            return {
+                k: strip(v)
+                for k, v in obj.items()
+                if k not in ("seconds", "measured_seconds", "projected_seconds", "created")
+            }
+        if isinstance(obj, list):
+            return [strip(v) for v in obj]
+        return obj
+
+    text = json.dumps(strip(json.loads(result.to_json())), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def start_cluster(memory_limit: str):
+    """A 2-worker LocalCluster on loopback (one thread and ``memory_limit`` per worker)."""
+    import distributed
+
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        memory_limit=memory_limit,
+        host="127.0.0.1",
+        dashboard_address=None,
+    )
+    return cluster, distributed.Client(cluster)
+
+
+def run_audit(
+    paths: dict[str, Path],
+    out_dir: Path,
+    seed: int,
+    sampler: RssSampler,
+    client=None,
+    progress: list | None = None,
+) -> dict:
     from synthleak import pipeline
     from synthleak.cli.common import load_cli_tables, make_runtime
     from synthleak.report import write_report
@@ -142,6 +230,8 @@ def run_audit(paths: dict[str, Path], out_dir: Path, seed: int, sampler: RssSamp
                     "seconds": round(time.perf_counter() - t, 2),
                     "peak_rss_gb": round(sampler.peak / 1e9, 2),
                 }
+                if progress is not None:
+                    progress.append((st.name, stages[st.name]))
 
         return replace(st, run=run)
 
@@ -164,7 +254,9 @@ def run_audit(paths: dict[str, Path], out_dir: Path, seed: int, sampler: RssSamp
             "seconds": round(time.perf_counter() - t0, 2),
             "peak_rss_gb": round(sampler.peak / 1e9, 2),
         }
-        runtime = make_runtime(workers=1, run_dir=out_dir / "run")
+        if progress is not None:
+            progress.append(("read", stages["read"]))
+        runtime = make_runtime(workers=1, cluster=client, run_dir=out_dir / "run")
         result = pipeline.audit(
             data["original"].frame,
             synthetic=data["synthetic"].frame,
@@ -197,6 +289,7 @@ def run_audit(paths: dict[str, Path], out_dir: Path, seed: int, sampler: RssSamp
         "status": status,
         "verdicts": verdicts,
         "figures": figures,
+        "result_digest": _figures_digest(result),
         "sample_notes": list(nb.notes if nb is not None else ())
         + list(result.copies.notes if result.copies is not None else ()),
     }
@@ -264,6 +357,39 @@ def run_peers(py: str, paths: dict[str, Path], sizes: dict[str, list[int]], time
     return out
 
 
+def audit_size(size: str, paths: dict[str, Path], a, sampler: RssSampler, mode: str) -> dict:
+    """One audit of ``size`` in ``mode`` (``local`` or ``cluster``); an interrupted run (the
+    memory guard, ``--stop-at``, Ctrl-C) returns the stages it finished."""
+    progress: list = []
+    cluster = client = None
+    workers: dict[str, int] = {}
+    t0 = time.perf_counter()
+    try:
+        if mode == "cluster":
+            cluster, client = start_cluster(a.memory_limit)
+            workers = client.run(os.getpid)
+        with tempfile.TemporaryDirectory() as tmp:
+            rec = run_audit(paths, Path(tmp) / "report", a.seed, sampler, client, progress)
+    except KeyboardInterrupt:
+        rec = {
+            "interrupted_after_seconds": round(time.perf_counter() - t0, 1),
+            "why": "memory guard" if sampler.over else "stopped (--stop-at or Ctrl-C)",
+            "stages": dict(progress),
+        }
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    rec["mode"] = mode
+    if mode == "cluster":
+        rec["worker_memory_limit"] = a.memory_limit
+        rec["worker_peak_rss_gb"] = {
+            addr: round(sampler.child_peaks.get(pid, 0) / 1e9, 2) for addr, pid in workers.items()
+        }
+    return rec
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="168k,1m")
@@ -275,7 +401,23 @@ def main() -> None:
     ap.add_argument("--so-sizes", default="10000,32500,168388", help="rows tried by Anonymeter")
     ap.add_argument("--peer-timeout", type=float, default=600)
     ap.add_argument("--out", default="")
+    ap.add_argument(
+        "--modes", default="local", help="local, cluster or local,cluster (then compared)"
+    )
+    ap.add_argument("--memory-limit", default="4GB", help="memory limit of each Dask worker")
+    ap.add_argument("--max-rss-gb", type=float, default=14.0, help="stop a run above this")
+    ap.add_argument("--stop-at", default="", help="UTC time HH:MM at which a run is stopped")
     a = ap.parse_args()
+    if a.stop_at:
+        import _thread
+        import datetime as dt
+
+        now = dt.datetime.now(dt.UTC)
+        hh, mm = (int(x) for x in a.stop_at.split(":"))
+        at = now.replace(hour=hh, minute=mm, second=0, microsecond=0)
+        timer = threading.Timer(max((at - now).total_seconds(), 0), _thread.interrupt_main)
+        timer.daemon = True  # a finished run does not wait for it
+        timer.start()
     flights = flights_path(a.flights)
     cache = Path(a.cache)
     report: dict = {
@@ -283,14 +425,24 @@ def main() -> None:
         "python": sys.version.split()[0],
         "runs": {},
     }
-    sampler = RssSampler()
+    sampler = RssSampler(limit=a.max_rss_gb * 1e9)
+    modes = a.modes.split(",")
     for size in a.sizes.split(","):
         paths = prepare(size, flights, cache)
-        print(f"{size}: auditing {paths['original']}", flush=True)
-        with tempfile.TemporaryDirectory() as tmp:
-            rec = run_audit(paths, Path(tmp) / "report", a.seed, sampler)
-        print(json.dumps(rec, indent=1), flush=True)
-        report["runs"][size] = rec
+        for mode in modes:
+            print(f"{size} ({mode}): auditing {paths['original']}", flush=True)
+            rec = audit_size(size, paths, a, sampler, mode)
+            print(json.dumps(rec, indent=1), flush=True)
+            key = size if modes == ["local"] else f"{size}-{mode}"
+            report["runs"][key] = rec
+            if a.out:
+                Path(a.out).write_text(json.dumps(report, indent=1))
+            if "interrupted_after_seconds" in rec:
+                break
+        digests = {report["runs"].get(f"{size}-{m}", {}).get("result_digest") for m in modes}
+        if len(modes) > 1 and None not in digests:
+            report["runs"][f"{size}-same-result"] = len(digests) == 1
+            print(f"{size}: cluster result == local result: {len(digests) == 1}", flush=True)
     sampler.stop()
     if a.peers_python:
         largest = a.sizes.split(",")[-1]

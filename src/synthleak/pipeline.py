@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthleak import partitioned
 from synthleak.attacks.base import AttackFamily
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
@@ -276,7 +277,10 @@ def _vulnerability(ctx: _Context, rng: np.random.Generator) -> None:
     method = "distance" if ctx.options.generator is not None else "rarity"
     how = f"V_{ctx.options.k}, cosine" if method == "distance" else "cell rarity"
     ctx.log(f"ranking {len(ctx.train)} records by vulnerability ({how})")
-    ranking = rank_records(ctx.train, method, k=ctx.options.k)
+    # cell rarity runs by partition on a cluster (synthleak.partitioned), with the same scores
+    ranking = partitioned.rank(
+        ctx.train, method, k=ctx.options.k, runtime=ctx.runtime.sub("vulnerability")
+    )
     assert ranking.scores is not None
     # indexed by row of the original, like every record number of the audit (NaN: held out)
     scores = np.full(len(ctx.original), np.nan)
@@ -429,7 +433,11 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
             n_members=n, n_non_members=n_non, n_exposed=10, k=ctx.options.k, copies=False
         )
     # the encoded tables: V_k of the exposure records on the same table as the ranking's
-    res = game.run(_release_tables(ctx), seed=ctx.options.seed, runtime=ctx.runtime.sub("nobox"))
+    res = game.run(
+        _release_tables(ctx),
+        seed=ctx.options.seed,
+        runtime=partitioned.driver_runtime(ctx.runtime.sub("nobox")),
+    )
     # one record identity everywhere: rows of the user's original, not of the training split
     res = replace(
         res,
@@ -666,7 +674,7 @@ def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
         n_targets=n_records,
         bins=bins,
         left_out=left_out,
-        runtime=ctx.runtime.sub("aia-sweep"),
+        runtime=partitioned.driver_runtime(ctx.runtime.sub("aia-sweep")),
         log=ctx.log,
         max_seconds=max_seconds,
         population_baseline=True,
@@ -753,7 +761,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
     res = game.run(
         Release(ctx.train, ctx.synthetic, ctx.control),
         seed=ctx.options.seed,
-        runtime=ctx.runtime.sub("aia-release"),
+        runtime=partitioned.driver_runtime(ctx.runtime.sub("aia-release")),
     )
     ctx.sections.attribute_release = res
     threat = threat_model(AttackFamily.ATTRIBUTE, "attribute_release", secret=ctx.options.secret)
@@ -800,7 +808,8 @@ def _utility(ctx: _Context, rng: np.random.Generator) -> None:
     assert ctx.synthetic is not None
     ref = " and of the control set (reference)" if ctx.control is not None else ""
     ctx.log(f"utility: MRE over 3-way marginals and 3-TVD of the release{ref}")
-    u = utility_estimate(ctx.train, ctx.synthetic, ctx.control, rng=rng)
+    counter = partitioned.utility_counter(ctx.runtime.sub("utility"))  # by partition on a cluster
+    u = utility_estimate(ctx.train, ctx.synthetic, ctx.control, rng=rng, counter=counter)
     ctx.sections.utility = UtilitySection.from_estimate(u)
 
 

@@ -60,8 +60,28 @@ def test_min_rows_and_directory(tmp_path: Path) -> None:
     p = _write(tmp_path / "d.csv", "a\n1\n")
     with pytest.raises(InputError, match="at least 2"):
         load_data(p, min_rows=2)
-    with pytest.raises(InputError, match="is a directory"):
+    with pytest.raises(InputError, match="is a directory with no Parquet parts"):
         load_data(tmp_path)
+
+
+def test_a_directory_of_parquet_parts_reads_as_one_table(
+    tmp_path: Path, mixed_frame: pd.DataFrame
+) -> None:
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    cut = len(mixed_frame) // 3
+    for i, (a, b) in enumerate([(0, cut), (cut, 2 * cut), (2 * cut, len(mixed_frame))]):
+        mixed_frame.iloc[a:b].to_parquet(parts / f"part-{i:03d}.parquet", index=False)
+    (parts / "_SUCCESS").write_text("")  # a writer's marker file is not a part
+    whole = tmp_path / "whole.parquet"
+    mixed_frame.to_parquet(whole, index=False)
+    got, ref = load_data(parts), load_data(whole)
+    assert got.table.schema == ref.table.schema
+    np.testing.assert_array_equal(got.table.codes, ref.table.codes)
+    np.testing.assert_array_equal(got.table.values, ref.table.values)
+    mixed_frame.iloc[:5, :2].to_parquet(parts / "part-999.parquet", index=False)
+    with pytest.raises(InputError, match="other columns"):
+        load_data(parts)
 
 
 def test_encode_frames_widens_domains_and_names_column_differences() -> None:

@@ -130,6 +130,7 @@ def read_frame(
     ----------
     source : str or Path
         ``*.csv``, ``*.csv.gz``, ``*.tsv`` (any other name is read as CSV), ``*.parquet``/``*.pq``,
+        a directory of Parquet parts (read in name order),
         or ``adult`` for the bundled UCI Adult (``adult-complete``: its 45,222 rows without a
         missing value, the Adult of the membership experiments of Meeus et al. (2023)).
     na_values : sequence of str
@@ -163,10 +164,12 @@ def read_frame(
     if not path.exists():
         raise InputError(f"data file {path} does not exist: check the path (or use 'adult')")
     if path.is_dir():
-        raise InputError(f"{path} is a directory: give a CSV, CSV.GZ or Parquet file")
-    if path.stat().st_size == 0:
+        df = _read_parquet_parts(path)
+        if na_values:
+            df = df.replace(list(na_values), pd.NA)
+    elif path.stat().st_size == 0:
         raise InputError(f"data file {path} is empty: give a file with a header and records")
-    if path.suffix.lower() in (".parquet", ".pq"):
+    elif path.suffix.lower() in (".parquet", ".pq"):
         try:
             df = pd.read_parquet(path)
         except Exception as exc:
@@ -180,6 +183,33 @@ def read_frame(
     if len(df) == 0:
         raise InputError(f"data file {path} has a header but no rows: give a file with records")
     return df
+
+
+def _read_parquet_parts(path: Path) -> pd.DataFrame:
+    """The Parquet parts of directory ``path`` (``*.parquet``/``*.pq``, in name order) as one
+    frame, read part by part (as a partitioned writer such as Dask or Spark leaves them)."""
+    parts = sorted(
+        p for p in path.iterdir() if p.is_file() and p.suffix.lower() in (".parquet", ".pq")
+    )
+    if not parts:
+        raise InputError(
+            f"{path} is a directory with no Parquet parts: give a CSV, CSV.GZ or Parquet file, "
+            "or a directory of *.parquet parts"
+        )
+    frames = []
+    for p in parts:
+        try:
+            frames.append(pd.read_parquet(p))
+        except Exception as exc:
+            raise InputError(f"cannot read {p} as Parquet ({exc})") from exc
+    names = list(frames[0].columns)
+    for p, f in zip(parts, frames, strict=True):
+        if list(f.columns) != names:
+            raise InputError(
+                f"{p} has other columns than {parts[0].name}: every part of {path} must have "
+                "the same columns in the same order"
+            )
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
 def _read_csv(

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -79,6 +80,11 @@ def random_marginals(n_attrs: int, k: int, count: int, *, rng: np.random.Generat
             out.append(c)
     return np.array(out, dtype=np.int64)
 
+
+#: ``counter(original, other, sizes, marginals)``: every marginal's joint counts, or ``None``.
+MarginalCounter = Callable[
+    [np.ndarray, np.ndarray, np.ndarray, np.ndarray], "list[tuple[np.ndarray, np.ndarray]] | None"
+]
 
 #: Largest product of domain sizes :func:`marginal_counts` will allocate densely.
 DENSE_CELL_LIMIT = 1 << 24
@@ -280,19 +286,27 @@ def per_marginal(
     sizes: np.ndarray,
     marginals: np.ndarray,
     threshold: float = 10.0,
+    counter: MarginalCounter | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per marginal: its total variation distance, the sum of the relative errors of its cells
     with original count above ``threshold``, and the number of those cells.
 
     ``tvd.mean()`` is :func:`tvd_from_codes` and ``err.sum() / cells.sum()``
-    :func:`mre_from_codes` on the same marginals.
+    :func:`mre_from_codes` on the same marginals. ``counter(original, synthetic, sizes,
+    marginals)`` may count every marginal elsewhere (per-partition work units,
+    :mod:`synthleak.partitioned`): it returns what :func:`joint_marginal_counts` returns for
+    each marginal, or ``None`` to count them here.
     """
     n, m = original.shape[0], synthetic.shape[0]
     tvd = np.full(len(marginals), np.nan)
     err = np.zeros(len(marginals))
     cells = np.zeros(len(marginals), dtype=np.int64)
+    counted = counter(original, synthetic, sizes, marginals) if counter is not None else None
     for j, attrs in enumerate(marginals):
-        co, cs = joint_marginal_counts(original, synthetic, sizes, attrs)
+        if counted is not None:
+            co, cs = counted[j]
+        else:
+            co, cs = joint_marginal_counts(original, synthetic, sizes, attrs)
         qo = co / n if n else np.zeros(co.size)
         qs = cs / m if m else np.zeros(cs.size)
         if n and m:
@@ -333,8 +347,12 @@ def utility_estimate(
     n_boot: int = 1000,
     confidence: float = 0.95,
     rng: np.random.Generator,
+    counter: MarginalCounter | None = None,
 ) -> dict[str, object]:
     """MRE>10 and k-TVD with bootstrap intervals over the marginals, and the control's reference.
+
+    ``counter`` counts the marginals elsewhere (see :func:`per_marginal`); the figures are the
+    same.
 
     The marginals are drawn first from ``rng`` (so the figures equal :func:`utility_report`'s
     with the same ``rng``), then the control is subsampled to the release's size when it is
@@ -364,7 +382,7 @@ def utility_estimate(
     idx = rng.integers(0, n_m, size=(n_boot, n_m))
 
     def figures(other: np.ndarray) -> dict[str, object]:
-        tvd, err, cells = per_marginal(o, other, sizes, marg, threshold)
+        tvd, err, cells = per_marginal(o, other, sizes, marg, threshold, counter)
         mre = float(err.sum() / cells.sum()) if cells.sum() else math.nan
         tv = float(tvd.mean())
         mre_b = _ratio(err[idx].sum(axis=1), cells[idx].sum(axis=1))

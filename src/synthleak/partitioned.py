@@ -1,0 +1,317 @@
+"""Release-audit stages as per-partition work units, for a Dask cluster (``--cluster``).
+
+The stages whose counting passes grow with the data run here as one work unit per partition of
+the rows (:func:`partitions`): a unit receives only its partition's integer codes, so the
+memory of a worker is bounded by the partition, not by the table. What a unit returns is exact
+integer counts (the occupied cells of its partition, as sorted keys and counts); the driver
+adds them up in partition order and, where a second pass is needed, sends the totals back to
+per-partition units. Integer sums do not depend on the order they are taken in, and every
+floating-point figure is then computed from the totals by the same code, in the same order, as
+the local stage, so a cluster run reports the same figures as a local run, bit for bit
+(``tests/test_partitioned.py`` compares the report JSON of both on a loopback LocalCluster).
+
+Stages here:
+
+* vulnerability, cell rarity (:func:`rank_by_rarity`): per-partition counts of every column
+  and pair of columns, summed; then per-partition scores from the totals;
+* utility (:func:`marginal_counter`): per-partition counts of each random 3-way marginal of
+  the training records, the release and the control, summed.
+
+Every unit is stored in the stage's run store under a key that holds a digest of its
+partition (and, for the second pass, of the whole table), so an interrupted audit keeps its
+finished units and a re-run with other data recomputes them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from synthleak.data.encoding import Discretiser
+from synthleak.data.table import Table
+from synthleak.metrics.utility import MarginalCounter
+from synthleak.runtime import Runtime, WorkUnit
+from synthleak.vulnerability import (
+    CELL_RARITY_BINS,
+    Ranking,
+    TargetMethod,
+    cell_rarity_scores,
+    rank_records,
+)
+
+#: Rows of one partition. A unit holds its partition's codes (``rows x F`` integers of at most
+#: 8 bytes) and a few int64 arrays of ``rows`` entries (keys, counts, scores), about
+#: ``rows x (F + 4) x 8`` bytes: 46 MB for 19 columns, whatever the size of the table.
+PARTITION_ROWS = 250_000
+
+_KEY_LIMIT = 1 << 62  # mixed-radix keys below this never overflow int64
+
+
+def partitions(n: int, rows: int | None = None) -> list[tuple[int, int]]:
+    """``[start, stop)`` bounds of consecutive partitions of ``n`` rows, ``rows`` each (the last
+    may be shorter); one partition for an empty table."""
+    size = PARTITION_ROWS if rows is None else int(rows)
+    if size < 1:
+        raise ValueError("a partition needs at least one row")
+    return [(a, min(a + size, n)) for a in range(0, max(n, 1), size)]
+
+
+def _digest(arr: np.ndarray) -> str:
+    return hashlib.blake2b(np.ascontiguousarray(arr).tobytes(), digest_size=8).hexdigest()
+
+
+def _count_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``keys`` in increasing order and how often each occurs (int64)."""
+    uniq, counts = np.unique(keys, return_counts=True)
+    return uniq.astype(np.int64), counts.astype(np.int64)
+
+
+def _merge_counts(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Sum per-partition ``(keys, counts)`` into the table's (keys increasing). Exact: integer
+    counts below 2^53 are added exactly in float64, in partition order."""
+    keys = np.concatenate([k for k, _ in parts])
+    counts = np.concatenate([c for _, c in parts])
+    uniq, inv = np.unique(keys, return_inverse=True)
+    total = np.bincount(inv.ravel(), weights=counts, minlength=uniq.size)
+    return uniq.astype(np.int64), np.rint(total).astype(np.int64)
+
+
+def _mixed_keys(codes: np.ndarray, cols: Sequence[int], widths: Sequence[int]) -> np.ndarray:
+    """Mixed-radix int64 keys of the rows on ``cols`` (the radices are the table's widths, so a
+    key means the same cell in every partition)."""
+    key = codes[:, cols[0]].astype(np.int64)
+    for c in cols[1:]:
+        key = key * int(widths[c]) + codes[:, c].astype(np.int64)
+    return key
+
+
+def _fits(cols: Sequence[int], widths: Sequence[int]) -> bool:
+    return math.prod(int(widths[c]) for c in cols) < _KEY_LIMIT
+
+
+def _run(
+    runtime: Runtime,
+    fn: Callable[..., dict[str, np.ndarray]],
+    units: list[WorkUnit],
+    *,
+    shared: Any,
+    config: dict[str, Any],
+    description: str,
+) -> dict[str, dict[str, np.ndarray]]:
+    """Run ``units`` (stored in the runtime's run directory) and return their arrays; a failed
+    unit raises (a partial count would be a wrong figure)."""
+    store = runtime.store(config)
+    try:
+        res = runtime.run(fn, units, shared=shared, store=store, description=description)
+    finally:
+        if store is not None:
+            store.close()
+    out = {}
+    for u in units:
+        r = res[u.key]
+        if r.arrays is None:
+            raise RuntimeError(f"work unit {u.key} failed: {r.error}")
+        out[u.key] = r.arrays
+    return out
+
+
+# --- cell rarity ----------------------------------------------------------------------------
+
+
+def _rarity_subsets(f: int, order: int) -> list[tuple[int, ...]]:
+    return [c for size in range(1, order + 1) for c in itertools.combinations(range(f), size)]
+
+
+def _rarity_count_unit(shared: dict[str, Any], codes: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-partition counts of every subset's cells: ``k{j}``/``c{j}`` for subset ``j``."""
+    out: dict[str, np.ndarray] = {}
+    for j, cols in enumerate(shared["subsets"]):
+        out[f"k{j}"], out[f"c{j}"] = _count_keys(_mixed_keys(codes, cols, shared["widths"]))
+    return out
+
+
+def _rarity_score_unit(shared: dict[str, Any], codes: np.ndarray) -> dict[str, np.ndarray]:
+    """Scores of a partition's records from the table's cell counts, summed over the subsets in
+    the order :func:`~synthleak.vulnerability.cell_rarity_scores` sums them."""
+    score = np.zeros(codes.shape[0], dtype=np.float64)
+    for cols, (keys, counts) in zip(shared["subsets"], shared["totals"], strict=True):
+        key = _mixed_keys(codes, cols, shared["widths"])
+        score += 1.0 / counts[np.searchsorted(keys, key)]
+    return {"score": score}
+
+
+def cell_rarity_partitioned(
+    table: Table,
+    runtime: Runtime,
+    *,
+    order: int = 2,
+    n_bins: int = CELL_RARITY_BINS,
+    rows: int | None = None,
+) -> np.ndarray:
+    """:func:`~synthleak.vulnerability.cell_rarity_scores` computed as per-partition work units:
+    the same scores, bit for bit.
+
+    The quantile bins are fitted on the whole table by the driver (one sort per continuous
+    column), as locally; the units count and score their partition's codes.
+    """
+    n, f = len(table), len(table.schema)
+    if n == 0 or order not in (1, 2, 3):
+        return cell_rarity_scores(table, order=order, n_bins=n_bins)
+    disc = Discretiser(table.schema, n_bins=int(n_bins), strategy="quantile", data=table)
+    codes = disc.transform(table)
+    widths = [int(w) for w in codes.max(axis=0).astype(np.int64) + 1]
+    subsets = _rarity_subsets(f, order)
+    if not all(_fits(c, widths) for c in subsets):  # pragma: no cover - needs > 2^20 levels
+        return cell_rarity_scores(table, order=order, n_bins=n_bins)
+    bounds = partitions(n, rows)
+    digests = [_digest(codes[a:b]) for a, b in bounds]
+    whole = hashlib.blake2b("".join(digests).encode(), digest_size=8).hexdigest()
+    config = {"stage": "cell-rarity", "order": order, "n_bins": int(n_bins), "rows": bounds[0][1]}
+    shared: dict[str, Any] = {"subsets": subsets, "widths": widths}
+    count_units = [
+        WorkUnit(f"count-{i}-{d}", (codes[a:b],))
+        for i, ((a, b), d) in enumerate(zip(bounds, digests, strict=True))
+    ]
+    counted = _run(
+        runtime.sub("counts"),
+        _rarity_count_unit,
+        count_units,
+        shared=shared,
+        config=config,
+        description="cell counts by partition",
+    )
+    totals = [
+        _merge_counts([(counted[u.key][f"k{j}"], counted[u.key][f"c{j}"]) for u in count_units])
+        for j in range(len(subsets))
+    ]
+    del counted
+    score_units = [
+        WorkUnit(f"score-{i}-{d}-{whole}", (codes[a:b],))
+        for i, ((a, b), d) in enumerate(zip(bounds, digests, strict=True))
+    ]
+    scored = _run(
+        runtime.sub("scores"),
+        _rarity_score_unit,
+        score_units,
+        shared={**shared, "totals": totals},
+        config=config,
+        description="cell rarity by partition",
+    )
+    return np.concatenate([scored[u.key]["score"] for u in score_units])
+
+
+def rank_by_rarity(table: Table, runtime: Runtime, *, rows: int | None = None) -> Ranking:
+    """``rank_records(table, "rarity")`` with the scores of :func:`cell_rarity_partitioned`
+    (the same order: decreasing score, ties by the lower row)."""
+    scores = cell_rarity_partitioned(table, runtime, rows=rows)
+    order = np.argsort(-scores, kind="stable").astype(np.int64)
+    return Ranking(TargetMethod.RARITY, order, scores[order], len(table))
+
+
+# --- utility marginals ----------------------------------------------------------------------
+
+
+def _marginal_count_unit(shared: dict[str, Any], codes: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-partition counts of each marginal's cells: ``k{j}``/``c{j}`` for marginal ``j``."""
+    out: dict[str, np.ndarray] = {}
+    for j, attrs in enumerate(shared["marginals"]):
+        out[f"k{j}"], out[f"c{j}"] = _count_keys(_mixed_keys(codes, attrs, shared["sizes"]))
+    return out
+
+
+def _table_marginals(
+    runtime: Runtime,
+    name: str,
+    codes: np.ndarray,
+    sizes: Sequence[int],
+    marginals: np.ndarray,
+    rows: int | None,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    bounds = partitions(codes.shape[0], rows)
+    marg = [tuple(int(a) for a in m) for m in marginals]
+    mdig = hashlib.blake2b(repr(marg).encode(), digest_size=6).hexdigest()
+    units = [
+        WorkUnit(f"{name}-{i}-{_digest(codes[a:b])}-{mdig}", (codes[a:b],))
+        for i, (a, b) in enumerate(bounds)
+    ]
+    counted = _run(
+        runtime.sub(name),
+        _marginal_count_unit,
+        units,
+        shared={"marginals": marg, "sizes": list(sizes)},
+        config={"stage": "utility-marginals", "rows": bounds[0][1]},
+        description=f"marginal counts of the {name} by partition",
+    )
+    return [
+        _merge_counts([(counted[u.key][f"k{j}"], counted[u.key][f"c{j}"]) for u in units])
+        for j in range(len(marg))
+    ]
+
+
+def _align(
+    a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Counts of two tables over the cells either holds, in increasing key order (the order of
+    :func:`~synthleak.metrics.utility.joint_marginal_counts`)."""
+    keys = np.union1d(a[0], b[0])
+    ca = np.zeros(keys.size, dtype=np.int64)
+    cb = np.zeros(keys.size, dtype=np.int64)
+    ca[np.searchsorted(keys, a[0])] = a[1]
+    cb[np.searchsorted(keys, b[0])] = b[1]
+    return ca, cb
+
+
+def marginal_counter(runtime: Runtime, *, rows: int | None = None) -> MarginalCounter:
+    """A ``counter`` for :func:`~synthleak.metrics.utility.utility_estimate` that counts every
+    marginal of both tables as per-partition work units (the original's counts are kept for
+    the next table it is compared with)."""
+    cache: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    calls = itertools.count()
+
+    def count(
+        original: np.ndarray, other: np.ndarray, sizes: np.ndarray, marginals: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray]] | None:
+        size_list = [int(v) for v in sizes]
+        if not all(_fits(m, size_list) for m in marginals):  # pragma: no cover - huge domains
+            return None
+        key = _digest(original) + repr(marginals.tolist())
+        if key not in cache:
+            cache.clear()
+            cache[key] = _table_marginals(runtime, "original", original, size_list, marginals, rows)
+        other_counts = _table_marginals(
+            runtime, f"other{next(calls)}", other, size_list, marginals, rows
+        )
+        return [_align(o, s) for o, s in zip(cache[key], other_counts, strict=True)]
+
+    return count
+
+
+# --- the audit's hooks ----------------------------------------------------------------------
+
+
+def rank(table: Table, method: str, *, k: int, runtime: Runtime) -> Ranking:
+    """The vulnerability stage's ranking: cell rarity by partition on a cluster, else
+    :func:`~synthleak.vulnerability.rank_records` (``V_k`` stays local: see ARCHITECTURE.md)."""
+    if runtime.cluster is not None and method == "rarity":
+        return rank_by_rarity(table, runtime)
+    return rank_records(table, method, k=k)
+
+
+def utility_counter(runtime: Runtime) -> MarginalCounter | None:
+    """The utility stage's marginal counter: by partition on a cluster, else ``None`` (local)."""
+    return marginal_counter(runtime) if runtime.cluster is not None else None
+
+
+def driver_runtime(runtime: Runtime) -> Runtime:
+    """``runtime`` without its cluster, for the release games whose work units share the whole
+    release and control (no-box membership, release attribute inference): on a cluster their
+    shared object would be broadcast to every worker, so a worker's memory would grow with the
+    data (at 10M rows it passed 4 GB). They run in the driver's process and its local workers
+    instead; where a unit runs never changes its result."""
+    return replace(runtime, cluster=None)

@@ -1,0 +1,223 @@
+"""Per-partition stages: the same figures as the local stages, bit for bit, inline and on a
+Dask LocalCluster on loopback; units kept in the run directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import synthleak as sl
+from synthleak import partitioned
+from synthleak.metrics.utility import utility_estimate
+from synthleak.pipeline import BudgetPlan, audit
+from synthleak.runtime import Runtime
+from synthleak.runtime.store import finished_units
+from synthleak.vulnerability import cell_rarity_scores, rank_records
+
+TINY = BudgetPlan(
+    n_attacks=150,
+    mia_targets=1,
+    mia_controls=1,
+    shadows=40,
+    tests=40,
+    n=150,
+    mia_attacks=("distance",),
+    aia_games=6,
+)
+
+
+def _mixed(n: int, seed: int) -> sl.Table:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n).round(2)
+    x[rng.random(n) < 0.05] = np.nan
+    df = pd.DataFrame(
+        {
+            "a": rng.choice([f"v{i}" for i in range(40)], n),
+            "b": rng.choice(["u", "v", "w"], n, p=[0.8, 0.15, 0.05]),
+            "x": x,
+            "y": rng.integers(0, 1000, n).astype(float),
+        }
+    )
+    schema = sl.infer_schema(df, categorical=["a", "b"], continuous=["x", "y"])
+    return sl.Table.from_frame(df, schema)
+
+
+def test_partitions_cover_the_rows_once() -> None:
+    assert partitioned.partitions(10, 4) == [(0, 4), (4, 8), (8, 10)]
+    assert partitioned.partitions(8, 4) == [(0, 4), (4, 8)]
+    assert partitioned.partitions(0, 4) == [(0, 0)]
+    assert partitioned.partitions(3) == [(0, 3)]
+    with pytest.raises(ValueError):
+        partitioned.partitions(3, 0)
+
+
+@pytest.mark.parametrize("rows", [1, 37, 10_000])
+@pytest.mark.parametrize("order", [1, 2, 3])
+def test_cell_rarity_by_partition_equals_local_bit_for_bit(rows: int, order: int) -> None:
+    table = _mixed(300, 1)
+    local = cell_rarity_scores(table, order=order)
+    parted = partitioned.cell_rarity_partitioned(table, Runtime(), order=order, rows=rows)
+    np.testing.assert_array_equal(parted, local)
+    ranked = partitioned.rank_by_rarity(table, Runtime(), rows=rows) if order == 2 else None
+    if ranked is not None:
+        ref = rank_records(table, "rarity")
+        np.testing.assert_array_equal(ranked.rows, ref.rows)
+        np.testing.assert_array_equal(ranked.scores, ref.scores)
+
+
+@pytest.mark.parametrize("rows", [7, 64, 10_000])
+def test_utility_by_partition_equals_local_bit_for_bit(rows: int) -> None:
+    o, s, c = _mixed(400, 1), _mixed(250, 2), _mixed(500, 3)
+    local = utility_estimate(o, s, c, rng=np.random.default_rng(4), n_boot=50)
+    counter = partitioned.marginal_counter(Runtime(), rows=rows)
+    parted = utility_estimate(o, s, c, rng=np.random.default_rng(4), n_boot=50, counter=counter)
+    assert json.dumps(parted, default=str) == json.dumps(local, default=str)
+    assert parted["n_reference"] == 250  # the control was subsampled to the release's size
+
+
+def test_release_games_run_in_the_driver_on_a_cluster(tmp_path: Path) -> None:
+    rt = Runtime(workers=2, cluster="tcp://127.0.0.1:9", run_dir=tmp_path)
+    local = partitioned.driver_runtime(rt.sub("nobox"))
+    assert local.cluster is None and local.workers == 2 and local.run_dir == tmp_path / "nobox"
+
+
+def test_a_partial_count_is_never_a_figure(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(shared: Any, codes: np.ndarray) -> dict[str, np.ndarray]:
+        raise ValueError("lost")
+
+    monkeypatch.setattr(partitioned, "_rarity_count_unit", broken)
+    with pytest.raises(RuntimeError, match="failed: ValueError: lost"):
+        partitioned.cell_rarity_partitioned(_mixed(50, 1), Runtime(), rows=20)
+
+
+def _figures(result: Any) -> dict[str, Any]:
+    """The report JSON without what measures the machine (stage times, the budget's clock)."""
+
+    def strip(obj: Any) -> Any:
+        if isinstance(obj, dict):
+            return {
+                k: strip(v)
+                for k, v in obj.items()
+                if k not in ("seconds", "measured_seconds", "projected_seconds", "created")
+            }
+        if isinstance(obj, list):
+            return [strip(v) for v in obj]
+        return obj
+
+    return strip(json.loads(result.to_json()))
+
+
+def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
+    split: tuple[sl.Table, sl.Table, sl.Table],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    distributed = pytest.importorskip("distributed")
+    train, ctl, other = split
+    monkeypatch.setattr(partitioned, "PARTITION_ROWS", 256)  # 4 partitions of the original
+    local = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=False,
+            protocol="tcp://",
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        run = tmp_path / "run"
+        rt = Runtime(cluster=client, run_dir=run)
+        dasked = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2, runtime=rt)
+        kept = finished_units(run / "vulnerability") + finished_units(run / "utility")
+        # counts and scores of 4 partitions; the original's marginals once, release, control
+        assert kept == 4 + 4 + 4 + 4 + 4
+
+        def lost(shared: Any, codes: np.ndarray) -> dict[str, np.ndarray]:
+            raise ValueError("recomputed")
+
+        # a re-run (after Ctrl-C or kill -9) reads every finished unit back from the run
+        # directory: units that would now fail are never called
+        monkeypatch.setattr(partitioned, "_rarity_count_unit", lost)
+        monkeypatch.setattr(partitioned, "_rarity_score_unit", lost)
+        monkeypatch.setattr(partitioned, "_marginal_count_unit", lost)
+        again = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2, runtime=rt)
+        assert finished_units(run / "vulnerability") + finished_units(run / "utility") == kept
+    assert _figures(dasked) == _figures(local)
+    assert _figures(again) == _figures(local)
+    assert local.vulnerability is not None and local.utility is not None
+    assert "vulnerability" in _figures(local) and "utility" in _figures(local)
+
+
+@pytest.fixture(scope="module")
+def split(adult_table: sl.Table) -> tuple[sl.Table, sl.Table, sl.Table]:
+    rng = np.random.default_rng(5)
+    rows = rng.choice(len(adult_table), 3000, replace=False)
+    return (
+        adult_table.take(rows[:1000]),
+        adult_table.take(rows[1000:2000]),
+        adult_table.take(rows[2000:]),
+    )
+
+
+def test_audit_command_with_cluster_writes_the_local_report(
+    adult_df: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``synthleak audit --cluster ADDRESS`` with the original as a directory of Parquet parts:
+    the report of the local command, the units kept in OUT_DIR/run."""
+    distributed = pytest.importorskip("distributed")
+    from synthleak import pipeline
+    from synthleak.cli.main import main
+
+    monkeypatch.setitem(pipeline.BUDGETS, pipeline.Budget.QUICK, TINY)
+    monkeypatch.setattr(partitioned, "PARTITION_ROWS", 200)
+    rng = np.random.default_rng(0)
+    rows = rng.choice(len(adult_df), 1500, replace=False)
+    parts = tmp_path / "original"
+    parts.mkdir()
+    for i in range(3):
+        adult_df.iloc[rows[200 * i : 200 * (i + 1)]].to_parquet(
+            parts / f"part-{i}.parquet", index=False
+        )
+    adult_df.iloc[rows[600:1200]].to_csv(tmp_path / "syn.csv", index=False)
+    adult_df.iloc[rows[1200:]].to_csv(tmp_path / "ctl.csv", index=False)
+    args = ["audit", "--original", str(parts), "--synthetic", str(tmp_path / "syn.csv")]
+    args += ["--control", str(tmp_path / "ctl.csv"), "--budget", "quick"]
+    assert main([*args, "--out-dir", str(tmp_path / "local")]) == 0
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp://",
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        address = cluster.scheduler_address
+        code = main([*args, "--cluster", address, "--out-dir", str(tmp_path / "dask")])
+    assert code == 0
+    assert finished_units(tmp_path / "dask" / "run" / "vulnerability") == 3 + 3
+
+    def report(name: str) -> dict[str, Any]:
+        doc = json.loads((tmp_path / name / "report.json").read_text())
+        doc["config"].pop("command_line", None)
+        return _figures_of(doc)
+
+    assert report("dask") == report("local")
+
+
+def _figures_of(doc: Any) -> Any:
+    if isinstance(doc, dict):
+        return {
+            k: _figures_of(v)
+            for k, v in doc.items()
+            if k not in ("seconds", "measured_seconds", "projected_seconds", "created")
+        }
+    if isinstance(doc, list):
+        return [_figures_of(v) for v in doc]
+    return doc
