@@ -13,6 +13,7 @@ cut"):
 * ``halving``: the real design (one pool, first stage on its first half, small attack);
 * ``halving_rarity``: the real first stage rank-averaged with cell rarity keeps the top 10 %,
   ranked by the 100 + 100 screen (a simulation);
+* ``halving_rarity_real``: that design run for real (``--engine halving --prior rarity``);
 * ``every``: the 100 + 100 screen of every record (the costly reference);
 * the baselines ``V_5`` (cosine) and cell rarity.
 
@@ -51,6 +52,7 @@ PREFILTERED = (
     "halving_sim20",
     "halving",
     "halving_rarity",
+    "halving_rarity_real",
 )
 LABELS = ("baynet", "synthpop-predictorsonehot")
 #: Candidates by name: (label, eligible under the protocol's cost bar)
@@ -62,6 +64,7 @@ CANDIDATES = {
     "halving_sim20": ("halving, simulated: 50 + 50 screen keeps 20 %", False),
     "halving": ("halving, real: small first stage keeps 10 %", True),
     "halving_rarity": ("halving first stage + rarity keep 10 % (sim.)", True),
+    "halving_rarity_real": ("halving first stage + rarity keep 10 % (real)", True),
     "every": ("screen 100 + 100, every record", False),
     "vk_cos_k5": ("`V_5` (cosine)", False),
     "rarity": ("cell rarity (pairs, 5 bins)", False),
@@ -140,6 +143,13 @@ def study(data: str, label: str, root: Path) -> dict | None:
         cost["halving_wall_seconds"] = doc.get("wall_seconds")
         cost["halving_cpu_seconds"] = doc.get("cpu_seconds")
         cost["halving_config"] = doc["config"]
+    rpath = root / "riskmap" / f"{data}_{label}_S100_T100_Q1000_seed5_halving-rarity.json"
+    if rpath.is_file():
+        hrows, hauc, hstage, extra = _stage(rpath)
+        if not np.array_equal(hrows, rows):
+            raise SystemExit(f"{rpath.name} audits other records than the truth maps")
+        scores["halving_rarity_real"] = _kept_then(hstage == 2, hauc, extra["stage1"])
+        cost["halving_rarity_wall_seconds"] = extra["doc"].get("wall_seconds")
     cost["screen100_wall_seconds"] = screen[0].wall_seconds
     cost["screen100_cpu_seconds"] = screen[0].cpu_seconds
     res = evaluate(scores, a.auc, b.auc)

@@ -43,6 +43,7 @@ from synthleak.games.riskmap import RiskMap, RiskMapResult
 from synthleak.games.twostage import STAGE1_ESTIMATORS, STAGE1_QUERIES, ScreeningMap
 from synthleak.metrics.ranking import RankValidation
 from synthleak.runtime import Runtime, stream_rng
+from synthleak.vulnerability import cell_rarity_scores
 
 STUDY = "riskmap"
 
@@ -59,6 +60,11 @@ def map_name(
     label = spec_label(generator).replace(":", "-")
     tag = "" if engine == "riskmap" else f"_{engine}"
     return f"{data}_{label}_S{shadows}_T{tests}_Q{queries}_seed{seed}{tag}"
+
+
+def halving_engine(args: argparse.Namespace) -> str:
+    """The file-name tag of a halving run: ``halving`` or ``halving-rarity``."""
+    return "halving" if args.prior == "none" else f"halving-{args.prior}"
 
 
 def run_screening(args: argparse.Namespace, table, rows: np.ndarray, name: str) -> dict:
@@ -79,6 +85,9 @@ def run_screening(args: argparse.Namespace, table, rows: np.ndarray, name: str) 
         stage1_tests=args.tests // 2,
         stage1_queries=STAGE1_QUERIES,
         stage1_estimators=STAGE1_ESTIMATORS,
+        stage1_prior=cell_rarity_scores(table.take(rows))
+        if halving and args.prior == "rarity"
+        else None,
     )
     rt = Runtime(
         workers=args.workers, run_dir=(args.run_dir / name) if args.run_dir else None, progress=True
@@ -106,6 +115,7 @@ def run_screening(args: argparse.Namespace, table, rows: np.ndarray, name: str) 
         "config": {
             "engine": args.engine,
             "keep": args.keep if halving else None,
+            "prior": args.prior if halving else None,
             "stage1": [
                 res.stage1_shadows,
                 res.stage1_tests,
@@ -153,13 +163,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--keep", type=int, default=50, help="halving: records re-screened on the whole pools"
     )
+    ap.add_argument(
+        "--prior",
+        choices=("none", "rarity"),
+        default="none",
+        help="halving: keep by the first-stage AUC alone or rank-averaged with cell rarity "
+        "(computed on the audited records)",
+    )
     args = ap.parse_args(argv)
     prov = Provenance.start(None if argv is None else ["riskmap_truth.py", *argv])
 
     table = load_table(args.data)
     rows = private_rows(len(table), args.n, args.rows_seed)
+    engine = halving_engine(args) if args.engine == "halving" else args.engine
     name = map_name(
-        args.data, args.generator, args.shadows, args.tests, args.queries, args.seed, args.engine
+        args.data, args.generator, args.shadows, args.tests, args.queries, args.seed, engine
     )
     print(f"{name}: {len(table)} records, auditing {rows.size}", flush=True)
     t0, c0 = time.perf_counter(), cpu_seconds()

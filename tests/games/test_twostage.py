@@ -226,6 +226,7 @@ def test_screen_records_picks_among_the_candidates() -> None:
         ({"screen_fraction": 1.5}, "screen_fraction"),
         ({"min_screened": 1}, "min_screened"),
         ({"n_screened": 1}, "n_screened"),
+        ({"stage1_prior": "loglik"}, "stage1_prior"),
     ],
 )
 def test_screen_records_input_errors(kwargs: dict, match: str) -> None:
@@ -387,3 +388,19 @@ def test_screen_records_halving_screens_every_candidate() -> None:
         data, "indhist", seed=0, prefilter="halving", candidates=cand, n_screened=5, **fast
     )
     assert res.rows.tolist() == cand.tolist() and (res.stage == 2).sum() == 5
+
+
+def test_halving_prior_is_rank_averaged_with_the_first_stage() -> None:
+    from scipy.stats import rankdata
+
+    data = _table(40)
+    prior = np.linspace(1.0, 0.0, 40)  # favours the first rows
+    sizes = HALVING | {"keep": 6, "stage1_shadows": 6, "stage1_tests": 6}
+    common = {"train_size": 20, "n_shadows": 8, "n_tests": 8, **FAST, **sizes}
+    res = ScreeningMap("indhist", stage1_prior=prior, **common).run(data, seed=3)
+    a1 = np.where(np.isnan(res.stage1_auc), -np.inf, res.stage1_auc)
+    key = (rankdata(a1) - 1) / 39 + (rankdata(prior) - 1) / 39
+    want = np.sort(np.argsort(-key, kind="stable")[:6])
+    assert np.flatnonzero(res.stage == 2).tolist() == want.tolist()
+    with pytest.raises(InputError, match="stage1_prior"):
+        ScreeningMap("indhist", stage1_prior=prior[:5], **common).run(data, seed=3)

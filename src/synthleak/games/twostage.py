@@ -214,6 +214,13 @@ def _screen_units(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndar
     return {"auc": out}
 
 
+def _ranks(x: np.ndarray) -> np.ndarray:
+    """Average ranks of ``x`` scaled to [0, 1] (ties share their mean rank)."""
+    from scipy.stats import rankdata
+
+    return (rankdata(x) - 1) / max(x.size - 1, 1)
+
+
 def _table_digest(table: Table) -> str:
     h = hashlib.sha256(table.schema.to_json().encode())
     h.update(np.ascontiguousarray(table.codes).tobytes())
@@ -252,6 +259,10 @@ class ScreeningMap:
         audited record on the whole pools.
     stage1_shadows, stage1_tests, stage1_queries, stage1_estimators : int
         The first stage of successive halving (ignored without ``keep``).
+    stage1_prior : array of float, optional
+        Successive halving: a score of each audited record (higher = riskier, e.g. cell
+        rarity) whose rank is averaged with the rank of the first-stage AUC to choose the
+        ``keep`` records. Default: the first-stage AUC alone.
 
     Notes
     -----
@@ -284,6 +295,7 @@ class ScreeningMap:
         stage1_tests: int = 50,
         stage1_queries: int = 100,
         stage1_estimators: int = 10,
+        stage1_prior: np.ndarray | None = None,
     ) -> None:
         self.generator = generator
         self.train_size = train_size
@@ -300,6 +312,7 @@ class ScreeningMap:
         self.stage1_tests = stage1_tests
         self.stage1_queries = stage1_queries
         self.stage1_estimators = stage1_estimators
+        self.stage1_prior = stage1_prior
 
     # --- validation ---------------------------------------------------------------------------
     def _check(self, data: Table) -> tuple[np.ndarray, int]:
@@ -342,6 +355,13 @@ class ScreeningMap:
                 raise InputError(f"records must be rows of the data, 0..{n - 1}")
             if np.unique(rows).size != rows.size:
                 raise InputError("a row is listed twice in records: list each row once")
+        if self.keep is not None and self.stage1_prior is not None:
+            prior = np.asarray(self.stage1_prior, dtype=np.float64).ravel()
+            if prior.size != rows.size or not np.all(np.isfinite(prior)):
+                raise InputError(
+                    f"stage1_prior must hold one finite score per audited record ({rows.size}), "
+                    f"got {prior.size} values"
+                )
         train_size = self.train_size if self.train_size is not None else min(1000, (n - 10) // 3)
         if isinstance(train_size, bool) or int(train_size) != train_size or train_size < 2:
             raise InputError(
@@ -417,6 +437,9 @@ class ScreeningMap:
         }
         halving = self.keep is not None and int(self.keep) < rows.size
         if halving:
+            if self.stage1_prior is not None:
+                prior = np.ascontiguousarray(self.stage1_prior, dtype=np.float64)
+                config["stage1_prior"] = hashlib.sha256(prior.tobytes()).hexdigest()[:16]
             config |= {
                 "keep": int(cast(int, self.keep)),
                 "stage1": [
@@ -463,6 +486,8 @@ class ScreeningMap:
                 )
                 auc1 = first_stage[:, 0]
                 key = np.where(np.isnan(auc1), -np.inf, auc1)
+                if self.stage1_prior is not None:
+                    key = _ranks(key) + _ranks(np.asarray(self.stage1_prior, np.float64).ravel())
                 kept = np.sort(np.argsort(-key, kind="stable")[: int(cast(int, self.keep))])
                 # stage 2: the kept records on the whole pools (stage 1's datasets and the rest)
                 second = self._screen(targets, stacks, labels, kept, seed, rt, store)
@@ -473,7 +498,7 @@ class ScreeningMap:
         finally:
             if store is not None:
                 store.close()
-        s1 = (
+        s1: dict[str, Any] = (
             {
                 "stage": stage,
                 "stage1_auc": auc1,
@@ -653,6 +678,7 @@ def screen_records(
     stage1_datasets: int | None = None,
     stage1_queries: int = STAGE1_QUERIES,
     stage1_estimators: int = STAGE1_ESTIMATORS,
+    stage1_prior: str | None = "rarity",
 ) -> ScreeningResult:
     """Stage 1 of the two-stage audit: prefilter the records of ``data``, then screen them.
 
@@ -734,7 +760,15 @@ def screen_records(
     else:
         keep = max(int(min_screened), math.ceil(float(screen_fraction) * n))
     records = None if candidates is None else pool
+    if stage1_prior not in ("rarity", "distance", None):
+        raise InputError(f"stage1_prior must be 'rarity', 'distance' or None, got {stage1_prior!r}")
     if prefilter == "halving":
+        prior = None
+        if stage1_prior is not None:
+            score = (
+                cell_rarity_scores(data) if stage1_prior == "rarity" else vulnerability_scores(data)
+            )
+            prior = score[pool]
         half = stage1_datasets
         if half is None:
             half = max(4, min(int(n_shadows), int(n_tests)) // 2)
@@ -750,6 +784,7 @@ def screen_records(
             stage1_tests=half,
             stage1_queries=stage1_queries,
             stage1_estimators=stage1_estimators,
+            stage1_prior=prior,
         )
         return game.run(data, seed=seed, runtime=runtime)
     if prefilter is not None and keep < n:
