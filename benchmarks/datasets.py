@@ -9,6 +9,9 @@
             person); ``AGEP``, ``PINCP``, ``POVPIP`` and ``DENSITY`` continuous as NIST's data
             dictionary, the other 18 columns categorical (``N`` = not applicable = missing).
 ``acs-tx``  the same for Texas (9,276 rows).
+``acs-ma18``, ``acs-tx18``  the same excerpt of the 2018 ACS (7,244 and 8,775 rows).
+``german``  UCI Statlog German credit (1,000 rows, codes decoded): ``duration``,
+            ``credit_amount`` and ``age`` continuous, the other 18 columns categorical.
 
 No file is copied into the repository (see the shared folder's README for sources and terms).
 """
@@ -23,7 +26,8 @@ import pandas as pd
 
 import synthleak as sl
 
-DATASETS = ("adult", "census", "acs-ma", "acs-tx")
+DATASETS = ("adult", "census", "acs-ma", "acs-tx", "acs-ma18", "acs-tx18", "german")
+GERMAN_CONTINUOUS = ("duration", "credit_amount", "age")
 ACS_CONTINUOUS = ("AGEP", "PINCP", "POVPIP", "DENSITY")
 ACS_DROPPED = ("PWGTP", "WGTP")
 
@@ -55,9 +59,12 @@ def load_frame(name: str) -> pd.DataFrame:
         return sl.datasets.load_adult(complete_cases=True)
     if name == "census":
         return pd.read_csv(_path("uk_census2011_teaching_50k.csv")).drop(columns=["Person ID"])
-    if name in ("acs-ma", "acs-tx"):
-        file = f"nist_acs_{name[-2:]}2019.csv"
+    if name.startswith("acs-"):
+        state, year = name[4:6], ("20" + name[6:]) if len(name) > 6 else "2019"
+        file = f"nist_acs_{state}{year}.csv"
         return pd.read_csv(_path(file), na_values="N").drop(columns=list(ACS_DROPPED))
+    if name == "german":
+        return pd.read_csv(_path("german_credit.csv"))
     raise SystemExit(f"unknown dataset {name!r}: use one of {', '.join(DATASETS)}")
 
 
@@ -68,6 +75,11 @@ def load_table(name: str) -> sl.Table:
         schema = sl.infer_schema(df, categorical=list(df.columns))
     elif name.startswith("acs"):
         cont = list(ACS_CONTINUOUS)
+        schema = sl.infer_schema(
+            df, continuous=cont, categorical=[c for c in df.columns if c not in cont]
+        )
+    elif name == "german":
+        cont = list(GERMAN_CONTINUOUS)
         schema = sl.infer_schema(
             df, continuous=cont, categorical=[c for c in df.columns if c not in cont]
         )

@@ -40,9 +40,10 @@ from benchmarks.provenance import RESULTS, Provenance
 from benchmarks.reproduce_table2 import cpu_seconds, peak_rss_mb
 from synthleak.errors import BaselineWarning
 from synthleak.games.riskmap import RiskMap, RiskMapResult
-from synthleak.games.twostage import ScreeningMap
+from synthleak.games.twostage import STAGE1_ESTIMATORS, STAGE1_QUERIES, ScreeningMap
 from synthleak.metrics.ranking import RankValidation
 from synthleak.runtime import Runtime, stream_rng
+from synthleak.vulnerability import cell_rarity_scores
 
 STUDY = "riskmap"
 
@@ -61,8 +62,16 @@ def map_name(
     return f"{data}_{label}_S{shadows}_T{tests}_Q{queries}_seed{seed}{tag}"
 
 
+def halving_engine(args: argparse.Namespace) -> str:
+    """The file-name tag of a halving run: ``halving`` or ``halving-rarity``."""
+    return "halving" if args.prior == "none" else f"halving-{args.prior}"
+
+
 def run_screening(args: argparse.Namespace, table, rows: np.ndarray, name: str) -> dict:
-    """The stage-1 screen on the same records, in the RiskMap record format."""
+    """The stage-1 screen on the same records, in the RiskMap record format; with
+    ``--engine halving``, successive halving (every record on the first half of the pools with
+    the small attack, the top ``--keep`` on the whole pools)."""
+    halving = args.engine == "halving"
     game = ScreeningMap(
         args.generator,
         train_size=args.n,
@@ -71,6 +80,14 @@ def run_screening(args: argparse.Namespace, table, rows: np.ndarray, name: str) 
         n_queries=args.queries,
         records=rows,
         n_boot=1000,
+        keep=args.keep if halving else None,
+        stage1_shadows=args.shadows // 2,
+        stage1_tests=args.tests // 2,
+        stage1_queries=STAGE1_QUERIES,
+        stage1_estimators=STAGE1_ESTIMATORS,
+        stage1_prior=cell_rarity_scores(table.take(rows))
+        if halving and args.prior == "rarity"
+        else None,
     )
     rt = Runtime(
         workers=args.workers, run_dir=(args.run_dir / name) if args.run_dir else None, progress=True
@@ -86,10 +103,27 @@ def run_screening(args: argparse.Namespace, table, rows: np.ndarray, name: str) 
             strict=True,
         )
     ]
+    if halving:
+        for rec, st, a1 in zip(records, res.stage.tolist(), res.stage1_auc.tolist(), strict=True):
+            rec["stage"], rec["stage1_auc"] = st, a1
+    records = [
+        {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in rec.items()}
+        for rec in records
+    ]
     auc = res.auc[~np.isnan(res.auc)]
     return {
         "config": {
-            "engine": "screening",
+            "engine": args.engine,
+            "keep": args.keep if halving else None,
+            "prior": args.prior if halving else None,
+            "stage1": [
+                res.stage1_shadows,
+                res.stage1_tests,
+                res.stage1_queries,
+                res.stage1_estimators,
+            ]
+            if halving
+            else None,
             "generator": args.generator,
             "n": args.n,
             "n_shadow": args.shadows,
@@ -121,22 +155,33 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results-root", type=Path, default=RESULTS)
     ap.add_argument(
         "--engine",
-        choices=("riskmap", "screening"),
+        choices=("riskmap", "screening", "halving"),
         default="riskmap",
         help="riskmap: synthleak.games.riskmap.RiskMap (ground truth); screening: the two-stage "
-        "audit's ScreeningMap on the same records (stage 1)",
+        "audit's ScreeningMap on the same records (stage 1); halving: its successive halving",
+    )
+    ap.add_argument(
+        "--keep", type=int, default=50, help="halving: records re-screened on the whole pools"
+    )
+    ap.add_argument(
+        "--prior",
+        choices=("none", "rarity"),
+        default="none",
+        help="halving: keep by the first-stage AUC alone or rank-averaged with cell rarity "
+        "(computed on the audited records)",
     )
     args = ap.parse_args(argv)
     prov = Provenance.start(None if argv is None else ["riskmap_truth.py", *argv])
 
     table = load_table(args.data)
     rows = private_rows(len(table), args.n, args.rows_seed)
+    engine = halving_engine(args) if args.engine == "halving" else args.engine
     name = map_name(
-        args.data, args.generator, args.shadows, args.tests, args.queries, args.seed, args.engine
+        args.data, args.generator, args.shadows, args.tests, args.queries, args.seed, engine
     )
     print(f"{name}: {len(table)} records, auditing {rows.size}", flush=True)
     t0, c0 = time.perf_counter(), cpu_seconds()
-    if args.engine == "screening":
+    if args.engine in ("screening", "halving"):
         doc = run_screening(args, table, rows, name)
     else:
         doc = run_riskmap(args, table, rows, name)

@@ -42,19 +42,36 @@ from synthleak.runtime import Runtime
 
 STUDY = "twostage"
 SELECTORS = ("distance", "screen")
+#: ``screen:<prefilter>`` runs the two-stage audit with that prefilter of
+#: :func:`~synthleak.games.twostage.screen_records` (``halving`` or ``rarity``) instead of its
+#: default, to time two screens in the same run.
+PREFILTERS = ("halving", "rarity")
 
 
-def one_audit(data, selector: str, args: argparse.Namespace) -> dict:  # type: ignore[no-untyped-def]
+def one_audit(data, variant: str, args: argparse.Namespace) -> dict:  # type: ignore[no-untyped-def]
     """Wall time, stage times and the selected targets' AUCs of one standard audit."""
+    import functools
+
+    import synthleak.games.twostage as twostage
+
+    selector, _, prefilter = variant.partition(":")
+    original = twostage.screen_records
+    if prefilter:
+        if prefilter not in PREFILTERS:
+            raise SystemExit(f"unknown prefilter {prefilter!r}: use one of {PREFILTERS}")
+        twostage.screen_records = functools.partial(original, prefilter=prefilter)  # type: ignore[assignment]
     t0 = time.perf_counter()
-    res = audit(
-        data,
-        generator=args.generator,
-        budget="standard",
-        seed=args.seed,
-        selector=selector,
-        runtime=Runtime(workers=args.workers),
-    )
+    try:
+        res = audit(
+            data,
+            generator=args.generator,
+            budget="standard",
+            seed=args.seed,
+            selector=selector,
+            runtime=Runtime(workers=args.workers),
+        )
+    finally:
+        twostage.screen_records = original  # type: ignore[assignment]
     wall = time.perf_counter() - t0
     assert res.membership is not None and res.budget is not None
     chosen = [t for t in res.membership.targets if t.selected_by == selector]
@@ -86,7 +103,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--results-root", type=Path, default=RESULTS)
+    ap.add_argument(
+        "--variants",
+        default=",".join(SELECTORS),
+        help="comma-separated: distance, screen, screen:halving, screen:rarity",
+    )
+    ap.add_argument("--name", default=None, help="results file name (default audit_<generator>)")
     args = ap.parse_args(argv)
+    variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
     prov = Provenance.start(None if argv is None else ["twostage_budget.py", *argv])
     warnings.simplefilter("ignore", BaselineWarning)
 
@@ -102,22 +126,26 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
 
-    runs = alternating(SELECTORS, args.repeats, lambda sel: one_audit(data, sel, args), report)
-    ratios, medians = wall_ratios(runs, "screen", "distance")
+    runs = alternating(variants, args.repeats, lambda sel: one_audit(data, sel, args), report)
+    ratios, medians = wall_ratios(runs, variants[-1], variants[0])
     doc = {
         "records": args.records,
         "generator": args.generator,
         "workers": args.workers,
         "plan": {k: (list(v) if isinstance(v, tuple) else v) for k, v in plan.__dict__.items()},
         "runs": runs,
-        "wall_ratio_screen_to_distance": ratios,
+        "variants": list(variants),
+        f"wall_ratio_{variants[-1]}_to_{variants[0]}": ratios,
         "median_wall": medians,
     }
+    for v in variants[1:-1]:
+        doc[f"wall_ratio_{v}_to_{variants[0]}"] = wall_ratios(runs, v, variants[0])[0]
     print(
-        f"two-stage / V_k audit wall time: {', '.join(f'{x:.2f}' for x in ratios)} "
-        f"(median audit {medians['screen']:.0f} s against {medians['distance']:.0f} s)"
+        f"{variants[-1]} / {variants[0]} audit wall time: {', '.join(f'{x:.2f}' for x in ratios)} "
+        f"(median audits: {', '.join(f'{v} {m:.0f} s' for v, m in medians.items())})"
     )
-    path = prov.write(STUDY, f"audit_{spec_label(args.generator)}", doc, root=args.results_root)
+    name = args.name or f"audit_{spec_label(args.generator)}"
+    path = prov.write(STUDY, name, doc, root=args.results_root)
     print(f"wrote {path}")
     return 0
 

@@ -226,6 +226,7 @@ def test_screen_records_picks_among_the_candidates() -> None:
         ({"screen_fraction": 1.5}, "screen_fraction"),
         ({"min_screened": 1}, "min_screened"),
         ({"n_screened": 1}, "n_screened"),
+        ({"stage1_prior": "loglik"}, "stage1_prior"),
     ],
 )
 def test_screen_records_input_errors(kwargs: dict, match: str) -> None:
@@ -287,3 +288,119 @@ def test_an_interrupted_screen_resumes_its_finished_units(
     assert again.same_as(whole)
     assert len(done) == 3 and not set(done) & set(calls)
     assert len(done) + len(calls) == 8  # 40 records in units of 5
+
+
+# --- successive halving -------------------------------------------------------------------------
+
+HALVING = {
+    "keep": 8,
+    "stage1_shadows": 30,
+    "stage1_tests": 30,
+    "stage1_queries": 15,
+    "stage1_estimators": 5,
+}
+
+
+def test_halving_finds_the_planted_records_and_honours_the_stage_sizes() -> None:
+    """Three unique records leaked by a generator that resamples its training data: the cheap
+    first stage keeps them and the full screen ranks them first; ``keep`` records reach the
+    second stage, the others keep their first-stage AUC."""
+    data = _table(80, outliers=3)
+    sizes = {"keep": 10, "stage1_shadows": 40, "stage1_tests": 40}
+    res = ScreeningMap(
+        "nonprivate", train_size=40, n_shadows=60, n_tests=60, **(HALVING | sizes), **FAST
+    ).run(data, seed=1)
+    assert res.rows.tolist() == list(range(80))
+    assert res.stage.tolist().count(2) == 10 and res.stage.tolist().count(1) == 70
+    assert np.all(res.stage[:3] == 2)  # the planted records pass the first stage
+    assert {0, 1, 2} <= set(res.top(6).tolist())
+    assert set(res.top(10).tolist()) == set(np.flatnonzero(res.stage == 2).tolist())
+    # the first stage ran on its own (smaller) part of the pools with its own attack
+    assert (res.stage1_shadows, res.stage1_tests, res.stage1_queries) == (40, 40, 15)
+    assert res.total_datasets == 120  # the two stages share the pools: no extra generator run
+    one = res.stage == 1
+    np.testing.assert_array_equal(res.auc[one], res.stage1_auc[one])
+    assert not np.allclose(res.auc[~one], res.stage1_auc[~one])
+    assert ScreeningResult.from_json(res.to_json()).same_as(res)
+
+
+def test_halving_same_seed_same_result_whatever_the_workers(tmp_path) -> None:
+    data = _table(40)
+    game = ScreeningMap(
+        "indhist",
+        train_size=20,
+        n_shadows=12,
+        n_tests=8,
+        chunk=7,
+        **FAST,
+        **(HALVING | {"keep": 6, "stage1_shadows": 6, "stage1_tests": 4}),
+    )
+    one = game.run(data, seed=4)
+    two = game.run(data, seed=4, runtime=Runtime(workers=2, run_dir=tmp_path / "run"))
+    again = game.run(data, seed=4, runtime=Runtime(workers=1, run_dir=tmp_path / "run"))
+    assert one.same_as(two) and one.same_as(again)
+    assert (one.stage == 2).sum() == 6
+
+
+def test_halving_keeping_every_record_is_the_one_stage_screen() -> None:
+    data = _table(30)
+    base = ScreeningMap("indhist", train_size=10, n_shadows=8, n_tests=8, **FAST)
+    halving = ScreeningMap(
+        "indhist",
+        train_size=10,
+        n_shadows=8,
+        n_tests=8,
+        **FAST,
+        **(HALVING | {"keep": 30, "stage1_shadows": 4, "stage1_tests": 4}),
+    )
+    assert halving.run(data, seed=0).same_as(base.run(data, seed=0))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"keep": 0}, "keep"),
+        ({"keep": 5, "stage1_shadows": 3}, "stage1_shadows"),
+        ({"keep": 5, "stage1_shadows": 20}, "only 10 datasets"),
+        ({"keep": 5, "stage1_tests": 11}, "only 10 datasets"),
+        ({"keep": 5, "stage1_queries": 0}, "stage1_queries"),
+        ({"keep": 5, "stage1_estimators": True}, "stage1_estimators"),
+    ],
+)
+def test_halving_input_errors(kwargs: dict, match: str) -> None:
+    base = {"stage1_shadows": 5, "stage1_tests": 5}
+    with pytest.raises(InputError, match=match):
+        ScreeningMap("indhist", train_size=10, n_shadows=10, n_tests=10, **(base | kwargs)).run(
+            _table(40), seed=0
+        )
+
+
+def test_screen_records_halving_screens_every_candidate() -> None:
+    from synthleak.games.twostage import screen_records
+
+    data = _table(60, outliers=2)
+    fast = {"train_size": 20, "n_shadows": 8, "n_tests": 8, "n_queries": 15}
+    res = screen_records(data, "indhist", seed=0, prefilter="halving", n_screened=7, **fast)
+    assert res.rows.tolist() == list(range(60))  # no record is cut before it is screened
+    assert (res.stage == 2).sum() == 7 and res.stage1_shadows == 4 and res.stage1_tests == 4
+    cand = np.arange(1, 60, 2)
+    res = screen_records(
+        data, "indhist", seed=0, prefilter="halving", candidates=cand, n_screened=5, **fast
+    )
+    assert res.rows.tolist() == cand.tolist() and (res.stage == 2).sum() == 5
+
+
+def test_halving_prior_is_rank_averaged_with_the_first_stage() -> None:
+    from scipy.stats import rankdata
+
+    data = _table(40)
+    prior = np.linspace(1.0, 0.0, 40)  # favours the first rows
+    sizes = HALVING | {"keep": 6, "stage1_shadows": 6, "stage1_tests": 6}
+    common = {"train_size": 20, "n_shadows": 8, "n_tests": 8, **FAST, **sizes}
+    res = ScreeningMap("indhist", stage1_prior=prior, **common).run(data, seed=3)
+    a1 = np.where(np.isnan(res.stage1_auc), -np.inf, res.stage1_auc)
+    key = (rankdata(a1) - 1) / 39 + (rankdata(prior) - 1) / 39
+    want = np.sort(np.argsort(-key, kind="stable")[:6])
+    assert np.flatnonzero(res.stage == 2).tolist() == want.tolist()
+    with pytest.raises(InputError, match="stage1_prior"):
+        ScreeningMap("indhist", stage1_prior=prior[:5], **common).run(data, seed=3)

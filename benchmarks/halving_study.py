@@ -1,0 +1,261 @@
+"""Successive halving against the default selector on ground-truth risk maps.
+
+Reads, for one dataset and generator, the two ground-truth maps (seeds 1 and 2, 200 + 200
+datasets), the 100 + 100 screen of every record (seed 3), the 50 + 50 screen (seed 4, when it
+exists) and the real successive-halving run (``riskmap_truth.py --engine halving``, seed 5), and
+evaluates the candidates of the protocol in ``RESULTS_selectors.md`` ("A selector without a lossy
+cut"):
+
+* ``default``: cell-rarity prefilter to 10 %, the 100 + 100 screen read at the kept records;
+* ``rarity20``, ``rarity40``: the same with a wider prefilter;
+* ``halving_sim10``, ``halving_sim20``: the 50 + 50 screen of every record keeps the top 10 %
+  (20 %), ranked by the 100 + 100 screen (independent pools: a simulation);
+* ``halving``: the real design (one pool, first stage on its first half, small attack);
+* ``halving_rarity``: the real first stage rank-averaged with cell rarity keeps the top 10 %,
+  ranked by the 100 + 100 screen (a simulation);
+* ``halving_rarity_real``: that design run for real (``--engine halving --prior rarity``);
+* ``every``: the 100 + 100 screen of every record (the costly reference);
+* the baselines ``V_5`` (cosine) and cell rarity.
+
+For every candidate: share of the strict and lenient true top-10 mean AUC, Spearman, precision
+at 10, recall of the strict true top 10 by the records screened at full size, and the paired
+top-10 difference against the better of ``V_5`` and cell rarity on the map (95 % interval from
+the records' measurement noise, as ``selector_study.compare``).
+
+Usage::
+
+    python -m benchmarks.halving_study --data adult --generator baynet [--write]
+    python -m benchmarks.halving_study --maps adult,census,acs-ma,acs-tx --table
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.datasets import load_table
+from benchmarks.provenance import RESULTS, Provenance
+from benchmarks.selector_study import compare, evaluate, find_maps, rank01, top_idx
+from synthleak.vulnerability import cell_rarity_scores, vulnerability_scores
+
+STUDY = "selectors"
+#: Candidates that screen only some records at full size (kept records scored 2 + AUC)
+PREFILTERED = (
+    "default",
+    "rarity20",
+    "rarity40",
+    "halving_sim10",
+    "halving_sim20",
+    "halving",
+    "halving_rarity",
+    "halving_rarity_real",
+)
+LABELS = ("baynet", "synthpop-predictorsonehot")
+#: Candidates by name: (label, eligible under the protocol's cost bar)
+CANDIDATES = {
+    "default": ("default: rarity prefilter 10 %, screen 100 + 100", True),
+    "rarity20": ("rarity prefilter 20 %, screen 100 + 100", True),
+    "rarity40": ("rarity prefilter 40 %, screen 100 + 100", False),
+    "halving_sim10": ("halving, simulated: 50 + 50 screen keeps 10 %", False),
+    "halving_sim20": ("halving, simulated: 50 + 50 screen keeps 20 %", False),
+    "halving": ("halving, real: small first stage keeps 10 %", True),
+    "halving_rarity": ("halving first stage + rarity keep 10 % (sim.)", True),
+    "halving_rarity_real": ("halving first stage + rarity keep 10 % (real)", True),
+    "every": ("screen 100 + 100, every record", False),
+    "vk_cos_k5": ("`V_5` (cosine)", False),
+    "rarity": ("cell rarity (pairs, 5 bins)", False),
+}
+
+
+def _stage(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """rows, final AUC, stage and stage-1 AUC of a halving run."""
+    doc = json.loads(path.read_text())
+    recs = doc["records"]
+
+    def col(k: str) -> np.ndarray:
+        return np.array([np.nan if r.get(k) is None else r[k] for r in recs], dtype=np.float64)
+
+    rows = np.array([r["row"] for r in recs], dtype=np.int64)
+    return (
+        rows,
+        col("auc"),
+        col("stage").astype(np.int64),
+        {"doc": doc, "stage1": col("stage1_auc")},
+    )
+
+
+def _kept_then(keep: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
+    """A prefiltered ranking: the kept records by ``inner`` above the others by ``outer``."""
+    inner = np.where(np.isnan(inner), 0.5, inner)
+    outer = np.where(np.isnan(outer), -np.inf, outer)
+    return np.where(keep, 2.0 + inner, rank01(np.where(np.isinf(outer), -1e9, outer)))
+
+
+def _keep_top(score: np.ndarray, frac: float) -> np.ndarray:
+    keep = np.zeros(score.size, dtype=bool)
+    keep[top_idx(score, max(10, round(frac * score.size)))] = True
+    return keep
+
+
+def study(data: str, label: str, root: Path) -> dict | None:
+    maps = find_maps(root, data, label)
+    truth = maps.get(("riskmap", 200, 200), [])
+    screen = maps.get(("screening", 100, 100), [])
+    if len(truth) < 2 or not screen:
+        print(f"[{data} {label}] truth maps or the 100 + 100 screen missing: skipped")
+        return None
+    a, b = truth[:2]
+    rows = a.rows
+    full = load_table(data)
+    table = full.take(rows)
+    rarity = cell_rarity_scores(table)
+    vk = vulnerability_scores(table)
+    s100 = screen[0].auc
+    scores: dict[str, np.ndarray] = {
+        "vk_cos_k5": vk,
+        "rarity": rarity,
+        "every": np.where(np.isnan(s100), 0.5, s100),
+    }
+    for frac, name in ((0.1, "default"), (0.2, "rarity20"), (0.4, "rarity40")):
+        scores[name] = _kept_then(_keep_top(rarity, frac), s100, rarity)
+    s50 = maps.get(("screening", 50, 50), [])
+    if s50:
+        for frac, name in ((0.1, "halving_sim10"), (0.2, "halving_sim20")):
+            scores[name] = _kept_then(
+                _keep_top(np.nan_to_num(s50[0].auc, nan=0.5), frac), s100, s50[0].auc
+            )
+    cost: dict = {}
+    hpath = sorted((root / "riskmap").glob(f"{data}_{label}_S100_T100_Q1000_seed5_halving.json"))
+    if hpath:
+        hrows, hauc, hstage, extra = _stage(hpath[0])
+        if not np.array_equal(hrows, rows):
+            raise SystemExit(f"{hpath[0].name} audits other records than the truth maps")
+        s1 = extra["stage1"]
+        scores["halving"] = _kept_then(hstage == 2, hauc, s1)
+        combo = rank01(np.nan_to_num(s1, nan=0.5)) + rank01(rarity)
+        scores["halving_rarity"] = _kept_then(_keep_top(combo, 0.1), s100, combo)
+        scores["halving_stage1_only"] = np.nan_to_num(s1, nan=0.5)
+        doc = extra["doc"]
+        cost["halving_wall_seconds"] = doc.get("wall_seconds")
+        cost["halving_cpu_seconds"] = doc.get("cpu_seconds")
+        cost["halving_config"] = doc["config"]
+    rpath = root / "riskmap" / f"{data}_{label}_S100_T100_Q1000_seed5_halving-rarity.json"
+    if rpath.is_file():
+        hrows, hauc, hstage, extra = _stage(rpath)
+        if not np.array_equal(hrows, rows):
+            raise SystemExit(f"{rpath.name} audits other records than the truth maps")
+        scores["halving_rarity_real"] = _kept_then(hstage == 2, hauc, extra["stage1"])
+        cost["halving_rarity_wall_seconds"] = extra["doc"].get("wall_seconds")
+    cost["screen100_wall_seconds"] = screen[0].wall_seconds
+    cost["screen100_cpu_seconds"] = screen[0].cpu_seconds
+    res = evaluate(scores, a.auc, b.auc)
+    ok = ~(np.isnan(a.auc) | np.isnan(b.auc))
+    # recall of the strict true top 10 by the records each design screens at full size
+    t = ((a.auc + b.auc) / 2)[ok]
+    true10 = top_idx(t, 10)
+    for name, sc in scores.items():
+        full_size = np.flatnonzero(sc[ok] >= 2.0)  # the kept records of a prefiltered ranking
+        res[name]["recall_true_top10_screened"] = (
+            float(np.isin(true10, full_size).mean()) if name in PREFILTERED else None
+        )
+    ref = (
+        "vk_cos_k5"
+        if res["vk_cos_k5"]["share_in_sample_top10"] >= res["rarity"]["share_in_sample_top10"]
+        else "rarity"
+    )
+    a_hw, b_hw = (a.ci_high - a.ci_low) / 2, (b.ci_high - b.ci_low) / 2
+    paired = {}
+    for name in scores:
+        if name in ("vk_cos_k5", "rarity"):
+            continue
+        paired[name] = compare(
+            scores, a.auc, b.auc, a_hw, b_hw, chosen=name, ranked_by=name, against=(ref,)
+        )[ref]
+    res["_paired_vs_best_baseline"] = {"baseline": ref, **paired}
+    res["_reference"]["truth_maps"] = [a.name, b.name]
+    res["_reference"]["cost"] = cost
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--data", default=None)
+    ap.add_argument("--generator", default="baynet", help="generator label as in the file names")
+    ap.add_argument("--maps", default=None, help="comma-separated datasets, every generator label")
+    ap.add_argument("--results-root", type=Path, default=RESULTS)
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--table", action="store_true")
+    args = ap.parse_args(argv)
+    prov = Provenance.start(None if argv is None else ["halving_study.py", *argv])
+    if args.maps:
+        pairs = [(d, g) for d in args.maps.split(",") for g in LABELS]
+    elif args.data:
+        pairs = [(args.data, args.generator)]
+    else:
+        ap.error("give --data (and --generator) or --maps")
+    done = {}
+    for data, label in pairs:
+        res = study(data, label, args.results_root)
+        if res is None:
+            continue
+        done[f"{data} / {label}"] = res
+        if args.write:
+            path = prov.write(STUDY, f"halving_{data}_{label}", res, root=args.results_root)
+            print(f"wrote {path}")
+    if args.table:
+        print(table(done))
+    return 0
+
+
+def table(done: dict[str, dict]) -> str:
+    """Share of the strict true top 10 (recall of the true top 10 at full size), one column per
+    map, then the mean; and the paired differences against the better baseline."""
+    maps = list(done)
+    lines = ["| candidate | " + " | ".join(maps) + " | mean |", "|---" * (len(maps) + 2) + "|"]
+    for name, (label, _) in CANDIDATES.items():
+        cells, shares = [], []
+        for m in maps:
+            r = done[m].get(name)
+            if r is None:
+                cells.append("not run")
+                continue
+            shares.append(r["share_in_sample_top10"])
+            rec = r.get("recall_true_top10_screened")
+            cells.append(
+                f"{r['share_in_sample_top10']:.3f}"
+                + ("" if rec is None else f" ({round(10 * rec)})")
+            )
+        mean = f"{np.mean(shares):.3f}" if len(shares) == len(maps) else "-"
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {mean} |")
+    lines.append("")
+    lines.append("| candidate | " + " | ".join(maps) + " |")
+    lines.append("|---" * (len(maps) + 1) + "|")
+    lines.append(
+        "| better baseline | "
+        + " | ".join(done[m]["_paired_vs_best_baseline"]["baseline"] for m in maps)
+        + " |"
+    )
+    for name, (label, _) in CANDIDATES.items():
+        cells = []
+        for m in maps:
+            c = done[m]["_paired_vs_best_baseline"].get(name)
+            cells.append(
+                "-"
+                if c is None
+                else f"{c['top10_diff']:+.3f} "
+                f"[{c['top10_diff_ci'][0]:+.3f}, {c['top10_diff_ci'][1]:+.3f}]"
+            )
+        if any(c != "-" for c in cells):
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    sys.exit(main())
