@@ -50,7 +50,13 @@ from synthleak.attacks.mia_distance import DEFAULT_RADII, stack_distances
 from synthleak.constraints import Interval, Options, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
-from synthleak.queries import n_attributes, sample_subsets, stack_tables, subset_counts
+from synthleak.queries import (
+    TableStack,
+    n_attributes,
+    sample_subsets,
+    stack_tables,
+    subset_counts,
+)
 
 VARIANCES = ("pooled", "separate")
 CHUNK = 256
@@ -103,6 +109,24 @@ class ClassMoments:
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.where(se > 0, diff / se, 0.0)
         return np.asarray(t, dtype=np.float64)
+
+
+def distance_statistics(
+    stack: TableStack, target: Table, k: int, radii: Sequence[float]
+) -> np.ndarray:
+    """``(B, k + len(radii))`` distance statistics of ``target`` on every dataset of ``stack``.
+
+    The logs of its ``k`` nearest distances (the farthest repeated when a dataset has fewer than
+    ``k`` records) and ``log(1 + count)`` of the records within each radius.
+    """
+    d = stack_distances(stack, target).astype(np.float64)
+    kk = min(k, d.shape[1])
+    nearest = np.sort(np.partition(d, kk - 1, axis=1)[:, :kk], axis=1)
+    if kk < k:  # fewer synthetic records than k: repeat the farthest
+        nearest = np.concatenate([nearest, np.repeat(nearest[:, -1:], k - kk, 1)], 1)
+    r = np.asarray(radii, dtype=np.float64)
+    counts = (d[:, :, None] <= r[None, None, :] + 1e-6).sum(axis=1)
+    return np.concatenate([np.log(nearest + DISTANCE_OFFSET), np.log1p(counts)], axis=1)
 
 
 def welch_t(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -240,14 +264,7 @@ class LikelihoodRatioAttack(MembershipAttack):
     def _statistics(self, datasets: Sequence[Table], subsets: np.ndarray) -> np.ndarray:
         """``(B, k + len(radii) + len(subsets))`` transformed statistics of the target."""
         stack = stack_tables(datasets)
-        d = stack_distances(stack, self.target_).astype(np.float64)
-        k = min(int(self.k), d.shape[1])
-        nearest = np.sort(np.partition(d, k - 1, axis=1)[:, :k], axis=1)
-        if k < int(self.k):  # fewer synthetic records than k: repeat the farthest
-            nearest = np.concatenate([nearest, np.repeat(nearest[:, -1:], int(self.k) - k, 1)], 1)
-        r = np.asarray(self.radii, dtype=np.float64)
-        counts = (d[:, :, None] <= r[None, None, :] + 1e-6).sum(axis=1)
-        parts = [np.log(nearest + DISTANCE_OFFSET), np.log1p(counts)]
+        parts = [distance_statistics(stack, self.target_, int(self.k), self.radii)]
         if subsets.size:
             answers = subset_counts(stack, self.target_, subsets, dtype=np.float64)
             parts.append(np.log1p(answers))

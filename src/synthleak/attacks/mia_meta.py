@@ -60,8 +60,8 @@ from synthleak.attacks.base import (
     PopulationMembershipAttack,
     register_attack,
 )
-from synthleak.attacks.mia_distance import DEFAULT_RADII, stack_distances
-from synthleak.attacks.mia_lira import DISTANCE_OFFSET, LikelihoodRatioAttack
+from synthleak.attacks.mia_distance import DEFAULT_RADII
+from synthleak.attacks.mia_lira import LikelihoodRatioAttack, distance_statistics
 from synthleak.attacks.mia_query import QueryAttack, positive_proba
 from synthleak.attacks.mia_rmia import RelativeMembershipAttack
 from synthleak.constraints import InstanceOf, Interval, constraints
@@ -180,14 +180,7 @@ class MetaMembershipAttack(PopulationMembershipAttack):
 
     # -- base signals ------------------------------------------------------------------------
     def _distance_features(self, stack: TableStack) -> np.ndarray:
-        d = stack_distances(stack, self.target_).astype(np.float64)
-        k = min(int(self.k), d.shape[1])
-        nearest = np.sort(np.partition(d, k - 1, axis=1)[:, :k], axis=1)
-        if k < int(self.k):  # fewer synthetic records than k: repeat the farthest
-            nearest = np.concatenate([nearest, np.repeat(nearest[:, -1:], int(self.k) - k, 1)], 1)
-        r = np.asarray(self.radii, dtype=np.float64)
-        counts = (d[:, :, None] <= r[None, None, :] + 1e-6).sum(axis=1)
-        return np.concatenate([np.log(nearest + DISTANCE_OFFSET), np.log1p(counts)], axis=1)
+        return distance_statistics(stack, self.target_, int(self.k), self.radii)
 
     def _fit_bases(
         self,
