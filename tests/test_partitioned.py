@@ -97,19 +97,8 @@ def test_a_partial_count_is_never_a_figure(monkeypatch: pytest.MonkeyPatch) -> N
 
 def _figures(result: Any) -> dict[str, Any]:
     """The report JSON without what measures the machine (stage times, the budget's clock)."""
-
-    def strip(obj: Any) -> Any:
-        if isinstance(obj, dict):
-            return {
-                k: strip(v)
-                for k, v in obj.items()
-                if k not in ("seconds", "measured_seconds", "projected_seconds", "created")
-            }
-        if isinstance(obj, list):
-            return [strip(v) for v in obj]
-        return obj
-
-    return strip(json.loads(result.to_json()))
+    figures: dict[str, Any] = _figures_of(json.loads(result.to_json()))
+    return figures
 
 
 def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
