@@ -468,6 +468,16 @@ def run_row(row: Row, data: dict[str, Any], args: argparse.Namespace) -> dict[st
     }
 
 
+#: Violations followed to their cause (the table prints it beside the verdict).
+CAUSES = {
+    "screen--smartnoise_dpctgan_epsilon=1_epochs=5_batch_size=100": (
+        "cause: synthleak's SmartNoise adapter, not DP-CTGAN: its label encoders learn each "
+        "column's categories from the training records outside the claim, and the target is "
+        "its training datasets' only 'race = Other' record: OUT releases never hold the value"
+    ),
+}
+
+
 def not_run(row: Row, reason: str) -> dict[str, Any]:
     return {
         "row": row.key,
@@ -550,6 +560,8 @@ def table(out: Path, run_dir: Path | None = None) -> str:
             verdict += f" (needs {4 * need:,} test datasets, ~{hrs} h)"
         elif verdict == "inconclusive":
             verdict += " (ceiling out of reach)"
+        if d["row"] in CAUSES:
+            verdict += f"; {CAUSES[d['row']]}"
         lines.append(
             f"| {d['implementation']} | {c['epsilon']:g}, {c['delta']:.2g}, {c['neighbouring']} "
             f"| {d['dataset']} | {d['n_shadows']} / {d['n_tests']} "
