@@ -473,7 +473,8 @@ CAUSES = {
     "screen--smartnoise_dpctgan_epsilon=1_epochs=5_batch_size=100": (
         "cause: synthleak's SmartNoise adapter, not DP-CTGAN: its label encoders learn each "
         "column's categories from the training records outside the claim, and the target is "
-        "its training datasets' only 'race = Other' record: OUT releases never hold the value"
+        "its training datasets' only 'race = Other' record: OUT releases never hold the value "
+        "(the adapter fits them on the schema's domain since; a rerun tests DP-CTGAN)"
     ),
 }
 
