@@ -202,6 +202,9 @@ def test_smartnoise_class_bounds_continuous_columns(monkeypatch: pytest.MonkeyPa
         def __init__(self, **kwargs: object) -> None:
             self.kwargs = kwargs
 
+        def fit(self, values: list[object]) -> None:
+            self.fitted_on = list(values)
+
     class Synth:
         def fit(self, df: pd.DataFrame, **kwargs: object) -> None:
             seen["fit"] = (df.copy(), kwargs)
@@ -223,7 +226,7 @@ def test_smartnoise_class_bounds_continuous_columns(monkeypatch: pytest.MonkeyPa
     transform.LabelTransformer = type("LabelTransformer", (Transformer,), {})  # type: ignore[attr-defined]
     transform.OneHotEncoder = type("OneHotEncoder", (Transformer,), {})  # type: ignore[attr-defined]
     transform.ChainTransformer = type(
-        "ChainTransformer", (), {"__init__": lambda self, ts: setattr(self, "ts", ts)}
+        "ChainTransformer", (Transformer,), {"__init__": lambda self, ts: setattr(self, "ts", ts)}
     )  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "snsynth", snsynth)
     monkeypatch.setitem(sys.modules, "snsynth.transform", transform)
@@ -241,6 +244,10 @@ def test_smartnoise_class_bounds_continuous_columns(monkeypatch: pytest.MonkeyPa
     colour = fit_kwargs["transformer"]["colour"]  # type: ignore[index]
     assert [type(t).__name__ for t in colour.ts] == ["LabelTransformer", "OneHotEncoder"]
     assert colour.ts[0].kwargs == {"nullable": False}  # missing is a category of its own
+    # fitted on the schema's domain before SmartNoise sees the records (nothing learnt from
+    # them outside the claim): the categories and the missing token, the continuous bounds
+    assert colour.fitted_on == ["blue", "red", "\x00missing"]
+    assert age.fitted_on == [17.0, 90.0]
     out = gen.sample(3, seed=1)
     assert out["colour"].tolist() == [None, "blue", "blue"]
 
@@ -250,6 +257,11 @@ def test_smartnoise_class_bounds_continuous_columns(monkeypatch: pytest.MonkeyPa
     assert type(age).__name__ == "BinTransformer" and age.kwargs["bins"] == 8
     colour = seen["fit"][1]["transformer"]["colour"]  # type: ignore[index]
     assert type(colour).__name__ == "LabelTransformer" and colour.kwargs == {"nullable": False}
+    assert colour.fitted_on == ["blue", "red", "\x00missing"]  # not the data's values
+    no_missing = [{**COLUMNS[0], "nullable": False}, COLUMNS[1]]
+    gen.fit(FRAME.fillna("red"), columns=no_missing, seed=0)
+    colour = seen["fit"][1]["transformer"]["colour"]  # type: ignore[index]
+    assert colour.fitted_on == ["blue", "red"]  # no missing token where none may be
 
 
 def _stand_in_synthcity(

@@ -100,9 +100,11 @@ class SmartNoise:
     """A SmartNoise Synthesizer 1.0.8 (``mst``, ``aim``, ``patectgan``, ``dpctgan``).
 
     Continuous columns get transformers with the schema's bounds (``BinTransformer`` with
-    ``n_bins`` bins for the marginal models, ``MinMaxTransformer`` for the GANs), so SmartNoise
-    spends no budget on preprocessing; categorical columns a label encoding (one-hot after it for
-    the GANs) in which a missing value is one more category.
+    ``n_bins`` bins for the marginal models, ``MinMaxTransformer`` for the GANs), categorical
+    columns a label encoding of the schema's categories (one-hot after it for the GANs) in which
+    a missing value is one more category; every transformer is fitted on the schema's domain
+    before SmartNoise sees the data, so SmartNoise spends no budget on preprocessing and learns
+    nothing outside its claim from the records.
     ``options`` are passed to the synthesizer (``epochs``, ``batch_size``, ...).
     """
 
@@ -165,6 +167,16 @@ class SmartNoise:
                     )
             else:
                 raise ValueError(f"column {c['name']!r}: smartnoise adapters take no datetimes")
+        # every transformer is fitted on the schema's domain, never on the records: an encoder
+        # fitted on the data would learn which categories occur, outside the claim (a category
+        # only the target holds would tell IN from OUT); SmartNoise then fits nothing itself
+        for c in columns:
+            if c["kind"] == "categorical":
+                domain: list[Any] = [str(v) for v in c["categories"]]
+                domain += ["\x00missing"] if c.get("nullable") else []
+            else:
+                domain = [float(c["low"]), float(c["high"])]
+            constraints[c["name"]].fit(domain)
         self.synth = Synthesizer.create(
             SMARTNOISE_MODELS[self.model], epsilon=self.epsilon, **kwargs
         )
