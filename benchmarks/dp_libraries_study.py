@@ -389,7 +389,10 @@ def run_row(row: Row, data: dict[str, Any], args: argparse.Namespace) -> dict[st
         # the record the game's exact design replaces (its seed path: pool 1, pool id 2, 0)
         picked = unit_rng(0, 1, 2, 0).choice(len(table) - 1, n, replace=False)
         info = {**info, "replaced_in_out": info["roles"][int(picked[-1])]}
-    n_shadows, n_tests = (8, 24) if args.quick else (row.n_shadows, row.n_tests)
+    if args.quick:
+        n_shadows, n_tests = 8, 24
+    else:  # --shadows/--tests: more trials where a library turns out cheap enough
+        n_shadows, n_tests = args.shadows or row.n_shadows, args.tests or row.n_tests
     ncols = len(WORST_COLUMNS) if row.dataset == "worst" else len(SCREEN_COLUMNS)
     game = MembershipGame(
         row.spec,
@@ -577,6 +580,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eps", type=float, nargs="*", default=None, help="only these epsilons")
     parser.add_argument("--table", action="store_true", help="write the Markdown table")
     parser.add_argument("--quick", action="store_true", help="smoke test: 8 + 24 datasets")
+    parser.add_argument("--shadows", type=int, default=None, help="shadow datasets (the row's)")
+    parser.add_argument("--tests", type=int, default=None, help="test datasets (the row's)")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--run-dir", type=Path, default=None, help="resumable run directory")
     parser.add_argument("--out-dir", type=Path, default=OUT)
