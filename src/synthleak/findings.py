@@ -49,7 +49,10 @@ from synthleak.results import (
     holm,
     package_versions,
 )
+from synthleak.runtime.seeding import stream, stream_key
 from synthleak.threat import ThreatModel, threat_model
+
+_FINDINGS = stream("report/findings", key=stream_key("report.findings"))
 
 if TYPE_CHECKING:
     from synthleak.policy import Metric
@@ -266,9 +269,7 @@ def audit_result_from(
     seed: int = 0,
 ) -> AuditResult:
     """An :class:`AuditResult` holding one game's result (``synthleak report RUN_DIR``)."""
-    from synthleak.runtime import stream_rng
-
-    rng = stream_rng(seed, "report.findings")
+    rng = _FINDINGS.rng(seed)
     if isinstance(result, MembershipResult):
         finding = membership_finding(result, rng=rng)
         sections: dict[str, object] = {"membership": result}

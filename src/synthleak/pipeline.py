@@ -4,8 +4,10 @@ An audit is a pipeline of named stages (:data:`STAGES`). Each stage states what 
 whose input is missing is recorded as "not measured" with the input it needs, never as "no
 evidence". A stage that fails is recorded as failed with its reason and the audit goes on: the
 report is always written with what was computed. Each stage draws its randomness from its own
-stream, derived from the seed and the stage's *name* (:func:`~synthleak.runtime.stream_rng`), so
-adding, removing or skipping a stage changes no other stage's numbers.
+stream, derived from the seed and the stage's *name* (``audit/stage``), so adding, removing or
+skipping a stage changes no other stage's numbers; a stage that runs a game seeds it with the
+first draw of that stream (:func:`~synthleak.runtime.seeding.game_seed`), so no two stages' games
+ever share a seed.
 
 Stages, in order:
 
@@ -97,9 +99,14 @@ from synthleak.results import (
 from synthleak.results import (
     BUDGETS as BUDGETS,  # re-exported (synthleak.BUDGETS)
 )
-from synthleak.runtime import Runtime, as_runtime, stream_rng
+from synthleak.runtime import Runtime, as_runtime
+from synthleak.runtime.seeding import STREAMS_VERSION, game_seed, stream
+from synthleak.runtime.store import check_layout
 from synthleak.threat import ThreatModel, threat_model
 from synthleak.vulnerability import Ranking, rank_records
+
+#: One stream per stage, keyed by the stage's name.
+_STAGE = stream("audit/stage", labelled="audit.{}")
 
 Log = Callable[[str], None]
 
@@ -357,7 +364,7 @@ def _singling_out(ctx: _Context, rng: np.random.Generator) -> None:
     n = ctx.plan.n_attacks
     ctx.log(f"singling out (univariate, multivariate; {n} predicates each)")
     game = SinglingOutGame(("univariate", "multivariate"), n_attacks=n)
-    result = game.run(_release_tables(ctx), seed=int(rng.integers(2**31)))
+    result = game.run(_release_tables(ctx), seed=game_seed(rng))
     if result.design.correction != "none":
         ctx.notes.append(f"Singling out: {result.design.note}")
     for res in result.attacks:
@@ -384,7 +391,7 @@ def _linkability(ctx: _Context, rng: np.random.Generator) -> None:
     ctx.log("linkability")
     aux_a, aux_b = _default_link_columns(ctx.train.schema, ctx.options.quasi_ids)
     game = LinkabilityGame(aux_a, aux_b, n_attacks=ctx.plan.n_attacks, n_neighbors=1)
-    res = game.run(_release_tables(ctx), seed=int(rng.integers(2**31))).attacks[0]
+    res = game.run(_release_tables(ctx), seed=game_seed(rng)).attacks[0]
     threat = threat_model(
         AttackFamily.LINKABILITY,
         "linkability",
@@ -397,6 +404,7 @@ def _linkability(ctx: _Context, rng: np.random.Generator) -> None:
 
 def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
     """No-box membership attacks on the release, calibrated against the control set."""
+    seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.games.nobox import NoBoxMembershipGame
 
     assert ctx.synthetic is not None and ctx.control is not None
@@ -435,7 +443,7 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
     # the encoded tables: V_k of the exposure records on the same table as the ranking's
     res = game.run(
         _release_tables(ctx),
-        seed=ctx.options.seed,
+        seed=seed,
         runtime=partitioned.driver_runtime(ctx.runtime.sub("nobox")),
     )
     # one record identity everywhere: rows of the user's original, not of the training split
@@ -648,6 +656,7 @@ def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
     records per column, ``plan.aia_queries`` queries per linear program) and, with
     ``max_time``, by :data:`AIA_SWEEP_SHARE` of it; every column keeps its finished parts in
     the run directory, so an interrupted audit resumes them."""
+    seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.games.sweep import attribute_sweep
 
     assert ctx.synthetic is not None and ctx.control is not None
@@ -668,7 +677,7 @@ def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
     )
     res = attribute_sweep(
         _release_tables(ctx),
-        seed=ctx.options.seed,
+        seed=seed,
         attack="recon",
         attack_params=params,
         n_targets=n_records,
@@ -742,6 +751,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
     Bounded by the budget: ``plan.aia_records`` training records are attacked (a random
     subset; all when ``None``) with at most ``plan.aia_queries`` counting queries per linear
     program; the records and queries used are stated in the finding."""
+    seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.games.attribute import ReleaseAttributeGame
     from synthleak.games.base import Release
 
@@ -760,7 +770,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
     )
     res = game.run(
         Release(ctx.train, ctx.synthetic, ctx.control),
-        seed=ctx.options.seed,
+        seed=seed,
         runtime=partitioned.driver_runtime(ctx.runtime.sub("aia-release")),
     )
     ctx.sections.attribute_release = res
@@ -826,6 +836,7 @@ def _needs_generator_and_secret(ctx: _Context) -> Skip | None:
 
 def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
     """The randomised-secret attribute-inference game against the generator."""
+    seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.games.attribute import AttributeGame, Measurement
 
     assert ctx.options.generator is not None and ctx.options.secret is not None
@@ -869,7 +880,7 @@ def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
         log=ctx.log,
         secret_rule=ctx.options.secret_rule,
     )
-    res = game.run(ctx.original, seed=ctx.options.seed, runtime=ctx.runtime.sub("aia"))
+    res = game.run(ctx.original, seed=seed, runtime=ctx.runtime.sub("aia"))
     ctx.sections.attribute = res
     played = int(res.config["n_games"])
     if played < games:
@@ -960,7 +971,7 @@ def _ranked(ctx: _Context, method: str) -> np.ndarray:
 SCREEN_SHOWN = 10
 
 
-def _screen(ctx: _Context, n_top: int, train_size: int) -> tuple[list[int], float]:
+def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list[int], float]:
     """Stage 1 of the two-stage audit: screen the rarest training records, return the ``n_top``
     rows of the original it ranks riskiest and its wall time; the screening section records
     its ranking beside ``V_k``'s."""
@@ -978,7 +989,7 @@ def _screen(ctx: _Context, n_top: int, train_size: int) -> tuple[list[int], floa
     res = screen_records(
         ctx.original,
         ctx.options.generator,
-        seed=ctx.options.seed,
+        seed=seed,
         runtime=ctx.runtime.sub("screen"),
         candidates=candidates,
         n_screened=n_screened,
@@ -1027,6 +1038,7 @@ def _screen(ctx: _Context, n_top: int, train_size: int) -> tuple[list[int], floa
 
 
 def _membership(ctx: _Context, rng: np.random.Generator) -> None:
+    seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.attacks.base import make_attack
     from synthleak.games.membership import MembershipGame
     from synthleak.games.targets import Targets
@@ -1062,7 +1074,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         )
     screen_seconds = 0.0
     if ctx.options.selector == "screen":
-        top, screen_seconds = _screen(ctx, n_top, n)
+        top, screen_seconds = _screen(ctx, n_top, n, seed)
     else:
         top = [int(ctx.train_rows[r]) for r in _ranked(ctx, ctx.options.selector)[:n_top]]
     pool = np.setdiff1d(np.arange(len(ctx.original)), top)
@@ -1107,7 +1119,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
-        res = game.run(ctx.original, seed=ctx.options.seed, runtime=ctx.runtime)
+        res = game.run(ctx.original, seed=seed, runtime=ctx.runtime)
     ctx.sections.budget = BudgetRecord(
         game.n_shadows,
         game.n_tests,
@@ -1340,6 +1352,8 @@ def audit(
                 f"optional package '{mod}' is not installed: the parts that need it are skipped "
                 f"(install with pip install 'synthleak[{extra}]')"
             )
+    if rt.run_dir is not None:  # never resume numbers drawn under another layout
+        check_layout(rt.run_dir, STREAMS_VERSION)
     records = run_stages(ctx, STAGES)
     sources = sources or {}
     config = AuditConfig.of(
@@ -1407,7 +1421,7 @@ def run_stages(ctx: _Context, stages: Sequence[Stage]) -> list[StageRecord]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", BaselineWarning)  # the verdict carries it
-                st.run(ctx, stream_rng(ctx.options.seed, f"audit.{st.name}"))
+                st.run(ctx, _STAGE.sub(st.name).rng(ctx.options.seed))
         except InputError as exc:
             ctx.log(f"{st.title}: not measured ({exc})")
             records.append(

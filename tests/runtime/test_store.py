@@ -65,3 +65,22 @@ def test_finished_units_counts_every_store_below_a_folder(tmp_path) -> None:
     sub.close()
     assert finished_units(tmp_path / "run") == 3
     assert finished_units(tmp_path / "run" / "screen") == 2
+
+
+def test_a_run_directory_of_another_stream_layout_is_refused(tmp_path: Path) -> None:
+    from synthleak.runtime.store import check_layout
+
+    fresh = tmp_path / "fresh"
+    check_layout(fresh, 2)  # records the layout
+    check_layout(fresh, 2)  # and resumes under the same one
+    with pytest.raises(InputError, match="stream layout 2, this one uses 3"):
+        check_layout(fresh, 3)
+    old = tmp_path / "old"  # finished work from before layouts were recorded: layout 1
+    store = RunStore(old, {"a": 1})
+    store.put("u", {"x": np.arange(3)})
+    with pytest.raises(InputError, match="stream layout 1, this one uses 2"):
+        check_layout(old, 2)
+    empty = tmp_path / "empty"  # nothing finished yet: nothing to mix
+    RunStore(empty, {"a": 1})
+    check_layout(empty, 2)
+    assert (empty / "layout.json").exists()

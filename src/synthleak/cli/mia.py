@@ -482,12 +482,11 @@ def mia_cmd(
         )
     from synthleak.findings import membership_epsilon
     from synthleak.games.cost import format_seconds
-    from synthleak.games.membership import MembershipGame
+    from synthleak.games.membership import MIA_EPSILON, MembershipGame
     from synthleak.generators import claimed_epsilon as claimed_epsilon_of
     from synthleak.generators import make_generator
     from synthleak.policy import METRICS, epsilon_metrics
     from synthleak.results import MembershipDocument, check_claim
-    from synthleak.runtime import stream_rng
 
     if n_queries is None or n_queries < 1:
         raise InputError(f"--n-queries must be at least 1, got {n_queries}")
@@ -567,7 +566,7 @@ def mia_cmd(
             )
         eps = membership_epsilon(
             result,
-            rng=stream_rng(seed, "mia.epsilon"),
+            rng=MIA_EPSILON.rng(seed),
             claimed=claimed,
             delta=delta,
             neighbouring=neighbouring.api,
@@ -591,8 +590,8 @@ def plan_game(
     """Measure the game's cost, size it to ``--max-time`` if given, print the projection;
     returns the projected seconds."""
     from synthleak.games.cost import plan_membership, power
+    from synthleak.games.membership import MIA_PILOT
     from synthleak.games.targets import Targets, as_targets
-    from synthleak.runtime import stream_rng
 
     # the game's own default when it was given no targets (MembershipGame.run)
     spec = as_targets(game.targets if game.targets is not None else Targets.top(10))
@@ -605,7 +604,7 @@ def plan_game(
         game,
         table,
         n_targets=n_targets,
-        rng=stream_rng(seed, "mia.pilot"),
+        rng=MIA_PILOT.rng(seed),
         workers=workers,
         max_seconds=max_time,
     )

@@ -29,8 +29,9 @@ is not randomised (there is no generator to re-run), so both accuracies include 
 population-level inference alone gives; only their difference measures the release.
 
 Games are work units run by :class:`~synthleak.runtime.Runtime` (processes or a Dask cluster,
-resumable run directory). A unit draws all its randomness from :func:`~synthleak.runtime.unit_rng`
-keyed by the unit, so results do not depend on the number of workers.
+resumable run directory). A unit draws all its randomness from the game's streams
+(:mod:`synthleak.runtime.seeding`) keyed by the unit, so results do not depend on the number
+of workers.
 
 Discrete domain. The paper assumes discrete attributes (its Sec. 3): continuous columns are
 discretised before anything else (``bins`` bins per column, ``uniform`` over the schema range
@@ -98,7 +99,8 @@ from synthleak.metrics.privacy import (
 )
 from synthleak.metrics.utility import mre_from_codes, random_marginals, tvd_from_codes
 from synthleak.modes import BinStrategy, ToleranceKind
-from synthleak.runtime import WorkUnit, as_runtime, stream_rng, unit_rng
+from synthleak.runtime import WorkUnit, as_runtime
+from synthleak.runtime.seeding import stream, stream_key
 from synthleak.serde import FloatArray, IntArray, Result
 
 if TYPE_CHECKING:
@@ -114,8 +116,23 @@ MAX_CI_WIDTH = 0.2
 an attack at its baseline from one 10 points above it, so the figure is "too small to measure";
 about 100 attacked secrets reach it at an accuracy of 0.5."""
 
-# seed streams of AttributeGame (second element of every unit_rng key after the game index)
-_S_DATA, _S_TARGET, _S_FIT, _S_ATTACK_FIT, _S_SAMPLE, _S_ATTACK, _S_UTILITY, _S_COMPARE = range(8)
+# the attribute game's streams live in the unit of one game (its index first in every key)
+_DATA = stream("aia/data", key=0, scoped=True)
+_TARGET = stream("aia/target", key=1, scoped=True)
+_FIT = stream("aia/fit", key=2, scoped=True)
+_ATTACK_FIT = stream("aia/attack-fit", key=3, scoped=True)
+_SAMPLE = stream("aia/sample", key=4, scoped=True)
+_ATTACK = stream("aia/attack", key=5, scoped=True)
+_UTILITY = stream("aia/utility", key=6, scoped=True)
+_COMPARE = stream("aia/compare", key=7)
+# the release attribute game (keys kept from its first names)
+_RELEASE_FIT = stream("aia-release/fit", key=stream_key("aia-release-fit"))
+_RELEASE_SCORE = stream("aia-release/score", key=stream_key("aia-release-score"))
+_RELEASE_UTILITY = stream("aia-release/utility", key=stream_key("aia-release-utility"))
+_RELEASE_TARGETS = stream("aia-release/targets", key=stream_key("aia-release-targets"))
+_RELEASE_SWAP = stream("aia-release/swap", key=stream_key("aia-release-swap"))
+_RELEASE_PARTS = stream("aia-release/parts", key=stream_key("aia-release-parts"))
+_RELEASE_POPULATION = stream("aia-release/population", key=stream_key("aia-release-population"))
 
 
 class Measurement(StrEnum):
@@ -794,7 +811,7 @@ def _play_game(shared: dict[str, Any], game: int) -> dict[str, np.ndarray]:
     ms = [int(m) for m in cfg["synthetic_size"]]
     F = codes.shape[1] - 1
     C = int(sizes[F])
-    rows = unit_rng(seed, game, _S_DATA).choice(codes.shape[0], size=n, replace=False)
+    rows = _DATA.rng(seed, scope=(game,)).choice(codes.shape[0], size=n, replace=False)
     D = codes[rows]
     X, y = D[:, :F], D[:, F]
     if np.unique(y).size < 2:
@@ -802,7 +819,7 @@ def _play_game(shared: dict[str, Any], game: int) -> dict[str, np.ndarray]:
     uniq = np.flatnonzero(singleton_rows(X))
     if uniq.size == 0:
         raise GameFailure("no record of D has unique quasi-identifiers")
-    rng_t = unit_rng(seed, game, _S_TARGET)
+    rng_t = _TARGET.rng(seed, scope=(game,))
     k = min(int(cfg["targets_per_game"]), uniq.size)
     targets = np.sort(rng_t.choice(uniq, size=k, replace=False))
     y_new = y.copy()
@@ -811,7 +828,7 @@ def _play_game(shared: dict[str, Any], game: int) -> dict[str, np.ndarray]:
     Dp[:, F] = y_new
     try:
         gen = make_generator(cfg["generator"]).fit(
-            Table.from_arrays(schema, Dp, None), rng=unit_rng(seed, game, _S_FIT)
+            Table.from_arrays(schema, Dp, None), rng=_FIT.rng(seed, scope=(game,))
         )
     except InputError:
         raise
@@ -820,12 +837,12 @@ def _play_game(shared: dict[str, Any], game: int) -> dict[str, np.ndarray]:
             f"generator {cfg['generator']} failed to fit: {type(exc).__name__}: {exc}"
         ) from exc
     fitted = [
-        copy.deepcopy(attack).fit(X, sizes[:F], rng=unit_rng(seed, game, _S_ATTACK_FIT, i))
+        copy.deepcopy(attack).fit(X, sizes[:F], rng=_ATTACK_FIT.rng(seed, i, scope=(game,)))
         for i, (_, attack) in enumerate(attacks)
     ]
     marg = (
         random_marginals(
-            F + 1, 3, int(cfg["utility_marginals"]), rng=unit_rng(seed, game, _S_UTILITY)
+            F + 1, 3, int(cfg["utility_marginals"]), rng=_UTILITY.rng(seed, scope=(game,))
         )
         if F + 1 >= 3
         else np.zeros((0, 3), dtype=np.int64)
@@ -845,9 +862,9 @@ def _play_game(shared: dict[str, Any], game: int) -> dict[str, np.ndarray]:
     guesses = np.full((len(attacks), M, k), -1, dtype=np.int64)
     fails = [["" for _ in ms] for _ in attacks]
     for mi, m in enumerate(ms):
-        S = gen.sample(m, rng=unit_rng(seed, game, _S_SAMPLE, m)).codes.astype(np.int64)
+        S = gen.sample(m, rng=_SAMPLE.rng(seed, m, scope=(game,))).codes.astype(np.int64)
         for i, attack in enumerate(fitted):
-            rng_a = unit_rng(seed, game, _S_ATTACK, m, i)
+            rng_a = _ATTACK.rng(seed, m, i, scope=(game,))
             try:
                 sc = attack.score(S[:, :F], S[:, F], targets, C, rng=rng_a)
             except ReconstructionFailure as exc:
@@ -1075,7 +1092,7 @@ class AttributeGame:
         table = as_table(data)
         prep, attacks, ms = self._validate(table)
         n = int(self.train_size)
-        first = unit_rng(int(seed), 0, _S_DATA).choice(prep.codes.shape[0], size=n, replace=False)
+        first = _DATA.rng(int(seed), scope=(0,)).choice(prep.codes.shape[0], size=n, replace=False)
         if not singleton_rows(prep.codes[first, :-1]).any():
             raise InputError(
                 "no record has unique quasi-identifiers in a sampled dataset: "
@@ -1174,7 +1191,7 @@ def _compare(
                 per[a]["correct"][both],
                 per[b]["correct"][both],
                 clusters=per[a]["game"][both],
-                rng=unit_rng(seed, _S_COMPARE, mi, i, j),
+                rng=_COMPARE.rng(seed, mi, i, j),
             )
             out.append(AttackComparison(m, a, b, cmp))
     return out
@@ -1422,9 +1439,9 @@ def _play_part(shared: dict[str, Any], world: int, part: int) -> dict[str, np.nd
     sizes: np.ndarray = shared["sizes"]
     C = int(sizes[-1])
     attack = copy.deepcopy(shared["attack"]).fit(
-        X, sizes[:-1], rng=stream_rng(seed, "aia-release-fit", world, part)
+        X, sizes[:-1], rng=_RELEASE_FIT.rng(seed, world, part)
     )
-    rng = stream_rng(seed, "aia-release-score", world, part)
+    rng = _RELEASE_SCORE.rng(seed, world, part)
     scores = attack.score(S[:, :-1], S[:, -1], targets, C, rng=rng)
     return {"scores": np.asarray(scores, dtype=np.float64), "guess": _guess(scores, rng)}
 
@@ -1706,7 +1723,7 @@ class ReleaseAttributeGame:
                 ori.shape[1],
                 3,
                 int(self.utility_marginals),
-                rng=stream_rng(seed, "aia-release-utility"),
+                rng=_RELEASE_UTILITY.rng(seed),
             )
             if ori.shape[1] >= 3
             else np.zeros((0, 3), dtype=np.int64)
@@ -1772,15 +1789,13 @@ class ReleaseAttributeGame:
         attacked = (
             np.arange(N)
             if k == N
-            else np.sort(stream_rng(seed, "aia-release-targets").choice(N, k, replace=False))
+            else np.sort(_RELEASE_TARGETS.rng(seed).choice(N, k, replace=False))
         )
-        rng_swap = stream_rng(seed, "aia-release-swap")
+        rng_swap = _RELEASE_SWAP.rng(seed)
         slots = np.sort(rng_swap.choice(k, n_swap, replace=False))  # positions in ``attacked``
         slot_ctl = np.full(k, -1, dtype=np.int64)
         slot_ctl[slots] = np.sort(rng_swap.choice(len(ctl_codes), n_swap, replace=False))
-        order = (
-            np.arange(k) if n_parts == 1 else stream_rng(seed, "aia-release-parts").permutation(k)
-        )
+        order = np.arange(k) if n_parts == 1 else _RELEASE_PARTS.rng(seed).permutation(k)
         groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for pos in np.array_split(order, n_parts):
             pos = np.sort(pos)
@@ -1883,7 +1898,7 @@ def _population_right(
     training record ``rows`` right (under the game's rule), else 0."""
     from synthleak.attacks.aia_inference import InferenceAttack
 
-    rng = stream_rng(seed, "aia-release-population")
+    rng = _RELEASE_POPULATION.rng(seed)
     C = int(sizes[-1])
     attack = InferenceAttack().fit(ori[:, :-1], sizes[:-1], rng=rng)
     scores = attack.score(ctl[:, :-1], ctl[:, -1], rows, C, rng=rng)

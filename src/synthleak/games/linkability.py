@@ -48,8 +48,12 @@ from synthleak.games.singling_out import (
 from synthleak.metrics.privacy import RiskEstimate
 from synthleak.metrics.risk import rate_estimate, residual_risk
 from synthleak.runtime.context import Runtime, as_runtime
-from synthleak.runtime.seeding import stream_rng
+from synthleak.runtime.seeding import stream
 from synthleak.serde import Result
+
+_TARGETS = stream("linkability/targets")
+_FIT = stream("linkability/fit", labelled="linkability/{}/fit")
+_BASELINE = stream("linkability/baseline", labelled="linkability/{}/baseline")
 
 
 @dataclass(frozen=True, repr=False)
@@ -243,14 +247,14 @@ class LinkabilityGame:
                 )
         n_ori = min(self.n_attacks, len(original))
         n_ctl = min(self.n_attacks, len(control))
-        pick = stream_rng(seed, "linkability/targets")
+        pick = _TARGETS.rng(seed)
         targets = original.take(pick.choice(len(original), size=n_ori, replace=False))
         controls = control.take(pick.choice(len(control), size=n_ctl, replace=False))
         results = []
         for name, attack in self._resolve():
-            attack.fit(synthetic, rng=stream_rng(seed, f"linkability/{name}/fit"))
+            attack.fit(synthetic, rng=_FIT.sub(name).rng(seed))
             k = int(getattr(attack, "n_neighbors", self.n_neighbors))
-            brng = stream_rng(seed, f"linkability/{name}/baseline")
+            brng = _BASELINE.sub(name).rng(seed)
             m = len(synthetic)
             base = sets_intersect(
                 random_neighbors(m, self.n_attacks, k, rng=brng),

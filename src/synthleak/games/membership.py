@@ -27,11 +27,12 @@ Execution
 Generator runs are batched into work units (:mod:`synthleak.games.shadow`) run by the
 :class:`~synthleak.runtime.Runtime` (inline, processes or a Dask cluster); with a run directory
 every finished batch is stored (compact code and value arrays) and a re-run resumes. Every
-dataset draws its records and its generator's randomness from :func:`synthleak.runtime.unit_rng`
-keyed by its pool and index, so the same seed gives identical results whatever the number of
-workers. All attacks and all targets reuse the one set of synthetic shadow datasets; (target,
-attack) fits are work units too. The test scores of every (target, attack) are kept in the result,
-so trial-level statistics (ROC, empirical epsilon) can be computed from it.
+dataset draws its records and its generator's randomness from its stream
+(:mod:`synthleak.runtime.seeding`) keyed by its pool and index, so the same seed gives identical
+results whatever the number of workers. All attacks and all targets reuse the one set of
+synthetic shadow datasets; (target, attack) fits are work units too. The test scores of every
+(target, attack) are kept in the result, so trial-level statistics (ROC, empirical epsilon) can
+be computed from it.
 
 References
 ----------
@@ -70,13 +71,20 @@ from synthleak.metrics.privacy import (
 )
 from synthleak.modes import Knowledge, Neighbouring, PoolMode
 from synthleak.queries import TableStack
-from synthleak.runtime import RunStore, Runtime, WorkUnit, as_runtime, unit_rng
+from synthleak.runtime import RunStore, Runtime, WorkUnit, as_runtime
+from synthleak.runtime.seeding import stream, stream_key
 from synthleak.serde import FloatArray, IntArray, Result, jsonable
 
 TPR_FPRS = (0.1, 0.01)
 
-# seed paths (first element of every unit_rng key); 2 is the per-dataset generator key
-_SEED_SPLIT, _SEED_POOL, _SEED_ATTACK, _SEED_METRIC = 0, 1, 3, 4
+# keys 0-4 kept from the first layout (2 is the shadow datasets' stream, games/shadow.py)
+_SPLIT = stream("membership/split", key=0)
+_POOL = stream("membership/pool", key=1)
+_ATTACK = stream("membership/attack", key=3)
+_METRIC = stream("membership/metric", key=4)
+#: The streams of ``synthleak mia``: the epsilon estimate and the cost pilot.
+MIA_EPSILON = stream("mia/epsilon", key=stream_key("mia.epsilon"))
+MIA_PILOT = stream("mia/pilot", key=stream_key("mia.pilot"))
 
 
 @dataclass(frozen=True, repr=False)
@@ -287,7 +295,7 @@ def _attack_unit(shared: dict[str, Any], t: int, attack_index: int) -> dict[str,
     shadow, y_shadow = pools.shadow(t)
     test, y_test = pools.test(t)
     target: Table = shared["omega"].take([shared["targets"][t]])
-    rng = unit_rng(int(shared["seed"]), _SEED_ATTACK, t, attack_index)
+    rng = _ATTACK.rng(int(shared["seed"]), t, attack_index)
     model = copy.deepcopy(shared["attacks"][attack_index][1])
     c0 = time.process_time()
     fit_membership(model, target, shadow, y_shadow, rng=rng, population=shared["population"])
@@ -514,7 +522,7 @@ class MembershipGame:
             ]
         )
         for pool_id, src, size, t in specs:
-            rng = unit_rng(seed, _SEED_POOL, pool_id)
+            rng = _POOL.rng(seed, pool_id)
             rows = np.empty((int(size), n), dtype=np.int64)
             for i in range(int(size)):
                 rows[i] = src[rng.choice(src.size, n, replace=False)]
@@ -538,14 +546,14 @@ class MembershipGame:
         swap = self._relation(Knowledge.EXACT) is Neighbouring.SUBSTITUTE
         design: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         for t in range(targets.size):
-            picked = unit_rng(seed, _SEED_POOL, 2 * t + 2, 0).choice(
+            picked = _POOL.rng(seed, 2 * t + 2, 0).choice(
                 rest.size, n if swap else n - 1, replace=False
             )
             known = rest[picked[: n - 1]]
             other = int(rest[picked[n - 1]]) if swap else -1
             for k, size in enumerate((self.n_shadows, self.n_tests)):
                 pool_id = 2 * t + 2 + k
-                labels = _balanced(unit_rng(seed, _SEED_POOL, pool_id), int(size))
+                labels = _balanced(_POOL.rng(seed, pool_id), int(size))
                 rows = np.empty((int(size), n), dtype=np.int64)
                 rows[:, : n - 1] = known
                 rows[:, n - 1] = np.where(labels, targets[t], other)
@@ -581,7 +589,7 @@ class MembershipGame:
             if isinstance(a, str)
         }
         knowledge = Knowledge(self.knowledge)
-        rng = unit_rng(int(seed), _SEED_SPLIT)
+        rng = _SPLIT.rng(int(seed))
         rest = np.setdiff1d(np.arange(len(omega)), tgt)
         if knowledge is Knowledge.EXACT:
             aux_rows, test_rows = rest, rest[:0]
@@ -710,7 +718,7 @@ class MembershipGame:
                 per[name] = attack_outcome(
                     r.arrays["labels"],
                     r.arrays["scores"],
-                    rng=unit_rng(seed, _SEED_METRIC, t, a_idx),
+                    rng=_METRIC.rng(seed, t, a_idx),
                     name=f"{name} on row {int(tgt[t])}",
                 )
             outcomes.append(TargetOutcome(int(tgt[t]), resolved.selected_by[t], per))

@@ -73,8 +73,12 @@ from synthleak.metrics.privacy import (
 )
 from synthleak.runtime.context import Runtime, as_runtime
 from synthleak.runtime.executor import WorkUnit
-from synthleak.runtime.seeding import stream_rng
+from synthleak.runtime.seeding import stream, stream_key
 from synthleak.serde import FloatArray, IntArray, Result
+
+_SPLIT = stream("nobox/split", key=stream_key("nobox-split"))
+_ATTACK = stream("nobox/attack", labelled="nobox-attack:{}")
+_METRIC = stream("nobox/metric", labelled="nobox-metric:{}")
 
 __all__ = [
     "DEFAULT_ATTACKS",
@@ -502,7 +506,7 @@ def tpr_table(
 
 def _attack_unit(shared: dict[str, Any], name: str) -> dict[str, np.ndarray]:
     attack: NoBoxMembershipAttack = shared["attacks"][name]
-    rng = stream_rng(shared["seed"], f"nobox-attack:{name}")
+    rng = _ATTACK.sub(name).rng(shared["seed"])
     attack.fit(shared["synthetic"], shared["reference"], rng=rng)
     return {"scores": np.asarray(attack.score(shared["records"]), dtype=np.float64)}
 
@@ -639,7 +643,7 @@ class NoBoxMembershipGame:
             )
 
         # the draw: members, non-members, reference, halves
-        rng = stream_rng(int(seed), "nobox-split")
+        rng = _SPLIT.rng(int(seed))
         member_rows = np.sort(rng.choice(len(enc.original), n_mem, replace=False)).astype(np.int64)
         perm = rng.permutation(len(enc.control))
         non_rows = np.sort(perm[:n_non]).astype(np.int64)
@@ -678,7 +682,7 @@ class NoBoxMembershipGame:
         exp_scores: dict[str, np.ndarray] = {}
         for name, _ in resolved:
             res = done[name]
-            metric_rng = stream_rng(int(seed), f"nobox-metric:{name}")
+            metric_rng = _METRIC.sub(name).rng(int(seed))
             if not res.ok or res.arrays is None:
                 nan = float("nan")
                 outcomes[name] = NoBoxAttackOutcome(
@@ -715,9 +719,7 @@ class NoBoxMembershipGame:
             ev = sel == 0
             best = BestAttack(
                 name,
-                auc_estimate(
-                    y[ev], all_scores[name][ev], rng=stream_rng(int(seed), "nobox-metric:best")
-                ),
+                auc_estimate(y[ev], all_scores[name][ev], rng=_METRIC.sub("best").rng(int(seed))),
                 outcomes[name].selection_auc,
                 int((sel == 1).sum()),
                 int(ev.sum()),
@@ -732,9 +734,7 @@ class NoBoxMembershipGame:
                 tuple(all_scores),
                 weights,
                 intercept,
-                auc_estimate(
-                    y[ev], stacked[ev], rng=stream_rng(int(seed), "nobox-metric:ensemble")
-                ),
+                auc_estimate(y[ev], stacked[ev], rng=_METRIC.sub("ensemble").rng(int(seed))),
                 auc(y[sel == 1], stacked[sel == 1]),
                 int((sel == 1).sum()),
                 int(ev.sum()),

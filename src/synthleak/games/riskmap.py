@@ -33,8 +33,8 @@ work units of ``chunk`` records: a unit builds each record's features (all ``2^F
 chunks of 256 datasets, of which the record's ``n_queries`` sampled queries are kept), fits,
 scores and returns only the test scores. Peak memory is the pools plus
 ``256 x 2^F`` counts and ``(datasets x n_queries)`` features of one record per worker; never
-``records x datasets x 2^F``. Every random draw comes from
-:func:`~synthleak.runtime.unit_rng` keyed by pool, dataset, record and attack, so the same seed
+``records x datasets x 2^F``. Every random draw comes from a stream
+(:mod:`synthleak.runtime.seeding`) keyed by pool, dataset, record and attack, so the same seed
 gives the same map whatever the number of workers.
 
 References
@@ -74,15 +74,20 @@ from synthleak.generators import make_generator
 from synthleak.metrics.privacy import auc_estimate
 from synthleak.metrics.ranking import RankValidation, rank_validation
 from synthleak.queries import TableStack
-from synthleak.runtime import RunStore, Runtime, WorkUnit, as_runtime, unit_rng
+from synthleak.runtime import RunStore, Runtime, WorkUnit, as_runtime
+from synthleak.runtime.seeding import stream
 from synthleak.serde import FloatArray, IntArray, Result, jsonable
 from synthleak.vulnerability import log_likelihood_scores, rare_value_scores, vulnerability_scores
 
 RISKMAP_ATTACKS = ("query", "distance")
 SCORES = ("vulnerability", "rare_value", "log_likelihood")
 
-# seed paths (first element of every unit_rng key); 2 is the per-dataset generator key
-_SEED_SPLIT, _SEED_POOL, _SEED_ATTACK, _SEED_METRIC, _SEED_VALID = 10, 11, 13, 14, 15
+# keys kept from the first layout (the shadow datasets draw from games/shadow.py's stream)
+_SPLIT = stream("riskmap/split", key=10)
+_POOL = stream("riskmap/pool", key=11)
+_ATTACK = stream("riskmap/attack", key=13)
+_METRIC = stream("riskmap/metric", key=14)
+_VALID = stream("riskmap/valid", key=15)
 SHADOW_POOL, TEST_POOL = 0, 1
 
 
@@ -201,7 +206,7 @@ def _attack_chunk(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndar
         if y_s.all() or not y_s.any() or y_t.all() or not y_t.any():
             continue  # no IN or no OUT dataset: the AUC is undefined
         for a_idx, (_name, attack) in enumerate(attacks):
-            rng = unit_rng(seed, _SEED_ATTACK, i, a_idx)
+            rng = _ATTACK.rng(seed, i, a_idx)
             model = copy.deepcopy(attack)
             fit_membership(
                 model,
@@ -213,7 +218,7 @@ def _attack_chunk(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndar
             )
             s = np.asarray(model.score(test), dtype=np.float64)
             est = auc_estimate(
-                y_t, s, rng=unit_rng(seed, _SEED_METRIC, i, a_idx), n_boot=int(shared["n_boot"])
+                y_t, s, rng=_METRIC.rng(seed, i, a_idx), n_boot=int(shared["n_boot"])
             )
             out[a_idx, i - lo] = (est.value, est.ci_low, est.ci_high)
     return {"auc": out}
@@ -389,7 +394,7 @@ class RiskMap:
         n, half = n_private, n_private // 2
         design = {}
         for pool_id, size in ((SHADOW_POOL, self.n_shadows), (TEST_POOL, self.n_tests)):
-            rng = unit_rng(seed, _SEED_POOL, pool_id)
+            rng = _POOL.rng(seed, pool_id)
             rows = np.empty((int(size), n), dtype=np.int64)
             labels = np.zeros((int(size), n), dtype=bool)
             for s in range(int(size)):
@@ -418,7 +423,7 @@ class RiskMap:
         table = as_table(data)
         m = self._validate(table)
         n = int(self.train_size)
-        rng = unit_rng(seed, _SEED_SPLIT)
+        rng = _SPLIT.rng(seed)
         pop_size = len(table) if self.population is None else int(self.population)
         if self.private_rows is None:
             pop = rng.permutation(len(table))[:pop_size]
@@ -502,7 +507,7 @@ class RiskMap:
                 config, d_rows, auc, scores, RankValidation(0, 10, math.nan)
             ).best()[:, 0]
             validation = rank_validation(
-                best, scores, rng=unit_rng(seed, _SEED_VALID), n_boot=int(self.n_boot)
+                best, scores, rng=_VALID.rng(seed), n_boot=int(self.n_boot)
             )
             per_attack = {}
             if len(auc) > 1:
@@ -510,7 +515,7 @@ class RiskMap:
                     a: rank_validation(
                         v[:, 0],
                         scores,
-                        rng=unit_rng(seed, _SEED_VALID, j + 1),
+                        rng=_VALID.rng(seed, j + 1),
                         n_boot=int(self.n_boot),
                     )
                     for j, (a, v) in enumerate(auc.items())

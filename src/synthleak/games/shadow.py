@@ -6,9 +6,9 @@ into a table; ``-1`` pads a dataset that has one record fewer) and their labels.
 work units of ``batch_size`` datasets run by the :class:`~synthleak.runtime.Runtime` (processes or
 Dask; resumable through the run store), and returns one compact
 :class:`~synthleak.queries.TableStack` per pool. Every dataset draws its generator's randomness from
-``unit_rng(seed, 2, pool, index)``, so the same seed gives the same releases whatever the number of
-workers. A generator that fails on a dataset is counted and reported; the dataset is dropped and the
-run goes on.
+the stream ``shadow/dataset``, unit ``(pool, index)``, so the same seed gives the same releases
+whatever the number of workers. A generator that fails on a dataset is counted and reported;
+the dataset is dropped and the run goes on.
 
 Both the membership game and the risk map use it; several attacks and targets share one set of
 shadow datasets (DESIGN.md, performance rules).
@@ -29,11 +29,12 @@ import numpy as np
 from synthleak.data.table import Table
 from synthleak.generators import make_generator
 from synthleak.queries import TableStack
-from synthleak.runtime import RunStore, Runtime, WorkUnit, unit_rng
+from synthleak.runtime import RunStore, Runtime, WorkUnit
+from synthleak.runtime.seeding import stream
 from synthleak.serde import Result
 
-#: Seed path of the generator run on one dataset: ``unit_rng(seed, SEED_DATASET, pool, index)``.
-SEED_DATASET = 2
+#: The stream of the generator run on one shadow dataset, unit ``(pool, index)``.
+DATASET = stream("shadow/dataset", key=2)
 
 Design = dict[int, tuple[np.ndarray, np.ndarray]]
 
@@ -68,7 +69,7 @@ def generate_batch(
     ok = np.zeros(b, dtype=bool)
     errors = np.full(b, "", dtype="<U200")
     for j in range(b):
-        rng = unit_rng(seed, SEED_DATASET, pool_id, start + j)
+        rng = DATASET.rng(seed, pool_id, start + j)
         members = rows[j][rows[j] >= 0]  # -1 pads a dataset one record short (add/remove)
         try:
             syn = make_generator(spec).fit(omega.take(members), rng=rng).sample(m, rng=rng)

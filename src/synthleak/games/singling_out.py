@@ -97,8 +97,12 @@ from synthleak.metrics.risk import (
     singling_out_risk,
 )
 from synthleak.runtime.context import Runtime, as_runtime
-from synthleak.runtime.seeding import stream_rng
+from synthleak.runtime.seeding import stream
 from synthleak.serde import Result
+
+_FIT = stream("singling-out/fit", labelled="singling-out/{}/fit")
+_PREDICATES = stream("singling-out/predicates", labelled="singling-out/{}/predicates")
+_BASELINE = stream("singling-out/baseline", labelled="singling-out/{}/baseline")
 
 __all__ = [
     "ColumnLeak",
@@ -468,15 +472,13 @@ class SinglingOutGame:
         seed: int,
     ) -> SinglingOutAttackResult:
         conf = self.confidence
-        attack.fit(synthetic, rng=stream_rng(seed, f"singling-out/{name}/fit"))
-        preds = attack.predicates(
-            self.n_attacks, rng=stream_rng(seed, f"singling-out/{name}/predicates")
-        )
+        attack.fit(synthetic, rng=_FIT.sub(name).rng(seed))
+        preds = attack.predicates(self.n_attacks, rng=_PREDICATES.sub(name).rng(seed))
         base = random_predicates(
             synthetic,
             self.n_attacks,
             attack.baseline_n_cols,
-            rng=stream_rng(seed, f"singling-out/{name}/baseline"),
+            rng=_BASELINE.sub(name).rng(seed),
         )
         n_base = int((base.count(original, cap=2, index=idx_o) == 1).sum())
         base_rate = rate_estimate(n_base, len(base), conf)

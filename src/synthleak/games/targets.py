@@ -25,12 +25,12 @@ import numpy as np
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.modes import DATA_METHODS
-from synthleak.runtime.seeding import unit_rng
+from synthleak.runtime.seeding import stream
 from synthleak.serde import IntArray, Result
 from synthleak.vulnerability import TargetMethod, select_targets
 
 #: Seed path of random target selection (kept from the first version: same seeds, same targets).
-_SEED_TARGETS = 5
+_TARGETS = stream("targets/select", key=5)
 ROWS = "rows"
 
 
@@ -130,7 +130,7 @@ class Targets(Result):
                 picked = list(part.rows)
             else:
                 picked = select_targets(
-                    table, part.method, part.n, rng=unit_rng(seed, _SEED_TARGETS, i), k=self.k
+                    table, part.method, part.n, rng=_TARGETS.rng(seed, i), k=self.k
                 ).tolist()
             for r in picked:
                 if r not in labels:

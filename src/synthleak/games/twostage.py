@@ -31,8 +31,8 @@ Memory and execution
 Datasets are generated once (work units of ``batch_size`` datasets, resumable with a run
 directory) and held as one :class:`~synthleak.queries.TableStack` per pool; each record's features
 are computed on the fly in work units of ``chunk`` records, never ``records x datasets x 2^F``.
-Every random draw comes from :func:`~synthleak.runtime.unit_rng` keyed by pool, dataset and
-record: the same seed gives the same screen whatever the number of workers.
+Every random draw comes from a stream (:mod:`synthleak.runtime.seeding`) keyed by pool, dataset
+and record: the same seed gives the same screen whatever the number of workers.
 
 Notes
 -----
@@ -65,7 +65,8 @@ from synthleak.games.base import as_table
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import auc_estimate
 from synthleak.queries import TableStack
-from synthleak.runtime import Runtime, WorkUnit, as_runtime, unit_rng
+from synthleak.runtime import Runtime, WorkUnit, as_runtime
+from synthleak.runtime.seeding import stream
 from synthleak.serde import FloatArray, IntArray, Result
 
 if TYPE_CHECKING:
@@ -83,9 +84,13 @@ __all__ = [
     "screened_targets",
 ]
 
-# seed paths (first element of every unit_rng key)
-_SEED_POOL, _SEED_DATASET, _SEED_ATTACK, _SEED_METRIC = 31, 32, 33, 34
-_SEED_ATTACK1, _SEED_METRIC1 = 35, 36  # stage 1 of successive halving
+# keys kept from the first layout
+_POOL = stream("screen/pool", key=31)
+_DATASET = stream("screen/dataset", key=32)
+_ATTACK = stream("screen/attack", key=33)
+_METRIC = stream("screen/metric", key=34)
+_ATTACK1 = stream("screen/attack-stage1", key=35)  # stage 1 of successive halving
+_METRIC1 = stream("screen/metric-stage1", key=36)
 _SHADOW, _TEST = 0, 1
 
 
@@ -170,7 +175,7 @@ def _generate_units(
     ok = np.zeros(b, dtype=bool)
     errors = np.full(b, "", dtype="<U200")
     for j in range(b):
-        rng = unit_rng(seed, _SEED_DATASET, pool_id, start + j)
+        rng = _DATASET.rng(seed, pool_id, start + j)
         try:
             syn = make_generator(spec).fit(data.take(rows[j]), rng=rng).sample(m, rng=rng)
             if len(syn) != m or syn.schema != data.schema:
@@ -205,11 +210,9 @@ def _screen_units(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndar
                 n_estimators=int(shared["n_estimators"]),
             ),
         )
-        model.fit(
-            targets.take([i]), shadow, y_s.astype(np.int64), rng=unit_rng(seed, seed_attack, i)
-        )
+        model.fit(targets.take([i]), shadow, y_s.astype(np.int64), rng=seed_attack.rng(seed, i))
         s = np.asarray(model.score(test), dtype=np.float64)
-        est = auc_estimate(y_t, s, rng=unit_rng(seed, seed_metric, i), n_boot=int(shared["n_boot"]))
+        est = auc_estimate(y_t, s, rng=seed_metric.rng(seed, i), n_boot=int(shared["n_boot"]))
         out[j] = (est.value, est.ci_low, est.ci_high)
     return {"auc": out}
 
@@ -388,7 +391,7 @@ class ScreeningMap:
         half = min(train_size, r // 2)
         design = {}
         for pool_id, size in ((_SHADOW, int(self.n_shadows)), (_TEST, int(self.n_tests))):
-            rng = unit_rng(seed, _SEED_POOL, pool_id)
+            rng = _POOL.rng(seed, pool_id)
             ds = np.empty((size, train_size), dtype=np.int64)
             labels = np.zeros((size, r), dtype=bool)
             for s in range(size):
@@ -618,9 +621,7 @@ class ScreeningMap:
             "y_test": labels[_TEST],
             "seed": int(seed),
             "index": index,
-            "seed_paths": (
-                (_SEED_ATTACK1, _SEED_METRIC1) if stage == 1 else (_SEED_ATTACK, _SEED_METRIC)
-            ),
+            "seed_paths": ((_ATTACK1, _METRIC1) if stage == 1 else (_ATTACK, _METRIC)),
             "n_queries": int(self.stage1_queries if stage == 1 else self.n_queries),
             "n_estimators": int(self.stage1_estimators if stage == 1 else self.n_estimators),
             "n_boot": int(self.n_boot),

@@ -1,7 +1,7 @@
 """Where and how a game runs: :class:`Runtime` (workers, cluster, run directory, progress).
 
 Every game takes ``runtime=None`` (inline, no run directory, no progress bars). Results never
-depend on the runtime: randomness comes from the seed alone (:func:`~synthleak.runtime.unit_rng`).
+depend on the runtime: randomness comes from the seed alone (:mod:`synthleak.runtime.seeding`).
 """
 
 from __future__ import annotations

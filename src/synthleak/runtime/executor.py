@@ -10,8 +10,8 @@ re-sized when a run asks for another number of workers): a fresh worker spends s
 the library, which would otherwise be paid by every stage of an audit. A pool a run was
 interrupted in, or that lost a worker, is shut down and replaced by the next run.
 
-Determinism is the caller's contract: a unit's randomness must come from
-:func:`synthleak.runtime.seeding.unit_rng` keyed by the unit, never from scheduling, so the result
+Determinism is the caller's contract: a unit's randomness must come from a
+stream of :mod:`synthleak.runtime.seeding` keyed by the unit, never from scheduling, so the result
 does not depend on ``workers`` or ``cluster``. A unit that raises is reported in its
 :class:`UnitResult` (``error``) and recorded as failed in the store; the other units go on.
 """

@@ -5,6 +5,7 @@ Layout::
     RUN_DIR/
       run.json          what the run is (its configuration fingerprint); a different config is
                         refused
+      layout.json       the random-stream layout of an audit's run directory (check_layout)
       catalogue.sqlite  one row per finished (or failed) unit
       units/KEY.npz     the unit's arrays, written atomically before the unit is catalogued
 
@@ -84,6 +85,30 @@ def finished_units(root: str | Path) -> int:
         except sqlite3.Error:
             continue
     return total
+
+
+LAYOUT = "layout.json"
+
+
+def check_layout(root: str | Path, streams: int) -> None:
+    """Refuse to resume the run directory ``root`` when its finished work was drawn under
+    another random-stream layout (:data:`~synthleak.runtime.seeding.STREAMS_VERSION`; a
+    directory from before the layout was recorded counts as layout 1); record the layout
+    otherwise. Mixing the two would put numbers from two different draws in one result."""
+    root = Path(root)
+    marker = root / LAYOUT
+    old = json.loads(marker.read_text()).get("streams", 1) if marker.exists() else None
+    if old is None and finished_units(root) > 0:
+        old = 1
+    if old is not None and old != streams:
+        raise InputError(
+            f"run directory {root} was started by a synthleak that draws other random numbers "
+            f"(stream layout {old}, this one uses {streams}): its finished work cannot be "
+            "resumed; use a new output or run directory"
+        )
+    if old is None:
+        root.mkdir(parents=True, exist_ok=True)
+        RunStore._write_atomic(marker, json.dumps({"streams": streams}).encode())
 
 
 def config_fingerprint(config: dict[str, Any]) -> str:
