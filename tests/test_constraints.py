@@ -14,6 +14,7 @@ from synthleak.constraints import (
     InstanceOf,
     Interval,
     Options,
+    SequenceOf,
     check_params,
     constraints,
 )
@@ -41,6 +42,13 @@ from synthleak.modes import InferenceModel
         (Interval(float, None, 1, "neither"), [-math.inf, 0.99], [1, 2], "a number < 1"),
         (Options(InferenceModel), ["rf", InferenceModel.RF], ["forest", None], "one of rf"),
         (InstanceOf(bool), [True, False], [1, "yes"], "True or False"),
+        (
+            SequenceOf(Interval(float, 0, None)),
+            [(), (0, 0.5), [1.0]],
+            [(-0.1,), (0, "1"), 0.5, "0.5", None],
+            "a list of items, each a number >= 0",
+        ),
+        (SequenceOf(InstanceOf(str), 1), [("a",)], [()], "a list of 1 or more items"),
     ],
 )
 def test_constraints_accept_and_describe(constraint: Any, good: list, bad: list, text: str) -> None:
@@ -117,6 +125,8 @@ def test_fit_checks_the_declared_parameters_first_and_only_then_runs() -> None:
             marks=pytest.mark.skipif(find_spec("torch") is None, reason="needs the torch extra"),
         ),
         ("singling-out", "contrastive", {"outlier_fraction": 0}, "outlier_fraction"),
+        ("membership", "lira", {"radii": (0.0, -1.0)}, "radii"),
+        ("membership", "meta", {"radii": (-0.1,)}, "radii"),
     ],
 )
 def test_attacks_reject_a_bad_hyperparameter_by_name(

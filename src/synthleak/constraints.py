@@ -105,7 +105,26 @@ class InstanceOf:
         return "True or False" if self.kind is bool else f"a {self.kind.__name__}"
 
 
-Constraint = Interval | Options | InstanceOf | None
+@dataclass(frozen=True)
+class SequenceOf:
+    """A list or tuple (``min_len`` items or more) whose every item ``item`` accepts."""
+
+    item: Interval | Options | InstanceOf
+    min_len: int = 0
+
+    def accepts(self, value: Any) -> bool:
+        return (
+            isinstance(value, (list, tuple))
+            and len(value) >= self.min_len
+            and all(self.item.accepts(v) for v in value)
+        )
+
+    def describe(self) -> str:
+        least = f"{self.min_len} or more " if self.min_len else ""
+        return f"a list of {least}items, each {self.item.describe()}"
+
+
+Constraint = Interval | Options | InstanceOf | SequenceOf | None
 """One allowed form of a parameter; ``None`` allows the value ``None``."""
 
 

@@ -47,7 +47,7 @@ import numpy as np
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, MembershipAttack, register_attack
 from synthleak.attacks.mia_distance import DEFAULT_RADII, stack_distances
-from synthleak.constraints import Interval, Options, constraints
+from synthleak.constraints import Interval, Options, SequenceOf, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 from synthleak.queries import (
@@ -241,6 +241,7 @@ class LikelihoodRatioAttack(MembershipAttack):
     name = "lira"
     _parameter_constraints = constraints(
         k=Interval(int, 1, None),
+        radii=SequenceOf(Interval(float, 0, None)),
         n_queries=Interval(int, 0, None),
         n_select=Interval(int, 0, None),
         variance=Options(VARIANCES),

@@ -64,7 +64,7 @@ from synthleak.attacks.mia_distance import DEFAULT_RADII
 from synthleak.attacks.mia_lira import LikelihoodRatioAttack, distance_statistics
 from synthleak.attacks.mia_query import QueryAttack, positive_proba
 from synthleak.attacks.mia_rmia import RelativeMembershipAttack
-from synthleak.constraints import InstanceOf, Interval, constraints
+from synthleak.constraints import InstanceOf, Interval, SequenceOf, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 from synthleak.queries import TableStack, stack_tables
@@ -155,6 +155,7 @@ class MetaMembershipAttack(PopulationMembershipAttack):
         n_folds=Interval(int, 2, None),
         C=Interval(float, 0, None, closed="neither"),
         k=Interval(int, 1, None),
+        radii=SequenceOf(Interval(float, 0, None)),
         query_queries=Interval(int, 1, None),
         rmia_population=Interval(int, 1, None),
     )
@@ -255,8 +256,6 @@ class MetaMembershipAttack(PopulationMembershipAttack):
     ) -> MetaMembershipAttack:
         y = self._check_fit_input(target, datasets, labels)
         self.signals_ = parse_signals(self.signals)
-        if any(float(r) < 0 for r in self.radii):
-            raise InputError(f"radii must be 0 or more, got {self.radii}", parameter="radii")
         if "rmia" in self.signals_ and (population is None or len(population) == 0):
             raise InputError(
                 "the meta attack's rmia signal needs population records (population): give "

@@ -779,6 +779,7 @@ def screen_records(
     records = None if candidates is None else pool
     if stage1_prior not in ("rarity", "distance", None):
         raise InputError(f"stage1_prior must be 'rarity', 'distance' or None, got {stage1_prior!r}")
+    halving: dict[str, Any] = {}
     if prefilter == "halving":
         prior = None
         if stage1_prior is not None:
@@ -789,22 +790,15 @@ def screen_records(
         half = stage1_datasets
         if half is None:
             half = max(4, min(int(n_shadows), int(n_tests)) // 2)
-        game = ScreeningMap(
-            generator,
-            train_size=train_size,
-            n_shadows=n_shadows,
-            n_tests=n_tests,
-            n_queries=n_queries,
-            records=records,
-            keep=keep,
-            stage1_shadows=half,
-            stage1_tests=half,
-            stage1_queries=stage1_queries,
-            stage1_estimators=stage1_estimators,
-            stage1_prior=prior,
-        )
-        return game.run(data, seed=seed, runtime=runtime)
-    if prefilter is not None and keep < n:
+        halving = {
+            "keep": keep,
+            "stage1_shadows": half,
+            "stage1_tests": half,
+            "stage1_queries": stage1_queries,
+            "stage1_estimators": stage1_estimators,
+            "stage1_prior": prior,
+        }
+    elif prefilter is not None and keep < n:
         score = cell_rarity_scores(data) if prefilter == "rarity" else vulnerability_scores(data)
         best = np.argsort(-score[pool], kind="stable")[:keep]
         records = np.sort(pool[best]).astype(np.int64)
@@ -815,6 +809,7 @@ def screen_records(
         n_tests=n_tests,
         n_queries=n_queries,
         records=records,
+        **halving,
     )
     return game.run(data, seed=seed, runtime=runtime)
 
