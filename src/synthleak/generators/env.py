@@ -622,14 +622,11 @@ class EnvGenerator(BaseGenerator):
         finally:
             self.fit_data_.unlink(missing_ok=True)
 
-    def sample(self, n: int, *, rng: np.random.Generator) -> Table:
+    def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         """``n`` records from the fitted class, checked against the training schema."""
         from synthleak.generators._adapt import frame_to_table
         from synthleak.generators.external import _read_output_csv
 
-        self._check_fitted()
-        self._check_n(n)
-        n = int(n)
         seed = draw_seed(rng)
         who = f"env generator {self.target!r} in {self.python!r}"
         if getattr(self, "fitted_pid_", os.getpid()) != os.getpid():
