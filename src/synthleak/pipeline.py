@@ -517,6 +517,7 @@ def _copies(ctx: _Context, rng: np.random.Generator) -> None:
         schema=ctx.schema,
         near_sample=NEAR_COPY_SAMPLE,
         rng=rng,
+        counter=partitioned.copies_counter(ctx.runtime.sub("copies")),  # by key range on a cluster
     )
     rep = replace(rep, copied_rows=ctx.train_rows[rep.copied_rows].astype(np.int64))
     ctx.sections.copies = rep
