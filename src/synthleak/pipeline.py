@@ -474,6 +474,15 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
         )
 
 
+def _columns_of(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``frame[columns]`` with a default index, without copying a frame that is already so
+    (at census scale a copy of every part is gigabytes)."""
+    if list(frame.columns) != list(columns):
+        frame = frame[columns]
+    default = isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0
+    return frame if default and frame.index.step == 1 else frame.reset_index(drop=True)
+
+
 def _copy_frames(ctx: _Context) -> tuple[dict[str, pd.DataFrame], bool]:
     """The parts compared for verbatim copies, and whether they are the user's own values.
 
@@ -490,7 +499,7 @@ def _copy_frames(ctx: _Context) -> tuple[dict[str, pd.DataFrame], bool]:
             ori = ori.iloc[ctx.train_rows]
         parts = {"original": ori} | {n: ctx.frames[n] for n in names[1:]}
         shared = [c for c in ori.columns if all(c in f.columns for f in parts.values())]
-        return {n: f[shared].reset_index(drop=True) for n, f in parts.items()}, True
+        return {n: _columns_of(f, shared) for n, f in parts.items()}, True
     assert ctx.synthetic is not None
     tables = {"original": ctx.train, "synthetic": ctx.synthetic, "control": ctx.control}
     return {n: t.to_frame() for n, t in tables.items() if t is not None}, False

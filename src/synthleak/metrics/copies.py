@@ -411,11 +411,12 @@ def _near_copies(
     kinds = None
     if schema is not None and all(c in schema for c in columns):
         kinds = schema.select(columns)
+
+    def cols(df: pd.DataFrame) -> pd.DataFrame:
+        return df if list(df.columns) == list(columns) else df[columns]  # no copy when all
+
     enc = Release(
-        original[columns],
-        synthetic[columns],
-        None if control is None else control[columns],
-        kinds,
+        cols(original), cols(synthetic), None if control is None else cols(control), kinds
     ).encode()
 
     def queries(part: Table) -> Table:
