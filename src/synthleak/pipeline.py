@@ -479,8 +479,9 @@ def _columns_of(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     (at census scale a copy of every part is gigabytes)."""
     if list(frame.columns) != list(columns):
         frame = frame[columns]
-    default = isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0
-    return frame if default and frame.index.step == 1 else frame.reset_index(drop=True)
+    index = frame.index
+    default = isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
+    return frame if default else frame.reset_index(drop=True)
 
 
 def _copy_frames(ctx: _Context) -> tuple[dict[str, pd.DataFrame], bool]:
