@@ -10,7 +10,7 @@ grown by ``--step-mb`` since the last one). Optionally with a cluster (``--clust
 2-worker LocalCluster on loopback), so the driver's share of the per-partition stages shows.
 
 Run:  PYTHONPATH=src python benchmarks/profile_driver.py [--size 1m]
-      [--stages copies,singling_out,linkability,nobox_membership] [--out FILE.json]
+      [--stages copies,singling_out,linkability,membership_nobox] [--out FILE.json]
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", default="1m")
     ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "synthleak-census"))
-    ap.add_argument("--stages", default="copies,singling_out,linkability,nobox_membership")
+    ap.add_argument("--stages", default="copies,singling_out,linkability,membership_nobox")
     ap.add_argument("--step-mb", type=float, default=50)
     ap.add_argument("--top", type=int, default=8)
     ap.add_argument("--cluster", action="store_true")

@@ -6,8 +6,10 @@ free-text or identifier-like columns that a schema may leave out of the attacks.
 
 Exact copies
     A synthetic row is an **exact copy** when some original (training) row has the same value
-    in every column (numbers compared as numbers, so ``5`` equals ``5.0``; missing equals
-    missing). Reported as a share of the synthetic rows with a Wilson interval, beside two
+    in every column (numbers compared as numbers, so ``5`` equals ``5.0`` and ``-0.0`` equals
+    ``0.0``; missing equals missing). Rows and values are compared through 64-bit keys of
+    their canonical form (:func:`copy_hashes`; a collision is possible in principle, about
+    ``n^2 / 2^65`` for ``n`` distinct keys). Reported as a share of the synthetic rows with a Wilson interval, beside two
     baselines of what an independent sample of the population would show:
 
     * ``chance_duplicate``: the share of original rows identical to *another* original row (the
