@@ -119,6 +119,16 @@ def test_copies_by_key_range_equal_local_bit_for_bit(
     assert finished_units(tmp_path) == ranges  # one stored unit per key range
 
 
+def test_a_key_range_unit_is_keyed_by_where_its_keys_are() -> None:
+    key = np.array([7], dtype=np.uint64)
+    empty = np.zeros(0, dtype=np.uint64)
+    a = partitioned._payload_digest({"original:rows": key, "synthetic:rows": empty})
+    b = partitioned._payload_digest({"original:rows": empty, "synthetic:rows": key})
+    assert a != b and a == partitioned._payload_digest(
+        {"original:rows": key, "synthetic:rows": empty}
+    )
+
+
 def test_release_games_run_in_the_driver_on_a_cluster(tmp_path: Path) -> None:
     rt = Runtime(workers=2, cluster="tcp://127.0.0.1:9", run_dir=tmp_path)
     local = partitioned.driver_runtime(rt.sub("nobox"))

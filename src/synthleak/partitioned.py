@@ -319,6 +319,16 @@ def _by_key_range(keys: np.ndarray, n_ranges: int) -> tuple[np.ndarray, np.ndarr
     return order.astype(np.int64), bounds
 
 
+def _payload_digest(arrays: dict[str, np.ndarray]) -> str:
+    """A digest of named arrays: their names, lengths and bytes (a key that moved from one
+    part to another changes it)."""
+    h = hashlib.blake2b(digest_size=8)
+    for name, arr in arrays.items():
+        h.update(f"{name}:{arr.dtype.str}:{arr.size};".encode())
+        h.update(np.ascontiguousarray(arr).tobytes())
+    return h.hexdigest()
+
+
 def _copy_match_unit(shared: Any, keys: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The exact check on one key range: ``keys`` holds the range's keys of every part
     (``original:rows``, ``synthetic:v0``, ...) and ``original_rows``, the original rows of
@@ -360,13 +370,7 @@ def copy_counter(runtime: Runtime, *, rows: int | None = None) -> CopyCounter:
                     if name == "original" and what == "rows":
                         payloads[r]["original_rows"] = sel
         del hashed
-        units = [
-            WorkUnit(
-                f"match-{r}-" + _digest(np.concatenate([a.view(np.uint8) for a in p.values()])),
-                (p,),
-            )
-            for r, p in enumerate(payloads)
-        ]
+        units = [WorkUnit(f"match-{r}-{_payload_digest(p)}", (p,)) for r, p in enumerate(payloads)]
         del payloads
         config = {
             "stage": "copies",
