@@ -9,8 +9,9 @@ Exact copies
     in every column (numbers compared as numbers, so ``5`` equals ``5.0`` and ``-0.0`` equals
     ``0.0``; missing equals missing). Rows and values are compared through 64-bit keys of
     their canonical form (:func:`copy_hashes`; a collision is possible in principle, about
-    ``n^2 / 2^65`` for ``n`` distinct keys). Reported as a share of the synthetic rows with a Wilson interval, beside two
-    baselines of what an independent sample of the population would show:
+    ``n^2 / 2^65`` for ``n`` distinct keys). Reported as a share of the synthetic rows with a
+    Wilson interval, beside two baselines of what an independent sample of the population
+    would show:
 
     * ``chance_duplicate``: the share of original rows identical to *another* original row (the
       duplicate rate within the real data). A fresh record from the population equals one of
