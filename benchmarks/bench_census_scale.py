@@ -20,9 +20,10 @@ repository. The parts are written once as Parquet under ``--cache`` (default
 For each size the audit runs as ``synthleak audit --original --synthetic --control`` does (the
 command line's reading path, the default ``standard`` budget, one local worker, the report
 written), in this process; every stage's wall time and the peak resident memory of this process
-and its children during the stage are recorded (a sampling thread, every 0.1 s). Then, in the
-same run and on the same parts, the peers in their own interpreter (``--peers-python``, a venv
-with ``sdmetrics`` and ``anonymeter``): SDMetrics' ``DCRBaselineProtection`` and
+and its children during the stage are recorded (a sampling thread, every 0.1 s), with the peak
+of this process alone (the driver) and of its largest child (a Dask worker on a cluster). Then,
+in the same run and on the same parts, the peers in their own interpreter (``--peers-python``, a
+venv with ``sdmetrics`` and ``anonymeter``): SDMetrics' ``DCRBaselineProtection`` and
 ``DCROverfittingProtection``, and Anonymeter's univariate and multivariate singling out (500
 attacks, its defaults), each on the largest of the sizes in ``--peer-sizes`` that it finishes
 within ``--peer-timeout`` seconds (sizes tried from small to large; a size that times out ends
@@ -129,14 +130,18 @@ def prepare(size: str, flights: Path, cache: Path) -> dict[str, Path]:
 
 class RssSampler:
     """Resident memory of this process and its children, sampled every 0.1 s; the peak of every
-    child process is kept too (``child_peaks``, by pid: the Dask workers' peaks). Above
-    ``limit`` bytes in total it interrupts the main thread (the run stops where it is)."""
+    child process is kept too (``child_peaks``, by pid: the Dask workers' peaks), and, since
+    the last ``reset``, the peak of this process alone (``own_peak``: the driver) and of the
+    largest child (``child_peak``). Above ``limit`` bytes in total it interrupts the main
+    thread (the run stops where it is)."""
 
     def __init__(self, limit: float = float("inf")) -> None:
         import psutil
 
         self._p = psutil.Process()
         self.peak = 0
+        self.own_peak = 0
+        self.child_peak = 0
         self.limit = limit
         self.over = False
         self.child_peaks: dict[int, int] = {}
@@ -145,12 +150,14 @@ class RssSampler:
         self._t.start()
 
     def rss(self) -> int:
-        total = self._p.memory_info().rss
+        total = own = self._p.memory_info().rss
+        self.own_peak = max(self.own_peak, own)
         for c in self._p.children(recursive=True):
             with contextlib.suppress(Exception):  # a child that ended meanwhile
                 r = c.memory_info().rss
                 total += r
                 self.child_peaks[c.pid] = max(self.child_peaks.get(c.pid, 0), r)
+                self.child_peak = max(self.child_peak, r)
         return total
 
     def _run(self) -> None:
@@ -164,7 +171,18 @@ class RssSampler:
                 _thread.interrupt_main()
 
     def reset(self) -> None:
+        self.own_peak = self.child_peak = 0
         self.peak = self.rss()
+
+    def record(self, seconds: float) -> dict:
+        """A stage's wall time and peaks since the last ``reset``."""
+        self.peak = max(self.peak, self.rss())
+        return {
+            "seconds": round(seconds, 2),
+            "peak_rss_gb": round(self.peak / 1e9, 2),
+            "driver_peak_rss_gb": round(self.own_peak / 1e9, 2),
+            "largest_child_peak_rss_gb": round(self.child_peak / 1e9, 2),
+        }
 
     def stop(self) -> None:
         self._stop.set()
@@ -226,10 +244,7 @@ def run_audit(
             try:
                 st.run(ctx, rng)
             finally:
-                stages[st.name] = {
-                    "seconds": round(time.perf_counter() - t, 2),
-                    "peak_rss_gb": round(sampler.peak / 1e9, 2),
-                }
+                stages[st.name] = sampler.record(time.perf_counter() - t)
                 if progress is not None:
                     progress.append((st.name, stages[st.name]))
 
@@ -250,10 +265,7 @@ def run_audit(
             min_rows=2,
             show_values=False,
         )
-        stages["read"] = {
-            "seconds": round(time.perf_counter() - t0, 2),
-            "peak_rss_gb": round(sampler.peak / 1e9, 2),
-        }
+        stages["read"] = sampler.record(time.perf_counter() - t0)
         if progress is not None:
             progress.append(("read", stages["read"]))
         runtime = make_runtime(workers=1, cluster=client, run_dir=out_dir / "run")
@@ -269,10 +281,7 @@ def run_audit(
         t = time.perf_counter()
         sampler.reset()
         write_report(result, out_dir)
-        stages["report"] = {
-            "seconds": round(time.perf_counter() - t, 2),
-            "peak_rss_gb": round(sampler.peak / 1e9, 2),
-        }
+        stages["report"] = sampler.record(time.perf_counter() - t)
         wall = time.perf_counter() - t0
     finally:
         pipeline.STAGES = saved

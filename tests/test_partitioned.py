@@ -80,6 +80,55 @@ def test_utility_by_partition_equals_local_bit_for_bit(rows: int) -> None:
     assert parted["n_reference"] == 250  # the control was subsampled to the release's size
 
 
+def _copy_frames(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "a": rng.integers(0, 4, n),
+            "x": rng.choice([0.5, 1.0, np.nan, 2.0], n),
+            "s": rng.choice(["u", "v", None], n),
+            "id": [f"p{v}" for v in rng.integers(0, 3 * n, n)],
+            "t": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 3, n), unit="D"),
+        }
+    )
+
+
+@pytest.mark.parametrize("rows", [1, 45, 10_000])
+@pytest.mark.parametrize("with_control", [True, False])
+def test_copies_by_key_range_equal_local_bit_for_bit(
+    rows: int, with_control: bool, tmp_path: Path
+) -> None:
+    from synthleak.metrics.copies import copy_report
+
+    ori = _copy_frames(400, 1)
+    syn = pd.concat([ori.sample(60, random_state=1), _copy_frames(200, 2)], ignore_index=True)
+    syn.loc[:9, "x"] = syn.loc[:9, "x"].astype(float)  # 1 and 1.0 are one number
+    syn["a"] = syn["a"].astype(float)  # numeric in every part: compared as numbers
+    ctl = pd.concat([ori.sample(20, random_state=3), _copy_frames(150, 4)], ignore_index=True)
+    kw: dict[str, Any] = {"row_columns": ["a", "x", "s", "t"], "value_columns": ["id"]}
+    kw["near_quantile"] = 0.0
+    control = ctl if with_control else None
+    local = copy_report(ori, syn, control, **kw)
+    counter = partitioned.copy_counter(Runtime(run_dir=tmp_path), rows=rows)
+    parted = copy_report(ori, syn, control, counter=counter, **kw)
+    assert parted.to_json() == local.to_json()
+    assert local.copied_rows.size >= 60 and [c.column for c in local.columns] == ["id"]
+    ranges = len(
+        partitioned.partitions(len(ori) + len(syn) + (len(ctl) if with_control else 0), rows)
+    )
+    assert finished_units(tmp_path) == ranges  # one stored unit per key range
+
+
+def test_a_key_range_unit_is_keyed_by_where_its_keys_are() -> None:
+    key = np.array([7], dtype=np.uint64)
+    empty = np.zeros(0, dtype=np.uint64)
+    a = partitioned._payload_digest({"original:rows": key, "synthetic:rows": empty})
+    b = partitioned._payload_digest({"original:rows": empty, "synthetic:rows": key})
+    assert a != b and a == partitioned._payload_digest(
+        {"original:rows": key, "synthetic:rows": empty}
+    )
+
+
 def test_release_games_run_in_the_driver_on_a_cluster(tmp_path: Path) -> None:
     rt = Runtime(workers=2, cluster="tcp://127.0.0.1:9", run_dir=tmp_path)
     local = partitioned.driver_runtime(rt.sub("nobox"))
@@ -124,9 +173,11 @@ def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
         run = tmp_path / "run"
         rt = Runtime(cluster=client, run_dir=run)
         dasked = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2, runtime=rt)
-        kept = finished_units(run / "vulnerability") + finished_units(run / "utility")
-        # counts and scores of 4 partitions; the original's marginals once, release, control
-        assert kept == 4 + 4 + 4 + 4 + 4
+        stages = ("vulnerability", "utility", "copies")
+        kept = sum(finished_units(run / s) for s in stages)
+        # counts and scores of 4 partitions; the original's marginals once, release, control;
+        # the copy check's 12 key ranges (3,000 records in partitions of 256)
+        assert kept == 4 + 4 + 4 + 4 + 4 + 12
 
         def lost(shared: Any, codes: np.ndarray) -> dict[str, np.ndarray]:
             raise ValueError("recomputed")
@@ -136,8 +187,10 @@ def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
         monkeypatch.setattr(partitioned, "_rarity_count_unit", lost)
         monkeypatch.setattr(partitioned, "_rarity_score_unit", lost)
         monkeypatch.setattr(partitioned, "_marginal_count_unit", lost)
+        monkeypatch.setattr(partitioned, "_copy_match_unit", lost)
         again = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2, runtime=rt)
-        assert finished_units(run / "vulnerability") + finished_units(run / "utility") == kept
+        assert sum(finished_units(run / s) for s in stages) == kept
+    assert local.copies is not None and local.copies.copied_rows.size > 0
     assert _figures(dasked) == _figures(local)
     assert _figures(again) == _figures(local)
     assert local.vulnerability is not None and local.utility is not None
@@ -151,7 +204,7 @@ def split(adult_table: sl.Table) -> tuple[sl.Table, sl.Table, sl.Table]:
     return (
         adult_table.take(rows[:1000]),
         adult_table.take(rows[1000:2000]),
-        adult_table.take(rows[2000:]),
+        adult_table.take(np.concatenate([rows[:50], rows[2050:]])),  # 50 copied records
     )
 
 
@@ -191,6 +244,7 @@ def test_audit_command_with_cluster_writes_the_local_report(
         code = main([*args, "--cluster", address, "--out-dir", str(tmp_path / "dask")])
     assert code == 0
     assert finished_units(tmp_path / "dask" / "run" / "vulnerability") == 3 + 3
+    assert finished_units(tmp_path / "dask" / "run" / "copies") == 8  # 1,500 records / 200
 
     def report(name: str) -> dict[str, Any]:
         doc = json.loads((tmp_path / name / "report.json").read_text())

@@ -15,7 +15,10 @@ Stages here:
 * vulnerability, cell rarity (:func:`rank_by_rarity`): per-partition counts of every column
   and pair of columns, summed; then per-partition scores from the totals;
 * utility (:func:`marginal_counter`): per-partition counts of each random 3-way marginal of
-  the training records, the release and the control, summed.
+  the training records, the release and the control, summed;
+* copies (:func:`copy_counter`): the 64-bit keys of every record and checked value, hashed by
+  the driver one partition at a time, matched as one unit per key range; counts summed, the
+  copied rows concatenated.
 
 Every unit is stored in the stage's run store under a key that holds a digest of its
 partition (and, for the second pass, of the whole table), so an interrupted audit keeps its
@@ -32,9 +35,11 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from synthleak.data.encoding import Discretiser
 from synthleak.data.table import Table
+from synthleak.metrics.copies import CopyCounter, CopyPlan, copy_counts, copy_hashes
 from synthleak.metrics.utility import MarginalCounter
 from synthleak.runtime import Runtime, WorkUnit
 from synthleak.vulnerability import (
@@ -292,6 +297,105 @@ def marginal_counter(runtime: Runtime, *, rows: int | None = None) -> MarginalCo
     return count
 
 
+# --- the copy check -------------------------------------------------------------------------
+
+
+def _hash_by_partition(
+    frame: pd.DataFrame, plan: CopyPlan, rows: int | None
+) -> dict[str, np.ndarray]:
+    """:func:`~synthleak.metrics.copies.copy_hashes` of ``frame``, one partition at a time (a
+    row's keys do not depend on the other rows, so the keys are those of the whole frame)."""
+    parts = [copy_hashes(frame.iloc[a:b], plan) for a, b in partitions(len(frame), rows)]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _by_key_range(keys: np.ndarray, n_ranges: int) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of ``keys`` grouped by key range (range ``r`` holds the keys whose top 32
+    bits fall in the ``r``-th of ``n_ranges`` equal slices; stable within a range) and the
+    ranges' bounds in that order. Equal keys always fall in one range."""
+    r = ((keys >> np.uint64(32)) * np.uint64(n_ranges)) >> np.uint64(32)
+    order = np.argsort(r, kind="stable")
+    bounds = np.searchsorted(r[order], np.arange(n_ranges + 1, dtype=np.uint64))
+    return order.astype(np.int64), bounds
+
+
+def _payload_digest(arrays: dict[str, np.ndarray]) -> str:
+    """A digest of named arrays: their names, lengths and bytes (a key that moved from one
+    part to another changes it)."""
+    h = hashlib.blake2b(digest_size=8)
+    for name, arr in arrays.items():
+        h.update(f"{name}:{arr.dtype.str}:{arr.size};".encode())
+        h.update(np.ascontiguousarray(arr).tobytes())
+    return h.hexdigest()
+
+
+def _copy_match_unit(shared: Any, keys: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The exact check on one key range: ``keys`` holds the range's keys of every part
+    (``original:rows``, ``synthetic:v0``, ...) and ``original_rows``, the original rows of
+    ``original:rows``."""
+    parts: dict[str, dict[str, np.ndarray]] = {}
+    for name, arr in keys.items():
+        if ":" in name:
+            part, what = name.split(":", 1)
+            parts.setdefault(part, {})[what] = arr
+    return copy_counts(
+        parts["original"], parts["synthetic"], parts.get("control"), keys["original_rows"]
+    )
+
+
+def copy_counter(runtime: Runtime, *, rows: int | None = None) -> CopyCounter:
+    """A ``counter`` for :func:`~synthleak.metrics.copies.copy_report` whose matching runs as
+    one work unit per key range.
+
+    The driver, which holds the values it read, hashes each part one partition of ``rows`` at
+    a time (its memory: one partition's temporaries and 8 bytes per row and checked value);
+    the keys are then split by key range (every key of one value falls in one range), and each
+    unit matches the release, the control and the original of one range. Counts are integers
+    summed in range order and the copied rows are concatenated and sorted, so the report is
+    the local one, bit for bit.
+    """
+
+    def count(frames: list[pd.DataFrame], plan: CopyPlan) -> dict[str, np.ndarray]:
+        names = ["original", "synthetic", "control"][: len(frames)]
+        hashed = {n: _hash_by_partition(f, plan, rows) for n, f in zip(names, frames, strict=True)}
+        total = sum(len(f) for f in frames)
+        n_ranges = len(partitions(total, rows))
+        payloads: list[dict[str, np.ndarray]] = [{} for _ in range(n_ranges)]
+        for name, arrays in hashed.items():
+            for what, arr in arrays.items():
+                order, bounds = _by_key_range(arr, n_ranges)
+                for r in range(n_ranges):
+                    sel = order[bounds[r] : bounds[r + 1]]
+                    payloads[r][f"{name}:{what}"] = arr[sel]
+                    if name == "original" and what == "rows":
+                        payloads[r]["original_rows"] = sel
+        del hashed
+        units = [WorkUnit(f"match-{r}-{_payload_digest(p)}", (p,)) for r, p in enumerate(payloads)]
+        del payloads
+        config = {
+            "stage": "copies",
+            "ranges": n_ranges,
+            "rows": list(plan.row_columns),
+            "values": list(plan.value_columns),
+            "numeric": sorted(plan.numeric),
+        }
+        matched = _run(
+            runtime,
+            _copy_match_unit,
+            units,
+            shared=None,
+            config=config,
+            description="copies by key range",
+        )
+        results = [matched[u.key] for u in units]
+        return {
+            "counts": np.asarray(np.stack([r["counts"] for r in results]).sum(axis=0), np.int64),
+            "copied": np.concatenate([r["copied"] for r in results]).astype(np.int64),
+        }
+
+    return count
+
+
 # --- the audit's hooks ----------------------------------------------------------------------
 
 
@@ -306,6 +410,11 @@ def rank(table: Table, method: str, *, k: int, runtime: Runtime) -> Ranking:
 def utility_counter(runtime: Runtime) -> MarginalCounter | None:
     """The utility stage's marginal counter: by partition on a cluster, else ``None`` (local)."""
     return marginal_counter(runtime) if runtime.cluster is not None else None
+
+
+def copies_counter(runtime: Runtime) -> CopyCounter | None:
+    """The copies stage's exact matching: by key range on a cluster, else ``None`` (local)."""
+    return copy_counter(runtime) if runtime.cluster is not None else None
 
 
 def driver_runtime(runtime: Runtime) -> Runtime:

@@ -482,6 +482,16 @@ def _membership_nobox(ctx: _Context, rng: np.random.Generator) -> None:
         )
 
 
+def _columns_of(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``frame[columns]`` with a default index, without copying a frame that is already so
+    (at census scale a copy of every part is gigabytes)."""
+    if list(frame.columns) != list(columns):
+        frame = frame[columns]
+    index = frame.index
+    default = isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
+    return frame if default else frame.reset_index(drop=True)
+
+
 def _copy_frames(ctx: _Context) -> tuple[dict[str, pd.DataFrame], bool]:
     """The parts compared for verbatim copies, and whether they are the user's own values.
 
@@ -498,7 +508,7 @@ def _copy_frames(ctx: _Context) -> tuple[dict[str, pd.DataFrame], bool]:
             ori = ori.iloc[ctx.train_rows]
         parts = {"original": ori} | {n: ctx.frames[n] for n in names[1:]}
         shared = [c for c in ori.columns if all(c in f.columns for f in parts.values())]
-        return {n: f[shared].reset_index(drop=True) for n, f in parts.items()}, True
+        return {n: _columns_of(f, shared) for n, f in parts.items()}, True
     assert ctx.synthetic is not None
     tables = {"original": ctx.train, "synthetic": ctx.synthetic, "control": ctx.control}
     return {n: t.to_frame() for n, t in tables.items() if t is not None}, False
@@ -525,6 +535,7 @@ def _copies(ctx: _Context, rng: np.random.Generator) -> None:
         schema=ctx.schema,
         near_sample=NEAR_COPY_SAMPLE,
         rng=rng,
+        counter=partitioned.copies_counter(ctx.runtime.sub("copies")),  # by key range on a cluster
     )
     rep = replace(rep, copied_rows=ctx.train_rows[rep.copied_rows].astype(np.int64))
     ctx.sections.copies = rep

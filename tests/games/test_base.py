@@ -36,10 +36,22 @@ def test_release_encodes_frames_with_one_widened_schema(frame: pd.DataFrame) -> 
     assert (len(enc.original), len(enc.synthetic), len(enc.control)) == (200, 200, 200)
 
 
-def test_release_of_tables_keeps_them(frame: pd.DataFrame) -> None:
+def test_release_of_tables_keeps_them(frame: pd.DataFrame, monkeypatch: pytest.MonkeyPatch) -> None:
     t = as_table(frame)
     enc = Release(t, t).encode()
     assert enc.original is t and enc.control is None
+
+    def decoded(self: sl.Table) -> pd.DataFrame:
+        raise AssertionError("an encoded table was decoded")
+
+    # tables sharing one schema are used as they are, never decoded (an audit's tables hold
+    # millions of records)
+    monkeypatch.setattr(sl.Table, "to_frame", decoded)
+    parts = t.take(np.arange(100)), t.take(np.arange(100, 300)), t.take(np.arange(300, 600))
+    enc = Release(*parts, t.schema).encode()
+    assert (enc.original, enc.synthetic, enc.control) == parts and enc.schema == t.schema
+    with pytest.raises(InputError, match="no records"):
+        Release(parts[0], t.take(np.arange(0))).encode()
 
 
 def test_release_keeps_a_tables_column_kinds(frame: pd.DataFrame) -> None:

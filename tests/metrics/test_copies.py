@@ -35,6 +35,15 @@ def test_row_keys_compare_numbers_as_numbers_and_missing_as_missing() -> None:
     assert ka[0] == kb[0] and ka[1] == kb[1] and ka[2] != kb[2]
     with pytest.raises(InputError, match="same columns"):
         row_keys(a, b.rename(columns={"s": "t"}))
+    # -0.0 is the number 0; every missing number is one missing value; order of columns counts
+    nan2 = np.frombuffer(np.uint64(0x7FF8000000000001).tobytes(), dtype=np.float64)[0]
+    c = pd.DataFrame({"x": [0.0, np.nan, 1.0], "y": [1.0, 2.0, 0.0]})
+    d = pd.DataFrame({"x": [-0.0, nan2, 0.0], "y": [1.0, 2.0, 1.0]})
+    kc, kd = row_keys(c, d)
+    assert kc[0] == kd[0] and kc[1] == kd[1] and kc[2] != kd[2]
+    # a copy found one partition at a time is the copy found in the whole frame
+    whole = row_keys(a)[0]
+    assert np.array_equal(np.concatenate([row_keys(a.iloc[:1])[0], row_keys(a.iloc[1:])[0]]), whole)
 
 
 def test_exact_copies_are_counted_against_their_baselines() -> None:

@@ -100,8 +100,12 @@ class TableIndex:
     @classmethod
     def build(cls, table: Table) -> TableIndex:
         x = encoded_matrix(table)
-        perm = np.ascontiguousarray(np.argsort(x, axis=0, kind="stable").T.astype(np.int64))
-        srt = np.ascontiguousarray(np.take_along_axis(x, perm.T, axis=0).T)
+        # one column at a time: no (n, n_columns) temporary beside the two results
+        perm = np.empty((x.shape[1], x.shape[0]), dtype=np.int64)
+        srt = np.empty((x.shape[1], x.shape[0]), dtype=np.float64)
+        for j in range(x.shape[1]):
+            perm[j] = np.argsort(x[:, j], kind="stable")
+            srt[j] = x[perm[j], j]
         return cls(x, perm, srt, (~np.isnan(x)).sum(axis=0))
 
 

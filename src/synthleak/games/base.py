@@ -153,6 +153,21 @@ class Release:
         }
         if self.control is not None:
             parts["control"] = self.control
+        tabs = list(parts.values())
+        first = tabs[0]
+        if (
+            isinstance(first, Table)
+            and all(isinstance(t, Table) and len(t) and t.schema == first.schema for t in tabs)
+            and (self.schema is None or first.schema == self.schema)
+        ):
+            # already encoded with one schema (the audit's tables): what encode_parts returns
+            # for them, without the profile it would build by decoding the whole original
+            return EncodedRelease(
+                first,
+                tabs[1],  # type: ignore[arg-type]
+                tabs[2] if len(tabs) > 2 else None,  # type: ignore[arg-type]
+                first.schema,
+            )
         sch, tables = encode_parts(parts, schema=self.schema)
         return EncodedRelease(tables["original"], tables["synthetic"], tables.get("control"), sch)
 

@@ -6,9 +6,12 @@ free-text or identifier-like columns that a schema may leave out of the attacks.
 
 Exact copies
     A synthetic row is an **exact copy** when some original (training) row has the same value
-    in every column (numbers compared as numbers, so ``5`` equals ``5.0``; missing equals
-    missing). Reported as a share of the synthetic rows with a Wilson interval, beside two
-    baselines of what an independent sample of the population would show:
+    in every column (numbers compared as numbers, so ``5`` equals ``5.0`` and ``-0.0`` equals
+    ``0.0``; missing equals missing). Rows and values are compared through 64-bit keys of
+    their canonical form (:func:`copy_hashes`; a collision is possible in principle, about
+    ``n^2 / 2^65`` for ``n`` distinct keys). Reported as a share of the synthetic rows with a
+    Wilson interval, beside two baselines of what an independent sample of the population
+    would show:
 
     * ``chance_duplicate``: the share of original rows identical to *another* original row (the
       duplicate rate within the real data). A fresh record from the population equals one of
@@ -51,6 +54,7 @@ Wilson (1927) (score interval).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,10 +67,16 @@ from synthleak.serde import IntArray, Result
 
 __all__ = [
     "ColumnCopies",
+    "CopyCounter",
+    "CopyPlan",
     "CopyReport",
     "copied_rows",
+    "copy_counts",
+    "copy_hashes",
+    "copy_plan",
     "copy_report",
     "high_cardinality_columns",
+    "local_copy_counts",
     "row_keys",
 ]
 
@@ -74,22 +84,6 @@ __all__ = [
 def _rate(successes: int, n: int, baseline: float | None = None) -> RiskEstimate:
     lo, hi = wilson_interval(successes, n)
     return RiskEstimate(successes / n if n else float("nan"), lo, hi, 0.95, n, baseline)
-
-
-def _canonical_column(parts: list[pd.Series]) -> list[pd.Series]:
-    """One column of several frames in one comparable form (floats, or strings)."""
-    numeric = all(
-        pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s) for s in parts
-    )
-    if numeric:
-        return [pd.Series(s.to_numpy(dtype=np.float64, na_value=np.nan)) for s in parts]
-    out = []
-    for s in parts:
-        codes, uniques = pd.factorize(s.astype(object), use_na_sentinel=True)
-        # one Python call per distinct value, not per cell
-        canon = np.array([_canon_value(v) for v in uniques] + ["\x00<NA>"], dtype=object)
-        out.append(pd.Series(canon[np.where(codes < 0, len(uniques), codes)]))
-    return out
 
 
 def _canon_value(v: object) -> str:
@@ -100,16 +94,154 @@ def _canon_value(v: object) -> str:
     return str(v)
 
 
-def _canonical(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
-    cols = [str(c) for c in frames[0].columns]
-    for f in frames[1:]:
-        if sorted(str(c) for c in f.columns) != sorted(cols):
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_ODD = np.uint64(0x9E3779B97F4A7C15)
+_NUMERIC_SALT = np.uint64(0x6A09E667F3BCC909)
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser, element-wise on uint64 (wrapping arithmetic)."""
+    h = h ^ (h >> np.uint64(30))
+    h *= _M1
+    h ^= h >> np.uint64(27)
+    h *= _M2
+    h ^= h >> np.uint64(31)
+    return h
+
+
+def _is_numeric(s: pd.Series) -> bool:
+    return bool(pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s))
+
+
+def _column_hashes(s: pd.Series, numeric: bool) -> np.ndarray:
+    """One uint64 per value of ``s``, equal iff the canonical values are equal: numbers as
+    float64 (``5 == 5.0``, ``-0.0 == 0.0``, every missing value one NaN), other values by
+    their text (one Python call per distinct value, not per cell), missing equals missing."""
+    if numeric:
+        x = s.to_numpy(dtype=np.float64, na_value=np.nan) + 0.0  # -0.0 becomes 0.0
+        x[np.isnan(x)] = np.nan  # one NaN payload
+        return _mix(x.view(np.uint64) ^ _NUMERIC_SALT)
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    canon = np.array([_canon_value(v) for v in uniques] + ["\x00<NA>"], dtype=object)
+    per_value = pd.util.hash_array(canon, categorize=False).astype(np.uint64)
+    return per_value[np.where(codes < 0, len(uniques), codes)]
+
+
+@dataclass(frozen=True)
+class CopyPlan:
+    """What the exact copy check hashes: the columns two copied rows agree on, the columns
+    whose values are checked one by one, and which columns compare as numbers (a column does
+    when it is numeric in every part)."""
+
+    row_columns: tuple[str, ...]
+    value_columns: tuple[str, ...]
+    numeric: frozenset[str]
+
+
+def copy_plan(
+    frames: list[pd.DataFrame], row_columns: list[str], value_columns: list[str]
+) -> CopyPlan:
+    """The :class:`CopyPlan` of ``frames`` (every frame must hold the columns)."""
+    need = list(dict.fromkeys([*row_columns, *value_columns]))
+    for f in frames:
+        if any(c not in f.columns for c in need):
             raise InputError(
                 "original, synthetic and control must have the same columns: "
                 "give data with identical columns"
             )
-    per_col = {c: _canonical_column([f[c].reset_index(drop=True) for f in frames]) for c in cols}
-    return [pd.DataFrame({c: per_col[c][i] for c in cols}) for i in range(len(frames))]
+    numeric = frozenset(c for c in need if all(_is_numeric(f[c]) for f in frames))
+    return CopyPlan(tuple(row_columns), tuple(value_columns), numeric)
+
+
+def copy_hashes(frame: pd.DataFrame, plan: CopyPlan) -> dict[str, np.ndarray]:
+    """The 64-bit keys of one frame (or any slice of its rows: a row's keys do not depend on
+    the other rows): ``rows``, one key per row on the plan's row columns; ``v{j}``, one key per
+    non-missing value of the plan's ``j``-th value column. Computed column by column, so the
+    memory is a few arrays of ``len(frame)``, never a canonical copy of the table."""
+    cache: dict[str, np.ndarray] = {}
+
+    def col(c: str) -> np.ndarray:
+        if c not in cache:
+            cache[c] = _column_hashes(frame[c], c in plan.numeric)
+        return cache[c]
+
+    key = np.full(len(frame), np.uint64(len(plan.row_columns)), dtype=np.uint64)
+    for c in plan.row_columns:
+        key = _mix(key * _ODD + col(c))
+        if c not in plan.value_columns:
+            cache.pop(c)
+    out = {"rows": key}
+    for j, c in enumerate(plan.value_columns):
+        out[f"v{j}"] = col(c)[frame[c].notna().to_numpy()]
+        cache.pop(c)
+    return out
+
+
+#: Positions in :func:`copy_counts`' ``counts``: the row counts, then four per value column.
+_ROW_COUNTS = ("duplicated", "control_in_original", "synthetic_in_control", "synthetic_in_original")
+_VALUE_COUNTS = (
+    "synthetic_values",
+    "synthetic_in_original",
+    "control_values",
+    "control_in_original",
+)
+
+
+def copy_counts(
+    original: dict[str, np.ndarray],
+    synthetic: dict[str, np.ndarray],
+    control: dict[str, np.ndarray] | None,
+    original_rows: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """The exact check on the keys of :func:`copy_hashes`: integer counts and the original
+    rows (``original_rows``, the positions of ``original["rows"]``) found in the release.
+
+    Every comparison is equality of keys, so the counts of any split of the keys by key range
+    (all keys of one value in one part) add up to the counts of the whole, and the rows
+    concatenate to its rows.
+
+    Returns
+    -------
+    dict
+        ``counts`` (int64: original rows whose key occurs more than once in the original,
+        control rows found in the original, synthetic rows found in the control, synthetic rows
+        found in the original; then per value column: synthetic values, those found in the
+        original column, control values, those found there) and ``copied`` (int64 rows).
+    """
+    k_ori, k_syn = original["rows"], synthetic["rows"]
+    _, inv, cnt = np.unique(k_ori, return_inverse=True, return_counts=True)
+    counts = [int((cnt[inv.ravel()] > 1).sum())]
+    if control is not None:
+        k_ctl = control["rows"]
+        counts += [int(np.isin(k_ctl, k_ori).sum()), int(np.isin(k_syn, k_ctl).sum())]
+    else:
+        counts += [0, 0]
+    counts.append(int(np.isin(k_syn, k_ori).sum()))
+    copied = np.asarray(original_rows, dtype=np.int64)[np.isin(k_ori, k_syn)]
+    j = 0
+    while f"v{j}" in original:
+        ori, syn = original[f"v{j}"], synthetic[f"v{j}"]
+        counts += [syn.size, int(np.isin(syn, ori).sum())]
+        if control is not None:
+            ctl = control[f"v{j}"]
+            counts += [ctl.size, int(np.isin(ctl, ori).sum())]
+        else:
+            counts += [0, 0]
+        j += 1
+    return {"counts": np.asarray(counts, dtype=np.int64), "copied": copied}
+
+
+#: Computes :func:`copy_counts` of ``frames`` (original, synthetic[, control]) under a plan:
+#: the audit passes one that works by partition on a cluster (``synthleak.partitioned``).
+CopyCounter = Callable[[list[pd.DataFrame], CopyPlan], dict[str, np.ndarray]]
+
+
+def local_copy_counts(frames: list[pd.DataFrame], plan: CopyPlan) -> dict[str, np.ndarray]:
+    """:func:`copy_counts` of whole frames, in this process."""
+    keys = [copy_hashes(f, plan) for f in frames]
+    ctl = keys[2] if len(keys) > 2 else None
+    return copy_counts(keys[0], keys[1], ctl, np.arange(len(frames[0]), dtype=np.int64))
 
 
 def row_keys(*frames: pd.DataFrame) -> list[np.ndarray]:
@@ -120,8 +252,15 @@ def row_keys(*frames: pd.DataFrame) -> list[np.ndarray]:
     """
     if not frames:
         return []
-    canon = _canonical(list(frames))
-    return [pd.util.hash_pandas_object(c, index=False).to_numpy(dtype=np.uint64) for c in canon]
+    cols = [str(c) for c in frames[0].columns]
+    for f in frames[1:]:
+        if sorted(str(c) for c in f.columns) != sorted(cols):
+            raise InputError(
+                "original, synthetic and control must have the same columns: "
+                "give data with identical columns"
+            )
+    plan = copy_plan(list(frames), cols, [])
+    return [copy_hashes(f, plan)["rows"] for f in frames]
 
 
 def copied_rows(original: pd.DataFrame, synthetic: pd.DataFrame) -> np.ndarray:
@@ -275,11 +414,12 @@ def _near_copies(
     kinds = None
     if schema is not None and all(c in schema for c in columns):
         kinds = schema.select(columns)
+
+    def cols(df: pd.DataFrame) -> pd.DataFrame:
+        return df if list(df.columns) == list(columns) else df[columns]  # no copy when all
+
     enc = Release(
-        original[columns],
-        synthetic[columns],
-        None if control is None else control[columns],
-        kinds,
+        cols(original), cols(synthetic), None if control is None else cols(control), kinds
     ).encode()
 
     def queries(part: Table) -> Table:
@@ -316,6 +456,7 @@ def copy_report(
     schema: Schema | None = None,
     near_sample: int | None = None,
     rng: np.random.Generator | None = None,
+    counter: CopyCounter | None = None,
 ) -> CopyReport:
     """Exact, column and near copies of real records in ``synthetic`` (module docstring).
 
@@ -352,6 +493,10 @@ def copy_report(
         control rows (drawn with ``rng``, required then); every original record stays in the
         search. Default: every row.
     rng : numpy.random.Generator, optional
+    counter : callable, optional
+        Computes the exact check's counts (:func:`copy_counts`) of the frames under a
+        :class:`CopyPlan`; default :func:`local_copy_counts` (in this process). The audit
+        passes one that works by partition on a cluster; every counter gives the same counts.
 
     Returns
     -------
@@ -397,50 +542,45 @@ def copy_report(
         check_named("row_columns", row_columns)
         if not row_columns:
             raise InputError("row_columns is empty: give the columns two copies must agree on")
-        keys = row_keys(*(f[list(row_columns)] for f in frames))
+        row_cols = [str(c) for c in row_columns]
     else:
-        keys = row_keys(*frames)
-    k_ori, k_syn = keys[0], keys[1]
-    n_ori, n_syn = len(k_ori), len(k_syn)
-    _, inv, cnt = np.unique(k_ori, return_inverse=True, return_counts=True)
-    chance = _rate(int((cnt[inv.ravel()] > 1).sum()), n_ori)
-    ctl_in_ori = syn_in_ctl = None
-    if control is not None:
-        k_ctl = keys[2]
-        ctl_in_ori = _rate(int(np.isin(k_ctl, k_ori).sum()), len(k_ctl))
-        syn_in_ctl = _rate(int(np.isin(k_syn, k_ctl).sum()), n_syn)
-    base = (ctl_in_ori or chance).value
-    syn_in_ori = _rate(int(np.isin(k_syn, k_ori).sum()), n_syn, base)
-    copied = np.flatnonzero(np.isin(k_ori, k_syn)).astype(np.int64)
-
-    canon = _canonical([f[[str(c) for c in original.columns]] for f in frames])
-    cols = []
-    notes = []
+        row_cols = [str(c) for c in original.columns]
+        for f in frames[1:]:
+            if sorted(str(c) for c in f.columns) != sorted(row_cols):
+                raise InputError(
+                    "original, synthetic and control must have the same columns: "
+                    "give data with identical columns"
+                )
     high = high_cardinality_columns(original, min_distinct_ratio)
     check_named("value_columns", list(value_columns or ()))
     checked = high + [c for c in value_columns or () if c not in high]
-    for c in checked:
-        ori_vals = canon[0][c][original[c].notna().to_numpy()]
-        syn_vals = canon[1][c][synthetic[c].notna().to_numpy()]
-        if len(syn_vals) == 0:
+    plan = copy_plan(frames, row_cols, checked)
+    counted = (counter or local_copy_counts)(frames, plan)
+    tally = [int(v) for v in counted["counts"]]
+    n_ori, n_syn = len(original), len(synthetic)
+    chance = _rate(tally[0], n_ori)
+    ctl_in_ori = syn_in_ctl = None
+    if control is not None:
+        ctl_in_ori = _rate(tally[1], len(control))
+        syn_in_ctl = _rate(tally[2], n_syn)
+    base = (ctl_in_ori or chance).value
+    syn_in_ori = _rate(tally[3], n_syn, base)
+    copied = np.sort(np.asarray(counted["copied"], dtype=np.int64))
+
+    cols = []
+    notes = []
+    for j, c in enumerate(checked):
+        n_s, hit_s, n_c, hit_c = tally[4 + 4 * j : 8 + 4 * j]
+        if n_s == 0:
             notes.append(f"column {c!r}: no synthetic values, copy rate not measured")
             continue
-        ori_set = pd.Index(ori_vals.unique())
-        ctl_rate = None
-        if control is not None:
-            ctl_vals = canon[2][c][control[c].notna().to_numpy()]
-            if len(ctl_vals):
-                ctl_rate = _rate(int(ctl_vals.isin(ori_set).sum()), len(ctl_vals))
+        ctl_rate = _rate(hit_c, n_c) if control is not None and n_c else None
         s = original[c].dropna()
         cols.append(
             ColumnCopies(
                 c,
                 float(s.nunique() / len(s)) if len(s) else 0.0,
-                _rate(
-                    int(syn_vals.isin(ori_set).sum()),
-                    len(syn_vals),
-                    None if ctl_rate is None else ctl_rate.value,
-                ),
+                _rate(hit_s, n_s, None if ctl_rate is None else ctl_rate.value),
                 ctl_rate,
             )
         )
