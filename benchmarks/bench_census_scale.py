@@ -255,16 +255,7 @@ def run_audit(
     try:
         t0 = time.perf_counter()
         sampler.reset()
-        sch, data = load_cli_tables(
-            {k: str(v) for k, v in paths.items()},
-            categorical=None,
-            continuous=None,
-            schema=None,
-            na_values=None,
-            keep=None,
-            min_rows=2,
-            show_values=False,
-        )
+        sch, data = load_cli_tables({k: str(v) for k, v in paths.items()}, min_rows=2)
         stages["read"] = sampler.record(time.perf_counter() - t0)
         if progress is not None:
             progress.append(("read", stages["read"]))

@@ -129,16 +129,7 @@ def main() -> None:
     try:
         tracemalloc.start(25)
         snapper = Snapper(int(a.step_mb * 1e6))
-        sch, data = load_cli_tables(
-            paths,
-            categorical=None,
-            continuous=None,
-            schema=None,
-            na_values=None,
-            keep=None,
-            min_rows=2,
-            show_values=False,
-        )
+        sch, data = load_cli_tables(paths, min_rows=2)
         snapper.stop()
         report["stages"]["read"] = {
             "held_gb": round(tracemalloc.get_traced_memory()[0] / 1e9, 3),
