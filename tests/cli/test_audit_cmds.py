@@ -518,3 +518,33 @@ def test_audit_secret_all_bad_input_exit_2(
     err = [e for e in capsys.readouterr().err.splitlines() if "error" in e]
     assert len(err) == 1 and message in err[0], err
     assert not out.exists()
+
+
+def test_an_output_folder_of_an_earlier_stream_layout_is_refused(
+    files, tmp_path: Path, capsys
+) -> None:
+    """An output folder whose finished work was drawn under the earlier layout is refused with
+    one line and exit code 2; its finished work is left as it was."""
+    from synthleak.runtime import RunStore
+
+    out = tmp_path / "rep"
+    RunStore(out / "run", {"seed": 0}).put("unit", {"x": np.zeros(2)})
+    code = main(
+        [
+            "audit",
+            "--original",
+            str(files["ori"]),
+            "--generator",
+            "indhist",
+            "--na-values",
+            "?",
+            "--budget",
+            "quick",
+            "--out-dir",
+            str(out),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "stream layout 1, this one uses 2" in err and "Traceback" not in err
+    assert (out / "run" / "catalogue.sqlite").exists() and not (out / "report.json").exists()
