@@ -153,23 +153,32 @@ class Release:
         }
         if self.control is not None:
             parts["control"] = self.control
-        tabs = list(parts.values())
-        first = tabs[0]
-        if (
-            isinstance(first, Table)
-            and all(isinstance(t, Table) and len(t) and t.schema == first.schema for t in tabs)
-            and (self.schema is None or first.schema == self.schema)
-        ):
+        shared = _one_schema(parts, self.schema)
+        if shared is not None:
             # already encoded with one schema (the audit's tables): what encode_parts returns
             # for them, without the profile it would build by decoding the whole original
             return EncodedRelease(
-                first,
-                tabs[1],  # type: ignore[arg-type]
-                tabs[2] if len(tabs) > 2 else None,  # type: ignore[arg-type]
-                first.schema,
+                shared["original"],
+                shared["synthetic"],
+                shared.get("control"),
+                shared["original"].schema,
             )
         sch, tables = encode_parts(parts, schema=self.schema)
         return EncodedRelease(tables["original"], tables["synthetic"], tables.get("control"), sch)
+
+
+def _one_schema(
+    parts: dict[str, pd.DataFrame | Table], schema: Schema | None
+) -> dict[str, Table] | None:
+    """``parts`` when every one is a non-empty :class:`Table` of one schema (``schema``, when
+    given): they are encoded already; else ``None``."""
+    tables = {k: v for k, v in parts.items() if isinstance(v, Table) and len(v)}
+    if len(tables) < len(parts):
+        return None
+    first = next(iter(tables.values())).schema
+    if any(t.schema != first for t in tables.values()) or schema not in (None, first):
+        return None
+    return tables
 
 
 def encode_parts(
@@ -203,13 +212,11 @@ def encode_parts(
         if len(part) == 0:
             raise InputError(f"the {name} data has no records: give a non-empty table")
     first = next(iter(parts.values()))
-    tables = [p for p in parts.values() if isinstance(p, Table)]
-    if len(tables) == len(parts):
+    if all(isinstance(p, Table) for p in parts.values()):
         check_same_columns(**parts)  # DataFrames are checked by encode_frames (excluded columns)
-        if all(t.schema == tables[0].schema for t in tables) and (
-            schema is None or tables[0].schema == schema
-        ):
-            return EncodedFrames.of_tables(dict(parts))  # type: ignore[arg-type]
+        shared = _one_schema(parts, schema)
+        if shared is not None:
+            return EncodedFrames.of_tables(shared)
     frames = {k: (v.to_frame() if isinstance(v, Table) else v) for k, v in parts.items()}
     if schema is None and isinstance(first, Table):
         kinds = first.schema.columns
