@@ -76,9 +76,9 @@ def test_audit_writes_the_three_reports(files, tmp_path: Path, capsys) -> None:
     assert json.loads((tmp_path / "again" / "report.json").read_text()) == doc
 
 
-def test_generator_audit_leaves_a_resumable_run_dir(files, tmp_path: Path) -> None:
-    out = tmp_path / "rep"
-    args = [
+def _generator_audit(files: dict[str, Path], out: Path) -> list[str]:
+    """The command line of a quick audit of ``indhist`` on the original, written to ``out``."""
+    return [
         "audit",
         "--original",
         str(files["ori"]),
@@ -91,6 +91,11 @@ def test_generator_audit_leaves_a_resumable_run_dir(files, tmp_path: Path) -> No
         "--out-dir",
         str(out),
     ]
+
+
+def test_generator_audit_leaves_a_resumable_run_dir(files, tmp_path: Path) -> None:
+    out = tmp_path / "rep"
+    args = _generator_audit(files, out)
     assert main(args) == 0
     first = json.loads((out / "report.json").read_text())
     units = sorted(p.name for p in (out / "run" / "units").iterdir())
@@ -529,21 +534,7 @@ def test_an_output_folder_of_an_earlier_stream_layout_is_refused(
 
     out = tmp_path / "rep"
     RunStore(out / "run", {"seed": 0}).put("unit", {"x": np.zeros(2)})
-    code = main(
-        [
-            "audit",
-            "--original",
-            str(files["ori"]),
-            "--generator",
-            "indhist",
-            "--na-values",
-            "?",
-            "--budget",
-            "quick",
-            "--out-dir",
-            str(out),
-        ]
-    )
+    code = main(_generator_audit(files, out))
     err = capsys.readouterr().err
     assert code == 2
     assert "stream layout 1, this one uses 2" in err and "Traceback" not in err
