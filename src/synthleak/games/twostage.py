@@ -195,7 +195,7 @@ def _screen_units(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndar
     ys, yt = shared["y_shadow"], shared["y_test"]
     seed = int(shared["seed"])
     index: np.ndarray = shared["index"]  # positions (into the audited records) to attack
-    seed_attack, seed_metric = shared["seed_paths"]
+    attack_stream, metric_stream = shared["streams"]
     out = np.full((hi - lo, 3), np.nan)
     for j, i in enumerate(int(p) for p in index[lo:hi]):
         y_s, y_t = ys[:, i], yt[:, i]
@@ -210,9 +210,9 @@ def _screen_units(shared: dict[str, Any], lo: int, hi: int) -> dict[str, np.ndar
                 n_estimators=int(shared["n_estimators"]),
             ),
         )
-        model.fit(targets.take([i]), shadow, y_s.astype(np.int64), rng=seed_attack.rng(seed, i))
+        model.fit(targets.take([i]), shadow, y_s.astype(np.int64), rng=attack_stream.rng(seed, i))
         s = np.asarray(model.score(test), dtype=np.float64)
-        est = auc_estimate(y_t, s, rng=seed_metric.rng(seed, i), n_boot=int(shared["n_boot"]))
+        est = auc_estimate(y_t, s, rng=metric_stream.rng(seed, i), n_boot=int(shared["n_boot"]))
         out[j] = (est.value, est.ci_low, est.ci_high)
     return {"auc": out}
 
@@ -621,7 +621,7 @@ class ScreeningMap:
             "y_test": labels[_TEST],
             "seed": int(seed),
             "index": index,
-            "seed_paths": ((_ATTACK1, _METRIC1) if stage == 1 else (_ATTACK, _METRIC)),
+            "streams": (_ATTACK1, _METRIC1) if stage == 1 else (_ATTACK, _METRIC),
             "n_queries": int(self.stage1_queries if stage == 1 else self.n_queries),
             "n_estimators": int(self.stage1_estimators if stage == 1 else self.n_estimators),
             "n_boot": int(self.n_boot),

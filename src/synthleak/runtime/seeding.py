@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 #: Version of the stream layout (which seed each stage and game draws from). Run directories
-#: record it; see :class:`~synthleak.runtime.store.RunStore`. Version 2: every game of an audit
+#: record it (:func:`~synthleak.runtime.store.check_layout`). Version 2: every game of an audit
 #: is seeded from its stage's stream (:func:`game_seed`).
 STREAMS_VERSION = 2
 
