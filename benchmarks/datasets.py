@@ -12,6 +12,10 @@
 ``acs-ma18``, ``acs-tx18``  the same excerpt of the 2018 ACS (7,244 and 8,775 rows).
 ``german``  UCI Statlog German credit (1,000 rows, codes decoded): ``duration``,
             ``credit_amount`` and ``age`` continuous, the other 18 columns categorical.
+``compas``  ProPublica's COMPAS two-year recidivism file (7,214 rows), the 16 columns of the
+            person, the charge, the scores and the outcomes (``COMPAS_COLUMNS``): ``age``,
+            ``priors_count`` and ``days_b_screening_arrest`` continuous, the others categorical;
+            dates, free-text charge descriptions and the duplicated columns dropped.
 
 No file is copied into the repository (see the shared folder's README for sources and terms).
 """
@@ -26,8 +30,27 @@ import pandas as pd
 
 import synthleak as sl
 
-DATASETS = ("adult", "census", "acs-ma", "acs-tx", "acs-ma18", "acs-tx18", "german")
+DATASETS = ("adult", "census", "acs-ma", "acs-tx", "acs-ma18", "acs-tx18", "german", "compas")
 GERMAN_CONTINUOUS = ("duration", "credit_amount", "age")
+COMPAS_COLUMNS = (
+    "sex",
+    "age",
+    "race",
+    "juv_fel_count",
+    "juv_misd_count",
+    "juv_other_count",
+    "priors_count",
+    "days_b_screening_arrest",
+    "c_charge_degree",
+    "decile_score",
+    "score_text",
+    "v_decile_score",
+    "is_recid",
+    "r_charge_degree",
+    "is_violent_recid",
+    "two_year_recid",
+)
+COMPAS_CONTINUOUS = ("age", "priors_count", "days_b_screening_arrest")
 ACS_CONTINUOUS = ("AGEP", "PINCP", "POVPIP", "DENSITY")
 ACS_DROPPED = ("PWGTP", "WGTP")
 
@@ -65,6 +88,10 @@ def load_frame(name: str) -> pd.DataFrame:
         return pd.read_csv(_path(file), na_values="N").drop(columns=list(ACS_DROPPED))
     if name == "german":
         return pd.read_csv(_path("german_credit.csv"))
+    if name == "compas":
+        return pd.read_csv(_path("compas_two_years_noids.csv"), usecols=list(COMPAS_COLUMNS))[
+            list(COMPAS_COLUMNS)
+        ]
     raise SystemExit(f"unknown dataset {name!r}: use one of {', '.join(DATASETS)}")
 
 
@@ -78,8 +105,8 @@ def load_table(name: str) -> sl.Table:
         schema = sl.infer_schema(
             df, continuous=cont, categorical=[c for c in df.columns if c not in cont]
         )
-    elif name == "german":
-        cont = list(GERMAN_CONTINUOUS)
+    elif name in ("german", "compas"):
+        cont = list(GERMAN_CONTINUOUS if name == "german" else COMPAS_CONTINUOUS)
         schema = sl.infer_schema(
             df, continuous=cont, categorical=[c for c in df.columns if c not in cont]
         )

@@ -53,6 +53,10 @@ PREFILTERED = (
     "halving",
     "halving_rarity",
     "halving_rarity_real",
+    "halving_whole",
+    "halving_whole_rarity",
+    "every_q200_rescreen",
+    "rarity40_q200",
 )
 LABELS = ("baynet", "synthpop-predictorsonehot")
 #: Candidates by name: (label, eligible under the protocol's cost bar)
@@ -66,6 +70,11 @@ CANDIDATES = {
     "halving_rarity": ("halving first stage + rarity keep 10 % (sim.)", True),
     "halving_rarity_real": ("halving first stage + rarity keep 10 % (real)", True),
     "every": ("screen 100 + 100, every record", False),
+    "every_q200": ("every record, small attack (200 queries, 20 trees), 100 + 100", True),
+    "halving_whole": ("halving on the whole pools: 100 q x 10 trees keeps 10 %", True),
+    "halving_whole_rarity": ("halving on the whole pools, + rarity, keeps 10 %", True),
+    "rarity40_q200": ("rarity prefilter 40 %, small attack (200 q, 20 trees)", True),
+    "every_q200_rescreen": ("every record small attack, top 10 % re-screened full", False),
     "vk_cos_k5": ("`V_5` (cosine)", False),
     "rarity": ("cell rarity (pairs, 5 bins)", False),
 }
@@ -150,6 +159,25 @@ def study(data: str, label: str, root: Path) -> dict | None:
             raise SystemExit(f"{rpath.name} audits other records than the truth maps")
         scores["halving_rarity_real"] = _kept_then(hstage == 2, hauc, extra["stage1"])
         cost["halving_rarity_wall_seconds"] = extra["doc"].get("wall_seconds")
+    for (q, e), name in (((200, 20), "q200"), ((100, 10), "q100")):
+        cheap = find_maps(root, data, label, queries=q, estimators=e).get(("screening", 100, 100))
+        if not cheap:
+            continue
+        c = cheap[0]
+        if not np.array_equal(c.rows, rows):
+            raise SystemExit(f"{c.name} audits other records than the truth maps")
+        cost[f"screen_{name}_wall_seconds"] = c.wall_seconds
+        if name == "q200":
+            scores["every_q200"] = np.where(np.isnan(c.auc), 0.5, c.auc)
+            scores["every_q200_rescreen"] = _kept_then(
+                _keep_top(scores["every_q200"], 0.1), s100, c.auc
+            )
+            scores["rarity40_q200"] = _kept_then(_keep_top(rarity, 0.4), c.auc, rarity)
+        else:
+            s1 = np.nan_to_num(c.auc, nan=0.5)
+            scores["halving_whole"] = _kept_then(_keep_top(s1, 0.1), s100, c.auc)
+            combo = rank01(s1) + rank01(rarity)
+            scores["halving_whole_rarity"] = _kept_then(_keep_top(combo, 0.1), s100, combo)
     cost["screen100_wall_seconds"] = screen[0].wall_seconds
     cost["screen100_cpu_seconds"] = screen[0].cpu_seconds
     res = evaluate(scores, a.auc, b.auc)

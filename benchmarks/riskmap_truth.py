@@ -55,11 +55,19 @@ def private_rows(n_records: int, n: int, rows_seed: int) -> np.ndarray:
 
 
 def map_name(
-    data: str, generator: str, shadows: int, tests: int, queries: int, seed: int, engine: str
+    data: str,
+    generator: str,
+    shadows: int,
+    tests: int,
+    queries: int,
+    seed: int,
+    engine: str,
+    estimators: int = 100,
 ) -> str:
     label = spec_label(generator).replace(":", "-")
     tag = "" if engine == "riskmap" else f"_{engine}"
-    return f"{data}_{label}_S{shadows}_T{tests}_Q{queries}_seed{seed}{tag}"
+    trees = "" if estimators == 100 else f"_E{estimators}"  # the default forest has no tag
+    return f"{data}_{label}_S{shadows}_T{tests}_Q{queries}{trees}_seed{seed}{tag}"
 
 
 def halving_engine(args: argparse.Namespace) -> str:
@@ -78,6 +86,7 @@ def run_screening(args: argparse.Namespace, table, rows: np.ndarray, name: str) 
         n_shadows=args.shadows,
         n_tests=args.tests,
         n_queries=args.queries,
+        n_estimators=args.estimators,
         records=rows,
         n_boot=1000,
         keep=args.keep if halving else None,
@@ -129,6 +138,7 @@ def run_screening(args: argparse.Namespace, table, rows: np.ndarray, name: str) 
             "n_shadow": args.shadows,
             "n_test": args.tests,
             "n_queries": args.queries,
+            "n_estimators": args.estimators,
             "seed": args.seed,
         },
         "records": records,
@@ -147,6 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shadows", type=int, default=250)
     ap.add_argument("--tests", type=int, default=250)
     ap.add_argument("--queries", type=int, default=1000)
+    ap.add_argument(
+        "--estimators",
+        type=int,
+        default=100,
+        help="screening and halving: trees of each record's forest (the second stage's)",
+    )
     ap.add_argument("--attacks", default="query")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rows-seed", type=int, default=0)
@@ -176,8 +192,17 @@ def main(argv: list[str] | None = None) -> int:
     table = load_table(args.data)
     rows = private_rows(len(table), args.n, args.rows_seed)
     engine = halving_engine(args) if args.engine == "halving" else args.engine
+    if args.engine == "riskmap" and args.estimators != 100:
+        ap.error("--estimators applies to the screening and halving engines")
     name = map_name(
-        args.data, args.generator, args.shadows, args.tests, args.queries, args.seed, engine
+        args.data,
+        args.generator,
+        args.shadows,
+        args.tests,
+        args.queries,
+        args.seed,
+        engine,
+        args.estimators,
     )
     print(f"{name}: {len(table)} records, auditing {rows.size}", flush=True)
     t0, c0 = time.perf_counter(), cpu_seconds()

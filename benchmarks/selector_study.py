@@ -70,6 +70,8 @@ class RiskMapFile:
     cpu_seconds: float
     wall_seconds: float
     engine: str
+    queries: int = 1000
+    estimators: int = 100
 
     @classmethod
     def read(cls, path: Path) -> RiskMapFile:
@@ -92,14 +94,21 @@ class RiskMapFile:
             float(doc.get("cpu_seconds", np.nan)),
             float(doc.get("wall_seconds", np.nan)),
             str(doc["config"].get("engine", "riskmap")),
+            int(doc["config"].get("n_queries", 1000)),
+            int(doc["config"].get("n_estimators") or 100),
         )
 
 
-def find_maps(root: Path, data: str, label: str) -> dict[tuple[str, int, int], list[RiskMapFile]]:
-    """(engine, shadows, tests) -> maps of one dataset and generator label, by seed."""
+def find_maps(
+    root: Path, data: str, label: str, *, queries: int = 1000, estimators: int = 100
+) -> dict[tuple[str, int, int], list[RiskMapFile]]:
+    """(engine, shadows, tests) -> maps of one dataset and generator label, by seed: those of
+    the attack with ``queries`` queries and ``estimators`` trees (default: the full attack)."""
     out: dict[tuple[str, int, int], list[RiskMapFile]] = {}
     for p in sorted((root / "riskmap").glob(f"{data}_{label}_S*_T*_Q*_seed*.json")):
         m = RiskMapFile.read(p)
+        if (m.queries, m.estimators) != (queries, estimators):
+            continue
         out.setdefault((m.engine, m.shadows, m.tests), []).append(m)
     for v in out.values():
         v.sort(key=lambda m: m.seed)
