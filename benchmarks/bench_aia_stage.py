@@ -1,4 +1,4 @@
-"""Time of the audit's randomised-secret attribute game, and where it goes (issue #30).
+"""Time of the audit's randomised-secret attribute game, and where it goes.
 
 Plays the game exactly as the ``attribute_game`` stage of ``synthleak audit --generator SPEC
 --secret COL`` does at the ``standard`` budget (training and synthetic size

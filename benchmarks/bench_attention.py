@@ -1,6 +1,6 @@
 """Speed of the target-attention membership attack (Meeus et al. (2023), appendix A).
 
-Budget (issue #5): at most 3 minutes of training per target on one core with 4,000 shadow
+Budget: at most 3 minutes of training per target on one core with 4,000 shadow
 datasets of 1,000 synthetic records.
 
 What is measured, all in one run on one torch thread unless stated:

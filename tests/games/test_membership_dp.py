@@ -1,4 +1,4 @@
-"""Mechanism oracles for differential-privacy audits with the membership game (issue #17).
+"""Mechanism oracles for differential-privacy audits with the membership game.
 
 An audit of a DP claim is only evidence if it tells a generator that keeps its claim from one that
 breaks it, in the same setting and with the same budget. Three generators, all claiming
