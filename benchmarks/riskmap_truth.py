@@ -215,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     doc["wall_seconds"] = time.perf_counter() - t0
     doc["cpu_seconds"] = cpu_seconds() - c0
     doc["peak_rss_mb"] = peak_rss_mb()
-    # which counting-query path ran (0: bitsets always; see benchmarks/bitset_counts)
+    # the counting-query path's limit (0: bitsets always, as the earliest maps were run)
     doc["max_dense_bits"] = int(synthleak.queries.MAX_DENSE_BITS)
     path = prov.write(STUDY, name, doc, root=args.results_root)
     s = doc["summary"]

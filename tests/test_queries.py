@@ -95,6 +95,30 @@ def test_bitsets_used_above_dense_limit_agree_with_brute_force() -> None:
         all_subset_counts(stack, target)
 
 
+@pytest.mark.parametrize(
+    ("n_queries", "dense"),
+    [(1000, False), (2**15 - 1, True)],  # the risk maps' 1,000 queries; every query
+)
+def test_path_choice_by_work(monkeypatch: pytest.MonkeyPatch, n_queries: int, dense: bool) -> None:
+    """The transform (``F * 2^F`` per dataset) only when the queries' bitset work
+    (``N * F * words``) is larger: 1,000 queries of F = 15 on 500 records use bitsets."""
+    import synthleak.queries as queries
+
+    rng = np.random.default_rng(3)
+    pool = _table(rng, 600, 15, 0, levels=2)
+    stack = TableStack.from_tables([pool.take(rng.integers(0, 600, 500))])
+    target = pool.take([0])
+    q = sample_subsets(15, n_queries, rng=rng)
+    used: list[bool] = []
+    real = queries.all_subset_counts
+    monkeypatch.setattr(
+        queries, "all_subset_counts", lambda *a, **k: used.append(True) or real(*a, **k)
+    )
+    got = subset_counts(stack, target, q)
+    assert bool(used) is dense
+    np.testing.assert_array_equal(got[0, :50], _brute(stack, target, q[:50])[0])
+
+
 def test_continuous_uses_less_or_equal_and_missing_matches_missing() -> None:
     df = pd.DataFrame({"c": ["a", "a", "b", "a"], "x": [1.0, 2.0, 0.5, np.nan]})
     schema = sl.infer_schema(df, categorical=["c"], continuous=["x"])
