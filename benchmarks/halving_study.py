@@ -26,6 +26,7 @@ Usage::
 
     python -m benchmarks.halving_study --data adult --generator baynet [--write]
     python -m benchmarks.halving_study --maps adult,census,acs-ma,acs-tx --table
+    python -m benchmarks.halving_study --pairs german/baynet,acs-tx18/baynet --table
 """
 
 from __future__ import annotations
@@ -218,12 +219,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default=None)
     ap.add_argument("--generator", default="baynet", help="generator label as in the file names")
     ap.add_argument("--maps", default=None, help="comma-separated datasets, every generator label")
+    ap.add_argument(
+        "--pairs", default=None, help="comma-separated data/label pairs (e.g. german/baynet)"
+    )
     ap.add_argument("--results-root", type=Path, default=RESULTS)
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--table", action="store_true")
     args = ap.parse_args(argv)
     prov = Provenance.start(None if argv is None else ["halving_study.py", *argv])
-    if args.maps:
+    if args.pairs:
+        pairs = [tuple(p.split("/", 1)) for p in args.pairs.split(",")]
+    elif args.maps:
         pairs = [(d, g) for d in args.maps.split(",") for g in LABELS]
     elif args.data:
         pairs = [(args.data, args.generator)]
