@@ -210,3 +210,22 @@ def test_no_numpy2_only_bit_functions_in_the_module() -> None:
     import synthleak.attacks.predicates as mod
 
     assert "bitwise_count" not in inspect.getsource(mod)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60))
+def test_index_runs_locate_values_as_the_sorted_column_would(seed: int, n: int) -> None:
+    """The index keeps each sorted column as runs; every value (present or not, -0.0 and 0.0
+    alike) is located where a binary search of the whole sorted column would put it."""
+    table = _table(seed % 1000, n)
+    idx = TableIndex.build(table)
+    x = encoded_matrix(table)
+    probes = np.concatenate([np.nan_to_num(x.ravel(), nan=0.0), [-0.0, 0.0, -1e9, 1e9, 2.5]])
+    for j in range(x.shape[1]):
+        order = np.argsort(x[:, j], kind="stable")
+        np.testing.assert_array_equal(idx.perm[j], order)
+        srt = x[order, j][: idx.n_present[j]]
+        left, right = idx.bounds(j, probes)
+        np.testing.assert_array_equal(left, np.searchsorted(srt, probes, side="left"))
+        np.testing.assert_array_equal(right, np.searchsorted(srt, probes, side="right"))
+    assert idx.perm.dtype == np.int32

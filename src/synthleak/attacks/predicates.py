@@ -76,21 +76,30 @@ def encoded_matrix(table: Table) -> np.ndarray:
 class TableIndex:
     """A table prepared for predicate scans: its matrix and every column's sort order.
 
+    Each column's sorted values are kept as runs (distinct values and where each starts in the
+    sort order), which locate any value as a binary search on the full sorted column would, in
+    memory that grows with the column's distinct values rather than its rows: 12 bytes per cell
+    with the matrix and a 32-bit sort order (up to 2^31 rows), instead of 24.
+
     Attributes
     ----------
     x : ndarray (n, n_columns) float64
         :func:`encoded_matrix` of the table.
-    perm : ndarray (n_columns, n) int64
-        Row order sorting each column (missing last).
-    sorted : ndarray (n_columns, n) float64
-        Each column's values in that order.
+    perm : ndarray (n_columns, n) int32 (int64 from 2^31 rows)
+        Row order sorting each column (stable; missing last).
+    runs : tuple of ndarray, one per column
+        The column's distinct non-missing values, ascending.
+    starts : tuple of ndarray, one per column
+        ``starts[j][i]`` is where ``runs[j][i]`` starts in ``perm[j]``; the last entry is the
+        column's number of non-missing values.
     n_present : ndarray (n_columns,)
         Non-missing values per column.
     """
 
     x: np.ndarray
     perm: np.ndarray
-    sorted: np.ndarray
+    runs: tuple[np.ndarray, ...]
+    starts: tuple[np.ndarray, ...]
     n_present: np.ndarray
 
     @property
@@ -100,13 +109,28 @@ class TableIndex:
     @classmethod
     def build(cls, table: Table) -> TableIndex:
         x = encoded_matrix(table)
-        # one column at a time: no (n, n_columns) temporary beside the two results
-        perm = np.empty((x.shape[1], x.shape[0]), dtype=np.int64)
-        srt = np.empty((x.shape[1], x.shape[0]), dtype=np.float64)
-        for j in range(x.shape[1]):
-            perm[j] = np.argsort(x[:, j], kind="stable")
-            srt[j] = x[perm[j], j]
-        return cls(x, perm, srt, (~np.isnan(x)).sum(axis=0))
+        n, f = x.shape
+        # one column at a time: no (n, n_columns) temporary beside the results
+        perm = np.empty((f, n), dtype=np.int32 if n < 2**31 else np.int64)
+        runs, starts = [], []
+        n_present = (~np.isnan(x)).sum(axis=0)
+        for j in range(f):
+            order = np.argsort(x[:, j], kind="stable")
+            perm[j] = order
+            present = x[order[: n_present[j]], j]
+            first = np.flatnonzero(present[1:] != present[:-1]) + 1
+            cut = np.concatenate([[0], first]) if present.size else np.zeros(0, dtype=np.int64)
+            runs.append(present[cut])
+            starts.append(np.concatenate([cut, [present.size]]).astype(np.int64))
+        return cls(x, perm, tuple(runs), tuple(starts), n_present)
+
+    def bounds(self, column: int, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where ``values`` (no NaN) start and end in ``perm[column]``: the positions a binary
+        search of the sorted column would give with ``side="left"`` and ``side="right"``."""
+        runs, starts = self.runs[column], self.starts[column]
+        left = starts[np.searchsorted(runs, values, side="left")]
+        right = starts[np.searchsorted(runs, values, side="right")]
+        return left, right
 
 
 def unique_rows(table: Table) -> Table:
@@ -260,11 +284,9 @@ class PredicateSet:
             if active.size == 0:
                 continue
             npres = int(index.n_present[j])
-            srt = index.sorted[j, :npres]
             o = self.ops[active, j]
             v = np.nan_to_num(self.values[active, j], nan=0.0)
-            left = np.searchsorted(srt, v, side="left")
-            right = np.searchsorted(srt, v, side="right")
+            left, right = index.bounds(j, v)
             zero = np.zeros_like(left)
             full_p = np.full_like(left, npres)
             full_n = np.full_like(left, n)
