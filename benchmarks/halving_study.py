@@ -212,6 +212,39 @@ def study(data: str, label: str, root: Path) -> dict | None:
     return res
 
 
+def variants(pairs: list[tuple[str, str]], root: Path) -> str:
+    """Post-hoc: every combination of a rarity cut (10, 20, 40, 100 %) and a final ranking of
+    the kept records (the 100 + 100 screen's AUC, its rank averaged with cell rarity's at weight
+    0.25 or 0.5, or its 95 % lower bound), read from the maps' 100 + 100 screens; the share of
+    the strict true top 10 on each map and the mean."""
+    shares: dict[str, list[float]] = {}
+    for data, label in pairs:
+        maps = find_maps(root, data, label)
+        a, b = maps[("riskmap", 200, 200)][:2]
+        screen = maps[("screening", 100, 100)][0]
+        rarity = cell_rarity_scores(load_table(data).take(a.rows))
+        auc = np.nan_to_num(screen.auc, nan=0.5)
+        low = np.nan_to_num(screen.ci_low, nan=0.0)
+        scores: dict[str, np.ndarray] = {}
+        for frac in (0.1, 0.2, 0.4, 1.0):
+            keep = _keep_top(rarity, frac)
+            for w in (0.0, 0.25, 0.5):
+                inner = (1 - w) * rank01(auc) + w * rank01(rarity)
+                scores[f"rarity {round(100 * frac)} %, AUC + {w} rarity"] = _kept_then(
+                    keep, inner, rarity
+                )
+            scores[f"rarity {round(100 * frac)} %, lower bound"] = _kept_then(keep, low, rarity)
+        for name, r in evaluate(scores, a.auc, b.auc).items():
+            if not name.startswith("_"):
+                shares.setdefault(name, []).append(r["share_in_sample_top10"])
+    head = "| variant | " + " | ".join(f"{d} / {g}" for d, g in pairs) + " | mean |"
+    lines = [head, "|---" * (len(pairs) + 2) + "|"]
+    for name, v in shares.items():
+        cells = " | ".join(f"{x:.3f}" for x in v)
+        lines.append(f"| {name} | {cells} | {np.mean(v):.3f} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -225,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results-root", type=Path, default=RESULTS)
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--table", action="store_true")
+    ap.add_argument(
+        "--variants", action="store_true", help="post-hoc cut and ranking variants (a table)"
+    )
     args = ap.parse_args(argv)
     prov = Provenance.start(None if argv is None else ["halving_study.py", *argv])
     if args.pairs:
@@ -235,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
         pairs = [(args.data, args.generator)]
     else:
         ap.error("give --data (and --generator) or --maps")
+    if args.variants:
+        print(variants(pairs, args.results_root))
+        return 0
     done = {}
     for data, label in pairs:
         res = study(data, label, args.results_root)
