@@ -313,7 +313,8 @@ def subset_counts(
     the same cost per operation; measured on Adult (F = 15) and UK Census (F = 17) datasets of
     500 and 2,000 records, bitsets stay faster up to ``N * ceil(m / 64)`` of 1.3 to 3 times
     ``2^F``, so the transform is used from twice ``2^F`` on. The risk maps' 1,000 queries on
-    500 records: bitsets 2x (Adult) to 14x (Census) faster. Both give the same answers.
+    500 records: bitsets 4x (Adult) to 18x (UK Census) faster (``benchmarks/bench_queries.py``).
+    Both give the same answers.
     """
     q = np.asarray(subsets, dtype=np.uint64)
     f = n_attributes(stack.schema)
