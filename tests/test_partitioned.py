@@ -119,6 +119,34 @@ def test_copies_by_key_range_equal_local_bit_for_bit(
     assert finished_units(tmp_path) == ranges  # one stored unit per key range
 
 
+def _near_units(run: Path) -> int:
+    """Stored near-copy units: one run store per search, under ``queries-<digest>``."""
+    return sum(finished_units(d) for d in run.glob("queries-*"))
+
+
+@pytest.mark.parametrize("rows", [1, 97, 10_000])
+@pytest.mark.parametrize("with_control", [True, False])
+def test_near_copies_by_partition_equal_local_bit_for_bit(
+    rows: int, with_control: bool, tmp_path: Path
+) -> None:
+    """The near-copy search split over partitions of the original: the same distances (the
+    minimum of exact ones), so the same threshold, rates and report."""
+    from synthleak.metrics.copies import copy_report
+
+    ori = _mixed(300, 5).to_frame()
+    syn = pd.concat([ori.sample(40, random_state=1), _mixed(200, 6).to_frame()], ignore_index=True)
+    ctl = _mixed(150, 7).to_frame()
+    control = ctl if with_control else None
+    kw: dict[str, Any] = {"near_sample": 120, "near_quantile": 0.2}
+    local = copy_report(ori, syn, control, rng=np.random.default_rng(0), **kw)
+    search = partitioned.nearest_by_partition(Runtime(run_dir=tmp_path), rows=rows)
+    parted = copy_report(ori, syn, control, rng=np.random.default_rng(0), nearest=search, **kw)
+    assert parted.to_json() == local.to_json()
+    assert local.near_synthetic is not None and local.near_synthetic.value > 0.1  # the copies
+    searches = 2 if with_control else 1  # without a control the baseline stays local
+    assert _near_units(tmp_path) == searches * len(partitioned.partitions(len(ori), rows))
+
+
 def test_a_key_range_unit_is_keyed_by_where_its_keys_are() -> None:
     key = np.array([7], dtype=np.uint64)
     empty = np.zeros(0, dtype=np.uint64)
@@ -178,6 +206,8 @@ def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
         # counts and scores of 4 partitions; the original's marginals once, release, control;
         # the copy check's 12 key ranges (3,000 records in partitions of 256)
         assert kept == 4 + 4 + 4 + 4 + 4 + 12
+        near = _near_units(run / "near-copies")
+        assert near == 2 * 4  # the release's and the control's searches, 4 partitions each
 
         def lost(shared: Any, codes: np.ndarray) -> dict[str, np.ndarray]:
             raise ValueError("recomputed")
@@ -188,8 +218,10 @@ def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
         monkeypatch.setattr(partitioned, "_rarity_score_unit", lost)
         monkeypatch.setattr(partitioned, "_marginal_count_unit", lost)
         monkeypatch.setattr(partitioned, "_copy_match_unit", lost)
+        monkeypatch.setattr(partitioned, "_nearest_unit", lost)
         again = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2, runtime=rt)
         assert sum(finished_units(run / s) for s in stages) == kept
+        assert _near_units(run / "near-copies") == near
     assert local.copies is not None and local.copies.copied_rows.size > 0
     assert _figures(dasked) == _figures(local)
     assert _figures(again) == _figures(local)

@@ -18,7 +18,10 @@ Stages here:
   the training records, the release and the control, summed;
 * copies (:func:`copy_counter`): the 64-bit keys of every record and checked value, hashed by
   the driver one partition at a time, matched as one unit per key range; counts summed, the
-  copied rows concatenated.
+  copied rows concatenated;
+* near copies (:func:`nearest_by_partition`): each unit searches one partition of the original
+  for the nearest record of every query (the sampled release and control records); the driver
+  takes the minimum of the exact float64 distances, which does not depend on the partitions.
 
 Every unit is stored in the stage's run store under a key that holds a digest of its
 partition (and, for the second pass, of the whole table), so an interrupted audit keeps its
@@ -39,7 +42,14 @@ import pandas as pd
 
 from synthleak.data.encoding import Discretiser
 from synthleak.data.table import Table
-from synthleak.metrics.copies import CopyCounter, CopyPlan, copy_counts, copy_hashes
+from synthleak.metrics.copies import (
+    CopyCounter,
+    CopyPlan,
+    NearestSearch,
+    copy_counts,
+    copy_hashes,
+    nearest_distances,
+)
 from synthleak.metrics.utility import MarginalCounter
 from synthleak.runtime import Runtime, WorkUnit
 from synthleak.vulnerability import (
@@ -396,6 +406,52 @@ def copy_counter(runtime: Runtime, *, rows: int | None = None) -> CopyCounter:
     return count
 
 
+# --- the near-copy search -------------------------------------------------------------------
+
+
+def _table_digest(table: Table) -> str:
+    h = hashlib.blake2b(table.schema.to_json().encode(), digest_size=8)
+    h.update(_digest(table.codes).encode())
+    h.update(_digest(table.values).encode())
+    return h.hexdigest()
+
+
+def _nearest_unit(queries: Table, part: Table) -> dict[str, np.ndarray]:
+    """Each query's distance to its closest record of one partition of the candidates."""
+    return {"distance": nearest_distances(queries, part)}
+
+
+def nearest_by_partition(runtime: Runtime, *, rows: int | None = None) -> NearestSearch:
+    """A ``nearest`` for :func:`~synthleak.metrics.copies.copy_report` that searches the
+    candidates (the original) one partition of ``rows`` at a time, one work unit each.
+
+    A unit receives the queries (the sampled release or control records, shared) and its
+    partition (a view of the candidates' arrays, serialised for the unit), so no process builds
+    the index of the whole original. Every distance is the exact float64 one the whole search
+    computes, and the minimum over partitions is the whole search's minimum, bit for bit.
+    """
+
+    def search(queries: Table, candidates: Table) -> np.ndarray:
+        bounds = partitions(len(candidates), rows)
+        units = []
+        for a, b in bounds:
+            part = Table(candidates.schema, candidates.codes[a:b], candidates.values[a:b])
+            units.append(WorkUnit(f"nearest-{a}-{_table_digest(part)}", (part,)))
+        digest = _table_digest(queries)  # one run store per search (release, control)
+        config = {"stage": "near copies", "queries": digest, "parts": len(bounds)}
+        found = _run(
+            runtime.sub(f"queries-{digest}"),
+            _nearest_unit,
+            units,
+            shared=queries,
+            config=config,
+            description="near copies by partition",
+        )
+        return np.minimum.reduce([found[u.key]["distance"] for u in units])
+
+    return search
+
+
 # --- the audit's hooks ----------------------------------------------------------------------
 
 
@@ -415,6 +471,12 @@ def utility_counter(runtime: Runtime) -> MarginalCounter | None:
 def copies_counter(runtime: Runtime) -> CopyCounter | None:
     """The copies stage's exact matching: by key range on a cluster, else ``None`` (local)."""
     return copy_counter(runtime) if runtime.cluster is not None else None
+
+
+def near_search(runtime: Runtime) -> NearestSearch | None:
+    """The copies stage's near-copy search: by partition of the original on a cluster, else
+    ``None`` (local)."""
+    return nearest_by_partition(runtime) if runtime.cluster is not None else None
 
 
 def driver_runtime(runtime: Runtime) -> Runtime:

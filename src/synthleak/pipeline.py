@@ -536,6 +536,7 @@ def _copies(ctx: _Context, rng: np.random.Generator) -> None:
         near_sample=NEAR_COPY_SAMPLE,
         rng=rng,
         counter=partitioned.copies_counter(ctx.runtime.sub("copies")),  # by key range on a cluster
+        nearest=partitioned.near_search(ctx.runtime.sub("near-copies")),  # by partition on one
     )
     rep = replace(rep, copied_rows=ctx.train_rows[rep.copied_rows].astype(np.int64))
     ctx.sections.copies = rep

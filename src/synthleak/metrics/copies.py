@@ -56,6 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -64,6 +65,9 @@ from synthleak.data.schema import Schema
 from synthleak.errors import InputError
 from synthleak.metrics.privacy import RiskEstimate, wilson_interval
 from synthleak.serde import IntArray, Result
+
+if TYPE_CHECKING:
+    from synthleak.data.table import Table
 
 __all__ = [
     "ColumnCopies",
@@ -236,6 +240,18 @@ def copy_counts(
 #: the audit passes one that works by partition on a cluster (``synthleak.partitioned``).
 CopyCounter = Callable[[list[pd.DataFrame], CopyPlan], dict[str, np.ndarray]]
 
+#: ``nearest(queries, candidates)``: each query record's distance to its closest candidate
+#: (two :class:`~synthleak.data.table.Table` of one schema; the near-copy search).
+NearestSearch = Callable[["Table", "Table"], np.ndarray]
+
+
+def nearest_distances(queries: Table, candidates: Table) -> np.ndarray:
+    """Each query's distance to its closest candidate (:func:`~synthleak.vulnerability.
+    nearest_neighbours` with ``k = 1``): the default near-copy search, in this process."""
+    from synthleak.vulnerability import nearest_neighbours
+
+    return nearest_neighbours(queries, candidates, k=1)[0][:, 0]
+
 
 def local_copy_counts(frames: list[pd.DataFrame], plan: CopyPlan) -> dict[str, np.ndarray]:
     """:func:`copy_counts` of whole frames, in this process."""
@@ -406,10 +422,10 @@ def _near_copies(
     schema: Schema | None = None,
     sample: int | None = None,
     rng: np.random.Generator | None = None,
+    nearest: NearestSearch = nearest_distances,
 ) -> tuple[float, RiskEstimate, RiskEstimate]:
-    from synthleak.data.table import Table
     from synthleak.games.base import Release
-    from synthleak.vulnerability import nearest_neighbours, vulnerability_scores
+    from synthleak.vulnerability import vulnerability_scores
 
     kinds = None
     if schema is not None and all(c in schema for c in columns):
@@ -429,11 +445,11 @@ def _near_copies(
         return part.take(np.sort(rng.choice(len(part), sample, replace=False)))
 
     if enc.control is not None:
-        real = nearest_neighbours(queries(enc.control), enc.original, k=1)[0][:, 0]
+        real = nearest(queries(enc.control), enc.original)
     else:
         real = vulnerability_scores(enc.original, k=1)  # distance to the closest other record
     tau = float(np.quantile(real, quantile))
-    d_syn = nearest_neighbours(queries(enc.synthetic), enc.original, k=1)[0][:, 0]
+    d_syn = nearest(queries(enc.synthetic), enc.original)
     tol = 1e-12  # eq. 5 is evaluated in float64: identical records may sit at 1e-16
     base = int((real <= tau + tol).sum())
     return (
@@ -457,6 +473,7 @@ def copy_report(
     near_sample: int | None = None,
     rng: np.random.Generator | None = None,
     counter: CopyCounter | None = None,
+    nearest: NearestSearch | None = None,
 ) -> CopyReport:
     """Exact, column and near copies of real records in ``synthetic`` (module docstring).
 
@@ -497,6 +514,10 @@ def copy_report(
         Computes the exact check's counts (:func:`copy_counts`) of the frames under a
         :class:`CopyPlan`; default :func:`local_copy_counts` (in this process). The audit
         passes one that works by partition on a cluster; every counter gives the same counts.
+    nearest : callable, optional
+        The near-copy search (:data:`NearestSearch`); default :func:`nearest_distances` (in
+        this process). The audit passes one that searches the original by partition on a
+        cluster; a minimum of exact distances does not depend on how the candidates are split.
 
     Returns
     -------
@@ -600,7 +621,15 @@ def copy_report(
             notes.append("near copies not measured: needs at least 2 original records")
         else:
             tau, near_syn, near_base = _near_copies(
-                original, synthetic, control, used, near_quantile, schema, near_sample, rng
+                original,
+                synthetic,
+                control,
+                used,
+                near_quantile,
+                schema,
+                near_sample,
+                rng,
+                nearest or nearest_distances,
             )
             if near_sample is not None and control is not None:
                 sampled = [
