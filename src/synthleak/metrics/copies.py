@@ -74,6 +74,7 @@ __all__ = [
     "CopyCounter",
     "CopyPlan",
     "CopyReport",
+    "NearestSearch",
     "copied_rows",
     "copy_counts",
     "copy_hashes",
@@ -81,6 +82,7 @@ __all__ = [
     "copy_report",
     "high_cardinality_columns",
     "local_copy_counts",
+    "nearest_distances",
     "row_keys",
 ]
 
