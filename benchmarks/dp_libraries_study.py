@@ -244,8 +244,8 @@ DPGAN_DELTA = (
 def _synthcity_cost(name: str, eps: float) -> str:
     """Why a synthcity row is not run: its measured cost (and DP-GAN's vacuous delta)."""
     seconds = SYNTHCITY_SECONDS.get(name)
-    if seconds is None or name == "synthcity:dpgan" or (name == "synthcity:pategan" and eps == 1):
-        return ""  # PATE-GAN at epsilon = 1 and DP-GAN (with an explicit delta) are run
+    if seconds is None or name == "synthcity:dpgan" or eps == 1:
+        return ""  # every synthcity row at epsilon = 1, and DP-GAN (with an explicit delta), run
     what = "one run took" if name == "synthcity:pategan" else "one fit took"
     text = (
         f"time: {what} {seconds} s (3 records, measured), the row's 72 generator runs "
