@@ -42,6 +42,7 @@ import pandas as pd
 
 from synthleak.data.encoding import Discretiser
 from synthleak.data.table import Table
+from synthleak.games.shadow import table_fingerprint
 from synthleak.metrics.copies import (
     CopyCounter,
     CopyPlan,
@@ -409,13 +410,6 @@ def copy_counter(runtime: Runtime, *, rows: int | None = None) -> CopyCounter:
 # --- the near-copy search -------------------------------------------------------------------
 
 
-def _table_digest(table: Table) -> str:
-    h = hashlib.blake2b(table.schema.to_json().encode(), digest_size=8)
-    h.update(_digest(table.codes).encode())
-    h.update(_digest(table.values).encode())
-    return h.hexdigest()
-
-
 def _nearest_unit(queries: Table, part: Table) -> dict[str, np.ndarray]:
     """Each query's distance to its closest record of one partition of the candidates."""
     return {"distance": nearest_distances(queries, part)}
@@ -436,8 +430,8 @@ def nearest_by_partition(runtime: Runtime, *, rows: int | None = None) -> Neares
         units = []
         for a, b in bounds:
             part = Table(candidates.schema, candidates.codes[a:b], candidates.values[a:b])
-            units.append(WorkUnit(f"nearest-{a}-{_table_digest(part)}", (part,)))
-        digest = _table_digest(queries)  # one run store per search (release, control)
+            units.append(WorkUnit(f"nearest-{a}-{table_fingerprint(part)}", (part,)))
+        digest = table_fingerprint(queries)  # one run store per search (release, control)
         config = {"stage": "near copies", "queries": digest, "parts": len(bounds)}
         found = _run(
             runtime.sub(f"queries-{digest}"),

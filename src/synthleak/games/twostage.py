@@ -62,6 +62,7 @@ from synthleak.attacks.base import AttackFamily, MembershipAttack, make_attack
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.games.base import as_table
+from synthleak.games.shadow import table_fingerprint
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import auc_estimate
 from synthleak.queries import TableStack
@@ -222,13 +223,6 @@ def _ranks(x: np.ndarray) -> np.ndarray:
     from scipy.stats import rankdata
 
     return (rankdata(x) - 1) / max(x.size - 1, 1)
-
-
-def _table_digest(table: Table) -> str:
-    h = hashlib.sha256(table.schema.to_json().encode())
-    h.update(np.ascontiguousarray(table.codes).tobytes())
-    h.update(np.ascontiguousarray(table.values).tobytes())
-    return h.hexdigest()[:16]
 
 
 class ScreeningMap:
@@ -435,7 +429,7 @@ class ScreeningMap:
             "n_estimators": int(self.n_estimators),
             "n_boot": int(self.n_boot),
             "seed": int(seed),
-            "data": _table_digest(data),
+            "data": table_fingerprint(data),
             "records": hashlib.sha256(rows.tobytes()).hexdigest()[:16],
         }
         halving = self.keep is not None and int(self.keep) < rows.size
