@@ -147,6 +147,64 @@ def test_near_copies_by_partition_equal_local_bit_for_bit(
     assert _near_units(tmp_path) == searches * len(partitioned.partitions(len(ori), rows))
 
 
+def _request_units(run: Path) -> int:
+    """Stored predicate-count units: one run store per table's requests, ``requests-<digest>``."""
+    return sum(finished_units(d) for d in run.glob("requests-*"))
+
+
+@pytest.mark.parametrize("rows", [1, 13, 10_000])
+def test_predicate_counts_by_partition_equal_local(rows: int, tmp_path: Path) -> None:
+    """Capped counts, exact counts and the listed rows of predicates counted one partition at
+    a time equal the whole table's, for predicates matching 0, 1, a few and many rows (the
+    table has duplicated records and missing values)."""
+    from synthleak.attacks.predicates import CountRequest, Matches, answer_requests
+    from synthleak.attacks.singling_out import random_predicates
+
+    base = _mixed(120, 3)
+    table = base.take(np.concatenate([np.arange(120), np.arange(30), np.arange(5)]))
+    rng = np.random.default_rng(4)
+    requests = [
+        CountRequest(random_predicates(table, 200, n, rng=rng), cap, listed)
+        for n, cap, listed in [(1, 2, False), (2, 0, False), (3, 2, True), (1, 7, True)]
+    ]
+    counter = partitioned.requests_by_partition(Runtime(run_dir=tmp_path), rows=rows)
+    whole = answer_requests(table, requests)
+    parted = counter(table, requests)
+    for w, p in zip(whole, parted, strict=True):
+        if isinstance(w, Matches):
+            assert isinstance(p, Matches) and p.cap == w.cap
+            for a, b in ((w.counts, p.counts), (w.indptr, p.indptr), (w.rows, p.rows)):
+                assert a.dtype == b.dtype and np.array_equal(a, b)
+        else:
+            assert np.asarray(p).dtype == w.dtype and np.array_equal(p, w)
+    listed = whole[3]
+    assert isinstance(listed, Matches)
+    assert {0, 1, 2}.issubset(set(listed.counts.tolist())) and listed.counts.max() > 7
+    assert _request_units(tmp_path) == len(partitioned.partitions(len(table), rows))
+
+
+@pytest.mark.parametrize("rows", [1, 64, 10_000])
+def test_singling_out_by_partition_equals_local_bit_for_bit(rows: int, tmp_path: Path) -> None:
+    """The singling-out game with its predicates counted by partition of the original and the
+    control: the same result, bit for bit, on a release that leaks (copied records)."""
+    from synthleak.games.base import Release
+    from synthleak.games.singling_out import SinglingOutGame
+
+    ori = _mixed(400, 8)
+    syn = ori.take(np.arange(150)).to_frame()
+    ctl = _mixed(100, 9).to_frame()
+    release = Release(ori.to_frame(), syn, ctl)
+    game = SinglingOutGame(n_attacks=150)
+    local = game.run(release, seed=3)
+    counter = partitioned.requests_by_partition(Runtime(run_dir=tmp_path), rows=rows)
+    parted = game.run(release, seed=3, counter=counter)
+    assert parted.to_json() == local.to_json()
+    assert local["multivariate"].n_success > 0 and local["multivariate"].risk.value > 0
+    # the original's requests (predicates and baselines) and the control's, one unit a partition
+    n_parts = len(partitioned.partitions(400, rows)) + len(partitioned.partitions(100, rows))
+    assert _request_units(tmp_path) == n_parts
+
+
 def test_a_key_range_unit_is_keyed_by_where_its_keys_are() -> None:
     key = np.array([7], dtype=np.uint64)
     empty = np.zeros(0, dtype=np.uint64)
@@ -208,6 +266,8 @@ def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
         assert kept == 4 + 4 + 4 + 4 + 4 + 12
         near = _near_units(run / "near-copies")
         assert near == 2 * 4  # the release's and the control's searches, 4 partitions each
+        counted = _request_units(run / "singling-out")
+        assert counted == 4 + 4  # singling out's predicates: the original's 4, the control's 4
 
         def lost(shared: Any, codes: np.ndarray) -> dict[str, np.ndarray]:
             raise ValueError("recomputed")
@@ -219,9 +279,11 @@ def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
         monkeypatch.setattr(partitioned, "_marginal_count_unit", lost)
         monkeypatch.setattr(partitioned, "_copy_match_unit", lost)
         monkeypatch.setattr(partitioned, "_nearest_unit", lost)
+        monkeypatch.setattr(partitioned, "_requests_unit", lost)
         again = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2, runtime=rt)
         assert sum(finished_units(run / s) for s in stages) == kept
         assert _near_units(run / "near-copies") == near
+        assert _request_units(run / "singling-out") == counted
     assert local.copies is not None and local.copies.copied_rows.size > 0
     assert _figures(dasked) == _figures(local)
     assert _figures(again) == _figures(local)

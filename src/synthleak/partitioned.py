@@ -22,6 +22,9 @@ Stages here:
 * near copies (:func:`nearest_by_partition`): each unit searches one partition of the original
   for the nearest record of every query (the sampled release and control records); the driver
   takes the minimum of the exact float64 distances, which does not depend on the partitions.
+* singling out (:func:`requests_by_partition`): each unit indexes one partition of the
+  original or the control and counts every attack's predicates in it; counts summed, the rows
+  of the predicates that match few records concatenated.
 
 Every unit is stored in the stage's run store under a key that holds a digest of its
 partition (and, for the second pass, of the whole table), so an interrupted audit keeps its
@@ -40,6 +43,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthleak.attacks.predicates import (
+    CountAnswer,
+    CountRequest,
+    Matches,
+    RequestCounter,
+    answer_requests,
+    combine_answers,
+)
 from synthleak.data.encoding import Discretiser
 from synthleak.data.table import Table
 from synthleak.games.shadow import table_fingerprint
@@ -446,6 +457,78 @@ def nearest_by_partition(runtime: Runtime, *, rows: int | None = None) -> Neares
     return search
 
 
+# --- singling out's predicate counts ---------------------------------------------------------
+
+
+def _requests_unit(requests: list[CountRequest], part: Table) -> dict[str, np.ndarray]:
+    """Every request's answer on one partition (indexed once), as arrays."""
+    out: dict[str, np.ndarray] = {}
+    for i, got in enumerate(answer_requests(part, requests)):
+        if isinstance(got, Matches):
+            out[f"{i}-counts"], out[f"{i}-indptr"], out[f"{i}-rows"] = (
+                got.counts,
+                got.indptr,
+                got.rows,
+            )
+        else:
+            out[f"{i}-counts"] = got
+    return out
+
+
+def _requests_digest(requests: Sequence[CountRequest]) -> str:
+    h = hashlib.blake2b(digest_size=8)
+    for r in requests:
+        h.update(f"{r.cap}-{int(r.listed)}-{len(r.predicates)};".encode())
+        h.update(np.ascontiguousarray(r.predicates.ops).tobytes())
+        h.update(np.ascontiguousarray(r.predicates.values).tobytes())
+    return h.hexdigest()
+
+
+def requests_by_partition(runtime: Runtime, *, rows: int | None = None) -> RequestCounter:
+    """A ``counter`` for :meth:`~synthleak.games.singling_out.SinglingOutGame.run` that counts
+    the predicates in one partition of ``rows`` rows of the table per work unit.
+
+    A unit receives the requests (every attack's predicates and its baseline's, shared) and its
+    partition, and indexes only the partition, so no process builds the index of the whole
+    original (``12 F`` bytes per record with its float64 matrix). Counts are integers, summed;
+    a predicate matching at most ``cap`` rows of the table matches at most ``cap`` in every
+    partition, which lists them all, so the rows are exact too
+    (:func:`~synthleak.attacks.predicates.combine_answers`): the same answers, bit for bit.
+    """
+
+    def count(table: Table, requests: Sequence[CountRequest]) -> list[CountAnswer]:
+        asked = list(requests)
+        bounds = partitions(len(table), rows)
+        units = []
+        for a, b in bounds:
+            part = Table(table.schema, table.codes[a:b], table.values[a:b])
+            units.append(WorkUnit(f"predicates-{a}-{table_fingerprint(part)}", (part,)))
+        digest = _requests_digest(asked)  # one run store per table's requests
+        config = {"stage": "singling out", "requests": digest, "parts": len(bounds)}
+        found = _run(
+            runtime.sub(f"requests-{digest}"),
+            _requests_unit,
+            units,
+            shared=asked,
+            config=config,
+            description="predicate counts by partition",
+        )
+        parts: list[list[CountAnswer]] = []
+        for u in units:
+            arr = found[u.key]
+            parts.append(
+                [
+                    Matches(arr[f"{i}-counts"], arr[f"{i}-indptr"], arr[f"{i}-rows"], r.cap)
+                    if r.listed
+                    else arr[f"{i}-counts"]
+                    for i, r in enumerate(asked)
+                ]
+            )
+        return combine_answers(asked, parts, [a for a, _ in bounds])
+
+    return count
+
+
 # --- the audit's hooks ----------------------------------------------------------------------
 
 
@@ -471,6 +554,12 @@ def near_search(runtime: Runtime) -> NearestSearch | None:
     """The copies stage's near-copy search: by partition of the original on a cluster, else
     ``None`` (local)."""
     return nearest_by_partition(runtime) if runtime.cluster is not None else None
+
+
+def predicate_counter(runtime: Runtime) -> RequestCounter | None:
+    """Singling out's predicate counts: by partition of the original and the control on a
+    cluster, else ``None`` (local)."""
+    return requests_by_partition(runtime) if runtime.cluster is not None else None
 
 
 def driver_runtime(runtime: Runtime) -> Runtime:

@@ -364,7 +364,11 @@ def _singling_out(ctx: _Context, rng: np.random.Generator) -> None:
     n = ctx.plan.n_attacks
     ctx.log(f"singling out (univariate, multivariate; {n} predicates each)")
     game = SinglingOutGame(("univariate", "multivariate"), n_attacks=n)
-    result = game.run(_release_tables(ctx), seed=game_seed(rng))
+    result = game.run(
+        _release_tables(ctx),
+        seed=game_seed(rng),
+        counter=partitioned.predicate_counter(ctx.runtime.sub("singling-out")),  # by partition
+    )
     if result.design.correction != "none":
         ctx.notes.append(f"Singling out: {result.design.note}")
     for res in result.attacks:

@@ -174,6 +174,79 @@ class Matches:
         """The rows predicate ``i`` matches (empty when it matches more than ``cap``)."""
         return self.rows[self.indptr[i] : self.indptr[i + 1]]
 
+    @classmethod
+    def combine(cls, parts: Sequence[Matches], offsets: Sequence[int]) -> Matches:
+        """The matches in a table cut into consecutive parts, from each part's (same ``cap``;
+        ``offsets[p]`` is where part ``p`` starts). Counts add up; a predicate matching at most
+        ``cap`` rows in the whole table matches at most ``cap`` in each part, which listed all
+        of them, so the listing is exact too: equal to :meth:`PredicateSet.matches` on the
+        whole table."""
+        cap = parts[0].cap
+        counts = np.sum([m.counts for m in parts], axis=0).astype(np.int64)
+        q = counts.size
+        listed = np.where(counts <= cap, counts, 0)
+        pieces, owner = [], []
+        for m, off in zip(parts, offsets, strict=True):
+            if m.cap != cap:
+                raise ValueError("the parts were matched with different caps")
+            n_rows = np.diff(m.indptr)
+            pieces.append(m.rows + int(off))
+            owner.append(np.repeat(np.arange(q), n_rows))
+        rows = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+        who = np.concatenate(owner) if owner else np.zeros(0, dtype=np.int64)
+        keep = listed[who] > 0
+        rows, who = rows[keep], who[keep]
+        order = np.lexsort((rows, who))  # by predicate, then row: the whole table's order
+        indptr = np.concatenate([[0], np.cumsum(listed)]).astype(np.int64)
+        return cls(counts, indptr, rows[order].astype(np.int64), cap)
+
+
+@dataclass(frozen=True, eq=False)
+class CountRequest:
+    """A request to count ``predicates`` in a table: capped counts (``listed=False``, as
+    :meth:`PredicateSet.count`) or exact counts with the rows of the predicates matching at most
+    ``cap`` rows (``listed=True``, as :meth:`PredicateSet.matches`)."""
+
+    predicates: PredicateSet
+    cap: int
+    listed: bool
+
+
+#: The answer to a request on a table: an array of counts, or :class:`Matches` for a listed request.
+CountAnswer = np.ndarray | Matches
+#: Answers every request on one table (local: :func:`answer_requests`; on a cluster, one work unit
+#: per partition of the table: :func:`synthleak.partitioned.requests_by_partition`).
+RequestCounter = Callable[[Table, Sequence[CountRequest]], list[CountAnswer]]
+
+
+def answer_requests(table: Table, requests: Sequence[CountRequest]) -> list[CountAnswer]:
+    """Every request's answer on ``table``, the table indexed once for all of them."""
+    index = TableIndex.build(table) if any(len(q.predicates) for q in requests) else None
+    out: list[CountAnswer] = []
+    for q in requests:
+        if q.listed:
+            out.append(q.predicates.matches(table, cap=q.cap, index=index))
+        else:
+            out.append(q.predicates.count(table, cap=q.cap, index=index))
+    return out
+
+
+def combine_answers(
+    requests: Sequence[CountRequest], parts: Sequence[list[CountAnswer]], offsets: Sequence[int]
+) -> list[CountAnswer]:
+    """The whole table's answers from those of its consecutive parts (``offsets``: where each
+    starts), equal to :func:`answer_requests` on the whole table: counts add up (a capped count
+    stops at ``cap`` again), rows are listed by :meth:`Matches.combine`."""
+    out: list[CountAnswer] = []
+    for i, q in enumerate(requests):
+        got = [p[i] for p in parts]
+        if q.listed:
+            out.append(Matches.combine([g for g in got if isinstance(g, Matches)], offsets))
+        else:
+            total = np.sum([np.asarray(g) for g in got], axis=0).astype(np.int64)
+            out.append(np.minimum(total, q.cap) if q.cap > 0 else total)
+    return out
+
 
 @dataclass(frozen=True, eq=False)
 class PredicateSet:

@@ -84,7 +84,14 @@ import numpy as np
 import pandas as pd
 
 from synthleak.attacks.base import AttackFamily, SinglingOutAttack, resolve_attacks
-from synthleak.attacks.predicates import PredicateSet, TableIndex
+from synthleak.attacks.predicates import (
+    CountAnswer,
+    CountRequest,
+    Matches,
+    PredicateSet,
+    RequestCounter,
+    answer_requests,
+)
 from synthleak.attacks.singling_out import random_predicates
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
@@ -431,24 +438,43 @@ class SinglingOutGame:
             )
 
     def run(
-        self, release: Release, *, seed: int, runtime: Runtime | None = None
+        self,
+        release: Release,
+        *,
+        seed: int,
+        runtime: Runtime | None = None,
+        counter: RequestCounter | None = None,
     ) -> SinglingOutResult:
         """Play the game on ``release`` (which must hold a control) with randomness from ``seed``.
 
         ``runtime`` is accepted for the common game protocol; the attacks run inline (seconds).
+        ``counter`` counts the predicates in the original and the control (default
+        :func:`~synthleak.attacks.predicates.answer_requests`, in this process; the audit
+        passes one that counts a partition per work unit on a cluster). Every attack's
+        predicates are drawn first, then counted in one pass per table.
         """
         seed = check_seed(seed)
         as_runtime(runtime)
+        count = answer_requests if counter is None else counter
         original, synthetic, control = encode_release(release, "the singling-out game")
         design = EqualSizeDesign(len(original), len(control))
-        idx_o, idx_c = TableIndex.build(original), TableIndex.build(control)
-        results = []
+        cap = design.list_cap()
+        drawn = []  # loops, not comprehensions: the warnings' stack levels count frames
         for name, attack in resolve_attacks(
             AttackFamily.SINGLING_OUT, self.attacks, self.attack_params
         ):
-            results.append(
-                self._play(name, attack, original, synthetic, control, design, idx_o, idx_c, seed)
-            )
+            drawn.append((name, *self._draw(name, attack, synthetic, seed)))
+        on_original = [
+            r
+            for _, preds, base in drawn
+            for r in (CountRequest(base, 2, False), CountRequest(preds, cap, True))
+        ]
+        counts_o = count(original, on_original)
+        counts_c = count(control, [CountRequest(preds, cap, True) for _, preds, _ in drawn])
+        results = []
+        for i, (name, preds, base) in enumerate(drawn):
+            m_o, m_c = counts_o[2 * i + 1], counts_c[i]
+            results.append(self._score(name, preds, base, counts_o[2 * i], m_o, m_c, design))
         size = SizeDesign(
             design.n_original,
             design.n_control,
@@ -459,19 +485,10 @@ class SinglingOutGame:
         )
         return SinglingOutResult(size, tuple(results), self.n_attacks, self.confidence, seed)
 
-    def _play(
-        self,
-        name: str,
-        attack: Any,
-        original: Table,
-        synthetic: Table,
-        control: Table,
-        design: EqualSizeDesign,
-        idx_o: TableIndex,
-        idx_c: TableIndex,
-        seed: int,
-    ) -> SinglingOutAttackResult:
-        conf = self.confidence
+    def _draw(
+        self, name: str, attack: Any, synthetic: Table, seed: int
+    ) -> tuple[PredicateSet, PredicateSet]:
+        """The attack's predicates and its random-guess baseline's, from the release alone."""
         attack.fit(synthetic, rng=_FIT.sub(name).rng(seed))
         preds = attack.predicates(self.n_attacks, rng=_PREDICATES.sub(name).rng(seed))
         base = random_predicates(
@@ -480,7 +497,21 @@ class SinglingOutGame:
             attack.baseline_n_cols,
             rng=_BASELINE.sub(name).rng(seed),
         )
-        n_base = int((base.count(original, cap=2, index=idx_o) == 1).sum())
+        return preds, base
+
+    def _score(
+        self,
+        name: str,
+        preds: PredicateSet,
+        base: PredicateSet,
+        base_counts: CountAnswer,
+        m_o: CountAnswer,
+        m_c: CountAnswer,
+        design: EqualSizeDesign,
+    ) -> SinglingOutAttackResult:
+        assert isinstance(m_o, Matches) and isinstance(m_c, Matches)
+        conf = self.confidence
+        n_base = int((np.asarray(base_counts) == 1).sum())
         base_rate = rate_estimate(n_base, len(base), conf)
         if len(preds) == 0:
             nan = RiskEstimate(float("nan"), float("nan"), float("nan"), conf, 0, base_rate.value)
@@ -505,9 +536,6 @@ class SinglingOutGame:
                 n_baseline_attacks=len(base),
                 n_baseline_success=n_base,
             )
-        cap = design.list_cap()
-        m_o = preds.matches(original, cap=cap, index=idx_o)
-        m_c = preds.matches(control, cap=cap, index=idx_c)
         est = singling_out_risk(m_o, m_c, design, confidence=conf, baseline=base_rate.value)
         notes = []
         if not np.isfinite(est.raw_risk):

@@ -297,10 +297,14 @@ class MatchData(Protocol):
     at most ``cap`` (empty otherwise): :class:`synthleak.attacks.predicates.Matches`.
     """
 
-    counts: np.ndarray
-    indptr: np.ndarray
-    rows: np.ndarray
-    cap: int
+    @property
+    def counts(self) -> np.ndarray: ...
+    @property
+    def indptr(self) -> np.ndarray: ...
+    @property
+    def rows(self) -> np.ndarray: ...
+    @property
+    def cap(self) -> int: ...
 
 
 @dataclass(frozen=True)
