@@ -53,7 +53,7 @@ def main() -> int:
             print(f"seed {seed}: ZeroDivisionError: {exc} at {where}")
             reproduced += "opacus" in frame.filename
             continue
-        except Exception as exc:  # noqa: BLE001 (report any other failure as it is)
+        except Exception as exc:  # any other failure, reported as it is
             print(f"seed {seed}: {type(exc).__name__}: {exc}")
             continue
         print(f"seed {seed}: fitted")
