@@ -17,13 +17,14 @@ distance 0 and a missing cell is at distance 1 from any value (Anonymeter's kern
 missing continuous values, so the two agree there).
 
 The search is exact and brute force in a compiled (numba) kernel: one pass over the synthetic
-records per target with a running top-``k`` buffer, no distance matrix in memory; ties are broken
-towards the lower synthetic index (deterministic). Every term is non-negative, so a candidate's
-sum stops as soon as it passes the current ``k``-th distance, and one continuous column's term
-alone bounds the distance: the candidates are visited outward from the target's value on the
-most spread continuous column, and the walk ends when both sides are farther than the current
-``k``-th distance. Neither changes a result; at the audit's shapes the search visits a small
-part of the release.
+records per target with a running top-``k`` buffer, no distance matrix in memory; candidates are
+ordered by (distance, synthetic index), so ties go to the lower index (deterministic, and the rule
+that lets a search split over partitions of the release give the same neighbours). Every term is
+non-negative, so a candidate's sum stops as soon as it passes the current ``k``-th distance, and one
+continuous column's term alone bounds the distance: the candidates are visited outward from the
+target's value on the most spread continuous column, and the walk ends when both sides are farther
+than the current ``k``-th distance. Neither changes a result; at the audit's shapes the search
+visits a small part of the release.
 
 Notes
 -----
@@ -51,7 +52,10 @@ from synthleak.errors import InputError, check_fitted
 
 @numba.njit(cache=True, parallel=True)
 def _knn_gower(tc, sc, tv, sv, k):  # pragma: no cover - compiled
+    """Distances and indices ``(t, k)`` of each target's ``k`` nearest candidates, ordered by
+    (distance, index): one pass over the candidates in index order."""
     t, m = tc.shape[0], sc.shape[0]
+    dist = np.empty((t, k), dtype=np.float64)
     idx = np.empty((t, k), dtype=np.int64)
     for i in numba.prange(t):
         best = np.empty(k, dtype=np.float64)
@@ -87,7 +91,9 @@ def _knn_gower(tc, sc, tv, sv, k):  # pragma: no cover - compiled
             idx[i, p] = r
             if filled < k:
                 filled += 1
-    return idx
+        for p in range(k):
+            dist[i, p] = best[p]
+    return dist, idx
 
 
 @numba.njit(cache=True, inline="always")
@@ -132,6 +138,7 @@ def _knn_gower_sorted(tc, sc, tv, sv, k, col, order, keys, n_present):  # pragma
     stops once both sides are farther than the current k-th distance; candidates missing the
     column are always visited, and a target missing it visits every candidate."""
     t, m = tc.shape[0], sc.shape[0]
+    dist = np.empty((t, k), dtype=np.float64)
     idx = np.empty((t, k), dtype=np.int64)
     for i in numba.prange(t):
         best = np.full(k, np.inf)
@@ -159,17 +166,24 @@ def _knn_gower_sorted(tc, sc, tv, sv, k, col, order, keys, n_present):  # pragma
                     filled = _offer(i, order[hi], tc, sc, tv, sv, best, bidx, filled)
                     hi += 1
         for p in range(k):
+            dist[i, p] = best[p]
             idx[i, p] = bidx[p]
-    return idx
+    return dist, idx
 
 
-def gower_knn(targets: Table, candidates: Table, k: int, ranges: np.ndarray) -> np.ndarray:
-    """Indices (len(targets), k) of each target's ``k`` nearest candidates, nearest first.
+def gower_knn_distances(
+    targets: Table, candidates: Table, k: int, ranges: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distances (float64) and indices (int64), both ``(len(targets), min(k, len(candidates)))``,
+    of each target's ``k`` nearest candidates, ordered by (distance, candidate index).
 
     Gower-like distance (module docstring); ``ranges`` scales each continuous column (schema
     order). Ties go to the lower candidate index. With a continuous column, the candidates are
     walked outward from each target's value on the most spread one (exact: that column's term
-    alone bounds the distance); without, every candidate is scanned.
+    alone bounds the distance); without, every candidate is scanned. A candidate's distance is
+    summed in one fixed order from the target, the candidate and ``ranges`` alone, so it is the
+    same float64 value whichever other candidates are searched with it: the ``k`` best of a
+    table are the ``k`` best, by (distance, index), of its partitions' ``k`` best.
     """
     k = min(k, len(candidates))
     tv = targets.values.astype(np.float64) / ranges[None, :]
@@ -203,6 +217,12 @@ def gower_knn(targets: Table, candidates: Table, k: int, ranges: np.ndarray) -> 
         np.ascontiguousarray(sv),
         k,
     )
+
+
+def gower_knn(targets: Table, candidates: Table, k: int, ranges: np.ndarray) -> np.ndarray:
+    """Indices (len(targets), k) of each target's ``k`` nearest candidates, nearest first, ties
+    to the lower candidate index (:func:`gower_knn_distances` without the distances)."""
+    return gower_knn_distances(targets, candidates, k, ranges)[1]
 
 
 class NearestNeighbourLinkability(LinkabilityAttack):
