@@ -342,6 +342,10 @@ def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
         assert kept == 4 + 4 + 4 + 4 + 4 + 12
         near = _near_units(run / "near-copies")
         assert near == 2 * 4  # the release's and the control's searches, 4 partitions each
+        # linkability: the release's 4 partitions, searched for the original's and the
+        # control's targets on each half (4 searches)
+        link = finished_units(run / "linkability")
+        assert link == 4 * 4
 
         def lost(shared: Any, codes: np.ndarray) -> dict[str, np.ndarray]:
             raise ValueError("recomputed")
@@ -353,7 +357,10 @@ def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
         monkeypatch.setattr(partitioned, "_marginal_count_unit", lost)
         monkeypatch.setattr(partitioned, "_copy_match_unit", lost)
         monkeypatch.setattr(partitioned, "_nearest_unit", lost)
+        # linkability's unit also takes its partition's start
+        monkeypatch.setattr(partitioned, "_neighbours_unit", lambda s, p, a: lost(s, p))
         again = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2, runtime=rt)
+        assert finished_units(run / "linkability") == link
         assert sum(finished_units(run / s) for s in stages) == kept
         assert _near_units(run / "near-copies") == near
     assert local.copies is not None and local.copies.copied_rows.size > 0
