@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import synthleak as sl
 from synthleak import partitioned
@@ -205,6 +207,138 @@ def test_singling_out_by_partition_equals_local_bit_for_bit(rows: int, tmp_path:
     assert _request_units(tmp_path) == n_parts
 
 
+def _ties(n: int, seed: int) -> sl.Table:
+    """Categorical columns of two or three levels only: distances 0 to 3, massively tied."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {c: rng.choice(list("pqr")[:w], n) for c, w in zip("abc", (2, 3, 2), strict=True)}
+    )
+    return sl.Table.from_frame(df, sl.infer_schema(df, categorical=list("abc")))
+
+
+def _gaps(n: int, seed: int) -> sl.Table:
+    """Coarse continuous values (exact ties) with many missing cells, and the first 20 rows
+    missing ``x`` altogether (a partition there has no value to walk on)."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 5, n).astype(float)
+    y = rng.integers(0, 3, n).astype(float)
+    x[rng.random(n) < 0.3] = np.nan
+    y[rng.random(n) < 0.2] = np.nan
+    x[:20] = np.nan
+    df = pd.DataFrame({"a": rng.choice(list("pq"), n), "x": x, "y": y})
+    return sl.Table.from_frame(df, sl.infer_schema(df, categorical=["a"], continuous=["x", "y"]))
+
+
+def _link_ranges(targets: sl.Table, candidates: sl.Table) -> np.ndarray:
+    """The ranges the attack computes: each continuous column's over both tables."""
+    both = np.concatenate([candidates.values, targets.values]).astype(np.float64)
+    spread = np.nanmax(both, axis=0) - np.nanmin(both, axis=0)
+    return np.where(spread > 0, spread, 1.0)
+
+
+def _link_case(kind: str, adult: sl.Table) -> tuple[sl.Table, sl.Table]:
+    if kind == "adult":
+        rows = np.random.default_rng(3).choice(len(adult), 360, replace=False)
+        return adult.take(rows[:60]), adult.take(rows[60:])
+    if kind == "ties":
+        return _ties(60, 1), _ties(300, 2)
+    return _gaps(60, 1), _gaps(300, 2)
+
+
+@pytest.mark.parametrize("kind", ["adult", "ties", "gaps"])
+@pytest.mark.parametrize("rows", [1, 7, 10_000])
+@pytest.mark.parametrize("k", [1, 3])
+def test_linkability_search_by_partition_equals_local_bit_for_bit(
+    kind: str, rows: int, k: int, adult_table: sl.Table, tmp_path: Path
+) -> None:
+    """The release split into partitions of 1, 7 and all rows: the same neighbours as the
+    local search (ties by the lower index) and the same float64 distances."""
+    from synthleak.attacks.linkability import gower_knn, gower_knn_distances
+
+    targets, candidates = _link_case(kind, adult_table)
+    ranges = _link_ranges(targets, candidates)
+    runtime = Runtime(run_dir=tmp_path)
+    local = gower_knn(targets, candidates, k, ranges)
+    search = partitioned.neighbours_by_partition(runtime, rows=rows)
+    np.testing.assert_array_equal(search(targets, candidates, k, ranges), local)
+    dist, idx = partitioned._search_by_partition(runtime, rows, targets, candidates, k, ranges)
+    ref_dist, ref_idx = gower_knn_distances(targets, candidates, k, ranges)
+    np.testing.assert_array_equal(idx, ref_idx)
+    assert dist.dtype == np.float64 and dist.tobytes() == ref_dist.tobytes()
+    # one stored unit per partition (the second search replayed them)
+    assert finished_units(tmp_path) == len(partitioned.partitions(len(candidates), rows))
+    if kind == "ties":  # every neighbour is at distance 0: the tie rule alone decides
+        assert (dist == 0).all()
+
+
+def test_linkability_by_partition_through_the_attack_and_the_game(adult_table: sl.Table) -> None:
+    """The attack's ranges and both halves: the same links and the same game result."""
+    from synthleak.attacks.linkability import NearestNeighbourLinkability
+    from synthleak.games.base import Release
+    from synthleak.games.linkability import LinkabilityGame
+
+    rows = np.random.default_rng(4).choice(len(adult_table), 900, replace=False)
+    ori, syn, ctl = (adult_table.take(r) for r in np.split(rows, [300, 600]))
+    names = adult_table.schema.names
+    aux_a, aux_b = names[: len(names) // 2], names[len(names) // 2 :]
+    search = partitioned.neighbours_by_partition(Runtime(), rows=45)
+    attack = NearestNeighbourLinkability(aux_a, aux_b, n_neighbors=3).fit(syn)
+    for cols in (aux_a, aux_b):
+        np.testing.assert_array_equal(
+            attack.neighbors(ori, cols, search=search), attack.neighbors(ori, cols)
+        )
+    game = LinkabilityGame(aux_a, aux_b, n_attacks=200, n_neighbors=3)
+    release = Release(ori.to_frame(), syn.to_frame(), ctl.to_frame())
+    local = game.run(release, seed=1)
+    assert game.run(release, seed=1, search=search).to_json() == local.to_json()
+    assert local.attacks[0].n_success > 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(1, 40),
+    st.integers(0, 30),
+    st.integers(1, 5),
+    st.integers(1, 12),
+    st.integers(0, 2**32 - 1),
+)
+def test_linkability_search_by_partition_property(
+    n: int, t: int, k: int, rows: int, seed: int
+) -> None:
+    """Random small tables (fewer candidates than k included), coarse values, missing cells."""
+    from synthleak.attacks.linkability import gower_knn_distances
+
+    rng = np.random.default_rng(seed)
+
+    x = rng.integers(0, 3, t + n).astype(float)
+    x[rng.random(t + n) < 0.3] = np.nan
+    df = pd.DataFrame({"a": rng.choice(list("pq"), t + n), "x": x})
+    schema = sl.infer_schema(
+        pd.DataFrame({"a": ["p", "q", "p"], "x": [0.0, 2.0, np.nan]}),
+        categorical=["a"],
+        continuous=["x"],
+    )
+    targets = sl.Table.from_frame(df.iloc[:t], schema)
+    candidates = sl.Table.from_frame(df.iloc[t:], schema)
+    ranges = np.array([float(rng.choice([1.0, 2.0, 3.0]))])
+    dist, idx = partitioned._search_by_partition(Runtime(), rows, targets, candidates, k, ranges)
+    ref_dist, ref_idx = gower_knn_distances(targets, candidates, k, ranges)
+    assert idx.shape == ref_idx.shape == (t, min(k, n))
+    np.testing.assert_array_equal(idx, ref_idx)
+    assert dist.tobytes() == ref_dist.tobytes()
+
+
+def test_a_failed_linkability_unit_fails_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(shared: Any, part: sl.Table, start: int) -> dict[str, np.ndarray]:
+        raise ValueError("lost")
+
+    monkeypatch.setattr(partitioned, "_neighbours_unit", broken)
+    targets, candidates = _ties(5, 1), _ties(30, 2)
+    search = partitioned.neighbours_by_partition(Runtime(), rows=10)
+    with pytest.raises(RuntimeError, match="failed: ValueError: lost"):
+        search(targets, candidates, 1, np.ones(0))
+
+
 def test_a_key_range_unit_is_keyed_by_where_its_keys_are() -> None:
     key = np.array([7], dtype=np.uint64)
     empty = np.zeros(0, dtype=np.uint64)
@@ -268,6 +402,10 @@ def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
         assert near == 2 * 4  # the release's and the control's searches, 4 partitions each
         counted = _request_units(run / "singling-out")
         assert counted == 4 + 4  # singling out's predicates: the original's 4, the control's 4
+        # linkability: the release's 4 partitions, searched for the original's and the
+        # control's targets on each half (4 searches)
+        link = finished_units(run / "linkability")
+        assert link == 4 * 4
 
         def lost(shared: Any, codes: np.ndarray) -> dict[str, np.ndarray]:
             raise ValueError("recomputed")
@@ -280,7 +418,10 @@ def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
         monkeypatch.setattr(partitioned, "_copy_match_unit", lost)
         monkeypatch.setattr(partitioned, "_nearest_unit", lost)
         monkeypatch.setattr(partitioned, "_requests_unit", lost)
+        # linkability's unit also takes its partition's start
+        monkeypatch.setattr(partitioned, "_neighbours_unit", lambda s, p, a: lost(s, p))
         again = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2, runtime=rt)
+        assert finished_units(run / "linkability") == link
         assert sum(finished_units(run / s) for s in stages) == kept
         assert _near_units(run / "near-copies") == near
         assert _request_units(run / "singling-out") == counted

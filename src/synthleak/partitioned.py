@@ -21,7 +21,11 @@ Stages here:
   copied rows concatenated;
 * near copies (:func:`nearest_by_partition`): each unit searches one partition of the original
   for the nearest record of every query (the sampled release and control records); the driver
-  takes the minimum of the exact float64 distances, which does not depend on the partitions.
+  takes the minimum of the exact float64 distances, which does not depend on the partitions;
+* linkability (:func:`neighbours_by_partition`): each unit searches one partition of the
+  release (on one side's auxiliary columns) for the ``k`` nearest records of every target; the
+  driver keeps the first ``k`` by (distance, global index), the local search's order, from
+  exact float64 distances that do not depend on the partitions;
 * singling out (:func:`requests_by_partition`): each unit indexes one partition of the
   original or the control and counts every attack's predicates in it; counts summed, the rows
   of the predicates that match few records concatenated.
@@ -43,6 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthleak.attacks.linkability import NeighbourSearch, gower_knn_distances
 from synthleak.attacks.predicates import (
     CountAnswer,
     CountRequest,
@@ -529,6 +534,93 @@ def requests_by_partition(runtime: Runtime, *, rows: int | None = None) -> Reque
     return count
 
 
+# --- the linkability search ----------------------------------------------------------------
+
+#: The index that pads a unit's answer when its partition holds fewer than ``k`` records (with
+#: an infinite distance, it sorts after every record).
+NO_ROW = np.iinfo(np.int64).max
+
+
+def _neighbours_unit(shared: dict[str, Any], part: Table, start: int) -> dict[str, np.ndarray]:
+    """Each target's ``k`` nearest records of one partition of the candidates (rows
+    ``start, start + len(part)``), ordered by (distance, index): ``distance`` (float64) and
+    ``row`` (global index), both ``(targets, k)``, padded with ``inf`` / :data:`NO_ROW`."""
+    targets: Table = shared["targets"]
+    k = int(shared["k"])
+    dist, idx = gower_knn_distances(targets, part, k, shared["ranges"])
+    distance = np.full((len(targets), k), np.inf)
+    row = np.full((len(targets), k), NO_ROW, dtype=np.int64)
+    distance[:, : dist.shape[1]] = dist
+    row[:, : idx.shape[1]] = idx + int(start)
+    return {"distance": distance, "row": row}
+
+
+def _merge_neighbours(
+    parts: Sequence[dict[str, np.ndarray]], k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``k`` by (distance, global index) of every target's per-partition best."""
+    distance = np.concatenate([p["distance"] for p in parts], axis=1)
+    row = np.concatenate([p["row"] for p in parts], axis=1)
+    order = np.lexsort((row, distance), axis=1)[:, :k]
+    return np.take_along_axis(distance, order, axis=1), np.take_along_axis(row, order, axis=1)
+
+
+def _search_by_partition(
+    runtime: Runtime,
+    rows: int | None,
+    targets: Table,
+    candidates: Table,
+    k: int,
+    ranges: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~synthleak.attacks.linkability.gower_knn_distances` as one work unit per
+    partition of ``candidates``: the same distances and indices."""
+    k = int(k)
+    ranges = np.ascontiguousarray(ranges, dtype=np.float64)
+    bounds = partitions(len(candidates), rows)
+    units = []
+    for a, b in bounds:
+        part = Table(candidates.schema, candidates.codes[a:b], candidates.values[a:b])
+        units.append(WorkUnit(f"neighbours-{a}-{table_fingerprint(part)}", (part, a)))
+    # one run store per search (targets or controls, on aux_a or aux_b), its k and its ranges
+    h = hashlib.blake2b(table_fingerprint(targets).encode(), digest_size=8)
+    h.update(f"k={k};".encode() + ranges.tobytes())
+    digest = h.hexdigest()
+    config = {"stage": "linkability", "targets": digest, "k": k, "parts": len(bounds)}
+    found = _run(
+        runtime.sub(f"targets-{digest}"),
+        _neighbours_unit,
+        units,
+        shared={"targets": targets, "k": k, "ranges": ranges},
+        config=config,
+        description="linkability neighbours by partition",
+    )
+    return _merge_neighbours([found[u.key] for u in units], min(k, len(candidates)))
+
+
+def neighbours_by_partition(runtime: Runtime, *, rows: int | None = None) -> NeighbourSearch:
+    """A ``search`` for :class:`~synthleak.games.linkability.LinkabilityGame` (and
+    :meth:`NearestNeighbourLinkability.links
+    <synthleak.attacks.linkability.NearestNeighbourLinkability.links>`) that searches the
+    candidates (the release on one side's auxiliary columns) one partition of ``rows`` at a time,
+    one work unit each.
+
+    A unit receives the targets, the ranges and ``k`` (shared) and its partition, and returns
+    each target's ``k`` best records of the partition by (distance, global index), padded with
+    ``inf`` when the partition is shorter; the driver keeps the first ``k`` of all partitions by
+    (distance, global index). A candidate's distance is the same float64 value in any partition
+    (it depends on the target, the candidate and the ranges only, and the ranges are computed
+    once, by the attack, over the whole release and the targets) and the local search orders by
+    (distance, index) too, so the neighbours are :func:`~synthleak.attacks.linkability.gower_knn`'s,
+    bit for bit; no process sorts or scales the whole release.
+    """
+
+    def search(targets: Table, candidates: Table, k: int, ranges: np.ndarray) -> np.ndarray:
+        return _search_by_partition(runtime, rows, targets, candidates, k, ranges)[1]
+
+    return search
+
+
 # --- the audit's hooks ----------------------------------------------------------------------
 
 
@@ -560,6 +652,12 @@ def predicate_counter(runtime: Runtime) -> RequestCounter | None:
     """Singling out's predicate counts: by partition of the original and the control on a
     cluster, else ``None`` (local)."""
     return requests_by_partition(runtime) if runtime.cluster is not None else None
+
+
+def link_search(runtime: Runtime) -> NeighbourSearch | None:
+    """The linkability stage's nearest-neighbour search: by partition of the release on a
+    cluster, else ``None`` (the attack's local search)."""
+    return neighbours_by_partition(runtime) if runtime.cluster is not None else None
 
 
 def driver_runtime(runtime: Runtime) -> Runtime:

@@ -395,7 +395,11 @@ def _linkability(ctx: _Context, rng: np.random.Generator) -> None:
     ctx.log("linkability")
     aux_a, aux_b = _default_link_columns(ctx.train.schema, ctx.options.quasi_ids)
     game = LinkabilityGame(aux_a, aux_b, n_attacks=ctx.plan.n_attacks, n_neighbors=1)
-    res = game.run(_release_tables(ctx), seed=game_seed(rng)).attacks[0]
+    res = game.run(
+        _release_tables(ctx),
+        seed=game_seed(rng),
+        search=partitioned.link_search(ctx.runtime.sub("linkability")),  # by partition on a cluster
+    ).attacks[0]
     threat = threat_model(
         AttackFamily.LINKABILITY,
         "linkability",

@@ -82,7 +82,7 @@ def test_walk_from_the_spread_column_matches_brute_force_with_ties_and_gaps() ->
         # scaled columns: the same indices as the plain scan over the same scaled values
         ranges = np.array([3.0, 5.0])
         tv, sv = t.values / ranges, s.values / ranges
-        plain = _knn_gower(t.codes.astype(np.int64), s.codes.astype(np.int64), tv, sv, k)
+        plain = _knn_gower(t.codes.astype(np.int64), s.codes.astype(np.int64), tv, sv, k)[1]
         np.testing.assert_array_equal(gower_knn(t, s, k, ranges), plain)
 
 

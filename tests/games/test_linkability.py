@@ -84,6 +84,38 @@ def test_attack_objects_carry_their_own_columns(parts: dict[str, pd.DataFrame]) 
     assert obj.synthetic_ is None  # the caller's object is not fitted
 
 
+def test_search_goes_to_the_attacks_that_take_it(parts: dict[str, pd.DataFrame]) -> None:
+    """``run(search=)`` replaces the nearest-neighbour attack's search (two halves, targets and
+    controls: four calls, the same result); an attack whose ``links`` has no ``search`` keyword
+    searches as it always did."""
+    from synthleak.attacks.base import LinkabilityAttack
+    from synthleak.attacks.linkability import gower_knn
+
+    calls = []
+
+    def search(t: sl.Table, c: sl.Table, k: int, ranges: np.ndarray) -> np.ndarray:
+        calls.append(len(t))
+        return gower_knn(t, c, k, ranges)
+
+    class Plain(LinkabilityAttack):
+        name = "plain"
+
+        def fit(self, synthetic: sl.Table, *, rng: np.random.Generator) -> Plain:
+            return self
+
+        def links(self, targets: sl.Table) -> np.ndarray:
+            return np.zeros(len(targets), dtype=bool)
+
+    rel = Release(parts["original"], parts["independent"], parts["control"])
+    game = LinkabilityGame(A, B, attacks=["nearest-neighbour", Plain()], n_attacks=60)
+    ref = _quiet(game, rel, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        got = game.run(rel, seed=2, search=search)
+    assert calls == [60, 60, 60, 60] and got.to_json() == ref.to_json()
+    assert got["plain"].n_success == 0
+
+
 def test_input_errors(parts: dict[str, pd.DataFrame]) -> None:
     rel = Release(parts["original"], parts["independent"], parts["control"])
     with pytest.raises(InputError, match="aux_a must be a non-empty list"):

@@ -17,8 +17,10 @@ distance 0 and a missing cell is at distance 1 from any value (Anonymeter's kern
 missing continuous values, so the two agree there).
 
 The search is exact and brute force in a compiled (numba) kernel: one pass over the synthetic
-records per target with a running top-``k`` buffer, no distance matrix in memory; ties are broken
-towards the lower synthetic index (deterministic). Every term is non-negative, so a candidate's
+records per target with a running top-``k`` buffer, no distance matrix in memory; candidates are
+ordered by (distance, synthetic index), so ties go to the lower index (deterministic, and the rule
+that lets a search split over partitions of the release give the same neighbours:
+:func:`synthleak.partitioned.neighbours_by_partition`). Every term is non-negative, so a candidate's
 sum stops as soon as it passes the current ``k``-th distance, and one continuous column's term
 alone bounds the distance: the candidates are visited outward from the target's value on the
 most spread continuous column, and the walk ends when both sides are farther than the current
@@ -38,7 +40,7 @@ Working Party (2014), linkability. Gower (1971) (mixed-type distance).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
@@ -51,7 +53,10 @@ from synthleak.errors import InputError, check_fitted
 
 @numba.njit(cache=True, parallel=True)
 def _knn_gower(tc, sc, tv, sv, k):  # pragma: no cover - compiled
+    """Distances and indices ``(t, k)`` of each target's ``k`` nearest candidates, ordered by
+    (distance, index): one pass over the candidates in index order."""
     t, m = tc.shape[0], sc.shape[0]
+    dist = np.empty((t, k), dtype=np.float64)
     idx = np.empty((t, k), dtype=np.int64)
     for i in numba.prange(t):
         best = np.empty(k, dtype=np.float64)
@@ -87,7 +92,9 @@ def _knn_gower(tc, sc, tv, sv, k):  # pragma: no cover - compiled
             idx[i, p] = r
             if filled < k:
                 filled += 1
-    return idx
+        for p in range(k):
+            dist[i, p] = best[p]
+    return dist, idx
 
 
 @numba.njit(cache=True, inline="always")
@@ -132,6 +139,7 @@ def _knn_gower_sorted(tc, sc, tv, sv, k, col, order, keys, n_present):  # pragma
     stops once both sides are farther than the current k-th distance; candidates missing the
     column are always visited, and a target missing it visits every candidate."""
     t, m = tc.shape[0], sc.shape[0]
+    dist = np.empty((t, k), dtype=np.float64)
     idx = np.empty((t, k), dtype=np.int64)
     for i in numba.prange(t):
         best = np.full(k, np.inf)
@@ -159,17 +167,30 @@ def _knn_gower_sorted(tc, sc, tv, sv, k, col, order, keys, n_present):  # pragma
                     filled = _offer(i, order[hi], tc, sc, tv, sv, best, bidx, filled)
                     hi += 1
         for p in range(k):
+            dist[i, p] = best[p]
             idx[i, p] = bidx[p]
-    return idx
+    return dist, idx
 
 
-def gower_knn(targets: Table, candidates: Table, k: int, ranges: np.ndarray) -> np.ndarray:
-    """Indices (len(targets), k) of each target's ``k`` nearest candidates, nearest first.
+#: A nearest-neighbour search with the signature of :func:`gower_knn`:
+#: ``search(targets, candidates, k, ranges) -> (len(targets), min(k, len(candidates)))`` indices.
+NeighbourSearch = Callable[[Table, Table, int, np.ndarray], np.ndarray]
+
+
+def gower_knn_distances(
+    targets: Table, candidates: Table, k: int, ranges: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distances (float64) and indices (int64), both ``(len(targets), min(k, len(candidates)))``,
+    of each target's ``k`` nearest candidates, ordered by (distance, candidate index).
 
     Gower-like distance (module docstring); ``ranges`` scales each continuous column (schema
     order). Ties go to the lower candidate index. With a continuous column, the candidates are
     walked outward from each target's value on the most spread one (exact: that column's term
-    alone bounds the distance); without, every candidate is scanned.
+    alone bounds the distance); without, every candidate is scanned. A candidate's distance is
+    summed in one fixed order from the target, the candidate and ``ranges`` alone, so it is the
+    same float64 value whichever other candidates are searched with it: the ``k`` best of a
+    table are the ``k`` best, by (distance, index), of its partitions' ``k`` best
+    (:func:`synthleak.partitioned.neighbours_by_partition`).
     """
     k = min(k, len(candidates))
     tv = targets.values.astype(np.float64) / ranges[None, :]
@@ -203,6 +224,12 @@ def gower_knn(targets: Table, candidates: Table, k: int, ranges: np.ndarray) -> 
         np.ascontiguousarray(sv),
         k,
     )
+
+
+def gower_knn(targets: Table, candidates: Table, k: int, ranges: np.ndarray) -> np.ndarray:
+    """Indices (len(targets), k) of each target's ``k`` nearest candidates, nearest first, ties
+    to the lower candidate index (:func:`gower_knn_distances` without the distances)."""
+    return gower_knn_distances(targets, candidates, k, ranges)[1]
 
 
 class NearestNeighbourLinkability(LinkabilityAttack):
@@ -257,8 +284,15 @@ class NearestNeighbourLinkability(LinkabilityAttack):
         self.synthetic_ = synthetic
         return self
 
-    def neighbors(self, targets: Table, columns: Sequence[str]) -> np.ndarray:
-        """The ``n_neighbors`` nearest synthetic records (indices) of each target on ``columns``."""
+    def neighbors(
+        self, targets: Table, columns: Sequence[str], *, search: NeighbourSearch | None = None
+    ) -> np.ndarray:
+        """The ``n_neighbors`` nearest synthetic records (indices) of each target on ``columns``.
+
+        ``search`` replaces the local :func:`gower_knn` (same signature, same answer), e.g. with
+        :func:`synthleak.partitioned.neighbours_by_partition` on a cluster; the ranges that
+        scale the continuous columns are computed here, over the whole release and the targets.
+        """
         check_fitted(self, "synthetic_")
         assert self.synthetic_ is not None
         syn = self.synthetic_.select(list(columns))
@@ -269,13 +303,15 @@ class NearestNeighbourLinkability(LinkabilityAttack):
             if np.isfinite(both).any():
                 r = float(np.nanmax(both) - np.nanmin(both))
                 ranges[j] = r if r > 0 else 1.0
-        return gower_knn(tgt, syn, int(self.n_neighbors), ranges)
+        return (gower_knn if search is None else search)(tgt, syn, int(self.n_neighbors), ranges)
 
-    def links(self, targets: Table) -> np.ndarray:
-        """Boolean (len(targets),): the target's two halves share a synthetic neighbour."""
+    def links(self, targets: Table, *, search: NeighbourSearch | None = None) -> np.ndarray:
+        """Boolean (len(targets),): the target's two halves share a synthetic neighbour
+        (``search``: see :meth:`neighbors`)."""
         check_fitted(self, "synthetic_")
         return sets_intersect(
-            self.neighbors(targets, list(self.aux_a)), self.neighbors(targets, list(self.aux_b))
+            self.neighbors(targets, list(self.aux_a), search=search),
+            self.neighbors(targets, list(self.aux_b), search=search),
         )
 
 

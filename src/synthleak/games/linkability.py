@@ -26,6 +26,7 @@ Giomi et al. (2023), Secs. 3 and 4.2. Article 29 Data Protection Working Party (
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,7 +36,8 @@ import numpy as np
 import pandas as pd
 
 from synthleak.attacks.base import AttackFamily, LinkabilityAttack, make_attack, resolve_attacks
-from synthleak.attacks.linkability import random_neighbors, sets_intersect
+from synthleak.attacks.linkability import NeighbourSearch, random_neighbors, sets_intersect
+from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.games.base import AttacksByName, Release
 from synthleak.games.singling_out import (
@@ -155,6 +157,13 @@ class LinkabilityResult(Result, AttacksByName[LinkabilityAttackResult]):
         )
 
 
+def _links(attack: LinkabilityAttack, targets: Table, search: NeighbourSearch | None) -> Any:
+    """``attack.links(targets)``, with ``search=`` when given and the attack takes it."""
+    if search is not None and "search" in inspect.signature(attack.links).parameters:
+        return attack.links(targets, search=search)  # type: ignore[call-arg]
+    return attack.links(targets)
+
+
 class LinkabilityGame:
     """Linkability privacy game on a release (Anonymeter, Sec. 4.2).
 
@@ -229,11 +238,20 @@ class LinkabilityGame:
         return out
 
     def run(
-        self, release: Release, *, seed: int, runtime: Runtime | None = None
+        self,
+        release: Release,
+        *,
+        seed: int,
+        runtime: Runtime | None = None,
+        search: NeighbourSearch | None = None,
     ) -> LinkabilityResult:
         """Play the game on ``release`` (which must hold a control) with randomness from ``seed``.
 
         ``runtime`` is accepted for the common game protocol; the attacks run inline.
+        ``search`` replaces the attacks' nearest-neighbour search (the signature and answer of
+        :func:`~synthleak.attacks.linkability.gower_knn`; on a cluster the audit gives
+        :func:`~synthleak.partitioned.neighbours_by_partition`); it goes to the attacks whose
+        ``links`` takes a ``search`` keyword, the others search as they always do.
         """
         seed = check_seed(seed)
         as_runtime(runtime)
@@ -261,8 +279,8 @@ class LinkabilityGame:
                 random_neighbors(m, self.n_attacks, k, rng=brng),
             )
             n_base = int(base.sum())
-            n_succ = int(np.asarray(attack.links(targets)).sum())
-            n_ctl_succ = int(np.asarray(attack.links(controls)).sum())
+            n_succ = int(np.asarray(_links(attack, targets, search)).sum())
+            n_ctl_succ = int(np.asarray(_links(attack, controls, search)).sum())
             base_rate = rate_estimate(n_base, self.n_attacks, self.confidence)
             attack_rate = rate_estimate(n_succ, n_ori, self.confidence, base_rate.value)
             note = ""
