@@ -153,6 +153,39 @@ def _run(
     return out
 
 
+def _each_partition(
+    runtime: Runtime,
+    fn: Callable[..., dict[str, np.ndarray]],
+    table: Table,
+    rows: int | None,
+    *,
+    prefix: str,
+    shared: Any,
+    store: str,
+    config: dict[str, Any],
+    description: str,
+    with_start: bool = False,
+) -> tuple[list[tuple[int, int]], list[dict[str, np.ndarray]]]:
+    """``fn(shared, part)`` (``fn(shared, part, start)`` ``with_start``) on every partition of
+    ``table``, one work unit each, stored in the run store ``store`` under a key holding a
+    digest of the partition; the partitions' bounds and the units' arrays, in partition order."""
+    bounds = partitions(len(table), rows)
+    units = []
+    for a, b in bounds:
+        part = Table(table.schema, table.codes[a:b], table.values[a:b])
+        args = (part, a) if with_start else (part,)
+        units.append(WorkUnit(f"{prefix}-{a}-{table_fingerprint(part)}", args))
+    found = _run(
+        runtime.sub(store),
+        fn,
+        units,
+        shared=shared,
+        config={**config, "parts": len(bounds)},
+        description=description,
+    )
+    return bounds, [found[u.key] for u in units]
+
+
 # --- cell rarity ----------------------------------------------------------------------------
 
 
@@ -442,22 +475,19 @@ def nearest_by_partition(runtime: Runtime, *, rows: int | None = None) -> Neares
     """
 
     def search(queries: Table, candidates: Table) -> np.ndarray:
-        bounds = partitions(len(candidates), rows)
-        units = []
-        for a, b in bounds:
-            part = Table(candidates.schema, candidates.codes[a:b], candidates.values[a:b])
-            units.append(WorkUnit(f"nearest-{a}-{table_fingerprint(part)}", (part,)))
         digest = table_fingerprint(queries)  # one run store per search (release, control)
-        config = {"stage": "near copies", "queries": digest, "parts": len(bounds)}
-        found = _run(
-            runtime.sub(f"queries-{digest}"),
+        _, found = _each_partition(
+            runtime,
             _nearest_unit,
-            units,
+            candidates,
+            rows,
+            prefix="nearest",
             shared=queries,
-            config=config,
+            store=f"queries-{digest}",
+            config={"stage": "near copies", "queries": digest},
             description="near copies by partition",
         )
-        return np.minimum.reduce([found[u.key]["distance"] for u in units])
+        return np.minimum.reduce([f["distance"] for f in found])
 
     return search
 
@@ -503,24 +533,20 @@ def requests_by_partition(runtime: Runtime, *, rows: int | None = None) -> Reque
 
     def count(table: Table, requests: Sequence[CountRequest]) -> list[CountAnswer]:
         asked = list(requests)
-        bounds = partitions(len(table), rows)
-        units = []
-        for a, b in bounds:
-            part = Table(table.schema, table.codes[a:b], table.values[a:b])
-            units.append(WorkUnit(f"predicates-{a}-{table_fingerprint(part)}", (part,)))
         digest = _requests_digest(asked)  # one run store per table's requests
-        config = {"stage": "singling out", "requests": digest, "parts": len(bounds)}
-        found = _run(
-            runtime.sub(f"requests-{digest}"),
+        bounds, found = _each_partition(
+            runtime,
             _requests_unit,
-            units,
+            table,
+            rows,
+            prefix="predicates",
             shared=asked,
-            config=config,
+            store=f"requests-{digest}",
+            config={"stage": "singling out", "requests": digest},
             description="predicate counts by partition",
         )
         parts: list[list[CountAnswer]] = []
-        for u in units:
-            arr = found[u.key]
+        for arr in found:
             parts.append(
                 [
                     Matches(arr[f"{i}-counts"], arr[f"{i}-indptr"], arr[f"{i}-rows"], r.cap)
@@ -577,25 +603,23 @@ def _search_by_partition(
     partition of ``candidates``: the same distances and indices."""
     k = int(k)
     ranges = np.ascontiguousarray(ranges, dtype=np.float64)
-    bounds = partitions(len(candidates), rows)
-    units = []
-    for a, b in bounds:
-        part = Table(candidates.schema, candidates.codes[a:b], candidates.values[a:b])
-        units.append(WorkUnit(f"neighbours-{a}-{table_fingerprint(part)}", (part, a)))
     # one run store per search (targets or controls, on aux_a or aux_b), its k and its ranges
     h = hashlib.blake2b(table_fingerprint(targets).encode(), digest_size=8)
     h.update(f"k={k};".encode() + ranges.tobytes())
     digest = h.hexdigest()
-    config = {"stage": "linkability", "targets": digest, "k": k, "parts": len(bounds)}
-    found = _run(
-        runtime.sub(f"targets-{digest}"),
+    _, found = _each_partition(
+        runtime,
         _neighbours_unit,
-        units,
+        candidates,
+        rows,
+        prefix="neighbours",
         shared={"targets": targets, "k": k, "ranges": ranges},
-        config=config,
+        store=f"targets-{digest}",
+        config={"stage": "linkability", "targets": digest, "k": k},
         description="linkability neighbours by partition",
+        with_start=True,
     )
-    return _merge_neighbours([found[u.key] for u in units], min(k, len(candidates)))
+    return _merge_neighbours(found, min(k, len(candidates)))
 
 
 def neighbours_by_partition(runtime: Runtime, *, rows: int | None = None) -> NeighbourSearch:
