@@ -562,6 +562,13 @@ def table(out: Path, run_dir: Path | None = None) -> str:
             verdict += f" (needs {4 * need:,} test datasets, ~{hrs} h)"
         elif verdict == "inconclusive":
             verdict += " (ceiling out of reach)"
+        if d.get("failed_datasets"):  # dropped, so the trials are fewer than the row's
+            runs = d["n_shadows"] + d["n_tests"]
+            verdict += (
+                f" ({d['failed_datasets']} of {runs} runs failed inside the library and were "
+                f"dropped: {d['n_evaluation_per_class'][0]} IN and "
+                f"{d['n_evaluation_per_class'][1]} OUT evaluation datasets left)"
+            )
         if d["row"] in CAUSES:
             verdict += f"; {CAUSES[d['row']]}"
         lines.append(
