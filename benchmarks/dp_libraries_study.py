@@ -612,7 +612,7 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         name = row.key
         path = out / f"{name}.json"
-        if path.exists():
+        if path.exists() and not json.loads(path.read_text()).get("crashed"):
             print(f"[{time.strftime('%H:%M:%S')}] {name}: done before, skipped", flush=True)
             continue
         prov = Provenance.start()
@@ -626,6 +626,7 @@ def main(argv: list[str] | None = None) -> int:
             except Exception as exc:  # a library's failure is a result of the study
                 traceback.print_exc()
                 doc = not_run(row, f"failed: {type(exc).__name__}: {str(exc)[:300]}")
+                doc["crashed"] = True  # recorded for the table, run again by the next command
         path.parent.mkdir(parents=True, exist_ok=True)
         doc = {"provenance": prov.to_dict(), **doc}
         path.write_text(json.dumps(doc, indent=1, default=_json_default) + "\n")
