@@ -129,6 +129,48 @@ def test_domias_finds_an_overrepresented_cell() -> None:
     assert s[0] > 1.0 > s[1]
 
 
+def test_domias_pools_without_stacking_as_if_stacked(
+    adult_1000: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pooled bins, counts and structure sample read the release and the reference side by
+    side; they are what the stacked table gives (bins fitted on it, its keys counted, its rows
+    sampled)."""
+    from synthleak.attacks import mia_nobox
+    from synthleak.data.encoding import Discretiser
+    from synthleak.generators import baynet
+
+    syn, ref = _split(adult_1000, 500, 300)
+    stacked = Table.concat([syn, ref])
+    side = Discretiser(syn.schema, 7, "quantile", data=[syn, ref])
+    whole = Discretiser(syn.schema, 7, "quantile", data=stacked)
+    assert np.array_equal(side.transform(stacked), whole.transform(stacked))
+    keys = whole.transform(stacked)[:, 0].astype(np.int64)
+    merged = mia_nobox._merge_count_tables(
+        mia_nobox._count_table(keys[:500]), mia_nobox._count_table(keys[500:])
+    )
+    expected = mia_nobox._count_table(keys)
+    assert all(
+        np.array_equal(x, y) and x.dtype == y.dtype for x, y in zip(merged, expected, strict=True)
+    )
+
+    seen: list[np.ndarray] = []
+    original = baynet.greedy_bayes
+
+    def spy(data: np.ndarray, *args: object, **kwargs: object) -> object:
+        seen.append(data.copy())
+        return original(data, *args, **kwargs)
+
+    monkeypatch.setattr(baynet, "greedy_bayes", spy)
+    for cap in (200, 10_000):  # a sample of the pooled records (forced small here), then all
+        monkeypatch.setattr(mia_nobox, "STRUCTURE_SAMPLE", cap)
+        att = DomiasAttack().fit(syn, ref, rng=np.random.default_rng(3))
+        codes = att.discretiser_.transform(stacked).astype(np.int64)
+        rows = np.arange(800)
+        if cap < 800:
+            rows = np.sort(np.random.default_rng(3).choice(800, cap, replace=False))
+        assert np.array_equal(seen[-1], codes[rows].T)
+
+
 def test_neighbourhood_radius_and_counts(adult_1000: Table) -> None:
     syn, ref, recs = _split(adult_1000, 400, 300, 50)
     att = NeighbourhoodAttack(k=2, quantile=0.5).fit(syn, ref, rng=np.random.default_rng(0))

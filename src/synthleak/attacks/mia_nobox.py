@@ -321,14 +321,24 @@ def _count_table(keys: np.ndarray) -> _CountTable:
     return u, c.astype(np.int64)
 
 
+def _merge_count_tables(a: _CountTable, b: _CountTable) -> _CountTable:
+    """The count table of two tables' keys together (what :func:`_count_table` gives on the
+    stacked keys): counts of equal keys added."""
+    keys, inverse = np.unique(np.concatenate([a[0], b[0]]), return_inverse=True)
+    counts = np.zeros(keys.size, dtype=np.int64)
+    np.add.at(counts, inverse.ravel(), np.concatenate([a[1], b[1]]))
+    return keys, counts
+
+
 def _family_keys(
     codes: np.ndarray, sizes: np.ndarray, child: int, parents: tuple[int, ...]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Parent-configuration key and (configuration, child) key of every row (int64)."""
+    """Parent-configuration key and (configuration, child) key of every row (int64, whatever
+    the integer type of ``codes``)."""
     cfg = np.zeros(codes.shape[0], dtype=np.int64)
     for a in parents:
-        cfg = cfg * int(sizes[a]) + codes[:, a]
-    return cfg, cfg * int(sizes[child]) + codes[:, child]
+        cfg = cfg * int(sizes[a]) + codes[:, a].astype(np.int64)
+    return cfg, cfg * int(sizes[child]) + codes[:, child].astype(np.int64)
 
 
 class DomiasAttack(NoBoxMembershipAttack):
@@ -390,31 +400,37 @@ class DomiasAttack(NoBoxMembershipAttack):
 
         _check_release(synthetic, reference)
         k, bins, prior = int(self.k), int(self.bins), float(self.prior)
-        pooled = Table.concat([synthetic, reference])
-        disc = Discretiser(pooled.schema, bins, "quantile", data=pooled)
+        # the pooled records (release, then reference) are never stacked: quantiles read them
+        # column by column, the codes keep the discretiser's small integer type, and the pooled
+        # counts are the sums of the two sides' (memory: at 10M rows the stacked copies took
+        # gigabytes)
+        disc = Discretiser(synthetic.schema, bins, "quantile", data=[synthetic, reference])
         sizes = disc.sizes.astype(np.int64)
-        syn = disc.transform(synthetic).astype(np.int64)
-        ref = disc.transform(reference).astype(np.int64)
-        both = np.concatenate([syn, ref])
-        d = both.shape[1]
+        syn = disc.transform(synthetic)
+        ref = disc.transform(reference)
+        n_syn, n_both = len(syn), len(syn) + len(ref)
+        d = syn.shape[1]
         order: list[int]
         parents: list[tuple[int, ...]]
         if d == 1:
             order, parents = [0], [()]
         else:
             # the structure from a sample of the pooled records; the counts below use them all
-            learn = both
-            if len(both) > STRUCTURE_SAMPLE:
-                learn = both[np.sort(rng.choice(len(both), STRUCTURE_SAMPLE, replace=False))]
+            rows = np.arange(n_both)
+            if n_both > STRUCTURE_SAMPLE:
+                rows = np.sort(rng.choice(n_both, STRUCTURE_SAMPLE, replace=False))
+            learn = np.concatenate([syn[rows[rows < n_syn]], ref[rows[rows >= n_syn] - n_syn]])
             order, parents = greedy_bayes(
-                np.ascontiguousarray(learn.T), sizes, min(k, d - 1), math.inf, rng
+                np.ascontiguousarray(learn.T.astype(np.int64)), sizes, min(k, d - 1), math.inf, rng
             )
         families: list[_Family] = []
         for child, ps in zip(order, parents, strict=True):
             tables: list[tuple[_CountTable, _CountTable]] = []
-            for part in (syn, ref, both):
+            for part in (syn, ref):
                 cfg, fam = _family_keys(part, sizes, child, ps)
                 tables.append((_count_table(cfg), _count_table(fam)))
+            pooled = tuple(_merge_count_tables(tables[0][i], tables[1][i]) for i in (0, 1))
+            tables.append((pooled[0], pooled[1]))
             families.append((child, tuple(ps), tables))
         self.discretiser_ = disc
         self.sizes_ = sizes

@@ -21,6 +21,7 @@ Vulnerable Record Identification in Synthetic Data Publishing". ESORICS, 2023; a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,12 +78,17 @@ class Discretiser:
         Bins per continuous column (integer columns with a smaller range get one bin per value).
     strategy : {"uniform", "quantile"}
         ``uniform`` uses only the schema range; ``quantile`` needs ``data`` and reads it.
-    data : Table, optional
-        Training data for ``quantile`` bins.
+    data : Table or sequence of Table, optional
+        Training data for ``quantile`` bins (several tables are read as if stacked, one column
+        at a time, without stacking them).
     """
 
     def __init__(
-        self, schema: Schema, n_bins: int = 20, strategy: str = "uniform", data: Table | None = None
+        self,
+        schema: Schema,
+        n_bins: int = 20,
+        strategy: str = "uniform",
+        data: Table | Sequence[Table] | None = None,
     ) -> None:
         if n_bins < 1:
             raise ValueError("n_bins must be >= 1")
@@ -96,7 +102,8 @@ class Discretiser:
             elif strategy == "quantile":
                 if data is None:
                     raise ValueError("quantile bins need data")
-                v = data.values[:, j].astype(np.float64)
+                parts = [data] if isinstance(data, Table) else list(data)
+                v = np.concatenate([t.values[:, j].astype(np.float64) for t in parts])
                 v = v[~np.isnan(v)]
                 if v.size == 0:
                     edges = self._uniform_edges(col, n_bins)
