@@ -56,7 +56,7 @@ from synthleak.attacks.predicates import (
     answer_requests,
     combine_answers,
 )
-from synthleak.data.encoding import Discretiser
+from synthleak.data.encoding import Discretiser, count_keys, merge_counts
 from synthleak.data.table import Table
 from synthleak.games.shadow import table_fingerprint
 from synthleak.metrics.copies import (
@@ -96,22 +96,6 @@ def partitions(n: int, rows: int | None = None) -> list[tuple[int, int]]:
 
 def _digest(arr: np.ndarray) -> str:
     return hashlib.blake2b(np.ascontiguousarray(arr).tobytes(), digest_size=8).hexdigest()
-
-
-def _count_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``keys`` in increasing order and how often each occurs (int64)."""
-    uniq, counts = np.unique(keys, return_counts=True)
-    return uniq.astype(np.int64), counts.astype(np.int64)
-
-
-def _merge_counts(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Sum per-partition ``(keys, counts)`` into the table's (keys increasing). Exact: integer
-    counts below 2^53 are added exactly in float64, in partition order."""
-    keys = np.concatenate([k for k, _ in parts])
-    counts = np.concatenate([c for _, c in parts])
-    uniq, inv = np.unique(keys, return_inverse=True)
-    total = np.bincount(inv.ravel(), weights=counts, minlength=uniq.size)
-    return uniq.astype(np.int64), np.rint(total).astype(np.int64)
 
 
 def _mixed_keys(codes: np.ndarray, cols: Sequence[int], widths: Sequence[int]) -> np.ndarray:
@@ -197,7 +181,7 @@ def _rarity_count_unit(shared: dict[str, Any], codes: np.ndarray) -> dict[str, n
     """Per-partition counts of every subset's cells: ``k{j}``/``c{j}`` for subset ``j``."""
     out: dict[str, np.ndarray] = {}
     for j, cols in enumerate(shared["subsets"]):
-        out[f"k{j}"], out[f"c{j}"] = _count_keys(_mixed_keys(codes, cols, shared["widths"]))
+        out[f"k{j}"], out[f"c{j}"] = count_keys(_mixed_keys(codes, cols, shared["widths"]))
     return out
 
 
@@ -252,7 +236,7 @@ def cell_rarity_partitioned(
         description="cell counts by partition",
     )
     totals = [
-        _merge_counts([(counted[u.key][f"k{j}"], counted[u.key][f"c{j}"]) for u in count_units])
+        merge_counts([(counted[u.key][f"k{j}"], counted[u.key][f"c{j}"]) for u in count_units])
         for j in range(len(subsets))
     ]
     del counted
@@ -286,7 +270,7 @@ def _marginal_count_unit(shared: dict[str, Any], codes: np.ndarray) -> dict[str,
     """Per-partition counts of each marginal's cells: ``k{j}``/``c{j}`` for marginal ``j``."""
     out: dict[str, np.ndarray] = {}
     for j, attrs in enumerate(shared["marginals"]):
-        out[f"k{j}"], out[f"c{j}"] = _count_keys(_mixed_keys(codes, attrs, shared["sizes"]))
+        out[f"k{j}"], out[f"c{j}"] = count_keys(_mixed_keys(codes, attrs, shared["sizes"]))
     return out
 
 
@@ -314,7 +298,7 @@ def _table_marginals(
         description=f"marginal counts of the {name} by partition",
     )
     return [
-        _merge_counts([(counted[u.key][f"k{j}"], counted[u.key][f"c{j}"]) for u in units])
+        merge_counts([(counted[u.key][f"k{j}"], counted[u.key][f"c{j}"]) for u in units])
         for j in range(len(marg))
     ]
 

@@ -136,7 +136,7 @@ def test_domias_pools_without_stacking_as_if_stacked(
     side; they are what the stacked table gives (bins fitted on it, its keys counted, its rows
     sampled)."""
     from synthleak.attacks import mia_nobox
-    from synthleak.data.encoding import Discretiser
+    from synthleak.data.encoding import Discretiser, count_keys, merge_counts
     from synthleak.generators import baynet
 
     syn, ref = _split(adult_1000, 500, 300)
@@ -145,10 +145,8 @@ def test_domias_pools_without_stacking_as_if_stacked(
     whole = Discretiser(syn.schema, 7, "quantile", data=stacked)
     assert np.array_equal(side.transform(stacked), whole.transform(stacked))
     keys = whole.transform(stacked)[:, 0].astype(np.int64)
-    merged = mia_nobox._merge_count_tables(
-        mia_nobox._count_table(keys[:500]), mia_nobox._count_table(keys[500:])
-    )
-    expected = mia_nobox._count_table(keys)
+    merged = merge_counts([count_keys(keys[:500]), count_keys(keys[500:])])
+    expected = count_keys(keys)
     assert all(
         np.array_equal(x, y) and x.dtype == y.dtype for x, y in zip(merged, expected, strict=True)
     )

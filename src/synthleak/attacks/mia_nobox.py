@@ -73,7 +73,7 @@ from synthleak.attacks.base import (
     register_attack,
 )
 from synthleak.constraints import Interval, Options, constraints
-from synthleak.data.encoding import Discretiser
+from synthleak.data.encoding import Discretiser, count_keys, merge_counts
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 from synthleak.vulnerability import (
@@ -310,24 +310,10 @@ def _lookup_counts(keys: np.ndarray, counts: np.ndarray, query: np.ndarray) -> n
 
 
 _CountTable = tuple[np.ndarray, np.ndarray]
-"""Sorted unique keys and their counts (see :func:`_count_table`)."""
+"""Sorted unique keys and their counts (see :func:`~synthleak.data.encoding.count_keys`)."""
 _Family = tuple[int, tuple[int, ...], list[tuple[_CountTable, _CountTable]]]
 """A child column, its parents, and the (configuration, family) count tables of the
 synthetic, reference and pooled data."""
-
-
-def _count_table(keys: np.ndarray) -> _CountTable:
-    u, c = np.unique(keys, return_counts=True)
-    return u, c.astype(np.int64)
-
-
-def _merge_count_tables(a: _CountTable, b: _CountTable) -> _CountTable:
-    """The count table of two tables' keys together (what :func:`_count_table` gives on the
-    stacked keys): counts of equal keys added."""
-    keys, inverse = np.unique(np.concatenate([a[0], b[0]]), return_inverse=True)
-    counts = np.zeros(keys.size, dtype=np.int64)
-    np.add.at(counts, inverse.ravel(), np.concatenate([a[1], b[1]]))
-    return keys, counts
 
 
 def _family_keys(
@@ -428,8 +414,8 @@ class DomiasAttack(NoBoxMembershipAttack):
             tables: list[tuple[_CountTable, _CountTable]] = []
             for part in (syn, ref):
                 cfg, fam = _family_keys(part, sizes, child, ps)
-                tables.append((_count_table(cfg), _count_table(fam)))
-            pooled = tuple(_merge_count_tables(tables[0][i], tables[1][i]) for i in (0, 1))
+                tables.append((count_keys(cfg), count_keys(fam)))
+            pooled = tuple(merge_counts([tables[0][i], tables[1][i]]) for i in (0, 1))
             tables.append((pooled[0], pooled[1]))
             families.append((child, tuple(ps), tables))
         self.discretiser_ = disc

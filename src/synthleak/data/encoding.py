@@ -9,6 +9,9 @@
   nothing from the data and is safe for differential privacy, or ``quantile`` over the training
   data, which is not), plus one bin for missing values when the column is nullable.
   :meth:`Discretiser.inverse` maps codes back, drawing continuous values uniformly inside the bin.
+* :func:`count_keys` and :func:`merge_counts`: the distinct integer keys of coded cells and their
+  counts, and the counts of several parts of a table added up (cell rarity and the utility
+  marginals on a cluster, ``domias``' pooled release and reference).
 
 Datetime columns are continuous here (their values are days or seconds since 1970-01-01, see
 :mod:`synthleak.data.schema`).
@@ -28,6 +31,23 @@ import numpy as np
 
 from synthleak.data.schema import Column, Schema
 from synthleak.data.table import Table, code_dtype
+
+
+def count_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``keys`` in increasing order and how often each occurs (int64)."""
+    uniq, counts = np.unique(keys, return_counts=True)
+    return uniq.astype(np.int64), counts.astype(np.int64)
+
+
+def merge_counts(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Sum the ``(keys, counts)`` of parts of a table (each as :func:`count_keys` gives it) into
+    the table's: what :func:`count_keys` gives on the stacked keys. Exact: integer counts below
+    2^53 are added exactly in float64, in part order."""
+    keys = np.concatenate([k for k, _ in parts])
+    counts = np.concatenate([c for _, c in parts])
+    uniq, inv = np.unique(keys, return_inverse=True)
+    total = np.bincount(inv.ravel(), weights=counts, minlength=uniq.size)
+    return uniq.astype(np.int64), np.rint(total).astype(np.int64)
 
 
 def one_hot(table: Table) -> np.ndarray:
@@ -96,13 +116,13 @@ class Discretiser:
         self.n_bins = n_bins
         self.strategy = strategy
         self._bins: dict[str, _Bins] = {}
+        parts = [] if data is None else [data] if isinstance(data, Table) else list(data)
         for j, col in enumerate(schema.continuous):
             if strategy == "uniform":
                 edges = self._uniform_edges(col, n_bins)
             elif strategy == "quantile":
                 if data is None:
                     raise ValueError("quantile bins need data")
-                parts = [data] if isinstance(data, Table) else list(data)
                 v = np.concatenate([t.values[:, j].astype(np.float64) for t in parts])
                 v = v[~np.isnan(v)]
                 if v.size == 0:
