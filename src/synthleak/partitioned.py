@@ -56,7 +56,7 @@ from synthleak.attacks.predicates import (
     answer_requests,
     combine_answers,
 )
-from synthleak.data.encoding import Discretiser, count_keys, merge_counts
+from synthleak.data.encoding import Discretiser, count_keys, merge_counts, mixed_keys
 from synthleak.data.table import Table
 from synthleak.games.shadow import table_fingerprint
 from synthleak.metrics.copies import (
@@ -96,15 +96,6 @@ def partitions(n: int, rows: int | None = None) -> list[tuple[int, int]]:
 
 def _digest(arr: np.ndarray) -> str:
     return hashlib.blake2b(np.ascontiguousarray(arr).tobytes(), digest_size=8).hexdigest()
-
-
-def _mixed_keys(codes: np.ndarray, cols: Sequence[int], widths: Sequence[int]) -> np.ndarray:
-    """Mixed-radix int64 keys of the rows on ``cols`` (the radices are the table's widths, so a
-    key means the same cell in every partition)."""
-    key = codes[:, cols[0]].astype(np.int64)
-    for c in cols[1:]:
-        key = key * int(widths[c]) + codes[:, c].astype(np.int64)
-    return key
 
 
 def _fits(cols: Sequence[int], widths: Sequence[int]) -> bool:
@@ -181,7 +172,7 @@ def _rarity_count_unit(shared: dict[str, Any], codes: np.ndarray) -> dict[str, n
     """Per-partition counts of every subset's cells: ``k{j}``/``c{j}`` for subset ``j``."""
     out: dict[str, np.ndarray] = {}
     for j, cols in enumerate(shared["subsets"]):
-        out[f"k{j}"], out[f"c{j}"] = count_keys(_mixed_keys(codes, cols, shared["widths"]))
+        out[f"k{j}"], out[f"c{j}"] = count_keys(mixed_keys(codes, cols, shared["widths"]))
     return out
 
 
@@ -190,7 +181,7 @@ def _rarity_score_unit(shared: dict[str, Any], codes: np.ndarray) -> dict[str, n
     the order :func:`~synthleak.vulnerability.cell_rarity_scores` sums them."""
     score = np.zeros(codes.shape[0], dtype=np.float64)
     for cols, (keys, counts) in zip(shared["subsets"], shared["totals"], strict=True):
-        key = _mixed_keys(codes, cols, shared["widths"])
+        key = mixed_keys(codes, cols, shared["widths"])
         score += 1.0 / counts[np.searchsorted(keys, key)]
     return {"score": score}
 
@@ -270,7 +261,7 @@ def _marginal_count_unit(shared: dict[str, Any], codes: np.ndarray) -> dict[str,
     """Per-partition counts of each marginal's cells: ``k{j}``/``c{j}`` for marginal ``j``."""
     out: dict[str, np.ndarray] = {}
     for j, attrs in enumerate(shared["marginals"]):
-        out[f"k{j}"], out[f"c{j}"] = count_keys(_mixed_keys(codes, attrs, shared["sizes"]))
+        out[f"k{j}"], out[f"c{j}"] = count_keys(mixed_keys(codes, attrs, shared["sizes"]))
     return out
 
 

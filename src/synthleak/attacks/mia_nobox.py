@@ -73,7 +73,7 @@ from synthleak.attacks.base import (
     register_attack,
 )
 from synthleak.constraints import Interval, Options, constraints
-from synthleak.data.encoding import Discretiser, count_keys, merge_counts
+from synthleak.data.encoding import Discretiser, count_keys, merge_counts, mixed_keys
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 from synthleak.vulnerability import (
@@ -321,9 +321,7 @@ def _family_keys(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Parent-configuration key and (configuration, child) key of every row (int64, whatever
     the integer type of ``codes``)."""
-    cfg = np.zeros(codes.shape[0], dtype=np.int64)
-    for a in parents:
-        cfg = cfg * int(sizes[a]) + codes[:, a].astype(np.int64)
+    cfg = mixed_keys(codes, parents, sizes)
     return cfg, cfg * int(sizes[child]) + codes[:, child].astype(np.int64)
 
 

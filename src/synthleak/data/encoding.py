@@ -9,9 +9,10 @@
   nothing from the data and is safe for differential privacy, or ``quantile`` over the training
   data, which is not), plus one bin for missing values when the column is nullable.
   :meth:`Discretiser.inverse` maps codes back, drawing continuous values uniformly inside the bin.
-* :func:`count_keys` and :func:`merge_counts`: the distinct integer keys of coded cells and their
-  counts, and the counts of several parts of a table added up (cell rarity and the utility
-  marginals on a cluster, ``domias``' pooled release and reference).
+* :func:`mixed_keys`, :func:`count_keys` and :func:`merge_counts`: one integer key per row for
+  its cell on some columns, the distinct keys and their counts, and the counts of several parts
+  of a table added up (cell rarity and the utility marginals on a cluster, ``domias``' pooled
+  release and reference).
 
 Datetime columns are continuous here (their values are days or seconds since 1970-01-01, see
 :mod:`synthleak.data.schema`).
@@ -31,6 +32,18 @@ import numpy as np
 
 from synthleak.data.schema import Column, Schema
 from synthleak.data.table import Table, code_dtype
+
+
+def mixed_keys(
+    codes: np.ndarray, cols: Sequence[int], widths: Sequence[int] | np.ndarray
+) -> np.ndarray:
+    """Mixed-radix int64 keys of the rows of ``codes`` on the columns ``cols`` (radices: the
+    columns' ``widths``, so a key means the same cell in any part of the table); 0 for every row
+    when ``cols`` is empty."""
+    key = np.zeros(codes.shape[0], dtype=np.int64)
+    for c in cols:
+        key = key * int(widths[c]) + codes[:, c].astype(np.int64)
+    return key
 
 
 def count_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
