@@ -232,7 +232,7 @@ def run_audit(
     progress: list | None = None,
 ) -> dict:
     from synthleak import pipeline
-    from synthleak.cli.common import load_cli_tables, make_runtime
+    from synthleak.cli.common import make_runtime, read_cli_parts
     from synthleak.report import write_report
 
     stages: dict[str, dict] = {}
@@ -255,16 +255,19 @@ def run_audit(
     try:
         t0 = time.perf_counter()
         sampler.reset()
-        sch, data = load_cli_tables({k: str(v) for k, v in paths.items()}, min_rows=2)
+        # read as the CLI reads: one part at a time, each kept compact once profiled
+        parts = {k: str(paths[k]) for k in ("original", "synthetic", "control")}
+        enc = read_cli_parts(parts, min_rows=2, compact=True)
         stages["read"] = sampler.record(time.perf_counter() - t0)
         if progress is not None:
             progress.append(("read", stages["read"]))
         runtime = make_runtime(workers=1, cluster=client, run_dir=out_dir / "run")
         result = pipeline.audit(
-            data["original"].frame,
-            synthetic=data["synthetic"].frame,
-            control=data["control"].frame,
-            schema=sch,
+            enc.frames["original"],
+            synthetic=enc.frames["synthetic"],
+            control=enc.frames["control"],
+            schema=enc.schema,
+            encoded=enc,
             seed=seed,
             runtime=runtime,
             log=lambda m: print(f"  [{time.perf_counter() - t0:7.1f}s] {m}", flush=True),
@@ -283,7 +286,7 @@ def run_audit(
     }
     nb = result.nobox
     return {
-        "rows": {k: len(d.frame) for k, d in data.items()},
+        "rows": {k: len(f) for k, f in enc.frames.items()},
         "wall_seconds": round(wall, 1),
         "stages": stages,
         "status": status,

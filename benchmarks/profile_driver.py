@@ -78,7 +78,7 @@ def main() -> None:
     a = ap.parse_args()
 
     from synthleak import pipeline
-    from synthleak.cli.common import load_cli_tables, make_runtime
+    from synthleak.cli.common import make_runtime, read_cli_parts
 
     base = Path(a.cache) / a.size
     paths = {
@@ -129,7 +129,9 @@ def main() -> None:
     try:
         tracemalloc.start(25)
         snapper = Snapper(int(a.step_mb * 1e6))
-        sch, data = load_cli_tables(paths, min_rows=2)
+        enc = read_cli_parts(
+            {k: paths[k] for k in ("original", "synthetic", "control")}, min_rows=2, compact=True
+        )  # as the CLI reads
         snapper.stop()
         report["stages"]["read"] = {
             "held_gb": round(tracemalloc.get_traced_memory()[0] / 1e9, 3),
@@ -141,10 +143,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             runtime = make_runtime(workers=1, cluster=client, run_dir=Path(tmp) / "run")
             pipeline.audit(
-                data["original"].frame,
-                synthetic=data["synthetic"].frame,
-                control=data["control"].frame,
-                schema=sch,
+                enc.frames["original"],
+                synthetic=enc.frames["synthetic"],
+                control=enc.frames["control"],
+                schema=enc.schema,
+                encoded=enc,
                 seed=0,
                 runtime=runtime,
                 log=lambda m: None,

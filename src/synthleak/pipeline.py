@@ -52,6 +52,7 @@ import pandas as pd
 
 from synthleak import partitioned
 from synthleak.attacks.base import AttackFamily
+from synthleak.data.io import EncodedFrames
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
@@ -1218,6 +1219,7 @@ def audit(
     log: Log | None = None,
     sources: dict[str, str] | None = None,
     command_line: str | None = None,
+    encoded: EncodedFrames | None = None,
     **settings: Any,
 ) -> AuditResult:
     """Audit a synthetic release (or a generator) against the real records behind it.
@@ -1294,6 +1296,11 @@ def audit(
         Names of the inputs (paths) for the report.
     command_line : str, optional
         The command that ran the audit, for the reproducibility section.
+    encoded : EncodedFrames, optional
+        What :func:`~synthleak.data.io.encode_frames` returned for exactly the DataFrames given
+        (its ``frames`` are them): the audit then uses its schema, tables and profile instead of
+        profiling and encoding the data again. The command line passes its own, with the
+        frames compacted (:func:`~synthleak.data.io.compact_frame`).
 
     Returns
     -------
@@ -1329,7 +1336,16 @@ def audit(
     frame = original if isinstance(original, pd.DataFrame) else None
     parts = {"original": original, "synthetic": synthetic, "control": control}
     given = {k: v for k, v in parts.items() if v is not None}
-    enc = encode_parts(given, schema=schema, keep=opts.keep)
+    enc = encode_parts(given, schema=schema, keep=opts.keep) if encoded is None else encoded
+    if encoded is not None and (
+        list(encoded.tables) != list(given)
+        or any(encoded.frames.get(k) is not v for k, v in given.items())
+    ):
+        raise InputError(
+            "encoded was made from other data than the parts given: encode the frames in the "
+            "order original, synthetic, control and pass the frames it holds (encoded.frames) "
+            "as those parts, or leave encoded out"
+        )
     sch = enc.schema
     ori, syn, ctl = enc.tables["original"], enc.tables.get("synthetic"), enc.tables.get("control")
     frames = {k: v for k, v in given.items() if isinstance(v, pd.DataFrame)}

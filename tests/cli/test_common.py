@@ -76,3 +76,37 @@ def test_data_notes_quote_no_record_value_unless_asked(
         err = capsys.readouterr().err
         assert "'income'" in err and "(10)" in err  # the column and the count, always
         assert ("1700" in err) is expect and ("1500" in err) is expect
+
+
+def test_parts_are_checked_before_any_is_read_and_read_one_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A missing control fails before the original is read; the parts are then read in turn,
+    and the audit's are kept compact with the same encoding."""
+    import pandas as pd
+
+    import synthleak.data.io as io
+    from synthleak.cli.common import read_cli_parts
+
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"n": rng.integers(0, 50, 300), "g": rng.choice(["x", "y", "z"], 300)})
+    paths = {"original": str(tmp_path / "o.csv"), "control": str(tmp_path / "c.csv")}
+    df.to_csv(paths["original"], index=False)
+    read: list[str] = []
+    real = io.read_frame
+
+    def spy(src, **kw):  # type: ignore[no-untyped-def]
+        read.append(Path(src).name)
+        return real(src, **kw)
+
+    monkeypatch.setattr(io, "read_frame", spy)
+    with pytest.raises(InputError, match=r"c\.csv does not exist"):
+        read_cli_parts(paths)
+    assert read == []
+    df.head(100).to_csv(paths["control"], index=False)
+    plain = read_cli_parts(paths)
+    small = read_cli_parts(paths, compact=True)
+    assert read == ["o.csv", "c.csv"] * 2
+    assert isinstance(small.frames["control"]["g"].dtype, pd.CategoricalDtype)
+    assert small.frames["original"]["n"].dtype == np.int8
+    assert all(small.tables[k].equals(plain.tables[k]) for k in paths)

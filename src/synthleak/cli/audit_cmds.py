@@ -41,8 +41,8 @@ from synthleak.cli.common import (
     check_writable,
     exit_for_policy,
     load_cli_policy,
-    load_cli_tables,
     make_runtime,
+    read_cli_parts,
     report_policy,
     secret_rule,
     split_list,
@@ -114,7 +114,7 @@ def _run_audit(
     _check_out_dir(out)
     runtime = make_runtime(workers=workers, run_dir=out / "run")
     policy = load_cli_policy(fail_on, policy_file, junit)
-    sch, data = load_cli_tables(
+    enc = read_cli_parts(
         {"original": original, "synthetic": synthetic, "control": control},
         categorical=categorical,
         continuous=continuous,
@@ -123,11 +123,11 @@ def _run_audit(
         keep=keep,
         min_rows=2,
         show_values=options.show_records,
+        compact=True,  # the audit keeps every part for the copy check: in a compact form
     )
-    loaded = data["original"]
     # every part as the file holds it (one reading path: free text and identifiers kept for
-    # the copy check, values not rounded through an encoding), with the schema read above
-    others = {name: d.frame for name, d in data.items() if name != "original"}
+    # the copy check, values not rounded through an encoding), encoded once
+    parts = enc.frames
     client = None
     if cluster is not None:  # fail fast on an unreachable scheduler, before any work
         from synthleak.runtime.executor import connect_cluster
@@ -135,15 +135,16 @@ def _run_audit(
         client = connect_cluster(cluster, timeout=5.0)
         runtime = make_runtime(workers=workers, cluster=client, run_dir=out / "run")
     log = _logger()
-    log(f"auditing {original}: {len(loaded.table)} records, {len(loaded.schema)} columns")
+    log(f"auditing {original}: {len(parts['original'])} records, {len(enc.schema)} columns")
     created = not out.exists()
     try:
         result = audit(
-            loaded.frame,
-            synthetic=others.get("synthetic"),
-            control=others.get("control"),
+            parts["original"],
+            synthetic=parts.get("synthetic"),
+            control=parts.get("control"),
             options=options,
-            schema=sch,
+            schema=enc.schema,
+            encoded=enc,
             runtime=runtime,
             policy=policy,
             log=log,

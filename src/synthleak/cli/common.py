@@ -10,7 +10,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -22,8 +22,9 @@ from synthleak.modes import ToleranceKind
 
 if TYPE_CHECKING:
     import numpy as np
+    import pandas as pd
 
-    from synthleak.data.io import LoadedData
+    from synthleak.data.io import EncodedFrames, LoadedData
     from synthleak.data.schema import Schema
     from synthleak.data.table import Table
     from synthleak.games.targets import Targets
@@ -214,6 +215,53 @@ def to_json(obj: Any) -> str:
     return json.dumps(jsonable(obj), indent=2, allow_nan=False)
 
 
+def read_cli_parts(
+    sources: dict[str, str | None],
+    *,
+    categorical: str | None = None,
+    continuous: str | None = None,
+    schema: Path | None = None,
+    na_values: str | None = None,
+    keep: str | None = None,
+    min_rows: int = 1,
+    show_values: bool = False,
+    compact: bool = False,
+) -> EncodedFrames:
+    """Read several data arguments that must share one schema (the first is the reference),
+    one after the other; see :func:`synthleak.data.io.encode_frames` (``compact``: keep each
+    part in :func:`~synthleak.data.io.compact_frame` form once it has been profiled). Every path
+    is checked before the first is read. Prints the profile and domain warnings, with the data
+    values they are about only when ``show_values`` (``--show-records``)."""
+    from synthleak.data.io import check_source, encode_frames, read_frame
+
+    given = {name: src for name, src in sources.items() if src is not None}
+    for src in given.values():
+        check_source(src)
+
+    def reader(name: str, src: str) -> Callable[[], pd.DataFrame]:
+        def read() -> pd.DataFrame:
+            df = read_frame(src, na_values=split_list(na_values))
+            if len(df) < min_rows:
+                raise InputError(
+                    f"the {name} data has {len(df)} record(s) but at least {min_rows} are needed"
+                )
+            return df
+
+        return read
+
+    enc = encode_frames(
+        {name: reader(name, src) for name, src in given.items()},
+        categorical=split_list(categorical),
+        continuous=split_list(continuous),
+        keep=split_list(keep),
+        schema=schema,
+        compact=compact,
+    )
+    na = enc.profile.suggested_na_values if show_values else enc.profile.shared_na_values
+    warn_data(enc.warnings, na, show_values=show_values)
+    return enc
+
+
 def load_cli_tables(
     sources: dict[str, str | None],
     *,
@@ -225,32 +273,23 @@ def load_cli_tables(
     min_rows: int = 1,
     show_values: bool = False,
 ) -> tuple[Schema, dict[str, LoadedData]]:
-    """Read several data arguments that must share one schema (the first is the reference);
-    see :func:`synthleak.data.io.encode_frames`. Prints the profile and domain warnings, with
-    the data values they are about only when ``show_values`` (``--show-records``)."""
-    from synthleak.data.io import LoadedData, encode_frames, read_frame
+    """:func:`read_cli_parts`, as the schema and one :class:`~synthleak.data.io.LoadedData`
+    per part."""
+    from synthleak.data.io import LoadedData
 
-    frames = {
-        name: read_frame(src, na_values=split_list(na_values))
-        for name, src in sources.items()
-        if src is not None
-    }
-    for name, df in frames.items():
-        if len(df) < min_rows:
-            raise InputError(
-                f"the {name} data has {len(df)} record(s) but at least {min_rows} are needed"
-            )
-    enc = encode_frames(
-        frames,
-        categorical=split_list(categorical),
-        continuous=split_list(continuous),
-        keep=split_list(keep),
+    enc = read_cli_parts(
+        sources,
+        categorical=categorical,
+        continuous=continuous,
         schema=schema,
+        na_values=na_values,
+        keep=keep,
+        min_rows=min_rows,
+        show_values=show_values,
     )
-    na = enc.profile.suggested_na_values if show_values else enc.profile.shared_na_values
-    warn_data(enc.warnings, na, show_values=show_values)
     return enc.schema, {
-        name: LoadedData(frames[name], enc.schema, enc.tables[name], enc.profile) for name in frames
+        name: LoadedData(frame, enc.schema, enc.tables[name], enc.profile)
+        for name, frame in enc.frames.items()
     }
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import csv
 import gzip
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from synthleak.data.domain import DomainReport, domain_report
@@ -160,15 +161,11 @@ def read_frame(
         from synthleak.data.datasets import load_adult
 
         return load_adult(**BUNDLED[str(source)])
-    path = Path(source)
-    if not path.exists():
-        raise InputError(f"data file {path} does not exist: check the path (or use 'adult')")
+    path = check_source(source)
     if path.is_dir():
         df = _read_parquet_parts(path)
         if na_values:
             df = df.replace(list(na_values), pd.NA)
-    elif path.stat().st_size == 0:
-        raise InputError(f"data file {path} is empty: give a file with a header and records")
     elif path.suffix.lower() in (".parquet", ".pq"):
         try:
             df = pd.read_parquet(path)
@@ -183,6 +180,25 @@ def read_frame(
     if len(df) == 0:
         raise InputError(f"data file {path} has a header but no rows: give a file with records")
     return df
+
+
+def check_source(source: str | Path) -> Path:
+    """The path of a data argument that names a file or directory, checked before any reading
+    (so that several arguments fail on a missing or empty file before the others are read).
+
+    Raises
+    ------
+    InputError
+        The path does not exist, or is an empty file.
+    """
+    path = Path(source)
+    if str(source) in BUNDLED:
+        return path
+    if not path.exists():
+        raise InputError(f"data file {path} does not exist: check the path (or use 'adult')")
+    if path.is_file() and path.stat().st_size == 0:
+        raise InputError(f"data file {path} is empty: give a file with a header and records")
+    return path
 
 
 def _read_parquet_parts(path: Path) -> pd.DataFrame:
@@ -371,12 +387,16 @@ class EncodedFrames:
         The profile of the first (reference) frame.
     domain : DomainReport
         Values of every other frame outside the reference's domain.
+    frames : dict of str to DataFrame
+        The frames the tables were encoded from, by name (compacted when
+        :func:`encode_frames` was asked to; empty for :meth:`of_tables`).
     """
 
     schema: Schema
     tables: dict[str, Table]
     profile: DataProfile
     domain: DomainReport
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict, compare=False, repr=False)
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.schema, self.tables))
@@ -400,14 +420,60 @@ class EncodedFrames:
         return [*self.profile.warnings, *self.domain.warnings]
 
 
+#: A frame, or a function that reads it (so that :func:`encode_frames` reads one at a time).
+FrameSource = pd.DataFrame | Callable[[], pd.DataFrame]
+
+
+def _compact_column(s: pd.Series) -> pd.Series:
+    """``s`` with the same values in less memory, or ``s`` itself (see :func:`compact_frame`)."""
+    dtype = s.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "iu" and len(s):
+        lo, hi = s.min(), s.max()
+        for small in (np.int8, np.int16, np.int32):
+            info = np.iinfo(small)
+            if np.dtype(small).itemsize < dtype.itemsize and info.min <= lo and hi <= info.max:
+                return s.astype(small)
+        return s
+    if not (pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype)):
+        return s
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    # strings only: factorize matches 1, 1.0 and True as one value, which a category would merge
+    if len(uniques) > len(s) // 2 or not all(type(u) is str for u in uniques):
+        return s
+    cats = pd.Index(np.asarray(uniques, dtype=object), dtype=object)
+    return pd.Series(pd.Categorical.from_codes(codes, categories=cats), index=s.index, name=s.name)
+
+
+def compact_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the same values in less memory, for an audit that keeps the parts it read.
+
+    Text columns of strings with at most one distinct value per two cells become categoricals
+    (a small code per cell instead of a Python object of about 60 bytes), and whole-number
+    columns take the smallest integer type that holds them. Floats, datetimes, booleans, free
+    text and identifiers are left as they are. Every later reader of the frame reads values, not
+    dtypes (the encoding, the copy check's keys, the records shown in a report), and gets the
+    same ones; a profile must be made before, since it reads dtypes. Built as a new frame, one
+    column at a time: ``df`` is not changed.
+    """
+    out = pd.DataFrame({c: _compact_column(df[c]) for c in df.columns}, index=df.index)
+    out.attrs = dict(df.attrs)
+    return out
+
+
+def _str_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with string column names (a renamed copy only when some name is not one)."""
+    return df if all(isinstance(c, str) for c in df.columns) else df.rename(columns=str)
+
+
 def encode_frames(
-    frames: dict[str, pd.DataFrame],
+    frames: Mapping[str, FrameSource],
     *,
     categorical: Sequence[str] = (),
     continuous: Sequence[str] = (),
     keep: Sequence[str] = (),
     schema: Schema | str | Path | None = None,
     max_categories: int = DEFAULT_MAX_CATEGORIES,
+    compact: bool = False,
 ) -> EncodedFrames:
     """Encode several datasets that must share one schema (the first one is the reference).
 
@@ -421,13 +487,30 @@ def encode_frames(
     differ from the first get one error that lists every difference, naming the datasets; a
     column excluded from the analysis may be absent from the other frames.
 
+    A frame may be given as a function that reads it: the frames are then read one after the
+    other, each used for the profile or the widening as soon as it is read. With ``compact``,
+    each is replaced by :func:`compact_frame` of it at that point, before the next is read, so
+    the raw form of at most one frame is held at a time (an audit of millions of rows keeps its
+    parts for the copy check); the tables are the same.
+
     Returns
     -------
     EncodedFrames
-        ``schema, tables, profile, domain``; unpacks as ``(schema, tables)``.
+        ``schema, tables, profile, domain`` and the ``frames`` encoded; unpacks as
+        ``(schema, tables)``.
     """
-    frames = {name: df.rename(columns=str) for name, df in frames.items()}
-    (first_name, first), *rest = frames.items()
+    if not frames:
+        raise InputError("no data to encode: give at least one frame")
+
+    def read(name: str) -> pd.DataFrame:
+        given = frames[name]
+        return _str_columns(given if isinstance(given, pd.DataFrame) else given())
+
+    def keep_frame(df: pd.DataFrame) -> pd.DataFrame:
+        return compact_frame(df) if compact else df
+
+    first_name, *rest = frames
+    first = read(first_name)
     if schema is not None:
         sch = _schema_arg(schema, categorical, continuous, keep)
         profile = profile_frame(
@@ -446,31 +529,40 @@ def encode_frames(
         sch = profile.schema(first, max_categories=max_categories)
     optional = set(sch.excluded)
     ref = [c for c in first.columns if c not in optional]
-    problems = []
-    for name, df in rest:
+    held = {first_name: keep_frame(first)}
+    del first
+    problems: list[str] = []
+    inferred: list[Schema] = []
+    for name in rest:
+        df = read(name)
         cols = [c for c in df.columns if c not in optional]
-        problems += [f"the {name} data: {p}" for p in column_differences(ref, cols)]
+        found = [f"the {name} data: {p}" for p in column_differences(ref, cols)]
+        problems += found
+        if schema is None and not found:
+            inferred.append(
+                Schema(
+                    tuple(
+                        infer_column(df[c.name], c.name, c.kind, max_categories=max_categories)
+                        for c in sch.columns
+                    )
+                )
+            )
+        held[name] = keep_frame(df)
+        del df
     if problems:
         raise InputError(
             f"the {', '.join(frames)} data must have the same columns: {'; '.join(problems)}; "
             "give files with identical columns"
         )
-    if schema is None:
-        for _, df in rest:
-            other = Schema(
-                tuple(
-                    infer_column(df[c.name], c.name, c.kind, max_categories=max_categories)
-                    for c in sch.columns
-                )
-            )
-            sch = widen(sch, other)
-    for name, df in frames.items():
+    for other in inferred:
+        sch = widen(sch, other)
+    for name, df in held.items():
         missing = [c for c in sch.names if c not in df.columns]
         if missing:
             raise InputError(
                 f"the schema names column(s) {missing} that the {name} data does not have: "
                 "give a schema of the data's own columns"
             )
-    tables = {name: Table.from_frame(df[sch.names], sch) for name, df in frames.items()}
-    domain = domain_report(tables[first_name], parts={name: tables[name] for name, _ in rest})
-    return EncodedFrames(sch, tables, profile, domain)
+    tables = {name: Table.from_frame(df[sch.names], sch) for name, df in held.items()}
+    domain = domain_report(tables[first_name], parts={name: tables[name] for name in rest})
+    return EncodedFrames(sch, tables, profile, domain, held)
