@@ -193,6 +193,29 @@ def test_mutual_information_with_large_parent_domains() -> None:
     assert got[0] == pytest.approx(want, abs=1e-10)
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(1, 400),
+    child=st.integers(1, 5000),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_wide_joint_domains_count_only_the_occupied_cells(n: int, child: int, seed: int) -> None:
+    """A 4,000-level child under a parent set with many configurations: the joint counts come
+    from the occupied cells (no table of every cell) and equal a full count table's."""
+    from synthleak.generators.baynet import _cell_counts
+
+    rng = np.random.default_rng(seed)
+    cells = rng.integers(0, child * 50, (2, 3, n))
+    want = np.bincount(cells.ravel())[cells]
+    np.testing.assert_array_equal(_cell_counts(cells), want)
+    sizes = np.array([child, 30, 40])
+    codes = np.stack([rng.integers(0, s, n) for s in sizes]).astype(np.int64)
+    got = _MIScorer(codes, sizes).scores(np.array([0]), (1, 2))
+    assert got[0] == pytest.approx(
+        mutual_info_score(codes[0], codes[1] * 100 + codes[2]), abs=1e-10
+    )
+
+
 def test_greedy_bayes_finds_planted_dependencies() -> None:
     # chain a -> b (copy), c independent, d = xor-like function of (a, c)
     rng = np.random.default_rng(1)

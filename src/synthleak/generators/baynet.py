@@ -177,6 +177,19 @@ def mutual_information(x: np.ndarray, x_size: int, p: np.ndarray, p_size: int) -
     return float((joint[nz] / n * np.log(ratio[nz])).sum())
 
 
+def _cell_counts(cells: np.ndarray) -> np.ndarray:
+    """For each element of ``cells`` (non-negative cell numbers), how many elements share its
+    cell. A count table over every cell (``np.bincount``) when the cells are few beside the
+    elements; otherwise the occupied cells alone (sorted), so a wide joint domain (a
+    4,000-level child under many parent configurations) never allocates a table of every
+    possible cell. The counts, and so the mutual information, are the same either way."""
+    flat = cells.ravel()
+    if flat.size == 0 or int(flat.max()) < 4 * flat.size:
+        return np.bincount(flat)[cells]
+    _, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
+    return counts[inverse.reshape(-1)].reshape(cells.shape)
+
+
 class _MIScorer:
     """Mutual information of many (child, parent set) candidates, batched per parent set."""
 
@@ -240,8 +253,7 @@ class _MIScorer:
                 + child_codes[None, :, :] * p_sizes[:, None, None]
                 + cfg[:, None, :]
             )
-            counts = np.bincount(joint.ravel())
-            mean_log_joint = self.log_table[counts[joint]].mean(axis=2)  # (m, r)
+            mean_log_joint = self.log_table[_cell_counts(joint)].mean(axis=2)  # (m, r)
             out[lo : lo + len(batch)] = (
                 math.log(n)
                 + mean_log_joint
