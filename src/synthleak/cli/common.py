@@ -263,30 +263,13 @@ def read_cli_parts(
 
 
 def load_cli_tables(
-    sources: dict[str, str | None],
-    *,
-    categorical: str | None = None,
-    continuous: str | None = None,
-    schema: Path | None = None,
-    na_values: str | None = None,
-    keep: str | None = None,
-    min_rows: int = 1,
-    show_values: bool = False,
+    sources: dict[str, str | None], **options: Any
 ) -> tuple[Schema, dict[str, LoadedData]]:
-    """:func:`read_cli_parts`, as the schema and one :class:`~synthleak.data.io.LoadedData`
-    per part."""
+    """:func:`read_cli_parts` (same options), as the schema and one
+    :class:`~synthleak.data.io.LoadedData` per part."""
     from synthleak.data.io import LoadedData
 
-    enc = read_cli_parts(
-        sources,
-        categorical=categorical,
-        continuous=continuous,
-        schema=schema,
-        na_values=na_values,
-        keep=keep,
-        min_rows=min_rows,
-        show_values=show_values,
-    )
+    enc = read_cli_parts(sources, **options)
     return enc.schema, {
         name: LoadedData(frame, enc.schema, enc.tables[name], enc.profile)
         for name, frame in enc.frames.items()
