@@ -196,7 +196,6 @@ def _rows() -> list[Row]:
                 8,
                 64,
                 "GANs need a batch of records: the screen dataset only",
-                PATE_COST if model == "patectgan" else "",
             )
     for name in SYNTHCITY:
         for eps in (1, 4):
@@ -215,13 +214,6 @@ def _rows() -> list[Row]:
             )
     return rows
 
-
-#: PATE-CTGAN's measured cost (one fit and sample of 300 records, 5 epochs, batch 100, on this
-#: 2-core machine under a load of about 10): 347 s, so the 72 runs of a row take about 7 h.
-PATE_COST = (
-    "time: one fit took 347 s (300 records, 5 epochs, measured), the row's 72 generator "
-    "runs about 7 h"
-)
 
 #: synthcity's DP models (in their own environment).
 SYNTHCITY = ("synthcity:pategan", "synthcity:dpgan", "synthcity:aim")
