@@ -266,7 +266,6 @@ def run_audit(
             enc.frames["original"],
             synthetic=enc.frames["synthetic"],
             control=enc.frames["control"],
-            schema=enc.schema,
             encoded=enc,
             seed=seed,
             runtime=runtime,

@@ -146,7 +146,6 @@ def main() -> None:
                 enc.frames["original"],
                 synthetic=enc.frames["synthetic"],
                 control=enc.frames["control"],
-                schema=enc.schema,
                 encoded=enc,
                 seed=0,
                 runtime=runtime,

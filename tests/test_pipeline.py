@@ -621,7 +621,6 @@ def test_an_audit_of_compact_parts_encoded_once_is_the_same_audit(split) -> None
         frames["original"],
         synthetic=frames["synthetic"],
         control=frames["control"],
-        schema=enc.schema,
         encoded=enc,
         **kw,
     )
@@ -629,3 +628,12 @@ def test_an_audit_of_compact_parts_encoded_once_is_the_same_audit(split) -> None
     assert once.vulnerability is not None and once.vulnerability.top[0].values
     with pytest.raises(InputError, match="encoded was made from other data"):
         audit(train, synthetic=release, control=ctl, encoded=enc, **kw)
+    with pytest.raises(InputError, match="schema differs from the schema encoded"):
+        audit(
+            frames["original"],
+            synthetic=frames["synthetic"],
+            control=frames["control"],
+            schema=enc.schema.select(list(enc.schema.names[:3])),
+            encoded=enc,
+            **kw,
+        )

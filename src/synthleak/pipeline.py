@@ -1254,7 +1254,7 @@ def audit(
     plan : BudgetPlan, optional
         Explicit sizes, overriding ``budget``.
     schema : Schema, optional
-        Defaults to the schema inferred on the original.
+        Defaults to the schema inferred on the original (with ``encoded``, its schema).
     seed : int
         Same seed, same result (whatever the runtime's workers or cluster).
     runtime : Runtime, optional
@@ -1336,16 +1336,23 @@ def audit(
     frame = original if isinstance(original, pd.DataFrame) else None
     parts = {"original": original, "synthetic": synthetic, "control": control}
     given = {k: v for k, v in parts.items() if v is not None}
-    enc = encode_parts(given, schema=schema, keep=opts.keep) if encoded is None else encoded
-    if encoded is not None and (
-        list(encoded.tables) != list(given)
-        or any(encoded.frames.get(k) is not v for k, v in given.items())
+    if encoded is None:
+        enc = encode_parts(given, schema=schema, keep=opts.keep)
+    elif list(encoded.tables) != list(given) or any(
+        encoded.frames.get(k) is not v for k, v in given.items()
     ):
         raise InputError(
             "encoded was made from other data than the parts given: encode the frames in the "
             "order original, synthetic, control and pass the frames it holds (encoded.frames) "
             "as those parts, or leave encoded out"
         )
+    elif schema is not None and schema != encoded.schema:
+        raise InputError(
+            "schema differs from the schema encoded was made with: leave schema out (encoded "
+            "carries its own)"
+        )
+    else:
+        enc = encoded
     sch = enc.schema
     ori, syn, ctl = enc.tables["original"], enc.tables.get("synthetic"), enc.tables.get("control")
     frames = {k: v for k, v in given.items() if isinstance(v, pd.DataFrame)}

@@ -143,7 +143,6 @@ def _run_audit(
             synthetic=parts.get("synthetic"),
             control=parts.get("control"),
             options=options,
-            schema=enc.schema,
             encoded=enc,
             runtime=runtime,
             policy=policy,
