@@ -637,3 +637,102 @@ def test_an_audit_of_compact_parts_encoded_once_is_the_same_audit(split) -> None
             encoded=enc,
             **kw,
         )
+
+
+class _Stopped(KeyboardInterrupt):
+    """Ctrl-C, raised by a test in the middle of an audit."""
+
+
+def _stages_with(calls: list[str], stop_at: str | None = None) -> tuple:
+    """The audit's stages, each recording its name in ``calls`` when it runs; ``stop_at``
+    raises Ctrl-C there (after the stages before it finished)."""
+
+    def wrap(st):  # type: ignore[no-untyped-def]
+        def run(ctx, rng):  # type: ignore[no-untyped-def]
+            calls.append(st.name)
+            if st.name == stop_at:
+                raise _Stopped
+            st.run(ctx, rng)
+
+        return replace(st, run=run)
+
+    return tuple(wrap(st) for st in STAGES)
+
+
+def test_an_interrupted_audit_keeps_its_finished_stages(split, tmp_path, monkeypatch) -> None:
+    """Ctrl-C (or kill -9) in the middle of an audit keeps every stage it finished: the same
+    audit run again takes them from the run directory and reports exactly what an audit never
+    interrupted does; another audit in the same directory runs every stage itself."""
+    import synthleak.pipeline as audit_module
+    from synthleak.runtime import Runtime
+
+    train, ctl, other = (t.to_frame() for t in split)
+    other.insert(0, "name", [f"Person {j}" for j in range(len(other))])  # a left-out column
+    train.insert(0, "name", [f"Person {j}" for j in range(len(train))])
+    ctl.insert(0, "name", [f"Someone {j}" for j in range(len(ctl))])
+    kw = {"plan": TINY, "seed": 4, "secret": "income", "show_records": True}
+    whole = audit(train, synthetic=other, control=ctl, **kw)
+    rt = Runtime(run_dir=tmp_path / "run")
+    calls: list[str] = []
+    monkeypatch.setattr(audit_module, "STAGES", _stages_with(calls, stop_at="membership_nobox"))
+    with pytest.raises(_Stopped):
+        audit(train, synthetic=other, control=ctl, runtime=rt, **kw)
+    assert calls[-4:] == ["copies", "singling_out", "linkability", "membership_nobox"]
+
+    calls.clear()
+    monkeypatch.setattr(audit_module, "STAGES", _stages_with(calls))
+    lines: list[str] = []
+    resumed = audit(train, synthetic=other, control=ctl, runtime=rt, log=lines.append, **kw)
+    assert not {"copies", "singling_out", "linkability"} & set(calls)
+    assert {"membership_nobox", "attribute_release", "utility"} <= set(calls)
+    assert "Linkability: finished in an earlier run, kept" in lines
+    assert _figures(resumed) == _figures(whole)
+    assert resumed.copies is not None and resumed.copies.same_as(whole.copies)
+
+    calls.clear()  # every kept stage is now stored: nothing runs again
+    again = audit(train, synthetic=other, control=ctl, runtime=rt, **kw)
+    assert not {st.name for st in STAGES if st.kept} & set(calls)
+    assert _figures(again) == _figures(whole)
+
+    calls.clear()  # other values in a left-out column: another audit, every stage runs
+    other2 = other.assign(name=ctl["name"].to_numpy())
+    changed = audit(train, synthetic=other2, control=ctl, runtime=rt, **kw)
+    assert {"copies", "singling_out", "linkability", "membership_nobox"} <= set(calls)
+    assert _figures(changed) == _figures(audit(train, synthetic=other2, control=ctl, **kw))
+    calls.clear()  # another seed: another audit
+    audit(train, synthetic=other, control=ctl, runtime=rt, **{**kw, "seed": 5})
+    assert "copies" in calls
+
+
+def test_every_kept_stage_is_stored(split, tmp_path) -> None:
+    """A stage marked kept stores its output; one that changed anything but findings, notes,
+    privacy-utility points and sections would not be (and would run again on every resume)."""
+    from synthleak.runtime import RunStore, Runtime
+
+    train, ctl, other = split
+    r = audit(
+        train,
+        synthetic=other,
+        control=ctl,
+        plan=TINY,
+        seed=1,
+        secret="income",
+        runtime=Runtime(run_dir=tmp_path / "run"),
+    )
+    measured = {s.name for s in r.stages if s.status is StageStatus.MEASURED}
+    kept = {st.name for st in STAGES if st.kept} & measured
+    assert kept >= {"copies", "singling_out", "membership_nobox", "attribute_release", "utility"}
+    with RunStore(tmp_path / "run" / "stages", {"kept": "audit stages"}) as store:
+        assert {k.rsplit("-", 1)[0] for k in store.done()} == kept
+    swept = audit(
+        train,
+        synthetic=other,
+        control=ctl,
+        plan=TINY,
+        seed=1,
+        secret="all",
+        runtime=Runtime(run_dir=tmp_path / "sweep"),
+    )
+    assert any(s.name == "attribute_sweep" and s.status is StageStatus.MEASURED for s in swept.stages)
+    with RunStore(tmp_path / "sweep" / "stages", {"kept": "audit stages"}) as store:
+        assert any(k.startswith("attribute_sweep-") for k in store.done())

@@ -39,8 +39,11 @@ all findings keeps the chance of any false "leak" verdict at 5 %.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
+import json
 import math
 import time
+import typing
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -103,6 +106,7 @@ from synthleak.results import (
 from synthleak.runtime import Runtime, as_runtime
 from synthleak.runtime.seeding import STREAMS_VERSION, game_seed, stream
 from synthleak.runtime.store import check_layout
+from synthleak.serde import decode, jsonable
 from synthleak.threat import ThreatModel, threat_model
 from synthleak.vulnerability import Ranking, rank_records
 
@@ -215,6 +219,9 @@ class Stage:
     title: str
     needs: Callable[[_Context], Skip | None]
     run: Callable[[_Context, np.random.Generator], None]
+    #: Whether a finished run of the stage is kept in the run directory (:class:`_Kept`): only
+    #: for stages that leave nothing but findings, notes, privacy-utility points and sections.
+    kept: bool = False
 
 
 # --- stages -------------------------------------------------------------------------------------
@@ -1175,28 +1182,31 @@ STAGES: tuple[Stage, ...] = (
     Stage("split", "Control set held out", _needs_split, _split),
     Stage("release", "Synthetic release generated", _needs_release, _release),
     Stage("vulnerability", "Vulnerability ranking", lambda ctx: None, _vulnerability),
-    Stage("copies", "Verbatim copies", _needs_synthetic, _copies),
-    Stage("singling_out", "Singling out", _needs_control, _singling_out),
-    Stage("linkability", "Linkability", _needs_control, _linkability),
+    Stage("copies", "Verbatim copies", _needs_synthetic, _copies, kept=True),
+    Stage("singling_out", "Singling out", _needs_control, _singling_out, kept=True),
+    Stage("linkability", "Linkability", _needs_control, _linkability, kept=True),
     Stage(
         "membership_nobox",
         "Membership inference without the generator",
         _needs_control,
         _membership_nobox,
+        kept=True,
     ),
     Stage(
         "attribute_release",
         "Attribute inference on the release",
         _needs_release_aia,
         _attribute_release,
+        kept=True,
     ),
     Stage(
         "attribute_sweep",
         "Attribute inference of every column",
         _needs_sweep,
         _attribute_sweep,
+        kept=True,
     ),
-    Stage("utility", "Utility", _needs_synthetic, _utility),
+    Stage("utility", "Utility", _needs_synthetic, _utility, kept=True),
     Stage(
         "attribute_game",
         "Attribute-inference game against the generator",
@@ -1451,15 +1461,150 @@ def _assemble(
     )
 
 
+#: The context fields a kept stage may change (``Stage.kept``).
+_KEPT_FIELDS = ("findings", "notes", "privacy_utility", "sections")
+
+
+class _Kept:
+    """The finished stages of an audit, kept in its run directory (``RUN_DIR/stages``).
+
+    A stage marked ``kept`` that finishes stores what it added to the context (findings, notes,
+    privacy-utility points, sections) as one JSON document, written atomically; a re-run of the
+    same audit takes it back instead of running the stage again, so an audit stopped by Ctrl-C
+    or ``kill -9`` keeps every stage it finished, however long each took. The document's key
+    holds a digest of everything the stage's output depends on: synthleak's version, the random
+    stream layout, the options (and so the seed), the schema, the values of the three parts
+    (the encoded tables, and the frames as read, whose left-out columns the copy check reads)
+    and what happened to every earlier stage. Another audit in the same directory has other
+    keys and runs every stage. Results round-trip through JSON losslessly (:mod:`synthleak.serde`),
+    so a resumed audit reports what an uninterrupted one does.
+    """
+
+    def __init__(self, ctx: _Context) -> None:
+        from synthleak.runtime.store import RunStore
+
+        assert ctx.runtime.run_dir is not None
+        self.ctx = ctx
+        self.store = RunStore(ctx.runtime.run_dir / "stages", {"kept": "audit stages"})
+        self._base: str | None = None
+
+    def _part(self, name: str) -> str:
+        from synthleak.games.shadow import table_fingerprint
+
+        ctx = self.ctx
+        table = {"original": ctx.original, "synthetic": ctx.synthetic, "control": ctx.control}[name]
+        if table is None:
+            return "-"
+        h = hashlib.sha256(table_fingerprint(table).encode())
+        frame = ctx.frames.get(name)
+        if frame is not None:
+            h.update(json.dumps([str(c) for c in frame.columns]).encode())
+            try:
+                rows = pd.util.hash_pandas_object(frame, index=False)
+            except (TypeError, ValueError):  # values pandas cannot hash as they are (lists)
+                rows = pd.util.hash_pandas_object(frame.astype(str), index=False)
+            h.update(np.ascontiguousarray(rows.to_numpy(dtype=np.uint64)).data)
+        return h.hexdigest()
+
+    def key(self, st: Stage, records: Sequence[StageRecord]) -> str:
+        """The key of ``st``'s output, after the stages ``records`` describe."""
+        from synthleak import __version__
+
+        if self._base is None:  # at the first kept stage: after the release exists
+            ctx = self.ctx
+            parts = [self._part(n) for n in ("original", "synthetic", "control")]
+            self._base = json.dumps(
+                [
+                    __version__,
+                    STREAMS_VERSION,
+                    ctx.options.to_json(),
+                    ctx.schema.to_json(),
+                    list(ctx.identifiers),
+                    parts,
+                ]
+            )
+        before = [[r.name, r.status.value, r.reason, r.needs] for r in records]
+        text = json.dumps([self._base, before]).encode()
+        return f"{st.name}-{hashlib.sha256(text).hexdigest()[:24]}"
+
+    def get(self, key: str) -> tuple[dict[str, Any], float] | None:
+        """The stored output of ``key`` and the seconds the stage took, if it finished."""
+        if key not in self.store:
+            return None
+        return self.store.get_document(key), float(self.store.meta(key).get("seconds", math.nan))
+
+    def put(self, key: str, doc: dict[str, Any], seconds: float) -> None:
+        self.store.put_document(key, doc, {"seconds": seconds})
+
+    @staticmethod
+    def mark(ctx: _Context) -> dict[str, Any]:
+        """What the context holds before a stage runs (:meth:`output` compares with it)."""
+        held = {f.name: getattr(ctx, f.name) for f in fields(_Context)}
+        held["_sizes"] = {n: len(getattr(ctx, n)) for n in _KEPT_FIELDS if n != "sections"}
+        held["_sections"] = {f.name: getattr(ctx.sections, f.name) for f in fields(_Sections)}
+        return held
+
+    @staticmethod
+    def output(ctx: _Context, mark: dict[str, Any]) -> dict[str, Any] | None:
+        """What the stage added to the context, as JSON (``None`` when it changed anything
+        else, which cannot be kept)."""
+        if any(
+            getattr(ctx, f.name) is not mark[f.name]
+            for f in fields(_Context)
+            if f.name not in _KEPT_FIELDS
+        ):
+            return None
+        sizes = mark["_sizes"]
+        return {
+            "findings": jsonable(ctx.findings[sizes["findings"] :]),
+            "notes": ctx.notes[sizes["notes"] :],
+            "privacy_utility": jsonable(ctx.privacy_utility[sizes["privacy_utility"] :]),
+            "sections": {
+                name: jsonable(value)
+                for name, value in ((n, getattr(ctx.sections, n)) for n in mark["_sections"])
+                if value is not mark["_sections"][name]
+            },
+        }
+
+    @staticmethod
+    def restore(ctx: _Context, doc: dict[str, Any]) -> None:
+        """Add a stored output to the context, as the stage did."""
+        ctx.findings.extend(Finding.from_dict(d) for d in doc["findings"])
+        ctx.notes.extend(doc["notes"])
+        ctx.privacy_utility.extend(PrivacyUtilityPoint.from_dict(d) for d in doc["privacy_utility"])
+        hints = typing.get_type_hints(_Sections)
+        for name, value in doc["sections"].items():
+            setattr(ctx.sections, name, decode(hints[name], value))
+
+
 def run_stages(ctx: _Context, stages: Sequence[Stage]) -> list[StageRecord]:
-    """Run every stage that has its inputs; record what happened to each."""
-    records = []
+    """Run every stage that has its inputs; record what happened to each. With a run directory,
+    a stage marked ``kept`` that an earlier run of the same audit finished is taken from it
+    (:class:`_Kept`)."""
+    kept = _Kept(ctx) if ctx.runtime.run_dir is not None else None
+    try:
+        return _run_stages(ctx, stages, kept)
+    finally:
+        if kept is not None:
+            kept.store.close()
+
+
+def _run_stages(ctx: _Context, stages: Sequence[Stage], kept: _Kept | None) -> list[StageRecord]:
+    records: list[StageRecord] = []
     for st in stages:
         skip = st.needs(ctx)
         if skip is not None:
             status = StageStatus.NOT_MEASURED if skip.needs else StageStatus.NOT_APPLICABLE
             records.append(StageRecord(st.name, st.title, status, skip.reason, skip.needs))
             continue
+        key = kept.key(st, records) if kept is not None and st.kept else None
+        stored = kept.get(key) if kept is not None and key is not None else None
+        if stored is not None:
+            _Kept.restore(ctx, stored[0])
+            ctx.log(f"{st.title}: finished in an earlier run, kept")
+            records.append(StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", stored[1]))
+            continue
+        mark = _Kept.mark(ctx) if key is not None else None
         t0 = time.perf_counter()
         try:
             with warnings.catch_warnings():
@@ -1492,7 +1637,9 @@ def run_stages(ctx: _Context, stages: Sequence[Stage]) -> list[StageRecord]:
                 )
             )
             continue
-        records.append(
-            StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", time.perf_counter() - t0)
-        )
+        seconds = time.perf_counter() - t0
+        doc = _Kept.output(ctx, mark) if mark is not None else None
+        if kept is not None and key is not None and doc is not None:
+            kept.put(key, doc, seconds)
+        records.append(StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", seconds))
     return records

@@ -231,6 +231,12 @@ def _decode(tp: Any, value: Any) -> Any:
     return value
 
 
+def decode(tp: Any, value: Any) -> Any:
+    """The value of annotated type ``tp`` (a result class, ``X | None``, a tuple of results,
+    ...) from its JSON form, as :meth:`Result.from_dict` decodes a field of that type."""
+    return _decode(tp, value)
+
+
 def _fits(tp: Any, value: Any) -> bool:
     origin = get_origin(tp) or tp
     if origin is Annotated:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -496,10 +497,18 @@ def test_audit_secret_all_ranks_every_column_and_resumes(
     stages = {s["name"]: s for s in doc["stages"]}
     assert stages["attribute_sweep"]["status"] == "measured"
     assert stages["attribute_release"]["status"] == "not applicable"
-    # a rerun into the same folder reloads every column's finished parts: the same figures
+    # a rerun into the same folder takes the finished stage; without it (a run stopped in the
+    # middle of the sweep), it reloads every column's finished parts: the same figures
     args = ["audit", "--original", str(tmp_path / "sweep_ori.csv")]
     args += ["--synthetic", str(tmp_path / "sweep_syn.csv"), "--control"]
     args += [str(tmp_path / "sweep_ctl.csv"), "--budget", "quick", "--out-dir", str(out)]
+    assert main([*args, "--secret", "all"]) == 0
+    assert "Attribute inference of every column: finished in an earlier run, kept" in (
+        capsys.readouterr().err
+    )
+    again = json.loads((out / "report.json").read_text())
+    assert again["attribute_sweep"]["columns"] == sweep["columns"]
+    shutil.rmtree(out / "run" / "stages")
     assert main([*args, "--secret", "all"]) == 0
     assert "reloaded from the run directory" in capsys.readouterr().err
     again = json.loads((out / "report.json").read_text())

@@ -59,8 +59,8 @@ def _finished_units(run_dir: Path) -> int:
 @pytest.mark.parametrize("command", ["mia", "mia-workers", "audit"])
 def test_ctrl_c_exits_130_with_the_resume_hint(tmp_path: Path, command: str) -> None:
     """SIGINT in the middle of a long run: exit 130, one line naming the kept run directory.
-    The audit is interrupted in its first stage that keeps work, the two-stage screen, whose
-    units must survive (they were deleted with the output folder).
+    The audit is interrupted once it has kept its first finished work (a stage, or a unit of
+    one), which must survive (units were once deleted with the output folder).
 
     As from a terminal, the signal goes to the whole process group: with ``--workers 2`` the
     worker processes receive it too, and must stop without a traceback of their own.
@@ -103,6 +103,88 @@ def test_ctrl_c_exits_130_with_the_resume_hint(tmp_path: Path, command: str) -> 
         "run the same command again to resume it"
     ), err
     assert "Traceback" not in err and _finished_units(run_dir) > 0
+
+
+_BLOCK_NOBOX = """
+import sys, time
+from dataclasses import replace
+import synthleak.pipeline as p
+
+def wait(ctx, rng):
+    time.sleep(600)
+
+p.STAGES = tuple(replace(s, run=wait) if s.name == "membership_nobox" else s for s in p.STAGES)
+from synthleak.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_kill_9_keeps_the_finished_stages_of_a_release_audit(tmp_path: Path, capsys) -> None:
+    """``kill -9`` in the middle of a release audit (here while the no-box stage runs) keeps
+    the stages it finished: the same command run again takes them and reports what an audit
+    never killed does."""
+    import json
+
+    import numpy as np
+
+    df = synthleak.datasets.load_adult()
+    rows = np.random.default_rng(0).permutation(len(df))
+    files = {}
+    for name, part in (("ori", rows[:4000]), ("syn", rows[4000:8000]), ("ctl", rows[8000:9000])):
+        files[name] = tmp_path / f"{name}.csv"
+        df.iloc[part].to_csv(files[name], index=False)
+
+    def args(out: Path) -> list[str]:
+        return [
+            "audit",
+            "--original",
+            str(files["ori"]),
+            "--synthetic",
+            str(files["syn"]),
+            "--control",
+            str(files["ctl"]),
+            "--budget",
+            "quick",
+            "--out-dir",
+            str(out),
+        ]
+
+    out = tmp_path / "killed"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _BLOCK_NOBOX, *args(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    stages = out / "run" / "stages"
+    deadline = time.monotonic() + 240
+    while _finished_units(stages) < 3 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert proc.poll() is None, proc.communicate()[1]
+    proc.kill()
+    proc.communicate()
+    assert not (out / "report.json").exists()
+
+    assert main(args(out)) == 0
+    err = capsys.readouterr().err
+    for title in ("Verbatim copies", "Singling out", "Linkability"):
+        assert f"{title}: finished in an earlier run, kept" in err
+    assert "membership inference without the generator (" in err  # not kept: it ran now
+    assert main(args(tmp_path / "whole")) == 0
+
+    def figures(path: Path) -> object:
+        def strip(obj: object) -> object:
+            if isinstance(obj, dict):
+                drop = ("seconds", "created", "command_line")
+                return {k: strip(v) for k, v in obj.items() if k not in drop}
+            if isinstance(obj, list):
+                return [strip(v) for v in obj]
+            return obj
+
+        return strip(json.loads(path.read_text()))
+
+    killed, whole = (figures(tmp_path / d / "report.json") for d in ("killed", "whole"))
+    assert killed["findings"] == whole["findings"] and killed == whole
 
 
 def test_interrupted_message_without_a_run_directory(tmp_path: Path) -> None:

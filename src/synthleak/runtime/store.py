@@ -225,6 +225,15 @@ class RunStore:
         with np.load(self.path / "units" / row[0], allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
 
+    def put_document(self, key: str, doc: Any, meta: dict[str, Any] | None = None) -> None:
+        """Store a finished unit whose result is a JSON document (kept as UTF-8 bytes)."""
+        data = json.dumps(doc, allow_nan=False, separators=(",", ":")).encode()
+        self.put(key, {"json": np.frombuffer(data, dtype=np.uint8)}, meta)
+
+    def get_document(self, key: str) -> Any:
+        """The JSON document of a unit stored with :meth:`put_document`."""
+        return json.loads(self.get(key)["json"].tobytes().decode())
+
     def meta(self, key: str) -> dict[str, Any]:
         row = self._db.execute("SELECT meta FROM units WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else {}
