@@ -736,3 +736,44 @@ def test_every_kept_stage_is_stored(split, tmp_path) -> None:
     assert any(s.name == "attribute_sweep" and s.status is StageStatus.MEASURED for s in swept.stages)
     with RunStore(tmp_path / "sweep" / "stages", {"kept": "audit stages"}) as store:
         assert any(k.startswith("attribute_sweep-") for k in store.done())
+
+
+def test_a_ctrl_c_swallowed_inside_a_stage_stops_the_audit(split, tmp_path, monkeypatch) -> None:
+    """Code a stage runs may swallow a Ctrl-C (numpy clears errors raised while it looks up an
+    attribute): the audit stops after that stage anyway, and keeps nothing the stage did."""
+    import os
+    import signal
+    import time
+
+    import synthleak.pipeline as audit_module
+    from synthleak.runtime import RunStore, Runtime
+
+    def swallowing(st):  # type: ignore[no-untyped-def]
+        def run(ctx, rng):  # type: ignore[no-untyped-def]
+            st.run(ctx, rng)
+            if st.name == "singling_out":
+                try:
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(1)
+                except KeyboardInterrupt:
+                    pass
+
+        return replace(st, run=run)
+
+    train, ctl, other = split
+    monkeypatch.setattr(audit_module, "STAGES", tuple(swallowing(st) for st in STAGES))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            audit(
+                train,
+                synthetic=other,
+                control=ctl,
+                plan=TINY,
+                seed=1,
+                runtime=Runtime(run_dir=tmp_path / "run"),
+            )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    with RunStore(tmp_path / "run" / "stages", {"kept": "audit stages"}) as store:
+        assert {k.rsplit("-", 1)[0] for k in store.done()} == {"copies"}

@@ -65,3 +65,21 @@ def check_fitted(obj: object, attribute: str) -> None:
         raise NotFittedError(
             f"{type(obj).__name__} is not fitted yet: call fit(...) before using it"
         )
+
+
+def raise_if_interrupted(exc: BaseException) -> None:
+    """Raise :class:`KeyboardInterrupt` when ``exc`` stands for a Ctrl-C.
+
+    Compiled code (numba) interrupted by Ctrl-C returns with the interrupt pending, and Python
+    reports it as a ``SystemError`` caused by the ``KeyboardInterrupt``; a wrapper may chain that
+    into its own error again. Every ``except Exception`` that records a failure and goes on (a
+    stage, a work unit, a generator's dataset) calls this first, so a Ctrl-C stops the run
+    instead of being recorded as a failure.
+    """
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, KeyboardInterrupt):
+            raise KeyboardInterrupt from exc
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__

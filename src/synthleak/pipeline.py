@@ -58,7 +58,7 @@ from synthleak.attacks.base import AttackFamily
 from synthleak.data.io import EncodedFrames
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
-from synthleak.errors import BaselineWarning, InputError
+from synthleak.errors import BaselineWarning, InputError, raise_if_interrupted
 from synthleak.findings import audit_metrics, membership_epsilon, membership_finding
 from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
 from synthleak.games.base import Release, encode_parts
@@ -105,7 +105,7 @@ from synthleak.results import (
 )
 from synthleak.runtime import Runtime, as_runtime
 from synthleak.runtime.seeding import STREAMS_VERSION, game_seed, stream
-from synthleak.runtime.store import check_layout
+from synthleak.runtime.store import check_interrupted, check_layout, interrupts_noticed
 from synthleak.serde import decode, jsonable
 from synthleak.threat import ThreatModel, threat_model
 from synthleak.vulnerability import Ranking, rank_records
@@ -1583,7 +1583,8 @@ def run_stages(ctx: _Context, stages: Sequence[Stage]) -> list[StageRecord]:
     (:class:`_Kept`)."""
     kept = _Kept(ctx) if ctx.runtime.run_dir is not None else None
     try:
-        return _run_stages(ctx, stages, kept)
+        with interrupts_noticed():
+            return _run_stages(ctx, stages, kept)
     finally:
         if kept is not None:
             kept.store.close()
@@ -1611,6 +1612,7 @@ def _run_stages(ctx: _Context, stages: Sequence[Stage], kept: _Kept | None) -> l
                 warnings.simplefilter("ignore", BaselineWarning)  # the verdict carries it
                 st.run(ctx, _STAGE.sub(st.name).rng(ctx.options.seed))
         except InputError as exc:
+            check_interrupted()
             ctx.log(f"{st.title}: not measured ({exc})")
             records.append(
                 StageRecord(
@@ -1624,6 +1626,8 @@ def _run_stages(ctx: _Context, stages: Sequence[Stage], kept: _Kept | None) -> l
             )
             continue
         except Exception as exc:  # a failing stage never loses the others' work
+            raise_if_interrupted(exc)
+            check_interrupted()
             msg = str(exc).splitlines()[0] if str(exc) else ""
             ctx.log(f"{st.title}: failed ({type(exc).__name__}: {msg})")
             records.append(
@@ -1638,6 +1642,7 @@ def _run_stages(ctx: _Context, stages: Sequence[Stage], kept: _Kept | None) -> l
             )
             continue
         seconds = time.perf_counter() - t0
+        check_interrupted()  # a Ctrl-C that the stage's code swallowed: nothing is kept
         doc = _Kept.output(ctx, mark) if mark is not None else None
         if kept is not None and key is not None and doc is not None:
             kept.put(key, doc, seconds)

@@ -84,3 +84,56 @@ def test_a_run_directory_of_another_stream_layout_is_refused(tmp_path: Path) -> 
     RunStore(empty, {"a": 1})
     check_layout(empty, 2)
     assert (empty / "layout.json").exists()
+
+
+@pytest.fixture
+def python_sigint_handler():  # type: ignore[no-untyped-def]
+    """Ctrl-C raising KeyboardInterrupt, as in a terminal (a test worker may ignore it)."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def _swallowed_ctrl_c() -> None:
+    """A Ctrl-C that the interrupted code swallows, as numpy does in its attribute lookups."""
+    import os
+    import signal
+    import time
+
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)
+    except KeyboardInterrupt:
+        pass
+
+
+def test_a_swallowed_ctrl_c_is_noticed(python_sigint_handler) -> None:
+    from synthleak.runtime.store import check_interrupted, interrupts_noticed
+
+    with interrupts_noticed():
+        check_interrupted()  # nothing pressed yet
+        _swallowed_ctrl_c()
+        with pytest.raises(KeyboardInterrupt):
+            check_interrupted()
+    with interrupts_noticed():  # a new block starts clean
+        check_interrupted()
+    _swallowed_ctrl_c()  # outside any block: not recorded
+    check_interrupted()
+
+
+def test_a_unit_run_while_ctrl_c_was_swallowed_is_not_kept(
+    tmp_path: Path, python_sigint_handler
+) -> None:
+    from synthleak.runtime import WorkUnit, run_units
+
+    def unit(shared: object, i: int) -> dict[str, np.ndarray]:
+        if i == 1:
+            _swallowed_ctrl_c()
+        return {"x": np.array([i])}
+
+    with RunStore(tmp_path, {"t": 1}) as store:
+        with pytest.raises(KeyboardInterrupt):
+            run_units(unit, [WorkUnit(f"u{i}", (i,)) for i in range(3)], store=store)
+        assert store.done() == {"u0"}

@@ -27,7 +27,7 @@ from synthleak.cli import (
     vulnerable,  # noqa: F401
 )
 from synthleak.cli.app import app
-from synthleak.errors import InputError
+from synthleak.errors import InputError, raise_if_interrupted
 
 try:  # typer >= 0.20 vendors click as typer._click
     from typer._click import exceptions as click_exc
@@ -141,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"synthleak: error: {flag_message(exc)}\n")
         return 2
     except Exception as exc:
+        try:
+            raise_if_interrupted(exc)
+        except KeyboardInterrupt:
+            sys.stderr.write(interrupted_message(args) + "\n")
+            return 130
         if os.environ.get("SYNTHLEAK_DEBUG"):
             raise
         if isinstance(exc, OSError) and exc.filename is not None:  # the user's file system

@@ -85,7 +85,7 @@ from synthleak.attacks.base import AttackFamily, AttributeAttack, resolve_attack
 from synthleak.data.encoding import Discretiser
 from synthleak.data.schema import Column, ColumnKind, Schema
 from synthleak.data.table import Table
-from synthleak.errors import InputError
+from synthleak.errors import InputError, raise_if_interrupted
 from synthleak.games.base import Release, as_table
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import (
@@ -833,6 +833,7 @@ def _play_game(shared: dict[str, Any], game: int) -> dict[str, np.ndarray]:
     except InputError:
         raise
     except Exception as exc:
+        raise_if_interrupted(exc)
         raise GameFailure(
             f"generator {cfg['generator']} failed to fit: {type(exc).__name__}: {exc}"
         ) from exc

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from synthleak.data.table import Table
+from synthleak.errors import raise_if_interrupted
 from synthleak.generators import make_generator
 from synthleak.queries import TableStack
 from synthleak.runtime import RunStore, Runtime, WorkUnit
@@ -79,6 +80,7 @@ def generate_batch(
             values[j] = syn.values
             ok[j] = True
         except Exception as exc:  # counted and reported; the dataset is dropped
+            raise_if_interrupted(exc)
             msg = str(exc).splitlines()[0] if str(exc) else ""
             errors[j] = f"{type(exc).__name__}: {msg}"[:200]
     return {"codes": codes, "values": values, "ok": ok, "errors": errors}

@@ -60,7 +60,7 @@ import pandas as pd
 
 from synthleak.attacks.base import AttackFamily, MembershipAttack, make_attack
 from synthleak.data.table import Table
-from synthleak.errors import InputError
+from synthleak.errors import InputError, raise_if_interrupted
 from synthleak.games.base import as_table
 from synthleak.games.shadow import table_fingerprint
 from synthleak.generators import make_generator
@@ -183,6 +183,7 @@ def _generate_units(
                 raise ValueError(f"generator returned {len(syn)} records or another schema")
             codes[j], values[j], ok[j] = syn.codes, syn.values, True
         except Exception as exc:  # counted and reported; the dataset is dropped
+            raise_if_interrupted(exc)
             msg = str(exc).splitlines()[0] if str(exc) else ""
             errors[j] = f"{type(exc).__name__}: {msg}"[:200]
     return {"codes": codes, "values": values, "ok": ok, "errors": errors}

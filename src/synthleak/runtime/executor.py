@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from synthleak.errors import InputError, MissingExtraError
-from synthleak.runtime.store import RunStore
+from synthleak.errors import InputError, MissingExtraError, raise_if_interrupted
+from synthleak.runtime.store import RunStore, check_interrupted, interrupts_noticed
 
 UnitFn = Callable[..., dict[str, np.ndarray]]
 ProgressFn = Callable[[int, int], None]
@@ -121,6 +121,7 @@ def _call(
     try:
         return fn(shared, *args), None
     except Exception as exc:  # reported per unit, the run goes on
+        raise_if_interrupted(exc)
         tb = traceback.extract_tb(exc.__traceback__)
         where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
         msg = str(exc).splitlines()[0] if str(exc) else ""
@@ -210,6 +211,7 @@ def run_units(
 
     def record(key: str, arrays: dict[str, np.ndarray] | None, error: str | None) -> None:
         nonlocal count
+        check_interrupted()  # a unit run while a Ctrl-C was swallowed is not kept
         results[key] = UnitResult(key, arrays, error)
         if store is not None:
             if error is None and arrays is not None:
@@ -222,13 +224,14 @@ def run_units(
 
     if not todo:
         return results
-    if cluster is not None:
-        _run_dask(fn, todo, shared, cluster, record)
-    elif workers == 1 or len(todo) == 1:
-        for u in todo:
-            record(u.key, *_call(fn, shared, u.args))
-    else:
-        _run_processes(fn, todo, shared, workers, record)
+    with interrupts_noticed():
+        if cluster is not None:
+            _run_dask(fn, todo, shared, cluster, record)
+        elif workers == 1 or len(todo) == 1:
+            for u in todo:
+                record(u.key, *_call(fn, shared, u.args))
+        else:
+            _run_processes(fn, todo, shared, workers, record)
     return results
 
 

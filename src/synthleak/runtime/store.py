@@ -58,6 +58,51 @@ def _interrupts_deferred() -> Iterator[None]:
                 os.kill(os.getpid(), signal.SIGINT)
 
 
+#: Whether a Ctrl-C was noticed inside :func:`interrupts_noticed` (``depth``: its nesting).
+_NOTICED = {"depth": 0, "interrupted": False}
+
+
+@contextlib.contextmanager
+def interrupts_noticed() -> Iterator[None]:
+    """Notice every Ctrl-C pressed in the block, even one the interrupted code swallows.
+
+    Python raises ``KeyboardInterrupt`` in whatever Python code runs when the signal is handled,
+    and some of that code belongs to libraries that swallow it: numpy clears any error raised
+    while it looks up an attribute of an object (e.g. ``__array_ufunc__`` on an enum member),
+    and compiled code returns a ``SystemError`` instead
+    (:func:`~synthleak.errors.raise_if_interrupted`).
+    In the block, the Ctrl-C handler also records that it ran, and :func:`check_interrupted`
+    raises ``KeyboardInterrupt`` for it later: an audit calls it between its stages, a run of
+    work units before it stores each unit, so neither keeps work done while a Ctrl-C was lost.
+    Main thread only, and only where Ctrl-C raises ``KeyboardInterrupt`` (a Python handler).
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield
+        return
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        _NOTICED["interrupted"] = True
+        previous(signum, frame)
+
+    if _NOTICED["depth"] == 0:
+        _NOTICED["interrupted"] = False
+    _NOTICED["depth"] += 1
+    signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        _NOTICED["depth"] -= 1
+
+
+def check_interrupted() -> None:
+    """Raise ``KeyboardInterrupt`` if a Ctrl-C was pressed in :func:`interrupts_noticed`'s
+    block (one that propagated, or one that the code it interrupted swallowed)."""
+    if _NOTICED["interrupted"]:
+        raise KeyboardInterrupt
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS units (
     key TEXT PRIMARY KEY,
