@@ -733,7 +733,9 @@ def test_every_kept_stage_is_stored(split, tmp_path) -> None:
         secret="all",
         runtime=Runtime(run_dir=tmp_path / "sweep"),
     )
-    assert any(s.name == "attribute_sweep" and s.status is StageStatus.MEASURED for s in swept.stages)
+    assert any(
+        s.name == "attribute_sweep" and s.status is StageStatus.MEASURED for s in swept.stages
+    )
     with RunStore(tmp_path / "sweep" / "stages", {"kept": "audit stages"}) as store:
         assert any(k.startswith("attribute_sweep-") for k in store.done())
 

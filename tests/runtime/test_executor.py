@@ -203,3 +203,55 @@ def test_ctrl_c_stops_running_units_at_once_without_worker_tracebacks(
     assert proc.returncode == 130 and err.strip() == "interrupted", err
     assert time.monotonic() - t0 < 60
     assert len(list(tmp_path.glob("started-*"))) == 2  # the queued units were refused
+
+
+_KILLED_RUN = """
+import os, sys, time
+from pathlib import Path
+import numpy as np
+from synthleak.runtime import WorkUnit, run_units
+
+def slow(marker, i):
+    Path(f"{marker}{i}-{os.getpid()}").touch()
+    time.sleep(120)
+    return {"x": np.array([i])}
+
+if __name__ == "__main__":
+    run_units(slow, [WorkUnit(f"u{i}", (i,)) for i in range(6)], shared=sys.argv[1], workers=2)
+"""
+
+
+def test_workers_of_a_killed_parent_stop(tmp_path: Path) -> None:
+    """``kill -9`` of the parent gives it no chance to stop its pool: the workers notice that
+    their parent is gone and end within seconds, without running the units queued to them."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "run.py"
+    script.write_text(_KILLED_RUN)
+    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path / "started-")])
+    deadline = time.monotonic() + 120
+    while len(list(tmp_path.glob("started-*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    started = list(tmp_path.glob("started-*"))
+    assert len(started) == 2, "the units never started"
+    pids = [int(p.name.rsplit("-", 1)[1]) for p in started]
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        with open(f"/proc/{pid}/stat") as fh:  # an exited child not yet reaped is a zombie
+            return fh.read().split(")")[-1].split()[0] != "Z"
+
+    deadline = time.monotonic() + 30
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(alive(p) for p in pids), "a worker outlived its parent"
+    assert len(list(tmp_path.glob("started-*"))) == 2  # no queued unit started

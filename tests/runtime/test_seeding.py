@@ -94,24 +94,24 @@ def test_every_declared_stream_keeps_its_key() -> None:
 
 
 def test_a_stream_draws_from_its_key_and_the_unit_path() -> None:
-    pool = seeding.STREAMS["membership/pool"]
+    pool = _declared()["membership/pool"]
     np.testing.assert_array_equal(pool.rng(9, 3).random(3), unit_rng(9, 1, 3).random(3))
-    data = seeding.STREAMS["aia/data"]  # scoped: the game's index comes first
+    data = _declared()["aia/data"]  # scoped: the game's index comes first
     np.testing.assert_array_equal(data.rng(9, scope=(4,)).random(3), unit_rng(9, 4, 0).random(3))
-    stage = seeding.STREAMS["audit/stage"].sub("copies")
+    stage = _declared()["audit/stage"].sub("copies")
     assert stage.name == "audit/stage/copies"
     np.testing.assert_array_equal(stage.rng(9).random(3), stream_rng(9, "audit.copies").random(3))
 
 
 def test_a_stream_is_drawn_the_way_it_was_declared() -> None:
     with pytest.raises(TypeError, match="needs the unit"):
-        seeding.STREAMS["aia/data"].rng(1)
+        _declared()["aia/data"].rng(1)
     with pytest.raises(TypeError, match="takes no scope"):
-        seeding.STREAMS["membership/pool"].rng(1, scope=(0,))
+        _declared()["membership/pool"].rng(1, scope=(0,))
     with pytest.raises(TypeError, match="is a family"):
-        seeding.STREAMS["audit/stage"].rng(1)
+        _declared()["audit/stage"].rng(1)
     with pytest.raises(TypeError, match="not a family"):
-        seeding.STREAMS["membership/pool"].sub("x")
+        _declared()["membership/pool"].sub("x")
 
 
 def test_declaring_streams_refuses_clashes(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -461,6 +461,16 @@ def get_worker(python: str, worker_file: Path = WORKER_FILE) -> EnvWorker:
         return worker
 
 
+def kill_workers() -> None:
+    """Kill every worker of this process at once, without waiting for a lock or a reply (for a
+    process whose parent died: its work is lost, the generator's run must not go on)."""
+    for worker in list(_WORKERS.values()) if os.getpid() == _WORKERS_PID else []:
+        proc = worker.proc
+        if proc is not None:
+            with contextlib.suppress(OSError):
+                proc.kill()
+
+
 @atexit.register
 def shutdown_workers() -> None:
     """Stop every worker of this process (also run at exit)."""

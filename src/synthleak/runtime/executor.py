@@ -27,6 +27,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 import traceback
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -90,8 +91,27 @@ def _on_sigint(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
 
+#: Seconds between a worker's checks that its parent is alive.
+PARENT_CHECK_SECONDS = 1.0
+
+
+def _watch_parent(parent: int) -> None:
+    """End this worker soon after its parent dies. A parent killed with ``kill -9`` cannot stop
+    its pool, and the worker would otherwise run the unit in hand and every unit already queued
+    to it (minutes each for a generator in another environment), for a run nobody collects."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    env = sys.modules.get("synthleak.generators.env")
+    if env is not None:
+        env.kill_workers()  # the generator processes this worker started
+    os._exit(1)
+
+
 def _init_worker() -> None:
     signal.signal(signal.SIGINT, _on_sigint)
+    threading.Thread(
+        target=_watch_parent, args=(os.getppid(),), name="synthleak-parent", daemon=True
+    ).start()
     # Stop the process pools a generator left behind before the worker exits: a worker joins its
     # child processes on exit, and joblib's reusable loky executor (ctgan and rdt transform
     # columns with it) keeps its workers alive for 300 s of idleness, so every pool of ours
