@@ -193,18 +193,9 @@ def _figures_digest(result) -> str:
     """SHA-256 of the result's JSON without what measures the machine (stage times, clock)."""
     import hashlib
 
-    def strip(obj):
-        if isinstance(obj, dict):
-            return {
-                k: strip(v)
-                for k, v in obj.items()
-                if k not in ("seconds", "measured_seconds", "projected_seconds", "created")
-            }
-        if isinstance(obj, list):
-            return [strip(v) for v in obj]
-        return obj
+    from synthleak.serde import without_timings
 
-    text = json.dumps(strip(json.loads(result.to_json())), sort_keys=True)
+    text = json.dumps(without_timings(json.loads(result.to_json())), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

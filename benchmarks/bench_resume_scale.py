@@ -32,6 +32,7 @@ from pathlib import Path
 
 from benchmarks.bench_census_scale import flights_path, prepare
 from synthleak.runtime.store import finished_units
+from synthleak.serde import without_timings
 
 #: The release audit's stages that are kept, in the order they run.
 KEPT_BEFORE_NOBOX = ("copies", "singling_out", "linkability")
@@ -79,15 +80,7 @@ def _run(cmd: list[str], stop: tuple[int, signal.Signals] | None, timeout: float
 
 
 def _figures(path: Path) -> object:
-    def strip(obj: object) -> object:
-        if isinstance(obj, dict):
-            drop = ("seconds", "created", "command_line")
-            return {k: strip(v) for k, v in obj.items() if k not in drop}
-        if isinstance(obj, list):
-            return [strip(v) for v in obj]
-        return obj
-
-    return strip(json.loads(path.read_text()))
+    return without_timings(json.loads(path.read_text()), drop=("command_line",))
 
 
 def main() -> None:

@@ -19,6 +19,7 @@ from synthleak.metrics.utility import utility_estimate
 from synthleak.pipeline import BudgetPlan, audit
 from synthleak.runtime import Runtime
 from synthleak.runtime.store import finished_units
+from synthleak.serde import without_timings
 from synthleak.vulnerability import cell_rarity_scores, rank_records
 
 TINY = BudgetPlan(
@@ -366,7 +367,7 @@ def test_a_partial_count_is_never_a_figure(monkeypatch: pytest.MonkeyPatch) -> N
 
 def _figures(result: Any) -> dict[str, Any]:
     """The report JSON without what measures the machine (stage times, the budget's clock)."""
-    figures: dict[str, Any] = _figures_of(json.loads(result.to_json()))
+    figures: dict[str, Any] = without_timings(json.loads(result.to_json()))
     return figures
 
 
@@ -484,18 +485,6 @@ def test_audit_command_with_cluster_writes_the_local_report(
     def report(name: str) -> dict[str, Any]:
         doc = json.loads((tmp_path / name / "report.json").read_text())
         doc["config"].pop("command_line", None)
-        return _figures_of(doc)
+        return without_timings(doc)
 
     assert report("dask") == report("local")
-
-
-def _figures_of(doc: Any) -> Any:
-    if isinstance(doc, dict):
-        return {
-            k: _figures_of(v)
-            for k, v in doc.items()
-            if k not in ("seconds", "measured_seconds", "projected_seconds", "created")
-        }
-    if isinstance(doc, list):
-        return [_figures_of(v) for v in doc]
-    return doc

@@ -590,14 +590,9 @@ def _figures(r: AuditResult) -> object:
     """The result's JSON without what measures the machine (times, clock)."""
     import json
 
-    def strip(obj: object) -> object:
-        if isinstance(obj, dict):
-            return {k: strip(v) for k, v in obj.items() if k not in ("seconds", "created")}
-        if isinstance(obj, list):
-            return [strip(v) for v in obj]
-        return obj
+    from synthleak.serde import without_timings
 
-    return strip(json.loads(r.to_json()))
+    return without_timings(json.loads(r.to_json()))
 
 
 def test_an_audit_of_compact_parts_encoded_once_is_the_same_audit(split) -> None:

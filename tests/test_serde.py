@@ -204,3 +204,11 @@ def test_split_bulky_moves_long_arrays_out_and_join_puts_them_back() -> None:
     assert set(side) == {"/a", "/b/x~1y", "/b/names", "/c/0/scores"}
     assert join_bulky(main, side) == doc
     assert split_bulky({"a": [1, 2]})[1] == {}
+
+
+def test_without_timings_drops_what_measures_the_machine_at_any_depth() -> None:
+    from synthleak.serde import without_timings
+
+    doc = {"seconds": 1.5, "a": [{"created": "t", "b": 1, "measured_seconds": 2}], "c": "x"}
+    assert without_timings(doc) == {"a": [{"b": 1}], "c": "x"}
+    assert without_timings(doc, drop=("c",)) == {"a": [{"b": 1}]}

@@ -107,6 +107,22 @@ def _is_missing_scalar(obj: Any) -> bool:
     return obj is pd.NA or obj is pd.NaT
 
 
+#: Fields of a result's JSON that measure the machine or the moment, not the data: stage times,
+#: the budget's clock, the creation time.
+MACHINE_FIELDS = ("seconds", "measured_seconds", "projected_seconds", "created")
+
+
+def without_timings(doc: Any, drop: tuple[str, ...] = ()) -> Any:
+    """A JSON document without :data:`MACHINE_FIELDS` (and the fields ``drop``) at any depth:
+    what two runs of the same audit with the same seed share, bit for bit."""
+    if isinstance(doc, dict):
+        gone = (*MACHINE_FIELDS, *drop)
+        return {k: without_timings(v, drop) for k, v in doc.items() if k not in gone}
+    if isinstance(doc, list):
+        return [without_timings(v, drop) for v in doc]
+    return doc
+
+
 def dumps(obj: Any) -> str:
     """Strict JSON text of ``obj`` (see :func:`jsonable`)."""
     return json.dumps(jsonable(obj), indent=2, allow_nan=False)

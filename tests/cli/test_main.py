@@ -127,6 +127,8 @@ def test_kill_9_keeps_the_finished_stages_of_a_release_audit(tmp_path: Path, cap
 
     import numpy as np
 
+    from synthleak.serde import without_timings
+
     df = synthleak.datasets.load_adult()
     rows = np.random.default_rng(0).permutation(len(df))
     files = {}
@@ -173,15 +175,7 @@ def test_kill_9_keeps_the_finished_stages_of_a_release_audit(tmp_path: Path, cap
     assert main(args(tmp_path / "whole")) == 0
 
     def figures(path: Path) -> object:
-        def strip(obj: object) -> object:
-            if isinstance(obj, dict):
-                drop = ("seconds", "created", "command_line")
-                return {k: strip(v) for k, v in obj.items() if k not in drop}
-            if isinstance(obj, list):
-                return [strip(v) for v in obj]
-            return obj
-
-        return strip(json.loads(path.read_text()))
+        return without_timings(json.loads(path.read_text()), drop=("command_line",))
 
     killed, whole = (figures(tmp_path / d / "report.json") for d in ("killed", "whole"))
     assert killed["findings"] == whole["findings"] and killed == whole
