@@ -4,6 +4,7 @@ Dask LocalCluster on loopback; units kept in the run directory."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -411,8 +412,10 @@ def test_release_audit_on_a_loopback_cluster_reports_what_the_local_run_reports(
         def lost(shared: Any, codes: np.ndarray) -> dict[str, np.ndarray]:
             raise ValueError("recomputed")
 
-        # a re-run (after Ctrl-C or kill -9) reads every finished unit back from the run
-        # directory: units that would now fail are never called
+        # a re-run after Ctrl-C or kill -9 inside each stage (so that no stage was kept whole,
+        # only its units) reads every finished unit back from the run directory: units that
+        # would now fail are never called
+        shutil.rmtree(run / "stages")
         monkeypatch.setattr(partitioned, "_rarity_count_unit", lost)
         monkeypatch.setattr(partitioned, "_rarity_score_unit", lost)
         monkeypatch.setattr(partitioned, "_marginal_count_unit", lost)
