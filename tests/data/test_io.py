@@ -103,6 +103,28 @@ def test_encode_frames_widens_domains_and_names_column_differences() -> None:
 
 
 @pytest.mark.parametrize(
+    ("first", "then"), [(True, 1), (1, True), (1.0, True), (False, 0), ("1", True)]
+)
+def test_parts_mixing_booleans_and_numbers_widen_to_every_value(
+    first: object, then: object
+) -> None:
+    """An object column of True in one part and 1 in another: Python takes 1 for True, the
+    encoding (by string form) does not; the widened domain holds both, so the second part
+    encodes (it failed: "holds value(s) ['1'] that are not in its schema categories") and
+    decodes to its own values."""
+    from synthleak.data.io import encode_frames
+
+    a = pd.DataFrame({"f": pd.Series([first, 0, 0], dtype=object), "v": [1.0, 2.0, 3.0]})
+    b = pd.DataFrame({"f": pd.Series([then, 0, then], dtype=object), "v": [1.0, 2.0, 3.0]})
+    for compact in (False, True):
+        enc = encode_frames({"original": lambda: a, "synthetic": lambda: b}, compact=compact)
+        key = {str(c) for c in enc.schema["f"].categories}
+        assert key >= {str(then), "0"} and len(key) == len({str(first), str(then), "0"})
+        got = enc.tables["synthetic"].to_frame()["f"].map(str).tolist()
+        assert got == [str(then), "0", str(then)]
+
+
+@pytest.mark.parametrize(
     ("sep", "name"), [(";", "d.csv"), ("\t", "d.tsv"), ("|", "d.csv"), ("\t", "d.csv.gz")]
 )
 def test_delimiter_is_sniffed(

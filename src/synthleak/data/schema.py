@@ -542,7 +542,10 @@ def widen(schema: Schema, other: Schema) -> Schema:
                 "other: declare its kind with categorical or continuous"
             )
         if a.is_categorical:
-            extra = [c for c in b.categories if c not in set(a.categories)]
+            # a category is its string form, as the encoding matches values to categories
+            # (Python's equality would take 1 for True and leave 1 out of the domain)
+            have = {str(c) for c in a.categories}
+            extra = [c for c in b.categories if str(c) not in have]
             cols.append(
                 replace(
                     a,
