@@ -25,9 +25,9 @@ of this process alone (the driver) and of its largest child (a Dask worker on a 
 in the same run and on the same parts, the peers in their own interpreter (``--peers-python``, a
 venv with ``sdmetrics`` and ``anonymeter``): SDMetrics' ``DCRBaselineProtection`` and
 ``DCROverfittingProtection``, and Anonymeter's univariate and multivariate singling out (500
-attacks, its defaults), each on the largest of the sizes in ``--peer-sizes`` that it finishes
-within ``--peer-timeout`` seconds (sizes tried from small to large; a size that times out ends
-the peer's tries).
+attacks, its defaults), each on the largest of the sizes in ``--dcr-sizes`` / ``--so-sizes``
+that it finishes within ``--peer-timeout`` seconds (20 minutes by default; sizes tried from
+small to large; a size that times out ends the peer's tries).
 
 ``--modes local,cluster`` runs every size twice, in this process and with the per-partition
 stages on a 2-worker ``LocalCluster`` on loopback (``--memory-limit`` per worker, 4 GB), and
@@ -39,7 +39,7 @@ release 3,788,730) and written as directories of Parquet parts of 250,000 rows. 
 stages it finished.
 
 Run:  python benchmarks/bench_census_scale.py [--sizes 168k,1m] [--peers-python PY]
-      [--dcr-sizes 2000,3000] [--so-sizes 10000,32500,168388] [--peer-timeout 600]
+      [--dcr-sizes 2000,3000] [--so-sizes 10000,32500,168388] [--peer-timeout 1200]
       [--out benchmarks/results/census_scale.json]
 """
 
@@ -392,7 +392,7 @@ def main() -> None:
     ap.add_argument("--peers-python", default="")
     ap.add_argument("--dcr-sizes", default="2000,3000", help="original rows tried by SDMetrics")
     ap.add_argument("--so-sizes", default="10000,32500,168388", help="rows tried by Anonymeter")
-    ap.add_argument("--peer-timeout", type=float, default=600)
+    ap.add_argument("--peer-timeout", type=float, default=1200, help="seconds per peer try")
     ap.add_argument("--out", default="")
     ap.add_argument(
         "--modes", default="local", help="local, cluster or local,cluster (then compared)"
