@@ -65,6 +65,7 @@ from synthleak.games.base import Release, encode_parts
 from synthleak.games.cost import plan_membership, power
 from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
+from synthleak.games.shadow import table_fingerprint
 from synthleak.games.sweep import AttributeSweepResult
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
@@ -105,7 +106,7 @@ from synthleak.results import (
 )
 from synthleak.runtime import Runtime, as_runtime
 from synthleak.runtime.seeding import STREAMS_VERSION, game_seed, stream
-from synthleak.runtime.store import check_interrupted, check_layout, interrupts_noticed
+from synthleak.runtime.store import RunStore, check_interrupted, check_layout, interrupts_noticed
 from synthleak.serde import decode, jsonable
 from synthleak.threat import ThreatModel, threat_model
 from synthleak.vulnerability import Ranking, rank_records
@@ -1482,16 +1483,12 @@ class _Kept:
     """
 
     def __init__(self, ctx: _Context) -> None:
-        from synthleak.runtime.store import RunStore
-
         assert ctx.runtime.run_dir is not None
         self.ctx = ctx
         self.store = RunStore(ctx.runtime.run_dir / "stages", {"kept": "audit stages"})
         self._base: str | None = None
 
     def _part(self, name: str) -> str:
-        from synthleak.games.shadow import table_fingerprint
-
         ctx = self.ctx
         table = {"original": ctx.original, "synthetic": ctx.synthetic, "control": ctx.control}[name]
         if table is None:
@@ -1509,15 +1506,12 @@ class _Kept:
 
     def key(self, st: Stage, records: Sequence[StageRecord]) -> str:
         """The key of ``st``'s output, after the stages ``records`` describe."""
-        from synthleak import __version__
-
         if self._base is None:  # at the first kept stage: after the release exists
             ctx = self.ctx
             parts = [self._part(n) for n in ("original", "synthetic", "control")]
             self._base = json.dumps(
                 [
-                    __version__,
-                    package_versions(),  # numpy, pandas, scikit-learn, ...: same numbers
+                    package_versions(),  # synthleak, numpy, scikit-learn, ...: same numbers
                     STREAMS_VERSION,
                     ctx.options.to_json(),
                     ctx.schema.to_json(),
