@@ -1002,9 +1002,11 @@ class SynthcityGenerator(DpLibraryGenerator):
       zCDP measurements with add-or-remove sensitivity; the adapter runs the mechanism once per
       fit (synthcity's ``generate`` would run it again per call, spending the budget again).
 
-    Outside every claim, as in synthcity: the data encoders are fitted on the training data
-    without budget (the modes of a Bayesian Gaussian mixture per continuous column for the
-    GANs; the set of values observed in each column for AIM's domain).
+    Outside every claim, as in synthcity: the domain is learnt from the training records
+    without budget. The values of each text column (synthcity's label encoders, and its strict
+    mode's filter on generated rows), the modes of a Bayesian Gaussian mixture per continuous
+    column (GANs), AIM's domain sizes. So a value held by one training record alone can appear
+    in a release only when that record was trained on, and for such a record no epsilon holds.
     """
 
     library = "synthcity"
