@@ -127,3 +127,56 @@ def test_bad_target() -> None:
         protocol._load_target("nocolon")
     with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
         protocol._load_target("json:Nope")
+
+
+CYCLIC = """
+import weakref
+ALIVE = []
+CLOSED = []
+
+class G:
+    synthleak_format = 'records'
+    def __init__(self, fail_close=False):
+        self.me = self  # a reference cycle, as fitted torch models often hold
+        self.fail_close = fail_close
+        ALIVE.append(weakref.ref(self))
+    def fit(self, data):
+        self.data = data
+    def sample(self, n):
+        return self.data[:n]
+    def close(self):
+        CLOSED.append(id(self))
+        if self.fail_close:
+            raise OSError('workspace busy')
+"""
+
+
+def test_forgotten_models_are_closed_and_collected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gc
+
+    data = tmp_path / "in.csv"
+    data.write_text("colour,height\nred,1.5\n")
+    (tmp_path / "cyclic.py").write_text(CYCLIC)
+    fit = {"op": "fit", "target": f"{tmp_path / 'cyclic.py'}:G", "data": str(data)}
+    fit.update(columns=COLUMNS, seed=0)
+    enabled = gc.isenabled()
+    gc.disable()  # only the worker's own collection may free the cycles
+    try:
+        replies = run(
+            {**fit, "id": 1, "model": "a"},
+            {**fit, "id": 2, "model": "b", "kwargs": {"fail_close": True}, "drop": ["a"]},
+            {"op": "drop", "id": 3, "model": "b"},  # its close() fails: still forgotten
+            {**fit, "id": 4, "model": "c"},
+            {"op": "status", "id": 5},
+        )  # end of input: "c" is forgotten too
+        module = sys.modules["_synthleak_env_cyclic"]
+        assert [r["ok"] for r in replies[1:]] == [True] * 5
+        assert replies[5]["models"] == 1
+        assert len(module.CLOSED) == 3
+        assert [ref() for ref in module.ALIVE] == [None, None, None]
+    finally:
+        if enabled:
+            gc.enable()
+    assert "OSError: workspace busy" in capsys.readouterr().err

@@ -298,6 +298,14 @@ class Synthcity:
         self.output: Any = None
         self.plugin.fit(frame)
 
+    def close(self) -> None:
+        """Remove the plugin's workspace (its metric caches); the worker calls this on drop."""
+        import shutil
+
+        workspace = getattr(self, "workspace", None)
+        if workspace:
+            shutil.rmtree(workspace, ignore_errors=True)
+
     def sample(self, n: int, *, seed: int) -> Any:
         import numpy as np
 
