@@ -191,7 +191,10 @@ def _rows() -> list[Row]:
     for spec in ("dpmm:mst", "dpmm:aim", "dpmm:privbayes", "smartnoise:mst", "smartnoise:aim"):
         extra = ",n_iters=100" if spec.startswith("dpmm") else ""
         group = spec.split(":")[0]
-        add(group, spec.replace(":", " "), f"{spec}:epsilon=1{extra}", 1, "screen", 8, 64)
+        for eps, sh, te in ((1, 8, 64), (4, 100, 816)):
+            add(
+                group, spec.replace(":", " "), f"{spec}:epsilon={eps}{extra}", eps, "screen", sh, te
+            )
     for model in ("dpctgan", "patectgan"):
         for eps in (1, 4):
             add(
