@@ -152,9 +152,11 @@ class G:
 
 
 def test_forgotten_models_are_closed_and_collected(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import gc
+
+    monkeypatch.setattr(protocol, "GC_SPACING", 0.0)  # a collection at every forget
 
     data = tmp_path / "in.csv"
     data.write_text("colour,height\nred,1.5\n")
@@ -180,3 +182,20 @@ def test_forgotten_models_are_closed_and_collected(
         if enabled:
             gc.enable()
     assert "OSError: workspace busy" in capsys.readouterr().err
+
+
+def test_collections_are_spaced_by_their_cost(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter([0.0, 0.5, 0.6, 9.0, 10.6, 10.7, 11.0])  # each collection takes 0.5 then 0.1 s
+    calls = []
+    monkeypatch.setattr(protocol.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(protocol.gc, "collect", lambda: calls.append(1))
+    worker = protocol.Worker()
+    for key in "abcd":
+        worker.models[key] = (object(), [])
+    worker.forget(["a"])  # collects (0.0 to 0.5): the next waits until 0.5 + 20 x 0.5 = 10.5
+    worker.forget(["b"])  # 0.6: skipped
+    worker.forget(["nope"])  # nothing forgotten: no clock read, no collection
+    worker.forget(["c"])  # 9.0: skipped
+    worker.forget(["d"])  # 10.6: collects (to 10.7)
+    assert len(calls) == 2 and worker.models == {}
+    assert worker.next_gc == pytest.approx(10.7 + 20 * 0.1)

@@ -29,7 +29,10 @@ the parent checks the version before sending anything. Each request has an ``op`
     object's ``close()`` when it has one (a failure there goes to stderr only), then runs
     Python's cycle collector: fitted torch models often sit in reference cycles, which the
     collector, counting objects rather than bytes, would otherwise reach only after several
-    hundred MB per forgotten model had piled up.
+    hundred MB per forgotten model had piled up. A collection is skipped while less than
+    ``GC_SPACING`` times the last one's duration has passed since it ended, so it costs at
+    most about 5 % of the worker's time (a slow fit is followed by a collection every time;
+    light fits of a few ms share one).
 ``status``
     Reply ``{"models": COUNT, "pid": PID}`` (fitted objects held, the worker's process id).
 ``shutdown``
@@ -72,12 +75,15 @@ import math
 import os
 import random
 import sys
+import time
 import traceback
 
 PROTOCOL = "synthleak-envworker"
 VERSION = 1
 #: The longest error message a reply carries.
 MAX_ERROR = 2000
+#: A forget's cycle collection waits this many times the last one's duration (``drop``).
+GC_SPACING = 20.0
 
 
 def _one_line(exc: BaseException) -> str:
@@ -205,6 +211,8 @@ class Worker:
     def __init__(self) -> None:
         self.models: dict[str, tuple[object, list[dict]]] = {}
         self.counter = 0
+        #: ``time.monotonic()`` before which a forget skips the cycle collection (``drop``).
+        self.next_gc = 0.0
 
     def fit(self, req: dict) -> dict:
         cls = _load_target(req["target"])
@@ -252,7 +260,11 @@ class Worker:
             return
         while held:
             _close(held.pop())
-        gc.collect()
+        start = time.monotonic()
+        if start >= self.next_gc:
+            gc.collect()
+            end = time.monotonic()
+            self.next_gc = end + GC_SPACING * (end - start)
 
     def drop(self, req: dict) -> dict:
         self.forget([req["model"]])
@@ -302,7 +314,6 @@ def serve(stdin: io.TextIOBase, stdout: io.TextIOBase) -> None:
 def _exit_with_parent(interval: float = 1.0) -> None:
     """Exit when the parent process is gone (a killed parent cannot close our stdin mid-fit)."""
     import threading
-    import time
 
     parent = os.getppid()
 
