@@ -65,6 +65,26 @@ def test_frame_to_table_failures(change: dict, message: str) -> None:
         frame_to_table(df, SCHEMA, source="prog")
 
 
+def test_frame_to_table_reads_datetimes_as_generators_return_them() -> None:
+    """A date column comes back from a generator as datetime64 (``to_frame``'s own output) or as
+    ISO text; both are read, clipped to the training range, and a non-date is named."""
+    import synthleak as sl
+
+    df = pd.DataFrame(
+        {
+            "day": pd.to_datetime(["2020-01-31", "2020-02-29", "2020-03-10"] * 10),
+            "x": np.arange(30.0),
+        }
+    )
+    t = sl.Table.from_frame(df, sl.infer_schema(df))
+    assert frame_to_table(t.to_frame(), t.schema, source="prog").equals(t)
+    text = t.to_frame().assign(day=["2020-01-31", "2019-01-01", "2020-03-10"] * 10)
+    back = frame_to_table(text, t.schema, source="prog").to_frame()["day"]
+    assert back.dt.strftime("%Y-%m-%d").tolist()[:3] == ["2020-01-31", "2020-01-31", "2020-03-10"]
+    with pytest.raises(GeneratorFailure, match="wrote a value that is not a date, 'soon' in"):
+        frame_to_table(text.assign(day="soon"), t.schema, source="prog")
+
+
 def test_global_seed_reproducible_and_restored() -> None:
     torch = pytest.importorskip("torch")
 

@@ -24,6 +24,7 @@ import pandas as pd
 
 from synthleak.data.schema import Schema, column_differences
 from synthleak.data.table import Table
+from synthleak.data.values import column_numbers, numbers_to_datetimes
 from synthleak.errors import GeneratorFailure, InputError
 
 
@@ -99,19 +100,18 @@ def frame_to_table(df: pd.DataFrame, schema: Schema, *, source: str) -> Table:
             f"{source} produced data that does not match the training columns: {'; '.join(parts)}"
         )
     df = df.loc[:, schema.names].copy()
-    for col in schema.continuous:
-        num = pd.to_numeric(df[col.name], errors="coerce")
-        bad = df[col.name][num.isna() & df[col.name].notna()]
-        if not bad.empty:
+    for col in schema.continuous:  # and datetime columns: datetime64 or ISO text
+        v, bad = column_numbers(df[col.name], col)
+        if bad.any():
+            what = "a value that is not a date," if col.is_datetime else "the non-numeric value"
             raise GeneratorFailure(
-                f"{source} wrote the non-numeric value {bad.iloc[0]!r} "
-                f"in continuous column {col.name!r}"
+                f"{source} wrote {what} {df[col.name][bad].iloc[0]!r} "
+                f"in {col.kind.value} column {col.name!r}"
             )
-        v = num.to_numpy(dtype=np.float64, na_value=np.nan)
         v = np.clip(v, col.low, col.high)
         if col.integer:
             v = np.clip(np.round(v), np.ceil(col.low), np.floor(col.high))
-        df[col.name] = v
+        df[col.name] = numbers_to_datetimes(v, col) if col.is_datetime else v
     for col in schema.categorical:
         s = df[col.name]
         if _numeric_categories(col.categories) and not pd.api.types.is_numeric_dtype(s):
