@@ -18,7 +18,9 @@ import pytest
 
 import synthleak as sl
 from synthleak.errors import GeneratorFailure, InputError
+from synthleak.generators import envworker_protocol as protocol
 from synthleak.generators import make_generator, parse_spec
+from synthleak.generators._adapt import frame_to_table
 from synthleak.generators.env import (
     WORKER_FILE,
     EnvGenerator,
@@ -28,6 +30,7 @@ from synthleak.generators.env import (
     resolve_python,
     schema_columns,
     shutdown_workers,
+    write_table_file,
 )
 
 from .helpers import check_output
@@ -265,10 +268,13 @@ def test_protocol_version_mismatch_is_reported(
     fake_env: dict[str, Path], table: sl.Table, tmp_path: Path
 ) -> None:
     old = tmp_path / "old_worker.py"
-    old.write_text(WORKER_FILE.read_text().replace("VERSION = 1\n", "VERSION = 99\n"))
+    current = f"VERSION = {protocol.VERSION}\n"
+    assert current in WORKER_FILE.read_text()
+    old.write_text(WORKER_FILE.read_text().replace(current, "VERSION = 99\n"))
     gen = make_generator(spec(fake_env, worker_file=old))
     with pytest.raises(
-        GeneratorFailure, match="protocol version 99 but this synthleak speaks version 1"
+        GeneratorFailure,
+        match=f"protocol version 99 but this synthleak speaks version {protocol.VERSION}",
     ):
         gen.fit(table, rng=np.random.default_rng(0))
 
@@ -291,3 +297,31 @@ def test_fitted_generator_pickled_to_another_process_refuses_to_sample(
     copy.fitted_pid_ = -1  # as if unpickled in another process
     with pytest.raises(GeneratorFailure, match="fitted in another process"):
         copy.sample(3, rng=np.random.default_rng(0))
+
+
+def test_table_files_round_trip_every_column_kind(tmp_path: Path) -> None:
+    """The parent's table file read as the worker reads it (text, NaN for missing values,
+    integer columns rounded, dates as ISO text), and back through the training schema."""
+    n = 40
+    df = pd.DataFrame(
+        {
+            "colour": (["red", None, "blue", "red"] * n)[:n],
+            "age": np.r_[30.0, 41.0, np.nan, np.arange(n - 3) + 20.0],
+            "day": pd.to_datetime(["2020-01-31", "2020-02-29", None] * 13 + ["2021-12-01"]),
+            "code": ([1, 2, 1, 3] * n)[:n],
+        }
+    )
+    table = sl.Table.from_frame(df, sl.infer_schema(df))
+    kinds = [c.kind.value for c in table.schema.columns]
+    assert kinds == ["categorical", "continuous", "datetime", "categorical"]
+    path = tmp_path / "t.table"
+    write_table_file(table, path)
+    frame = protocol._read_frame(str(path))
+    assert frame["colour"].tolist()[:3:2] == ["red", "blue"] and pd.isna(frame["colour"][1])
+    assert frame["age"].tolist()[:2] == [30.0, 41.0] and pd.isna(frame["age"][2])
+    assert frame["day"].tolist()[:2] == ["2020-01-31", "2020-02-29"] and pd.isna(frame["day"][2])
+    assert [c["name"] for c in schema_columns(table)] == list(frame.columns)
+    records = protocol._read_records(str(path))
+    assert records[1] == {"colour": None, "age": 41.0, "day": "2020-02-29", "code": "2"}
+    back = frame_to_table(frame, table.schema, source="test")
+    assert back.equals(table)

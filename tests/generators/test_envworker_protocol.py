@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import ast
-import csv
 import io
 import json
+import math
+import struct
 import sys
 from pathlib import Path
 
@@ -40,15 +41,16 @@ def test_standard_library_only() -> None:
             top |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             top.add(node.module.split(".")[0])
-    assert top - {"pandas"} <= set(sys.stdlib_module_names)  # pandas only when the env has it
+    # numpy and pandas only when the env has them (the "pandas" format)
+    assert top - {"numpy", "pandas"} <= set(sys.stdlib_module_names)
     assert "synthleak" not in top
 
 
 def test_hello_then_one_line_errors() -> None:
     hello, bad_op, bad_version, missing = run(
         {"op": "frobnicate", "id": 1},
-        {"op": "drop", "id": 2, "version": 2, "model": "m"},
-        {"op": "sample", "id": 3, "model": "m9", "n": 1, "seed": 0, "out": "x.csv"},
+        {"op": "drop", "id": 2, "version": 99, "model": "m"},
+        {"op": "sample", "id": 3, "model": "m9", "n": 1, "seed": 0, "out": "x.table"},
     )
     assert hello == {
         "protocol": protocol.PROTOCOL,
@@ -56,13 +58,39 @@ def test_hello_then_one_line_errors() -> None:
         "python": sys.version.split()[0],
     }
     assert bad_op == {"id": 1, "ok": False, "error": "ValueError: unknown op 'frobnicate'"}
-    assert bad_version["id"] == 2 and "protocol version 2 requested" in bad_version["error"]
+    assert bad_version["id"] == 2 and "protocol version 99 requested" in bad_version["error"]
     assert not missing["ok"] and "no fitted model 'm9'" in missing["error"]
 
 
+def hand_written_table(path: Path) -> None:
+    """The documented table file, written byte by byte: colour red / missing / blue (text),
+    height 1.5 / missing / 1.25 (number)."""
+    head = {
+        "rows": 3,
+        "columns": [
+            {"name": "colour", "type": "text", "values": ["red", "blue"]},
+            {"name": "height", "type": "number"},
+        ],
+    }
+    path.write_bytes(
+        json.dumps(head).encode()
+        + b"\n"
+        + struct.pack("<3i", 0, -1, 1)
+        + struct.pack("<3d", 1.5, math.nan, 1.25)
+    )
+
+
+def read_back(path: Path) -> tuple[list[str], list[list[object]]]:
+    """A table file's column names and rows (numbers NaN-free: None when missing)."""
+    _, cols = protocol._read_columns(str(path))
+    names = [col["name"] for col, _ in cols]
+    clean = [[None if v != v else v for v in values] for _, values in cols]
+    return names, [list(rec) for rec in zip(*clean, strict=True)]
+
+
 def test_fit_sample_records_and_shutdown(tmp_path: Path) -> None:
-    data = tmp_path / "in.csv"
-    data.write_text("colour,height\nred,1.5\n,\nblue,1.25\n")
+    data = tmp_path / "in.table"
+    hand_written_table(data)
     (tmp_path / "gen.py").write_text(
         "class G:\n"
         "    synthleak_format = 'records'\n"
@@ -73,7 +101,7 @@ def test_fit_sample_records_and_shutdown(tmp_path: Path) -> None:
         "    def sample(self, n, *, seed):\n"
         "        return [[r[c] for c in self.names] for r in (self.data * n)[:n]]\n"
     )
-    out = tmp_path / "out.csv"
+    out = tmp_path / "out.table"
     replies = run(
         {
             "op": "fit",
@@ -93,33 +121,70 @@ def test_fit_sample_records_and_shutdown(tmp_path: Path) -> None:
         {"id": 2, "ok": True, "rows": 4},
         {"id": 3, "ok": True},
     ]
-    with open(out, newline="") as fh:
-        rows = list(csv.reader(fh))
-    assert rows == [
+    assert read_back(out) == (
         ["colour", "height"],
-        ["red", "1.5"],
-        ["", ""],
-        ["blue", "1.25"],
-        ["red", "1.5"],
-    ]
+        [["red", 1.5], [None, None], ["blue", 1.25], ["red", 1.5]],
+    )
+    head = json.loads(out.read_bytes().split(b"\n", 1)[0])
+    assert [c["type"] for c in head["columns"]] == ["text", "number"]
 
 
 def test_records_are_typed(tmp_path: Path) -> None:
-    data = tmp_path / "in.csv"
-    data.write_text("colour,height\nred,1.5\n,\n")
-    assert protocol._read_records(str(data), COLUMNS) == [
+    data = tmp_path / "in.table"
+    hand_written_table(data)
+    assert protocol._read_records(str(data)) == [
         {"colour": "red", "height": 1.5},
         {"colour": None, "height": None},
+        {"colour": "blue", "height": 1.25},
     ]
 
 
 def test_pandas_frame_keeps_categories_as_text(tmp_path: Path) -> None:
     pd = pytest.importorskip("pandas")
-    data = tmp_path / "in.csv"
-    data.write_text("colour,height\n01,1.5\n,\n")
-    frame = protocol._read_frame(str(data), COLUMNS)
-    assert frame["colour"].iloc[0] == "01" and pd.isna(frame["colour"].iloc[1])
+    data = tmp_path / "in.table"
+    hand_written_table(data)
+    frame = protocol._read_frame(str(data))
+    assert list(frame["colour"].iloc[[0, 2]]) == ["red", "blue"] and pd.isna(frame["colour"][1])
+    assert frame["colour"].dtype == object
     assert frame["height"].dtype == float and pd.isna(frame["height"].iloc[1])
+
+
+def test_samples_keep_their_types(tmp_path: Path) -> None:
+    """Floats travel as numbers, integers as integers, anything else as its text; missing values
+    stay missing, repeated column names stay repeated (the parent rejects them)."""
+    out = tmp_path / "out.table"
+    records = [
+        {"a": 1, "b": 0.5, "c": "x", "d": True, "e": 3},
+        {"a": 2, "b": None, "c": None, "d": False, "e": 4.5},
+    ]
+    assert protocol._write_output(records, str(out), []) == 2
+    head = json.loads(out.read_bytes().split(b"\n", 1)[0])
+    assert [c["type"] for c in head["columns"]] == ["integer", "number", "text", "text", "number"]
+    assert read_back(out)[1] == [[1, 0.5, "x", "True", 3.0], [2, None, None, "False", 4.5]]
+    with pytest.raises(ValueError, match="sample record 1 has 1 values, the columns are 2"):
+        protocol._write_output([[1, 2], [3]], str(out), ["a", "b"])
+    with pytest.raises(TypeError, match="return a DataFrame or a list of records"):
+        protocol._write_output("rows", str(out), ["a"])
+
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {
+            "a": [1, 2],
+            "b": [0.5, None],
+            "c": ["x", None],
+            "i": pd.array([7, None], dtype="Int64"),
+            "t": pd.to_datetime(["2020-01-31", "2021-02-01"]),
+        }
+    )
+    frame.columns = ["a", "b", "c", "c", "t"]
+    assert protocol._write_output(frame, str(out), []) == 2
+    back = protocol._read_frame(str(out))
+    assert list(back.columns) == ["a", "b", "c", "c", "t"]
+    assert back.iloc[:, 0].tolist() == [1, 2] and back.iloc[:, 0].dtype == "int64"
+    assert back.iloc[0, 1] == 0.5 and pd.isna(back.iloc[1, 1])
+    assert back.iloc[0, 2] == "x" and pd.isna(back.iloc[1, 2])
+    assert back.iloc[0, 3] == 7.0 and pd.isna(back.iloc[1, 3])
+    assert back.iloc[:, 4].tolist() == ["2020-01-31 00:00:00", "2021-02-01 00:00:00"]
 
 
 def test_bad_target() -> None:
@@ -158,8 +223,8 @@ def test_forgotten_models_are_closed_and_collected(
 
     monkeypatch.setattr(protocol, "GC_SPACING", 0.0)  # a collection at every forget
 
-    data = tmp_path / "in.csv"
-    data.write_text("colour,height\nred,1.5\n")
+    data = tmp_path / "in.table"
+    hand_written_table(data)
     (tmp_path / "cyclic.py").write_text(CYCLIC)
     fit = {"op": "fit", "target": f"{tmp_path / 'cyclic.py'}:G", "data": str(data)}
     fit.update(columns=COLUMNS, seed=0)

@@ -511,6 +511,35 @@ def schema_columns(table: Table) -> list[dict[str, Any]]:
     return out
 
 
+def write_table_file(table: Table, path: Path) -> None:
+    """Write ``table`` as the protocol's table file (``envworker_protocol``): categorical
+    columns as text codes (categories as in :func:`schema_columns`), datetime columns as ISO
+    text, continuous columns as float64 (rounded for integer columns)."""
+    import pandas as pd
+
+    from synthleak.data.values import numbers_to_datetimes
+
+    columns: list[tuple[dict[str, Any], bytes]] = []
+    for col in table.schema.columns:
+        enc = table.column(col.name)
+        if col.is_categorical:
+            codes = np.where(enc == col.missing_code, -1, enc).astype("<i4")
+            labels = [str(c) for c in col.categories]
+        elif col.is_datetime:
+            stamps = pd.Series(numbers_to_datetimes(enc, col))
+            codes, uniques = pd.factorize(stamps, use_na_sentinel=True)
+            codes = codes.astype("<i4")
+            labels = pd.Series(uniques).astype(str).tolist()  # "2020-01-31" when all are dates
+        else:
+            values = enc.astype("<f8")
+            if col.integer:
+                values = np.round(values)
+            columns.append(({"name": col.name, "type": "number"}, values.tobytes()))
+            continue
+        columns.append(({"name": col.name, "type": "text", "values": labels}, codes.tobytes()))
+    protocol._write_table(str(path), len(table), columns)
+
+
 def _drop_model(worker: EnvWorker, key: str, rid: int, data: Path) -> None:
     """Forget a fitted model in the worker: sent with the worker's next request (no I/O with
     the worker here, as this runs at garbage collection); its fit reply is not kept."""
@@ -597,8 +626,8 @@ class EnvGenerator(BaseGenerator):
             old()
         _ModelKeys.next += 1
         key = f"g{os.getpid()}-{_ModelKeys.next}"
-        path = worker.tmp / f"train-{key}.csv"
-        table.to_frame().to_csv(path, index=False)
+        path = worker.tmp / f"train-{key}.table"
+        write_table_file(table, path)
         try:
             rid = worker.send(
                 "fit",
@@ -635,7 +664,6 @@ class EnvGenerator(BaseGenerator):
     def _sample(self, n: int, *, rng: np.random.Generator) -> Table:
         """``n`` records from the fitted class, checked against the training schema."""
         from synthleak.generators._adapt import frame_to_table
-        from synthleak.generators.external import _read_output_csv
 
         seed = draw_seed(rng)
         who = f"env generator {self.target!r} in {self.python!r}"
@@ -650,7 +678,7 @@ class EnvGenerator(BaseGenerator):
             return self.data_.take(np.zeros(0, dtype=np.intp))
         if not worker.alive():  # died since the fit was sent: its reply says how
             self._collect_fit(worker)
-        out = worker.tmp / f"sample-{self.model_key_}.csv"
+        out = worker.tmp / f"sample-{self.model_key_}.table"
         try:
             rid = worker.send(
                 "sample", self.timeout, model=self.model_key_, n=n, seed=seed, out=str(out)
@@ -665,10 +693,10 @@ class EnvGenerator(BaseGenerator):
             if not out.is_file():
                 raise GeneratorFailure(f"{who} wrote no output file")
             try:
-                frame = _read_output_csv(out, self.schema_)
+                frame = protocol._read_frame(str(out))
             except Exception as exc:
                 raise GeneratorFailure(
-                    f"{who} wrote output that is not a readable CSV "
+                    f"{who} wrote output that is not a readable table file "
                     f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
                 ) from None
         finally:
