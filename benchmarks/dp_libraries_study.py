@@ -556,15 +556,49 @@ def _fmt(x: Any, nd: int = 2) -> str:
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}f}"
 
 
-def _unfinished(row: Row, run_dir: Path | None) -> str:
-    """What a row without a result reached: its stored generator runs (resumable)."""
-    units = [] if run_dir is None else list((run_dir / row.key / "units").glob("gen-*.npz"))
+#: The "s per run" of rows that were resumed: the JSON's figure times only the last resumption.
+SECONDS_NOTES: dict[str, str] = {
+    "worst--dpmm_mst_epsilon=4_n_iters=100": (
+        "14 (wall per run of its last resumption, 2 workers, shared machine)"
+    ),
+    "worst--dpmm_aim_epsilon=4_n_iters=100": "6.3 (wall per run, 2 workers, load 5-6)",
+    "screen--smartnoise_dpctgan_epsilon=4_epochs=5_batch_size=100": (
+        "5.5 (wall per run, 2 workers, shared machine)"
+    ),
+}
+
+
+def _rate(row: Row, docs: dict[str, dict[str, Any]]) -> tuple[float, str] | None:
+    """Seconds a run of ``row``'s generator took in its epsilon = 1 row on the same target (the
+    wall time per run with the study's 2 workers), and how to say so; None without one."""
+    if row.epsilon == 1:
+        return None
+    sibling = docs.get(row.key.replace(f"epsilon={row.epsilon:g}", "epsilon=1", 1))
+    seconds = None if sibling is None else sibling.get("seconds_per_generator_run")
+    if not seconds:
+        return None
+    return seconds, f"at its epsilon = 1 row's {seconds:g} s a run (2 workers)"
+
+
+def _unfinished(row: Row, run_dir: Path | None, docs: dict[str, dict[str, Any]]) -> str:
+    """What a row without a result reached: its stored generator runs (resumable; the game's
+    sizes as its run directory records them, which ``--shadows``/``--tests`` may have changed),
+    and the time the rest needs at the rate of the same generator's epsilon = 1 row."""
+    folder = None if run_dir is None else run_dir / row.key
+    units = [] if folder is None else list((folder / "units").glob("gen-*.npz"))
+    shadows, tests = row.n_shadows, row.n_tests
+    if units and (folder / "run.json").is_file():
+        config = json.loads((folder / "run.json").read_text())["config"]
+        shadows, tests = config["n_shadow"], config["n_test"]
+    runs = shadows + tests
+    done = min(4 * len(units), runs)
+    rate = _rate(row, docs)
+    rest = "" if rate is None else f"about {(runs - done) * rate[0] / 60:.0f} min {rate[1]}"
     if not units:
-        return "not run (time); the study's command runs it"
-    done = min(4 * len(units), row.n_shadows + row.n_tests)
+        return f"not run (time): {runs:,} runs{rest and ', ' + rest}; the study's command runs it"
     return (
-        f"not finished (time): {done} of {row.n_shadows + row.n_tests} generator runs stored, "
-        "resumable with --run-dir"
+        f"not finished (time): {done:,} of {runs:,} generator runs ({shadows:,} shadow / {tests:,} "
+        f"test datasets) stored{rest and '; the rest ' + rest}; resumable with --run-dir"
     )
 
 
@@ -580,12 +614,15 @@ def table(out: Path, run_dir: Path | None = None) -> str:
         d = json.loads(p.read_text())
         if "row" in d:
             docs.append(d)
-    seen = {d["row"] for d in docs}
+    by_key = {d["row"]: d for d in docs}
     for r in _rows():
-        if r.key not in seen and r.skip:  # not run for a stated reason (measured cost)
+        if r.key in by_key:
+            continue
+        started = run_dir is not None and any((run_dir / r.key / "units").glob("gen-*.npz"))
+        if r.skip and not started:  # not run for a stated reason (measured cost)
             docs.append(not_run(r, r.skip))
-        elif r.key not in seen:
-            docs.append({**not_run(r, _unfinished(r, run_dir)), "missing": True})
+        else:
+            docs.append({**not_run(r, _unfinished(r, run_dir, by_key)), "missing": True})
     docs.sort(key=lambda d: order.get(d["row"], 10**6))
     for d in docs:
         c = d["claim"]
@@ -618,7 +655,7 @@ def table(out: Path, run_dir: Path | None = None) -> str:
             f"| {d['dataset']} | {d['n_shadows']} / {d['n_tests']} "
             f"| {_fmt(d['lower_bound_95'])} [{_fmt(d['bounds'].get('0.9'))}] "
             f"| {_fmt(d['ceiling_95'])} | {verdict} | {_fmt(auc)} "
-            f"| {_fmt(d['seconds_per_generator_run'], 3)} |"
+            f"| {SECONDS_NOTES.get(d['row']) or _fmt(d['seconds_per_generator_run'], 3)} |"
         )
     return "\n".join(lines) + "\n"
 

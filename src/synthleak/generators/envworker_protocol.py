@@ -1,8 +1,9 @@
 """The worker that runs a generator in another Python environment (``env:`` generators).
 
 This file is run *by path* with the other environment's interpreter
-(``/path/to/venv/bin/python envworker_protocol.py``). It uses the standard library only, so that
-environment needs no synthleak install; synthleak imports it only for the protocol constants.
+(``/path/to/venv/bin/python envworker_protocol.py``). It uses the standard library only (and
+numpy and pandas when the class takes DataFrames, which need them anyway), so that environment
+needs no synthleak install; synthleak imports it for the protocol constants and the table files.
 
 Protocol (version 2)
 --------------------
@@ -94,7 +95,7 @@ import time
 import traceback
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the worker imports pandas only for the "pandas" format
+if TYPE_CHECKING:  # the worker imports numpy and pandas only for the "pandas" format
     import pandas as pd
 
 PROTOCOL = "synthleak-envworker"
