@@ -197,6 +197,44 @@ def test_selector_distance_is_the_papers_v_k(split) -> None:
     assert c.membership.targets[0].row == int(np.argmax(cell_rarity_scores(train)))
 
 
+def test_a_time_limit_skips_a_screen_it_cannot_pay_for(split, monkeypatch) -> None:
+    """With max_time the generator is measured before the two-stage screen: a screen that, with
+    the smallest useful game, would overrun the limit is not started (targets by cell rarity, a
+    note saying why); one that fits runs, and the game reuses the same measurement."""
+    import synthleak.pipeline as pipeline
+    from synthleak.games.cost import MembershipCost
+
+    real_measure = pipeline.measure_membership_cost
+    measured: list[float] = []
+
+    def measure(seconds: float):  # type: ignore[no-untyped-def]
+        def fake(game, data, *, rng):  # type: ignore[no-untyped-def]
+            real_measure(game, data, rng=rng)  # the same draws as a real pilot
+            measured.append(seconds)
+            return MembershipCost(game.generator, game.train_size, game.synthetic_size, seconds, 3)
+
+        return fake
+
+    train, _, _ = split
+    plan = replace(TINY, screened_shadows=20, screen_datasets=20)
+    # 2 x 20 screen runs of 100 s and the smallest game (100 runs): 14,000 s > 12,000 s
+    monkeypatch.setattr(pipeline, "measure_membership_cost", measure(100.0))
+    slow = audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000)
+    assert slow.screening is None and slow.membership is not None
+    assert [t.selected_by for t in slow.membership.targets] == ["rarity", "random"]
+    (note,) = [n for n in slow.notes if "two-stage screen was not run" in n]
+    assert "20 shadow and 20 test datasets through 'indhist' would take about 66.7 min" in note
+    assert "smallest useful game about 2.8 h" in note and "time limit (3.3 h)" in note
+    # the game is sized to the limit from that one measurement (12,000 s / 100 s a run)
+    assert slow.membership.config.n_shadows + slow.membership.config.n_tests == 120
+    assert measured == [100.0]
+    # a screen that fits runs, and the game gets what it leaves
+    monkeypatch.setattr(pipeline, "measure_membership_cost", measure(0.001))
+    fast = audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000)
+    assert fast.screening is not None and measured == [100.0, 0.001]
+    assert not [n for n in fast.notes if "two-stage screen was not run" in n]
+
+
 def test_stage_streams_do_not_depend_on_other_stages(split, monkeypatch) -> None:
     """Skipping a stage changes no other stage's numbers (streams are keyed by stage name)."""
     import synthleak.pipeline as audit_module

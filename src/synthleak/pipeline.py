@@ -62,7 +62,15 @@ from synthleak.errors import BaselineWarning, InputError, raise_if_interrupted
 from synthleak.findings import audit_metrics, membership_epsilon, membership_finding
 from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
 from synthleak.games.base import Release, encode_parts
-from synthleak.games.cost import plan_membership, power
+from synthleak.games.cost import (
+    MembershipCost,
+    format_seconds,
+    measure_membership_cost,
+    plan_membership,
+    power,
+    shared_pool,
+    smallest_game_seconds,
+)
 from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.shadow import table_fingerprint
@@ -1000,6 +1008,11 @@ def _ranked(ctx: _Context, method: str) -> np.ndarray:
 SCREEN_SHOWN = 10
 
 
+def _screen_pools(ctx: _Context) -> int:
+    """Shadow (and test) datasets of the two-stage screen."""
+    return max(4, min(ctx.plan.screen_datasets, ctx.plan.shadows))
+
+
 def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list[int], float]:
     """Stage 1 of the two-stage audit: screen the rarest training records, return the ``n_top``
     rows of the original it ranks riskiest and its wall time; the screening section records
@@ -1009,7 +1022,7 @@ def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list
     assert ctx.options.generator is not None
     candidates = ctx.train_rows
     n_screened = screened_count(n_top, candidates.size)
-    pools = max(4, min(ctx.plan.screen_datasets, ctx.plan.shadows))
+    pools = _screen_pools(ctx)
     ctx.log(
         f"two-stage screen: the {n_screened} rarest of {candidates.size} training records, "
         f"{pools} shadow and {pools} test datasets through '{ctx.options.generator}'"
@@ -1066,6 +1079,35 @@ def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list
     return res.top(n_top).tolist(), seconds
 
 
+#: What the audit's black-box game ranks targets by when a time limit leaves no room for the
+#: two-stage screen: cell rarity, the screen's own prefilter (the best selector from the data
+#: alone on the ground-truth risk maps, benchmarks/RESULTS_selectors.md).
+SCREEN_FALLBACK = "rarity"
+
+
+def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: bool) -> str:
+    """``"screen"`` when the two-stage screen (its generator runs, projected from ``cost``) and
+    the smallest useful game fit the time limit together; else :data:`SCREEN_FALLBACK`, with a
+    note saying why."""
+    assert ctx.options.max_time is not None
+    workers = ctx.runtime.workers
+    pools = _screen_pools(ctx)
+    screen = cost.generation_seconds(2 * pools, workers)
+    smallest = smallest_game_seconds(cost, n_targets=n_targets, workers=workers, shared=shared)
+    if screen + smallest <= ctx.options.max_time:
+        return "screen"
+    ctx.notes.append(
+        f"The two-stage screen was not run: its {pools} shadow and {pools} test datasets "
+        f"through '{ctx.options.generator}' would take about {format_seconds(screen)} "
+        f"({cost.fit_seconds:.1f} s a run, measured, on {workers} worker(s)) and the smallest "
+        f"useful game about {format_seconds(smallest)}: together more than the time limit "
+        f"({format_seconds(ctx.options.max_time)}). The game's targets are the records "
+        f"{SCREEN_FALLBACK!r} ranks riskiest (cell rarity, the screen's own prefilter)."
+    )
+    ctx.log("two-stage screen skipped: it and the smallest game exceed the time limit")
+    return SCREEN_FALLBACK
+
+
 def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.attacks.base import make_attack
@@ -1101,33 +1143,45 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
             f"{ctx.plan.n}: the original's {len(ctx.original)} records supply the "
             f"{n_targets} targets and three disjoint pools (shadow, test and known records)."
         )
+    generator = ctx.options.generator
+
+    def make_game(selector: str, targets: Targets) -> MembershipGame:
+        return MembershipGame(
+            generator,
+            targets=targets,
+            train_size=n,
+            synthetic_size=n,
+            # a screened audit gives the screen's share of the budget back (a fixed plan size,
+            # so the result does not depend on the machine's speed)
+            n_shadows=(ctx.plan.screened_shadows or ctx.plan.shadows)
+            if selector == "screen"
+            else ctx.plan.shadows,
+            n_tests=ctx.plan.tests,
+            attacks=attacks,
+        )
+
+    selector = ctx.options.selector
+    measured = None
+    if selector == "screen" and ctx.options.max_time is not None:
+        # measure the generator first: a screen the time limit cannot pay for is not started
+        pilot = make_game(selector, Targets.rows([int(ctx.train_rows[0])]))
+        measured = measure_membership_cost(pilot, ctx.original, rng=rng)
+        selector = _screen_or_not(ctx, measured, n_targets, shared_pool(pilot))
     screen_seconds = 0.0
-    if ctx.options.selector == "screen":
+    if selector == "screen":
         top, screen_seconds = _screen(ctx, n_top, n, seed)
     else:
-        top = [int(ctx.train_rows[r]) for r in _ranked(ctx, ctx.options.selector)[:n_top]]
+        top = [int(ctx.train_rows[r]) for r in _ranked(ctx, selector)[:n_top]]
     pool = np.setdiff1d(np.arange(len(ctx.original)), top)
     controls = [int(r) for r in rng.choice(pool, min(n_controls, pool.size), replace=False)]
     ctx.log(
         f"black-box membership inference: {len(top) + len(controls)} targets, datasets of "
         f"{n} records through '{ctx.options.generator}'"
     )
-    targets = Targets.rows(top, label=ctx.options.selector)
+    targets = Targets.rows(top, label=selector)
     if controls:
         targets = targets + Targets.rows(controls, label="random")
-    game = MembershipGame(
-        ctx.options.generator,
-        targets=targets,
-        train_size=n,
-        synthetic_size=n,
-        # a screened audit gives the screen's share of the budget back (a fixed plan size, so
-        # the result does not depend on the machine's speed)
-        n_shadows=(ctx.plan.screened_shadows or ctx.plan.shadows)
-        if ctx.options.selector == "screen"
-        else ctx.plan.shadows,
-        n_tests=ctx.plan.tests,
-        attacks=attacks,
-    )
+    game = make_game(selector, targets)
     n_targets = len(top) + len(controls)
     workers = ctx.runtime.workers
     # the plan's sizes are a default: a time limit (less the screen's time) may raise them
@@ -1139,6 +1193,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         workers=workers,
         max_seconds=None if ctx.options.max_time is None else ctx.options.max_time - screen_seconds,
         cap=False,
+        cost=measured,
     )
     ctx.log(
         cost.summary(

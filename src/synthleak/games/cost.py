@@ -227,6 +227,32 @@ def power(n_tests: int, *, confidence: float = 0.95) -> Power:
     return Power(int(n_tests), z * math.sqrt(var), float(ceiling))
 
 
+#: The smallest useful membership game a time limit may size (:func:`fit_budget`).
+MIN_SHADOWS = 50
+MIN_TESTS = 50
+
+
+def smallest_game_seconds(
+    cost: MembershipCost, *, n_targets: int, workers: int = 1, shared: bool = True
+) -> float:
+    """Projected seconds of the smallest game :func:`fit_budget` would size."""
+    return cost.projected_seconds(
+        n_shadows=MIN_SHADOWS,
+        n_tests=MIN_TESTS,
+        n_targets=n_targets,
+        workers=workers,
+        shared=shared,
+    )
+
+
+def shared_pool(game: object) -> bool:
+    """Whether ``game``'s shadow datasets share one pool (auxiliary knowledge, shared pool)."""
+    return (
+        game.knowledge == Knowledge.AUXILIARY  # type: ignore[attr-defined]
+        and game.pool == PoolMode.SHARED  # type: ignore[attr-defined]
+    )
+
+
 def fit_budget(
     cost: MembershipCost,
     max_seconds: float,
@@ -235,7 +261,7 @@ def fit_budget(
     workers: int = 1,
     shared: bool = True,
     tests_per_shadow: float = 0.2,
-    min_shadows: int = 50,
+    min_shadows: int = MIN_SHADOWS,
     max_shadows: int = 4000,
 ) -> tuple[int, int]:
     """The largest ``(n_shadows, n_tests)`` whose projection fits ``max_seconds``.
@@ -246,7 +272,7 @@ def fit_budget(
     """
 
     def tests(s: int) -> int:
-        return max(50, round(s * tests_per_shadow))
+        return max(MIN_TESTS, round(s * tests_per_shadow))
 
     def fits(s: int) -> bool:
         return (
@@ -288,6 +314,7 @@ def plan_membership(
     workers: int = 1,
     max_seconds: float | None = None,
     cap: bool = True,
+    cost: MembershipCost | None = None,
 ) -> tuple[MembershipCost, float]:
     """Plan a :class:`~synthleak.games.membership.MembershipGame`: measure its cost
     (:func:`measure_membership_cost`, randomness from ``rng``), size its ``n_shadows`` and
@@ -296,13 +323,12 @@ def plan_membership(
 
     With ``cap`` the game's own sizes are upper bounds (sizes a user asked for); without it the
     fit may also raise them to use the time (sizes that were only a default). Whether the
-    shadow datasets share one pool follows the game's ``knowledge`` and ``pool``.
+    shadow datasets share one pool follows the game's ``knowledge`` and ``pool``. A ``cost``
+    already measured for the same generator and sizes is used instead of a new pilot.
     """
-    shared = (
-        game.knowledge == Knowledge.AUXILIARY  # type: ignore[attr-defined]
-        and game.pool == PoolMode.SHARED  # type: ignore[attr-defined]
-    )
-    cost = measure_membership_cost(game, data, rng=rng)
+    shared = shared_pool(game)
+    if cost is None:
+        cost = measure_membership_cost(game, data, rng=rng)
     if max_seconds is not None:
         shadows, tests = fit_budget(
             cost, max_seconds, n_targets=n_targets, workers=workers, shared=shared
