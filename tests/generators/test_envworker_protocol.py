@@ -161,6 +161,8 @@ def test_samples_keep_their_types(tmp_path: Path) -> None:
     head = json.loads(out.read_bytes().split(b"\n", 1)[0])
     assert [c["type"] for c in head["columns"]] == ["integer", "number", "text", "text", "number"]
     assert read_back(out)[1] == [[1, 0.5, "x", "True", 3.0], [2, None, None, "False", 4.5]]
+    protocol._write_output([[2**70], [1]], str(out), ["big"])  # beyond int64: floats
+    assert read_back(out)[1] == [[float(2**70)], [1.0]]
     with pytest.raises(ValueError, match="sample record 1 has 1 values, the columns are 2"):
         protocol._write_output([[1, 2], [3]], str(out), ["a", "b"])
     with pytest.raises(TypeError, match="return a DataFrame or a list of records"):

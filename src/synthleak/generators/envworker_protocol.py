@@ -254,14 +254,15 @@ def _missing(value: object) -> bool:
 
 def _list_column(name: str, values: list) -> tuple[dict, bytes]:
     """One column of a sample given as Python values: numbers when every present value is an
-    int or a float (integers when none is missing or a float), else text."""
+    int or a float (integers when none is missing or a float and each fits 64 bits), else
+    text."""
     present = [v for v in values if not _missing(v)]
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present)
     if (
         numeric
         and present
         and len(present) == len(values)
-        and all(isinstance(v, int) for v in present)
+        and all(isinstance(v, int) and -(2**63) <= v < 2**63 for v in present)
     ):
         return {"name": name, "type": "integer"}, _little(array.array(_int_code(8), values))
     if numeric and present:
