@@ -1079,6 +1079,49 @@ def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list
     return res.top(n_top).tolist(), seconds
 
 
+class _TimedPlan:
+    """What a time limit made an audit's black-box game choose from measured times (whether
+    the two-stage screen ran, its notes, the game's sizes), kept in the run directory
+    (``RUN_DIR/timed-plan.json``) so that the same audit run again after an interruption plays
+    the same game and resumes its finished work (a new pilot would choose other sizes, and the
+    game's run directory refuses another configuration). Keyed by the options, the original's
+    values and the game's seed; without a run directory nothing is kept."""
+
+    def __init__(self, ctx: _Context, seed: int) -> None:
+        run_dir = ctx.runtime.run_dir
+        self.path = None if run_dir is None else run_dir / "timed-plan.json"
+        text = json.dumps([ctx.options.to_json(), table_fingerprint(ctx.original), int(seed)])
+        self.identity = hashlib.sha256(text.encode()).hexdigest()[:24]
+        self.notes: list[str] = []
+        self.earlier: dict[str, Any] | None = None
+        if self.path is not None and self.path.is_file():
+            try:
+                doc = json.loads(self.path.read_text())
+            except (OSError, ValueError):
+                doc = None
+            if isinstance(doc, dict) and doc.get("identity") == self.identity:
+                self.earlier = doc
+
+    def save(self, selector: str, n_shadows: int, n_tests: int) -> None:
+        if self.path is None:
+            return
+        doc = {
+            "identity": self.identity,
+            "selector": selector,
+            "notes": self.notes,
+            "n_shadows": int(n_shadows),
+            "n_tests": int(n_tests),
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(doc, indent=1) + "\n")
+        tmp.replace(self.path)
+
+
+#: The membership pilot's stream (its number of runs depends on the machine's speed, so it
+#: draws from none that anything else reads).
+_PILOT = stream("audit/membership-pilot")
+
 #: What the audit's black-box game ranks targets by when a time limit leaves no room for the
 #: two-stage screen: cell rarity, the screen's own prefilter (the best selector from the data
 #: alone on the ground-truth risk maps, benchmarks/RESULTS_selectors.md).
@@ -1160,13 +1203,23 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
             attacks=attacks,
         )
 
+    # the pilot draws from its own stream: how many runs it makes depends on the machine's speed
+    pilot_rng = _PILOT.rng(seed)
     selector = ctx.options.selector
     measured = None
-    if selector == "screen" and ctx.options.max_time is not None:
+    # a time limit's choices (screen or not, the game's sizes) come from measured times: an
+    # interrupted run keeps them, so that running it again resumes the same game
+    plan = _TimedPlan(ctx, seed) if ctx.options.max_time is not None else None
+    if plan is not None and plan.earlier is not None:
+        selector = plan.earlier["selector"]
+        ctx.notes.extend(plan.earlier["notes"])
+    elif selector == "screen" and plan is not None:
         # measure the generator first: a screen the time limit cannot pay for is not started
         pilot = make_game(selector, Targets.rows([int(ctx.train_rows[0])]))
-        measured = measure_membership_cost(pilot, ctx.original, rng=rng)
+        measured = measure_membership_cost(pilot, ctx.original, rng=pilot_rng)
+        notes = len(ctx.notes)
         selector = _screen_or_not(ctx, measured, n_targets, shared_pool(pilot))
+        plan.notes = ctx.notes[notes:]
     screen_seconds = 0.0
     if selector == "screen":
         top, screen_seconds = _screen(ctx, n_top, n, seed)
@@ -1185,16 +1238,23 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     n_targets = len(top) + len(controls)
     workers = ctx.runtime.workers
     # the plan's sizes are a default: a time limit (less the screen's time) may raise them
+    max_seconds = None if plan is None else ctx.options.max_time - screen_seconds  # type: ignore[operator]
+    if plan is not None and plan.earlier is not None:
+        game.n_shadows, game.n_tests = plan.earlier["n_shadows"], plan.earlier["n_tests"]
+        max_seconds = None
+        ctx.log("the game's sizes and targets are those of the interrupted run (time limit)")
     cost, projected = plan_membership(
         game,
         ctx.original,
         n_targets=n_targets,
-        rng=rng,
+        rng=pilot_rng,
         workers=workers,
-        max_seconds=None if ctx.options.max_time is None else ctx.options.max_time - screen_seconds,
+        max_seconds=max_seconds,
         cap=False,
         cost=measured,
     )
+    if plan is not None and plan.earlier is None:
+        plan.save(selector, game.n_shadows, game.n_tests)
     ctx.log(
         cost.summary(
             n_shadows=game.n_shadows, n_tests=game.n_tests, n_targets=n_targets, workers=workers
