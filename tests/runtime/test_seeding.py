@@ -41,6 +41,7 @@ FROZEN = {
     "aia/utility": (6, True, None),
     "aia/compare": (7, False, None),
     "audit/stage": (zlib.crc32(b"audit/stage"), False, "audit.{}"),
+    "audit/membership-pilot": (zlib.crc32(b"audit/membership-pilot"), False, None),
     "linkability/baseline": (zlib.crc32(b"linkability/baseline"), False, "linkability/{}/baseline"),
     "linkability/fit": (zlib.crc32(b"linkability/fit"), False, "linkability/{}/fit"),
     "linkability/targets": (zlib.crc32(b"linkability/targets"), False, None),
