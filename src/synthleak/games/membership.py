@@ -599,8 +599,26 @@ class MembershipGame:
             test_rows = np.sort(perm[aux_size : aux_size + test_size])
         design = self._design(int(seed), mode, tgt, aux_rows, test_rows)
 
-        store_config = self._store_config(omega, int(seed), tgt, mode, aux_size, test_size)
+        # the run store's configuration (its fingerprint guards the run directory)
+        store_config: dict[str, Any] = {
+            "generator": self.generator,
+            "n": int(self.train_size),
+            "m": int(self.synthetic_size),
+            "n_shadow": int(self.n_shadows),
+            "n_test": int(self.n_tests),
+            "pool": mode.value,
+            "aux_size": aux_size,
+            "test_size": test_size,
+            "seed": int(seed),
+            "targets": tgt.tolist(),
+            "data": table_fingerprint(omega),
+            "n_records": len(omega),
+        }
         relation = self._relation(knowledge)
+        if knowledge is Knowledge.EXACT:
+            store_config["knowledge"] = knowledge.value
+            if relation is Neighbouring.SUBSTITUTE:
+                store_config["neighbouring"] = relation.value
         config = MembershipConfig(
             generator=self.generator,
             targets=str(spec),
@@ -645,46 +663,6 @@ class MembershipGame:
         finally:
             if store is not None:
                 store.close()
-
-    def _store_config(
-        self,
-        omega: Table,
-        seed: int,
-        tgt: np.ndarray,
-        mode: PoolMode,
-        aux_size: int,
-        test_size: int,
-    ) -> dict[str, Any]:
-        """The run store's configuration (its fingerprint guards the run directory)."""
-        config: dict[str, Any] = {
-            "generator": self.generator,
-            "n": int(self.train_size),
-            "m": int(self.synthetic_size),
-            "n_shadow": int(self.n_shadows),
-            "n_test": int(self.n_tests),
-            "pool": mode.value,
-            "aux_size": aux_size,
-            "test_size": test_size,
-            "seed": int(seed),
-            "targets": tgt.tolist(),
-            "data": table_fingerprint(omega),
-            "n_records": len(omega),
-        }
-        knowledge = Knowledge(self.knowledge)
-        if knowledge is Knowledge.EXACT:
-            config["knowledge"] = knowledge.value
-            if self._relation(knowledge) is Neighbouring.SUBSTITUTE:
-                config["neighbouring"] = Neighbouring.SUBSTITUTE.value
-        return config
-
-    def run_config(self, data: pd.DataFrame | Table, *, seed: int) -> dict[str, Any]:
-        """The configuration :meth:`run` with ``seed`` records in a run directory (its
-        fingerprint guards the directory): a run resumes there only if this is the same."""
-        omega = as_table(data)
-        spec = as_targets(self.targets if self.targets is not None else Targets.top(10))
-        tgt = spec.resolve(omega, seed=int(seed)).rows
-        mode, aux_size, test_size = self._validate(omega, tgt)
-        return self._store_config(omega, int(seed), tgt, mode, aux_size, test_size)
 
     def _check_pools(self, labels: dict[int, np.ndarray], failures: GeneratorFailures) -> None:
         for pool_id, y in labels.items():
