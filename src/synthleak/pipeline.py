@@ -114,7 +114,13 @@ from synthleak.results import (
 )
 from synthleak.runtime import Runtime, as_runtime
 from synthleak.runtime.seeding import STREAMS_VERSION, game_seed, stream
-from synthleak.runtime.store import RunStore, check_interrupted, check_layout, interrupts_noticed
+from synthleak.runtime.store import (
+    RunStore,
+    check_interrupted,
+    check_layout,
+    interrupts_noticed,
+    write_atomic,
+)
 from synthleak.serde import decode, jsonable
 from synthleak.threat import ThreatModel, threat_model
 from synthleak.vulnerability import Ranking, rank_records
@@ -1113,9 +1119,7 @@ class _TimedPlan:
             "n_tests": int(n_tests),
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(doc, indent=1) + "\n")
-        tmp.replace(self.path)
+        write_atomic(self.path, (json.dumps(doc, indent=1) + "\n").encode())
 
 
 #: The membership pilot's stream (its number of runs depends on the machine's speed, so it

@@ -153,7 +153,7 @@ def check_layout(root: str | Path, streams: int) -> None:
         )
     if old is None:
         root.mkdir(parents=True, exist_ok=True)
-        RunStore._write_atomic(marker, json.dumps({"streams": streams}).encode())
+        write_atomic(marker, json.dumps({"streams": streams}).encode())
 
 
 def config_fingerprint(config: dict[str, Any]) -> str:
@@ -163,6 +163,21 @@ def config_fingerprint(config: dict[str, Any]) -> str:
 
 def _safe_key(key: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in key)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader (or a run killed meanwhile) sees the old
+    file or the new one, never a part (a temporary file beside it, synced, then renamed)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 class RunStore:
@@ -196,7 +211,7 @@ class RunStore:
                     "use a new run_dir, or repeat the original run to resume it"
                 )
         else:
-            self._write_atomic(
+            write_atomic(
                 meta_file,
                 json.dumps({"fingerprint": fp, "config": config}, indent=2, default=str).encode(),
             )
@@ -204,19 +219,6 @@ class RunStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(_SCHEMA)
         self._db.commit()
-
-    @staticmethod
-    def _write_atomic(path: Path, data: bytes) -> None:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
 
     def done(self) -> set[str]:
         """Keys of the units finished successfully."""
@@ -245,7 +247,7 @@ class RunStore:
         with _interrupts_deferred():
             buf = io.BytesIO()
             np.savez(buf, **arrays)  # type: ignore[arg-type]
-            self._write_atomic(self.path / "units" / fname, buf.getvalue())
+            write_atomic(self.path / "units" / fname, buf.getvalue())
             self._db.execute(
                 "INSERT OR REPLACE INTO units VALUES (?, 'ok', ?, ?, ?)",
                 (key, fname, json.dumps(meta or {}, default=str), time.time()),
@@ -285,7 +287,7 @@ class RunStore:
 
     def write_json(self, name: str, obj: Any) -> None:
         """Write a JSON document (e.g. the final result) atomically into the run directory."""
-        self._write_atomic(self.path / name, json.dumps(obj, indent=2, default=str).encode())
+        write_atomic(self.path / name, json.dumps(obj, indent=2, default=str).encode())
 
     def close(self) -> None:
         self._db.close()
