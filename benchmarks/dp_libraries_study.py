@@ -587,15 +587,19 @@ def _rate(row: Row, docs: dict[str, dict[str, Any]]) -> tuple[float, str] | None
     return seconds, f"at its epsilon = 1 row's {seconds:g} s a run (2 workers)"
 
 
+def _stored_units(row: Row, run_dir: Path | None) -> list[Path]:
+    """The generator work units ``row``'s game has stored in ``run_dir``."""
+    return [] if run_dir is None else list((run_dir / row.key / "units").glob("gen-*.npz"))
+
+
 def _unfinished(row: Row, run_dir: Path | None, docs: dict[str, dict[str, Any]]) -> str:
     """What a row without a result reached: its stored generator runs (resumable; the game's
     sizes as its run directory records them, which ``--shadows``/``--tests`` may have changed),
     and the time the rest needs at the rate of the same generator's epsilon = 1 row."""
-    folder = None if run_dir is None else run_dir / row.key
-    units = [] if folder is None else list((folder / "units").glob("gen-*.npz"))
+    units = _stored_units(row, run_dir)
     shadows, tests = row.n_shadows, row.n_tests
-    if units and (folder / "run.json").is_file():
-        config = json.loads((folder / "run.json").read_text())["config"]
+    if units and run_dir is not None and (run_dir / row.key / "run.json").is_file():
+        config = json.loads((run_dir / row.key / "run.json").read_text())["config"]
         shadows, tests = config["n_shadow"], config["n_test"]
     runs = shadows + tests
     done = min(4 * len(units), runs)
@@ -625,8 +629,7 @@ def table(out: Path, run_dir: Path | None = None) -> str:
     for r in _rows():
         if r.key in by_key:
             continue
-        started = run_dir is not None and any((run_dir / r.key / "units").glob("gen-*.npz"))
-        if r.skip and not started:  # not run for a stated reason (measured cost)
+        if r.skip and not _stored_units(r, run_dir):  # not run for a stated reason (measured cost)
             docs.append(not_run(r, r.skip))
         else:
             docs.append({**not_run(r, _unfinished(r, run_dir, by_key)), "missing": True})
