@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -210,7 +211,7 @@ def test_a_time_limit_skips_a_screen_it_cannot_pay_for(split, monkeypatch) -> No
     measured: list[float] = []
 
     def measure(seconds: float):  # type: ignore[no-untyped-def]
-        def fake(game, data, *, rng):  # type: ignore[no-untyped-def]
+        def fake(game, data, *, rng, runtime=None):  # type: ignore[no-untyped-def]
             real_measure(game, data, rng=rng)  # the same draws as a real pilot
             measured.append(seconds)
             return MembershipCost(game.generator, game.train_size, game.synthetic_size, seconds, 3)
@@ -248,7 +249,7 @@ def test_a_timed_audit_run_again_resumes_the_same_game(split, monkeypatch, tmp_p
     real_measure = pipeline.measure_membership_cost
 
     def measure(seconds: float):  # type: ignore[no-untyped-def]
-        def fake(game, data, *, rng):  # type: ignore[no-untyped-def]
+        def fake(game, data, *, rng, runtime=None):  # type: ignore[no-untyped-def]
             real_measure(game, data, rng=rng)
             return MembershipCost(game.generator, game.train_size, game.synthetic_size, seconds, 3)
 
@@ -263,8 +264,10 @@ def test_a_timed_audit_run_again_resumes_the_same_game(split, monkeypatch, tmp_p
         rt = Runtime(run_dir=run_dir)
         return audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000, runtime=rt)
 
-    first = run(100.0)  # no screen, a game of 120 datasets
+    first = run(100.0)  # no screen, a game of 120 datasets, in units of 1 (100 s a run)
     assert first.membership is not None and first.screening is None
+    kept = json.loads((run_dir / "timed-plan.json").read_text())
+    assert kept["batch_size"] == 1 and kept["n_shadows"] == first.membership.config.n_shadows
     again = run(0.001)  # a pilot that would screen and size another game
     assert again.membership is not None and again.screening is None
     assert again.membership.config.n_shadows == first.membership.config.n_shadows

@@ -71,7 +71,7 @@ from synthleak.games.cost import (
     shared_pool,
     smallest_game_seconds,
 )
-from synthleak.games.membership import MembershipResult
+from synthleak.games.membership import MembershipGame, MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.shadow import table_fingerprint
 from synthleak.games.sweep import AttributeSweepResult
@@ -1087,7 +1087,7 @@ def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list
 
 class _TimedPlan:
     """What a time limit made an audit's black-box game choose from measured times (whether
-    the two-stage screen ran, its notes, the game's sizes), kept in the run directory
+    the two-stage screen ran, its notes, the game's sizes and work units), kept in the run directory
     (``RUN_DIR/timed-plan.json``) so that the same audit run again after an interruption plays
     the same game and resumes its finished work (a new pilot would choose other sizes, and the
     game's run directory refuses another configuration). Keyed by the options, the original's
@@ -1108,15 +1108,16 @@ class _TimedPlan:
             if isinstance(doc, dict) and doc.get("identity") == self.identity:
                 self.earlier = doc
 
-    def save(self, selector: str, n_shadows: int, n_tests: int) -> None:
+    def save(self, selector: str, game: MembershipGame) -> None:
         if self.path is None:
             return
         doc = {
             "identity": self.identity,
             "selector": selector,
             "notes": self.notes,
-            "n_shadows": int(n_shadows),
-            "n_tests": int(n_tests),
+            "n_shadows": int(game.n_shadows),
+            "n_tests": int(game.n_tests),
+            "batch_size": int(game.batch_size),
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path, (json.dumps(doc, indent=1) + "\n").encode())
@@ -1158,7 +1159,6 @@ def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: 
 def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.attacks.base import make_attack
-    from synthleak.games.membership import MembershipGame
     from synthleak.games.targets import Targets
 
     assert ctx.options.generator is not None
@@ -1220,7 +1220,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     elif selector == "screen" and plan is not None:
         # measure the generator first: a screen the time limit cannot pay for is not started
         pilot = make_game(selector, Targets.rows([int(ctx.train_rows[0])]))
-        measured = measure_membership_cost(pilot, ctx.original, rng=pilot_rng)
+        measured = measure_membership_cost(pilot, ctx.original, rng=pilot_rng, runtime=ctx.runtime)
         notes = len(ctx.notes)
         selector = _screen_or_not(ctx, measured, n_targets, shared_pool(pilot))
         plan.notes = ctx.notes[notes:]
@@ -1241,10 +1241,12 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     game = make_game(selector, targets)
     n_targets = len(top) + len(controls)
     workers = ctx.runtime.workers
-    # the plan's sizes are a default: a time limit (less the screen's time) may raise them
+    # the plan's sizes are a default: a time limit (less the screen's and the pilot's time)
+    # may raise them
     max_seconds = None if plan is None else ctx.options.max_time - screen_seconds  # type: ignore[operator]
     if plan is not None and plan.earlier is not None:
         game.n_shadows, game.n_tests = plan.earlier["n_shadows"], plan.earlier["n_tests"]
+        game.batch_size = plan.earlier.get("batch_size", game.batch_size)
         max_seconds = None
         ctx.log("the game's sizes and targets are those of the interrupted run (time limit)")
     cost, projected = plan_membership(
@@ -1256,12 +1258,20 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         max_seconds=max_seconds,
         cap=False,
         cost=measured,
+        runtime=ctx.runtime,
+        # a slow generator's runs in short work units, so that the last leave no worker idle
+        # long (the units' size is kept with the plan: another size has other unit keys)
+        balance=plan is not None and plan.earlier is None,
     )
     if plan is not None and plan.earlier is None:
-        plan.save(selector, game.n_shadows, game.n_tests)
+        plan.save(selector, game)
     ctx.log(
         cost.summary(
-            n_shadows=game.n_shadows, n_tests=game.n_tests, n_targets=n_targets, workers=workers
+            n_shadows=game.n_shadows,
+            n_tests=game.n_tests,
+            n_targets=n_targets,
+            workers=workers,
+            batch=game.batch_size,
         )
     )
     started = time.perf_counter()

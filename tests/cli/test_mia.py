@@ -251,6 +251,7 @@ def test_plan_game_counts_the_default_targets_of_a_game_given_none(
     from synthleak.cli.mia import plan_game
     from synthleak.games.base import as_table
     from synthleak.games.membership import MembershipGame
+    from synthleak.runtime import Runtime
 
     table = as_table(pd.read_csv(data_csv))
     game = MembershipGame(
@@ -265,7 +266,7 @@ def test_plan_game_counts_the_default_targets_of_a_game_given_none(
         test_size=200,
     )
     game.validate(table, seed=0)  # the game itself accepts no targets
-    assert plan_game(game, table, seed=0, workers=1, max_time=None) > 0
+    assert plan_game(game, table, seed=0, runtime=Runtime(), max_time=None) > 0
     assert "x 10 target(s)" in capsys.readouterr().err
 
 

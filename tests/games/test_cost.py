@@ -16,6 +16,7 @@ from synthleak.games.cost import (
     measure_membership_cost,
     plan_membership,
     power,
+    unit_datasets,
 )
 from synthleak.games.membership import MembershipGame
 
@@ -78,7 +79,9 @@ def test_pilot_measures_the_generator_and_attacks() -> None:
 def test_plan_membership_sizes_the_game_to_the_time(monkeypatch, pool: str) -> None:
     import synthleak.games.cost as cost_module
 
-    monkeypatch.setattr(cost_module, "measure_membership_cost", lambda game, data, rng: COST)
+    monkeypatch.setattr(
+        cost_module, "measure_membership_cost", lambda game, data, rng, runtime=None: COST
+    )
 
     def game() -> MembershipGame:
         return MembershipGame("indhist", train_size=100, n_shadows=60, n_tests=50, pool=pool)
@@ -88,10 +91,13 @@ def test_plan_membership_sizes_the_game_to_the_time(monkeypatch, pool: str) -> N
     g = game()  # no time limit: the game's sizes stand
     cost, projected = plan_membership(g, None, n_targets=5, rng=rng)  # type: ignore[arg-type]
     assert cost is COST and (g.n_shadows, g.n_tests) == (60, 50)
-    want = COST.projected_seconds(n_shadows=60, n_tests=50, n_targets=5, shared=shared)
+    want = COST.projected_seconds(n_shadows=60, n_tests=50, n_targets=5, shared=shared, batch=50)
     assert projected == pytest.approx(want)
-    # a time limit: the largest game that fits, capped by the game's sizes unless cap=False
-    fits = fit_budget(COST, 1e4, n_targets=5, workers=2, shared=shared)
+    # a time limit, less the pilot's own time: the largest game that fits in the game's work
+    # units, capped by the game's sizes unless cap=False
+    fits = fit_budget(
+        COST, 1e4 - COST.pilot_seconds, n_targets=5, workers=2, shared=shared, batch=50
+    )
     assert fits[0] > 60
     g = game()
     plan_membership(g, None, n_targets=5, rng=rng, workers=2, max_seconds=1e4)  # type: ignore[arg-type]
@@ -109,9 +115,61 @@ def test_plan_membership_sizes_the_game_to_the_time(monkeypatch, pool: str) -> N
     assert (g.n_shadows, g.n_tests) == fits and projected <= 1e4
     assert projected == pytest.approx(
         COST.projected_seconds(
-            n_shadows=fits[0], n_tests=fits[1], n_targets=5, workers=2, shared=shared
+            n_shadows=fits[0], n_tests=fits[1], n_targets=5, workers=2, shared=shared, batch=50
         )
     )
+    # balanced: a slow generator's runs in units of about UNIT_SECONDS
+    slow = MembershipCost("g", 100, 100, 12.9, 4, {"query": 0.01}, 60.0)
+    monkeypatch.setattr(
+        cost_module, "measure_membership_cost", lambda game, data, rng, runtime=None: slow
+    )
+    g = game()
+    plan_membership(
+        g, None, n_targets=5, rng=rng, workers=2, max_seconds=3600, cap=False, balance=True
+    )  # type: ignore[arg-type]
+    assert g.batch_size == unit_datasets(12.9) == 4
+
+
+def test_projection_follows_the_work_units() -> None:
+    """Generator runs go in work units of one pool, each taken by the first free worker: the
+    last units can leave a worker idle, and the projection says so."""
+    one = MembershipCost("g", 100, 100, 1.0, 4)
+    # 450 shadow + 90 test datasets in units of 50: 9 + 2 units (the last of 40) on 2 workers
+    assert one.generation_seconds([450, 90], 2, batch=50) == 290
+    assert one.generation_seconds([450, 90], 2) == 270  # spread evenly
+    assert one.generation_seconds([450, 90], 2, batch=4) == 270  # units of 4 (and two of 2)
+    assert one.generation_seconds([450, 90], 1, batch=50) == 540
+    assert one.generation_seconds(100, 3, batch=100) == 100
+    assert unit_datasets(0.01) == 50 and unit_datasets(12.9) == 4 and unit_datasets(500) == 1
+    got = one.projected_seconds(n_shadows=450, n_tests=90, n_targets=10, workers=2, batch=50)
+    assert got == pytest.approx(290)
+    assert "one at a time" in one.summary(n_shadows=450, n_tests=90, n_targets=1, workers=2)
+
+
+def test_pilot_measures_a_slow_generator_side_by_side(monkeypatch) -> None:
+    """With several local workers, a generator slower than TOGETHER_MIN_SECONDS is measured
+    again with every worker busy, and that figure is the one the projection uses."""
+    import synthleak.games.cost as cost_module
+    from synthleak.runtime import Runtime
+
+    df = sl.datasets.load_adult().iloc[:600]
+    game = MembershipGame(
+        "indhist", train_size=100, synthetic_size=100, n_shadows=8, attacks=("distance",)
+    )
+    alone = measure_membership_cost(game, df, rng=np.random.default_rng(0), min_seconds=0.0)
+    assert alone.together == 1
+    monkeypatch.setattr(cost_module, "TOGETHER_MIN_SECONDS", 0.0)
+    both = measure_membership_cost(
+        game, df, rng=np.random.default_rng(0), runtime=Runtime(workers=2), min_seconds=0.0
+    )
+    assert both.together == 2 and both.fit_seconds > 0
+    assert "2 at a time" in both.summary(n_shadows=8, n_tests=8, n_targets=1, workers=2)
+    # one worker, or a fast generator: measured one at a time only
+    monkeypatch.setattr(cost_module, "TOGETHER_MIN_SECONDS", 1e9)
+    again = measure_membership_cost(
+        game, df, rng=np.random.default_rng(0), runtime=Runtime(workers=2), min_seconds=0.0
+    )
+    assert again.together == 1
 
 
 def test_format_seconds() -> None:

@@ -324,6 +324,13 @@ def test_run_dir_resume_recomputes_nothing(tmp_path, monkeypatch) -> None:
     assert json.loads((tmp_path / "run" / "schema.json").read_text())
     with pytest.raises(InputError, match="different run"):
         MembershipGame("nonprivate", **{**kw, "n_shadows": 30}).run(omega, seed=1, runtime=rt)
+    # work units of another size share their keys, not their datasets: the game says so
+    # before any new run (units still fail if called) rather than read 10 datasets as 5 or 20
+    for other in (5, 20):
+        with pytest.raises(InputError, match="work unit 'gen-p0-s0' with 10 shadow datasets"):
+            MembershipGame("nonprivate", **{**kw, "batch_size": other}).run(
+                omega, seed=1, runtime=rt
+            )
 
 
 @pytest.mark.parametrize(

@@ -531,7 +531,8 @@ MaxTimeOpt = Annotated[
     typer.Option(
         "--max-time",
         help="Wall-time limit in seconds for the shadow-model game: the numbers of shadow and "
-        "test datasets are chosen to fit it (after a short measured pilot). A two-stage screen "
+        "test datasets are chosen to fit it (after a short measured pilot, whose time counts). "
+        "A two-stage screen "
         "that would leave no time for the smallest useful game is not run (targets by cell "
         "rarity). The audit's attribute-inference game plays the games that fit a quarter of it.",
     ),

@@ -104,6 +104,7 @@ from synthleak.modes import Knowledge, PoolMode
 if TYPE_CHECKING:
     from synthleak.games.membership import MembershipGame, MembershipResult
     from synthleak.metrics.epsilon import EpsilonEstimate
+    from synthleak.runtime import Runtime
 
 
 def _fmt(x: Any) -> str:
@@ -539,7 +540,7 @@ def mia_cmd(
             knowledge=knowledge,
         )
         game.validate(loaded.table, seed=seed)  # every input error before the pilot
-        projected = plan_game(game, loaded.table, seed=seed, workers=workers, max_time=max_time)
+        projected = plan_game(game, loaded.table, seed=seed, runtime=runtime, max_time=max_time)
         started = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", BaselineWarning)
@@ -585,18 +586,19 @@ def mia_cmd(
 
 
 def plan_game(
-    game: MembershipGame, table: Any, *, seed: int, workers: int, max_time: float | None
+    game: MembershipGame, table: Any, *, seed: int, runtime: Runtime, max_time: float | None
 ) -> float:
-    """Measure the game's cost, size it to ``--max-time`` if given, print the projection;
-    returns the projected seconds."""
-    from synthleak.games.cost import plan_membership, power
+    """Measure the game's cost (a slow generator's runs also side by side on ``runtime``'s
+    workers), size it to ``--max-time`` if given, print the projection; returns the projected
+    seconds."""
+    from synthleak.games.cost import plan_membership, power, shared_pool
     from synthleak.games.membership import MIA_PILOT
     from synthleak.games.targets import Targets, as_targets
 
     # the game's own default when it was given no targets (MembershipGame.run)
     spec = as_targets(game.targets if game.targets is not None else Targets.top(10))
     n_targets = len(spec.resolve(table, seed=seed))
-    shared = game.knowledge == Knowledge.AUXILIARY and game.pool == PoolMode.SHARED
+    shared, workers = shared_pool(game), runtime.workers
     typer.echo(
         f"synthleak: measuring one run of '{game.generator}' and of each attack ...", err=True
     )
@@ -607,6 +609,7 @@ def plan_game(
         rng=MIA_PILOT.rng(seed),
         workers=workers,
         max_seconds=max_time,
+        runtime=runtime,
     )
     typer.echo(
         "synthleak: "
@@ -616,6 +619,7 @@ def plan_game(
             n_targets=n_targets,
             workers=workers,
             shared=shared,
+            batch=game.batch_size,
         ),
         err=True,
     )

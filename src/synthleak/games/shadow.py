@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from synthleak.data.table import Table
-from synthleak.errors import raise_if_interrupted
+from synthleak.errors import InputError, raise_if_interrupted
 from synthleak.generators import make_generator
 from synthleak.queries import TableStack
 from synthleak.runtime import RunStore, Runtime, WorkUnit
@@ -86,6 +86,17 @@ def generate_batch(
     return {"codes": codes, "values": values, "ok": ok, "errors": errors}
 
 
+def _check_unit_size(unit: WorkUnit, stored: int) -> None:
+    """A unit read from a run directory holds as many datasets as this run's unit of that key
+    (units of another ``batch_size`` share their keys, not their datasets)."""
+    if stored != unit.args[2].shape[0]:
+        raise InputError(
+            f"the run directory holds work unit {unit.key!r} with {stored} shadow datasets where "
+            f"this run has {unit.args[2].shape[0]}: resume with the same batch size, or use "
+            "another run directory"
+        )
+
+
 def generate_pools(
     omega: Table,
     design: Design,
@@ -103,6 +114,12 @@ def generate_pools(
         for pool_id, (rows, _) in design.items()
         for start in range(0, rows.shape[0], batch_size)
     ]
+    if store is not None:  # a run directory of another unit size fails before any new run
+        stored = store.done()
+        for u in units:
+            if u.key in stored:
+                _check_unit_size(u, store.get(u.key)["ok"].shape[0])
+                break
     shared = {"omega": omega, "m": int(synthetic_size), "seed": int(seed), "generator": generator}
     res = runtime.run(
         generate_batch,
@@ -131,6 +148,7 @@ def generate_pools(
                 messages[str(r.error)] = messages.get(str(r.error), 0) + b
                 continue
             okb = r.arrays["ok"].astype(bool)
+            _check_unit_size(u, okb.shape[0])
             codes.append(r.arrays["codes"])
             values.append(r.arrays["values"])
             ok.append(okb)
