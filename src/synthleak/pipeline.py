@@ -70,6 +70,7 @@ from synthleak.games.cost import (
     power,
     shared_pool,
     smallest_game_seconds,
+    unit_datasets,
 )
 from synthleak.games.membership import MembershipGame, MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
@@ -1134,21 +1135,29 @@ SCREEN_FALLBACK = "rarity"
 
 
 def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: bool) -> str:
-    """``"screen"`` when the two-stage screen (its generator runs, projected from ``cost``) and
-    the smallest useful game fit the time limit together; else :data:`SCREEN_FALLBACK`, with a
+    """``"screen"`` when the pilot, the two-stage screen (its generator runs, projected from
+    ``cost``) and the smallest useful game fit the time limit together; else :data:`SCREEN_FALLBACK`, with a
     note saying why."""
     assert ctx.options.max_time is not None
     workers = ctx.runtime.workers
     pools = _screen_pools(ctx)
     screen = cost.generation_seconds(2 * pools, workers)
-    smallest = smallest_game_seconds(cost, n_targets=n_targets, workers=workers, shared=shared)
-    if screen + smallest <= ctx.options.max_time:
+    # the smallest game as a timed audit would run it: in balanced work units
+    smallest = smallest_game_seconds(
+        cost,
+        n_targets=n_targets,
+        workers=workers,
+        shared=shared,
+        batch=unit_datasets(cost.fit_seconds),
+    )
+    if cost.pilot_seconds + screen + smallest <= ctx.options.max_time:
         return "screen"
     ctx.notes.append(
         f"The two-stage screen was not run: its {pools} shadow and {pools} test datasets "
         f"through '{ctx.options.generator}' would take about {format_seconds(screen)} "
         f"({cost.fit_seconds:.1f} s a run, measured, on {workers} worker(s)) and the smallest "
-        f"useful game about {format_seconds(smallest)}: together more than the time limit "
+        f"useful game about {format_seconds(smallest)}: with the pilot's "
+        f"{format_seconds(cost.pilot_seconds)}, more than the time limit "
         f"({format_seconds(ctx.options.max_time)}). The game's targets are the records "
         f"{SCREEN_FALLBACK!r} ranks riskiest (cell rarity, the screen's own prefilter)."
     )

@@ -350,7 +350,12 @@ MIN_TESTS = 50
 
 
 def smallest_game_seconds(
-    cost: MembershipCost, *, n_targets: int, workers: int = 1, shared: bool = True
+    cost: MembershipCost,
+    *,
+    n_targets: int,
+    workers: int = 1,
+    shared: bool = True,
+    batch: int | None = None,
 ) -> float:
     """Projected seconds of the smallest game :func:`fit_budget` would size."""
     return cost.projected_seconds(
@@ -359,6 +364,7 @@ def smallest_game_seconds(
         n_targets=n_targets,
         workers=workers,
         shared=shared,
+        batch=batch,
     )
 
 
