@@ -24,7 +24,7 @@ import numpy as np
 from synthleak.attacks.base import AttackFamily
 from synthleak.data.schema import Schema
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.membership import AttackOutcome, MembershipResult
+from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.metrics.epsilon import EpsilonEstimate
@@ -46,7 +46,6 @@ from synthleak.results import (
     StageRecord,
     StageStatus,
     assess,
-    holm,
     package_versions,
 )
 from synthleak.runtime.seeding import stream, stream_key
@@ -81,6 +80,36 @@ def membership_threat(result: MembershipResult) -> ThreatModel:
 EXPOSURE_LEVELS = (0.5, 0.8)
 
 
+def _best_per_target(
+    result: MembershipResult, rng: np.random.Generator
+) -> list[tuple[int, float, str, np.ndarray]]:
+    """Per target with enough test datasets: its index, the attack with the highest AUC on the
+    selection half, that AUC, and the evaluation half. Each target's test datasets are split in
+    half at random once; the split serves every attack, the headline and the count."""
+    seed = int(rng.integers(2**32))
+    out: list[tuple[int, float, str, np.ndarray]] = []
+    for t_idx, t in enumerate(result.targets):
+        best: tuple[int, float, str, np.ndarray] | None = None
+        perm: np.ndarray | None = None
+        for name, o in t.attacks.items():
+            if o.error or o.labels.size < 8:
+                continue
+            if perm is None:
+                perm = np.random.default_rng([seed, t_idx]).permutation(o.labels.size)
+            if o.labels.size != perm.size:
+                continue
+            sel, ev = perm[: perm.size // 2], perm[perm.size // 2 :]
+            y = o.labels.astype(bool)
+            if y[sel].all() or not y[sel].any() or y[ev].all() or not y[ev].any():
+                continue
+            a_sel = auc(y[sel], o.scores[sel])
+            if best is None or a_sel > best[1]:
+                best = (t_idx, a_sel, name, ev)
+        if best is not None:
+            out.append(best)
+    return out
+
+
 def records_above(
     result: MembershipResult,
     *,
@@ -90,43 +119,42 @@ def records_above(
 ) -> list[dict[str, object]]:
     """How many of the game's targets have a membership AUC above each level, with confidence.
 
-    For each target, its test datasets are split in half at random; the attack with the
-    highest AUC on the first half is tested on the second ("its AUC is at most the level",
-    :func:`~synthleak.metrics.privacy.auc_above_p`), and Holm's procedure runs over the targets.
-    With probability at least ``1 - alpha`` every target it rejects has an AUC above the level,
-    so "at least k of the n targets" holds at that confidence. Selection is handled twice: the
-    attack is chosen on trials the test does not use, and the targets were chosen by the
+    Each target's test datasets are split in half at random; the attack with the highest AUC
+    on the first half is tested on the second ("its AUC is at most the level",
+    :func:`~synthleak.metrics.privacy.auc_above_p`). The targets are tested in the order of
+    that first-half AUC, highest first, each at ``alpha``, until the first that is not shown
+    above the level (fixed-sequence testing: the order comes from data the tests do not use,
+    so no correction is needed for the records before it). With probability at least
+    ``1 - alpha`` every target listed has an AUC above the level, so "at least k of the n
+    targets" holds at that confidence; the first target tested is the headline's record and
+    attack (:func:`membership_finding`, on the same halves). The targets were chosen by the
     screen before the game drew its test datasets. Returns one entry per level: ``level``,
     ``k``, ``n_targets``, ``n_tested`` (targets with both members and non-members in both
-    halves), ``rows`` (the k records, rows of the original) and ``confidence``.
+    halves), ``rows`` (the k records, rows of the original, in the order tested) and
+    ``confidence``.
     """
+    return _records_above(result, _best_per_target(result, rng), levels, alpha)
+
+
+def _records_above(
+    result: MembershipResult,
+    best: list[tuple[int, float, str, np.ndarray]],
+    levels: tuple[float, ...],
+    alpha: float,
+) -> list[dict[str, object]]:
     tested: list[tuple[int, dict[float, float]]] = []
-    for t_idx, t in enumerate(result.targets):
-        outcomes = [(n, o) for n, o in t.attacks.items() if not o.error and o.labels.size >= 8]
-        if not outcomes:
-            continue
-        size = outcomes[0][1].labels.size
-        perm = np.random.default_rng([int(rng.integers(2**32)), t_idx]).permutation(size)
-        sel, ev = perm[: size // 2], perm[size // 2 :]
-        best: tuple[float, AttackOutcome] | None = None
-        for _, o in outcomes:
-            y = o.labels.astype(bool)
-            if o.labels.size != size or y[sel].all() or not y[sel].any():
-                continue
-            if y[ev].all() or not y[ev].any():
-                continue
-            a_sel = auc(y[sel], o.scores[sel])
-            if best is None or a_sel > best[0]:
-                best = (a_sel, o)
-        if best is None:
-            continue
-        o = best[1]
+    for t_idx, _, name, ev in sorted(best, key=lambda b: -b[1]):  # stable: ties by target
+        t = result.targets[t_idx]
+        o = t.attacks[name]
         y_ev, s_ev = o.labels[ev].astype(bool), o.scores[ev]
         tested.append((t.row, {lv: auc_above_p(y_ev, s_ev, lv) for lv in levels}))
     out: list[dict[str, object]] = []
     for lv in levels:
-        rejected = holm([p[lv] for _, p in tested], alpha) if tested else []
-        rows = [row for (row, _), r in zip(tested, rejected, strict=True) if r]
+        rows: list[int] = []
+        for row, p in tested:
+            if not p[lv] < alpha:
+                break
+            rows.append(row)
         out.append(
             {
                 "level": lv,
@@ -146,25 +174,12 @@ def membership_finding(
     """The most exposed (target, attack) pair, selected and measured on disjoint test datasets.
 
     The test datasets of every target are split in half at random; the pair with the highest AUC
-    on the selection half is reported with its AUC and bootstrap interval on the evaluation half.
+    on the selection half is reported with its AUC and bootstrap interval on the evaluation half,
+    and :func:`records_above` counts the exposed records on the same halves.
     """
     threat = membership_threat(result)
-    best: tuple[float, int, str, np.ndarray] | None = None
-    for t_idx, t in enumerate(result.targets):
-        for name, o in t.attacks.items():
-            if o.error or o.labels.size < 8:
-                continue
-            perm = np.random.default_rng([int(rng.integers(2**32)), t_idx]).permutation(
-                o.labels.size
-            )
-            sel, ev = perm[: perm.size // 2], perm[perm.size // 2 :]
-            y = o.labels.astype(bool)
-            if y[sel].all() or not y[sel].any() or y[ev].all() or not y[ev].any():
-                continue
-            a_sel = auc(y[sel], o.scores[sel])
-            if best is None or a_sel > best[0]:
-                best = (a_sel, t_idx, name, ev)
-    if best is None:
+    candidates = _best_per_target(result, rng)
+    if not candidates:
         nan_est = RiskEstimate(NAN, NAN, NAN, confidence, 0, 0.5)
         return Finding(
             "membership.black_box",
@@ -174,7 +189,7 @@ def membership_finding(
             threat,
             {"not_measured": "too few test datasets with both members and non-members"},
         )
-    a_sel, t_idx, name, ev = best
+    t_idx, a_sel, name, ev = max(candidates, key=lambda b: b[1])  # the first of ties
     target = result.targets[t_idx]
     o = target.attacks[name]
     with warnings.catch_warnings():
@@ -182,7 +197,7 @@ def membership_finding(
         est = auc_estimate(o.labels[ev].astype(bool), o.scores[ev], rng=rng, confidence=confidence)
     # the headline's TPR at low FPR, on the same held-out test datasets as its AUC
     tprs = tpr_estimates(o.labels[ev].astype(bool), o.scores[ev])
-    at_least = records_above(result, rng=rng.spawn(1)[0], alpha=1 - confidence)
+    at_least = _records_above(result, candidates, EXPOSURE_LEVELS, 1 - confidence)
     return Finding(
         "membership.black_box",
         f"Membership inference with shadow models: most exposed record (row {target.row}), "

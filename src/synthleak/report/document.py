@@ -727,9 +727,11 @@ def _membership(result: AuditResult) -> Section | None:
             sec.blocks.append(
                 Paragraph(
                     f"How many records are exposed: {said}. Each target's attack is chosen on "
-                    "half of its test datasets and tested on the other half, and Holm's "
-                    "correction over the targets keeps the chance that any listed record is a "
-                    f"false alarm below {100 - round(100 * at_least[0]['confidence'])}%."
+                    "half of its test datasets and tested on the other half; the targets are "
+                    "tested in the order of their AUC on the first half, from the Findings' "
+                    "record on, until the first that is not shown above the level, which keeps "
+                    "the chance that any listed record is a false alarm below "
+                    f"{100 - round(100 * at_least[0]['confidence'])}%."
                 )
             )
         tprs = head.details.get("tpr_at_fpr") or {}
