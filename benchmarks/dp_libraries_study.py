@@ -250,6 +250,14 @@ SYNTHCITY_SECONDS = {"synthcity:aim": 28.5, "synthcity:pategan": 6.0}
 #: delta on the worst case: 1e-9 for AIM, 1/(2 sqrt 2) for PATE-GAN).
 SYNTHCITY_NEED = {("synthcity:aim", 1): 48, ("synthcity:aim", 4): 816}
 SYNTHCITY_NEED[("synthcity:pategan", 4)] = 1264
+#: What a first try of a row measured where it runs slower than its epsilon = 1 row.
+SYNTHCITY_TRIED = {
+    ("synthcity:aim", 4): (
+        "a first try with 100 shadow and 816 test datasets (2 workers) stored 4 of its first 8 "
+        "runs in 11 min, at least 70 s a run against 28.5 s at epsilon = 1, so its 916 runs "
+        "take at least 9 h"
+    )
+}
 #: synthcity's DP-GAN delta on the worst case (why a row also needs an explicit delta).
 DPGAN_DELTA = (
     "synthcity's default delta = 1/m (m = floor(0.8 n) records trained on) is 1/2 and 1 at "
@@ -271,7 +279,8 @@ def _synthcity_cost(name: str, eps: float) -> str:
     need = SYNTHCITY_NEED.get((name, eps))
     if need is not None:
         text += f"; the claim needs {need} test datasets, about {(need + 8) * seconds / 3600:.0f} h"
-    return text
+    tried = SYNTHCITY_TRIED.get((name, eps))
+    return text + (f" at that rate; but {tried}" if tried else "")
 
 
 #: What a synthcity row's reader must know (REPRODUCTION.md gives the detail).
@@ -575,6 +584,33 @@ SECONDS_NOTES: dict[str, str] = {
 }
 
 
+#: A pause longer than this between two stored work units is a resumption, not a unit's time.
+RESUMED_AFTER = 1800.0
+
+
+def _own_rate(row: Row, run_dir: Path | None) -> tuple[float, str] | None:
+    """Wall seconds per run of ``row``'s own stored work units (of 4 datasets each), over the
+    longest stretch of at least 3 units finished without a pause (the study's workers side by
+    side), and how to say so; None with fewer."""
+    db = None if run_dir is None else run_dir / row.key / "catalogue.sqlite"
+    if db is None or not db.is_file():
+        return None
+    import sqlite3
+
+    with sqlite3.connect(db) as con:
+        rows = con.execute(
+            "SELECT finished FROM units WHERE status = 'ok' AND key LIKE 'gen-%'"
+        ).fetchall()
+    times = np.sort([t for (t,) in rows])
+    best: np.ndarray = times[:0]
+    for stretch in np.split(times, np.flatnonzero(np.diff(times) > RESUMED_AFTER) + 1):
+        best = stretch if stretch.size > best.size else best
+    if best.size < 3:
+        return None
+    seconds = float(best[-1] - best[0]) / (4 * (best.size - 1))
+    return seconds, f"at its own {seconds:.0f} s a run so far (wall, {best.size} units of 4)"
+
+
 def _rate(row: Row, docs: dict[str, dict[str, Any]]) -> tuple[float, str] | None:
     """Seconds a run of ``row``'s generator took in its epsilon = 1 row on the same target (the
     wall time per run with the study's 2 workers), and how to say so; None without one."""
@@ -595,7 +631,8 @@ def _stored_units(row: Row, run_dir: Path | None) -> list[Path]:
 def _unfinished(row: Row, run_dir: Path | None, docs: dict[str, dict[str, Any]]) -> str:
     """What a row without a result reached: its stored generator runs (resumable; the game's
     sizes as its run directory records them, which ``--shadows``/``--tests`` may have changed),
-    and the time the rest needs at the rate of the same generator's epsilon = 1 row."""
+    and the time the rest needs at its own rate so far (:func:`_own_rate`), else at the rate of
+    the same generator's epsilon = 1 row."""
     units = _stored_units(row, run_dir)
     shadows, tests = row.n_shadows, row.n_tests
     if units and run_dir is not None and (run_dir / row.key / "run.json").is_file():
@@ -603,7 +640,7 @@ def _unfinished(row: Row, run_dir: Path | None, docs: dict[str, dict[str, Any]])
         shadows, tests = config["n_shadow"], config["n_test"]
     runs = shadows + tests
     done = min(4 * len(units), runs)
-    rate = _rate(row, docs)
+    rate = _own_rate(row, run_dir) or _rate(row, docs)
     rest = "" if rate is None else f"about {(runs - done) * rate[0] / 60:.0f} min {rate[1]}"
     if not units:
         return f"not run (time): {runs:,} runs{rest and ', ' + rest}; the study's command runs it"
