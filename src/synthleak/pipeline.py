@@ -1136,8 +1136,8 @@ SCREEN_FALLBACK = "rarity"
 
 def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: bool) -> str:
     """``"screen"`` when the pilot, the two-stage screen (its generator runs, projected from
-    ``cost``) and the smallest useful game fit the time limit together; else :data:`SCREEN_FALLBACK`, with a
-    note saying why."""
+    ``cost``) and the smallest useful game fit the time limit together; else
+    :data:`SCREEN_FALLBACK`, with a note saying why."""
     assert ctx.options.max_time is not None
     workers = ctx.runtime.workers
     pools = _screen_pools(ctx)

@@ -445,7 +445,10 @@ def test_the_headline_and_its_table_agree_or_say_why_not(sample_result: AuditRes
     # how many records are exposed, with confidence, by the rows the table uses
     severe, exposed = reversed(f.details["at_least"])
     assert "How many records are exposed: " + at_least_sentence(severe) in text
-    assert at_least_sentence(exposed) in text and "tested in the order of their AUC on the first half" in text
+    assert (
+        at_least_sentence(exposed) in text
+        and "tested in the order of their AUC on the first half" in text
+    )
     assert set(exposed["rows"]) <= {t.row for t in mem.targets}
     summary = " ".join(b.text for b in doc.sections[0].blocks if isinstance(b, Paragraph))
     assert ("Records exposed: " in summary) == bool(exposed["k"])
