@@ -268,8 +268,22 @@ def test_a_timed_audit_run_again_resumes_the_same_game(split, monkeypatch, tmp_p
     assert first.membership is not None and first.screening is None
     kept = json.loads((run_dir / "timed-plan.json").read_text())
     assert kept["batch_size"] == 1 and kept["n_shadows"] == first.membership.config.n_shadows
-    again = run(0.001)  # a pilot that would screen and size another game
+    assert MembershipCost.from_dict(kept["cost"]).fit_seconds == 100.0
+    # run again, the audit takes the kept cost: no new pilot, whether before the screen (which
+    # would measure 0.001 s a run, screen and size another game) or in the game's own plan
+    import synthleak.games.cost as cost_module
+
+    real_plan_measure = cost_module.measure_membership_cost
+
+    def no_pilot(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a resumed timed audit ran a new pilot")
+
+    monkeypatch.setattr(cost_module, "measure_membership_cost", no_pilot)
+    again = run(0.001)
+    monkeypatch.setattr(cost_module, "measure_membership_cost", real_plan_measure)
     assert again.membership is not None and again.screening is None
+    assert again.budget is not None and first.budget is not None
+    assert again.budget.projected_seconds == first.budget.projected_seconds
     assert again.membership.config.n_shadows == first.membership.config.n_shadows
     assert _figures(again) == _figures(first)
     # without the kept choices, the new sizes meet the game's own run directory: the game is

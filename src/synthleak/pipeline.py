@@ -1088,10 +1088,11 @@ def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list
 
 class _TimedPlan:
     """What a time limit made an audit's black-box game choose from measured times (whether
-    the two-stage screen ran, its notes, the game's sizes and work units), kept in the run directory
-    (``RUN_DIR/timed-plan.json``) so that the same audit run again after an interruption plays
-    the same game and resumes its finished work (a new pilot would choose other sizes, and the
-    game's run directory refuses another configuration). Keyed by the options, the original's
+    the two-stage screen ran, its notes, the game's sizes and work units, the measured cost),
+    kept in the run directory (``RUN_DIR/timed-plan.json``) so that the same audit run again
+    after an interruption plays the same game and resumes its finished work without a new
+    pilot (which would choose other sizes, and the game's run directory refuses another
+    configuration). Keyed by the options, the original's
     values and the game's seed; without a run directory nothing is kept."""
 
     def __init__(self, ctx: _Context, seed: int) -> None:
@@ -1109,7 +1110,7 @@ class _TimedPlan:
             if isinstance(doc, dict) and doc.get("identity") == self.identity:
                 self.earlier = doc
 
-    def save(self, selector: str, game: MembershipGame) -> None:
+    def save(self, selector: str, game: MembershipGame, cost: MembershipCost) -> None:
         if self.path is None:
             return
         doc = {
@@ -1119,6 +1120,7 @@ class _TimedPlan:
             "n_shadows": int(game.n_shadows),
             "n_tests": int(game.n_tests),
             "batch_size": int(game.batch_size),
+            "cost": cost.to_dict(),
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.path, (json.dumps(doc, indent=1) + "\n").encode())
@@ -1226,6 +1228,8 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     if plan is not None and plan.earlier is not None:
         selector = plan.earlier["selector"]
         ctx.notes.extend(plan.earlier["notes"])
+        if "cost" in plan.earlier:  # the projection of the interrupted run, not a new pilot
+            measured = MembershipCost.from_dict(plan.earlier["cost"])
     elif selector == "screen" and plan is not None:
         # measure the generator first: a screen the time limit cannot pay for is not started
         pilot = make_game(selector, Targets.rows([int(ctx.train_rows[0])]))
@@ -1269,11 +1273,12 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         cost=measured,
         runtime=ctx.runtime,
         # a slow generator's runs in short work units, so that the last leave no worker idle
-        # long (the units' size is kept with the plan: another size has other unit keys)
+        # long (the units' size is kept with the plan: units of another size share their keys,
+        # not their datasets, and the game's run directory refuses them)
         balance=plan is not None and plan.earlier is None,
     )
     if plan is not None and plan.earlier is None:
-        plan.save(selector, game)
+        plan.save(selector, game, cost)
     ctx.log(
         cost.summary(
             n_shadows=game.n_shadows,

@@ -458,7 +458,8 @@ def plan_membership(
     fit may also raise them to use the time (sizes that were only a default). With ``balance``
     the game's ``batch_size`` is lowered to about :data:`UNIT_SECONDS` of generator runs
     (:func:`unit_datasets`): a slow generator's last work units then leave little idle time.
-    Units of another size have other keys in a run directory: keep the size chosen to resume.
+    Units of another size share their keys in a run directory, not their datasets (the game
+    refuses them): keep the size chosen to resume.
     Whether the shadow datasets share one pool follows the game's ``knowledge`` and ``pool``. A
     ``cost`` already measured for the same generator and sizes is used instead of a new pilot
     (its time is counted all the same).
