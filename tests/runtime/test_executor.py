@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
+import sklearn.linear_model  # noqa: F401  (the OpenMP runtime a game's attacks load)
 
 from synthleak import InputError
 from synthleak.runtime import RunStore, WorkUnit, executor, run_units, unit_rng
@@ -26,6 +28,45 @@ def test_inline_equals_processes_and_failures_are_reported() -> None:
     for k in ("u0", "u1", "u2", "u4", "u5"):
         np.testing.assert_array_equal(a[k].arrays["x"], b[k].arrays["x"])  # type: ignore[index]
     assert seen[-1] == (6, 6)
+
+
+def _thread_counts(shared: None, i: int) -> dict[str, np.ndarray]:
+    """The BLAS and OpenMP thread counts the unit runs with (scikit-learn's OpenMP runtime loaded
+    with this module, as a game's attacks load it; scipy's BLAS loaded here, first in a worker)."""
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_info
+
+    return {"threads": np.array([p["num_threads"] for p in threadpool_info()])}
+
+
+@pytest.mark.skipif(
+    (os.cpu_count() or 1) < 2, reason="one core: every thread pool has one thread anyway"
+)
+def test_every_unit_runs_with_one_thread_inline_as_in_a_worker() -> None:
+    """A reduction over threads adds its parts in the order they finish, so an inline run with
+    the machine's threads gave a cross-fitted attack other last bits (and, through a tie, another
+    AUC) than the same run in one-thread workers. Every path runs units with one thread, and the
+    inline run gives its threads back afterwards; a process a unit starts (a generator's worker in
+    another environment) is told to use one thread."""
+    import subprocess
+    import sys
+
+    from threadpoolctl import threadpool_info
+
+    units = [WorkUnit(f"u{i}", (i,)) for i in range(2)]
+    for workers in (1, 2):
+        out = run_units(_thread_counts, units, workers=workers)
+        for r in out.values():
+            assert r.ok and set(r.arrays["threads"].tolist()) == {1}, (workers, r)  # type: ignore[index]
+    assert max(p["num_threads"] for p in threadpool_info()) > 1
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.environ['OMP_NUM_THREADS'])"],
+        env=executor.one_thread_environ(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert child.stdout.strip() == "1"
 
 
 def test_store_skips_finished_units(tmp_path: Path) -> None:
@@ -143,6 +184,7 @@ def test_a_pool_that_lost_a_worker_or_was_interrupted_is_replaced() -> None:
 
 _INTERRUPTED_RUN = """
 import sys, time
+import os
 from pathlib import Path
 import numpy as np
 from synthleak.runtime import WorkUnit, run_units
@@ -207,6 +249,7 @@ def test_ctrl_c_stops_running_units_at_once_without_worker_tracebacks(
 
 _KILLED_RUN = """
 import os, sys, time
+import os
 from pathlib import Path
 import numpy as np
 from synthleak.runtime import WorkUnit, run_units

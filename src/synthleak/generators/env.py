@@ -61,6 +61,7 @@ from synthleak.errors import GeneratorFailure, InputError, MissingExtraError
 from synthleak.generators import envworker_protocol as protocol
 from synthleak.generators._adapt import draw_seed
 from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.runtime.executor import one_thread_environ
 
 #: The worker file run by the other interpreter.
 WORKER_FILE = Path(protocol.__file__).resolve()
@@ -252,6 +253,7 @@ class EnvWorker:
                 stdout=subprocess.PIPE,
                 stderr=err,
                 cwd=self.tmp,
+                env=one_thread_environ(),  # the same arithmetic inline as in a pooled worker
             )
         except OSError as exc:
             raise GeneratorFailure(

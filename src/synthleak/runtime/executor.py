@@ -12,7 +12,11 @@ interrupted in, or that lost a worker, is shut down and replaced by the next run
 
 Determinism is the caller's contract: a unit's randomness must come from a
 stream of :mod:`synthleak.runtime.seeding` keyed by the unit, never from scheduling, so the result
-does not depend on ``workers`` or ``cluster``. A unit that raises is reported in its
+does not depend on ``workers`` or ``cluster``. The arithmetic must not either, so every unit runs
+with one BLAS and one OpenMP thread, inline as in a worker: a reduction split over threads
+(scikit-learn's OpenMP loss gradients, a threaded BLAS sum) adds its parts in the order the threads
+finish, and would make an inline run's last bits, and through them a tie between two scores,
+differ from a pooled run's. A unit that raises is reported in its
 :class:`UnitResult` (``error``) and recorded as failed in the store; the other units go on.
 """
 
@@ -119,12 +123,50 @@ def _init_worker() -> None:
     from multiprocessing import util
 
     util.Finalize(None, _stop_nested_pools, exitpriority=100)
-    try:  # one BLAS thread per worker process: the pool already uses the cores
-        from threadpoolctl import threadpool_limits
+    _one_thread_from_now()
 
-        threadpool_limits(1)
-    except ImportError:  # pragma: no cover
-        pass
+
+ONE_THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+"""The variables a thread pool reads when its library is loaded: set to 1 in a worker, so a
+library first loaded by a unit starts with one thread too."""
+
+
+def one_thread_environ() -> dict[str, str]:
+    """This process's environment with :data:`ONE_THREAD_VARIABLES` at 1: the environment of a
+    process a unit starts (a generator's other-environment worker), whose arithmetic must not
+    depend on the number of workers either."""
+    return {**os.environ, **dict.fromkeys(ONE_THREAD_VARIABLES, "1")}
+
+
+_ONE_THREAD = False
+
+
+def _one_thread_from_now() -> None:
+    """One BLAS and one OpenMP thread for the rest of this process (a worker's: the pool or the
+    cluster already uses the cores, and the result must not depend on the thread count): the
+    libraries loaded now are limited, the ones loaded later read the variables."""
+    global _ONE_THREAD
+    if _ONE_THREAD:
+        return
+    os.environ.update(dict.fromkeys(ONE_THREAD_VARIABLES, "1"))
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1)
+    _ONE_THREAD = True
+
+
+def _call_on_cluster(
+    fn: UnitFn, shared: Any, args: tuple[Any, ...]
+) -> tuple[dict[str, np.ndarray] | None, str | None]:
+    """:func:`_call` on a Dask worker, with one thread for arithmetic like every other unit."""
+    _one_thread_from_now()
+    return _call(fn, shared, args)
 
 
 def _stop_nested_pools() -> None:
@@ -248,8 +290,14 @@ def run_units(
         if cluster is not None:
             _run_dask(fn, todo, shared, cluster, record)
         elif workers == 1 or len(todo) == 1:
+            from threadpoolctl import threadpool_limits
+
             for u in todo:
-                record(u.key, *_call(fn, shared, u.args))
+                # as in a worker (module docstring); the libraries a unit itself loads first keep
+                # their threads, but a game's are loaded with the game's module
+                with threadpool_limits(1):
+                    outcome = _call(fn, shared, u.args)
+                record(u.key, *outcome)
         else:
             _run_processes(fn, todo, shared, workers, record)
     return results
@@ -362,7 +410,9 @@ def _run_dask(
         )
         futures = {}
         for u in todo:
-            fut = client.submit(_call, fn, shared_f, u.args, key=f"synthleak-{u.key}", pure=False)
+            fut = client.submit(
+                _call_on_cluster, fn, shared_f, u.args, key=f"synthleak-{u.key}", pure=False
+            )
             futures[fut] = u.key
         try:
             with client.as_current():
