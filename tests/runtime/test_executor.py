@@ -30,13 +30,21 @@ def test_inline_equals_processes_and_failures_are_reported() -> None:
     assert seen[-1] == (6, 6)
 
 
-def _thread_counts(shared: None, i: int) -> dict[str, np.ndarray]:
+def _thread_counts(shared: int, i: int) -> dict[str, np.ndarray]:
     """The BLAS and OpenMP thread counts the unit runs with (scikit-learn's OpenMP runtime loaded
-    with this module, as a game's attacks load it; scipy's BLAS loaded here, first in a worker)."""
+    with this module, as a game's attacks load it; scipy's BLAS loaded here, first in a worker),
+    after raising them to ``shared`` threads for good when ``shared`` is positive (as a library
+    that sets its own thread count and never restores it)."""
     import scipy.linalg  # noqa: F401
-    from threadpoolctl import threadpool_info
+    from threadpoolctl import threadpool_info, threadpool_limits
 
-    return {"threads": np.array([p["num_threads"] for p in threadpool_info()])}
+    if shared > 0:
+        threadpool_limits(shared)
+    info = threadpool_info()
+    return {
+        "threads": np.array([p["num_threads"] for p in info]),
+        "libraries": np.array([p["filepath"] for p in info]),
+    }
 
 
 @pytest.mark.skipif(
@@ -45,17 +53,19 @@ def _thread_counts(shared: None, i: int) -> dict[str, np.ndarray]:
 def test_every_unit_runs_with_one_thread_inline_as_in_a_worker() -> None:
     """A reduction over threads adds its parts in the order they finish, so an inline run with
     the machine's threads gave a cross-fitted attack other last bits (and, through a tie, another
-    AUC) than the same run in one-thread workers. Every path runs units with one thread, and the
-    inline run gives its threads back afterwards; a process a unit starts (a generator's worker in
+    AUC) than the same run in one-thread workers. Every path runs each unit with one thread,
+    whatever an earlier unit in the same (kept) worker did to its thread pools; the inline run
+    gives the caller's threads back afterwards; a process a unit starts (a generator's worker in
     another environment) is told to use one thread."""
     import subprocess
     import sys
 
     from threadpoolctl import threadpool_info
 
-    units = [WorkUnit(f"u{i}", (i,)) for i in range(2)]
+    units = [WorkUnit(f"u{i}", (i,)) for i in range(4)]
     for workers in (1, 2):
-        out = run_units(_thread_counts, units, workers=workers)
+        run_units(_thread_counts, units, shared=2, workers=workers)  # raise them for good
+        out = run_units(_thread_counts, units, shared=0, workers=workers)
         for r in out.values():
             assert r.ok and set(r.arrays["threads"].tolist()) == {1}, (workers, r)  # type: ignore[index]
     assert max(p["num_threads"] for p in threadpool_info()) > 1

@@ -180,8 +180,14 @@ def _stop_nested_pools() -> None:
 def _call(
     fn: UnitFn, shared: Any, args: tuple[Any, ...]
 ) -> tuple[dict[str, np.ndarray] | None, str | None]:
+    from threadpoolctl import threadpool_limits
+
     try:
-        return fn(shared, *args), None
+        # one thread, whatever ran before in this process (module docstring); in a worker the
+        # libraries the unit loads itself start with one too (_one_thread_from_now), inline
+        # they keep their default for this first unit (a game's are loaded with its module)
+        with threadpool_limits(1):
+            return fn(shared, *args), None
     except Exception as exc:  # reported per unit, the run goes on
         raise_if_interrupted(exc)
         tb = traceback.extract_tb(exc.__traceback__)
@@ -290,14 +296,8 @@ def run_units(
         if cluster is not None:
             _run_dask(fn, todo, shared, cluster, record)
         elif workers == 1 or len(todo) == 1:
-            from threadpoolctl import threadpool_limits
-
             for u in todo:
-                # as in a worker (module docstring); the libraries a unit itself loads first keep
-                # their threads, but a game's are loaded with the game's module
-                with threadpool_limits(1):
-                    outcome = _call(fn, shared, u.args)
-                record(u.key, *outcome)
+                record(u.key, *_call(fn, shared, u.args))
         else:
             _run_processes(fn, todo, shared, workers, record)
     return results
