@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from synthleak.attacks.base import Attack, fit_membership
 from synthleak.data.table import Table
@@ -253,41 +254,44 @@ def measure_membership_cost(
     given = game.attacks  # type: ignore[attr-defined]
     given = [given] if isinstance(given, str | Attack) else list(given)
     attacks = resolve_attacks(AttackFamily.MEMBERSHIP, given, game.attack_params)  # type: ignore[attr-defined]
-    releases: list[Table] = []
-    seconds: list[float] = []
-    target_row = int(rng.integers(len(table)))
-    while len(releases) < max_pilot and (len(releases) < 3 or sum(seconds[1:]) < min_seconds):
-        rows = rng.choice(len(table), n, replace=False)
-        if len(releases) % 2 == 0 and target_row not in rows:
-            rows[-1] = target_row
-        t0 = time.perf_counter()
-        syn = make_generator(spec).fit(table.take(rows), rng=rng).sample(m, rng=rng)
-        seconds.append(time.perf_counter() - t0)
-        releases.append(syn)
-    fit_seconds = float(np.median(seconds[1:]))
-    together = 1
-    if (
-        runtime is not None
-        and runtime.cluster is None
-        and runtime.workers > 1
-        and fit_seconds >= TOGETHER_MIN_SECONDS
-    ):
-        measured = _seconds_together(spec, table, n, m, rng, runtime)
-        if measured is not None:
-            fit_seconds, together = measured, runtime.workers
-    # attacks on a realistic number of shadow releases (the pilot's, tiled)
-    k = max(4, min(calibration, int(game.n_shadows)))  # type: ignore[attr-defined]
-    stack = TableStack.from_tables([releases[i % len(releases)] for i in range(k)])
-    labels = np.arange(k) % 2
-    target = table.take([target_row])
-    attack_seconds = {}
-    for name, attack in attacks:
-        model = copy.deepcopy(attack)
-        t0 = time.perf_counter()
-        others = table.take(np.setdiff1d(np.arange(len(table)), [target_row]))
-        fit_membership(model, target, stack, labels, rng=rng, population=others)  # type: ignore[arg-type]
-        model.score(stack)  # type: ignore[attr-defined]
-        attack_seconds[name] = (time.perf_counter() - t0) / k
+    # one thread, as the game's work units run (synthleak.runtime.executor): the runs timed
+    # here stand for theirs
+    with threadpool_limits(1):
+        releases: list[Table] = []
+        seconds: list[float] = []
+        target_row = int(rng.integers(len(table)))
+        while len(releases) < max_pilot and (len(releases) < 3 or sum(seconds[1:]) < min_seconds):
+            rows = rng.choice(len(table), n, replace=False)
+            if len(releases) % 2 == 0 and target_row not in rows:
+                rows[-1] = target_row
+            t0 = time.perf_counter()
+            syn = make_generator(spec).fit(table.take(rows), rng=rng).sample(m, rng=rng)
+            seconds.append(time.perf_counter() - t0)
+            releases.append(syn)
+        fit_seconds = float(np.median(seconds[1:]))
+        together = 1
+        if (
+            runtime is not None
+            and runtime.cluster is None
+            and runtime.workers > 1
+            and fit_seconds >= TOGETHER_MIN_SECONDS
+        ):
+            measured = _seconds_together(spec, table, n, m, rng, runtime)
+            if measured is not None:
+                fit_seconds, together = measured, runtime.workers
+        # attacks on a realistic number of shadow releases (the pilot's, tiled)
+        k = max(4, min(calibration, int(game.n_shadows)))  # type: ignore[attr-defined]
+        stack = TableStack.from_tables([releases[i % len(releases)] for i in range(k)])
+        labels = np.arange(k) % 2
+        target = table.take([target_row])
+        attack_seconds = {}
+        for name, attack in attacks:
+            model = copy.deepcopy(attack)
+            t0 = time.perf_counter()
+            others = table.take(np.setdiff1d(np.arange(len(table)), [target_row]))
+            fit_membership(model, target, stack, labels, rng=rng, population=others)  # type: ignore[arg-type]
+            model.score(stack)  # type: ignore[attr-defined]
+            attack_seconds[name] = (time.perf_counter() - t0) / k
     return MembershipCost(
         spec,
         n,
