@@ -194,7 +194,6 @@ def test_a_pool_that_lost_a_worker_or_was_interrupted_is_replaced() -> None:
 
 _INTERRUPTED_RUN = """
 import sys, time
-import os
 from pathlib import Path
 import numpy as np
 from synthleak.runtime import WorkUnit, run_units
@@ -259,7 +258,6 @@ def test_ctrl_c_stops_running_units_at_once_without_worker_tracebacks(
 
 _KILLED_RUN = """
 import os, sys, time
-import os
 from pathlib import Path
 import numpy as np
 from synthleak.runtime import WorkUnit, run_units
