@@ -135,30 +135,21 @@ ONE_THREAD_VARIABLES = (
 )
 """The variables a thread pool reads when its library is loaded: set to 1 in a worker, so a
 library first loaded by a unit starts with one thread too."""
+_ONE_THREAD = dict.fromkeys(ONE_THREAD_VARIABLES, "1")
 
 
 def one_thread_environ() -> dict[str, str]:
     """This process's environment with :data:`ONE_THREAD_VARIABLES` at 1: the environment of a
     process a unit starts (a generator's other-environment worker), whose arithmetic must not
     depend on the number of workers either."""
-    return {**os.environ, **dict.fromkeys(ONE_THREAD_VARIABLES, "1")}
-
-
-_ONE_THREAD = False
+    return {**os.environ, **_ONE_THREAD}
 
 
 def _one_thread_from_now() -> None:
-    """One BLAS and one OpenMP thread for the rest of this process (a worker's: the pool or the
-    cluster already uses the cores, and the result must not depend on the thread count): the
-    libraries loaded now are limited, the ones loaded later read the variables."""
-    global _ONE_THREAD
-    if _ONE_THREAD:
-        return
-    os.environ.update(dict.fromkeys(ONE_THREAD_VARIABLES, "1"))
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(1)
-    _ONE_THREAD = True
+    """Set :data:`ONE_THREAD_VARIABLES` to 1 in this process (a worker's: the pool or the
+    cluster already uses the cores), so that the libraries a unit loads start with one thread;
+    the libraries already loaded are limited around each unit (:func:`_call`)."""
+    os.environ.update(_ONE_THREAD)
 
 
 def _call_on_cluster(
