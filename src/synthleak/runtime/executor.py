@@ -152,6 +152,19 @@ def _one_thread_from_now() -> None:
     os.environ.update(_ONE_THREAD)
 
 
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C (SIGINT) back until the block ends; it is then handled as usual."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - the suite runs on POSIX
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def _call_on_cluster(
     fn: UnitFn, shared: Any, args: tuple[Any, ...]
 ) -> tuple[dict[str, np.ndarray] | None, str | None]:
@@ -176,8 +189,12 @@ def _call(
     try:
         # one thread, whatever ran before in this process (module docstring); in a worker the
         # libraries the unit loads itself start with one too (_one_thread_from_now), inline
-        # they keep their default for this first unit (a game's are loaded with its module)
-        with threadpool_limits(1):
+        # they keep their default for this first unit (a game's are loaded with its module).
+        # The limiter finds the libraries in a ctypes callback: a Ctrl-C raised there would be
+        # printed with a traceback and lost, so it waits until the search is done.
+        with _sigint_deferred():
+            limit = threadpool_limits(1)
+        with limit:
             return fn(shared, *args), None
     except Exception as exc:  # reported per unit, the run goes on
         raise_if_interrupted(exc)
