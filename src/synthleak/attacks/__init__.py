@@ -19,6 +19,7 @@ from synthleak.attacks import (  # noqa: F401  (registration)
     mia_meta,
     mia_nobox,
     mia_nobox_extra,
+    mia_novelty,
     mia_query,
     mia_rmia,
     singling_out,

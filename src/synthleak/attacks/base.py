@@ -104,6 +104,10 @@ class MembershipAttack(Attack):
     """
 
     family = AttackFamily.MEMBERSHIP
+    fixed_threshold: ClassVar[float | None] = None
+    """An unfitted attack's own rule, fixed before any release is seen: a score above it calls
+    the release IN. The epsilon audit tests such a rule on every test dataset
+    (:func:`synthleak.metrics.epsilon.empirical_epsilon`, ``fixed_rules``)."""
 
     @abstractmethod
     def fit(
@@ -158,6 +162,34 @@ class PopulationMembershipAttack(MembershipAttack):
         """Learn from shadow ``datasets``, their IN/OUT ``labels`` and ``population`` records."""
 
 
+class KnownRecordsMembershipAttack(MembershipAttack):
+    """A membership attack that also uses the other training records, known to the attacker.
+
+    ``fit`` takes, besides the shadow datasets, ``known``: the training records of every IN and
+    OUT dataset other than the target, and under substitution ``other``: the record that takes
+    the target's place in OUT datasets. Only a game with exact knowledge (the worst case of a DP
+    audit) has them to give (:func:`fit_membership`).
+    """
+
+    @abstractmethod
+    def fit(
+        self,
+        target: Table,
+        datasets: Sequence[Table],
+        labels: np.ndarray,
+        *,
+        rng: np.random.Generator,
+        known: Table | None = None,
+        other: Table | None = None,
+    ) -> KnownRecordsMembershipAttack:
+        """Learn from shadow ``datasets``, their ``labels`` and the ``known`` training records."""
+
+
+def needs_known_records(attack: Attack) -> bool:
+    """Whether ``attack`` can only run where the attacker knows the other training records."""
+    return isinstance(attack, KnownRecordsMembershipAttack)
+
+
 def fit_membership(
     attack: MembershipAttack,
     target: Table,
@@ -166,8 +198,19 @@ def fit_membership(
     *,
     rng: np.random.Generator,
     population: Table | None,
+    known: Table | None = None,
+    other: Table | None = None,
 ) -> MembershipAttack:
-    """Fit a membership attack, giving ``population`` to the attacks that take it."""
+    """Fit a membership attack, giving ``population`` to the attacks that take it, and the
+    ``known`` training records (and the replacing ``other`` record) to those that take them."""
+    if isinstance(attack, KnownRecordsMembershipAttack):
+        if known is None:
+            raise InputError(
+                f"the {attack.name or type(attack).__name__} attack uses the other training "
+                "records, which only an attacker with exact knowledge has: run the game with "
+                "knowledge='exact' or choose another attack"
+            )
+        return attack.fit(target, datasets, labels, rng=rng, known=known, other=other)
     if isinstance(attack, PopulationMembershipAttack):
         if population is None or len(population) == 0:
             raise InputError(

@@ -289,7 +289,15 @@ def measure_membership_cost(
             model = copy.deepcopy(attack)
             t0 = time.perf_counter()
             others = table.take(np.setdiff1d(np.arange(len(table)), [target_row]))
-            fit_membership(model, target, stack, labels, rng=rng, population=others)  # type: ignore[arg-type]
+            fit_membership(
+                model,  # type: ignore[arg-type]
+                target,
+                stack,
+                labels,
+                rng=rng,
+                population=others,
+                known=others.take(np.arange(min(n - 1, len(others)))),  # exact knowledge's size
+            )
             model.score(stack)  # type: ignore[attr-defined]
             attack_seconds[name] = (time.perf_counter() - t0) / k
     return MembershipCost(
@@ -316,8 +324,9 @@ class Power(Result):
         Half-width of a 95 % interval around an AUC of 0.5 (Hanley and McNeil 1982): smaller
         effects than this cannot be told from guessing.
     epsilon_ceiling : float
-        The largest epsilon the test datasets could ever certify (every trial right), for an
-        add/remove claim at 95 % with the evaluation half of the trials.
+        The largest epsilon the test datasets could ever certify (every trial right), for the
+        claim's relation at 95 % with the evaluation half of the trials, or with all of them
+        for a rule fixed in advance (the error then shared, as the epsilon audit shares it).
     """
 
     n_tests: int
@@ -331,8 +340,19 @@ class Power(Result):
         )
 
 
-def power(n_tests: int, *, confidence: float = 0.95) -> Power:
-    """The power of ``n_tests`` test datasets (:class:`Power`)."""
+def power(
+    n_tests: int,
+    *,
+    confidence: float = 0.95,
+    fixed_rules: int = 0,
+    neighbouring: str = "add_remove",
+    game_neighbouring: str = "substitute",
+) -> Power:
+    """The power of ``n_tests`` test datasets (:class:`Power`) for a claim in ``neighbouring``
+    tested on trials in ``game_neighbouring`` (the exact-knowledge game's add/remove trials
+    bound an add/remove claim directly, substitution trials only half as much), with
+    ``fixed_rules`` rules fixed in advance (the novelty attack's, one per target) beside the
+    selected test."""
     from statistics import NormalDist
 
     from synthleak.metrics.epsilon import epsilon_ceiling
@@ -340,12 +360,22 @@ def power(n_tests: int, *, confidence: float = 0.95) -> Power:
     n_pos = n_neg = max(1, n_tests // 2)
     var = (n_pos + n_neg + 1) / (12.0 * n_pos * n_neg)
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    # epsilon is bounded on the evaluation half of the trials (selection on the other half)
-    half = max(1, n_pos // 2)
-    ceiling = epsilon_ceiling(
-        half, half, confidence=confidence, neighbouring="add_remove", game_neighbouring="substitute"
-    )
-    return Power(int(n_tests), z * math.sqrt(var), float(ceiling))
+
+    def ceiling(n: int, share: float) -> float:
+        return epsilon_ceiling(
+            n,
+            n,
+            confidence=1.0 - (1.0 - confidence) * share,
+            neighbouring=neighbouring,
+            game_neighbouring=game_neighbouring,
+        )
+
+    # the selected test is bounded on the evaluation half of the trials (selection on the
+    # other half); a rule fixed in advance on all of them
+    best = ceiling(max(1, n_pos // 2), 0.5 if fixed_rules else 1.0)
+    if fixed_rules:
+        best = max(best, ceiling(n_pos, 0.5 / fixed_rules))
+    return Power(int(n_tests), z * math.sqrt(var), float(best))
 
 
 #: The smallest useful membership game a time limit may size (:func:`fit_budget`).

@@ -54,7 +54,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthleak.attacks.base import Attack, AttackFamily, fit_membership, resolve_attacks
+from synthleak.attacks.base import (
+    Attack,
+    AttackFamily,
+    fit_membership,
+    needs_known_records,
+    resolve_attacks,
+)
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.games.base import as_table
@@ -297,8 +303,22 @@ def _attack_unit(shared: dict[str, Any], t: int, attack_index: int) -> dict[str,
     target: Table = shared["omega"].take([shared["targets"][t]])
     rng = _ATTACK.rng(int(shared["seed"]), t, attack_index)
     model = copy.deepcopy(shared["attacks"][attack_index][1])
+    known = other = None
+    if t in shared["known"]:  # exact knowledge: the other training records, the replacement
+        known_rows, other_row = shared["known"][t]
+        known = shared["omega"].take(known_rows)
+        other = None if other_row < 0 else shared["omega"].take([other_row])
     c0 = time.process_time()
-    fit_membership(model, target, shadow, y_shadow, rng=rng, population=shared["population"])
+    fit_membership(
+        model,
+        target,
+        shadow,
+        y_shadow,
+        rng=rng,
+        population=shared["population"],
+        known=known,
+        other=other,
+    )
     scores = np.asarray(model.score(test), dtype=np.float64)
     # CPU seconds of this process for fit + score, kept in the run directory for benchmarks
     # (not part of the result, which must not depend on the machine)
@@ -417,7 +437,18 @@ class MembershipGame:
         tgt = as_targets(self.targets if self.targets is not None else Targets.top(10))
         self._validate(omega, tgt.resolve(omega, seed=int(seed)).rows)
         given = [self.attacks] if isinstance(self.attacks, str | Attack) else list(self.attacks)
-        resolve_attacks(AttackFamily.MEMBERSHIP, given, self.attack_params)
+        self._check_knowledge(resolve_attacks(AttackFamily.MEMBERSHIP, given, self.attack_params))
+
+    def _check_knowledge(self, attacks: list[tuple[str, Attack]]) -> None:
+        """Attacks that use the other training records need exact knowledge."""
+        if Knowledge(self.knowledge) is Knowledge.EXACT:
+            return
+        names = [name for name, a in attacks if needs_known_records(a)]
+        if names:
+            raise InputError(
+                f"the {', '.join(names)} attack uses the other training records, which only an "
+                "attacker with exact knowledge has: add knowledge='exact' or drop the attack"
+            )
 
     def _validate(self, omega: Table, targets: np.ndarray) -> tuple[PoolMode, int, int]:
         try:
@@ -583,6 +614,7 @@ class MembershipGame:
         mode, aux_size, test_size = self._validate(omega, tgt)
         given = [self.attacks] if isinstance(self.attacks, str | Attack) else list(self.attacks)
         attacks = resolve_attacks(AttackFamily.MEMBERSHIP, given, self.attack_params)
+        self._check_knowledge(attacks)
         params = {
             name: dict((self.attack_params or {}).get(name, {}))
             for (name, _), a in zip(attacks, given, strict=True)
@@ -652,8 +684,15 @@ class MembershipGame:
             self._check_pools(labels, failures)
             pools = _Pools(mode, stacks, labels)
             population = omega.take(aux_rows)
+            known = {}
+            if knowledge is Knowledge.EXACT:  # per target: its known records, its replacement
+                n = int(self.train_size)
+                for t in range(tgt.size):
+                    rows, y = design[2 * t + 2]
+                    out = rows[~y.astype(bool), n - 1]
+                    known[t] = (rows[0, : n - 1], int(out[0]) if out.size else -1)
             outcomes = self._attack(
-                omega, resolved, pools, attacks, params, int(seed), rt, store, population
+                omega, resolved, pools, attacks, params, int(seed), rt, store, population, known
             )
             result = MembershipResult(config, tuple(outcomes), failures)
             if store is not None:
@@ -689,6 +728,7 @@ class MembershipGame:
         rt: Runtime,
         store: RunStore | None,
         population: Table,
+        known: dict[int, tuple[np.ndarray, int]],
     ) -> list[TargetOutcome]:
         tgt = resolved.rows
         units = []
@@ -703,6 +743,7 @@ class MembershipGame:
             "seed": int(seed),
             "attacks": attacks,
             "population": population,
+            "known": known,
         }
         res = rt.run(
             _attack_unit, units, shared=shared, store=store, description="attacks (target x attack)"

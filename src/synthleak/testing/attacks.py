@@ -126,8 +126,9 @@ def _mia_pools(case: str) -> tuple[TableStack, np.ndarray, TableStack, np.ndarra
 def _mia_fit(attack: Attack, case: str, rng: np.random.Generator) -> Any:
     target, rest = _mia_data()
     shadow, y, _, _ = _mia_pools(case)
-    # the population: the records the datasets are drawn from (attacks that compare with it)
-    return fit_membership(attack, target, shadow, y, rng=rng, population=rest)  # type: ignore[arg-type]
+    # the population, and the known training records of an exact-knowledge attacker: the
+    # records the datasets are drawn from, none of them the target
+    return fit_membership(attack, target, shadow, y, rng=rng, population=rest, known=rest)  # type: ignore[arg-type]
 
 
 def _mia_check(out: np.ndarray, case: str) -> None:
