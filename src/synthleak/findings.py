@@ -344,20 +344,34 @@ def membership_epsilon(
 
     Every (target, attack) pair is a candidate; the candidate and its threshold are chosen on a
     selection split of the test datasets and the Clopper-Pearson bound is computed on the other
-    split (:func:`synthleak.metrics.epsilon.empirical_epsilon`). The game's own relation between
+    split (:func:`synthleak.metrics.epsilon.empirical_epsilon`); the rule of an unfitted attack
+    that fixes it in advance (``fixed_threshold``: ``novelty``) is also tested on every test
+    dataset, sharing the error with the selected test. The game's own relation between
     IN and OUT datasets (substitution, or addition/removal with exact knowledge) is converted to
     the claim's ``neighbouring`` relation.
     """
+    from synthleak.attacks.base import AttackFamily, attack_info
     from synthleak.games.membership import PoolMode
     from synthleak.metrics.epsilon import empirical_epsilon
 
+    def rule(name: str) -> float | None:
+        try:
+            factory = attack_info(AttackFamily.MEMBERSHIP, name).factory
+        except InputError:  # an attack object of the caller's, not registered: no rule known
+            return None
+        return getattr(factory, "fixed_threshold", None)
+
     scores, labels, ids = {}, {}, {}
+    fixed: dict[str, float] = {}
     for t_idx, t in enumerate(result.targets):
         for name, o in t.attacks.items():
             if o.error is not None or o.labels.size == 0:
                 continue
             key = f"row {t.row} / {name}"
             scores[key], labels[key] = o.scores, o.labels
+            threshold = rule(name)
+            if threshold is not None:
+                fixed[key] = float(threshold)
             # a shared pool tests every target on the same datasets; single pools do not
             offset = 0 if result.config.pool is PoolMode.SHARED else t_idx * 1_000_000
             ids[key] = offset + np.arange(o.labels.size)
@@ -373,6 +387,7 @@ def membership_epsilon(
         game_neighbouring=result.config.neighbouring,
         confidence=confidence,
         trial_ids=ids,
+        fixed_rules=fixed,
     )
 
 

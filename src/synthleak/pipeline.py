@@ -1297,7 +1297,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         game.n_tests,
         projected,
         time.perf_counter() - started,
-        power(game.n_tests),
+        power(game.n_tests, neighbouring=ctx.options.neighbouring),
         screen_seconds,
     )
     ctx.sections.membership = res

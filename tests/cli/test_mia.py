@@ -150,6 +150,7 @@ def test_table_format(data_csv: Path, capsys: pytest.CaptureFixture[str]) -> Non
         (["--targets", "rows:0", "--synthetic-size", "0"], "--synthetic-size must be"),
         (["--targets", "rows:0", "--shadows", "2"], "--shadows must be"),
         (["--targets", "rows:0", "--attacks", "nope"], "unknown membership attack"),
+        (["--targets", "rows:0", "--attacks", "novelty"], "add --knowledge exact"),
         (["--targets", "rows:0", "--generator", "nope"], "unknown generator"),
         (["--targets", "bogus:3"], "unknown target selector"),
         (["--targets", "rows:0", "--format", "csv"], "'csv' is not one of 'table', 'json'"),
@@ -213,6 +214,12 @@ def test_exact_knowledge_reports_epsilon_against_the_claim(
     assert eps["claimed"] == 0.5 and eps["confidence"] == 0.95
     assert eps["verdict"] == "violation" and eps["lower_bound"] > 0.5  # a copy leaks its target
     assert doc["config"]["knowledge"] == "exact" and doc["config"]["pool"] == "single"
+    # without --attacks, exact knowledge adds the unfitted novelty attack to the defaults
+    dflt = tmp_path / "default.json"
+    i = args.index("--attacks")
+    assert main([*args[:i], *args[i + 2 : -2], "--out", str(dflt)]) == 0
+    attacks = json.loads(dflt.read_text())["config"]["attacks"]
+    assert attacks == ["query", "distance", "groundhog", "novelty"]
     # the same run as a gate: a violation fails it (exit 3)
     assert (
         main([*args[:-2], "--out", str(tmp_path / "g.json"), "--fail-on", "epsilon.violation"]) == 3

@@ -19,6 +19,7 @@ from synthleak.games.cost import (
     unit_datasets,
 )
 from synthleak.games.membership import MembershipGame
+from synthleak.metrics.epsilon import empirical_epsilon
 
 COST = MembershipCost("g", 100, 100, 0.5, 4, {"query": 0.01, "distance": 0.002}, 3.0)
 
@@ -52,6 +53,23 @@ def test_power_matches_closed_forms() -> None:
     assert p.auc_half_width == pytest.approx(1.959964 * math.sqrt(201 / (12 * 100 * 100)), rel=1e-4)
     assert 0 < p.epsilon_ceiling < power(2000).epsilon_ceiling
     assert "certify an epsilon" in p.sentence()
+
+
+def test_power_states_the_ceiling_the_epsilon_audit_reports() -> None:
+    """The power line and the audit's ceiling agree: the exact-knowledge game's add/remove
+    trials against an add/remove claim, and a rule fixed in advance on every test dataset."""
+    y = np.arange(40) % 2 == 1
+    scores = {"row 0 / novelty": y.astype(float), "row 0 / query": np.zeros(40)}
+    relation = {"neighbouring": "add_remove", "game_neighbouring": "add_remove"}
+    for fixed in ({}, {"row 0 / novelty": 0.5}):
+        est = empirical_epsilon(
+            scores, y, rng=np.random.default_rng(0), fixed_rules=fixed, delta=0, **relation
+        )
+        assert power(40, fixed_rules=len(fixed), **relation).epsilon_ceiling == pytest.approx(
+            est.ceiling
+        )
+    # substitution trials bound an add/remove claim only about half as far
+    assert power(40).epsilon_ceiling < 0.6 * power(40, **relation).epsilon_ceiling
 
 
 def test_pilot_measures_the_generator_and_attacks() -> None:

@@ -454,3 +454,69 @@ def test_binormal_auc_variance_matches_the_bivariate_normal() -> None:
         got_a, got_v = _binormal_auc_var(mu, 40, 90)
         assert got_a == pytest.approx(a, rel=1e-12)
         assert got_v == pytest.approx(ref, rel=1e-5)
+
+
+# --- rules fixed in advance ------------------------------------------------------------------
+def _randomized_response(rng: np.random.Generator, y: np.ndarray, eps: float) -> np.ndarray:
+    """A score in {0, 1} that is exactly eps-DP for the trials' relation (randomised response):
+    P(1 | IN) = e^eps / (1 + e^eps), P(1 | OUT) = 1 / (1 + e^eps)."""
+    p = np.where(y, math.exp(eps) / (1 + math.exp(eps)), 1 / (1 + math.exp(eps)))
+    return (rng.random(y.size) < p).astype(float)
+
+
+def test_fixed_rules_keep_the_level_beside_selected_candidates() -> None:
+    """The null at the membership game's shapes (shared pool of 200 test datasets, 5 targets x
+    3 attacks chosen among, plus each target's fixed rule on all trials): false alarms at most
+    the nominal 5 %; and on an exactly eps-DP rule the bound exceeds eps as rarely."""
+    alarms = over = 0
+    for seed in range(100):
+        rng = np.random.default_rng(seed)
+        scores, labels = _shared_pool(rng, 5, 3, 200)
+        fixed = {}
+        for t in range(5):
+            key = f"row {t} / rule"
+            labels[key] = labels[f"row {t} / attack 0"]
+            scores[key] = _randomized_response(rng, labels[key], 0.0 if t else 1.0)
+            fixed[key] = 0.5
+        est = empirical_epsilon(
+            scores,
+            labels,
+            rng=np.random.default_rng(10_000 + seed),
+            neighbouring=SUB,
+            game_neighbouring=SUB,
+            delta=0,
+            fixed_rules=fixed,
+        )
+        assert est.n_fixed_rules == 5 and est.n_candidates == 20
+        alarms += est.lower_bound > 1.0  # row 0's rule is 1-DP, every other signal is null
+        over += est.bounds["0.9"] > 1.0
+    assert alarms <= 5 and over <= 10
+
+
+def test_a_fixed_rule_is_tested_on_every_trial() -> None:
+    """A perfect rule fixed in advance reaches the ceiling of all the trials (the selected test
+    only that of half of them), and says so: no selection counts, the bound from all trials."""
+    rng = np.random.default_rng(3)
+    y = _balanced(rng, 64)
+    scores = {"row 1 / novelty": y.astype(float), "row 1 / query": rng.normal(size=64)}
+    base = dict(rng=np.random.default_rng(0), neighbouring=SUB, game_neighbouring=SUB, delta=0)
+    plain = empirical_epsilon(scores, y, **base)
+    base["rng"] = np.random.default_rng(0)
+    est = empirical_epsilon(scores, y, fixed_rules={"row 1 / novelty": 0.5}, **base)
+    assert est.fixed_rule and est.attack == "row 1 / novelty" and est.threshold == 0.5
+    assert (est.tp, est.fp, est.n_evaluation_in, est.n_evaluation_out) == (32, 0, 32, 32)
+    assert est.n_selection_in == 0 and math.isnan(est.selection_lower_bound)
+    # all 32 per class at error 0.05 / 2, against 16 per class at 0.05
+    top, _ = clopper_pearson(32, 32, 1 - 0.025)
+    _, zero = clopper_pearson(0, 32, 1 - 0.025)
+    assert est.lower_bound == pytest.approx(math.log(top / zero)) == est.ceiling
+    assert est.ceiling > plain.ceiling
+    back = EpsilonEstimate.from_json(est.to_json())
+    assert back.fixed_rule and math.isnan(back.selection_lower_bound)
+    # a fixed rule that loses leaves the selected test's figures, at half the error
+    base["rng"] = np.random.default_rng(0)
+    weak = {"row 1 / novelty": np.zeros(64), "row 1 / query": y + 0.0}
+    est = empirical_epsilon(weak, y, fixed_rules={"row 1 / novelty": 0.5}, **base)
+    assert not est.fixed_rule and est.attack == "row 1 / query" and est.n_selection_in == 16
+    with pytest.raises(InputError, match="not candidates"):
+        empirical_epsilon(scores, y, fixed_rules={"row 9 / novelty": 0.5}, **base)

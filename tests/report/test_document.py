@@ -555,3 +555,27 @@ def test_glossary_explains_the_likelihood_ratio_attacks() -> None:
     assert "Zarifzadeh" in rmia and "population" in rmia and rmia.endswith(".")
     meta = _attack_sentence("membership", "meta")
     assert "Vector Institute (2025)" in meta and "lira" in meta and meta.endswith(".")
+
+
+def test_the_epsilon_section_says_which_trials_the_bound_rests_on() -> None:
+    """A bound from a rule fixed in advance rests on every test dataset; a selected attack's on
+    the half it was not chosen on. The section says which."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from synthleak.metrics.epsilon import empirical_epsilon
+    from synthleak.report.document import _epsilon
+
+    y = np.arange(64) % 2 == 1
+    scores = {"row 1 / novelty": y.astype(float), "row 1 / query": np.where(y, 0.9, 0.1)}
+    texts = []
+    for fixed in ({"row 1 / novelty": 0.5}, {}):
+        est = empirical_epsilon(
+            scores, y, rng=np.random.default_rng(0), claimed=1.0, fixed_rules=fixed
+        )
+        sec = _epsilon(SimpleNamespace(epsilon=est))  # type: ignore[arg-type]
+        assert sec is not None
+        texts.append(" ".join(b.text for b in sec.blocks if isinstance(b, Paragraph)))
+    assert "fixed before any test dataset was seen (row 1 / novelty" in texts[0]
+    assert "chosen on half of the test datasets" in texts[1]

@@ -377,7 +377,8 @@ def mia_cmd(
         typer.Option(
             "--attacks",
             help="Comma-separated attack names. Black-box: query, distance, groundhog, attention, "
-            "lira, rmia, meta (default query,distance,groundhog). No-box: dcr, dcr-diff, domias, "
+            "lira, rmia, meta, novelty (exact knowledge only) (default query,distance,groundhog, "
+            "and novelty with --knowledge exact). No-box: dcr, dcr-diff, domias, "
             "neighbourhood, classifier (default all).",
         ),
     ] = None,
@@ -498,6 +499,23 @@ def mia_cmd(
     n_screen, rest = split_screen_targets(targets)
     spec = parse_targets(rest, k=k) if rest or not n_screen else None
     check_claim(claimed_epsilon, delta, neighbouring.api)
+    names = split_list(attacks) or ["query", "distance", "groundhog"] + (
+        ["novelty"] if knowledge is Knowledge.EXACT else []
+    )
+    if knowledge is not Knowledge.EXACT:
+        from synthleak.attacks.base import AttackFamily, needs_known_records, resolve_attacks
+
+        exact_only = [
+            name
+            for name, a in resolve_attacks(AttackFamily.MEMBERSHIP, names, None)
+            if needs_known_records(a)
+        ]
+        if exact_only:
+            raise InputError(
+                f"the {', '.join(exact_only)} attack uses the other training records, which "
+                "only an attacker with exact knowledge has: add --knowledge exact or drop it "
+                "from --attacks"
+            )
     claimed = claimed_epsilon
     if claimed is None:
         claimed = claimed_epsilon_of(make_generator(generator))
@@ -522,7 +540,6 @@ def mia_cmd(
                 runtime=runtime,
                 train_size=train_size,
             )
-        names = split_list(attacks) or ["query", "distance", "groundhog"]
         params: dict[str, dict[str, Any]] = {"query": {"n_queries": n_queries}}
         game = MembershipGame(
             generator,
@@ -540,7 +557,14 @@ def mia_cmd(
             knowledge=knowledge,
         )
         game.validate(loaded.table, seed=seed)  # every input error before the pilot
-        projected = plan_game(game, loaded.table, seed=seed, runtime=runtime, max_time=max_time)
+        projected = plan_game(
+            game,
+            loaded.table,
+            seed=seed,
+            runtime=runtime,
+            max_time=max_time,
+            neighbouring=neighbouring.api,
+        )
         started = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", BaselineWarning)
@@ -586,11 +610,18 @@ def mia_cmd(
 
 
 def plan_game(
-    game: MembershipGame, table: Any, *, seed: int, runtime: Runtime, max_time: float | None
+    game: MembershipGame,
+    table: Any,
+    *,
+    seed: int,
+    runtime: Runtime,
+    max_time: float | None,
+    neighbouring: str = "add_remove",
 ) -> float:
     """Measure the game's cost (a slow generator's runs also side by side on ``runtime``'s
-    workers), size it to ``--max-time`` if given, print the projection; returns the projected
-    seconds."""
+    workers), size it to ``--max-time`` if given, print the projection and the power for a claim
+    in ``neighbouring``; returns the projected seconds."""
+    from synthleak.attacks.base import AttackFamily, resolve_attacks
     from synthleak.games.cost import plan_membership, power, shared_pool
     from synthleak.games.membership import MIA_PILOT
     from synthleak.games.targets import Targets, as_targets
@@ -623,5 +654,20 @@ def plan_game(
         ),
         err=True,
     )
-    typer.echo(f"synthleak: power: {power(game.n_tests).sentence()}", err=True)
+    knowledge = Knowledge(game.knowledge)
+    rules = 0  # rules fixed in advance: one per target for each unfitted attack that has one
+    if knowledge is Knowledge.EXACT:
+        given = [game.attacks] if isinstance(game.attacks, str) else list(game.attacks)
+        rules = n_targets * sum(
+            1
+            for _, a in resolve_attacks(AttackFamily.MEMBERSHIP, given, None)
+            if getattr(a, "fixed_threshold", None) is not None
+        )
+    budget = power(
+        game.n_tests,
+        fixed_rules=rules,
+        neighbouring=neighbouring,
+        game_neighbouring=game._relation(knowledge).value,
+    )
+    typer.echo(f"synthleak: power: {budget.sentence()}", err=True)
     return projected

@@ -48,6 +48,18 @@ halved at random and each class is halved approximately. The ceiling is that of 
 split: with 200 test datasets per class the evaluation split holds 100, so the ceiling at 95 % is
 about 3.3 (replace-one neighbours, delta = 0).
 
+Rules fixed in advance
+----------------------
+An unfitted attack can state its test before any trial is seen (the novelty attack of
+:mod:`synthleak.attacks.mia_novelty` calls a release IN when it holds a combination of the
+target's values that no known record holds). Such a rule needs no selection split, so
+``fixed_rules`` evaluates it on every trial, doubling its evaluation trials and raising the
+ceiling. The estimate then holds two families of tests, and their error is shared (Bonferroni):
+the selected test's bound is computed at error ``(1 - confidence) / 2`` and each of the ``k``
+fixed rules' at ``(1 - confidence) / (2 k)``; the reported bound is the largest of them, which
+holds at ``confidence`` because the chance that any of them overstates epsilon is at most the
+sum of their errors. Without fixed rules nothing changes.
+
 Gaussian DP
 -----------
 mu is estimated from the whole ROC curve of the attack with the highest AUC on the selection split,
@@ -704,10 +716,12 @@ class EpsilonEstimate(Result):
     Attributes
     ----------
     lower_bound : float
-        Lower confidence bound on epsilon at ``confidence``, evaluation split.
+        Lower confidence bound on epsilon at ``confidence``: the selected test's on the
+        evaluation split, or a rule fixed in advance on all of its trials, whichever is larger
+        (their levels adjusted so the larger one holds at ``confidence``).
     confidence : float
     ceiling : float
-        The largest lower bound the evaluation split could ever give (every trial right).
+        The largest lower bound these trials could ever give (every trial right).
     claimed : float or None
         The claimed epsilon.
     verdict : EpsilonVerdict
@@ -729,7 +743,8 @@ class EpsilonEstimate(Result):
     tp, fp : int
         Evaluation IN trials called members, OUT trials called members.
     tpr, fpr : float
-        Their rates; ``tpr_ci``, ``fpr_ci`` the Clopper-Pearson intervals at ``confidence``.
+        Their rates; ``tpr_ci``, ``fpr_ci`` the Clopper-Pearson intervals at the level the bound
+        used (``confidence``, higher when rules are fixed in advance).
     n_selection_in, n_selection_out, n_evaluation_in, n_evaluation_out : int
         Trials per split and class (of the chosen candidate).
     selection_lower_bound : float
@@ -746,6 +761,11 @@ class EpsilonEstimate(Result):
         Evaluation trials behind ``mu``.
     n_candidates : int
         Candidates the choice was made among.
+    n_fixed_rules : int
+        Rules fixed in advance that were also tested (on all of their trials).
+    fixed_rule : bool
+        Whether the bound (``attack``, ``threshold``, the counts) is one of them; the selection
+        counts are then 0 and ``selection_lower_bound`` undefined (NaN).
     """
 
     lower_bound: float
@@ -783,6 +803,8 @@ class EpsilonEstimate(Result):
     n_mu_in: int
     n_mu_out: int
     n_candidates: int
+    n_fixed_rules: int = 0
+    fixed_rule: bool = False
 
     @property
     def violation(self) -> bool | None:
@@ -870,6 +892,7 @@ def empirical_epsilon(
     confidence: float = 0.95,
     selection_fraction: float = 0.5,
     trial_ids: Mapping[str, Any] | Any | None = None,
+    fixed_rules: Mapping[str, float] | None = None,
 ) -> EpsilonEstimate:
     """Lower bound, ceiling, Gaussian-DP mu and verdict from membership trials.
 
@@ -902,6 +925,11 @@ def empirical_epsilon(
         Identifiers of each trial's test dataset. By default candidates of equal length share
         their trials position by position (a shared pool). Give ids when candidates have their own
         test pools (e.g. ``t * n_test + i``) or different lengths.
+    fixed_rules : mapping name -> float, optional
+        Candidates whose test was fixed before any trial was seen (an unfitted attack's own
+        rule: call a trial IN when its score is above the given threshold). Each is evaluated on
+        all of its trials, and the error is shared with the selected test (module docstring,
+        "Rules fixed in advance").
 
     Returns
     -------
@@ -963,22 +991,47 @@ def empirical_epsilon(
             "datasets), one of each in both splits; raise the number of test datasets"
         )
 
-    # evaluate the choice on the evaluation split
+    fixed = dict(fixed_rules or {})
+    if set(fixed) - set(checked):
+        raise InputError(
+            f"fixed_rules names {sorted(set(fixed) - set(checked))}, which are not candidates"
+        )
+    # the selected test, on the evaluation split (at a share of the error when rules are fixed)
     s, y = checked[best_key]
     ev = ~sel[best_key]
     tp, n_in, fp, n_out = _apply(best_choice, s[ev], y[ev])
-    bounds: dict[str, float] = {}
-    ceilings: dict[str, float] = {}
-    for level in sorted({*CONFIDENCES, c}):
-        tpr_lb, _ = _cp(tp, n_in, level)
-        _, fpr_ub = _cp(fp, n_out, level)
-        top_lb, _ = _cp(n_in, n_in, level)
-        _, zero_ub = _cp(0, n_out, level)
-        bounds[f"{level:g}"] = _to_claim_scale(tpr_lb, fpr_ub, d, game_nb, claim_nb)
-        ceilings[f"{level:g}"] = _to_claim_scale(top_lb, zero_ub, d, game_nb, claim_nb)
+    share = 0.5 if fixed else 1.0
+    bounds, ceilings = _route(tp, n_in, fp, n_out, share, c, d, game_nb, claim_nb)
+    route = _Route(best_key, best_choice.threshold, best_choice.direction, tp, n_in, fp, n_out)
+    chosen, best_ceiling = (route, bounds), (route, ceilings)
+    # each rule fixed in advance, on all of its trials, at its share of the other half
+    for key, threshold in sorted(fixed.items()):
+        s, y = checked[key]
+        called = s > float(threshold)
+        r = _Route(
+            key,
+            float(threshold),
+            ScoreDirection.HIGHER,
+            int(called[y].sum()),
+            int(y.sum()),
+            int(called[~y].sum()),
+            int((~y).sum()),
+        )
+        if not (r.n_in and r.n_out):
+            continue
+        b_r, c_r = _route(r.tp, r.n_in, r.fp, r.n_out, 0.5 / len(fixed), c, d, game_nb, claim_nb)
+        if b_r[f"{c:g}"] > chosen[1][f"{c:g}"]:
+            chosen = (r, b_r)
+        if c_r[f"{c:g}"] > best_ceiling[1][f"{c:g}"]:
+            best_ceiling = (r, c_r)
+        bounds = {k: max(v, b_r[k]) for k, v in bounds.items()}
+        ceilings = {k: max(v, c_r[k]) for k, v in ceilings.items()}
+    won, _ = chosen
+    fixed_won = won is not route
     lower, ceiling = bounds[f"{c:g}"], ceilings[f"{c:g}"]
-    tpr_ci = _cp(tp, n_in, c)
-    fpr_ci = _cp(fp, n_out, c)
+    level = 1.0 - (1.0 - c) * (0.5 / len(fixed) if fixed_won else share)
+    tpr_ci = _cp(won.tp, won.n_in, level)
+    fpr_ci = _cp(won.fp, won.n_out, level)
     sel_tpr_lb, _ = _cp(best_choice.tp, best_choice.n_pos, c)
     _, sel_fpr_ub = _cp(best_choice.fp, best_choice.n_neg, c)
 
@@ -998,8 +1051,8 @@ def empirical_epsilon(
         claimed,
         confidence=c,
         delta=d,
-        n_in=n_in,
-        n_out=n_out,
+        n_in=best_ceiling[0].n_in,
+        n_out=best_ceiling[0].n_out,
         neighbouring=claim_nb,
         game_neighbouring=game_nb,
     )
@@ -1016,20 +1069,22 @@ def empirical_epsilon(
         game_neighbouring=game_nb,
         bounds=bounds,
         ceilings=ceilings,
-        attack=best_key,
-        threshold=best_choice.threshold,
-        direction=best_choice.direction,
-        tp=tp,
-        fp=fp,
-        tpr=tp / n_in,
-        fpr=fp / n_out,
+        attack=won.key,
+        threshold=won.threshold,
+        direction=won.direction,
+        tp=won.tp,
+        fp=won.fp,
+        tpr=won.tp / won.n_in,
+        fpr=won.fp / won.n_out,
         tpr_ci=tpr_ci,
         fpr_ci=fpr_ci,
-        n_selection_in=best_choice.n_pos,
-        n_selection_out=best_choice.n_neg,
-        n_evaluation_in=n_in,
-        n_evaluation_out=n_out,
-        selection_lower_bound=_to_claim_scale(sel_tpr_lb, sel_fpr_ub, d, game_nb, claim_nb),
+        n_selection_in=0 if fixed_won else best_choice.n_pos,
+        n_selection_out=0 if fixed_won else best_choice.n_neg,
+        n_evaluation_in=won.n_in,
+        n_evaluation_out=won.n_out,
+        selection_lower_bound=math.nan
+        if fixed_won
+        else _to_claim_scale(sel_tpr_lb, sel_fpr_ub, d, game_nb, claim_nb),
         mu_ci=mu_ci,
         mu_epsilon=gdp_epsilon(mu, d),
         mu_epsilon_ci=(gdp_epsilon(mu_ci[0], d), gdp_epsilon(mu_ci[1], d)),
@@ -1039,4 +1094,45 @@ def empirical_epsilon(
         n_mu_in=n_mu_in,
         n_mu_out=n_mu_out,
         n_candidates=usable,
+        n_fixed_rules=len(fixed),
+        fixed_rule=fixed_won,
     )
+
+
+@dataclass(frozen=True)
+class _Route:
+    """One test of the membership trials: its candidate, rule and counts."""
+
+    key: str
+    threshold: float
+    direction: ScoreDirection
+    tp: int
+    n_in: int
+    fp: int
+    n_out: int
+
+
+def _route(
+    tp: int,
+    n_in: int,
+    fp: int,
+    n_out: int,
+    share: float,
+    confidence: float,
+    delta: float,
+    game_nb: Neighbouring,
+    claim_nb: Neighbouring,
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Bounds and ceilings of one test at every reported level, each at ``share`` of its error
+    (Bonferroni: the tests of one estimate share the error ``1 - level``)."""
+    bounds: dict[str, float] = {}
+    ceilings: dict[str, float] = {}
+    for level in sorted({*CONFIDENCES, confidence}):
+        at = 1.0 - (1.0 - level) * share
+        tpr_lb, _ = _cp(tp, n_in, at)
+        _, fpr_ub = _cp(fp, n_out, at)
+        top_lb, _ = _cp(n_in, n_in, at)
+        _, zero_ub = _cp(0, n_out, at)
+        bounds[f"{level:g}"] = _to_claim_scale(tpr_lb, fpr_ub, delta, game_nb, claim_nb)
+        ceilings[f"{level:g}"] = _to_claim_scale(top_lb, zero_ub, delta, game_nb, claim_nb)
+    return bounds, ceilings

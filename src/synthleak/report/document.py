@@ -1192,9 +1192,16 @@ def _epsilon(result: AuditResult) -> Section | None:
         Paragraph(
             "The membership attacks give a lower bound on the epsilon of any differential-privacy "
             "guarantee the generator could have: it cannot be more private than the attacks "
-            f"show ({cite('jagielski2020')}; {cite('annamalai2024auditing')}). The attack and its "
-            "threshold were chosen on half of the test datasets and the bound computed on the "
-            "other half, with Clopper-Pearson intervals."
+            f"show ({cite('jagielski2020')}; {cite('annamalai2024auditing')}). "
+            + (
+                f"The bound comes from a rule fixed before any test dataset was seen ({e.attack}: "
+                "a release holding a combination of the target's values that no other training "
+                "record holds is called IN), tested on every test dataset with Clopper-Pearson "
+                "intervals; its error is shared with the attack chosen on half of them."
+                if e.fixed_rule
+                else "The attack and its threshold were chosen on half of the test datasets and "
+                "the bound computed on the other half, with Clopper-Pearson intervals."
+            )
         )
     )
     sec.blocks.append(
