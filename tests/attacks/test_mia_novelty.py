@@ -180,3 +180,10 @@ def test_a_data_independent_generator_is_not_called_leaky() -> None:
         est = membership_epsilon(res, rng=stream_rng(seed, "test"), claimed=1.0, delta=0.0)
         positive += est.lower_bound > 0
     assert covered >= 17 and positive <= 3
+
+
+def test_more_attributes_than_a_query_holds_is_an_input_error() -> None:
+    df = pd.DataFrame({f"c{i}": ["a", "b"] for i in range(65)})
+    table = sl.Table.from_frame(df, sl.infer_schema(df, categorical=list(df.columns)))
+    with pytest.raises(InputError, match="at most 64 attributes"):
+        _fit(table.take([0]), table.take([1]))

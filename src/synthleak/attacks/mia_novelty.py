@@ -59,7 +59,7 @@ from synthleak.attacks.base import (
 from synthleak.constraints import Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
-from synthleak.queries import stack_tables, subset_counts
+from synthleak.queries import MAX_QUERY_BITS, n_attributes, stack_tables, subset_counts
 
 
 class NoveltyAttack(KnownRecordsMembershipAttack):
@@ -108,6 +108,11 @@ class NoveltyAttack(KnownRecordsMembershipAttack):
         self.target_ = target
         seen = known if other is None else Table.concat([known, other])
         n_cat = len(target.schema.categorical)
+        if n_attributes(target.schema) > MAX_QUERY_BITS:
+            raise InputError(
+                f"the novelty attack counts combinations of at most {MAX_QUERY_BITS} attributes; "
+                f"the data has {n_attributes(target.schema)}: select fewer columns"
+            )
         self.subsets_, self.order_ = np.zeros(0, dtype=np.uint64), 0
         for order in sorted({*range(1, min(int(self.max_order), n_cat) + 1), n_cat} - {0}):
             masks = np.array(
