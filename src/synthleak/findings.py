@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from synthleak.attacks.base import AttackFamily
+from synthleak.attacks.base import AttackFamily, attack_info
 from synthleak.data.schema import Schema
 from synthleak.errors import BaselineWarning, InputError
 from synthleak.games.membership import MembershipResult
@@ -35,7 +35,7 @@ from synthleak.metrics.privacy import (
     auc_estimate,
     tpr_estimates,
 )
-from synthleak.modes import Budget
+from synthleak.modes import Budget, Knowledge
 from synthleak.results import (
     BUDGETS,
     CUSTOM_BUDGET,
@@ -60,11 +60,11 @@ NAN = math.nan
 
 
 def membership_threat(result: MembershipResult) -> ThreatModel:
-    """The threat model of the black-box membership game."""
+    """The threat model of the black-box membership game (its attacker's knowledge)."""
     cfg = result.config
     return threat_model(
         AttackFamily.MEMBERSHIP,
-        "membership",
+        "membership_exact" if cfg.knowledge is Knowledge.EXACT else "membership",
         {
             "train_size": cfg.train_size,
             "n_shadows": cfg.n_shadows,
@@ -282,12 +282,16 @@ def audit_result_from(
     source: str,
     command_line: str,
     seed: int = 0,
+    epsilon: EpsilonEstimate | None = None,
 ) -> AuditResult:
-    """An :class:`AuditResult` holding one game's result (``synthleak report RUN_DIR``)."""
+    """An :class:`AuditResult` holding one game's result (``synthleak report RUN_DIR``), and
+    the epsilon audit of a membership game when it was made (``epsilon``)."""
     rng = _FINDINGS.rng(seed)
     if isinstance(result, MembershipResult):
         finding = membership_finding(result, rng=rng)
         sections: dict[str, object] = {"membership": result}
+        if epsilon is not None:
+            sections["epsilon"] = epsilon
         generator, n = result.config.generator, result.config.n_records
     elif isinstance(result, RiskMapResult):
         finding = riskmap_finding(result, rng=rng)
@@ -350,7 +354,6 @@ def membership_epsilon(
     IN and OUT datasets (substitution, or addition/removal with exact knowledge) is converted to
     the claim's ``neighbouring`` relation.
     """
-    from synthleak.attacks.base import AttackFamily, attack_info
     from synthleak.games.membership import PoolMode
     from synthleak.metrics.epsilon import empirical_epsilon
 

@@ -109,6 +109,11 @@ KNOWLEDGE: dict[str, str] = {
         "the target record, and {aux_size} auxiliary records from the same population to "
         "train shadow models on datasets of {train_size} records"
     ),
+    "membership_exact": (
+        "the target record and every other record of the training data (exact knowledge, the "
+        "worst case a differential-privacy guarantee covers), to train shadow models on "
+        "datasets of {train_size} records"
+    ),
     "riskmap": "the target record and records of the same population to train shadow models on",
     "nobox_membership": (
         "the candidate records whose membership they test, the released synthetic data, and "

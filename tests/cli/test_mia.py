@@ -220,6 +220,14 @@ def test_exact_knowledge_reports_epsilon_against_the_claim(
     assert main([*args[:i], *args[i + 2 : -2], "--out", str(dflt)]) == 0
     attacks = json.loads(dflt.read_text())["config"]["attacks"]
     assert attacks == ["query", "distance", "groundhog", "novelty"]
+    # the report rebuilt from the run directory states the verdict printed, and who knows what
+    run = tmp_path / "run"
+    assert main([*args[:-2], "--out", str(tmp_path / "r.json"), "--run-dir", str(run)]) == 0
+    assert main(["report", str(run), "--out-dir", str(tmp_path / "rep")]) == 0
+    rebuilt = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert rebuilt["epsilon"] == json.loads((tmp_path / "r.json").read_text())["epsilon"]
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "every other record of the training data" in md and "0 auxiliary" not in md
     # the same run as a gate: a violation fails it (exit 3)
     assert (
         main([*args[:-2], "--out", str(tmp_path / "g.json"), "--fail-on", "epsilon.violation"]) == 3

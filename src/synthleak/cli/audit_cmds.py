@@ -352,11 +352,16 @@ def result_from_run_dir(run_dir: Path) -> AuditResult:
     schema = Schema.from_json(schema_file) if schema_file.exists() else None
     if schema is None:
         raise InputError(f"{run_dir} has no schema.json: re-run the original command to finish it")
+    from synthleak.cli.mia import EPSILON_FILE
+    from synthleak.metrics.epsilon import EpsilonEstimate
+
+    eps_file = run_dir / EPSILON_FILE  # the epsilon audit 'mia' printed, with its claim
     return audit_result_from(
         result,  # type: ignore[arg-type]
         schema=schema,
         source=str(run_dir),
         command_line=command_line(),
+        epsilon=EpsilonEstimate.from_json(eps_file) if eps_file.exists() else None,
     )
 
 

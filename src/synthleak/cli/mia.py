@@ -149,6 +149,8 @@ def render_table(result: MembershipResult, epsilon: EpsilonEstimate | None = Non
     return "\n".join(lines)
 
 
+EPSILON_FILE = "epsilon.json"
+"""The epsilon audit of a black-box run, kept in its run directory beside ``result.json``."""
 BLACK_BOX_FORM = "synthleak mia DATA --generator SPEC"
 NO_BOX_FORM = "synthleak mia --original ORI --synthetic SYN --control CTRL"
 #: options of one form only (flag, parameter name)
@@ -596,6 +598,10 @@ def mia_cmd(
             delta=delta,
             neighbouring=neighbouring.api,
         )
+        if run_dir is not None:  # the verdict printed, for 'synthleak report RUN_DIR'
+            from synthleak.runtime.store import write_atomic
+
+            write_atomic(run_dir / EPSILON_FILE, eps.to_json().encode())
         outcome = None
         if gate is not None:
             metrics = {name: None for name in METRICS} | epsilon_metrics(eps)
