@@ -125,3 +125,29 @@ def test_missing_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importlib.util, "find_spec", fake)
     with pytest.raises(MissingExtraError, match=r"synthleak\[mbi\]"):
         make_generator("mst:epsilon=1")
+
+
+@needs_mbi
+def test_a_long_lived_process_keeps_the_programs_of_few_model_shapes(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fits of other shapes drop the compiled programs once more than MAX_PROGRAM_SHAPES are
+    kept (JAX keeps every program otherwise: a shadow-model worker ran out of memory); a shape
+    seen before keeps them."""
+    import jax
+
+    from synthleak.generators import mbi
+
+    cleared: list[int] = []
+    monkeypatch.setattr(jax, "clear_caches", lambda: cleared.append(1))
+    monkeypatch.setattr(mbi, "MAX_PROGRAM_SHAPES", 3)
+    monkeypatch.setattr(mbi, "_PROGRAM_SHAPES", set())
+    for shape in [("a",), ("b",), ("a",), ("c",), ("b",)]:
+        mbi._keep_programs_bounded(shape)
+    assert cleared == [] and mbi._PROGRAM_SHAPES == {("a",), ("b",), ("c",)}
+    mbi._keep_programs_bounded(("d",))
+    assert cleared == [1] and mbi._PROGRAM_SHAPES == {("d",)}
+    # a fit registers its two estimations' shapes (one-way model, then the tree)
+    monkeypatch.setattr(mbi, "_PROGRAM_SHAPES", set())
+    make_generator("mst:epsilon=1,iters=5").fit(table, rng=np.random.default_rng(0))
+    assert len(mbi._PROGRAM_SHAPES) == 2

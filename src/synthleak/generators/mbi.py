@@ -127,6 +127,32 @@ class _TailWeightedQuery:
         return 1.0
 
 
+MAX_PROGRAM_SHAPES = 32
+"""Model shapes whose compiled JAX programs a process keeps (:func:`_keep_programs_bounded`)."""
+
+_PROGRAM_SHAPES: set[tuple[Any, ...]] = set()
+
+
+def _keep_programs_bounded(shape: tuple[Any, ...]) -> None:
+    """Bound the JAX programs a long-lived process keeps.
+
+    JAX keeps every program it compiles, and each new model shape (compressed domain, tree,
+    tail weights) compiles new ones: about 17 MB a fit of six Adult columns, so a shadow-model
+    worker fitting hundreds of datasets grew by gigabytes until it ran out of memory. A shape
+    seen before reuses its programs; when a new shape would make more than
+    :data:`MAX_PROGRAM_SHAPES`, every compiled program is dropped first (later fits compile
+    theirs again).
+    """
+    if shape in _PROGRAM_SHAPES:
+        return
+    if len(_PROGRAM_SHAPES) >= MAX_PROGRAM_SHAPES:
+        import jax
+
+        jax.clear_caches()
+        _PROGRAM_SHAPES.clear()
+    _PROGRAM_SHAPES.add(shape)
+
+
 def _marginal(codes: np.ndarray, cols: tuple[int, ...], sizes: np.ndarray) -> np.ndarray:
     """Counts of the marginal on ``cols`` as a flat C-order vector (float64)."""
     shape = tuple(int(sizes[c]) for c in cols)
@@ -240,7 +266,9 @@ class MST(BaseGenerator):
 
         # 2. selection of a spanning tree by the exponential mechanism (budget rho/3)
         edges: list[tuple[int, int]] = []
+        tails = tuple(tail for _, tail in log1_raw)
         if d > 1:
+            _keep_programs_bounded((tuple(comp_sizes.tolist()), tails, self.iters))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 est = MirrorDescent().estimate(domain, log1, iters=self.iters)
@@ -285,6 +313,7 @@ class MST(BaseGenerator):
                     )
                 )
 
+        _keep_programs_bounded((tuple(comp_sizes.tolist()), tails, tuple(edges), self.iters))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             self.model_ = MirrorDescent().estimate(domain, log1 + log2, iters=self.iters)
