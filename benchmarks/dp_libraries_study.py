@@ -616,6 +616,10 @@ SECONDS_NOTES: dict[str, str] = {
     "screen--synthcity_dpgan_epsilon=1_delta=1e-5": (
         "59.6 (wall per run, 2 workers, beside tests for most of it)"
     ),
+    "screen--smartnoise_aim_epsilon=4": (
+        "12 (wall per run of its last 684 runs, 2 workers at low priority beside tests and "
+        "other studies; its first 232 in an earlier session; attacks in a last resumption)"
+    ),
     "screen--smartnoise_mst_epsilon=4": (
         "4.3 (wall per run, 2 workers, beside tests for two thirds of it; 2.2 alone)"
     ),
