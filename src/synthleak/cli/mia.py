@@ -504,14 +504,11 @@ def mia_cmd(
     names = split_list(attacks) or ["query", "distance", "groundhog"] + (
         ["novelty"] if knowledge is Knowledge.EXACT else []
     )
-    if knowledge is not Knowledge.EXACT:
-        from synthleak.attacks.base import AttackFamily, needs_known_records, resolve_attacks
+    if knowledge is not Knowledge.EXACT:  # before the screen and the data: a flag error
+        from synthleak.attacks.base import AttackFamily, resolve_attacks
+        from synthleak.games.membership import exact_knowledge_attacks
 
-        exact_only = [
-            name
-            for name, a in resolve_attacks(AttackFamily.MEMBERSHIP, names, None)
-            if needs_known_records(a)
-        ]
+        exact_only = exact_knowledge_attacks(resolve_attacks(AttackFamily.MEMBERSHIP, names, None))
         if exact_only:
             raise InputError(
                 f"the {', '.join(exact_only)} attack uses the other training records, which "
@@ -627,7 +624,6 @@ def plan_game(
     """Measure the game's cost (a slow generator's runs also side by side on ``runtime``'s
     workers), size it to ``--max-time`` if given, print the projection and the power for a claim
     in ``neighbouring``; returns the projected seconds."""
-    from synthleak.attacks.base import AttackFamily, resolve_attacks
     from synthleak.games.cost import plan_membership, power, shared_pool
     from synthleak.games.membership import MIA_PILOT
     from synthleak.games.targets import Targets, as_targets
@@ -663,11 +659,8 @@ def plan_game(
     knowledge = Knowledge(game.knowledge)
     rules = 0  # rules fixed in advance: one per target for each unfitted attack that has one
     if knowledge is Knowledge.EXACT:
-        given = [game.attacks] if isinstance(game.attacks, str) else list(game.attacks)
         rules = n_targets * sum(
-            1
-            for _, a in resolve_attacks(AttackFamily.MEMBERSHIP, given, None)
-            if getattr(a, "fixed_threshold", None) is not None
+            1 for _, a in game.resolved_attacks() if getattr(a, "fixed_threshold", None) is not None
         )
     budget = power(
         game.n_tests,

@@ -326,6 +326,11 @@ def _attack_unit(shared: dict[str, Any], t: int, attack_index: int) -> dict[str,
     return {"scores": scores, "labels": y_test.astype(np.int8), "cpu_seconds": cpu}
 
 
+def exact_knowledge_attacks(attacks: list[tuple[str, Attack]]) -> list[str]:
+    """Names of the attacks that use the other training records (exact knowledge only)."""
+    return [name for name, a in attacks if needs_known_records(a)]
+
+
 def _balanced(rng: np.random.Generator, size: int) -> np.ndarray:
     y = np.zeros(size, dtype=bool)
     y[: size // 2] = True
@@ -436,14 +441,18 @@ class MembershipGame:
         omega = as_table(data)
         tgt = as_targets(self.targets if self.targets is not None else Targets.top(10))
         self._validate(omega, tgt.resolve(omega, seed=int(seed)).rows)
+        self._check_knowledge(self.resolved_attacks())
+
+    def resolved_attacks(self) -> list[tuple[str, Attack]]:
+        """The game's attacks as ``(name, unfitted attack)`` pairs."""
         given = [self.attacks] if isinstance(self.attacks, str | Attack) else list(self.attacks)
-        self._check_knowledge(resolve_attacks(AttackFamily.MEMBERSHIP, given, self.attack_params))
+        return resolve_attacks(AttackFamily.MEMBERSHIP, given, self.attack_params)
 
     def _check_knowledge(self, attacks: list[tuple[str, Attack]]) -> None:
         """Attacks that use the other training records need exact knowledge."""
         if Knowledge(self.knowledge) is Knowledge.EXACT:
             return
-        names = [name for name, a in attacks if needs_known_records(a)]
+        names = exact_knowledge_attacks(attacks)
         if names:
             raise InputError(
                 f"the {', '.join(names)} attack uses the other training records, which only an "
@@ -613,7 +622,7 @@ class MembershipGame:
         tgt = resolved.rows
         mode, aux_size, test_size = self._validate(omega, tgt)
         given = [self.attacks] if isinstance(self.attacks, str | Attack) else list(self.attacks)
-        attacks = resolve_attacks(AttackFamily.MEMBERSHIP, given, self.attack_params)
+        attacks = self.resolved_attacks()
         self._check_knowledge(attacks)
         params = {
             name: dict((self.attack_params or {}).get(name, {}))
