@@ -50,7 +50,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
 from synthleak.attacks.base import Attack, fit_membership
 from synthleak.data.table import Table
@@ -59,6 +58,7 @@ from synthleak.games.base import as_table
 from synthleak.generators import make_generator
 from synthleak.modes import Knowledge, PoolMode
 from synthleak.queries import TableStack
+from synthleak.runtime.executor import one_thread_limit
 from synthleak.serde import Result
 
 if TYPE_CHECKING:
@@ -256,7 +256,7 @@ def measure_membership_cost(
     attacks = resolve_attacks(AttackFamily.MEMBERSHIP, given, game.attack_params)  # type: ignore[attr-defined]
     # one thread, as the game's work units run (synthleak.runtime.executor): the runs timed
     # here stand for theirs
-    with threadpool_limits(1):
+    with one_thread_limit():
         releases: list[Table] = []
         seconds: list[float] = []
         target_row = int(rng.integers(len(table)))

@@ -181,20 +181,26 @@ def _stop_nested_pools() -> None:
         executor.shutdown(wait=True, kill_workers=True)
 
 
+def one_thread_limit() -> Any:
+    """``threadpool_limits(1)``, to use as a context manager, found with Ctrl-C held back.
+
+    The limiter finds the loaded libraries in a ctypes callback: a Ctrl-C raised there would
+    be printed with a traceback and lost, so it waits until the search is done.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with _sigint_deferred():
+        return threadpool_limits(1)
+
+
 def _call(
     fn: UnitFn, shared: Any, args: tuple[Any, ...]
 ) -> tuple[dict[str, np.ndarray] | None, str | None]:
-    from threadpoolctl import threadpool_limits
-
     try:
         # one thread, whatever ran before in this process (module docstring); in a worker the
         # libraries the unit loads itself start with one too (_one_thread_from_now), inline
-        # they keep their default for this first unit (a game's are loaded with its module).
-        # The limiter finds the libraries in a ctypes callback: a Ctrl-C raised there would be
-        # printed with a traceback and lost, so it waits until the search is done.
-        with _sigint_deferred():
-            limit = threadpool_limits(1)
-        with limit:
+        # they keep their default for this first unit (a game's are loaded with its module)
+        with one_thread_limit():
             return fn(shared, *args), None
     except Exception as exc:  # reported per unit, the run goes on
         raise_if_interrupted(exc)
