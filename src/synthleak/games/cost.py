@@ -284,11 +284,12 @@ def measure_membership_cost(
         stack = TableStack.from_tables([releases[i % len(releases)] for i in range(k)])
         labels = np.arange(k) % 2
         target = table.take([target_row])
+        others = table.take(np.setdiff1d(np.arange(len(table)), [target_row]))
+        known = others.take(np.arange(min(n - 1, len(others))))  # exact knowledge's size
         attack_seconds = {}
         for name, attack in attacks:
             model = copy.deepcopy(attack)
             t0 = time.perf_counter()
-            others = table.take(np.setdiff1d(np.arange(len(table)), [target_row]))
             fit_membership(
                 model,  # type: ignore[arg-type]
                 target,
@@ -296,7 +297,7 @@ def measure_membership_cost(
                 labels,
                 rng=rng,
                 population=others,
-                known=others.take(np.arange(min(n - 1, len(others)))),  # exact knowledge's size
+                known=known,
             )
             model.score(stack)  # type: ignore[attr-defined]
             attack_seconds[name] = (time.perf_counter() - t0) / k
@@ -355,7 +356,7 @@ def power(
     selected test."""
     from statistics import NormalDist
 
-    from synthleak.metrics.epsilon import epsilon_ceiling
+    from synthleak.metrics.epsilon import epsilon_ceiling, error_shares, level_at_share
 
     n_pos = n_neg = max(1, n_tests // 2)
     var = (n_pos + n_neg + 1) / (12.0 * n_pos * n_neg)
@@ -365,16 +366,17 @@ def power(
         return epsilon_ceiling(
             n,
             n,
-            confidence=1.0 - (1.0 - confidence) * share,
+            confidence=level_at_share(confidence, share),
             neighbouring=neighbouring,
             game_neighbouring=game_neighbouring,
         )
 
     # the selected test is bounded on the evaluation half of the trials (selection on the
     # other half); a rule fixed in advance on all of them
-    best = ceiling(max(1, n_pos // 2), 0.5 if fixed_rules else 1.0)
+    share, rule_share = error_shares(fixed_rules)
+    best = ceiling(max(1, n_pos // 2), share)
     if fixed_rules:
-        best = max(best, ceiling(n_pos, 0.5 / fixed_rules))
+        best = max(best, ceiling(n_pos, rule_share))
     return Power(int(n_tests), z * math.sqrt(var), float(best))
 
 

@@ -1000,7 +1000,7 @@ def empirical_epsilon(
     s, y = checked[best_key]
     ev = ~sel[best_key]
     tp, n_in, fp, n_out = _apply(best_choice, s[ev], y[ev])
-    share = 0.5 if fixed else 1.0
+    share, rule_share = error_shares(len(fixed))
     bounds, ceilings = _route(tp, n_in, fp, n_out, share, c, d, game_nb, claim_nb)
     route = _Route(best_key, best_choice.threshold, best_choice.direction, tp, n_in, fp, n_out)
     chosen, best_ceiling = (route, bounds), (route, ceilings)
@@ -1019,7 +1019,7 @@ def empirical_epsilon(
         )
         if not (r.n_in and r.n_out):
             continue
-        b_r, c_r = _route(r.tp, r.n_in, r.fp, r.n_out, 0.5 / len(fixed), c, d, game_nb, claim_nb)
+        b_r, c_r = _route(r.tp, r.n_in, r.fp, r.n_out, rule_share, c, d, game_nb, claim_nb)
         if b_r[f"{c:g}"] > chosen[1][f"{c:g}"]:
             chosen = (r, b_r)
         if c_r[f"{c:g}"] > best_ceiling[1][f"{c:g}"]:
@@ -1029,7 +1029,7 @@ def empirical_epsilon(
     won, _ = chosen
     fixed_won = won is not route
     lower, ceiling = bounds[f"{c:g}"], ceilings[f"{c:g}"]
-    level = 1.0 - (1.0 - c) * (0.5 / len(fixed) if fixed_won else share)
+    level = level_at_share(c, rule_share if fixed_won else share)
     tpr_ci = _cp(won.tp, won.n_in, level)
     fpr_ci = _cp(won.fp, won.n_out, level)
     sel_tpr_lb, _ = _cp(best_choice.tp, best_choice.n_pos, c)
@@ -1112,6 +1112,19 @@ class _Route:
     n_out: int
 
 
+def error_shares(n_fixed_rules: int) -> tuple[float, float]:
+    """Shares of an estimate's error (Bonferroni, module docstring): the selected test's, and
+    each of ``n_fixed_rules`` rules fixed in advance (0 when there are none)."""
+    if n_fixed_rules <= 0:
+        return 1.0, 0.0
+    return 0.5, 0.5 / n_fixed_rules
+
+
+def level_at_share(confidence: float, share: float) -> float:
+    """The level one test is bounded at when it holds ``share`` of the error ``1 - confidence``."""
+    return 1.0 - (1.0 - confidence) * share
+
+
 def _route(
     tp: int,
     n_in: int,
@@ -1128,7 +1141,7 @@ def _route(
     bounds: dict[str, float] = {}
     ceilings: dict[str, float] = {}
     for level in sorted({*CONFIDENCES, confidence}):
-        at = 1.0 - (1.0 - level) * share
+        at = level_at_share(level, share)
         tpr_lb, _ = _cp(tp, n_in, at)
         _, fpr_ub = _cp(fp, n_out, at)
         top_lb, _ = _cp(n_in, n_in, at)
