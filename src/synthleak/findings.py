@@ -168,6 +168,13 @@ def _records_above(
     return out
 
 
+def finding_rng(result: MembershipResult | RiskMapResult) -> np.random.Generator:
+    """The random stream of a game's finding (its selection split and bootstrap), keyed by the
+    game's own seed: an audit and ``synthleak report`` of the game's run directory give the
+    same figures."""
+    return _FINDINGS.rng(int(result.config.seed))
+
+
 def membership_finding(
     result: MembershipResult, *, rng: np.random.Generator, confidence: float = 0.95
 ) -> Finding:
@@ -281,12 +288,11 @@ def audit_result_from(
     schema: Schema,
     source: str,
     command_line: str,
-    seed: int = 0,
     epsilon: EpsilonEstimate | None = None,
 ) -> AuditResult:
     """An :class:`AuditResult` holding one game's result (``synthleak report RUN_DIR``), and
     the epsilon audit of a membership game when it was made (``epsilon``)."""
-    rng = _FINDINGS.rng(seed)
+    rng = finding_rng(result)
     if isinstance(result, MembershipResult):
         finding = membership_finding(result, rng=rng)
         sections: dict[str, object] = {"membership": result}

@@ -59,7 +59,12 @@ from synthleak.data.io import EncodedFrames
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError, raise_if_interrupted
-from synthleak.findings import audit_metrics, membership_epsilon, membership_finding
+from synthleak.findings import (
+    audit_metrics,
+    finding_rng,
+    membership_epsilon,
+    membership_finding,
+)
 from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
 from synthleak.games.base import Release, encode_parts
 from synthleak.games.cost import (
@@ -1301,7 +1306,7 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         screen_seconds,
     )
     ctx.sections.membership = res
-    ctx.findings.append(membership_finding(res, rng=rng))
+    ctx.findings.append(membership_finding(res, rng=finding_rng(res)))
     claimed, neighbouring = ctx.options.claimed_epsilon, ctx.options.neighbouring
     if claimed is None:  # the generator's own claim, for the relation its library states
         gen = make_generator(ctx.options.generator)

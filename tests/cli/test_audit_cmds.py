@@ -115,6 +115,12 @@ def test_generator_audit_leaves_a_resumable_run_dir(files, tmp_path: Path) -> No
     mia = json.loads((tmp_path / "mia" / "report.json").read_text())
     assert mia["membership"]["targets"] == first["membership"]["targets"]
 
+    def headline(doc: dict) -> tuple[str, dict, list]:  # one number per record in both reports
+        (f,) = [f for f in doc["findings"] if f["key"] == "membership.black_box"]
+        return f["title"], f["estimate"], f["details"]["at_least"]
+
+    assert headline(mia) == headline(first)
+
 
 @pytest.mark.parametrize(
     ("extra", "message"),

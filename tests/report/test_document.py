@@ -455,8 +455,8 @@ def test_the_headline_and_its_table_agree_or_say_why_not(sample_result: AuditRes
 
 
 def test_summary_claims_only_what_was_measured(sample_result: AuditResult) -> None:
-    """The screen's records are called measured in full only when the shadow-model game ran,
-    and utility is said to have a reference only when it has one."""
+    """The screen's records are called measured in full only when the shadow-model game
+    measured them (those it did are named when it measured some), and utility is said to have a reference only when it has one."""
     import dataclasses
 
     from synthleak.results import ScreenedRecord, ScreeningSection, UtilitySection
@@ -472,7 +472,21 @@ def test_summary_claims_only_what_was_measured(sample_result: AuditResult) -> No
         sec = build_document(result).sections[0]
         return " ".join(b.text for b in sec.blocks if isinstance(b, Paragraph))
 
-    assert "measured them in full" in summary(screened)
+    # the game measured only some of the screen's first records: it names them
+    game_rows = [t.row for t in sample_result.membership.targets]  # type: ignore[union-attr]
+    outside = max(game_rows) + 1
+
+    def screen_top(rows: list[int]) -> AuditResult:
+        top = tuple(ScreenedRecord(r, i + 1, 3, 0.9, 0.8, 0.95) for i, r in enumerate(rows))
+        return dataclasses.replace(
+            screened, screening=dataclasses.replace(screened.screening, top=top)
+        )
+
+    partly = summary(screen_top([game_rows[0], outside]))
+    assert "measured them in full" not in partly
+    assert f"measured 1 of them in full (rows {game_rows[0]}); the others are ranked" in partly
+    assert "measured none of them" in summary(screen_top([outside]))
+    assert "measured them in full" in summary(screen_top(game_rows[:2]))
     no_game = summary(dataclasses.replace(screened, membership=None))
     assert "measured them in full" not in no_game and "did not run" in no_game
     assert "but no reference" in no_game  # the sample's utility has no control reference

@@ -265,18 +265,10 @@ def _summary(result: AuditResult) -> Section:
     why, label = "", "Records most at risk"
     if sc is not None and sc.top:
         rows = [r.row for r in sc.top[:5]]
-        measured = result.membership is not None and bool(result.membership.targets)
         why = (
             "A cheap membership attack on the rarest records through the generator ranked them "
-            "riskiest"
-            + (
-                ", and the shadow-model game measured them in full"
-                if measured
-                else "; the shadow-model game that would measure them in full did not run (see "
-                "'What was measured'), so this ranking is no measurement of their risk"
-            )
-            + " ('Records at risk' sets this ranking beside the records furthest from everybody "
-            "else)."
+            f"riskiest{_screened_measured(result, rows)} ('Records at risk' sets this ranking "
+            "beside the records furthest from everybody else)."
         )
     elif v is not None and v.top:
         rows = [r.row for r in v.top[:5]]
@@ -509,6 +501,25 @@ def _method(key: str) -> str:
 # attacked with shadow models, 4 datasets x 2 generators; REPRODUCTION.md): rank correlation with
 # the per-record membership AUC 0.27 to 0.72 for V_k, 0.56 to 0.79 for cell rarity.
 _DATA_ONLY_CORRELATION = {"distance": "0.3 to 0.7", "rarity": "0.6 to 0.8"}
+
+
+def _screened_measured(result: AuditResult, rows: list[int]) -> str:
+    """Which of the screen's first ``rows`` the shadow-model game measured in full."""
+    if result.membership is None or not result.membership.targets:
+        return (
+            "; the shadow-model game that would measure them in full did not run (see 'What was "
+            "measured'), so this ranking is no measurement of their risk"
+        )
+    in_game = {t.row for t in result.membership.targets}
+    measured = [r for r in rows if r in in_game]
+    if len(measured) == len(rows):
+        return ", and the shadow-model game measured them in full"
+    if not measured:
+        return "; the shadow-model game measured none of them, so this ranking is no measurement"
+    return (
+        f", and the shadow-model game measured {len(measured)} of them in full (rows "
+        f"{', '.join(map(str, measured))}); the others are ranked by the cheap attack only"
+    )
 
 
 def _data_only_ranking(method: str) -> str:
