@@ -152,6 +152,9 @@ def test_at_least_k_finds_the_planted_records_by_row() -> None:
     # weaker leaks: above chance, not above 0.8
     low, high = records_above(_planted(rng, 10, 3, 0.9), rng=rng)  # AUC about 0.74
     assert low["k"] == 3 and high["k"] == 0
+    assert at_least_sentence(high) == (
+        "none of the 10 targets is shown to have a membership AUC above 0.8 (95% confidence)"
+    )
     f = membership_finding(res, rng=rng)
     assert sorted(f.details["at_least"][1]["rows"]) == [100, 101, 102]
 

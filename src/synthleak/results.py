@@ -419,12 +419,18 @@ class Finding(Result):
 
 
 def at_least_sentence(entry: dict[str, object]) -> str:
-    """ "At least k of the n targets have a membership AUC above L (95 % confidence): rows ..."."""
+    """ "At least k of the n targets have a membership AUC above L (95 % confidence): rows ...",
+    or that none is shown to when ``k`` is 0."""
     k, n, lv = entry["k"], entry["n_targets"], entry["level"]
     conf = f"{round(100 * float(entry['confidence']))}%"  # type: ignore[arg-type]
     rows = list(entry["rows"])  # type: ignore[call-overload]
     word = "row" if len(rows) == 1 else "rows"
     listed = f": {word} {', '.join(str(r) for r in rows)}" if rows else ""
+    if not k:  # "at least 0" would read as a finding
+        return (
+            f"none of the {n} targets is shown to have a membership AUC above {lv} "
+            f"({conf} confidence)"
+        )
     verb = "has" if k == 1 else "have"
     return (
         f"at least {k} of the {n} targets {verb} a membership AUC above {lv} "

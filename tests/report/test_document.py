@@ -456,7 +456,8 @@ def test_the_headline_and_its_table_agree_or_say_why_not(sample_result: AuditRes
 
 def test_summary_claims_only_what_was_measured(sample_result: AuditResult) -> None:
     """The screen's records are called measured in full only when the shadow-model game
-    measured them (those it did are named when it measured some), and utility is said to have a reference only when it has one."""
+    measured them (those it did are named when it measured some), and utility is said to have a
+    reference only when it has one."""
     import dataclasses
 
     from synthleak.results import ScreenedRecord, ScreeningSection, UtilitySection
