@@ -83,6 +83,7 @@ from synthleak.games.shadow import table_fingerprint
 from synthleak.games.sweep import AttributeSweepResult
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
+from synthleak.generators.base import inferred_domain_note
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, rate_excess
@@ -205,6 +206,7 @@ class _Context:
     control: Table | None
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     identifiers: tuple[str, ...] = ()
+    domain_from_data: bool = False  # the schema's domains were read from the data
     train: Table = field(init=False)
     train_rows: np.ndarray = field(init=False)
     control_rows: np.ndarray | None = None  # rows of the original held out as control, if any
@@ -278,11 +280,11 @@ def _release(ctx: _Context, rng: np.random.Generator) -> None:
         f"{len(ctx.train)} synthetic records"
     )
     assert ctx.options.generator is not None
-    ctx.synthetic = (
-        make_generator(ctx.options.generator)
-        .fit(ctx.train, rng=rng)
-        .sample(len(ctx.train), rng=rng)
-    )
+    generator = make_generator(ctx.options.generator)
+    ctx.synthetic = generator.fit(ctx.train, rng=rng).sample(len(ctx.train), rng=rng)
+    note = inferred_domain_note(generator, ctx.options.generator, game=True)
+    if ctx.domain_from_data and note is not None:
+        ctx.notes.append(note)
 
 
 def _rare_columns(table: Table, row: int) -> tuple[str, ...]:
@@ -1547,6 +1549,7 @@ def audit(
         control=ctl,
         frames=frames,
         identifiers=tuple(enc.profile.identifiers),
+        domain_from_data=enc.inferred,
     )
     for mod, extra in OPTIONAL.items():
         if find_spec(mod) is None:

@@ -271,3 +271,32 @@ def test_unwritable_out_is_exit_2_before_generating(capsys) -> None:
     code = main([*args, "--out", "/proc/x.csv"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "cannot write into /proc for --out" in err
+
+
+def test_a_dp_generator_given_an_inferred_domain_is_noted(
+    tmp_path: Path, data_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A DP generator fit without --schema takes its domain from the private data, outside its
+    claim: a category one record holds reaches the release, and the command says so."""
+    df = pd.read_csv(data_csv)
+    df.loc[0, "colour"] = "purple"  # held by one record only
+    df.to_csv(data_csv, index=False)
+    out = tmp_path / "syn.csv"
+    args = ["generate", str(data_csv), "-g", "privbayes:epsilon=1", "--synthetic-size", "2000"]
+    assert main([*args, "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "claims epsilon = 1, but the domain it was given" in err and "--schema" in err
+    assert "shadow-model game" not in err  # no game here
+    assert (pd.read_csv(out)["colour"] == "purple").any()  # the one record's value, released
+    schema_file = tmp_path / "schema.json"
+    assert main(["schema", str(data_csv), "--out", str(schema_file)]) == 0
+    capsys.readouterr()
+    assert main([*args, "--schema", str(schema_file), "--out", str(out)]) == 0
+    assert "the domain it was given" not in capsys.readouterr().err  # a schema was given
+    assert (
+        main(
+            ["generate", str(data_csv), "-g", "baynet", "--synthetic-size", "10", "--out", str(out)]
+        )
+        == 0
+    )
+    assert "the domain it was given" not in capsys.readouterr().err  # no DP claim

@@ -445,3 +445,16 @@ def test_split_screen_targets() -> None:
         split_screen_targets("screen:x")
     with pytest.raises(InputError, match="at least 1"):
         split_screen_targets("screen:0")
+
+
+def test_a_dp_generator_given_an_inferred_domain_is_noted(
+    data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The game draws every dataset with one domain, so it cannot see a claim broken by a
+    domain read from the private data: the command says so when no --schema was given."""
+    args = ["mia", str(data_csv), "--generator", "privbayes:epsilon=1", "--targets", "rows:0"]
+    args += ["--train-size", "40", "--shadows", "8", "--tests", "8", "--attacks", "distance"]
+    assert main([*args, "--out", str(tmp_path / "a.json")]) == 0
+    err = capsys.readouterr().err
+    assert "claims epsilon = 1, but the domain it was given" in err
+    assert "shadow-model game does not measure this" in err

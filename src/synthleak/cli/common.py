@@ -117,6 +117,19 @@ def warn_data(
         )
 
 
+def note_inferred_domain(
+    generator: Any, spec: str, schema: Path | None, *, game: bool = False
+) -> None:
+    """Note, for the end of the command, that a generator claiming differential privacy was
+    given a domain read from the private data (no ``--schema``; ``game``: in a shadow-model
+    game, which does not measure it)."""
+    from synthleak.generators.base import inferred_domain_note
+
+    note = None if schema is not None else inferred_domain_note(generator, spec, game=game)
+    if note is not None and note not in _NOTES:
+        _NOTES.append(note)
+
+
 def flush_notes(*, show: bool = True) -> None:
     """Print the pending data notes on stderr (one line each) and forget them."""
     if show:

@@ -36,6 +36,7 @@ from synthleak.cli.common import (
     emit,
     load_cli_data,
     make_rng,
+    note_inferred_domain,
     parse_sizes,
     to_json,
 )
@@ -187,6 +188,7 @@ def generate_cmd(
     loaded = load_cli_data(
         data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
     )
+    note_inferred_domain(gen, generator, schema)
     rng = make_rng(seed)
     table = loaded.table
     if train_size is not None:

@@ -90,6 +90,7 @@ from synthleak.cli.common import (
     load_cli_policy,
     load_cli_tables,
     make_runtime,
+    note_inferred_domain,
     parse_sizes,
     parse_targets,
     report_policy,
@@ -528,6 +529,7 @@ def mia_cmd(
         loaded = load_cli_data(
             data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
         )
+        note_inferred_domain(make_generator(generator), generator, schema, game=True)
         if n_screen:
             spec = screen_targets(
                 loaded.table,

@@ -390,6 +390,9 @@ class EncodedFrames:
     frames : dict of str to DataFrame
         The frames the tables were encoded from, by name (compacted when
         :func:`encode_frames` was asked to; empty for :meth:`of_tables`).
+    inferred : bool
+        Whether the schema (its column kinds and domains) was read from the data rather than
+        given.
     """
 
     schema: Schema
@@ -397,6 +400,7 @@ class EncodedFrames:
     profile: DataProfile
     domain: DomainReport
     frames: dict[str, pd.DataFrame] = field(default_factory=dict, compare=False, repr=False)
+    inferred: bool = field(default=False, compare=False)
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.schema, self.tables))
@@ -565,4 +569,4 @@ def encode_frames(
             )
     tables = {name: Table.from_frame(df[sch.names], sch) for name, df in held.items()}
     domain = domain_report(tables[first_name], parts={name: tables[name] for name in rest})
-    return EncodedFrames(sch, tables, profile, domain, held)
+    return EncodedFrames(sch, tables, profile, domain, held, inferred=schema is None)

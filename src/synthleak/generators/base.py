@@ -147,6 +147,28 @@ class Param:
             ) from None
 
 
+def inferred_domain_note(generator: Any, spec: str, *, game: bool = False) -> str | None:
+    """What a release of ``generator`` (named ``spec``) leaks outside its epsilon claim when the
+    domain it was given (every column's categories and range) was read from the private data;
+    ``None`` when it claims no differential privacy. With ``game``, also that a shadow-model
+    game does not measure it."""
+    eps = claimed_epsilon(generator)
+    if eps is None:
+        return None
+    unseen = (
+        " The shadow-model game does not measure this: every dataset it draws has that domain."
+        if game
+        else ""
+    )
+    return (
+        f"'{spec}' claims epsilon = {eps:g}, but the domain it was given (every column's "
+        "categories and range) was read from the private data, outside that claim: a category "
+        f"only one training record holds can reach the release.{unseen} Give a schema written "
+        "without looking at the records (--schema; 'synthleak schema DATA --out FILE' writes one "
+        "to edit) to keep the claim"
+    )
+
+
 def claimed_epsilon(generator: Any) -> float | None:
     """The epsilon that ``generator`` claims, ``None`` when it claims no differential privacy.
 
