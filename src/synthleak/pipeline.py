@@ -83,7 +83,7 @@ from synthleak.games.shadow import table_fingerprint
 from synthleak.games.sweep import AttributeSweepResult
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
-from synthleak.generators.base import inferred_domain_note
+from synthleak.generators.base import domain_note
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, rate_excess
@@ -282,8 +282,8 @@ def _release(ctx: _Context, rng: np.random.Generator) -> None:
     assert ctx.options.generator is not None
     generator = make_generator(ctx.options.generator)
     ctx.synthetic = generator.fit(ctx.train, rng=rng).sample(len(ctx.train), rng=rng)
-    note = inferred_domain_note(generator, ctx.options.generator, game=True)
-    if ctx.domain_from_data and note is not None:
+    note = domain_note(generator, ctx.options.generator, inferred=ctx.domain_from_data, game=True)
+    if note is not None:
         ctx.notes.append(note)
 
 

@@ -189,3 +189,28 @@ def test_dp_generators_claim_their_parameters() -> None:
     assert claimed_delta(make_generator("rap-softmax:epsilon=3")) is None  # 1/n^2 after fit
     assert claimed_epsilon(make_generator("rap")) is None
     assert claimed_epsilon(make_generator("indhist")) is None
+
+
+def test_domain_note_names_where_a_dp_domain_comes_from() -> None:
+    """A claim says nothing of a domain read from the records: by the schema inferred from the
+    private data, or by the library itself (synthcity's DP plugins, whatever the schema)."""
+    from synthleak.generators.base import domain_note
+    from synthleak.generators.env import DpmmGenerator, SmartNoiseGenerator, SynthcityGenerator
+
+    class Claims:
+        claimed_epsilon = 1.0
+
+    class Learns(Claims):
+        domain_from_records = "it reads the categories from the records"
+
+    assert domain_note(Claims(), "g", inferred=False) is None  # a public schema keeps the claim
+    inferred = domain_note(Claims(), "g", inferred=True)
+    assert inferred is not None and "read from the private data" in inferred
+    assert "--schema" in inferred and "shadow-model game" not in inferred
+    own = domain_note(Learns(), "g", inferred=False, game=True)
+    assert own is not None and "it reads the categories from the records, outside" in own
+    assert "No schema prevents it" in own and "shadow-model game does not measure" in own
+    assert domain_note(object(), "g", inferred=True) is None  # no claim, nothing to say
+    assert SynthcityGenerator.domain_from_records  # the adapters hand the others the schema's
+    assert not hasattr(DpmmGenerator, "domain_from_records")
+    assert not hasattr(SmartNoiseGenerator, "domain_from_records")

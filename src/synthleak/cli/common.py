@@ -120,12 +120,12 @@ def warn_data(
 def note_inferred_domain(
     generator: Any, spec: str, schema: Path | None, *, game: bool = False
 ) -> None:
-    """Note, for the end of the command, that a generator claiming differential privacy was
-    given a domain read from the private data (no ``--schema``; ``game``: in a shadow-model
-    game, which does not measure it)."""
-    from synthleak.generators.base import inferred_domain_note
+    """Note, for the end of the command, that a generator claiming differential privacy takes
+    its domain from the private data (:func:`synthleak.generators.base.domain_note`; no
+    ``--schema``, or the library's own doing; ``game``: in a shadow-model game)."""
+    from synthleak.generators.base import domain_note
 
-    note = None if schema is not None else inferred_domain_note(generator, spec, game=game)
+    note = domain_note(generator, spec, inferred=schema is None, game=game)
     if note is not None and note not in _NOTES:
         _NOTES.append(note)
 

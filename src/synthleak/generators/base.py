@@ -147,25 +147,31 @@ class Param:
             ) from None
 
 
-def inferred_domain_note(generator: Any, spec: str, *, game: bool = False) -> str | None:
-    """What a release of ``generator`` (named ``spec``) leaks outside its epsilon claim when the
-    domain it was given (every column's categories and range) was read from the private data;
-    ``None`` when it claims no differential privacy. With ``game``, also that a shadow-model
-    game does not measure it."""
+def domain_note(generator: Any, spec: str, *, inferred: bool, game: bool = False) -> str | None:
+    """What a release of ``generator`` (named ``spec``) leaks outside its epsilon claim through
+    its domain (every column's categories and range), or ``None``: when the generator learns
+    its domain from the training records itself (a ``domain_from_records`` attribute saying
+    how), or when the domain it was given was read from the private data (``inferred``). No
+    note for a generator that claims no differential privacy. With ``game``, also that a
+    shadow-model game does not measure it (every dataset it draws has that domain)."""
     eps = claimed_epsilon(generator)
-    if eps is None:
+    own = getattr(generator, "domain_from_records", None)
+    if eps is None or not (own or inferred):
         return None
     unseen = (
         " The shadow-model game does not measure this: every dataset it draws has that domain."
         if game
         else ""
     )
+    claim = f"'{spec}' claims epsilon = {eps:g}, but"
+    leak = "a category only one training record holds can reach the release."
+    if own:
+        return f"{claim} {own}, outside that claim: {leak}{unseen} No schema prevents it"
     return (
-        f"'{spec}' claims epsilon = {eps:g}, but the domain it was given (every column's "
-        "categories and range) was read from the private data, outside that claim: a category "
-        f"only one training record holds can reach the release.{unseen} Give a schema written "
-        "without looking at the records (--schema; 'synthleak schema DATA --out FILE' writes one "
-        "to edit) to keep the claim"
+        f"{claim} the domain it was given (every column's categories and range) was read from "
+        f"the private data, outside that claim: {leak}{unseen} Give a schema written without "
+        "looking at the records (--schema; 'synthleak schema DATA --out FILE' writes one to "
+        "edit) to keep the claim"
     )
 
 

@@ -1041,6 +1041,11 @@ class SynthcityGenerator(DpLibraryGenerator):
 
     library = "synthcity"
     adapter_class = "Synthcity"
+    #: How the library reads its domain from the records (docstring; ``domain_note``).
+    domain_from_records = (
+        "synthcity learns each column's values from the training records without budget (its "
+        "encoders, the modes of its Gaussian mixtures, AIM's domain sizes)"
+    )
 
     def __init__(
         self,
