@@ -84,7 +84,7 @@ from synthleak.games.sweep import AttributeSweepResult
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
 from synthleak.generators.base import domain_note
-from synthleak.metrics.copies import CopyReport
+from synthleak.metrics.copies import CopyReport, RareValues
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, rate_excess
 from synthleak.metrics.utility import utility_estimate
@@ -557,7 +557,7 @@ def _copies(ctx: _Context, rng: np.random.Generator) -> None:
     """Verbatim copies in the release: whole records (on the analysed columns) and the values
     of every high-cardinality column, left-out identifiers and free text included, each
     against the rate of the control's real non-members."""
-    from synthleak.metrics.copies import copy_report
+    from synthleak.metrics.copies import copy_report, rare_values
 
     frames, raw = _copy_frames(ctx)
     left_out = [c for c in ctx.schema.excluded if c in frames["original"].columns]
@@ -578,6 +578,12 @@ def _copies(ctx: _Context, rng: np.random.Generator) -> None:
         nearest=partitioned.near_search(ctx.runtime.sub("near-copies")),  # by partition on one
     )
     rep = replace(rep, copied_rows=ctx.train_rows[rep.copied_rows].astype(np.int64))
+    if "control" in frames:  # values one record holds: the control's lone values are the chance
+        rv = rare_values(
+            frames["original"], frames["synthetic"], frames["control"], ctx.schema.categorical_names
+        )
+        rows = ctx.train_rows[rv.released_rows].astype(np.int64)
+        rep = replace(rep, rare_values=replace(rv, released_rows=rows))
     ctx.sections.copies = rep
     roles = {c: "left out of the attacks" for c in left_out}
     ctx.findings += copy_findings(rep, roles)
@@ -591,7 +597,10 @@ def copy_findings(rep: CopyReport, roles: dict[str, str] | None = None) -> list[
     * ``copies.columns``: the column whose values are copied most beyond the control's rate,
       with intervals simultaneous over every column checked (Bonferroni), so that picking the
       worst column does not inflate the figure; every column copied beyond its control rate is
-      named with both rates.
+      named with both rates;
+    * ``copies.rare_values`` (with a control set): the share of the training records holding a
+      categorical value no other record holds whose value the release holds, over the same
+      share of the control records (:func:`synthleak.metrics.copies.rare_values`).
     """
     roles = roles or {}
     threat = threat_model(AttackFamily.NOBOX_MEMBERSHIP, "copies")
@@ -667,7 +676,46 @@ def copy_findings(rep: CopyReport, roles: dict[str, str] | None = None) -> list[
                 where=tuple(lines),
             )
         )
+    if rep.rare_values is not None:
+        out.append(_rare_value_finding(rep.rare_values, threat))
     return out
+
+
+def _rare_value_finding(rv: RareValues, threat: ThreatModel) -> Finding:
+    """``copies.rare_values``: lone training values in the release, over the control's rate."""
+    est = rate_excess(rv.released_original, rv.n_original, rv.released_control, rv.n_control)
+    details: dict[str, Any] = {
+        "records": rv.n_original,
+        "released": rv.released_original,
+        "control_records": rv.n_control,
+        "control_released": rv.released_control,
+        "columns": list(rv.released_columns),
+        "excess": "rate minus the control's rate (Newcombe interval)",
+    }
+    if not (rv.n_original and rv.n_control):
+        details["not_measured"] = (
+            "needs records holding a categorical value that no other record holds, in the "
+            f"original and in the control (found {rv.n_original} and {rv.n_control}): a "
+            "larger control set, or data with rarer values"
+        )
+    where: tuple[str, ...] = ()
+    if rv.released_original:
+        where = (
+            f"{rv.released_original} of the {rv.n_original} training records holding a value no "
+            f"other record holds find it in the release, against {rv.released_control} of the "
+            f"{rv.n_control} control records, the chance rate (columns "
+            f"{', '.join(rv.released_columns)}; the training rows are in report.json, or in "
+            "report-records.json.gz beside it when the list is long)",
+        )
+    return Finding(
+        "copies.rare_values",
+        "Values only one record holds, found in the release",
+        MetricKind.RATE,
+        est,
+        threat,
+        details,
+        where=where,
+    )
 
 
 def _count(e: RiskEstimate) -> int:

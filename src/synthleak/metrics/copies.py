@@ -32,6 +32,15 @@ Column copies
     share of the synthetic values found verbatim in the original column, against the share of
     the control values found there (the chance rate for real non-members).
 
+Values one record holds
+    A categorical value that exactly one record of the original and control together holds
+    is released only by chance, by a generator that read it from its training records (a
+    domain learnt from the data, as synthcity's DP plugins learn theirs), or by one that copies.
+    :func:`rare_values` counts the original records holding such a value that the release holds
+    too, and the control records likewise: the original and control records are drawn from one
+    population, so a release made without the training records holds the two groups' lone
+    values at the same rate, and the excess of the first rate over the second is the leak.
+
 Near copies
     Rule: a synthetic row is a **near copy** when its distance to the closest original record
     (generalised cosine distance of Meeus et al. 2023, eq. 5, on the columns of the schema) is at
@@ -75,6 +84,7 @@ __all__ = [
     "CopyPlan",
     "CopyReport",
     "NearestSearch",
+    "RareValues",
     "copied_rows",
     "copy_counts",
     "copy_hashes",
@@ -83,6 +93,7 @@ __all__ = [
     "high_cardinality_columns",
     "local_copy_counts",
     "nearest_distances",
+    "rare_values",
     "row_keys",
 ]
 
@@ -320,6 +331,74 @@ class ColumnCopies(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class RareValues(Result):
+    """Categorical values that one record alone holds, released or not (:func:`rare_values`).
+
+    Attributes
+    ----------
+    columns : tuple of str
+        The categorical columns looked at.
+    n_original, n_control : int
+        Original (control) records holding a value that no other original or control record
+        holds, in some column.
+    released_original, released_control : int
+        Those of them with such a value that the release holds too.
+    released_rows : IntArray
+        The original rows (0-based) counted in ``released_original``.
+    released_columns : tuple of str
+        The columns their released values are in.
+    """
+
+    columns: tuple[str, ...]
+    n_original: int
+    released_original: int
+    n_control: int
+    released_control: int
+    released_rows: IntArray
+    released_columns: tuple[str, ...] = ()
+
+
+def rare_values(
+    original: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    control: pd.DataFrame,
+    columns: list[str],
+) -> RareValues:
+    """Which records hold a value of ``columns`` that no other record of ``original`` and
+    ``control`` together holds, and which of those values ``synthetic`` holds (module
+    docstring). Values are compared as the copy check compares them; missing values are left
+    out."""
+    n_o, n_c = len(original), len(control)
+    rare_o, rare_c = np.zeros(n_o, dtype=bool), np.zeros(n_c, dtype=bool)
+    hit_o, hit_c = np.zeros(n_o, dtype=bool), np.zeros(n_c, dtype=bool)
+    released_columns = []
+    for col in columns:
+        parts = [original[col], control[col], synthetic[col]]
+        numeric = all(_is_numeric(p) for p in parts)
+        ho, hc, hs = (_column_hashes(p, numeric) for p in parts)
+        present_o, present_c = original[col].notna().to_numpy(), control[col].notna().to_numpy()
+        values, counts = np.unique(np.r_[ho[present_o], hc[present_c]], return_counts=True)
+        lone = values[counts == 1]
+        lone_o, lone_c = np.isin(ho, lone) & present_o, np.isin(hc, lone) & present_c
+        released = np.isin(ho, hs) & lone_o
+        rare_o |= lone_o
+        rare_c |= lone_c
+        hit_o |= released
+        hit_c |= np.isin(hc, hs) & lone_c
+        if released.any():
+            released_columns.append(col)
+    return RareValues(
+        tuple(columns),
+        int(rare_o.sum()),
+        int(hit_o.sum()),
+        int(rare_c.sum()),
+        int(hit_c.sum()),
+        np.flatnonzero(hit_o).astype(np.int64),
+        tuple(released_columns),
+    )
+
+
+@dataclass(frozen=True, repr=False)
 class CopyReport(Result):
     """Exact and near copies of real records in a release (see the module docstring).
 
@@ -352,6 +431,8 @@ class CopyReport(Result):
         Columns the distances used.
     notes : tuple of str
         What could not be measured, and why.
+    rare_values : RareValues or None
+        Categorical values one record alone holds, released or not (with a control set).
     """
 
     n_original: int
@@ -369,6 +450,7 @@ class CopyReport(Result):
     near_baseline: RiskEstimate | None
     near_columns: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    rare_values: RareValues | None = None
 
     def summary(self) -> dict[str, object]:
         """The command-line JSON shape (rates, intervals and counts; no row list)."""
@@ -402,6 +484,14 @@ class CopyReport(Result):
                 "tau": self.near_tau,
                 "synthetic": est(self.near_synthetic),
                 "baseline": est(self.near_baseline),
+            },
+            "rare_values": None
+            if self.rare_values is None
+            else {
+                "training_records": self.rare_values.n_original,
+                "training_released": self.rare_values.released_original,
+                "control_records": self.rare_values.n_control,
+                "control_released": self.rare_values.released_control,
             },
             "notes": list(self.notes),
         }

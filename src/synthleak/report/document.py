@@ -469,6 +469,7 @@ _METHODS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("singling_out.contrastive", (("plasencia2024", "Sec. 2"), ("giomi2023", "Sec. 4.1"))),
     ("singling_out", (("giomi2023", "Sec. 4.1"),)),
     ("linkability", (("giomi2023", "Sec. 4.2"),)),
+    ("copies.rare_values", (("giomi2023", ""),)),
     ("copies", (("yao2025", ""),)),
     ("membership.nobox", (("vanbreugel2023", ""), ("houssiau2022", ""), ("yao2025", ""))),
     ("membership.groundhog", (("stadler2022", ""), ("meeus2023", "Sec. 2.3"))),
@@ -957,6 +958,27 @@ def _copies(result: AuditResult) -> Section | None:
                 "including those left out of the attacks: values of the release found verbatim "
                 "in the training data, against the share of the control's values found there "
                 "(what real people who were not trained on show).",
+            )
+        )
+    rv = c.rare_values
+    if rv is not None:
+        sec.blocks.append(
+            Paragraph(
+                f"Values one record holds: {rv.released_original} of the {rv.n_original} "
+                "training records holding a categorical value that no other record (training or "
+                f"control) holds find that value in the release, against {rv.released_control} "
+                f"of the {rv.n_control} control records holding one. The control's rate is the "
+                "chance rate: a release made without the training records holds the two groups' "
+                "lone values alike, while a generator that copies its records, or takes its "
+                "domain from them, releases the training records' lone values only. The finding "
+                "is the excess over that rate"
+                + (
+                    f"; the training records' row numbers are in report.json, or in "
+                    "report-records.json.gz beside it when the list is long (columns "
+                    f"{', '.join(rv.released_columns)})."
+                    if rv.released_original
+                    else "."
+                )
             )
         )
     return sec
