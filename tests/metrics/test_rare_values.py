@@ -99,3 +99,16 @@ def test_the_audit_reports_it_against_the_control(population: pd.DataFrame) -> N
     assert set(original.iloc[rv.released_rows]["code"]) <= set(release["code"]) | {None}
     alone = sl.audit(original, synthetic=release, plan=plan, seed=0)
     assert "copies.rare_values" not in {f.key for f in alone.findings}
+    # the report's copies section states both counts, or why nothing was compared
+    from dataclasses import replace
+
+    from synthleak.report.document import build_document
+
+    def copies_text(result: sl.AuditResult) -> str:
+        (sec,) = [s for s in build_document(result).sections if s.anchor == "copies"]
+        return " ".join(getattr(b, "text", "") for b in sec.blocks)
+
+    said = f"{rv.released_original} of the {rv.n_original} training records holding"
+    assert said in copies_text(r) and f"against 0 of the {rv.n_control} control" in copies_text(r)
+    none = replace(r, copies=replace(r.copies, rare_values=replace(rv, n_control=0)))
+    assert "so this was not measured" in copies_text(none)

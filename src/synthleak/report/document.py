@@ -961,7 +961,16 @@ def _copies(result: AuditResult) -> Section | None:
             )
         )
     rv = c.rare_values
-    if rv is not None:
+    if rv is not None and not (rv.n_original and rv.n_control):
+        sec.blocks.append(
+            Paragraph(
+                f"Values one record holds: {rv.n_original} training and {rv.n_control} control "
+                "records hold a categorical value that no other record holds; the release is "
+                "compared on such values only when both groups have them, so this was not "
+                "measured."
+            )
+        )
+    elif rv is not None:
         sec.blocks.append(
             Paragraph(
                 f"Values one record holds: {rv.released_original} of the {rv.n_original} "
