@@ -6,6 +6,11 @@ one-line message and exit code 2. Messages say what is wrong *and* what to do ab
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+from typing import Any
+
 
 class SynthleakError(Exception):
     """Base class of every error raised by synthleak."""
@@ -83,3 +88,35 @@ def raise_if_interrupted(exc: BaseException) -> None:
             raise KeyboardInterrupt from exc
         seen.add(id(link))
         link = link.__cause__ or link.__context__
+
+
+#: Python functions that C code calls back (ctypes), where an exception is printed with a
+#: traceback and lost: threadpoolctl's search of the loaded libraries, run by every
+#: ``threadpool_limits`` and by scikit-learn's first thread limit in a process.
+LIBRARY_CALLBACKS = frozenset({"match_library_callback"})
+
+
+def in_library_callback(frame: Any) -> bool:
+    """Whether ``frame`` (a signal handler's) runs inside one of :data:`LIBRARY_CALLBACKS`."""
+    while frame is not None:
+        if frame.f_code.co_name in LIBRARY_CALLBACKS:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def redeliver_sigint(delay: float = 0.05) -> None:
+    """Send this process's Ctrl-C again shortly, when the callback it arrived in has returned."""
+    timer = threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT))
+    timer.daemon = True
+    timer.start()
+
+
+def interrupt_outside_callbacks(signum: int, frame: Any) -> None:
+    """The command line's Ctrl-C: :class:`KeyboardInterrupt`, as Python's own handler raises
+    it, but never inside a library's callback (:func:`in_library_callback`), where it would be
+    printed and lost: there it is delivered again once the callback has returned."""
+    if in_library_callback(frame):
+        redeliver_sigint()
+        return
+    raise KeyboardInterrupt

@@ -8,7 +8,9 @@ anything else prints one line and exits 1 (set ``SYNTHLEAK_DEBUG=1`` for the tra
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from typing import Annotated
 
 import typer
@@ -27,7 +29,7 @@ from synthleak.cli import (
     vulnerable,  # noqa: F401
 )
 from synthleak.cli.app import app
-from synthleak.errors import InputError, raise_if_interrupted
+from synthleak.errors import InputError, interrupt_outside_callbacks, raise_if_interrupted
 
 try:  # typer >= 0.20 vendors click as typer._click
     from typer._click import exceptions as click_exc
@@ -111,6 +113,12 @@ def main(argv: list[str] | None = None) -> int:
 
     flush_notes(show=False)
     args = list(sys.argv[1:] if argv is None else argv)
+    before = signal.getsignal(signal.SIGINT)
+    if (
+        before is signal.default_int_handler
+        and threading.current_thread() is threading.main_thread()
+    ):
+        signal.signal(signal.SIGINT, interrupt_outside_callbacks)  # Python's, but not in a callback
     try:
         code = app(args=argv, standalone_mode=False)
         if isinstance(code, int) and code:  # typer.Exit(code) inside a command is returned
@@ -160,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
             "(set SYNTHLEAK_DEBUG=1 for the traceback and report it)\n"
         )
         return 1
+    finally:
+        if signal.getsignal(signal.SIGINT) is interrupt_outside_callbacks:
+            signal.signal(signal.SIGINT, before)
     return 0
 
 

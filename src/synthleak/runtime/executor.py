@@ -41,7 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from synthleak.errors import InputError, MissingExtraError, raise_if_interrupted
+from synthleak.errors import (
+    InputError,
+    MissingExtraError,
+    in_library_callback,
+    raise_if_interrupted,
+    redeliver_sigint,
+)
 from synthleak.runtime.store import RunStore, check_interrupted, interrupts_noticed
 
 UnitFn = Callable[..., dict[str, np.ndarray]]
@@ -88,6 +94,9 @@ def _on_sigint(signum: int, frame: object) -> None:
     traceback nor die half-way through a result, which would leave the parent waiting on a
     message that never ends. Only the first Ctrl-C of a run counts."""
     global _STOPPED_RUN
+    if in_library_callback(frame):
+        redeliver_sigint()
+        return
     if _CURRENT_RUN is not None and _STOPPED_RUN == _CURRENT_RUN:
         return
     _STOPPED_RUN = _CURRENT_RUN
