@@ -443,10 +443,13 @@ class MembershipGame:
         self._validate(omega, tgt.resolve(omega, seed=int(seed)).rows)
         self._check_knowledge(self.resolved_attacks())
 
+    def _given_attacks(self) -> list[str | Attack]:
+        """``attacks`` as a list, as given (names or attack objects)."""
+        return [self.attacks] if isinstance(self.attacks, str | Attack) else list(self.attacks)
+
     def resolved_attacks(self) -> list[tuple[str, Attack]]:
         """The game's attacks as ``(name, unfitted attack)`` pairs."""
-        given = [self.attacks] if isinstance(self.attacks, str | Attack) else list(self.attacks)
-        return resolve_attacks(AttackFamily.MEMBERSHIP, given, self.attack_params)
+        return resolve_attacks(AttackFamily.MEMBERSHIP, self._given_attacks(), self.attack_params)
 
     def _check_knowledge(self, attacks: list[tuple[str, Attack]]) -> None:
         """Attacks that use the other training records need exact knowledge."""
@@ -621,12 +624,11 @@ class MembershipGame:
         resolved = spec.resolve(omega, seed=int(seed))
         tgt = resolved.rows
         mode, aux_size, test_size = self._validate(omega, tgt)
-        given = [self.attacks] if isinstance(self.attacks, str | Attack) else list(self.attacks)
         attacks = self.resolved_attacks()
         self._check_knowledge(attacks)
         params = {
             name: dict((self.attack_params or {}).get(name, {}))
-            for (name, _), a in zip(attacks, given, strict=True)
+            for (name, _), a in zip(attacks, self._given_attacks(), strict=True)
             if isinstance(a, str)
         }
         knowledge = Knowledge(self.knowledge)
