@@ -516,7 +516,10 @@ def _screened_measured(result: AuditResult, rows: list[int]) -> str:
     if len(measured) == len(rows):
         return ", and the shadow-model game measured them in full"
     if not measured:
-        return "; the shadow-model game measured none of them, so this ranking is no measurement"
+        return (
+            "; the shadow-model game measured none of them, so this ranking is no measurement of "
+            "their risk"
+        )
     return (
         f", and the shadow-model game measured {len(measured)} of them in full (rows "
         f"{', '.join(map(str, measured))}); the others are ranked by the cheap attack only"
