@@ -15,6 +15,12 @@ cut"):
   ranked by the 100 + 100 screen (a simulation);
 * ``halving_rarity_real``: that design run for real (``--engine halving --prior rarity``);
 * ``every``: the 100 + 100 screen of every record (the costly reference);
+* ``two_pool_*`` (round "A second, independent pool"): a first stage's 20 best records screened
+  again on a second 100 + 100 pool (the seed-5 screen, read at those records) and ranked by the
+  mean of both AUCs (``_mean``) or the second pool's alone; first stage the default
+  (``two_pool_default*``), a rarity cut to 40 % with 200 queries and 20 trees
+  (``two_pool_r40q200*``) or every record with 100 queries and 10 trees (``two_pool_q100``);
+  ``every_two_pools``: every record on both pools (not eligible);
 * the baselines ``V_5`` (cosine) and cell rarity.
 
 For every candidate: share of the strict and lenient true top-10 mean AUC, Spearman, precision
@@ -40,7 +46,14 @@ import numpy as np
 
 from benchmarks.datasets import load_table
 from benchmarks.provenance import RESULTS, Provenance
-from benchmarks.selector_study import compare, evaluate, find_maps, rank01, top_idx
+from benchmarks.selector_study import (
+    RiskMapFile,
+    compare,
+    evaluate,
+    find_maps,
+    rank01,
+    top_idx,
+)
 from synthleak.vulnerability import cell_rarity_scores, vulnerability_scores
 
 STUDY = "selectors"
@@ -58,7 +71,14 @@ PREFILTERED = (
     "halving_whole_rarity",
     "every_q200_rescreen",
     "rarity40_q200",
+    "two_pool_default_mean",
+    "two_pool_default",
+    "two_pool_r40q200_mean",
+    "two_pool_r40q200",
+    "two_pool_q100",
 )
+#: Records a two-pool design passes on to its second pool
+TWO_POOL_KEEP = 20
 LABELS = ("baynet", "synthpop-predictorsonehot")
 #: Candidates by name: (label, eligible under the protocol's cost bar)
 CANDIDATES = {
@@ -77,6 +97,12 @@ CANDIDATES = {
     "halving_whole_rarity": ("halving on the whole pools, + rarity, keeps 5 %", True),
     "every_q200": ("every record, 200 queries, 20 trees (not eligible: 2.2x)", False),
     "every_q200_rescreen": ("every record 200 q, top 10 % re-screened full (3.2x)", False),
+    "two_pool_default_mean": ("T1: default, its 20 best on a 2nd pool, mean AUC", True),
+    "two_pool_default": ("T1b: default, its 20 best on a 2nd pool, 2nd AUC", True),
+    "two_pool_r40q200_mean": ("T2: rarity 40 % small attack, 20 best on a 2nd pool, mean", True),
+    "two_pool_r40q200": ("T2b: rarity 40 % small attack, 20 best on a 2nd pool, 2nd", True),
+    "two_pool_q100": ("T4: every record 100 q x 10 trees, 20 best on a 2nd pool", True),
+    "every_two_pools": ("every record on both pools, mean AUC (20x attacks)", False),
     "vk_cos_k5": ("`V_5` (cosine)", False),
     "rarity": ("cell rarity (pairs, 5 bins)", False),
 }
@@ -181,6 +207,9 @@ def study(data: str, label: str, root: Path) -> dict | None:
             scores["halving_whole"] = _kept_then(_keep_top(s1, 0.05), s100, c.auc)
             combo = rank01(s1) + rank01(rarity)
             scores["halving_whole_rarity"] = _kept_then(_keep_top(combo, 0.05), s100, combo)
+    second = [m for m in screen if m.seed == 5]
+    if second:
+        _two_pools(scores, second[0], s100, rows, root, data, label)
     cost["screen100_wall_seconds"] = screen[0].wall_seconds
     cost["screen100_cpu_seconds"] = screen[0].cpu_seconds
     res = evaluate(scores, a.auc, b.auc)
@@ -210,6 +239,48 @@ def study(data: str, label: str, root: Path) -> dict | None:
     res["_reference"]["truth_maps"] = [a.name, b.name]
     res["_reference"]["cost"] = cost
     return res
+
+
+def _passed_on(first: np.ndarray) -> np.ndarray:
+    """The records a first stage passes on to the second pool: its :data:`TWO_POOL_KEEP` best."""
+    keep = np.zeros(first.size, dtype=bool)
+    keep[top_idx(first, TWO_POOL_KEEP)] = True
+    return keep
+
+
+def _two_pools(
+    scores: dict[str, np.ndarray],
+    second: RiskMapFile,
+    s100: np.ndarray,
+    rows: np.ndarray,
+    root: Path,
+    data: str,
+    label: str,
+) -> None:
+    """The two-pool candidates, from the first stages in ``scores`` and the seed-5 screen."""
+    if not np.array_equal(second.rows, rows):
+        raise SystemExit(f"{second.name} audits other records than the truth maps")
+    s2 = np.nan_to_num(second.auc, nan=0.5)
+    s1 = np.nan_to_num(s100, nan=0.5)
+    first = scores["default"]
+    keep = _passed_on(first)
+    scores["two_pool_default_mean"] = _kept_then(keep, (s1 + s2) / 2, first)
+    scores["two_pool_default"] = _kept_then(keep, s2, first)
+    if "rarity40_q200" in scores:
+        first = scores["rarity40_q200"]
+        small = np.nan_to_num(
+            find_maps(root, data, label, queries=200, estimators=20)[("screening", 100, 100)][
+                0
+            ].auc,
+            nan=0.5,
+        )
+        keep = _passed_on(first)
+        scores["two_pool_r40q200_mean"] = _kept_then(keep, (small + s2) / 2, first)
+        scores["two_pool_r40q200"] = _kept_then(keep, s2, first)
+    if "every_q100" in scores:
+        first = scores["every_q100"]
+        scores["two_pool_q100"] = _kept_then(_passed_on(first), s2, first)
+    scores["every_two_pools"] = (s1 + s2) / 2
 
 
 def variants(pairs: list[tuple[str, str]], root: Path) -> str:

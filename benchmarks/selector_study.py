@@ -356,7 +356,7 @@ def study(data: str, label: str, root: Path) -> dict | None:
     for cfg, ms in maps.items():
         if cfg == truth_cfg:
             continue
-        for m in ms:
+        for m in ms[:1]:  # the lowest seed (later seeds are other rounds' second pools)
             scores.update(stage1_scores(m, scores, a.rows))
     res = evaluate(scores, a.auc, b.auc)
     res["_compare"] = compare(
