@@ -404,3 +404,71 @@ def test_halving_prior_is_rank_averaged_with_the_first_stage() -> None:
     assert np.flatnonzero(res.stage == 2).tolist() == want.tolist()
     with pytest.raises(InputError, match="stage1_prior"):
         ScreeningMap("indhist", stage1_prior=prior[:5], **common).run(data, seed=3)
+
+
+def test_second_pool_finds_the_planted_records_and_ranks_by_both_pools() -> None:
+    """Three unique records leaked by a generator that resamples its training data: the first
+    screen (small attack) passes them on, the second pool (its own datasets) measures them again,
+    and they are ranked by the mean of both AUCs."""
+    from synthleak.games.twostage import screen_records
+
+    data = _table(80, outliers=3)
+    kw = {"train_size": 40, "n_shadows": 60, "n_tests": 60, "n_queries": 15, "n_estimators": 5}
+    first = screen_records(data, "nonprivate", seed=1, prefilter=None, **kw)
+    res = screen_records(
+        data,
+        "nonprivate",
+        seed=1,
+        prefilter=None,
+        second_pool=8,
+        second_queries=15,
+        second_estimators=10,
+        **kw,
+    )
+    assert res.second_pool == 8 and (res.stage == 2).sum() == 8
+    passed = np.flatnonzero(res.stage == 2)
+    assert set(passed.tolist()) == set(first.top(8).tolist())
+    assert {0, 1, 2} <= set(res.top(6).tolist())
+    # the first stage is the one-pool screen; the second pool ran on other datasets
+    np.testing.assert_array_equal(res.stage1_auc, first.auc)
+    assert res.total_datasets == 240 and (res.stage1_queries, res.stage1_estimators) == (15, 5)
+    assert np.isnan(res.second_auc[res.stage == 1]).all()
+    a1, a2 = res.stage1_auc[passed], res.second_auc[passed]
+    np.testing.assert_allclose(res.auc[passed], (a1 + a2) / 2)
+    assert not np.allclose(a1, a2)
+    assert np.all(res.ci_low[passed] <= res.auc[passed])
+    assert np.all(res.auc[passed] <= res.ci_high[passed])
+    one = res.stage == 1
+    np.testing.assert_array_equal(res.auc[one], first.auc[one])
+    assert ScreeningResult.from_json(res.to_json()).same_as(res)
+
+
+def test_second_pool_same_seed_same_result_whatever_the_workers(tmp_path) -> None:
+    from synthleak.games.twostage import screen_records
+
+    data = _table(40)
+    kw = {"train_size": 20, "n_shadows": 8, "n_tests": 8, "n_queries": 15, "n_estimators": 5}
+    kw |= {"prefilter": None, "second_pool": 6, "second_queries": 15, "second_estimators": 5}
+    one = screen_records(data, "indhist", seed=4, **kw)
+    two = screen_records(
+        data, "indhist", seed=4, runtime=Runtime(workers=2, run_dir=tmp_path / "run"), **kw
+    )
+    again = screen_records(
+        data, "indhist", seed=4, runtime=Runtime(workers=1, run_dir=tmp_path / "run"), **kw
+    )
+    assert one.same_as(two) and one.same_as(again)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"second_pool": 1}, "second_pool"),
+        ({"second_pool": True}, "second_pool"),
+        ({"second_pool": 4, "prefilter": "halving"}, "halving"),
+    ],
+)
+def test_second_pool_input_errors(kwargs: dict, match: str) -> None:
+    from synthleak.games.twostage import screen_records
+
+    with pytest.raises(InputError, match=match):
+        screen_records(_table(40), "indhist", seed=0, train_size=10, **kwargs)
