@@ -3,12 +3,13 @@
 ``synthleak audit`` (``synthleak.pipeline.audit``) picks the targets of its shadow-model
 membership game with ``selector``. ``distance`` attacks the 5 training records with the highest
 ``V_k`` (Meeus et al. 2023) and 5 random controls with the ``standard`` budget's game (1,000
-shadow and 200 test datasets of ``n = min(1000, (N - 10) // 3)`` records; attacks query,
-distance and groundhog). ``screen`` (the default) first screens the 50 rarest training records
-with 100 shadow and 100 test datasets (:func:`~synthleak.games.twostage.screen_records`) and
-gives the game the 5 records it ranks riskiest, with the budget's ``screened_shadows`` (400)
-shadow datasets instead of 1,000, so that screen and game together take about the time of the
-game alone.
+shadow and 200 test datasets of ``n = min(1000, (N - 10) // 3)`` records; the budget's
+membership attacks). ``screen`` (the default) first screens the training records as
+:func:`~synthleak.games.twostage.screen_design` says (the 200 rarest with a small attack on 100
+shadow and 100 test datasets, then the 20 it ranks riskiest on a second pool of as many) and
+gives the game the 5 records it ranks riskiest, with the budget's ``screened_shadows`` (600)
+shadow datasets instead of 1,000, so that screen and game together take no more than the time
+of the game alone.
 
 This script runs both audits of the same 1,000-record sample of Adult (the paper's Adult: no
 missing values), every stage, same seed, ``--repeats`` times in alternating order (the machine

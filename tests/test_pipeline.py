@@ -220,13 +220,14 @@ def test_a_time_limit_skips_a_screen_it_cannot_pay_for(split, monkeypatch) -> No
 
     train, _, _ = split
     plan = replace(TINY, screened_shadows=20, screen_datasets=20)
-    # 2 x 20 screen runs of 100 s and the smallest game (100 runs): 14,000 s > 12,000 s
+    # 2 pools x 2 x 20 screen runs of 100 s and the smallest game (100 runs): > 12,000 s
     monkeypatch.setattr(pipeline, "measure_membership_cost", measure(100.0))
     slow = audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000)
     assert slow.screening is None and slow.membership is not None
     assert [t.selected_by for t in slow.membership.targets] == ["rarity", "random"]
     (note,) = [n for n in slow.notes if "two-stage screen was not run" in n]
-    assert "20 shadow and 20 test datasets through 'indhist' would take about 66.7 min" in note
+    assert "two pools of 20 shadow and 20 test datasets through 'indhist'" in note
+    assert "would take about 2.2 h" in note
     assert "smallest useful game about 2.8 h" in note and "time limit (3.3 h)" in note
     # the game is sized to the limit from that one measurement (12,000 s / 100 s a run)
     assert slow.membership.config.n_shadows + slow.membership.config.n_tests == 120
@@ -551,6 +552,17 @@ def test_one_record_identity_across_sections(split) -> None:
         if t.row in cols:
             assert t.rare_columns == cols[t.row]
     assert any(t.rare_columns for t in r.screening.vk_top)
+    # the audit's screen (screen_design): a wide first pool, its best records on a second
+    from synthleak.games.twostage import screen_design
+
+    want = screen_design(r.config.sizes.mia_targets, len(train) - r.config.n_control)
+    assert r.screening.n_screened == want["n_screened"]
+    assert r.screening.second_pool == want["second_pool"] > 0
+    assert r.screening.first_queries == want["n_queries"] < r.screening.n_queries
+    screened = {t.row for t in r.screening.top}
+    assert r.membership is not None
+    chosen = {t.row for t in r.membership.targets if t.selected_by == "screen"}
+    assert chosen and chosen <= screened
 
 
 def test_small_data_says_too_small_with_the_size_it_needs(split) -> None:

@@ -1079,15 +1079,16 @@ def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list
     """Stage 1 of the two-stage audit: screen the rarest training records, return the ``n_top``
     rows of the original it ranks riskiest and its wall time; the screening section records
     its ranking beside ``V_k``'s."""
-    from synthleak.games.twostage import screen_records, screened_count
+    from synthleak.games.twostage import screen_design, screen_records
 
     assert ctx.options.generator is not None
     candidates = ctx.train_rows
-    n_screened = screened_count(n_top, candidates.size)
+    design = screen_design(n_top, candidates.size)
     pools = _screen_pools(ctx)
     ctx.log(
-        f"two-stage screen: the {n_screened} rarest of {candidates.size} training records, "
-        f"{pools} shadow and {pools} test datasets through '{ctx.options.generator}'"
+        f"two-stage screen: the {design['n_screened']} rarest of {candidates.size} training "
+        f"records, then the {design['second_pool']} it ranks riskiest again, each on {pools} "
+        f"shadow and {pools} test datasets through '{ctx.options.generator}'"
     )
     started = time.perf_counter()
     res = screen_records(
@@ -1096,10 +1097,10 @@ def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list
         seed=seed,
         runtime=ctx.runtime.sub("screen"),
         candidates=candidates,
-        n_screened=n_screened,
         train_size=train_size,
         n_shadows=pools,
         n_tests=pools,
+        **design,
     )
     seconds = time.perf_counter() - started
     ranked = _ranked(ctx, "distance")
@@ -1132,6 +1133,8 @@ def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list
         res.n_queries,
         tuple(record(int(res.rows[p])) for p in order[:shown]),
         tuple(record(int(ctx.train_rows[r])) for r in ranked[:shown]),
+        second_pool=res.second_pool,
+        first_queries=res.stage1_queries if res.second_pool else res.n_queries,
     )
     if res.failed_datasets:
         ctx.notes.append(
@@ -1198,7 +1201,8 @@ def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: 
     assert ctx.options.max_time is not None
     workers = ctx.runtime.workers
     pools = _screen_pools(ctx)
-    screen = cost.generation_seconds(2 * pools, workers)
+    # both pools of the screen (shadow and test datasets each)
+    screen = cost.generation_seconds(4 * pools, workers)
     # the smallest game as a timed audit would run it: in balanced work units
     smallest = smallest_game_seconds(
         cost,
@@ -1210,8 +1214,8 @@ def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: 
     if cost.pilot_seconds + screen + smallest <= ctx.options.max_time:
         return "screen"
     ctx.notes.append(
-        f"The two-stage screen was not run: its {pools} shadow and {pools} test datasets "
-        f"through '{ctx.options.generator}' would take about {format_seconds(screen)} "
+        f"The two-stage screen was not run: its two pools of {pools} shadow and {pools} test "
+        f"datasets through '{ctx.options.generator}' would take about {format_seconds(screen)} "
         f"({cost.fit_seconds:.1f} s a run, measured, on {workers} worker(s)) and the smallest "
         f"useful game about {format_seconds(smallest)}: with the pilot's "
         f"{format_seconds(cost.pilot_seconds)}, more than the time limit "

@@ -946,11 +946,18 @@ class ScreeningSection(Result):
     n_screened : int
         Records screened: the rarest candidates by cell rarity.
     n_shadows, n_tests, n_queries : int
-        Shadow and test datasets shared by every screened record, counting queries per record.
+        Shadow and test datasets of each pool (shared by the records it screens), and counting
+        queries per record of the full attack.
     top : tuple of ScreenedRecord
         The records with the highest screened AUC, riskiest first.
     vk_top : tuple of ScreenedRecord
         The records ``V_k`` ranks first, most isolated first, with what the screen found.
+    second_pool : int
+        Records screened again, with the full attack, on a second pool (0: one pool); their
+        AUC is the mean of both pools'.
+    first_queries : int
+        Counting queries per record of the first pool's attack (0 in results written before
+        the second pool existed: ``n_queries``).
     """
 
     generator: str
@@ -961,6 +968,8 @@ class ScreeningSection(Result):
     n_queries: int
     top: tuple[ScreenedRecord, ...] = ()
     vk_top: tuple[ScreenedRecord, ...] = ()
+    second_pool: int = 0
+    first_queries: int = 0
 
 
 _NAN2 = (math.nan, math.nan)

@@ -66,6 +66,7 @@ FROZEN = {
     "screen/metric": (34, False, None),
     "screen/attack-stage1": (35, False, None),
     "screen/metric-stage1": (36, False, None),
+    "screen/second-pool": (410552247, False, None),
     "shadow/dataset": (2, False, None),
     "singling-out/baseline": (
         zlib.crc32(b"singling-out/baseline"),

@@ -356,12 +356,13 @@ def screen_targets(
 ) -> Targets:
     """``screen:N`` of ``--targets``: the two-stage audit's stage 1 picks ``n`` targets.
 
-    Screens ``max(50, 10 n)`` records (the rarest by cell rarity; at most half the data) with
-    100 shadow and 100 test datasets (:func:`synthleak.games.twostage.screened_targets`), then
-    joins the other parts.
+    Screens the records the audit would (:func:`synthleak.games.twostage.screen_design`: the
+    ``max(200, 40 n)`` rarest by cell rarity, at most half the data, then the ``max(20, 2 n)``
+    it ranks riskiest on a second pool; 100 shadow and 100 test datasets each) with
+    :func:`synthleak.games.twostage.screened_targets`, then joins the other parts.
     """
     from synthleak.games.targets import Targets
-    from synthleak.games.twostage import screened_count, screened_targets
+    from synthleak.games.twostage import screen_design, screened_targets
 
     half = max(2, min(int(train_size), len(table) // 3))
     screened = screened_targets(
@@ -371,7 +372,7 @@ def screen_targets(
         seed=seed,
         runtime=runtime.sub("screen"),
         train_size=half,
-        n_screened=screened_count(n, len(table) // 2),
+        **screen_design(n, len(table) // 2),
     )
     joined = screened if rest is None else screened + rest
     return Targets(joined.parts, k)
