@@ -636,6 +636,10 @@ SECONDS_NOTES: dict[str, str] = {
         "12 (wall per run of its last 684 runs, 2 workers at low priority beside tests and "
         "other studies; its first 232 in an earlier session; attacks in a last resumption)"
     ),
+    "worst--synthcity_aim_epsilon=1": (
+        "103 (wall per run, 2 workers; for most of it at an equal share of the machine beside "
+        "risk maps and tests; 28.5 s in its first run)"
+    ),
     "worst--smartnoise_aim_epsilon=4": (
         "3.0 to 3.9 (wall per run of each of its three resumptions, 2 workers at low priority "
         "beside tests and other studies)"
