@@ -209,7 +209,7 @@ def study(data: str, label: str, root: Path) -> dict | None:
             scores["halving_whole_rarity"] = _kept_then(_keep_top(combo, 0.05), s100, combo)
     second = [m for m in screen if m.seed == 5]
     if second:
-        _two_pools(scores, second[0], s100, rows, root, data, label)
+        _two_pools(scores, second[0], s100, rows)
     cost["screen100_wall_seconds"] = screen[0].wall_seconds
     cost["screen100_cpu_seconds"] = screen[0].cpu_seconds
     res = evaluate(scores, a.auc, b.auc)
@@ -253,9 +253,6 @@ def _two_pools(
     second: RiskMapFile,
     s100: np.ndarray,
     rows: np.ndarray,
-    root: Path,
-    data: str,
-    label: str,
 ) -> None:
     """The two-pool candidates, from the first stages in ``scores`` and the seed-5 screen."""
     if not np.array_equal(second.rows, rows):
@@ -268,12 +265,7 @@ def _two_pools(
     scores["two_pool_default"] = _kept_then(keep, s2, first)
     if "rarity40_q200" in scores:
         first = scores["rarity40_q200"]
-        small = np.nan_to_num(
-            find_maps(root, data, label, queries=200, estimators=20)[("screening", 100, 100)][
-                0
-            ].auc,
-            nan=0.5,
-        )
+        small = scores["every_q200"]  # the small attack's AUC of every record (nan as 0.5)
         keep = _passed_on(first)
         scores["two_pool_r40q200_mean"] = _kept_then(keep, (small + s2) / 2, first)
         scores["two_pool_r40q200"] = _kept_then(keep, s2, first)

@@ -866,7 +866,7 @@ def screen_records(
     )
     rt = as_runtime(runtime)
     first = game.run(data, seed=seed, runtime=rt)
-    if second_pool is None or first.rows.size < 2:
+    if second_pool is None:
         return first
     passed = np.sort(first.top(min(int(second_pool), first.rows.size)))
     again = ScreeningMap(

@@ -635,8 +635,8 @@ def _screening_blocks(sc: Any, seconds: float) -> list[Any]:
     pool = f"{sc.n_shadows} shadow and {sc.n_tests} test datasets"
     if sc.second_pool:
         how = (
-            f"{pool} shared by every record, {sc.first_queries or sc.n_queries} counting queries "
-            f"per record ({cited}); the {sc.second_pool} it ranked riskiest were attacked again, "
+            f"{pool} shared by every record, {sc.first_queries} counting queries per record "
+            f"({cited}); the {sc.second_pool} it ranked riskiest were attacked again, "
             f"with {sc.n_queries} queries, on a second pool of {pool}, and are ranked by the "
             "mean of their two AUCs"
         )
