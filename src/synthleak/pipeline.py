@@ -1198,11 +1198,13 @@ def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: 
     """``"screen"`` when the pilot, the two-stage screen (its generator runs, projected from
     ``cost``) and the smallest useful game fit the time limit together; else
     :data:`SCREEN_FALLBACK`, with a note saying why."""
+    from synthleak.games.twostage import screen_design, screen_generator_runs
+
     assert ctx.options.max_time is not None
     workers = ctx.runtime.workers
     pools = _screen_pools(ctx)
-    # both pools of the screen (shadow and test datasets each)
-    screen = cost.generation_seconds(4 * pools, workers)
+    design = screen_design(n_targets, ctx.train_rows.size)
+    screen = cost.generation_seconds(screen_generator_runs(design, pools), workers)
     # the smallest game as a timed audit would run it: in balanced work units
     smallest = smallest_game_seconds(
         cost,

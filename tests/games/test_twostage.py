@@ -472,3 +472,18 @@ def test_second_pool_input_errors(kwargs: dict, match: str) -> None:
 
     with pytest.raises(InputError, match=match):
         screen_records(_table(40), "indhist", seed=0, train_size=10, **kwargs)
+
+
+def test_screen_design_sizes_and_its_generator_runs() -> None:
+    from synthleak.games.twostage import screen_design, screen_generator_runs
+
+    # 40 per target (at least 200), then 2 per target (at least 20) on a second pool
+    assert screen_design(10, 5000)["n_screened"] == 400
+    assert screen_design(10, 5000)["second_pool"] == 20
+    assert screen_design(3, 5000)["n_screened"] == 200
+    assert screen_design(30, 5000)["second_pool"] == 60
+    small = screen_design(10, 15)  # fewer candidates than either stage asks for
+    assert small["n_screened"] == 15 and small["second_pool"] == 15
+    # each pool is shadow and test datasets; the second pool doubles the runs
+    assert screen_generator_runs(screen_design(10, 5000), 100) == 400
+    assert screen_generator_runs({"second_pool": None}, 100) == 200

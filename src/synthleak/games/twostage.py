@@ -83,6 +83,7 @@ __all__ = [
     "ScreeningMap",
     "ScreeningResult",
     "screen_design",
+    "screen_generator_runs",
     "screen_records",
     "screened_count",
     "screened_targets",
@@ -681,6 +682,12 @@ def screen_design(n_targets: int, available: int) -> dict[str, Any]:
         "n_estimators": FIRST_ESTIMATORS,
         "second_pool": min(first, max(SECOND_MIN, SECOND_PER_TARGET * int(n_targets))),
     }
+
+
+def screen_generator_runs(design: dict[str, Any], pools: int) -> int:
+    """Generator runs of a screen with ``design``'s parameters, each pool ``pools`` shadow and
+    ``pools`` test datasets: one pool, and a second when ``design`` passes records on to one."""
+    return 2 * int(pools) * (2 if design.get("second_pool") else 1)
 
 
 def screened_count(n_targets: int, available: int) -> int:
