@@ -486,6 +486,9 @@ def test_generator_audit_reports_empirical_epsilon_against_the_declared_claim(sp
     r = audit(train, generator="nonprivate", plan=TINY, seed=0, claimed_epsilon=1.0)
     assert r.epsilon is not None and r.epsilon.claimed == 1.0
     assert r.epsilon.ceiling > 0 and r.epsilon.lower_bound <= r.epsilon.ceiling
+    # the power the report states is the estimate's own ceiling: one figure for it
+    assert r.budget is not None and r.budget.power.epsilon_ceiling == r.epsilon.ceiling
+    assert f"at most {r.epsilon.ceiling:.2f}" in r.budget.power.sentence()
     with pytest.raises(InputError, match="neighbouring"):
         audit(train, generator="nonprivate", plan=TINY, neighbouring="sideways")
 

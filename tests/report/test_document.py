@@ -368,6 +368,7 @@ def test_every_verdict_reads_the_same_in_every_section_and_format() -> None:
         (text,) = [t for t in texts if t.startswith(f"{f.title}:")]
         if f.verdict is Verdict.NOT_MEASURED:
             assert text.startswith(f"{f.title}: Not measured")
+            assert row[table.header.index("95% CI")] == "n/a"  # once, not "n/a – n/a"
         else:
             assert f"Verdict: {word}" in text and not any(f"Verdict: {o}" in text for o in others)
         if f.key.startswith("attribute.sweep."):

@@ -83,8 +83,15 @@ def _fmt(x: Any, digits: int = 3) -> str:
     return str(x)
 
 
+def _span(low: Any, high: Any, digits: int = 3) -> str:
+    """An interval as ``low – high``; ``n/a`` once when neither end is defined."""
+    if _fmt(low) == _fmt(high) == "n/a":
+        return "n/a"
+    return f"{_fmt(low, digits)} – {_fmt(high, digits)}"
+
+
 def _ci(f: Finding) -> str:
-    return f"{_fmt(f.estimate.ci_low)} – {_fmt(f.estimate.ci_high)}"
+    return _span(f.estimate.ci_low, f.estimate.ci_high)
 
 
 def _finite(x: Any) -> bool:
@@ -661,7 +668,7 @@ def _screening_blocks(sc: Any, seconds: float) -> list[Any]:
             (
                 str(i + 1),
                 str(a.row) if a else "",
-                f"{_fmt(a.auc)} ({_fmt(a.ci_low)} – {_fmt(a.ci_high)})" if a else "",
+                f"{_fmt(a.auc)} ({_span(a.ci_low, a.ci_high)})" if a else "",
                 str(a.vk_rank) if a else "",
                 (", ".join(a.rare_columns) or "(the combination)") if a else "",
                 str(b.row) if b else "",
@@ -787,7 +794,7 @@ def _membership(result: AuditResult) -> Section | None:
                     t.selected_by,
                     a,
                     _fmt(o.auc.value),
-                    f"{_fmt(o.auc.ci_low)} – {_fmt(o.auc.ci_high)}",
+                    _span(o.auc.ci_low, o.auc.ci_high),
                     _fmt(o.accuracy),
                     *(_tpr_cell(o, k) for k in ("0.1", "0.01", "0.001")),
                 )
@@ -847,13 +854,13 @@ def _tpr_cell(outcome: Any, key: str) -> str:
         return _fmt(outcome.tpr_at_fpr.get(key))
     if t.value is None:
         return "not resolvable"
-    return f"{_fmt(t.value)} ({_fmt(t.ci_low)} – {_fmt(t.ci_high)})"
+    return f"{_fmt(t.value)} ({_span(t.ci_low, t.ci_high)})"
 
 
 def _tpr_sentence(tprs: dict[str, TprAtFpr]) -> str:
     """Held-out TPR at each FPR with its interval, or why it could not be resolved."""
     parts = [
-        f"at FPR {k}: {_fmt(t.value)} (95% CI {_fmt(t.ci_low)} – {_fmt(t.ci_high)}, "
+        f"at FPR {k}: {_fmt(t.value)} (95% CI {_span(t.ci_low, t.ci_high)}, "
         f"{t.n_non_members} non-members)"
         if t.value is not None
         else f"at FPR {k}: not resolvable at this size ({t.n_non_members} non-members)"
@@ -884,7 +891,7 @@ def _nobox(result: AuditResult) -> Section | None:
             (
                 name,
                 _fmt(o.auc.value),
-                f"{_fmt(o.auc.ci_low)} – {_fmt(o.auc.ci_high)}",
+                _span(o.auc.ci_low, o.auc.ci_high),
                 _fmt(t.get("0.1")),
                 _fmt(t.get("0.01")),
                 _fmt(t.get("0.001")),
@@ -903,7 +910,7 @@ def _nobox(result: AuditResult) -> Section | None:
         sec.blocks.append(
             Paragraph(
                 f"Strongest attack: '{b.attack}', AUC {_fmt(b.auc.value)} (95% CI "
-                f"{_fmt(b.auc.ci_low)} – {_fmt(b.auc.ci_high)}) on {b.evaluated_on} held-out "
+                f"{_span(b.auc.ci_low, b.auc.ci_high)}) on {b.evaluated_on} held-out "
                 f"records, chosen on {b.selected_on} others (AUC there {_fmt(b.selection_auc)}, "
                 "biased upwards as the best of several). This is the figure of the finding "
                 "'Membership inference without the generator'; the table above shows every attack "
@@ -917,7 +924,7 @@ def _nobox(result: AuditResult) -> Section | None:
             Paragraph(
                 f"All {len(ens.attacks)} attacks combined ({cite('wolpert1992')}: weights fitted "
                 f"on the {ens.selected_on} selection records only): AUC {_fmt(ens.auc.value)} "
-                f"(95% CI {_fmt(ens.auc.ci_low)} – {_fmt(ens.auc.ci_high)}) on the "
+                f"(95% CI {_span(ens.auc.ci_low, ens.auc.ci_high)}) on the "
                 f"{ens.evaluated_on} held-out records. " + _tpr_sentence(ens.tpr_at_fpr)
             )
         )
@@ -1040,7 +1047,7 @@ def _attribute(result: AuditResult) -> Section | None:
                         a.attack,
                         str(a.synthetic_size),
                         _fmt(a.accuracy.value),
-                        f"{_fmt(a.accuracy.ci_low)} – {_fmt(a.accuracy.ci_high)}",
+                        _span(a.accuracy.ci_low, a.accuracy.ci_high),
                         _fmt(a.accuracy.baseline),
                         _fmt(a.auc),
                         _verdict(_finding(result, f"attribute.{a.attack}.m{a.synthetic_size}")),
@@ -1096,7 +1103,7 @@ def _attribute_sweep(result: AuditResult) -> Section | None:
                 _fmt(c.control_accuracy),
                 _fmt(c.population_accuracy),
                 _fmt(e.value),
-                f"{_fmt(e.ci_low)} – {_fmt(e.ci_high)}",
+                _span(e.ci_low, e.ci_high),
                 _p_cell(f) if f is not None else "n/a",
                 (str(c.beyond_population().size) if c.population_right.size else "n/a")
                 if f is not None and f.verdict in (Verdict.LEAK, Verdict.SEVERE)
@@ -1212,7 +1219,7 @@ def _riskmap(result: AuditResult) -> Section | None:
                 (
                     name,
                     _fmt(agr.spearman),
-                    f"{_fmt(agr.spearman_ci[0])} – {_fmt(agr.spearman_ci[1])}",
+                    _span(agr.spearman_ci[0], agr.spearman_ci[1]),
                     _fmt(agr.precision_at_k),
                 )
             )
@@ -1234,7 +1241,7 @@ def _riskmap(result: AuditResult) -> Section | None:
                 (
                     str(int(rm.rows[i])),
                     _fmt(float(best[i, 0])),
-                    f"{_fmt(float(best[i, 1]))} – {_fmt(float(best[i, 2]))}",
+                    _span(float(best[i, 1]), float(best[i, 2])),
                     _fmt(float(vk[i]) if vk is not None else None, 4),
                 )
                 for i in order
@@ -1274,7 +1281,7 @@ def _epsilon(result: AuditResult) -> Section | None:
                 ("largest epsilon this budget can show", _fmt(e.ceiling)),
                 ("claimed epsilon", _fmt(e.claimed)),
                 ("verdict", e.verdict.value if hasattr(e.verdict, "value") else str(e.verdict)),
-                ("Gaussian-DP mu", f"{_fmt(e.mu)} ({_fmt(e.mu_ci[0])} – {_fmt(e.mu_ci[1])})"),
+                ("Gaussian-DP mu", f"{_fmt(e.mu)} ({_span(e.mu_ci[0], e.mu_ci[1])})"),
                 ("delta", f"{e.delta:g}"),
             ),
         )
@@ -1284,7 +1291,7 @@ def _epsilon(result: AuditResult) -> Section | None:
 
 
 def _interval(ci: tuple[float, float], digits: int = 4) -> str:
-    return f"{_fmt(ci[0], digits)} – {_fmt(ci[1], digits)}"
+    return _span(ci[0], ci[1], digits)
 
 
 def _utility(result: AuditResult) -> Section | None:
