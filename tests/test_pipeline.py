@@ -202,8 +202,9 @@ def test_selector_distance_is_the_papers_v_k(split) -> None:
 
 def test_a_time_limit_skips_a_screen_it_cannot_pay_for(split, monkeypatch) -> None:
     """With max_time the generator is measured before the two-stage screen: a screen that, with
-    the smallest useful game, would overrun the limit is not started (targets by cell rarity, a
-    note saying why); one that fits runs, and the game reuses the same measurement."""
+    the smallest useful game, would overrun the limit, or that would take more than its share
+    of it, is not started (targets by cell rarity, a note saying why); one that fits runs, and
+    the game reuses the same measurement."""
     import synthleak.pipeline as pipeline
     from synthleak.games.cost import MembershipCost
 
@@ -232,10 +233,20 @@ def test_a_time_limit_skips_a_screen_it_cannot_pay_for(split, monkeypatch) -> No
     # the game is sized to the limit from that one measurement (12,000 s / 100 s a run)
     assert slow.membership.config.n_shadows + slow.membership.config.n_tests == 120
     assert measured == [100.0]
+    # a screen that would fit beside the smallest game, but take more than its share of the
+    # limit (a third: its share of the standard budget's runs), leaves the limit to the game
+    monkeypatch.setattr(pipeline, "measure_membership_cost", measure(60.0))
+    greedy = audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000)
+    assert greedy.screening is None
+    (note,) = [n for n in greedy.notes if "two-stage screen was not run" in n]
+    assert "would take about 80.0 min (60.0 s a run" in note
+    assert "more than 33% of the 3.3 h the time limit leaves" in note
+    assert greedy.membership is not None
+    assert greedy.membership.config.n_shadows + greedy.membership.config.n_tests == 200
     # a screen that fits runs, and the game gets what it leaves
     monkeypatch.setattr(pipeline, "measure_membership_cost", measure(0.001))
     fast = audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000)
-    assert fast.screening is not None and measured == [100.0, 0.001]
+    assert fast.screening is not None and measured == [100.0, 60.0, 0.001]
     assert not [n for n in fast.notes if "two-stage screen was not run" in n]
 
 

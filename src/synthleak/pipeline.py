@@ -1194,10 +1194,22 @@ _PILOT = stream("audit/membership-pilot")
 SCREEN_FALLBACK = "rarity"
 
 
+def _screen_share() -> float:
+    """The share of a time limit the two-stage screen may take: its share of the ``standard``
+    budget's generator runs (its two pools against the game behind it, which the budget
+    measured as costing together about the game without a screen), so that a timed audit keeps
+    that balance instead of spending the limit on the screen and leaving the smallest game."""
+    from synthleak.games.twostage import screen_design, screen_generator_runs
+
+    b = BUDGETS[Budget.STANDARD]
+    screen = screen_generator_runs(screen_design(b.mia_targets, b.n), b.screen_datasets)
+    return screen / (screen + (b.screened_shadows or b.shadows) + b.tests)
+
+
 def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: bool) -> str:
-    """``"screen"`` when the pilot, the two-stage screen (its generator runs, projected from
-    ``cost``) and the smallest useful game fit the time limit together; else
-    :data:`SCREEN_FALLBACK`, with a note saying why."""
+    """``"screen"`` when the two-stage screen (its generator runs, projected from ``cost``)
+    takes at most :func:`_screen_share` of the time the limit leaves after the pilot, and the
+    smallest useful game fits after it; else :data:`SCREEN_FALLBACK`, with a note saying why."""
     from synthleak.games.twostage import screen_design, screen_generator_runs
 
     assert ctx.options.max_time is not None
@@ -1213,18 +1225,32 @@ def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: 
         shared=shared,
         batch=unit_datasets(cost.fit_seconds),
     )
-    if cost.pilot_seconds + screen + smallest <= ctx.options.max_time:
+    available = ctx.options.max_time - cost.pilot_seconds
+    share = _screen_share()
+    if screen + smallest <= available and screen <= share * available:
         return "screen"
-    ctx.notes.append(
+    took = (
         f"The two-stage screen was not run: its two pools of {pools} shadow and {pools} test "
         f"datasets through '{ctx.options.generator}' would take about {format_seconds(screen)} "
-        f"({cost.fit_seconds:.1f} s a run, measured, on {workers} worker(s)) and the smallest "
-        f"useful game about {format_seconds(smallest)}: with the pilot's "
-        f"{format_seconds(cost.pilot_seconds)}, more than the time limit "
-        f"({format_seconds(ctx.options.max_time)}). The game's targets are the records "
-        f"{SCREEN_FALLBACK!r} ranks riskiest (cell rarity, the screen's own prefilter)."
+        f"({cost.fit_seconds:.1f} s a run, measured, on {workers} worker(s))"
     )
-    ctx.log("two-stage screen skipped: it and the smallest game exceed the time limit")
+    if screen + smallest > available:
+        why = (
+            f" and the smallest useful game about {format_seconds(smallest)}: with the pilot's "
+            f"{format_seconds(cost.pilot_seconds)}, more than the time limit "
+            f"({format_seconds(ctx.options.max_time)})."
+        )
+    else:
+        why = (
+            f", more than {share:.0%} of the {format_seconds(available)} the time limit leaves "
+            f"after the pilot (the screen's share of the standard budget's generator runs), so "
+            f"the game keeps the larger part of the limit."
+        )
+    ctx.notes.append(
+        took + why + f" The game's targets are the records {SCREEN_FALLBACK!r} ranks riskiest "
+        "(cell rarity, the screen's own prefilter)."
+    )
+    ctx.log("two-stage screen skipped: it would take more of the time limit than it may")
     return SCREEN_FALLBACK
 
 

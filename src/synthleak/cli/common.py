@@ -546,9 +546,10 @@ MaxTimeOpt = Annotated[
         "--max-time",
         help="Wall-time limit in seconds for the shadow-model game: the numbers of shadow and "
         "test datasets are chosen to fit it (after a short measured pilot, whose time counts). "
-        "A two-stage screen "
-        "that would leave no time for the smallest useful game is not run (targets by cell "
-        "rarity). The audit's attribute-inference game plays the games that fit a quarter of it.",
+        "In an audit, a two-stage screen that would take more than a third of it, or leave no "
+        "time for the smallest useful game, is not run (targets by cell rarity), and the "
+        "attribute-inference game plays the games that fit a quarter of it; mia's --targets "
+        "screen:N runs before the game, outside the limit.",
     ),
 ]
 
