@@ -862,7 +862,7 @@ def test_every_kept_stage_is_stored(split, tmp_path) -> None:
         train,
         synthetic=other,
         control=ctl,
-        plan=TINY,
+        plan=replace(TINY, aia_records=200, aia_queries=2000),  # the sweep's cost is not tested
         seed=1,
         secret="all",
         runtime=Runtime(run_dir=tmp_path / "sweep"),
