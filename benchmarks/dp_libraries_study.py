@@ -218,6 +218,7 @@ def _rows() -> list[Row]:
                 "screen",
                 *LIBRARY_TRIALS[eps],
                 "GANs need a batch of records: the screen dataset only",
+                GAN_COST.get((model, eps), ""),
             )
     for name in SYNTHCITY:
         for eps in (1, 4):
@@ -268,6 +269,15 @@ SYNTHCITY_TRIALS = {
     ("synthcity:pategan", 1): (8, 80),
     ("synthcity:pategan", 4): (100, 1264),
     ("synthcity:dpgan", 4): (100, 1100),
+}
+#: Why a SmartNoise GAN row is not run with its full trials: what a first try measured.
+GAN_COST = {
+    ("patectgan", 4): (
+        "time: PATE-CTGAN trains until its accountant reaches the claim, so a larger epsilon "
+        "costs more; a first try (2 workers, at low priority beside other jobs) finished no "
+        "work unit of 4 runs in 50 min, at least 12.5 min a run against 54 s at epsilon = 1, "
+        "so its 916 runs take at least 95 h"
+    )
 }
 #: synthcity's DP models (in their own environment).
 SYNTHCITY = ("synthcity:pategan", "synthcity:dpgan", "synthcity:aim")
