@@ -132,10 +132,16 @@ def _kept_then(keep: np.ndarray, inner: np.ndarray, outer: np.ndarray) -> np.nda
     return np.where(keep, 2.0 + inner, rank01(np.where(np.isinf(outer), -1e9, outer)))
 
 
-def _keep_top(score: np.ndarray, frac: float) -> np.ndarray:
+def _top_mask(score: np.ndarray, k: int) -> np.ndarray:
+    """A mask of the ``k`` records ``score`` ranks first."""
     keep = np.zeros(score.size, dtype=bool)
-    keep[top_idx(score, max(10, round(frac * score.size)))] = True
+    keep[top_idx(score, k)] = True
     return keep
+
+
+def _keep_top(score: np.ndarray, frac: float) -> np.ndarray:
+    """The top share ``frac`` of the records (at least 10)."""
+    return _top_mask(score, max(10, round(frac * score.size)))
 
 
 def study(data: str, label: str, root: Path) -> dict | None:
@@ -243,9 +249,7 @@ def study(data: str, label: str, root: Path) -> dict | None:
 
 def _passed_on(first: np.ndarray) -> np.ndarray:
     """The records a first stage passes on to the second pool: its :data:`TWO_POOL_KEEP` best."""
-    keep = np.zeros(first.size, dtype=bool)
-    keep[top_idx(first, TWO_POOL_KEEP)] = True
-    return keep
+    return _top_mask(first, TWO_POOL_KEEP)
 
 
 def _two_pools(
