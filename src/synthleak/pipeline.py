@@ -1227,14 +1227,15 @@ def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: 
     )
     available = ctx.options.max_time - cost.pilot_seconds
     share = _screen_share()
-    if screen + smallest <= available and screen <= share * available:
+    fits = screen + smallest <= available
+    if fits and screen <= share * available:
         return "screen"
     took = (
         f"The two-stage screen was not run: its two pools of {pools} shadow and {pools} test "
         f"datasets through '{ctx.options.generator}' would take about {format_seconds(screen)} "
         f"({cost.fit_seconds:.1f} s a run, measured, on {workers} worker(s))"
     )
-    if screen + smallest > available:
+    if not fits:
         why = (
             f" and the smallest useful game about {format_seconds(smallest)}: with the pilot's "
             f"{format_seconds(cost.pilot_seconds)}, more than the time limit "
