@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from synthleak.data.io import encode_frames
-from synthleak.games.base import Release
+from synthleak.data.release import Release
 from synthleak.games.linkability import LinkabilityGame
 from synthleak.games.singling_out import SinglingOutGame
 

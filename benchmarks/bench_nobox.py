@@ -57,7 +57,7 @@ import pandas as pd
 import synthleak as sl
 from benchmarks.provenance import Provenance
 from synthleak.attacks.base import AttackFamily, list_attacks, make_attack
-from synthleak.games.base import Release
+from synthleak.data.release import Release
 from synthleak.games.nobox import DEFAULT_ATTACKS, NoBoxMembershipGame
 from synthleak.metrics.privacy import auc_estimate
 

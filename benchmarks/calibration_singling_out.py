@@ -34,8 +34,8 @@ sys.path.insert(0, str(REPO))
 from tests.conftest import shared_datasets_dir  # noqa: E402
 from tests.games.calibration import draw, load_population, release  # noqa: E402
 
+from synthleak.data.release import Release  # noqa: E402
 from synthleak.errors import BaselineWarning  # noqa: E402
-from synthleak.games.base import Release  # noqa: E402
 from synthleak.games.linkability import LinkabilityGame  # noqa: E402
 from synthleak.games.singling_out import SinglingOutGame  # noqa: E402
 

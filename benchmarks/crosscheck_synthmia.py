@@ -147,7 +147,7 @@ def run_synthmia(args: argparse.Namespace, folder: Path) -> tuple[dict, float]: 
 def cell(args: argparse.Namespace, dataset: str, spec: str) -> dict:  # type: ignore[type-arg]
     import synthleak as sl
     from synthleak.attacks.base import AttackFamily, list_attacks
-    from synthleak.games.base import Release
+    from synthleak.data.release import Release
     from synthleak.games.nobox import NoBoxMembershipGame, stack_scores
     from synthleak.generators import make_generator
     from synthleak.runtime import stream_rng

@@ -41,8 +41,8 @@ import pandas as pd
 import synthleak as sl
 from synthleak.attacks.contrastive import ContrastiveSinglingOut
 from synthleak.attacks.singling_out import MultivariateSinglingOut
+from synthleak.data.release import Release
 from synthleak.errors import BaselineWarning
-from synthleak.games.base import Release
 from synthleak.games.singling_out import SinglingOutGame
 
 

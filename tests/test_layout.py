@@ -4,7 +4,9 @@
   (the tests mirror the package path, not just its file names);
 * no module imports another in a cycle, counting imports inside functions and classes too (a lazy
   import keeps ``synthleak --help`` light, it does not make an upward import right); only imports
-  under ``if TYPE_CHECKING:`` are left out, since they never run.
+  under ``if TYPE_CHECKING:`` are left out, since they never run;
+* imports only point down the floors of :data:`FLOORS` (the layers of docs/ARCHITECTURE.md), and
+  every module is on a floor.
 """
 
 from __future__ import annotations
@@ -138,6 +140,81 @@ def test_the_cycle_check_counts_imports_inside_functions(tmp_path: Path) -> None
     (pkg / "e.py").write_text("class K:\n    def m(self):\n        import pkg.d\n")
     cycles = import_cycles(pkg)
     assert [set(c) for c in cycles] == [{"pkg.c", "pkg.d"}]
+
+
+#: The floors of the package, lowest first (docs/ARCHITECTURE.md, "Layers"): a module may import
+#: modules of its own floor or of a lower one, never of a higher one. Each entry names top-level
+#: modules or packages of ``synthleak``; the package's ``__init__`` (the public API) and the public
+#: alias ``datasets`` sit above every floor.
+FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "foundations",
+        ("data", "runtime", "serde", "errors", "modes", "references", "constraints", "threat"),
+    ),
+    ("engines", ("vulnerability", "queries")),
+    ("statistics", ("metrics",)),
+    ("generators", ("generators",)),
+    ("attacks", ("attacks",)),
+    ("games", ("games", "partitioned")),
+    ("audit", ("pipeline", "results", "findings", "policy")),
+    ("report", ("report",)),
+    ("command line", ("cli",)),
+    ("contract checks", ("testing",)),
+)
+ABOVE_ALL = {"synthleak", "synthleak.datasets"}
+
+
+def floor_of(module: str, floors: tuple[tuple[str, tuple[str, ...]], ...] = FLOORS) -> int | None:
+    """The index of ``module``'s floor in ``floors`` (``None`` when no floor names it)."""
+    parts = module.split(".")
+    top = parts[1] if len(parts) > 1 else ""
+    for i, (_, members) in enumerate(floors):
+        if top in members:
+            return i
+    return None
+
+
+def upward_imports(
+    root: Path,
+    floors: tuple[tuple[str, tuple[str, ...]], ...] = FLOORS,
+    above: set[str] = ABOVE_ALL,
+) -> list[str]:
+    """Imports from a lower floor to a higher one (function-level ones included), and modules
+    that no floor names."""
+    paths = {_module_name(p, root): p for p in root.rglob("*.py")}
+    known = set(paths)
+    problems = []
+    for m, path in sorted(paths.items()):
+        if m in above:
+            continue
+        f = floor_of(m, floors)
+        if f is None:
+            problems.append(f"{m} is on no floor: add it to FLOORS")
+            continue
+        for d in sorted(_imports(path, known, root)):
+            g = floor_of(d, floors)
+            if d not in above and g is not None and g > f:
+                problems.append(f"{m} ({floors[f][0]}) imports {d} ({floors[g][0]})")
+    return problems
+
+
+def test_imports_only_point_down() -> None:
+    problems = upward_imports(SRC)
+    assert not problems, "imports that point up a floor:\n" + "\n".join(problems)
+
+
+def test_the_direction_check_finds_an_upward_import(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "low.py").write_text("def f():\n    from pkg import high\n")
+    (pkg / "high.py").write_text("import pkg.low\n")
+    (pkg / "stray.py").write_text("")
+    floors = (("low", ("low",)), ("high", ("high",)))
+    assert upward_imports(pkg, floors, {"pkg"}) == [
+        "pkg.low (low) imports pkg.high (high)",
+        "pkg.stray is on no floor: add it to FLOORS",
+    ]
 
 
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*")

@@ -191,7 +191,7 @@ def test_predicate_counts_by_partition_equal_local(rows: int, tmp_path: Path) ->
 def test_singling_out_by_partition_equals_local_bit_for_bit(rows: int, tmp_path: Path) -> None:
     """The singling-out game with its predicates counted by partition of the original and the
     control: the same result, bit for bit, on a release that leaks (copied records)."""
-    from synthleak.games.base import Release
+    from synthleak.data.release import Release
     from synthleak.games.singling_out import SinglingOutGame
 
     ori = _mixed(400, 8)
@@ -276,7 +276,7 @@ def test_linkability_search_by_partition_equals_local_bit_for_bit(
 def test_linkability_by_partition_through_the_attack_and_the_game(adult_table: sl.Table) -> None:
     """The attack's ranges and both halves: the same links and the same game result."""
     from synthleak.attacks.linkability import NearestNeighbourLinkability
-    from synthleak.games.base import Release
+    from synthleak.data.release import Release
     from synthleak.games.linkability import LinkabilityGame
 
     rows = np.random.default_rng(4).choice(len(adult_table), 900, replace=False)

@@ -95,6 +95,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from synthleak import datasets
     from synthleak.attacks.base import AttackFamily, list_attacks, make_attack
     from synthleak.data import Column, ColumnKind, Schema, Table, infer_schema, load_data
+    from synthleak.data.release import Release
     from synthleak.errors import (
         BaselineWarning,
         InputError,
@@ -109,7 +110,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         ReleaseAttributeResult,
         SecretRule,
     )
-    from synthleak.games.base import Game, Release
+    from synthleak.games.base import Game
     from synthleak.games.linkability import LinkabilityGame, LinkabilityResult
     from synthleak.games.membership import MembershipGame, MembershipResult, PoolMode
     from synthleak.games.nobox import NoBoxMembershipGame, NoBoxMembershipResult

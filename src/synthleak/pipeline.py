@@ -56,6 +56,7 @@ import pandas as pd
 from synthleak import partitioned
 from synthleak.attacks.base import AttackFamily
 from synthleak.data.io import EncodedFrames
+from synthleak.data.release import Release, encode_parts
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError, raise_if_interrupted
@@ -66,7 +67,6 @@ from synthleak.findings import (
     membership_finding,
 )
 from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
-from synthleak.games.base import Release, encode_parts
 from synthleak.games.cost import (
     MembershipCost,
     format_seconds,
@@ -852,7 +852,6 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
     program; the records and queries used are stated in the finding."""
     seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.games.attribute import ReleaseAttributeGame
-    from synthleak.games.base import Release
 
     assert ctx.synthetic is not None and ctx.control is not None and ctx.options.secret is not None
     params: dict[str, Any] = {"time_limit": 120.0}

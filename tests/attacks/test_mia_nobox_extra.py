@@ -22,8 +22,8 @@ from synthleak.attacks.mia_nobox_extra import (
     _Kernel,
     release_bandwidth,
 )
+from synthleak.data.release import Release
 from synthleak.errors import InputError
-from synthleak.games.base import Release
 from synthleak.games.nobox import NoBoxMembershipGame
 from synthleak.references import get as get_reference
 from synthleak.vulnerability import pairwise_distances

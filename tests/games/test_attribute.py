@@ -14,6 +14,7 @@ import synthleak
 from synthleak.attacks import aia_reconstruction
 from synthleak.attacks.base import AttributeAttack
 from synthleak.data.profile import infer_schema
+from synthleak.data.release import Release
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.games.attribute import (
@@ -29,7 +30,7 @@ from synthleak.games.attribute import (
     singleton_rows,
     validate_secret,
 )
-from synthleak.games.base import Game, Release
+from synthleak.games.base import Game
 from synthleak.runtime import Runtime
 
 

@@ -18,8 +18,8 @@ from tests.games.calibration import draw, load_population, release
 
 import synthleak as sl
 from synthleak.attacks.linkability import NearestNeighbourLinkability
+from synthleak.data.release import Release
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.base import Release
 from synthleak.games.linkability import LinkabilityGame, LinkabilityResult
 
 A = ["age", "workclass", "fnlwgt", "education"]

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 import synthleak as sl
+from synthleak.data.release import Release
 from synthleak.errors import InputError
-from synthleak.games.base import Release
 from synthleak.games.nobox import (
     DEFAULT_ATTACKS,
     NoBoxMembershipGame,

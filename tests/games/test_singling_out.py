@@ -19,8 +19,8 @@ from tests.games.calibration import draw, load_population, release
 
 import synthleak as sl
 from synthleak.attacks.singling_out import MultivariateSinglingOut, UnivariateSinglingOut
+from synthleak.data.release import Release
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.base import Release
 from synthleak.games.singling_out import (
     SinglingOutGame,
     SinglingOutResult,

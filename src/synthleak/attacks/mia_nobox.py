@@ -47,7 +47,7 @@ Notes
 Threat model: no-box. The attacker sees the released synthetic data, a reference sample of real
 records known not to be in the training data (same population), and the candidate records. It
 knows nothing of the generator (no shadow models). The synthetic data, reference and candidates
-must share one schema (:meth:`synthleak.games.base.Release.encode`).
+must share one schema (:meth:`synthleak.data.release.Release.encode`).
 
 References
 ----------

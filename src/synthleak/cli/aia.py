@@ -523,8 +523,8 @@ def _release(
     )
     if secret == "all":
         return _sweep(data, names, params, n_targets, bins, rule, seed, runtime, fmt, quasi_ids)
+    from synthleak.data.release import Release
     from synthleak.games.attribute import ReleaseAttributeGame, validate_secret
-    from synthleak.games.base import Release
 
     validate_secret(
         sch,
@@ -572,7 +572,7 @@ def _sweep(
     quasi_ids: list[str] | None,
 ) -> str:
     """``--secret all``: every column of the release as the secret, ranked by excess risk."""
-    from synthleak.games.base import Release
+    from synthleak.data.release import Release
     from synthleak.games.sweep import attribute_sweep
 
     if "control" not in data:

@@ -288,8 +288,8 @@ def _nobox(
     schema: Path | None,
     na_values: str | None,
 ) -> None:
+    from synthleak.data.release import Release
     from synthleak.findings import nobox_metrics
-    from synthleak.games.base import Release
     from synthleak.games.nobox import DEFAULT_ATTACKS, NoBoxMembershipGame
     from synthleak.policy import METRICS
     from synthleak.runtime import Runtime

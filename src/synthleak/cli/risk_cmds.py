@@ -211,7 +211,7 @@ def singling_out_cmd(
 ) -> None:
     """Singling-out risk: predicates learnt from SYNTHETIC that isolate one ORIGINAL person."""
     from synthleak.attacks.base import AttackFamily, attack_info
-    from synthleak.games.base import Release
+    from synthleak.data.release import Release
     from synthleak.games.singling_out import SinglingOutGame
 
     _require(original, synthetic, control)
@@ -270,7 +270,7 @@ def linkability_cmd(
     out: OutOpt = None,
 ) -> None:
     """Linkability risk: re-link the --aux-a and --aux-b halves of people through SYNTHETIC."""
-    from synthleak.games.base import Release
+    from synthleak.data.release import Release
     from synthleak.games.linkability import LinkabilityGame
 
     _require(original, synthetic, control)

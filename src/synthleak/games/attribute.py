@@ -83,10 +83,10 @@ import numpy as np
 from synthleak.attacks.aia_reconstruction import ReconstructionFailure
 from synthleak.attacks.base import AttackFamily, AttributeAttack, resolve_attack, resolve_attacks
 from synthleak.data.encoding import Discretiser
+from synthleak.data.release import Release, as_table
 from synthleak.data.schema import Column, ColumnKind, Schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError, raise_if_interrupted
-from synthleak.games.base import Release, as_table
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import (
     AccuracyDifference,

@@ -52,9 +52,9 @@ import numpy as np
 import pandas as pd
 
 from synthleak.attacks.base import Attack, fit_membership
+from synthleak.data.release import as_table
 from synthleak.data.table import Table
 from synthleak.errors import InputError
-from synthleak.games.base import as_table
 from synthleak.generators import make_generator
 from synthleak.modes import Knowledge, PoolMode
 from synthleak.queries import TableStack

@@ -5,7 +5,7 @@ The adversary holds two pieces of information about each target from separate so
 ``linkability`` family (:class:`~synthleak.attacks.base.LinkabilityAttack`, by default
 ``nearest-neighbour``: the halves link when their nearest synthetic neighbours coincide). The
 challenger draws ``n_attacks`` targets without replacement from the original and, separately,
-from the control records of a :class:`~synthleak.games.base.Release`; the random-guess baseline
+from the control records of a :class:`~synthleak.data.release.Release`; the random-guess baseline
 draws ``n_neighbors`` random synthetic records for each half. The risk is Anonymeter's residual
 risk of the two link rates (:func:`~synthleak.metrics.risk.residual_risk`).
 
@@ -37,9 +37,10 @@ import pandas as pd
 
 from synthleak.attacks.base import AttackFamily, LinkabilityAttack, make_attack, resolve_attacks
 from synthleak.attacks.linkability import NeighbourSearch, random_neighbors, sets_intersect
+from synthleak.data.release import Release
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.base import AttacksByName, Release
+from synthleak.games.base import AttacksByName
 from synthleak.games.singling_out import (
     check_attack_items,
     check_confidence,
@@ -182,7 +183,8 @@ class LinkabilityGame:
 
     Examples
     --------
-    >>> from synthleak.games.base import AttacksByName, Release
+    >>> from synthleak.games.base import AttacksByName
+    >>> from synthleak.data.release import Release
     >>> game = LinkabilityGame(["age", "sex"], ["zip", "income"], n_attacks=500)  # doctest: +SKIP
     >>> game.run(  # doctest: +SKIP
     ...     Release(original_df, synthetic_df, control_df), seed=0

@@ -61,9 +61,9 @@ from synthleak.attacks.base import (
     needs_known_records,
     resolve_attacks,
 )
+from synthleak.data.release import as_table
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.base import as_table
 from synthleak.games.shadow import GeneratorFailures, generate_pools, table_fingerprint
 from synthleak.games.targets import Targets, as_targets
 from synthleak.generators import make_generator

@@ -57,9 +57,9 @@ import numpy as np
 import pandas as pd
 
 from synthleak.attacks.base import AttackFamily, NoBoxMembershipAttack, resolve_attacks
+from synthleak.data.release import Release
 from synthleak.data.table import Table
 from synthleak.errors import InputError
-from synthleak.games.base import Release
 from synthleak.metrics.copies import CopyReport, copy_report
 from synthleak.metrics.privacy import (
     LOW_FPRS,

@@ -66,9 +66,9 @@ from synthleak.attacks.base import (
     fit_membership,
     resolve_attacks,
 )
+from synthleak.data.release import as_table
 from synthleak.data.table import Table
 from synthleak.errors import InputError
-from synthleak.games.base import as_table
 from synthleak.games.shadow import GeneratorFailures, generate_pools, table_fingerprint
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import auc_estimate

@@ -1,6 +1,6 @@
 """The singling-out game (Article 29 Working Party criterion), calibrated at unequal sizes.
 
-The challenger holds a :class:`~synthleak.games.base.Release`: the **original** records the
+The challenger holds a :class:`~synthleak.data.release.Release`: the **original** records the
 synthetic data was generated from, the released **synthetic** data, and **control** records of the
 same population that the generator never saw. Each attack (family ``singling-out``: registered
 names or :class:`~synthleak.attacks.base.SinglingOutAttack` objects) sees only the synthetic data
@@ -93,9 +93,10 @@ from synthleak.attacks.predicates import (
     answer_requests,
 )
 from synthleak.attacks.singling_out import random_predicates
+from synthleak.data.release import Release
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.games.base import AttacksByName, Release, check_same_columns  # noqa: F401  (re-export)
+from synthleak.games.base import AttacksByName
 from synthleak.metrics.privacy import RiskEstimate
 from synthleak.metrics.risk import (
     EqualSizeDesign,
@@ -394,7 +395,7 @@ class SinglingOutGame:
 
     Examples
     --------
-    >>> from synthleak.games.base import Release
+    >>> from synthleak.data.release import Release
     >>> game = SinglingOutGame(n_attacks=200)                              # doctest: +SKIP
     >>> res = game.run(Release(original_df, synthetic_df, control_df), seed=0)  # doctest: +SKIP
     >>> res["multivariate"].risk                                            # doctest: +SKIP

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from synthleak.data.release import Release
 from synthleak.errors import InputError
 from synthleak.games.attribute import (
     Measurement,
@@ -40,7 +41,6 @@ from synthleak.games.attribute import (
     SecretRule,
     validate_secret,
 )
-from synthleak.games.base import Release
 from synthleak.games.singling_out import encode_release
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
 from synthleak.runtime import Runtime, as_runtime

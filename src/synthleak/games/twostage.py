@@ -61,9 +61,9 @@ import numpy as np
 import pandas as pd
 
 from synthleak.attacks.base import AttackFamily, MembershipAttack, make_attack
+from synthleak.data.release import as_table
 from synthleak.data.table import Table
 from synthleak.errors import InputError, raise_if_interrupted
-from synthleak.games.base import as_table
 from synthleak.games.shadow import table_fingerprint
 from synthleak.generators import make_generator
 from synthleak.metrics.privacy import auc_estimate

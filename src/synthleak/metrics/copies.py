@@ -516,7 +516,7 @@ def _near_copies(
     rng: np.random.Generator | None = None,
     nearest: NearestSearch = nearest_distances,
 ) -> tuple[float, RiskEstimate, RiskEstimate]:
-    from synthleak.games.base import Release
+    from synthleak.data.release import Release
     from synthleak.vulnerability import vulnerability_scores
 
     kinds = None
