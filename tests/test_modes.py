@@ -56,3 +56,31 @@ def test_one_enum_per_choice() -> None:
             assert len(shared) <= 1, (a.__name__, b.__name__, shared)
     assert modes.Selector is modes.TargetMethod
     assert set(modes.AUDIT_SELECTORS) | set(modes.DATA_METHODS) == set(modes.TargetMethod)
+
+
+def _literal_spellings_outside_modes() -> list[str]:
+    """String constants of the package that spell a mode's value (in either the API's or a
+    hyphenated form), outside ``modes.py``: each concept is spelt once, by its enum."""
+    import ast
+    from pathlib import Path
+
+    from synthleak.modes import Neighbouring
+
+    src = Path(__file__).resolve().parents[1] / "src" / "synthleak"
+    spellings = {v for m in Neighbouring for v in (m.value, m.value.replace("_", "-"))}
+    # run by path in another interpreter, with the standard library only
+    standalone = {"modes.py", "generators/envworker_protocol.py"}
+    hits = []
+    for path in sorted(src.rglob("*.py")):
+        rel = path.relative_to(src).as_posix()
+        if rel in standalone:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in spellings:
+                hits.append(f"{rel}:{node.lineno}: {node.value!r}")
+    return hits
+
+
+def test_neighbouring_is_spelt_once_by_its_enum() -> None:
+    hits = _literal_spellings_outside_modes()
+    assert not hits, "spell the neighbouring relation with modes.Neighbouring:\n" + "\n".join(hits)

@@ -35,7 +35,7 @@ from synthleak.metrics.privacy import (
     auc_estimate,
     tpr_estimates,
 )
-from synthleak.modes import Budget, Knowledge
+from synthleak.modes import Budget, Knowledge, Neighbouring
 from synthleak.results import (
     BUDGETS,
     CUSTOM_BUDGET,
@@ -347,7 +347,7 @@ def membership_epsilon(
     rng: np.random.Generator,
     claimed: float | None = None,
     delta: float = 1e-5,
-    neighbouring: str = "add_remove",
+    neighbouring: Neighbouring | str = Neighbouring.ADD_REMOVE,
     confidence: float = 0.95,
 ) -> EpsilonEstimate:
     """Empirical epsilon of a membership game from its stored test scores.

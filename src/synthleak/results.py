@@ -71,7 +71,7 @@ from synthleak.games.sweep import AttributeSweepResult
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
-from synthleak.modes import AUDIT_SELECTORS, Budget, TargetMethod
+from synthleak.modes import AUDIT_SELECTORS, Budget, Neighbouring, TargetMethod
 from synthleak.policy import PolicyResult
 from synthleak.serde import FloatArray, Result
 from synthleak.threat import ThreatModel
@@ -778,7 +778,7 @@ class AuditOptions(Result):
     keep: tuple[str, ...] = ()
     claimed_epsilon: float | None = None
     delta: float = 1e-5
-    neighbouring: str = "add_remove"
+    neighbouring: str = Neighbouring.ADD_REMOVE.value
     max_time: float | None = None
     selector: str = TargetMethod.SCREEN.value
 
@@ -821,6 +821,7 @@ class AuditOptions(Result):
         object.__setattr__(self, "seed", int(self.seed))
         object.__setattr__(self, "k", int(k))
         check_claim(self.claimed_epsilon, self.delta, self.neighbouring)
+        object.__setattr__(self, "neighbouring", Neighbouring(self.neighbouring).value)
         if self.secret == SWEEP_ALL:
             if self.quasi_ids:
                 raise InputError(

@@ -25,7 +25,6 @@ from synthleak.cli.common import (
     KeepOpt,
     MaxTimeOpt,
     NaValuesOpt,
-    NeighbouringChoice,
     NeighbouringOpt,
     OriginalOpt,
     PolicyOpt,
@@ -48,7 +47,7 @@ from synthleak.cli.common import (
     split_list,
 )
 from synthleak.errors import InputError
-from synthleak.modes import Budget, TargetMethod, ToleranceKind
+from synthleak.modes import Budget, Neighbouring, TargetMethod, ToleranceKind
 
 if TYPE_CHECKING:
     from synthleak.results import AuditOptions, AuditResult
@@ -242,7 +241,7 @@ def audit_cmd(
     show_records: ShowRecordsOpt = False,
     claimed_epsilon: ClaimedEpsilonOpt = None,
     delta: DeltaOpt = 1e-5,
-    neighbouring: NeighbouringOpt = NeighbouringChoice.ADD_REMOVE,
+    neighbouring: NeighbouringOpt = Neighbouring.ADD_REMOVE,
     fail_on: FailOnOpt = None,
     policy: PolicyOpt = None,
     junit: JunitOpt = None,
@@ -277,7 +276,7 @@ def audit_cmd(
         show_records=show_records,
         claimed_epsilon=claimed_epsilon,
         delta=delta,
-        neighbouring=neighbouring.api,
+        neighbouring=neighbouring,
         max_time=max_time,
         selector=selector.api,
     )

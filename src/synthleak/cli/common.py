@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from synthleak.errors import InputError
-from synthleak.modes import ToleranceKind
+from synthleak.modes import Neighbouring, ToleranceKind
 
 if TYPE_CHECKING:
     import numpy as np
@@ -519,22 +519,11 @@ DeltaOpt = Annotated[
 ]
 
 
-class NeighbouringChoice(str, Enum):
-    """How the claim's neighbouring datasets differ."""
-
-    ADD_REMOVE = "add-remove"
-    SUBSTITUTE = "substitute"
-
-    @property
-    def api(self) -> str:
-        return self.value.replace("-", "_")
-
-
 NeighbouringOpt = Annotated[
-    NeighbouringChoice,
+    Neighbouring,
     typer.Option(
         "--neighbouring",
-        help="The claim's neighbouring datasets: one record added or removed (add-remove, the "
+        help="The claim's neighbouring datasets: one record added or removed (add_remove, the "
         "conservative reading) or one record replaced (substitute).",
     ),
 ]

@@ -70,7 +70,6 @@ from synthleak.cli.common import (
     KOpt,
     MaxTimeOpt,
     NaValuesOpt,
-    NeighbouringChoice,
     NeighbouringOpt,
     NQueriesOpt,
     OriginalOpt,
@@ -100,7 +99,7 @@ from synthleak.cli.common import (
     to_json,
 )
 from synthleak.errors import BaselineWarning, InputError
-from synthleak.modes import Knowledge, PoolMode
+from synthleak.modes import Knowledge, Neighbouring, PoolMode
 
 if TYPE_CHECKING:
     from synthleak.games.membership import MembershipGame, MembershipResult
@@ -410,7 +409,7 @@ def mia_cmd(
     ] = Knowledge.AUXILIARY,
     claimed_epsilon: ClaimedEpsilonOpt = None,
     delta: DeltaOpt = 1e-5,
-    neighbouring: NeighbouringOpt = NeighbouringChoice.ADD_REMOVE,
+    neighbouring: NeighbouringOpt = Neighbouring.ADD_REMOVE,
     fail_on: FailOnOpt = None,
     policy: PolicyOpt = None,
     junit: JunitOpt = None,
@@ -501,7 +500,7 @@ def mia_cmd(
     runtime = make_runtime(workers=workers, cluster=None, run_dir=run_dir)
     n_screen, rest = split_screen_targets(targets)
     spec = parse_targets(rest, k=k) if rest or not n_screen else None
-    check_claim(claimed_epsilon, delta, neighbouring.api)
+    check_claim(claimed_epsilon, delta, neighbouring)
     names = split_list(attacks) or ["query", "distance", "groundhog"] + (
         ["novelty"] if knowledge is Knowledge.EXACT else []
     )
@@ -564,7 +563,7 @@ def mia_cmd(
             seed=seed,
             runtime=runtime,
             max_time=max_time,
-            neighbouring=neighbouring.api,
+            neighbouring=neighbouring,
         )
         started = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
@@ -595,7 +594,7 @@ def mia_cmd(
             rng=MIA_EPSILON.rng(seed),
             claimed=claimed,
             delta=delta,
-            neighbouring=neighbouring.api,
+            neighbouring=neighbouring,
         )
         if run_dir is not None:  # the verdict printed, for 'synthleak report RUN_DIR'
             from synthleak.runtime.store import write_atomic
@@ -621,7 +620,7 @@ def plan_game(
     seed: int,
     runtime: Runtime,
     max_time: float | None,
-    neighbouring: str = "add_remove",
+    neighbouring: Neighbouring = Neighbouring.ADD_REMOVE,
 ) -> float:
     """Measure the game's cost (a slow generator's runs also side by side on ``runtime``'s
     workers), size it to ``--max-time`` if given, print the projection and the power for a claim

@@ -56,7 +56,7 @@ from synthleak.data.release import as_table
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.generators import make_generator
-from synthleak.modes import Knowledge, PoolMode
+from synthleak.modes import Knowledge, Neighbouring, PoolMode
 from synthleak.queries import TableStack
 from synthleak.runtime.executor import one_thread_limit
 from synthleak.serde import Result
@@ -346,8 +346,8 @@ def power(
     *,
     confidence: float = 0.95,
     fixed_rules: int = 0,
-    neighbouring: str = "add_remove",
-    game_neighbouring: str = "substitute",
+    neighbouring: Neighbouring | str = Neighbouring.ADD_REMOVE,
+    game_neighbouring: Neighbouring | str = Neighbouring.SUBSTITUTE,
 ) -> Power:
     """The power of ``n_tests`` test datasets (:class:`Power`) for a claim in ``neighbouring``
     tested on trials in ``game_neighbouring`` (the exact-knowledge game's add/remove trials

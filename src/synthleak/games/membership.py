@@ -185,8 +185,8 @@ class MembershipConfig(Result):
         """How an IN and an OUT training dataset differ: ``substitute`` (the target replaced by
         another record) or ``add_remove`` (the target added to the same records)."""
         if self.knowledge is Knowledge.EXACT:
-            return self.exact_relation or "add_remove"
-        return "substitute"
+            return self.exact_relation or Neighbouring.ADD_REMOVE.value
+        return Neighbouring.SUBSTITUTE.value
 
 
 @dataclass(frozen=True, repr=False, eq=False)

@@ -61,6 +61,7 @@ from synthleak.errors import GeneratorFailure, InputError, MissingExtraError
 from synthleak.generators import envworker_protocol as protocol
 from synthleak.generators._adapt import draw_seed
 from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.modes import Neighbouring
 from synthleak.runtime.executor import one_thread_environ
 
 #: The worker file run by the other interpreter.
@@ -759,11 +760,6 @@ def env_installed(env: str) -> bool:
     return True
 
 
-#: Neighbouring relation each adapter's guarantee is stated for, as the library's mechanisms
-#: are built (module docstring of each adapter class below).
-ADD_REMOVE, SUBSTITUTE = "add_remove", "substitute"
-
-
 class DpLibraryGenerator(EnvGenerator):
     """Base of the named DP-library adapters: a fixed class in ``env_adapters.py``, a claim.
 
@@ -773,7 +769,9 @@ class DpLibraryGenerator(EnvGenerator):
     """
 
     library = ""
-    claimed_neighbouring = ADD_REMOVE
+    #: The neighbouring relation the library's guarantee is stated for, as its mechanisms are
+    #: built (module docstring of each adapter class below).
+    claimed_neighbouring = Neighbouring.ADD_REMOVE
     #: Refits with the same seed differ (measured by the contract suite): dpmm 0.1.9 makes
     #: unseeded ``RandomState()`` objects inside its binner, compressor and inference, and
     #: SmartNoise 1.0.8 draws from generators the worker's seeding does not reach.
@@ -856,7 +854,9 @@ class DpmmGenerator(DpLibraryGenerator):
         super().__init__(env, timeout, model, kwargs)
         self.claimed_epsilon = float(epsilon) + spent_binning
         self.claimed_delta = float(delta)
-        self.claimed_neighbouring = SUBSTITUTE if model == "privbayes" else ADD_REMOVE
+        self.claimed_neighbouring = (
+            Neighbouring.SUBSTITUTE if model == "privbayes" else Neighbouring.ADD_REMOVE
+        )
 
 
 class SmartNoiseGenerator(DpLibraryGenerator):
