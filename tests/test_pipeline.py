@@ -566,17 +566,40 @@ def test_one_record_identity_across_sections(split) -> None:
         if t.row in cols:
             assert t.rare_columns == cols[t.row]
     assert any(t.rare_columns for t in r.screening.vk_top)
-    # the audit's screen (screen_design): a wide first pool, its best records on a second
+    # the audit's screen (screen_design's default): one pool, the full attack
     from synthleak.games.twostage import screen_design
 
     want = screen_design(r.config.sizes.mia_targets, len(train) - r.config.n_control)
     assert r.screening.n_screened == want["n_screened"]
-    assert r.screening.second_pool == want["second_pool"] > 0
-    assert r.screening.first_queries == want["n_queries"] < r.screening.n_queries
+    assert r.screening.second_pool == 0 and want["second_pool"] is None
+    assert r.screening.first_queries == r.screening.n_queries == want["n_queries"]
     screened = {t.row for t in r.screening.top}
     assert r.membership is not None
     chosen = {t.row for t in r.membership.targets if t.selected_by == "screen"}
     assert chosen and chosen <= screened
+    # the game's datasets beside what the release was trained on (the audit's split)
+    assert r.budget is not None
+    assert r.budget.train_size == r.membership.config.train_size
+    assert r.budget.release_train_size == len(train) - r.config.n_control
+    assert r.budget.train_size < r.budget.release_train_size
+    assert any(f"fewer than the {r.budget.release_train_size} the release" in n for n in r.notes)
+
+
+def test_the_game_is_sized_like_the_release_where_the_budget_and_data_allow() -> None:
+    """The game's datasets hold as many records as the release was trained on; fewer only when
+    the budget or the original's three disjoint pools cannot supply them, with the reason
+    (issue: 812 records against a release of 2,447, compared with the budget's 1,000)."""
+    from synthleak.pipeline import game_train_size
+
+    assert game_train_size(300, 1000, 10, 1000) == (300, "")  # the release's own size
+    assert game_train_size(330, 1000, 10, 1000) == (330, "")  # exactly the pools' third
+    n, why = game_train_size(2447, 2447, 10, 1000)  # the original cannot supply more
+    assert n == (2447 - 10) // 3 == 812
+    assert "2447 records" in why and "three disjoint pools" in why and "at most 812" in why
+    n, why = game_train_size(24421, 48842, 10, 1000)  # the budget's most
+    assert n == 1000 and why == "the budget's datasets hold at most 1000 records"
+    n, why = game_train_size(2447, 2447, 10, 500)  # both bind: the smaller one is named
+    assert n == 500 and "budget" in why
 
 
 def test_small_data_says_too_small_with_the_size_it_needs(split) -> None:

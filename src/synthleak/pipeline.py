@@ -1085,10 +1085,15 @@ def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list
     candidates = ctx.train_rows
     design = screen_design(n_top, candidates.size)
     pools = _screen_pools(ctx)
+    again = (
+        f", then the {design['second_pool']} it ranks riskiest again, each"
+        if design["second_pool"]
+        else ""
+    )
     ctx.log(
         f"two-stage screen: the {design['n_screened']} rarest of {candidates.size} training "
-        f"records, then the {design['second_pool']} it ranks riskiest again, each on {pools} "
-        f"shadow and {pools} test datasets through '{ctx.options.generator}'"
+        f"records{again} on {pools} shadow and {pools} test datasets through "
+        f"'{ctx.options.generator}'"
     )
     started = time.perf_counter()
     res = screen_records(
@@ -1255,6 +1260,29 @@ def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: 
     return SCREEN_FALLBACK
 
 
+def game_train_size(release: int, original: int, n_targets: int, budget: int) -> tuple[int, str]:
+    """Training records of each dataset of the audit's shadow-model game, and why it is fewer
+    than ``release`` ("" when it is not).
+
+    A release's membership risk depends on how many records it was trained on (smaller
+    training sets leak more), so the game's datasets hold as many records as the release was
+    trained on (``release``), unless the budget's ``budget`` (:attr:`BudgetPlan.n`) is smaller
+    or the ``original`` records cannot supply them: the ``n_targets`` targets aside, the other
+    records are split into three disjoint pools (shadow, test and known records), so a dataset
+    holds at most a third of them.
+    """
+    limit = max(2, (int(original) - int(n_targets)) // 3)
+    n = min(int(release), int(budget), limit)
+    if n >= release:
+        return n, ""
+    if n == limit and limit < budget:
+        return n, (
+            f"the original's {original} records supply the {n_targets} targets and three "
+            f"disjoint pools of shadow, test and known records, at most {limit} each"
+        )
+    return n, f"the budget's datasets hold at most {budget} records"
+
+
 def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.attacks.base import make_attack
@@ -1273,8 +1301,9 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         raise InputError("no membership attack could run (see the notes)")
     n_top = min(ctx.plan.mia_targets, len(ctx.train))
     n_controls = min(ctx.plan.mia_controls, len(ctx.original) - n_top)
-    n = min(ctx.plan.n, max(2, (len(ctx.original) - n_top - n_controls) // 3))
     n_targets = n_top + n_controls
+    release = len(ctx.train)  # what the release was trained on (the original, or the split)
+    n, why = game_train_size(release, len(ctx.original), n_targets, ctx.plan.n)
     if n <= n_targets:  # a shared pool's dataset holds every target and known records
         needed = n_targets + 3 * (n_targets + 1)
         raise InputError(
@@ -1283,11 +1312,11 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
             f"{len(ctx.original)} original records allow datasets of {n} records only (it needs "
             f"at least {needed} original records, or a budget with fewer targets)"
         )
-    if n < ctx.plan.n:
+    if why:
         ctx.notes.append(
-            f"The shadow-model game used datasets of {n} records instead of the budget's "
-            f"{ctx.plan.n}: the original's {len(ctx.original)} records supply the "
-            f"{n_targets} targets and three disjoint pools (shadow, test and known records)."
+            f"The shadow-model game used datasets of {n} records, fewer than the {release} the "
+            f"release was trained on ({why}): smaller training sets leak more, so its figures "
+            "may overstate the release's risk."
         )
     generator = ctx.options.generator
 
@@ -1406,7 +1435,14 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     bought = power(game.n_tests, neighbouring=neighbouring)
     bought = replace(bought, epsilon_ceiling=ctx.sections.epsilon.ceiling)
     ctx.sections.budget = BudgetRecord(
-        game.n_shadows, game.n_tests, projected, seconds, bought, screen_seconds
+        game.n_shadows,
+        game.n_tests,
+        projected,
+        seconds,
+        bought,
+        screen_seconds,
+        train_size=n,
+        release_train_size=release,
     )
 
 
