@@ -45,7 +45,8 @@ import math
 import time
 import typing
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from importlib.util import find_spec
 from typing import Any
@@ -1149,6 +1150,56 @@ def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list
     return res.top(n_top).tolist(), seconds
 
 
+def _run_identity(ctx: _Context, seed: int) -> str:
+    """What identifies one audit across its runs in a run directory: its options, the
+    original's values and the game's seed."""
+    text = json.dumps([ctx.options.to_json(), table_fingerprint(ctx.original), int(seed)])
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+class _StageTimes:
+    """Wall seconds each part of the membership stage (``screen``, ``game``) has taken over
+    the runs of one audit, kept in the run directory (``RUN_DIR/stage-times.json``, keyed as
+    :class:`_TimedPlan`): a run that resumes an interrupted one adds its own seconds to those
+    the earlier runs spent, so that the report states what the part took, not the seconds of
+    reading finished work back. Without a run directory nothing is kept (nothing is resumed)."""
+
+    def __init__(self, ctx: _Context, seed: int) -> None:
+        run_dir = ctx.runtime.run_dir
+        self.path = None if run_dir is None else run_dir / "stage-times.json"
+        self.identity = _run_identity(ctx, seed)
+        self.seconds: dict[str, float] = {}
+        self.earlier: dict[str, float] = {}
+        if self.path is not None and self.path.is_file():
+            try:
+                doc = json.loads(self.path.read_text())
+            except (OSError, ValueError):
+                doc = None
+            if isinstance(doc, dict) and doc.get("identity") == self.identity:
+                kept = doc.get("seconds")
+                if isinstance(kept, dict):
+                    self.earlier = {str(k): float(v) for k, v in kept.items()}
+        self.seconds = dict(self.earlier)
+
+    def kept(self, part: str) -> bool:
+        """Whether an earlier run of this audit spent time on ``part``."""
+        return self.earlier.get(part, 0.0) > 0
+
+    @contextmanager
+    def timed(self, part: str) -> Iterator[None]:
+        """Time ``part``, adding to the earlier runs' seconds; kept even when interrupted."""
+        before = self.earlier.get(part, 0.0)
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[part] = before + (time.perf_counter() - started)
+            if self.path is not None:
+                doc = {"identity": self.identity, "seconds": self.seconds}
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(self.path, (json.dumps(doc, indent=1) + "\n").encode())
+
+
 class _TimedPlan:
     """What a time limit made an audit's black-box game choose from measured times (whether
     the two-stage screen ran, its notes, the game's sizes and work units, the measured cost),
@@ -1161,8 +1212,7 @@ class _TimedPlan:
     def __init__(self, ctx: _Context, seed: int) -> None:
         run_dir = ctx.runtime.run_dir
         self.path = None if run_dir is None else run_dir / "timed-plan.json"
-        text = json.dumps([ctx.options.to_json(), table_fingerprint(ctx.original), int(seed)])
-        self.identity = hashlib.sha256(text.encode()).hexdigest()[:24]
+        self.identity = _run_identity(ctx, seed)
         self.notes: list[str] = []
         self.earlier: dict[str, Any] | None = None
         if self.path is not None and self.path.is_file():
@@ -1235,9 +1285,14 @@ def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: 
     fits = screen + smallest <= available
     if fits and screen <= share * available:
         return "screen"
+    pooled = (
+        f"its two pools of {pools} shadow and {pools} test datasets"
+        if design["second_pool"]
+        else f"its {pools} shadow and {pools} test datasets"
+    )
     took = (
-        f"The two-stage screen was not run: its two pools of {pools} shadow and {pools} test "
-        f"datasets through '{ctx.options.generator}' would take about {format_seconds(screen)} "
+        f"The two-stage screen was not run: {pooled} through '{ctx.options.generator}' "
+        f"would take about {format_seconds(screen)} "
         f"({cost.fit_seconds:.1f} s a run, measured, on {workers} worker(s))"
     )
     if not fits:
@@ -1354,9 +1409,11 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         notes = len(ctx.notes)
         selector = _screen_or_not(ctx, measured, n_targets, shared_pool(pilot))
         plan.notes = ctx.notes[notes:]
-    screen_seconds = 0.0
+    times = _StageTimes(ctx, seed)
+    screen_seconds = 0.0  # this run's
     if selector == "screen":
-        top, screen_seconds = _screen(ctx, n_top, n, seed)
+        with times.timed("screen"):
+            top, screen_seconds = _screen(ctx, n_top, n, seed)
     else:
         top = [int(ctx.train_rows[r]) for r in _ranked(ctx, selector)[:n_top]]
     pool = np.setdiff1d(np.arange(len(ctx.original)), top)
@@ -1405,11 +1462,9 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
             batch=game.batch_size,
         )
     )
-    started = time.perf_counter()
-    with warnings.catch_warnings():
+    with times.timed("game"), warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
         res = game.run(ctx.original, seed=seed, runtime=ctx.runtime)
-    seconds = time.perf_counter() - started
     ctx.sections.membership = res
     ctx.findings.append(membership_finding(res, rng=finding_rng(res)))
     claimed, neighbouring = ctx.options.claimed_epsilon, ctx.options.neighbouring
@@ -1438,11 +1493,12 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         game.n_shadows,
         game.n_tests,
         projected,
-        seconds,
+        times.seconds["game"],
         bought,
-        screen_seconds,
+        times.seconds.get("screen", 0.0),
         train_size=n,
         release_train_size=release,
+        resumed=tuple(p for p in ("screen", "game") if times.kept(p)),
     )
 
 

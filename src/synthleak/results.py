@@ -627,6 +627,10 @@ class BudgetRecord(Result):
     release_train_size : int
         Records the release was trained on (0: not recorded). Smaller training sets leak
         more: a game on fewer records than this may overstate the release's risk.
+    resumed : tuple of str
+        The parts (``"screen"``, ``"game"``) an earlier, interrupted run of the same audit
+        worked on: their seconds are those of every run together, as kept in the run
+        directory.
     """
 
     n_shadows: int
@@ -637,6 +641,7 @@ class BudgetRecord(Result):
     screen_seconds: float = 0.0
     train_size: int = 0
     release_train_size: int = 0
+    resumed: tuple[str, ...] = ()
 
 
 #: ``AuditOptions.secret`` that sweeps every column of the release (``--secret all``).

@@ -660,3 +660,23 @@ def test_the_privacy_utility_plot_says_what_its_points_are(sample_result: AuditR
     assert "the release's own utility" in text and "the points are other datasets" in text
     text = caption(dataclasses.replace(sample_result, utility=None))
     assert "release's own utility was not measured" in text and "not the release" in text
+
+
+def test_a_resumed_part_states_the_time_of_every_run(sample_result: AuditResult) -> None:
+    """A part resumed from an earlier, interrupted run states the seconds of every run
+    together and says so (the issue: a resumed screen "took 0 s")."""
+    import dataclasses
+
+    from synthleak.games.cost import power
+    from synthleak.results import BudgetRecord
+
+    def budget_text(resumed: tuple[str, ...]) -> str:
+        b = BudgetRecord(200, 100, 300.0, 280.0, power(100), 0.0, resumed=resumed)
+        r = dataclasses.replace(sample_result, budget=b)
+        sec = next(s for s in build_document(r).sections if s.anchor == "membership")
+        return next(b.text for b in sec.blocks if b.text.startswith("Budget:"))  # type: ignore[union-attr]
+
+    fresh = budget_text(())
+    assert "took 4.7 min." in fresh and "earlier" not in fresh
+    resumed = budget_text(("game",))
+    assert "took 4.7 min (over this run and an earlier, interrupted one" in resumed

@@ -638,7 +638,8 @@ def _records(result: AuditResult) -> Section | None:
     sec.blocks.append(TableBlock(header, body, caption))
     if result.screening is not None:
         spent = result.budget.screen_seconds if result.budget is not None else math.nan
-        sec.blocks.extend(_screening_blocks(result.screening, spent))
+        resumed = result.budget is not None and "screen" in result.budget.resumed
+        sec.blocks.extend(_screening_blocks(result.screening, spent, resumed=resumed))
     return sec
 
 
@@ -657,7 +658,19 @@ _SCREEN_EVIDENCE = (
 )
 
 
-def _screening_blocks(sc: Any, seconds: float) -> list[Any]:
+def _took(seconds: float, resumed: bool) -> str:
+    """A part's wall time; with ``resumed``, said to be that of every run together."""
+    if not math.isfinite(seconds):
+        return "a time not recorded"
+    if resumed:
+        return (
+            f"{format_seconds(seconds)} (over this run and an earlier, interrupted one, whose "
+            "finished work was kept from the earlier run and read back)"
+        )
+    return format_seconds(seconds)
+
+
+def _screening_blocks(sc: Any, seconds: float, *, resumed: bool = False) -> list[Any]:
     """The two-stage screen's ranking beside ``V_k``'s: which records each ranks first."""
     cited = cite("meeus2023", "Sec. 4 and 5.1")
     pool = f"{sc.n_shadows} shadow and {sc.n_tests} test datasets"
@@ -675,7 +688,7 @@ def _screening_blocks(sc: Any, seconds: float) -> list[Any]:
             f"Two-stage ranking: the {sc.n_screened} rarest of the {sc.n_candidates} training "
             "records (by how rarely their values occur together in pairs of columns) were "
             f"attacked cheaply through generator '{sc.generator}': {how}, in "
-            f"{format_seconds(seconds)}. The membership game below attacks the records this "
+            f"{_took(seconds, resumed)}. The membership game below attacks the records this "
             f"screen ranks riskiest. {_SCREEN_EVIDENCE} Screened AUCs come from few datasets: "
             "they rank records, they are not risk figures."
         )
@@ -730,7 +743,8 @@ def _screen_budget(result: AuditResult) -> str:
             "shadow datasets, so that screen and game together take about the time of the "
             "budget's game alone"
         )
-    return f" The two-stage screen took {format_seconds(b.screen_seconds)} before it{fewer}."
+    took = _took(b.screen_seconds, "screen" in b.resumed)
+    return f" The two-stage screen took {took} before it{fewer}."
 
 
 _SELECTED = {
@@ -769,7 +783,8 @@ def _membership(result: AuditResult) -> Section | None:
             Paragraph(
                 f"Budget: {b.n_shadows} shadow and {b.n_tests} test datasets; projected "
                 f"{format_seconds(b.projected_seconds)} from a measured pilot, took "
-                f"{format_seconds(b.measured_seconds)}.{_screen_budget(result)} Power: "
+                f"{_took(b.measured_seconds, 'game' in b.resumed)}.{_screen_budget(result)} "
+                "Power: "
                 f"{b.power.sentence()}."
             )
         )
