@@ -1160,7 +1160,7 @@ def _run_identity(ctx: _Context, seed: int) -> str:
 class _StageTimes:
     """Wall seconds each part of the membership stage (``screen``, ``game``) has taken over
     the runs of one audit, kept in the run directory (``RUN_DIR/stage-times.json``, keyed as
-    :class:`_TimedPlan`): a run that resumes an interrupted one adds its own seconds to those
+    :class:`_TimedPlan`): a run that resumes an earlier one adds its own seconds to those
     the earlier runs spent, so that the report states what the part took, not the seconds of
     reading finished work back. Without a run directory nothing is kept (nothing is resumed)."""
 

@@ -628,9 +628,9 @@ class BudgetRecord(Result):
         Records the release was trained on (0: not recorded). Smaller training sets leak
         more: a game on fewer records than this may overstate the release's risk.
     resumed : tuple of str
-        The parts (``"screen"``, ``"game"``) an earlier, interrupted run of the same audit
-        worked on: their seconds are those of every run together, as kept in the run
-        directory.
+        The parts (``"screen"``, ``"game"``) an earlier run of the same audit in the same run
+        directory worked on (one that was interrupted, or the same audit run again): their
+        seconds are those of every run together, as kept in the run directory.
     """
 
     n_shadows: int

@@ -679,4 +679,5 @@ def test_a_resumed_part_states_the_time_of_every_run(sample_result: AuditResult)
     fresh = budget_text(())
     assert "took 4.7 min." in fresh and "earlier" not in fresh
     resumed = budget_text(("game",))
-    assert "took 4.7 min (over this run and an earlier, interrupted one" in resumed
+    assert "took 4.7 min (this run's and an earlier run's together: the work the" in resumed
+    assert "kept from it and read back" in resumed

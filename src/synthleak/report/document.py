@@ -664,8 +664,8 @@ def _took(seconds: float, resumed: bool) -> str:
         return "a time not recorded"
     if resumed:
         return (
-            f"{format_seconds(seconds)} (over this run and an earlier, interrupted one, whose "
-            "finished work was kept from the earlier run and read back)"
+            f"{format_seconds(seconds)} (this run's and an earlier run's together: the work the "
+            "earlier run finished was kept from it and read back)"
         )
     return format_seconds(seconds)
 
