@@ -1415,8 +1415,8 @@ def _utility(result: AuditResult) -> Section | None:
             )
         )
     if result.privacy_utility:
-        u = result.utility
-        release = None if u is None else (u.mre_gt10, u.tvd3)
+        own = result.utility
+        release = None if own is None else (own.mre_gt10, own.tvd3)
         sec.blocks.append(
             Figure(
                 "privacy_utility",
