@@ -1251,7 +1251,7 @@ SCREEN_FALLBACK = "rarity"
 
 def _screen_share() -> float:
     """The share of a time limit the two-stage screen may take: its share of the ``standard``
-    budget's generator runs (its two pools against the game behind it, which the budget
+    budget's generator runs (its pool, or pools, against the game behind it, which the budget
     measured as costing together about the game without a screen), so that a timed audit keeps
     that balance instead of spending the limit on the screen and leaving the smallest game."""
     from synthleak.games.twostage import screen_design, screen_generator_runs
