@@ -221,32 +221,32 @@ def test_a_time_limit_skips_a_screen_it_cannot_pay_for(split, monkeypatch) -> No
 
     train, _, _ = split
     plan = replace(TINY, screened_shadows=20, screen_datasets=20)
-    # 2 pools x 2 x 20 screen runs of 100 s and the smallest game (100 runs): > 12,000 s
+    # 2 x 20 screen runs of 100 s and the smallest game (100 runs): > 12,000 s
     monkeypatch.setattr(pipeline, "measure_membership_cost", measure(100.0))
     slow = audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000)
     assert slow.screening is None and slow.membership is not None
     assert [t.selected_by for t in slow.membership.targets] == ["rarity", "random"]
     (note,) = [n for n in slow.notes if "two-stage screen was not run" in n]
-    assert "two pools of 20 shadow and 20 test datasets through 'indhist'" in note
-    assert "would take about 2.2 h" in note
+    assert "its 20 shadow and 20 test datasets through 'indhist'" in note
+    assert "two pools" not in note and "would take about 66.7 min" in note
     assert "smallest useful game about 2.8 h" in note and "time limit (3.3 h)" in note
     # the game is sized to the limit from that one measurement (12,000 s / 100 s a run)
     assert slow.membership.config.n_shadows + slow.membership.config.n_tests == 120
     assert measured == [100.0]
     # a screen that would fit beside the smallest game, but take more than its share of the
-    # limit (a third: its share of the standard budget's runs), leaves the limit to the game
-    monkeypatch.setattr(pipeline, "measure_membership_cost", measure(60.0))
+    # limit (a fifth: its share of the standard budget's runs), leaves the limit to the game
+    monkeypatch.setattr(pipeline, "measure_membership_cost", measure(70.0))
     greedy = audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000)
     assert greedy.screening is None
     (note,) = [n for n in greedy.notes if "two-stage screen was not run" in n]
-    assert "would take about 80.0 min (60.0 s a run" in note
-    assert "more than 33% of the 3.3 h the time limit leaves" in note
+    assert "would take about 46.7 min (70.0 s a run" in note
+    assert "more than 20% of the 3.3 h the time limit leaves" in note
     assert greedy.membership is not None
-    assert greedy.membership.config.n_shadows + greedy.membership.config.n_tests == 200
+    assert greedy.membership.config.n_shadows + greedy.membership.config.n_tests == 12_000 // 70
     # a screen that fits runs, and the game gets what it leaves
     monkeypatch.setattr(pipeline, "measure_membership_cost", measure(0.001))
     fast = audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000)
-    assert fast.screening is not None and measured == [100.0, 60.0, 0.001]
+    assert fast.screening is not None and measured == [100.0, 70.0, 0.001]
     assert not [n for n in fast.notes if "two-stage screen was not run" in n]
 
 
@@ -298,6 +298,12 @@ def test_a_timed_audit_run_again_resumes_the_same_game(split, monkeypatch, tmp_p
     assert again.budget.projected_seconds == first.budget.projected_seconds
     assert again.membership.config.n_shadows == first.membership.config.n_shadows
     assert _figures(again) == _figures(first)
+    # the game's time is what every run spent on it, kept with the stage, never the seconds
+    # of reading its finished work back
+    assert first.budget.resumed == () and again.budget.resumed == ("game",)
+    assert again.budget.measured_seconds > first.budget.measured_seconds
+    times = json.loads((run_dir / "stage-times.json").read_text())
+    assert times["seconds"]["game"] == pytest.approx(again.budget.measured_seconds)
     # without the kept choices, the new sizes meet the game's own run directory: the game is
     # lost ("not measured"), as it was before they were kept
     (run_dir / "timed-plan.json").unlink()
@@ -566,17 +572,40 @@ def test_one_record_identity_across_sections(split) -> None:
         if t.row in cols:
             assert t.rare_columns == cols[t.row]
     assert any(t.rare_columns for t in r.screening.vk_top)
-    # the audit's screen (screen_design): a wide first pool, its best records on a second
+    # the audit's screen (screen_design's default): one pool, the full attack
     from synthleak.games.twostage import screen_design
 
     want = screen_design(r.config.sizes.mia_targets, len(train) - r.config.n_control)
     assert r.screening.n_screened == want["n_screened"]
-    assert r.screening.second_pool == want["second_pool"] > 0
-    assert r.screening.first_queries == want["n_queries"] < r.screening.n_queries
+    assert r.screening.second_pool == 0 and want["second_pool"] is None
+    assert r.screening.first_queries == r.screening.n_queries == want["n_queries"]
     screened = {t.row for t in r.screening.top}
     assert r.membership is not None
     chosen = {t.row for t in r.membership.targets if t.selected_by == "screen"}
     assert chosen and chosen <= screened
+    # the game's datasets beside what the release was trained on (the audit's split)
+    assert r.budget is not None
+    assert r.budget.train_size == r.membership.config.train_size
+    assert r.budget.release_train_size == len(train) - r.config.n_control
+    assert r.budget.train_size < r.budget.release_train_size
+    assert any(f"fewer than the {r.budget.release_train_size} the release" in n for n in r.notes)
+
+
+def test_the_game_is_sized_like_the_release_where_the_budget_and_data_allow() -> None:
+    """The game's datasets hold as many records as the release was trained on; fewer only when
+    the budget or the original's three disjoint pools cannot supply them, with the reason
+    (issue: 812 records against a release of 2,447, compared with the budget's 1,000)."""
+    from synthleak.pipeline import game_train_size
+
+    assert game_train_size(300, 1000, 10, 1000) == (300, "")  # the release's own size
+    assert game_train_size(330, 1000, 10, 1000) == (330, "")  # exactly the pools' third
+    n, why = game_train_size(2447, 2447, 10, 1000)  # the original cannot supply more
+    assert n == (2447 - 10) // 3 == 812
+    assert "2447 records" in why and "three disjoint pools" in why and "at most 812" in why
+    n, why = game_train_size(24421, 48842, 10, 1000)  # the budget's most
+    assert n == 1000 and why == "the budget's datasets hold at most 1000 records"
+    n, why = game_train_size(2447, 2447, 10, 500)  # both bind: the smaller one is named
+    assert n == 500 and "budget" in why
 
 
 def test_small_data_says_too_small_with_the_size_it_needs(split) -> None:

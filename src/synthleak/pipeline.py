@@ -45,7 +45,8 @@ import math
 import time
 import typing
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from importlib.util import find_spec
 from typing import Any
@@ -1084,10 +1085,15 @@ def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list
     candidates = ctx.train_rows
     design = screen_design(n_top, candidates.size)
     pools = _screen_pools(ctx)
+    again = (
+        f", then the {design['second_pool']} it ranks riskiest again, each"
+        if design["second_pool"]
+        else ""
+    )
     ctx.log(
         f"two-stage screen: the {design['n_screened']} rarest of {candidates.size} training "
-        f"records, then the {design['second_pool']} it ranks riskiest again, each on {pools} "
-        f"shadow and {pools} test datasets through '{ctx.options.generator}'"
+        f"records{again} on {pools} shadow and {pools} test datasets through "
+        f"'{ctx.options.generator}'"
     )
     started = time.perf_counter()
     res = screen_records(
@@ -1143,6 +1149,56 @@ def _screen(ctx: _Context, n_top: int, train_size: int, seed: int) -> tuple[list
     return res.top(n_top).tolist(), seconds
 
 
+def _run_identity(ctx: _Context, seed: int) -> str:
+    """What identifies one audit across its runs in a run directory: its options, the
+    original's values and the game's seed."""
+    text = json.dumps([ctx.options.to_json(), table_fingerprint(ctx.original), int(seed)])
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+class _StageTimes:
+    """Wall seconds each part of the membership stage (``screen``, ``game``) has taken over
+    the runs of one audit, kept in the run directory (``RUN_DIR/stage-times.json``, keyed as
+    :class:`_TimedPlan`): a run that resumes an earlier one adds its own seconds to those
+    the earlier runs spent, so that the report states what the part took, not the seconds of
+    reading finished work back. Without a run directory nothing is kept (nothing is resumed)."""
+
+    def __init__(self, ctx: _Context, seed: int) -> None:
+        run_dir = ctx.runtime.run_dir
+        self.path = None if run_dir is None else run_dir / "stage-times.json"
+        self.identity = _run_identity(ctx, seed)
+        self.seconds: dict[str, float] = {}
+        self.earlier: dict[str, float] = {}
+        if self.path is not None and self.path.is_file():
+            try:
+                doc = json.loads(self.path.read_text())
+            except (OSError, ValueError):
+                doc = None
+            if isinstance(doc, dict) and doc.get("identity") == self.identity:
+                kept = doc.get("seconds")
+                if isinstance(kept, dict):
+                    self.earlier = {str(k): float(v) for k, v in kept.items()}
+        self.seconds = dict(self.earlier)
+
+    def kept(self, part: str) -> bool:
+        """Whether an earlier run of this audit spent time on ``part``."""
+        return self.earlier.get(part, 0.0) > 0
+
+    @contextmanager
+    def timed(self, part: str) -> Iterator[None]:
+        """Time ``part``, adding to the earlier runs' seconds; kept even when interrupted."""
+        before = self.earlier.get(part, 0.0)
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[part] = before + (time.perf_counter() - started)
+            if self.path is not None:
+                doc = {"identity": self.identity, "seconds": self.seconds}
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(self.path, (json.dumps(doc, indent=1) + "\n").encode())
+
+
 class _TimedPlan:
     """What a time limit made an audit's black-box game choose from measured times (whether
     the two-stage screen ran, its notes, the game's sizes and work units, the measured cost),
@@ -1155,8 +1211,7 @@ class _TimedPlan:
     def __init__(self, ctx: _Context, seed: int) -> None:
         run_dir = ctx.runtime.run_dir
         self.path = None if run_dir is None else run_dir / "timed-plan.json"
-        text = json.dumps([ctx.options.to_json(), table_fingerprint(ctx.original), int(seed)])
-        self.identity = hashlib.sha256(text.encode()).hexdigest()[:24]
+        self.identity = _run_identity(ctx, seed)
         self.notes: list[str] = []
         self.earlier: dict[str, Any] | None = None
         if self.path is not None and self.path.is_file():
@@ -1195,7 +1250,7 @@ SCREEN_FALLBACK = "rarity"
 
 def _screen_share() -> float:
     """The share of a time limit the two-stage screen may take: its share of the ``standard``
-    budget's generator runs (its two pools against the game behind it, which the budget
+    budget's generator runs (its pool, or pools, against the game behind it, which the budget
     measured as costing together about the game without a screen), so that a timed audit keeps
     that balance instead of spending the limit on the screen and leaving the smallest game."""
     from synthleak.games.twostage import screen_design, screen_generator_runs
@@ -1229,9 +1284,14 @@ def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: 
     fits = screen + smallest <= available
     if fits and screen <= share * available:
         return "screen"
+    pooled = (
+        f"its two pools of {pools} shadow and {pools} test datasets"
+        if design["second_pool"]
+        else f"its {pools} shadow and {pools} test datasets"
+    )
     took = (
-        f"The two-stage screen was not run: its two pools of {pools} shadow and {pools} test "
-        f"datasets through '{ctx.options.generator}' would take about {format_seconds(screen)} "
+        f"The two-stage screen was not run: {pooled} through '{ctx.options.generator}' "
+        f"would take about {format_seconds(screen)} "
         f"({cost.fit_seconds:.1f} s a run, measured, on {workers} worker(s))"
     )
     if not fits:
@@ -1254,6 +1314,29 @@ def _screen_or_not(ctx: _Context, cost: MembershipCost, n_targets: int, shared: 
     return SCREEN_FALLBACK
 
 
+def game_train_size(release: int, original: int, n_targets: int, budget: int) -> tuple[int, str]:
+    """Training records of each dataset of the audit's shadow-model game, and why it is fewer
+    than ``release`` ("" when it is not).
+
+    A release's membership risk depends on how many records it was trained on (smaller
+    training sets leak more), so the game's datasets hold as many records as the release was
+    trained on (``release``), unless the budget's ``budget`` (:attr:`BudgetPlan.n`) is smaller
+    or the ``original`` records cannot supply them: the ``n_targets`` targets aside, the other
+    records are split into three disjoint pools (shadow, test and known records), so a dataset
+    holds at most a third of them.
+    """
+    limit = max(2, (int(original) - int(n_targets)) // 3)
+    n = min(int(release), int(budget), limit)
+    if n >= release:
+        return n, ""
+    if n == limit and limit < budget:
+        return n, (
+            f"the original's {original} records supply the {n_targets} targets and three "
+            f"disjoint pools of shadow, test and known records, at most {limit} each"
+        )
+    return n, f"the budget's datasets hold at most {budget} records"
+
+
 def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.attacks.base import make_attack
@@ -1272,8 +1355,9 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         raise InputError("no membership attack could run (see the notes)")
     n_top = min(ctx.plan.mia_targets, len(ctx.train))
     n_controls = min(ctx.plan.mia_controls, len(ctx.original) - n_top)
-    n = min(ctx.plan.n, max(2, (len(ctx.original) - n_top - n_controls) // 3))
     n_targets = n_top + n_controls
+    release = len(ctx.train)  # what the release was trained on (the original, or the split)
+    n, why = game_train_size(release, len(ctx.original), n_targets, ctx.plan.n)
     if n <= n_targets:  # a shared pool's dataset holds every target and known records
         needed = n_targets + 3 * (n_targets + 1)
         raise InputError(
@@ -1282,11 +1366,11 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
             f"{len(ctx.original)} original records allow datasets of {n} records only (it needs "
             f"at least {needed} original records, or a budget with fewer targets)"
         )
-    if n < ctx.plan.n:
+    if why:
         ctx.notes.append(
-            f"The shadow-model game used datasets of {n} records instead of the budget's "
-            f"{ctx.plan.n}: the original's {len(ctx.original)} records supply the "
-            f"{n_targets} targets and three disjoint pools (shadow, test and known records)."
+            f"The shadow-model game used datasets of {n} records, fewer than the {release} the "
+            f"release was trained on ({why}): smaller training sets leak more, so its figures "
+            "may overstate the release's risk."
         )
     generator = ctx.options.generator
 
@@ -1324,9 +1408,11 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
         notes = len(ctx.notes)
         selector = _screen_or_not(ctx, measured, n_targets, shared_pool(pilot))
         plan.notes = ctx.notes[notes:]
-    screen_seconds = 0.0
+    times = _StageTimes(ctx, seed)
+    screen_seconds = 0.0  # this run's
     if selector == "screen":
-        top, screen_seconds = _screen(ctx, n_top, n, seed)
+        with times.timed("screen"):
+            top, screen_seconds = _screen(ctx, n_top, n, seed)
     else:
         top = [int(ctx.train_rows[r]) for r in _ranked(ctx, selector)[:n_top]]
     pool = np.setdiff1d(np.arange(len(ctx.original)), top)
@@ -1375,11 +1461,9 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
             batch=game.batch_size,
         )
     )
-    started = time.perf_counter()
-    with warnings.catch_warnings():
+    with times.timed("game"), warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
         res = game.run(ctx.original, seed=seed, runtime=ctx.runtime)
-    seconds = time.perf_counter() - started
     ctx.sections.membership = res
     ctx.findings.append(membership_finding(res, rng=finding_rng(res)))
     claimed, neighbouring = ctx.options.claimed_epsilon, ctx.options.neighbouring
@@ -1405,7 +1489,15 @@ def _membership(ctx: _Context, rng: np.random.Generator) -> None:
     bought = power(game.n_tests, neighbouring=neighbouring)
     bought = replace(bought, epsilon_ceiling=ctx.sections.epsilon.ceiling)
     ctx.sections.budget = BudgetRecord(
-        game.n_shadows, game.n_tests, projected, seconds, bought, screen_seconds
+        game.n_shadows,
+        game.n_tests,
+        projected,
+        times.seconds["game"],
+        bought,
+        times.seconds.get("screen", 0.0),
+        train_size=n,
+        release_train_size=release,
+        resumed=tuple(p for p in ("screen", "game") if times.kept(p)),
     )
 
 

@@ -499,7 +499,9 @@ class BudgetPlan(Result):
     mia_controls: int  # random records attacked as a control
     shadows: int
     tests: int
-    n: int  # training records per shadow dataset
+    # most training records per shadow dataset: the game's datasets hold as many as the
+    # release was trained on, up to this (pipeline.game_train_size)
+    n: int
     mia_attacks: tuple[str, ...]
     aia_games: int
     screen_datasets: int = 100  # shadow (and test) datasets of the two-stage screen
@@ -620,6 +622,15 @@ class BudgetRecord(Result):
         The smallest detectable AUC effect and the largest certifiable epsilon of ``n_tests``.
     screen_seconds : float
         Wall time of the two-stage screen that chose the targets (0 without one).
+    train_size : int
+        Training records of each of the game's datasets (0: not recorded, an older result).
+    release_train_size : int
+        Records the release was trained on (0: not recorded). Smaller training sets leak
+        more: a game on fewer records than this may overstate the release's risk.
+    resumed : tuple of str
+        The parts (``"screen"``, ``"game"``) an earlier run of the same audit in the same run
+        directory worked on (one that was interrupted, or the same audit run again): their
+        seconds are those of every run together, as kept in the run directory.
     """
 
     n_shadows: int
@@ -628,6 +639,9 @@ class BudgetRecord(Result):
     measured_seconds: float
     power: Power
     screen_seconds: float = 0.0
+    train_size: int = 0
+    release_train_size: int = 0
+    resumed: tuple[str, ...] = ()
 
 
 #: ``AuditOptions.secret`` that sweeps every column of the release (``--secret all``).

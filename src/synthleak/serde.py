@@ -108,8 +108,15 @@ def _is_missing_scalar(obj: Any) -> bool:
 
 
 #: Fields of a result's JSON that measure the machine or the moment, not the data: stage times,
-#: the budget's clock, the creation time.
-MACHINE_FIELDS = ("seconds", "measured_seconds", "projected_seconds", "created")
+#: the budget's clock (and which of its parts resumed an earlier run's work), the creation time.
+MACHINE_FIELDS = (
+    "seconds",
+    "measured_seconds",
+    "projected_seconds",
+    "screen_seconds",
+    "resumed",
+    "created",
+)
 
 
 def without_timings(doc: Any, drop: tuple[str, ...] = ()) -> Any:

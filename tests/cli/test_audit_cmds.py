@@ -107,6 +107,9 @@ def test_generator_audit_leaves_a_resumable_run_dir(files, tmp_path: Path) -> No
     # the two-stage screen chose the targets, resumed from its own part of the run directory
     assert (out / "run" / "screen" / "catalogue.sqlite").exists()
     assert again["screening"] == first["screening"] and first["config"]["selector"] == "screen"
+    # the re-run states the screen's and the game's time over both runs, and that it resumed
+    assert first["budget"]["resumed"] == [] and again["budget"]["resumed"] == ["screen", "game"]
+    assert again["budget"]["screen_seconds"] > first["budget"]["screen_seconds"] > 0
     screened = [r["row"] for r in first["screening"]["top"]]
     chosen = [t["row"] for t in first["membership"]["targets"] if t["selected_by"] == "screen"]
     assert chosen == screened[:1]  # the tiny plan attacks one target

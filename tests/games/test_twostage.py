@@ -475,15 +475,29 @@ def test_second_pool_input_errors(kwargs: dict, match: str) -> None:
 
 
 def test_screen_design_sizes_and_its_generator_runs() -> None:
-    from synthleak.games.twostage import screen_design, screen_generator_runs
+    from synthleak.games.twostage import (
+        FULL_QUERIES,
+        screen_design,
+        screen_generator_runs,
+        screened_count,
+    )
 
-    # 40 per target (at least 200), then 2 per target (at least 20) on a second pool
-    assert screen_design(10, 5000)["n_screened"] == 400
-    assert screen_design(10, 5000)["second_pool"] == 20
-    assert screen_design(3, 5000)["n_screened"] == 200
-    assert screen_design(30, 5000)["second_pool"] == 60
-    small = screen_design(10, 15)  # fewer candidates than either stage asks for
+    # the default: one pool, ten per target (at least 50), the full attack
+    one = screen_design(10, 5000)
+    assert one == screen_design(10, 5000, design="one-pool")
+    assert one["n_screened"] == screened_count(10, 5000) == 100
+    assert one["second_pool"] is None and one["n_queries"] == FULL_QUERIES
+    assert screen_design(3, 5000)["n_screened"] == 50
+    assert screen_design(10, 15)["n_screened"] == 15
+    # two pools: 40 per target (at least 200), then 2 per target (at least 20) on a second
+    two = screen_design(10, 5000, design="two-pool")
+    assert two["n_screened"] == 400 and two["second_pool"] == 20
+    assert screen_design(3, 5000, design="two-pool")["n_screened"] == 200
+    assert screen_design(30, 5000, design="two-pool")["second_pool"] == 60
+    small = screen_design(10, 15, design="two-pool")  # fewer candidates than either stage asks
     assert small["n_screened"] == 15 and small["second_pool"] == 15
     # each pool is shadow and test datasets; the second pool doubles the runs
-    assert screen_generator_runs(screen_design(10, 5000), 100) == 400
-    assert screen_generator_runs({"second_pool": None}, 100) == 200
+    assert screen_generator_runs(two, 100) == 400
+    assert screen_generator_runs(one, 100) == 200
+    with pytest.raises(InputError, match="screen design"):
+        screen_design(10, 5000, design="three-pool")

@@ -595,3 +595,89 @@ def test_the_epsilon_section_says_which_trials_the_bound_rests_on() -> None:
         texts.append(" ".join(b.text for b in sec.blocks if isinstance(b, Paragraph)))
     assert "fixed before any test dataset was seen (row 1 / novelty" in texts[0]
     assert "chosen on half of the test datasets" in texts[1]
+
+
+def test_the_membership_figure_states_its_size_against_the_release(
+    sample_result: AuditResult,
+) -> None:
+    """A game on fewer records than the release was trained on says so, with the direction of
+    the bias, in its section and beside its figure wherever the figure is quoted (the issue:
+    812 records against a release of 2,447, the note comparing them with the budget's 1,000)."""
+    import dataclasses
+
+    from synthleak.games.cost import power
+    from synthleak.metrics.privacy import RiskEstimate
+    from synthleak.report.document import _finding_text
+    from synthleak.results import BudgetRecord, Finding, MetricKind
+    from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
+
+    black_box = Finding(
+        "membership.black_box",
+        "Membership inference (shadow models)",
+        MetricKind.AUC,
+        RiskEstimate(0.86, 0.78, 0.93, 0.95, 100, 0.5),
+        ThreatModel(AdversaryGoal.MEMBERSHIP, GeneratorAccess.BLACK_BOX, "the generator"),
+    )
+
+    def texts(budget: BudgetRecord | None) -> tuple[str, str]:
+        r = dataclasses.replace(sample_result, budget=budget)
+        sec = next(s for s in build_document(r).sections if s.anchor == "membership")
+        body = " ".join(b.text for b in sec.blocks if isinstance(b, Paragraph))
+        return body, _finding_text(r, black_box)
+
+    smaller = BudgetRecord(
+        200, 100, 10.0, 12.0, power(100), train_size=812, release_train_size=2447
+    )
+    body, headline = texts(smaller)
+    said = (
+        "Measured at 812 records, fewer than the release's 2,447: smaller training sets leak "
+        "more, so this figure may overstate the release's risk."
+    )
+    assert said in body and said in headline
+    same = dataclasses.replace(smaller, train_size=2447)
+    body, headline = texts(same)
+    assert "as many as the release was trained on" in body and "overstate" not in body
+    assert "as many as the release was trained on" in headline
+    # an older result that did not record the sizes states neither
+    body, headline = texts(dataclasses.replace(smaller, train_size=0, release_train_size=0))
+    assert "Measured" not in body and "Measured" not in headline
+
+
+def test_the_privacy_utility_plot_says_what_its_points_are(sample_result: AuditResult) -> None:
+    """The plot's points are other datasets than the release: its caption says what each is
+    and marks the release's own utility, the table's figures (the issue: the game's datasets
+    at MRE>10 0.188 beside a table of the release at 0.233, uncaptioned)."""
+    import dataclasses
+
+    def caption(result: AuditResult) -> str:
+        sec = next(s for s in build_document(result).sections if s.anchor == "utility")
+        return next(b.caption for b in sec.blocks if isinstance(b, Figure))
+
+    u = sample_result.utility
+    assert u is not None
+    text = caption(sample_result)
+    assert f"MRE>10 {u.mre_gt10:.4f}, 3-TVD {u.tvd3:.4f}" in text
+    assert "the release's own utility" in text and "the points are other datasets" in text
+    text = caption(dataclasses.replace(sample_result, utility=None))
+    assert "release's own utility was not measured" in text and "not the release" in text
+
+
+def test_a_resumed_part_states_the_time_of_every_run(sample_result: AuditResult) -> None:
+    """A part resumed from an earlier, interrupted run states the seconds of every run
+    together and says so (the issue: a resumed screen "took 0 s")."""
+    import dataclasses
+
+    from synthleak.games.cost import power
+    from synthleak.results import BudgetRecord
+
+    def budget_text(resumed: tuple[str, ...]) -> str:
+        b = BudgetRecord(200, 100, 300.0, 280.0, power(100), 0.0, resumed=resumed)
+        r = dataclasses.replace(sample_result, budget=b)
+        sec = next(s for s in build_document(r).sections if s.anchor == "membership")
+        return next(b.text for b in sec.blocks if b.text.startswith("Budget:"))  # type: ignore[union-attr]
+
+    fresh = budget_text(())
+    assert "took 4.7 min." in fresh and "earlier" not in fresh
+    resumed = budget_text(("game",))
+    assert "took 4.7 min (this run's and an earlier run's together: the work the" in resumed
+    assert "kept from it and read back" in resumed

@@ -16,6 +16,7 @@ def test_every_plot_is_a_png(sample_result: AuditResult) -> None:
         plots.roc_curves([("row 17", roc.fpr, roc.tpr, 0.9)], "query"),
         plots.auc_boxplots([(t.selected_by, "query", 0.7) for t in mem.targets]),
         plots.privacy_utility(sample_result.privacy_utility),
+        plots.privacy_utility(sample_result.privacy_utility, (0.233, 0.08)),
     ):
         assert png.startswith(PNG) and len(png) > 5000
 

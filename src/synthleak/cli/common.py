@@ -357,8 +357,8 @@ def screen_targets(
     """``screen:N`` of ``--targets``: the two-stage audit's stage 1 picks ``n`` targets.
 
     Screens the records the audit would (:func:`synthleak.games.twostage.screen_design`: the
-    ``max(200, 40 n)`` rarest by cell rarity, at most half the data, then the ``max(20, 2 n)``
-    it ranks riskiest on a second pool; 100 shadow and 100 test datasets each) with
+    ``max(50, 10 n)`` rarest by cell rarity, at most half the data, on 100 shadow and 100 test
+    datasets) with
     :func:`synthleak.games.twostage.screened_targets`, then joins the other parts.
     """
     from synthleak.games.targets import Targets

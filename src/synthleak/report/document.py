@@ -161,6 +161,24 @@ def headline_note(result: AuditResult, f: Finding) -> str:
     return ""
 
 
+def game_size_sentence(result: AuditResult) -> str:
+    """The shadow-model game's training size against the release's, and the direction of the
+    bias when they differ ("" when not recorded)."""
+    b = result.budget
+    if b is None or not b.train_size or not b.release_train_size:
+        return ""
+    if b.train_size >= b.release_train_size:
+        return (
+            f"Measured on datasets of {b.train_size:,} records, as many as the release was "
+            "trained on."
+        )
+    return (
+        f"Measured at {b.train_size:,} records, fewer than the release's "
+        f"{b.release_train_size:,}: smaller training sets leak more, so this figure may "
+        "overstate the release's risk."
+    )
+
+
 def _finding_text(result: AuditResult, f: Finding) -> str:
     """A finding in words: its explanation, how it relates to its section's table, and its
     test alone and after the correction for multiple testing."""
@@ -168,6 +186,8 @@ def _finding_text(result: AuditResult, f: Finding) -> str:
     note = headline_note(result, f)
     if note:
         parts.append(note)
+    if f.key == "membership.black_box" and game_size_sentence(result):
+        parts.append(game_size_sentence(result))
     sig = f.significance()
     if sig:
         parts.append(f"Test: {sig}.")
@@ -618,7 +638,8 @@ def _records(result: AuditResult) -> Section | None:
     sec.blocks.append(TableBlock(header, body, caption))
     if result.screening is not None:
         spent = result.budget.screen_seconds if result.budget is not None else math.nan
-        sec.blocks.extend(_screening_blocks(result.screening, spent))
+        resumed = result.budget is not None and "screen" in result.budget.resumed
+        sec.blocks.extend(_screening_blocks(result.screening, spent, resumed=resumed))
     return sec
 
 
@@ -630,13 +651,26 @@ def _rank(r: int) -> str:
 #: (benchmarks/RESULTS_selectors.md).
 _SCREEN_EVIDENCE = (
     "On ground-truth risk maps (every record attacked through the generator) of data and "
-    "generators it was not chosen on, the records it picked reached 0.965 of the true ten "
-    "riskiest records' mean membership AUC (0.956 to 0.971 on four maps), against 0.895 for "
-    "V_k."
+    "generators it was not chosen on, the records it picked reached 0.958 of the true ten "
+    "riskiest records' mean membership AUC on four maps (against 0.895 for V_k) and 0.940 on "
+    "four others; a screen with a second pool, at twice the generator runs, did no better "
+    "(0.965 and 0.941)."
 )
 
 
-def _screening_blocks(sc: Any, seconds: float) -> list[Any]:
+def _took(seconds: float, resumed: bool) -> str:
+    """A part's wall time; with ``resumed``, said to be that of every run together."""
+    if not math.isfinite(seconds):
+        return "a time not recorded"
+    if resumed:
+        return (
+            f"{format_seconds(seconds)} (this run's and an earlier run's together: the work the "
+            "earlier run finished was kept from it and read back)"
+        )
+    return format_seconds(seconds)
+
+
+def _screening_blocks(sc: Any, seconds: float, *, resumed: bool = False) -> list[Any]:
     """The two-stage screen's ranking beside ``V_k``'s: which records each ranks first."""
     cited = cite("meeus2023", "Sec. 4 and 5.1")
     pool = f"{sc.n_shadows} shadow and {sc.n_tests} test datasets"
@@ -654,7 +688,7 @@ def _screening_blocks(sc: Any, seconds: float) -> list[Any]:
             f"Two-stage ranking: the {sc.n_screened} rarest of the {sc.n_candidates} training "
             "records (by how rarely their values occur together in pairs of columns) were "
             f"attacked cheaply through generator '{sc.generator}': {how}, in "
-            f"{format_seconds(seconds)}. The membership game below attacks the records this "
+            f"{_took(seconds, resumed)}. The membership game below attacks the records this "
             f"screen ranks riskiest. {_SCREEN_EVIDENCE} Screened AUCs come from few datasets: "
             "they rank records, they are not risk figures."
         )
@@ -709,7 +743,8 @@ def _screen_budget(result: AuditResult) -> str:
             "shadow datasets, so that screen and game together take about the time of the "
             "budget's game alone"
         )
-    return f" The two-stage screen took {format_seconds(b.screen_seconds)} before it{fewer}."
+    took = _took(b.screen_seconds, "screen" in b.resumed)
+    return f" The two-stage screen took {took} before it{fewer}."
 
 
 _SELECTED = {
@@ -739,13 +774,17 @@ def _membership(result: AuditResult) -> Section | None:
             f"({cite('meeus2023', 'Sec. 2.3 and 4')}). {_targets_sentence(result)}"
         )
     )
+    size = game_size_sentence(result)
+    if size:
+        sec.blocks.append(Paragraph(size, emphasis=size.startswith("Measured at")))
     if result.budget is not None:
         b = result.budget
         sec.blocks.append(
             Paragraph(
                 f"Budget: {b.n_shadows} shadow and {b.n_tests} test datasets; projected "
                 f"{format_seconds(b.projected_seconds)} from a measured pilot, took "
-                f"{format_seconds(b.measured_seconds)}.{_screen_budget(result)} Power: "
+                f"{_took(b.measured_seconds, 'game' in b.resumed)}.{_screen_budget(result)} "
+                "Power: "
                 f"{b.power.sentence()}."
             )
         )
@@ -1376,14 +1415,45 @@ def _utility(result: AuditResult) -> Section | None:
             )
         )
     if result.privacy_utility:
+        own = result.utility
+        release = None if own is None else (own.mre_gt10, own.tvd3)
         sec.blocks.append(
             Figure(
                 "privacy_utility",
-                plots.privacy_utility(result.privacy_utility),
-                f"Privacy against utility (as {cite('annamalai2024linear', 'Fig. 5')}).",
+                plots.privacy_utility(result.privacy_utility, release),
+                _privacy_utility_caption(result),
             )
         )
     return sec
+
+
+def _privacy_utility_caption(result: AuditResult) -> str:
+    """What each point of the privacy-utility plot is, and how it relates to the release."""
+    cited = cite("annamalai2024linear", "Fig. 5")
+    a = result.attribute
+    if a is not None and "train_size" in a.config:
+        n = int(a.config["train_size"])
+        points = (
+            "Each point is one synthetic size m of the attribute-inference game: releases of m "
+            f"records generated by '{result.config.generator}' from {n} random records of the "
+            "original, their best attack's accuracy against their utility, averaged over the "
+            f"game's {a.config.get('n_games', 'played')} games"
+        )
+    else:
+        points = "Each point is labelled with what it measures"
+    if result.utility is None:
+        release = (
+            "The release's own utility was not measured, so it is not on the plot: the points "
+            "are not the release."
+        )
+    else:
+        u = result.utility
+        release = (
+            "The dashed lines mark the release's own utility, the figures of the table above "
+            f"(MRE>10 {_fmt(u.mre_gt10, 4)}, 3-TVD {_fmt(u.tvd3, 4)}); the points are other "
+            "datasets, so their utility differs from it."
+        )
+    return f"Privacy against utility (as {cited}). {points}. {release}"
 
 
 def _assumptions(result: AuditResult) -> Section:

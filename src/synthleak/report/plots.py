@@ -92,14 +92,23 @@ def auc_boxplots(rows: Sequence[tuple[str, str, float]]) -> bytes:
     return _png(fig)
 
 
-def privacy_utility(points: Sequence[Any]) -> bytes:
-    """Privacy against utility (as Fig. 5 of Annamalai et al. (2024a)), one panel per metric."""
+def privacy_utility(
+    points: Sequence[Any], release: tuple[float | None, float | None] | None = None
+) -> bytes:
+    """Privacy against utility (as Fig. 5 of Annamalai et al. (2024a)), one panel per metric.
+
+    ``points`` are labelled as given; ``release`` (MRE > 10, 3-way TVD), when given, marks the
+    release's own utility on each panel as a dashed vertical line labelled as such, so that
+    points measured on other datasets are not read as the release.
+    """
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.4), sharey=True)
-    for ax, key, name in zip(
-        axes,
-        ("mre_gt10", "tvd3"),
-        ("MRE > 10 (lower is better)", "3-way TVD (lower is better)"),
-        strict=True,
+    for i, (ax, key, name) in enumerate(
+        zip(
+            axes,
+            ("mre_gt10", "tvd3"),
+            ("MRE > 10 (lower is better)", "3-way TVD (lower is better)"),
+            strict=True,
+        )
     ):
         for p in points:
             x, y = getattr(p, key), p.privacy
@@ -113,8 +122,13 @@ def privacy_utility(points: Sequence[Any]) -> bytes:
                 xytext=(3, 3),
                 textcoords="offset points",
             )
+        x_release = None if release is None else release[i]
+        if x_release is not None and np.isfinite(x_release):
+            ax.axvline(x_release, color="k", ls="--", lw=0.9, label="the release (table above)")
         ax.set_xlabel(name)
         ax.spines[["top", "right"]].set_visible(False)
+    if release is not None and any(x is not None and np.isfinite(x) for x in release):
+        _legend_outside(axes[1], fontsize=7)
     metric = points[0].privacy_metric if points else "attack success"
     axes[0].set_ylabel(metric)
     return _png(fig)
