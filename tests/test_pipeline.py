@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -955,3 +956,47 @@ def test_a_dp_generator_given_a_domain_read_from_the_data_is_noted(split) -> Non
     assert "claims epsilon = 1" in note and "shadow-model game does not measure" in note
     given = audit(frame, generator="privbayes:epsilon=1", plan=plan, seed=0, schema=train.schema)
     assert not [n for n in given.notes if "the domain it was given" in n]
+
+
+def test_null_oracle_copy_findings_p_values_are_valid() -> None:
+    """Copies (exact rows and the worst of 8 columns) on null counts at the CLI's shapes: 2,000
+    synthetic records, 500 control records, each found in the original at the same rate.
+    Fisher's exact test (Bonferroni over the columns) is discrete: ``P(p <= a) <= a`` at several
+    levels over 300 draws (3 binomial standard errors), and not pinned at 1; a p read from the
+    interval clipped at the excess's -1..1 scale or at 0 fails that."""
+    from synthleak.metrics.copies import ColumnCopies, CopyReport
+    from synthleak.metrics.privacy import RiskEstimate
+    from synthleak.pipeline import copy_findings
+    from synthleak.results import one_sided_p
+
+    rng = np.random.default_rng(51)
+    nan = float("nan")
+
+    def rate(k: int, n: int) -> RiskEstimate:
+        return RiskEstimate(k / n, nan, nan, 0.95, n, None)
+
+    col_rates = np.array([0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+    exact, columns = [], []
+    for _ in range(300):
+        cols = tuple(
+            ColumnCopies(
+                f"c{i}", 0.9, rate(rng.binomial(2000, r), 2000), rate(rng.binomial(500, r), 500)
+            )
+            for i, r in enumerate(col_rates)
+        )
+        rep = CopyReport(
+            4000, 2000, 500,
+            rate(rng.binomial(2000, 0.05), 2000), rate(0, 4000),
+            rate(rng.binomial(500, 0.05), 500), None,
+            np.zeros(0, dtype=np.int64), cols, None, 0.05, None, None,
+        )  # fmt: skip
+        found = {f.key: f for f in copy_findings(rep)}
+        exact.append(found["copies.exact"].p_value)
+        columns.append(found["copies.columns"].p_value)
+        assert found["copies.columns"].p_value == one_sided_p(found["copies.columns"].estimate, 0.0)
+    for p in (np.array(exact), np.array(columns)):
+        assert np.isfinite(p).all()
+        for lv in (0.01, 0.025, 0.05, 0.1, 0.25, 0.5):
+            assert float(np.mean(p <= lv)) <= lv + 3 * math.sqrt(lv * (1 - lv) / p.size), lv
+    assert float(np.mean(np.array(exact) <= 0.05)) >= 0.02
+    assert float(np.mean(np.array(columns) <= 0.5)) >= 0.25

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 from tests.report.conftest import make_result
@@ -326,3 +327,46 @@ def _provenance(cfg) -> dict:
 
     names = {f.name for f in fields(AuditOptions)}
     return {f.name: getattr(cfg, f.name) for f in fields(cfg) if f.name not in names}
+
+
+def test_a_finding_takes_its_estimators_p_value_not_the_intervals() -> None:
+    # a risk clipped at 0 (value 0.01, interval 0 to 0.05): the estimator's own test says 0.31
+    est = RiskEstimate(0.01, 0.0, 0.05, 0.95, 500, 0.0, p_value=0.31)
+    f = Finding("k", "t", MetricKind.RISK, est, TM)
+    assert f.p_value == 0.31 and one_sided_p(est, 0.0) == 0.31
+    # an explicit p_value given to the finding (the attribute sweep's) still wins
+    assert Finding("k", "t", MetricKind.RISK, est, TM, p_value=0.2).p_value == 0.2
+
+
+def test_the_interval_fallback_is_not_pinned_at_a_clipped_bound() -> None:
+    """Without an estimator p (older reports, the risk map) the standard error comes from the
+    wider half-interval: a clipped interval no longer gives (1 - confidence) / 2 whatever the
+    estimate (it gave 0.025 for all of these)."""
+    ps = [one_sided_p(RiskEstimate(v, 0.0, hi, 0.95, 500, 0.0), 0.0) for v, hi in
+          [(0.001, 0.04), (0.01, 0.05), (0.03, 0.08)]]  # fmt: skip
+    assert all(p > 0.1 for p in ps) and ps == sorted(ps, reverse=True)
+    # an unclipped, symmetric interval reads as before: estimate 1.96 standard errors above
+    assert one_sided_p(RiskEstimate(0.6, 0.5, 0.7, 0.95, 500, 0.5), 0.5) == pytest.approx(0.025)
+
+
+def test_the_estimators_p_value_round_trips_and_old_reports_still_load() -> None:
+    est = RiskEstimate(0.6, 0.55, 0.65, 0.95, 100, 0.5, p_value=0.0123)
+    back = RiskEstimate.from_dict(json.loads(est.to_json()))
+    assert back.p_value == 0.0123
+    old = est.to_dict()
+    del old["p_value"]
+    assert math.isnan(RiskEstimate.from_dict(old).p_value)
+
+
+def test_a_holm_p_value_just_above_5_percent_does_not_print_as_005() -> None:
+    """Holm's 2 x 0.025... lands one float above 0.05: printed 0.050 beside "not significant"
+    it contradicted "a leak needs at most 5%"; it prints as ``p > 0.050``."""
+    just_above = math.nextafter(0.05, 1.0)
+    f = replace(_finding(0.55, 0.7), p_value=0.03, p_holm=just_above, n_tests=2)
+    assert "p > 0.050 after Holm's correction over 2 tests (not significant at 5%)" in (
+        f.significance()
+    )
+    at = replace(f, p_holm=0.05)
+    assert "p = 0.050 after Holm's correction over 2 tests (significant at 5%)" in (
+        at.significance()
+    )

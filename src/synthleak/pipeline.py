@@ -375,7 +375,8 @@ def _risk_finding(ctx: _Context, key: str, title: str, res: Any, threat: ThreatM
     finding then says "too small to measure" with the size it needs.
     """
     r = res.risk
-    est = RiskEstimate(r.value, r.ci_low, r.ci_high, r.confidence, r.n_trials, 0.0)
+    # the game's own p-value (against no excess over the control, as this baseline of 0)
+    est = RiskEstimate(r.value, r.ci_low, r.ci_high, r.confidence, r.n_trials, 0.0, r.p_value)
     details = res.summary()
     assert ctx.control is not None
     n_records = min(len(ctx.train), len(ctx.control))
@@ -656,7 +657,12 @@ def copy_findings(rep: CopyReport, roles: dict[str, str] | None = None) -> list[
         if excess:
             worst = max(excess, key=lambda k: (excess[k].ci_low, k))
             w = excess[worst]
-            est = RiskEstimate(w.value, w.ci_low, w.ci_high, 0.95, w.n_trials, 0.0)
+            # "some column is copied beyond its control's rate": Bonferroni over the columns,
+            # as the simultaneous intervals (each column's exact test, the smallest p times the
+            # number of columns)
+            ps = [e.p_value for e in excess.values() if math.isfinite(e.p_value)]
+            p_any = min(1.0, len(cols) * min(ps)) if ps else math.nan
+            est = RiskEstimate(w.value, w.ci_low, w.ci_high, 0.95, w.n_trials, 0.0, p_any)
             details: dict[str, Any] = {
                 "column": worst,
                 "columns_checked": len(cols),

@@ -23,13 +23,19 @@ the report (summary, findings, section tables, JSON, Markdown) prints these and 
 * ``no evidence of leakage`` — otherwise.
 
 Multiple testing: an audit reads many findings, so the chance that at least one interval clears
-its baseline by accident grows with their number. :func:`assess` turns every interval into an
-approximate one-sided p-value (normal approximation from the half-interval below the estimate)
-and applies Holm's step-down procedure at 5 %: the probability that any "leak" verdict of the audit
-is a false alarm is then at most 5 % (up to the approximation). The price is that a finding's
-verdict depends on how many tests the audit made, so every finding keeps both figures: ``p_value``
-(the test alone) and ``p_holm`` (Holm-adjusted over the ``n_tests`` findings of the audit; the
-corrected test rejects when it is at most 5 %), and the report prints both beside the verdict.
+its baseline by accident grows with their number. Every finding carries a one-sided p-value of
+"no leak" from its estimator's own null distribution or an exact test
+(:attr:`~synthleak.metrics.privacy.RiskEstimate.p_value`: DeLong/Hanley-McNeil for an AUC, the
+exact binomial test for an accuracy against a fixed chance rate, Fisher's exact test for a rate
+over the control's, the score test for an attribute advantage, the null-variance normal test of
+the singling-out excess), never one read from an interval that may be clipped at 0;
+:func:`one_sided_p` is the fallback for an estimate without one (older reports, the risk map).
+:func:`assess` applies Holm's step-down procedure at 5 % to them: the probability that any "leak"
+verdict of the audit is a false alarm is then at most 5 % (the exact tests are conservative, the
+normal ones approximate). The price is that a finding's verdict depends on how many tests the
+audit made, so every finding keeps both figures: ``p_value`` (the test alone) and ``p_holm``
+(Holm-adjusted over the ``n_tests`` findings of the audit; the corrected test rejects when it is
+at most 5 %), and the report prints both beside the verdict.
 
 References
 ----------
@@ -148,9 +154,24 @@ def _finite(x: float | None) -> bool:
     return x is not None and isinstance(x, int | float) and math.isfinite(x)
 
 
-def _p(p: float) -> str:
-    """A p-value for the report: ``p = 0.012``, small ones as ``p < 0.001``."""
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+def _p(p: float, alpha: float | None = None) -> str:
+    """A p-value for the report: ``p = 0.012``, small ones as ``p < 0.001``.
+
+    With ``alpha`` (the level a decision compares it with), a value above ``alpha`` that three
+    decimals would round onto it reads ``p > 0.050``: the printed number never contradicts the
+    decision (0.0500001 is not significant at 5 %).
+    """
+    return "p " + p_text(p, alpha)
+
+
+def p_text(p: float, alpha: float | None = None) -> str:
+    """The number part of :func:`_p`: ``= 0.012``, ``< 0.001``, or ``> 0.050`` just above
+    ``alpha``."""
+    if p < 0.001:
+        return "< 0.001"
+    if alpha is not None and p > alpha and round(p, 3) <= alpha:
+        return f"> {alpha:.3f}"
+    return f"= {p:.3f}"
 
 
 #: The status a game writes in a finding's details when its interval is too wide to read
@@ -214,16 +235,23 @@ def _no_leak(metric: MetricKind, e: RiskEstimate, too_wide: bool) -> Verdict:
 
 
 def one_sided_p(estimate: RiskEstimate, baseline: float) -> float:
-    """Approximate p-value of "the true value is at most the baseline" from the interval.
+    """One-sided p-value of "the true value is at most the baseline".
 
-    The standard error is read from the half-interval below the estimate (normal
-    approximation); a degenerate interval gives 0 or 1.
+    The estimator's own p-value (:attr:`RiskEstimate.p_value`) when it has one. Otherwise
+    (an older report, or an estimator that keeps no null distribution, as the risk map's
+    Bonferroni intervals) a normal approximation from the interval whose standard error is read
+    from the **wider** half-interval: an interval clipped at a bound of its scale (a risk at 0)
+    has a short half on that side, and reading the standard error from it would give
+    ``p = (1 - confidence) / 2`` whatever the estimate. A degenerate interval gives 0 or 1; NaN
+    when nothing was measured.
     """
     e = estimate
     if not (_finite(e.value) and _finite(e.ci_low) and _finite(e.ci_high)):
         return math.nan
+    if _finite(e.p_value):
+        return float(e.p_value)
     z_conf = NormalDist().inv_cdf(0.5 + e.confidence / 2)
-    half = e.value - e.ci_low if e.value > e.ci_low else e.ci_high - e.value
+    half = max(e.value - e.ci_low, e.ci_high - e.value)
     if half <= 0:
         return 0.0 if e.value > baseline else 1.0
     return 1.0 - NormalDist().cdf((e.value - baseline) / (half / z_conf))
@@ -264,7 +292,8 @@ class Finding(Result):
         Set by :func:`assess` over all findings of an audit; on its own a finding gets its
         individual verdict.
     p_value : float
-        Approximate one-sided p-value against the baseline, the test on its own (NaN when not
+        One-sided p-value against the baseline, the test on its own: the estimator's own
+        (:attr:`RiskEstimate.p_value`), else :func:`one_sided_p`'s fallback (NaN when not
         measured).
     p_holm : float
         The p-value adjusted by Holm's procedure over the ``n_tests`` findings of the audit (set
@@ -316,8 +345,8 @@ class Finding(Result):
             return alone
         rejects = "significant" if self.p_holm <= ALPHA else "not significant"
         return (
-            f"{alone}; {_p(self.p_holm)} after Holm's correction over {self.n_tests} tests "
-            f"({rejects} at 5%)"
+            f"{alone}; {_p(self.p_holm, ALPHA)} after Holm's correction over {self.n_tests} "
+            f"tests ({rejects} at 5%)"
         )
 
     @property

@@ -311,3 +311,22 @@ def test_aia_secret_all_sweeps_every_column_of_a_release(
     assert main(no_ctl) == 2 and "--control" in capsys.readouterr().err
     assert main(["aia", files["pop"], "--secret", "all", "--generator", "nonprivate"]) == 2
     assert "sweeps the columns of a release" in capsys.readouterr().err
+
+
+def test_render_sweep_prints_a_holm_p_just_above_5_percent_as_above_it() -> None:
+    """A column's corrected p-value one float above 5 % is not flagged: it reads "> 0.050",
+    never "0.050" beside the unflagged status."""
+    import math
+
+    from synthleak.cli.aia import render_sweep
+    from synthleak.games.sweep import AttributeSweepResult, SweptColumn
+    from synthleak.metrics.privacy import RiskEstimate
+
+    col = SweptColumn(
+        "age", "the exact class", "measured", 0.4, 0.3,
+        RiskEstimate(0.1, 0.01, 0.2, 0.95, 500, 0.0), 0.025,
+        p_holm=math.nextafter(0.05, 1.0), flagged=False,
+    )  # fmt: skip
+    res = AttributeSweepResult(attack="recon", n_targets=None, alpha=0.05, columns=(col,))
+    text = render_sweep(res)
+    assert "p(Holm) > 0.050  measured" in text and "0.050  " not in text.replace("> 0.050", "")

@@ -17,6 +17,7 @@ from synthleak.metrics.privacy import (
     clopper_pearson,
     mcnemar_exact,
     paired_accuracy_difference,
+    rate_excess,
     roc_curve,
     tpr_at_fpr,
     tpr_at_fpr_estimate,
@@ -256,3 +257,114 @@ def test_auc_above_p_rejects_at_its_level_on_the_boundary_and_sees_a_strong_atta
     few = np.array([True, True, False, False])
     assert auc_above_p(few, few.astype(float), 0.8) > 0.05  # ... but not on 2 + 2 trials
     assert np.isnan(auc_above_p(np.ones(5, bool), np.arange(5.0), 0.5))
+
+
+# --- null oracle of the p-values ---------------------------------------------------------------
+# Each family's p-value, read as a finding reads it (``results.one_sided_p`` of the estimate the
+# estimator returns), on null inputs drawn at the audit's shapes (the original four times the
+# control). Continuous tests: a KS test of uniformity over the draws. Discrete exact tests are
+# uniform only up to their discreteness: ``P(p <= a) <= a`` at several ``a`` (with a binomial
+# allowance for the finite number of draws) and not much below it at 5 %. A p-value read from an
+# interval clipped at 0 (the old ``one_sided_p``) is 0.025 on about half of null draws and fails
+# both.
+
+LEVELS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5)
+
+
+def _finding_p(est: RiskEstimate, baseline: float) -> float:
+    from synthleak.results import one_sided_p
+
+    return one_sided_p(est, baseline)
+
+
+def _assert_uniform(p: np.ndarray) -> None:
+    from scipy.stats import kstest
+
+    assert np.isfinite(p).all()
+    assert kstest(p, "uniform").pvalue > 0.001, np.quantile(p, [0.01, 0.05, 0.25, 0.5])
+
+
+def _assert_valid(p: np.ndarray, *, power_at_5: float = 0.01) -> None:
+    """``P(p <= a) <= a`` at every level, up to 3 binomial standard errors of the draws."""
+    assert np.isfinite(p).all()
+    n = p.size
+    for a in LEVELS:
+        rate = float(np.mean(p <= a))
+        assert rate <= a + 3 * math.sqrt(a * (1 - a) / n), (a, rate)
+    if power_at_5 > 0:  # not degenerate: it rejects, and is not pinned at 1
+        assert float(np.mean(p <= 0.05)) >= power_at_5
+        assert float(np.mean(p <= 0.5)) >= 0.25
+
+
+def test_null_oracle_nobox_membership_auc() -> None:
+    """No-box membership: members 4x non-members, continuous scores (KS) and tied ones."""
+    rng = np.random.default_rng(51)
+    y = np.r_[np.ones(800, bool), np.zeros(200, bool)]
+    boot = np.random.default_rng(0)
+    cont = [
+        _finding_p(auc_estimate(y, rng.normal(size=y.size), rng=boot, n_boot=1), 0.5)
+        for _ in range(250)
+    ]
+    _assert_uniform(np.array(cont))
+    ties = [
+        _finding_p(auc_estimate(y, rng.integers(0, 4, y.size), rng=boot, n_boot=1), 0.5)
+        for _ in range(200)
+    ]
+    _assert_valid(np.array(ties))
+
+
+def test_null_oracle_black_box_per_target_auc() -> None:
+    """Black-box membership of one target: its evaluation half, 50 worlds with it and 50
+    without (KS)."""
+    rng = np.random.default_rng(52)
+    y = np.r_[np.ones(50, bool), np.zeros(50, bool)]
+    boot = np.random.default_rng(0)
+    p = [
+        _finding_p(auc_estimate(y, rng.normal(size=y.size), rng=boot, n_boot=1), 0.5)
+        for _ in range(300)
+    ]
+    _assert_uniform(np.array(p))
+
+
+def test_null_oracle_attribute_accuracy_against_chance() -> None:
+    """Attribute game: 600 guesses at a chance rate of 1/5 (exact binomial: discrete)."""
+    rng = np.random.default_rng(53)
+    p = np.array(
+        [
+            _finding_p(accuracy_estimate(rng.random(600) < 0.2, baseline=0.2, test=True), 0.2)
+            for _ in range(400)
+        ]
+    )
+    _assert_valid(p, power_at_5=0.03)
+
+
+def test_null_oracle_attribute_advantage() -> None:
+    """Release attribute inference: 800 training records against 200 control records at the
+    same accuracy (the score test, nearly continuous at these counts: KS)."""
+    from types import SimpleNamespace
+
+    from synthleak.games.attribute import ReleaseAttributeResult
+
+    rng = np.random.default_rng(54)
+    advantage = ReleaseAttributeResult.advantage.fget  # type: ignore[attr-defined]
+    p = []
+    for _ in range(400):
+        d = accuracy_difference(rng.random(800) < 0.4, rng.random(200) < 0.4)
+        p.append(_finding_p(advantage(SimpleNamespace(difference=d)), 0.0))
+    _assert_uniform(np.array(p))
+
+
+@pytest.mark.parametrize("rate", [0.002, 0.05, 0.4])
+def test_null_oracle_copy_rates(rate: float) -> None:
+    """Copies: 2,000 synthetic records against 500 control records at the same (rare to
+    common) rate of being found in the original (Fisher's exact test: discrete)."""
+    rng = np.random.default_rng(55)
+    k1, k2 = rng.binomial(2000, rate, 400), rng.binomial(500, rate, 400)
+    p = np.array(
+        [
+            _finding_p(rate_excess(int(a), 2000, int(b), 500), 0.0)
+            for a, b in zip(k1, k2, strict=True)
+        ]
+    )
+    # at 0.2 % the ~5 expected successes cannot reach 5 % however they fall: no power to ask for
+    _assert_valid(p, power_at_5=0.0 if rate < 0.01 else 0.02)

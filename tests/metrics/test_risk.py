@@ -215,3 +215,47 @@ def test_no_success_anywhere_is_not_a_point_interval() -> None:
             EqualSizeDesign(100, n_c),
         )
         assert est.risk.value == 0.0 and est.risk.ci_low == 0.0 and 0.01 < est.risk.ci_high < 0.5
+
+
+# --- null oracle of the p-values (the method in tests/metrics/test_privacy.py) ----------------
+
+
+def test_null_oracle_singling_out_p_is_uniform() -> None:
+    """Singling out, original four times the control, 200 predicates: the normal test of the
+    excess against its null variance is continuous enough for a KS test over 300 null draws
+    (the risk is clipped at 0 on about half of them: a p read from that interval is 0.025)."""
+    from scipy.stats import kstest
+
+    from synthleak.results import one_sided_p
+
+    rng = np.random.default_rng(51)
+    d = EqualSizeDesign(1000, 250)
+    p = []
+    for _ in range(300):
+        w = np.exp(rng.uniform(np.log(0.05 / 1000), np.log(20 / 1000), 200))
+        est = singling_out_risk(Counts(rng.binomial(1000, w)), Counts(rng.binomial(250, w)), d)
+        p.append(one_sided_p(est.risk, 0.0))
+    arr = np.array(p)
+    assert np.isfinite(arr).all()
+    assert kstest(arr, "uniform").pvalue > 0.001, np.quantile(arr, [0.05, 0.25, 0.5])
+
+
+@pytest.mark.parametrize("rate", [0.03, 0.3])
+def test_null_oracle_linkability_p_is_valid(rate: float) -> None:
+    """Linkability, 500 targets of each part linking at the same rate: Fisher's exact test is
+    discrete, so ``P(p <= a) <= a`` at several levels (3 binomial standard errors of 400 draws)
+    and it does reject at 5 % (it is not pinned at 1)."""
+    from synthleak.results import one_sided_p
+
+    rng = np.random.default_rng(52)
+    a, c = rng.binomial(500, rate, 400), rng.binomial(500, rate, 400)
+    p = np.array(
+        [
+            one_sided_p(residual_risk(int(x), 500, int(y), 500), 0.0)
+            for x, y in zip(a, c, strict=True)
+        ]
+    )
+    assert np.isfinite(p).all()
+    for lv in (0.01, 0.025, 0.05, 0.1, 0.25, 0.5):
+        assert float(np.mean(p <= lv)) <= lv + 3 * math.sqrt(lv * (1 - lv) / p.size), lv
+    assert float(np.mean(p <= 0.05)) >= 0.02 and float(np.mean(p <= 0.5)) >= 0.25

@@ -681,3 +681,29 @@ def test_a_resumed_part_states_the_time_of_every_run(sample_result: AuditResult)
     resumed = budget_text(("game",))
     assert "took 4.7 min (this run's and an earlier run's together: the work the" in resumed
     assert "kept from it and read back" in resumed
+def test_findings_table_prints_p_values_that_agree_with_the_verdict() -> None:
+    """The table's "p alone / after Holm" cell: a Holm p-value one float above 5 % (not
+    significant) reads "> 0.050", never "0.050" beside "a leak needs at most 5%"; the caption
+    gives the number of tests."""
+    import dataclasses
+    import math
+
+    from tests.report.conftest import make_result
+
+    base = make_result()
+    f0 = base.findings[1]
+    assert f0.n_tests >= 2
+    just_above = dataclasses.replace(f0, p_value=0.025, p_holm=math.nextafter(0.05, 1.0))
+    res = dataclasses.replace(base, findings=(just_above, *base.findings[2:]))
+    tables = [
+        b
+        for s in build_document(res).sections
+        if s.anchor == "findings"
+        for b in s.blocks
+        if isinstance(b, TableBlock)
+    ]
+    (table,) = tables
+    col = table.header.index("p alone / after Holm")
+    cells = [r[col] for r in table.rows]
+    assert cells[0] == "0.025 / > 0.050", cells
+    assert f"audit's {f0.n_tests} tests" in table.caption

@@ -605,6 +605,13 @@ def _sweep(
     return render_sweep(res)
 
 
+def _holm_p(p: float) -> str:
+    """A Holm p-value printed so that it agrees with the flag at 5 % ("> 0.050" just above)."""
+    from synthleak.results import ALPHA, p_text
+
+    return "-" if not math.isfinite(p) else p_text(p, ALPHA).removeprefix("= ")
+
+
 def render_sweep(res: Any) -> str:
     """The sweep as text: one line per column, most exposed first."""
     lines = [
@@ -618,7 +625,7 @@ def render_sweep(res: Any) -> str:
         lines.append(
             f"  {c.column:<24} {_fmt(e.value)} ({_fmt(e.ci_low)} - {_fmt(e.ci_high)})  "
             f"train {_fmt(c.accuracy)} control {_fmt(c.control_accuracy)}  "
-            f"p(Holm) {_fmt(c.p_holm)}  {verdict}"
+            f"p(Holm) {_holm_p(c.p_holm)}  {verdict}"
         )
     for col, why in res.skipped.items():
         lines.append(f"  {col:<24} not swept: {why}")

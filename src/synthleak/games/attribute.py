@@ -1250,7 +1250,9 @@ def _aggregate(
                 correct = judge[0].hits(judge[1][guess], truth_value)
             per[name] = {"ok": ok, "correct": correct, "game": game_of}
             n_failed = sum(1 for g in order if str(games[g]["fail"][i, mi]))
-            est = accuracy_estimate(correct[ok], baseline=1.0 / C if judge is None else judge[2])
+            est = accuracy_estimate(
+                correct[ok], baseline=1.0 / C if judge is None else judge[2], test=True
+            )
             width = est.ci_high - est.ci_low
             status, reason = _status(width, limit, int(ok.sum()))
             if not ok.any():
@@ -1388,11 +1390,11 @@ class ReleaseAttributeResult(Result):
 
     @property
     def advantage(self) -> RiskEstimate:
-        """``difference`` as a risk figure against a baseline of 0 (for findings and reports)."""
+        """``difference`` as a risk figure against a baseline of 0 (for findings and reports),
+        with the difference's one-sided score-test p-value."""
         d = self.difference
-        return RiskEstimate(
-            d.difference, d.ci_low, d.ci_high, d.confidence, d.n_a + d.n_b, baseline=0.0
-        )
+        p = float(d.p_value) if math.isfinite(d.p_value) else math.nan
+        return RiskEstimate(d.difference, d.ci_low, d.ci_high, d.confidence, d.n_a + d.n_b, 0.0, p)
 
     def to_frame(self) -> pd.DataFrame:
         """One row (the release's size and the attack)."""

@@ -3,7 +3,9 @@
 AUC (Mann-Whitney, ties counted half), accuracy, TPR at a fixed FPR, bootstrap and Wilson
 confidence intervals, the :class:`RiskEstimate` every attack reports, the paired comparison of
 two attacks on the same secrets (:func:`paired_accuracy_difference`) and the comparison of one
-attack's accuracy on two independent groups of people (:func:`accuracy_difference`).
+attack's accuracy on two independent groups of people (:func:`accuracy_difference`). Each
+estimator that feeds a finding attaches its own one-sided p-value of "no leak" to the estimate
+(:func:`auc_above_p`, the exact :func:`binomial_p` and :func:`two_rate_p`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ class RiskEstimate(Result):
         Number of trials (games, attacks, test datasets) behind the estimate.
     baseline : float or None
         What a random guess (or the control set) scores on the same scale.
+    p_value : float
+        One-sided p-value of "no leak" (an AUC of 0.5, a rate at most its fixed chance rate, no
+        excess over the control) from the estimator's own null distribution or an exact test,
+        never from the interval; NaN when the estimator gives none (older reports, or nothing
+        measured).
     """
 
     value: float
@@ -42,6 +49,7 @@ class RiskEstimate(Result):
     confidence: float = 0.95
     n_trials: int = 0
     baseline: float | None = None
+    p_value: float = math.nan
 
     @property
     def width(self) -> float:
@@ -260,7 +268,13 @@ def auc_estimate(
     n_boot: int = 1000,
     confidence: float = 0.95,
 ) -> RiskEstimate:
-    """AUC with a stratified bootstrap CI (positives and negatives resampled separately)."""
+    """AUC with a stratified bootstrap CI (positives and negatives resampled separately).
+
+    Its ``p_value`` tests "the AUC is at most 0.5" with :func:`auc_above_p`: at 0.5 the floor of
+    that test's variance is the exact null variance of the Mann-Whitney statistic,
+    ``(m + n + 1) / (12 m n)`` (conservative with ties), so the p-value does not depend on the
+    bootstrap draw or on where the interval happens to be clipped.
+    """
     y = np.asarray(labels).astype(bool)
     s = np.asarray(scores, dtype=np.float64)
     value = auc(y, s)
@@ -281,7 +295,50 @@ def auc_estimate(
         confidence,
         int(y.size),
         0.5,
+        _p_or_nan(auc_above_p(y, s, 0.5)),
     )
+
+
+def _p_or_nan(p: float) -> float:
+    """``p`` as a float in [0, 1], or the one NaN (so results round-trip equal)."""
+    return float(min(max(p, 0.0), 1.0)) if math.isfinite(p) else math.nan
+
+
+def binomial_p(successes: int, n: int, chance: float) -> float:
+    """Exact one-sided binomial p-value of "the rate is at most ``chance``": ``P(X >= k)``.
+
+    For a rate against a fixed chance rate (an attribute guess against ``1 / classes``). Being
+    exact and discrete, it is conservative: ``P(p <= a) <= a`` at every ``a`` when the rate is
+    ``chance``. NaN without trials or without a chance rate in [0, 1].
+    """
+    from scipy.stats import binom  # scipy.stats is slow to import; only needed here
+
+    if n <= 0 or not (0.0 <= chance <= 1.0):
+        return math.nan
+    return _p_or_nan(float(binom.sf(int(successes) - 1, int(n), float(chance))))
+
+
+def two_rate_p(successes: int, n: int, base_successes: int, base_n: int) -> float:
+    """One-sided p-value of "the first rate is at most the second" (Fisher's exact test).
+
+    Conditional on the total number of successes, the first sample's count is hypergeometric
+    when the two rates are equal; the p-value is its upper tail ``P(X >= successes)``. Exact
+    whatever the counts (copies are rare: a few successes out of thousands, where the normal
+    approximation of a score test is anti-conservative), and conservative as every exact
+    discrete test: ``P(p <= a) <= a``. It tests the same difference Newcombe's interval of
+    :func:`rate_excess` bounds. NaN when a sample is empty.
+
+    References
+    ----------
+    Fisher (1935), The Design of Experiments (exact test of a 2 x 2 table).
+    """
+    from scipy.stats import hypergeom  # scipy.stats is slow to import; only needed here
+
+    if n <= 0 or base_n <= 0:
+        return math.nan
+    k, k2 = int(successes), int(base_successes)
+    total = n + base_n
+    return _p_or_nan(float(hypergeom.sf(k - 1, total, k + k2, n)))
 
 
 def _auc_two(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -317,7 +374,8 @@ def rate_excess(
     of Newcombe 1998: the two Wilson intervals combined), which keeps its coverage when either
     rate is 0 or 1 and when the baseline rests on few records. The baseline of the result is 0
     (no excess): a verdict read from it asks whether the rate exceeds what the baseline records
-    show, not whether it exceeds zero.
+    show, not whether it exceeds zero. Its ``p_value`` is Fisher's exact one-sided test of the
+    same two counts (:func:`two_rate_p`).
     """
     if n <= 0 or base_n <= 0:
         nan = float("nan")
@@ -328,7 +386,8 @@ def rate_excess(
     d = p1 - p2
     lo = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
     hi = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
-    return RiskEstimate(d, max(-1.0, lo), min(1.0, hi), confidence, n, 0.0)
+    p = two_rate_p(successes, n, base_successes, base_n)
+    return RiskEstimate(d, max(-1.0, lo), min(1.0, hi), confidence, n, 0.0, p)
 
 
 #: The false-positive rates every membership figure reports its TPR at (Carlini et al. 2022).
@@ -358,13 +417,23 @@ def holm_adjusted(p_values: Sequence[float]) -> list[float]:
 
 
 def accuracy_estimate(
-    correct: np.ndarray, *, baseline: float | None = None, confidence: float = 0.95
+    correct: np.ndarray,
+    *,
+    baseline: float | None = None,
+    confidence: float = 0.95,
+    test: bool = False,
 ) -> RiskEstimate:
-    """Accuracy of a 0/1 vector of outcomes with its Wilson interval."""
+    """Accuracy of a 0/1 vector of outcomes with its Wilson interval.
+
+    ``test``: the baseline is a fixed chance rate (not itself estimated), and the estimate
+    carries the exact binomial p-value of "the accuracy is at most the baseline"
+    (:func:`binomial_p`); otherwise its ``p_value`` is NaN.
+    """
     c = np.asarray(correct).astype(bool)
     k, n = int(c.sum()), int(c.size)
     lo, hi = wilson_interval(k, n, confidence)
-    return RiskEstimate(k / n if n else float("nan"), lo, hi, confidence, n, baseline)
+    p = binomial_p(k, n, baseline) if test and baseline is not None else math.nan
+    return RiskEstimate(k / n if n else float("nan"), lo, hi, confidence, n, baseline, p)
 
 
 @dataclass(frozen=True, repr=False)

@@ -56,6 +56,8 @@ Wilson-centred rate of zero successes, so that no success anywhere does not give
 excess's normal interval is mapped to the risk through ``excess / (1 - attack_rate + excess)``,
 so the risk's interval excludes 0 exactly when the excess's does, and widened by the attack
 rate's own uncertainty. The point estimate and interval are clipped to ``[0, 1]`` for display.
+The risk's p-value is the one-sided normal test of the excess against that same null variance,
+``1 - Phi(excess / sd)``: the clipping does not touch it.
 
 References
 ----------
@@ -75,7 +77,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from synthleak.errors import InputError
-from synthleak.metrics.privacy import RiskEstimate, wilson_interval
+from synthleak.metrics.privacy import RiskEstimate, two_rate_p, wilson_interval
 
 
 def _z(confidence: float) -> float:
@@ -117,7 +119,9 @@ def residual_risk(
 
     ``(a - c) / (1 - c)`` on the Wilson-centred attack rate ``a`` and control rate ``c``; the
     half-width propagates both rates' Wilson half-widths to first order. Clipped to ``[0, 1]``;
-    NaN when the control rate is 1 (no room for improvement).
+    NaN when the control rate is 1 (no room for improvement). Its ``p_value`` is Fisher's exact
+    one-sided test of the two link counts (:func:`~synthleak.metrics.privacy.two_rate_p`): the
+    risk is 0 exactly when the two rates are equal, and the clipped interval cannot give it.
 
     References
     ----------
@@ -130,8 +134,9 @@ def residual_risk(
         return RiskEstimate(nan, nan, nan, confidence, n_attacks, baseline)
     value = (a - c) / (1.0 - c)
     err = math.hypot(ea / (1.0 - c), ec * (a - 1.0) / (1.0 - c) ** 2)
+    p = two_rate_p(n_success, n_attacks, n_control_success, n_control_attacks)
     return RiskEstimate(
-        _clip(value), _clip(value - err), _clip(value + err), confidence, n_attacks, baseline
+        _clip(value), _clip(value - err), _clip(value + err), confidence, n_attacks, baseline, p
     )
 
 
@@ -395,6 +400,9 @@ def singling_out_risk(
     var_a = _floored_binomial_var(s, z)
     cov = float(np.sum((y - y.mean()) * (s - a))) / q**2
 
+    # one-sided p of "no excess" from the same null variance (the risk is 0 exactly when the
+    # excess is): it does not depend on where the displayed interval is clipped
+    p = 1.0 - NormalDist().cdf(excess / math.sqrt(var_excess)) if var_excess > 0 else math.nan
     if denom <= 0:
         nan = float("nan")
         risk = RiskEstimate(nan, nan, nan, confidence, q, baseline)
@@ -410,7 +418,7 @@ def singling_out_risk(
         extra = z * z * max(excess**2 * var_a + 2 * (1 - a) * excess * cov, 0.0) / denom**4
         lo = raw - math.sqrt((raw - ratio(excess - half_n)) ** 2 + extra)
         hi = raw + math.sqrt((ratio(excess + half_n) - raw) ** 2 + extra)
-        risk = RiskEstimate(_clip(raw), _clip(lo), _clip(hi), confidence, q, baseline)
+        risk = RiskEstimate(_clip(raw), _clip(lo), _clip(hi), confidence, q, baseline, p)
     t = s - y + x
     c_half = z * math.sqrt(max(float(t.var(ddof=1)) if q > 1 else 0.0, var_a * q) / q)
     control_rate = RiskEstimate(

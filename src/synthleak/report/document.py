@@ -30,6 +30,7 @@ from synthleak.results import (
     Verdict,
     VulnerabilitySection,
     at_least_sentence,
+    p_text,
 )
 
 
@@ -109,15 +110,17 @@ def _verdict(f: Finding | None) -> str:
 
 
 def _p_cell(f: Finding) -> str:
-    """ "alone / after Holm" p-values of a finding, for the findings table."""
+    """ "alone / after Holm" p-values of a finding, for the findings table; the Holm value is
+    printed so that it agrees with the decision (``> 0.050`` when just above 5 %)."""
     if f.verdict is Verdict.NOT_MEASURED or not _finite(f.p_value):
         return "n/a"
-    holm = _pv(f.p_holm) if _finite(f.p_holm) else "n/a"
+    holm = _pv(f.p_holm, ALPHA) if _finite(f.p_holm) else "n/a"
     return f"{_pv(f.p_value)} / {holm}"
 
 
-def _pv(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+def _pv(p: float, alpha: float | None = None) -> str:
+    text = p_text(p, alpha)
+    return text[2:] if text.startswith("= ") else text
 
 
 def headline_note(result: AuditResult, f: Finding) -> str:
