@@ -926,3 +926,34 @@ def test_a_dp_generator_given_a_domain_read_from_the_data_is_noted(split) -> Non
     assert "claims epsilon = 1" in note and "shadow-model game does not measure" in note
     given = audit(frame, generator="privbayes:epsilon=1", plan=plan, seed=0, schema=train.schema)
     assert not [n for n in given.notes if "the domain it was given" in n]
+
+
+def test_a_column_has_one_figure_named_or_swept(split, monkeypatch) -> None:
+    """A column's attribute-inference figure under a rule is the same whether the audit names
+    it as the secret or sweeps every column: the same game (seed, records, control swaps,
+    attack, quasi-identifiers), a categorical and a numeric secret alike."""
+    import synthleak.pipeline as audit_module
+    from synthleak.games.attribute import SecretRule
+
+    cols = ["age", "education", "sex", "race", "income"]
+    train, ctl, other = (t.to_frame()[cols].iloc[:400] for t in split)
+    monkeypatch.setattr(
+        audit_module,
+        "STAGES",
+        tuple(st for st in STAGES if st.name in {"attribute_release", "attribute_sweep"}),
+    )
+    kw = {"plan": replace(TINY, aia_records=100, aia_queries=1000), "seed": 2}
+    swept = audit(train, synthetic=other, control=ctl, secret="all", **kw)
+    every = {f.key: f for f in swept.findings}
+    for secret, rule in (("income", None), ("age", SecretRule(bins=5))):
+        named = audit(train, synthetic=other, control=ctl, secret=secret, secret_rule=rule, **kw)
+        (one,) = [f for f in named.findings if f.key == "attribute.recon.release"]
+        two = every[f"attribute.sweep.{secret}"]
+        a, b = one.estimate, two.estimate
+        assert np.isfinite(a.value)
+        assert (a.value, a.ci_low, a.ci_high, a.n_trials) == (
+            b.value,
+            b.ci_low,
+            b.ci_high,
+            b.n_trials,
+        )
