@@ -385,11 +385,14 @@ def test_release_on_24_records_is_too_small_to_measure(population: Table) -> Non
 
 def test_release_run_dir_and_n_targets(population: Table, tmp_path: Path) -> None:
     train, control, other = _split(population, 300, 100, 3)
-    game = ReleaseAttributeGame("s", attack="dcr", n_targets=150)
+    game = ReleaseAttributeGame("s", attack="dcr", n_targets=150, part_size=100)
     a = game.run(Release(train, other, control), seed=4)
     rt = Runtime(run_dir=tmp_path / "r")
     b = game.run(Release(train, other, control), seed=4, runtime=rt)
-    assert a.same_as(b) and a.accuracy.n_trials == 150 and a.control_accuracy.n_trials == 100
+    # whole parts of at most 100 records until at least 150 are attacked
+    assert a.same_as(b) and 150 <= a.accuracy.n_trials < 250
+    assert a.accuracy.n_trials == a.config["n_targets"] and a.config["n_targets_asked"] == 150
+    assert 0 < a.control_accuracy.n_trials <= 100
     assert ReleaseAttributeResult.from_json(tmp_path / "r" / "result.json").same_as(a)
     assert game.run(Release(train, other, control), seed=4, runtime=rt).same_as(a)  # resumed
     assert not game.run(Release(train, other, control), seed=5).same_as(a)
@@ -505,12 +508,13 @@ def test_release_parts_bound_each_program_and_copy_still_leaks(population: Table
     lines: list[str] = []
     game = ReleaseAttributeGame("s", n_targets=600, part_size=200, log=lines.append)
     copy_ = game.run(Release(train, train, control), seed=0)
-    assert copy_.config["n_parts"] == 3 and copy_.config["part_size"] == 200
-    assert copy_.accuracy.n_trials == 600 and copy_.control_accuracy.n_trials == 300
+    assert copy_.config["n_parts"] >= 3 and copy_.config["part_size"] == 200
+    assert 600 <= copy_.accuracy.n_trials < 800
+    assert 0 < copy_.control_accuracy.n_trials <= 300
     assert copy_.difference.ci_low > 0.1
     assert copy_.training is not None and np.all(np.diff(copy_.training.rows) > 0)
     assert copy_.training.rows.max() < 900 and copy_.control is not None
-    assert np.unique(copy_.control.rows).size == 300
+    assert np.unique(copy_.control.rows).size == copy_.control.rows.size  # none used twice
     assert any("projected time" in line for line in lines)
     assert any(line.endswith("done") for line in lines)
     null = game.run(Release(train, other, control), seed=0)
@@ -551,8 +555,9 @@ def test_release_interrupted_run_resumes_its_finished_parts(
     game.log = lines.append
     again = game.run(Release(train, other, control), seed=1, runtime=rt)
     assert again.same_as(whole)
-    assert not set(done) & set(calls) and len(done) + len(calls) == 8  # 4 parts x 2 worlds
-    assert any("3 of 8" in line and "reloaded" in line for line in lines)
+    units = 2 * whole.config["n_parts"]  # every part has control records swapped in
+    assert not set(done) & set(calls) and len(done) + len(calls) == units
+    assert any(f"3 of {units}" in line and "reloaded" in line for line in lines)
 
 
 def test_game_interrupted_resumes_finished_games(
