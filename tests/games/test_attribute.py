@@ -491,6 +491,42 @@ def test_release_copy_oracle_and_null_on_real_data(
     assert abs(np.mean(null_diffs)) < 0.03
 
 
+def test_release_copy_oracle_at_the_audits_settings(
+    real_tables: dict[str, tuple[Table, str]],
+) -> None:
+    """The audit attacks a budget's records (``aia_records``) of a training set that may be
+    many times larger, in parts of at most ``part_size``, with a bounded number of queries:
+    at those ratios (scaled down: 2,400 training records, 120 or 500 attacked, parts of 200,
+    as 1,000 or 5,000 of 24,000 in parts of 2,000) a verbatim copy of the training data is
+    still flagged, for a categorical secret (Adult, ACS) and a numeric one (ACS age, the right
+    one of 5 quantile bins); a disjoint real sample is not. Random parts read against the
+    whole release's rescaled counts missed such copies."""
+    from synthleak.games.attribute import SecretRule
+
+    acs, _ = real_tables["acs_tx"]
+    cases = [
+        (real_tables["adult"][0], real_tables["adult"][1], None),
+        (acs, real_tables["acs_tx"][1], None),
+        (acs, "AGEP", SecretRule(bins=5)),
+    ]
+    for i, (table, secret, rule) in enumerate(cases):
+        train, control, other = _split(table, 2400, 1200, 20 + i)
+        for k in (120, 500):
+            game = ReleaseAttributeGame(
+                secret,
+                attack_params={"time_limit": 120.0, "n_queries": 2000},
+                n_targets=k,
+                part_size=200,
+                secret_rule=rule,
+            )
+            copy_ = game.run(Release(train, train, control), seed=i)
+            assert copy_.status is Measurement.MEASURED, (secret, k, copy_.reason)
+            assert copy_.difference.ci_low > 0.05, (secret, k, copy_.difference)
+            assert k <= copy_.accuracy.n_trials < k + 200
+        null = game.run(Release(train, other, control), seed=i)
+        assert null.difference.ci_low <= 0, (secret, null.difference)
+
+
 @pytest.mark.slow
 def test_release_null_calibration_grid(shared_datasets: Path) -> None:
     """The grid of benchmarks/calibration_aia.py, reduced: 10 seeds per dataset and ratio."""
