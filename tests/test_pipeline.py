@@ -636,7 +636,10 @@ def test_numeric_secret_release_stage(split) -> None:
         train, synthetic=train, control=ctl, plan=TINY, seed=1, secret="age", secret_rule=rule
     )
     aia = _by_key(r)["attribute.recon.release"]
-    assert aia.estimate.ci_low > 0 and "within 5 of the true value" in aia.title
+    assert (
+        aia.estimate.ci_low > 0
+        and "right when the guess is within 5 of the true value" in aia.title
+    )
     assert aia.details["success_rule"] == rule.describe() and len(aia.details["secret_bins"]) == 10
     null = audit(
         train, synthetic=other, control=ctl, plan=TINY, seed=1, secret="age", secret_rule=rule

@@ -913,7 +913,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
             + (
                 ""
                 if ctx.options.secret_rule is None
-                else f", right when {ctx.options.secret_rule.describe()}"
+                else f", right when {ctx.options.secret_rule.success()}"
             ),
             MetricKind.ADVANTAGE,
             est,

@@ -754,6 +754,9 @@ def test_secret_rule_hits_and_constant_guess() -> None:
     assert SecretRule(tolerance=10).constant_rate(v) == pytest.approx(0.75)
     assert SecretRule(bins=4).mode == "bin" and relative.mode == "relative"
     assert "10.0%" in relative.describe() and "5" in absolute.describe()
+    # the clause after "right when" reads as a sentence under either rule
+    assert SecretRule(bins=5).success() == "the guess names the right one of 5 quantile bins"
+    assert absolute.success() == f"the guess is {absolute.describe()}"
 
 
 def _numeric_population(n: int = 3000, seed: int = 0) -> Table:

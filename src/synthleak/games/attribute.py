@@ -232,6 +232,12 @@ class SecretRule(Result):
             return f"within {self.tolerance:.1%} of the true value"
         return f"within {self.tolerance:g} of the true value"
 
+    def success(self) -> str:
+        """When a guess counts as right, as the clause after "right when"."""
+        if self.tolerance is None:
+            return f"the guess names the right one of {self.n_bins} quantile bins"
+        return f"the guess is {self.describe()}"
+
     def to_config(self) -> dict[str, Any]:
         return {
             "rule": self.mode,

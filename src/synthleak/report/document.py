@@ -1132,7 +1132,8 @@ SWEEP_ROWS_SHOWN = 20
 
 
 def _attribute_sweep(result: AuditResult) -> Section | None:
-    """Every column as the secret, ranked by excess risk; each row prints its finding's verdict,
+    """Every column as the secret, ranked by the lower end of the excess's interval; each row
+    prints its finding's verdict,
     and the records inferred beyond baseline are listed for the columns that leak."""
     sw = result.attribute_sweep
     if sw is None:
@@ -1182,7 +1183,7 @@ def _attribute_sweep(result: AuditResult) -> Section | None:
                 (
                     "rank",
                     "column",
-                    "right when",
+                    "a guess is right when it names",
                     "accuracy (training)",
                     "baseline (control)",
                     "control-trained classifier",
