@@ -610,10 +610,13 @@ def test_release_attribute_inference_is_bounded_by_the_plan(split) -> None:
         log=lines.append,
     )
     aia = _by_key(r)["attribute.recon.release"]
-    assert aia.details["records_attacked"] == 120
+    # whole parts of at most the budget's 120 records (they share quasi-identifier values)
+    # until at least 120 are attacked, and as many control records holding their values
+    attacked = aia.details["records_attacked"]
+    assert 120 <= attacked < 240
     assert aia.details["training_records"] == len(train)
     assert aia.details["queries_per_program"] == 500
-    assert aia.estimate.n_trials == 240  # 120 training + 120 control records
+    assert aia.estimate.n_trials == attacked + aia.details["control_records_attacked"]
     # 120 records and 500 queries per program are far below every budget: the copy's leak is
     # seen in only a few seeds out of forty at this size (it is at the budgets' sizes, above)
     assert any("projected time" in line and "release" in line for line in lines)

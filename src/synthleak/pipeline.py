@@ -731,6 +731,17 @@ def _release_tables(ctx: _Context) -> Release:
     return Release(ctx.train, ctx.synthetic, ctx.control, ctx.schema)
 
 
+#: Most training records in one part of the audit's release attribute-inference games.
+AIA_PART_SIZE = 2000
+
+
+def _aia_part_size(n_records: int | None) -> int:
+    """The parts of the release games, as large as the budget's records (at most
+    :data:`AIA_PART_SIZE`): a part's linear programs hold all its records, so a budget below a
+    part keeps its programs that small (both attribute stages, so a column has one game)."""
+    return AIA_PART_SIZE if n_records is None else max(1, min(AIA_PART_SIZE, n_records))
+
+
 def _attribute_seed(ctx: _Context) -> int:
     """The seed of every release attribute-inference game of the audit: the first draw of the
     ``attribute_release`` stage's stream, shared by ``attribute_sweep``, so the game of a column
@@ -801,6 +812,7 @@ def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
         log=ctx.log,
         max_seconds=max_seconds,
         population_baseline=True,
+        part_size=_aia_part_size(n_records),
     )
     # one record identity: rows of the user's original, not of the training split
     columns = []
@@ -882,6 +894,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
         n_targets=n_records,
         log=ctx.log,
         secret_rule=ctx.options.secret_rule,
+        part_size=_aia_part_size(n_records),
     )
     res = game.run(
         _release_tables(ctx),  # the sweep's encoded tables

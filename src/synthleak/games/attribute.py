@@ -1439,9 +1439,14 @@ def _matching(codes: np.ndarray, fixed: tuple[tuple[int, int], ...]) -> np.ndarr
     return mask
 
 
+#: A part of :class:`ReleaseAttributeGame`: training rows, positions swapped for control records,
+#: those control rows, and the ``(column, code)`` values its records share.
+_Part = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]
+
+
 def _release_parts(
     X: np.ndarray, X_ctl: np.ndarray, asked: int, size: int, seed: int
-) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]]:
+) -> list[_Part]:
     """The parts of :class:`ReleaseAttributeGame`: ``(rows, swapped, control rows, fixed)``.
 
     The training records are split into blocks of at most ``size`` records that share the
@@ -1465,7 +1470,7 @@ def _release_parts(
     )
     rng = _RELEASE_SWAP.rng(seed)
     free = np.ones(X_ctl.shape[0], dtype=bool)
-    out = []
+    out: list[_Part] = []
     total = 0
     for b in order:
         if total >= asked:
@@ -1968,7 +1973,7 @@ def _release_result(
     base: dict[str, Any],
     out: dict[str, Any],
     failures: tuple[str, ...],
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    parts: list[_Part],
     judge: _Judge,
     C: int,
     limit: float,
