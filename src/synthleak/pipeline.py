@@ -7,7 +7,9 @@ report is always written with what was computed. Each stage draws its randomness
 stream, derived from the seed and the stage's *name* (``audit/stage``), so adding, removing or
 skipping a stage changes no other stage's numbers; a stage that runs a game seeds it with the
 first draw of that stream (:func:`~synthleak.runtime.seeding.game_seed`), so no two stages' games
-ever share a seed.
+ever share a seed, except the two release attribute-inference stages, which never run together
+(one named secret, or ``"all"``): ``attribute_sweep`` seeds each column's game as
+``attribute_release`` does, so a column has one figure whichever of the two measures it.
 
 Stages, in order:
 
@@ -736,6 +738,25 @@ def _release_tables(ctx: _Context) -> Release:
     return Release(ctx.train, ctx.synthetic, ctx.control, ctx.schema)
 
 
+#: Most training records in one part of the audit's release attribute-inference games.
+AIA_PART_SIZE = 2000
+
+
+def _aia_part_size(n_records: int | None) -> int:
+    """The parts of the release games, as large as the budget's records (at most
+    :data:`AIA_PART_SIZE`): a part's linear programs hold all its records, so a budget below a
+    part keeps its programs that small (both attribute stages, so a column has one game)."""
+    return AIA_PART_SIZE if n_records is None else max(1, min(AIA_PART_SIZE, n_records))
+
+
+def _attribute_seed(ctx: _Context) -> int:
+    """The seed of every release attribute-inference game of the audit: the first draw of the
+    ``attribute_release`` stage's stream, shared by ``attribute_sweep``, so the game of a column
+    draws the same records, control swaps and attack streams in both stages (one figure per
+    column and rule)."""
+    return game_seed(_STAGE.sub("attribute_release").rng(ctx.options.seed))
+
+
 def _needs_release_aia(ctx: _Context) -> Skip | None:
     if ctx.options.secret is None:
         return Skip(needs=SECRET_NEEDED)
@@ -761,8 +782,13 @@ def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
     stays significant after the correction. Bounded by the budget (``plan.aia_records``
     records per column, ``plan.aia_queries`` queries per linear program) and, with
     ``max_time``, by :data:`AIA_SWEEP_SHARE` of it; every column keeps its finished parts in
-    the run directory, so an interrupted audit resumes them."""
-    seed = game_seed(rng)  # the stage's game draws from its own seed
+    the run directory, so an interrupted audit resumes them.
+
+    A column's game is the one ``attribute_release`` plays with that column as the secret (same
+    seed, records, control swaps, attack and rule; :func:`_attribute_seed`), so a column has
+    one figure whether it was named (``secret=COL``) or swept (``secret="all"``)."""
+    del rng  # the game's seed is the attribute stages' shared one
+    seed = _attribute_seed(ctx)
     from synthleak.games.sweep import attribute_sweep
 
     assert ctx.synthetic is not None and ctx.control is not None
@@ -793,6 +819,7 @@ def _attribute_sweep(ctx: _Context, rng: np.random.Generator) -> None:
         log=ctx.log,
         max_seconds=max_seconds,
         population_baseline=True,
+        part_size=_aia_part_size(n_records),
     )
     # one record identity: rows of the user's original, not of the training split
     columns = []
@@ -856,8 +883,10 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
 
     Bounded by the budget: ``plan.aia_records`` training records are attacked (a random
     subset; all when ``None``) with at most ``plan.aia_queries`` counting queries per linear
-    program; the records and queries used are stated in the finding."""
-    seed = game_seed(rng)  # the stage's game draws from its own seed
+    program; the records and queries used are stated in the finding. The game is seeded as
+    ``attribute_sweep`` seeds each column's (:func:`_attribute_seed`)."""
+    del rng  # the game's seed is the attribute stages' shared one
+    seed = _attribute_seed(ctx)
     from synthleak.games.attribute import ReleaseAttributeGame
 
     assert ctx.synthetic is not None and ctx.control is not None and ctx.options.secret is not None
@@ -872,9 +901,10 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
         n_targets=n_records,
         log=ctx.log,
         secret_rule=ctx.options.secret_rule,
+        part_size=_aia_part_size(n_records),
     )
     res = game.run(
-        Release(ctx.train, ctx.synthetic, ctx.control),
+        _release_tables(ctx),  # the sweep's encoded tables
         seed=seed,
         runtime=partitioned.driver_runtime(ctx.runtime.sub("aia-release")),
     )
@@ -903,7 +933,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
             + (
                 ""
                 if ctx.options.secret_rule is None
-                else f", right when {ctx.options.secret_rule.describe()}"
+                else f", right when {ctx.options.secret_rule.success()}"
             ),
             MetricKind.ADVANTAGE,
             est,

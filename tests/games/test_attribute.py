@@ -386,11 +386,14 @@ def test_release_on_24_records_is_too_small_to_measure(population: Table) -> Non
 
 def test_release_run_dir_and_n_targets(population: Table, tmp_path: Path) -> None:
     train, control, other = _split(population, 300, 100, 3)
-    game = ReleaseAttributeGame("s", attack="dcr", n_targets=150)
+    game = ReleaseAttributeGame("s", attack="dcr", n_targets=150, part_size=100)
     a = game.run(Release(train, other, control), seed=4)
     rt = Runtime(run_dir=tmp_path / "r")
     b = game.run(Release(train, other, control), seed=4, runtime=rt)
-    assert a.same_as(b) and a.accuracy.n_trials == 150 and a.control_accuracy.n_trials == 100
+    # whole parts of at most 100 records until at least 150 are attacked
+    assert a.same_as(b) and 150 <= a.accuracy.n_trials < 250
+    assert a.accuracy.n_trials == a.config["n_targets"] and a.config["n_targets_asked"] == 150
+    assert 0 < a.control_accuracy.n_trials <= 100
     assert ReleaseAttributeResult.from_json(tmp_path / "r" / "result.json").same_as(a)
     assert game.run(Release(train, other, control), seed=4, runtime=rt).same_as(a)  # resumed
     assert not game.run(Release(train, other, control), seed=5).same_as(a)
@@ -489,6 +492,42 @@ def test_release_copy_oracle_and_null_on_real_data(
     assert abs(np.mean(null_diffs)) < 0.03
 
 
+def test_release_copy_oracle_at_the_audits_settings(
+    real_tables: dict[str, tuple[Table, str]],
+) -> None:
+    """The audit attacks a budget's records (``aia_records``) of a training set that may be
+    many times larger, in parts of at most ``part_size``, with a bounded number of queries:
+    at those ratios (scaled down: 2,400 training records, 120 or 500 attacked, parts of 200,
+    as 1,000 or 5,000 of 24,000 in parts of 2,000) a verbatim copy of the training data is
+    still flagged, for a categorical secret (Adult, ACS) and a numeric one (ACS age, the right
+    one of 5 quantile bins); a disjoint real sample is not. Random parts read against the
+    whole release's rescaled counts missed such copies."""
+    from synthleak.games.attribute import SecretRule
+
+    acs, _ = real_tables["acs_tx"]
+    cases = [
+        (real_tables["adult"][0], real_tables["adult"][1], None),
+        (acs, real_tables["acs_tx"][1], None),
+        (acs, "AGEP", SecretRule(bins=5)),
+    ]
+    for i, (table, secret, rule) in enumerate(cases):
+        train, control, other = _split(table, 2400, 1200, 20 + i)
+        for k in (120, 500):
+            game = ReleaseAttributeGame(
+                secret,
+                attack_params={"time_limit": 120.0, "n_queries": 2000},
+                n_targets=k,
+                part_size=200,
+                secret_rule=rule,
+            )
+            copy_ = game.run(Release(train, train, control), seed=i)
+            assert copy_.status is Measurement.MEASURED, (secret, k, copy_.reason)
+            assert copy_.difference.ci_low > 0.05, (secret, k, copy_.difference)
+            assert k <= copy_.accuracy.n_trials < k + 200
+        null = game.run(Release(train, other, control), seed=i)
+        assert null.difference.ci_low <= 0, (secret, null.difference)
+
+
 @pytest.mark.slow
 def test_release_null_calibration_grid(shared_datasets: Path) -> None:
     """The grid of benchmarks/calibration_aia.py, reduced: 10 seeds per dataset and ratio."""
@@ -506,12 +545,13 @@ def test_release_parts_bound_each_program_and_copy_still_leaks(population: Table
     lines: list[str] = []
     game = ReleaseAttributeGame("s", n_targets=600, part_size=200, log=lines.append)
     copy_ = game.run(Release(train, train, control), seed=0)
-    assert copy_.config["n_parts"] == 3 and copy_.config["part_size"] == 200
-    assert copy_.accuracy.n_trials == 600 and copy_.control_accuracy.n_trials == 300
+    assert copy_.config["n_parts"] >= 3 and copy_.config["part_size"] == 200
+    assert 600 <= copy_.accuracy.n_trials < 800
+    assert 0 < copy_.control_accuracy.n_trials <= 300
     assert copy_.difference.ci_low > 0.1
     assert copy_.training is not None and np.all(np.diff(copy_.training.rows) > 0)
     assert copy_.training.rows.max() < 900 and copy_.control is not None
-    assert np.unique(copy_.control.rows).size == 300
+    assert np.unique(copy_.control.rows).size == copy_.control.rows.size  # none used twice
     assert any("projected time" in line for line in lines)
     assert any(line.endswith("done") for line in lines)
     null = game.run(Release(train, other, control), seed=0)
@@ -552,8 +592,9 @@ def test_release_interrupted_run_resumes_its_finished_parts(
     game.log = lines.append
     again = game.run(Release(train, other, control), seed=1, runtime=rt)
     assert again.same_as(whole)
-    assert not set(done) & set(calls) and len(done) + len(calls) == 8  # 4 parts x 2 worlds
-    assert any("3 of 8" in line and "reloaded" in line for line in lines)
+    units = 2 * whole.config["n_parts"]  # every part has control records swapped in
+    assert not set(done) & set(calls) and len(done) + len(calls) == units
+    assert any(f"3 of {units}" in line and "reloaded" in line for line in lines)
 
 
 def test_game_interrupted_resumes_finished_games(
@@ -714,6 +755,9 @@ def test_secret_rule_hits_and_constant_guess() -> None:
     assert SecretRule(tolerance=10).constant_rate(v) == pytest.approx(0.75)
     assert SecretRule(bins=4).mode == "bin" and relative.mode == "relative"
     assert "10.0%" in relative.describe() and "5" in absolute.describe()
+    # the clause after "right when" reads as a sentence under either rule
+    assert SecretRule(bins=5).success() == "the guess names the right one of 5 quantile bins"
+    assert absolute.success() == f"the guess is {absolute.describe()}"
 
 
 def _numeric_population(n: int = 3000, seed: int = 0) -> Table:

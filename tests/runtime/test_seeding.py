@@ -26,7 +26,6 @@ def test_unit_rng_depends_only_on_seed_and_key() -> None:
 #: change of every number that stream feeds, and needs ``STREAMS_VERSION`` raised.
 FROZEN = {
     "aia-release/fit": (zlib.crc32(b"aia-release-fit"), False, None),
-    "aia-release/parts": (zlib.crc32(b"aia-release-parts"), False, None),
     "aia-release/population": (zlib.crc32(b"aia-release-population"), False, None),
     "aia-release/score": (zlib.crc32(b"aia-release-score"), False, None),
     "aia-release/swap": (zlib.crc32(b"aia-release-swap"), False, None),

@@ -131,7 +131,6 @@ _RELEASE_SCORE = stream("aia-release/score", key=stream_key("aia-release-score")
 _RELEASE_UTILITY = stream("aia-release/utility", key=stream_key("aia-release-utility"))
 _RELEASE_TARGETS = stream("aia-release/targets", key=stream_key("aia-release-targets"))
 _RELEASE_SWAP = stream("aia-release/swap", key=stream_key("aia-release-swap"))
-_RELEASE_PARTS = stream("aia-release/parts", key=stream_key("aia-release-parts"))
 _RELEASE_POPULATION = stream("aia-release/population", key=stream_key("aia-release-population"))
 
 
@@ -232,6 +231,12 @@ class SecretRule(Result):
         if ToleranceKind(self.kind) is ToleranceKind.RELATIVE:
             return f"within {self.tolerance:.1%} of the true value"
         return f"within {self.tolerance:g} of the true value"
+
+    def success(self) -> str:
+        """When a guess counts as right, as the clause after "right when"."""
+        if self.tolerance is None:
+            return f"the guess names the right one of {self.n_bins} quantile bins"
+        return f"the guess is {self.describe()}"
 
     def to_config(self) -> dict[str, Any]:
         return {
@@ -1427,12 +1432,68 @@ class ReleaseAttributeResult(Result):
         )
 
 
+def _matching(codes: np.ndarray, fixed: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """Rows of ``codes`` (quasi-identifier columns first) holding every ``(column, code)`` of
+    ``fixed``."""
+    mask = np.ones(codes.shape[0], dtype=bool)
+    for j, v in fixed:
+        mask &= codes[:, j] == v
+    return mask
+
+
+#: A part of :class:`ReleaseAttributeGame`: training rows, positions swapped for control records,
+#: those control rows, and the ``(column, code)`` values its records share.
+_Part = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[tuple[int, int], ...]]
+
+
+def _release_parts(
+    X: np.ndarray, X_ctl: np.ndarray, asked: int, size: int, seed: int
+) -> list[_Part]:
+    """The parts of :class:`ReleaseAttributeGame`: ``(rows, swapped, control rows, fixed)``.
+
+    The training records are split into blocks of at most ``size`` records that share the
+    values ``fixed`` of some quasi-identifiers (:func:`split_blocks`, deterministic), and whole
+    blocks are attacked, in a random order, until at least ``asked`` records are (all blocks
+    when ``asked`` is every record). A part's linear programs read the release's records with
+    the same values, whose counts describe exactly the part's records when the release copies
+    them; a random part of a large training set read against the whole release's rescaled
+    counts learns little more than the population's statistics (a verbatim copy of 40,000
+    Adult records, 1,000 attacked: an excess of 0.054 with random parts, 0.19 with parts by
+    value). In each part, control records holding the part's values (none is used twice) are
+    swapped in for as many of its records chosen at random, so both worlds read the same
+    statistics."""
+    from synthleak.attacks.aia_reconstruction import split_blocks
+
+    blocks = split_blocks(X, size)
+    order = (
+        np.arange(len(blocks))
+        if asked >= X.shape[0]
+        else _RELEASE_TARGETS.rng(seed).permutation(len(blocks))
+    )
+    rng = _RELEASE_SWAP.rng(seed)
+    free = np.ones(X_ctl.shape[0], dtype=bool)
+    out: list[_Part] = []
+    total = 0
+    for b in order:
+        if total >= asked:
+            break
+        rows, fixed = blocks[int(b)]
+        match = np.flatnonzero(_matching(X_ctl, fixed) & free)
+        n = min(rows.size, match.size)
+        swapped = np.sort(rng.choice(rows.size, n, replace=False))
+        ctl_rows = rng.choice(match, n, replace=False).astype(np.int64)
+        free[ctl_rows] = False
+        out.append((rows.astype(np.int64), swapped, ctl_rows, tuple(fixed)))
+        total += rows.size
+    return out
+
+
 def _play_part(shared: dict[str, Any], world: int, part: int) -> dict[str, np.ndarray]:
     """Fit the attack on one part of one world's quasi-identifiers and attack its targets
     (a work unit): world 0 attacks every record of the part, world 1 the control records
     swapped into it."""
     seed = int(shared["seed"])
-    rows, swapped, ctl_rows = shared["parts"][part]
+    rows, swapped, ctl_rows, fixed = shared["parts"][part]
     X = shared["original"][rows].copy()
     targets = np.arange(rows.size)
     if world == 1:
@@ -1441,6 +1502,11 @@ def _play_part(shared: dict[str, Any], world: int, part: int) -> dict[str, np.nd
     S: np.ndarray = shared["synthetic"]
     sizes: np.ndarray = shared["sizes"]
     C = int(sizes[-1])
+    S = S[_matching(S, fixed)]  # the release's records with the part's shared values
+    if not len(S):  # the release has nobody like them: it tells nothing about their secrets
+        rng0 = _RELEASE_SCORE.rng(seed, world, part)
+        flat = np.full((targets.size, C), 1.0 / C)
+        return {"scores": flat, "guess": _guess(flat, rng0)}
     attack = copy.deepcopy(shared["attack"]).fit(
         X, sizes[:-1], rng=_RELEASE_FIT.rng(seed, world, part)
     )
@@ -1564,9 +1630,11 @@ class ReleaseAttributeGame:
     attack_params : dict, optional
         Hyperparameters of a named attack (``{"time_limit": 120}``).
     n_targets : int, optional
-        Training records attacked (all by default; a random subset otherwise): the adversary
-        reconstructs these records' secrets from the release. As many control records, at most
-        the size of the control set, are swapped in for a random subset of them in the control
+        Training records attacked (all by default): whole parts (see ``part_size``) are
+        attacked, in a random order, until at least this many records are, so the records
+        attacked (``config["n_targets"]``) may exceed it by less than a part. In each part, as
+        many control records holding the part's shared values as there are (at most the part's
+        records, none used twice) are swapped in for random records of the part in the control
         world and attacked. The cost grows with it (see ``part_size``), so budgets bound it.
     bins, bin_strategy :
         Discretisation of continuous columns. ``quantile`` bins (of the quasi-identifiers and of
@@ -1577,12 +1645,15 @@ class ReleaseAttributeGame:
     utility_marginals : int
         Random 3-way marginals for MRE_{>10} and 3-TVD of the release.
     part_size : int
-        The attacked records are split at random into parts of at most this many records, and
-        each part is attacked on its own (one work unit per part and world: one linear program
-        per class for ``recon``, whose size grows with the part's records times its queries).
-        Conditional queries are proportions rescaled by the part's own counts, so a part is
-        the paper's game on a random sample of the training data (its n = 1000). Parts are
-        kept in the run directory as they finish.
+        The training records are split into parts of at most this many records that share the
+        values of some quasi-identifiers (split on the column with the fewest values, then the
+        next, as the reconstruction attack's own blocks), and each part is attacked on its own
+        against the release's records with the same values (one work unit per part and world:
+        one linear program per class for ``recon``, whose size grows with the part's records
+        times its queries). The release's counts restricted to a part's values describe exactly
+        that part's records when it copies them, so a part loses nothing of the whole game; a
+        random part read against the whole release's rescaled counts lost most of a copy's
+        signal on large training sets. Parts are kept in the run directory as they finish.
     log : callable, optional
         Receives the projected time and progress lines (the audit prints them).
     max_ci_width : float
@@ -1733,10 +1804,12 @@ class ReleaseAttributeGame:
         )
         mre = mre_from_codes(ori, S, prep.sizes, marg) if len(marg) else float("nan")
         tvd = tvd_from_codes(ori, S, prep.sizes, marg) if len(marg) else float("nan")
-        k = N if self.n_targets is None else min(N, int(self.n_targets))
-        n_swap = min(k, len(ctl_codes))
+        asked = N if self.n_targets is None else min(N, int(self.n_targets))
         size = max(1, int(self.part_size))
-        n_parts = max(1, math.ceil(k / size))
+        groups = _release_parts(ori[:, :-1], ctl_codes[:, :-1], asked, size, seed)
+        k = int(sum(g[0].size for g in groups))
+        n_swap = int(sum(g[1].size for g in groups))
+        n_parts = len(groups)
         config: dict[str, Any] = {
             "game": "attribute-release",
             "secret": self.secret,
@@ -1746,6 +1819,7 @@ class ReleaseAttributeGame:
             "quasi_ids": qi,
             "attack": _attack_config(name, attack),
             "n_targets": k,
+            "n_targets_asked": asked,
             "n_control_targets": n_swap,
             "part_size": size,
             "n_parts": n_parts,
@@ -1780,6 +1854,9 @@ class ReleaseAttributeGame:
                     "not measured: needs a control set (control), real records of the same "
                     "population that the generator never saw, to tell a leak from "
                     "population-level inference"
+                    if not len(ctl_codes)
+                    else "not measured: no control record shares the quasi-identifier values "
+                    "of the attacked parts of the training data; give a larger control set"
                 ),
                 accuracy=_nan_estimate(),
                 control_accuracy=_nan_estimate(1.0 / C),
@@ -1789,21 +1866,6 @@ class ReleaseAttributeGame:
                 ci_width=nan,
                 **base,
             )
-        attacked = (
-            np.arange(N)
-            if k == N
-            else np.sort(_RELEASE_TARGETS.rng(seed).choice(N, k, replace=False))
-        )
-        rng_swap = _RELEASE_SWAP.rng(seed)
-        slots = np.sort(rng_swap.choice(k, n_swap, replace=False))  # positions in ``attacked``
-        slot_ctl = np.full(k, -1, dtype=np.int64)
-        slot_ctl[slots] = np.sort(rng_swap.choice(len(ctl_codes), n_swap, replace=False))
-        order = np.arange(k) if n_parts == 1 else _RELEASE_PARTS.rng(seed).permutation(k)
-        groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        for pos in np.array_split(order, n_parts):
-            pos = np.sort(pos)
-            swapped = np.flatnonzero(slot_ctl[pos] >= 0)
-            groups.append((attacked[pos], swapped, slot_ctl[pos[swapped]]))
         shared = {
             "seed": int(seed),
             "synthetic": S,
@@ -1826,7 +1888,7 @@ class ReleaseAttributeGame:
             self.log(
                 f"attribute inference of '{self.secret}' on the release: {k} of {N} training "
                 f"records and {n_swap} control records attacked, in {n_parts} part(s) of at "
-                f"most {size} records"
+                f"most {size} records sharing quasi-identifier values"
                 + (
                     f": {len(units) * (1 if C == 2 else C)} linear programs"
                     + (
@@ -1913,7 +1975,7 @@ def _release_result(
     base: dict[str, Any],
     out: dict[str, Any],
     failures: tuple[str, ...],
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    parts: list[_Part],
     judge: _Judge,
     C: int,
     limit: float,

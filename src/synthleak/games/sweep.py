@@ -185,6 +185,7 @@ def attribute_sweep(
     log: Callable[[str], None] | None = None,
     max_seconds: float | None = None,
     population_baseline: bool = False,
+    part_size: int = 2000,
 ) -> AttributeSweepResult:
     """Attribute inference with every column as the secret, ranked by excess risk.
 
@@ -219,6 +220,9 @@ def attribute_sweep(
     population_baseline : bool
         Also keep, per attacked record, whether a classifier trained on the control records
         alone infers its secret (:meth:`SweptColumn.beyond_population`).
+    part_size : int, default 2000
+        Most records in one part of a column's game (parts share quasi-identifier values; see
+        :class:`~synthleak.games.attribute.ReleaseAttributeGame`).
     """
     if not 0 < alpha < 1:
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}")
@@ -268,6 +272,7 @@ def attribute_sweep(
             log=log,
             max_seconds=share,
             population_baseline=population_baseline,
+            part_size=part_size,
         )
         try:
             res = game.run(encoded, seed=seed, runtime=rt.sub(f"sweep-{i}"))

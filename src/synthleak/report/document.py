@@ -1062,11 +1062,66 @@ def _copies(result: AuditResult) -> Section | None:
     return sec
 
 
+#: Verdicts from the least to the most telling of a leak: a secret measured several ways (on the
+#: release, in the game against the generator) reads as the most telling of its findings.
+_SECRET_ORDER = (
+    Verdict.NOT_MEASURED,
+    Verdict.NO_EVIDENCE,
+    Verdict.TOO_SMALL,
+    Verdict.LEAK,
+    Verdict.SEVERE,
+)
+
+
+def _classes(config: dict[str, Any]) -> str:
+    """The classes an attribute game guesses among, in words (a numeric secret's quantile bins
+    and, when the secret is missing somewhere, the missing values as a class of their own)."""
+    labels = [str(x) for x in config.get("secret_classes") or ()]
+    rule = config.get("secret_rule") or {}
+    missing = "<missing>" in labels
+    if rule:
+        bins = len(labels) - int(missing)
+        text = f"{len(labels)} classes: {bins} quantile bins of the secret"
+    else:
+        text = f"{len(labels)} classes of the secret"
+    if missing:
+        text += (
+            ", and its missing values as a class of their own (some records have no value; a "
+            "guess of 'missing' is right only for them)"
+        )
+    return text
+
+
 def _attribute(result: AuditResult) -> Section | None:
+    """The secret's one verdict (the most telling of its findings), then each measurement with
+    its finding's verdict and its baseline explained."""
     ga, rel = result.attribute, result.attribute_release
     if ga is None and rel is None:
         return None
     sec = Section("Attribute inference", "attribute")
+    keys = (["attribute.recon.release"] if rel is not None else []) + (
+        [f"attribute.{a.attack}.m{a.synthetic_size}" for a in ga.accuracies]
+        if ga is not None
+        else []
+    )
+    found = [f for f in (_finding(result, k) for k in keys) if f is not None]
+    secret = str(
+        (rel.config if rel is not None else ga.config if ga is not None else {}).get("secret", "")
+    )
+    if found:
+        worst = max(found, key=lambda f: _SECRET_ORDER.index(f.verdict or Verdict.NOT_MEASURED))
+        text = f"Verdict for the secret '{secret}': {_verdict(worst)}"
+        if len(found) > 1:
+            text += (
+                f", the most telling of its {len(found)} findings (from '{worst.title}'). Each "
+                "measurement below prints its own finding's verdict: attribute inference on the "
+                "release measures what this release reveals about its training records; the game "
+                "against the generator measures what the generator reveals about a training set "
+                "of the game's size, so the two can differ."
+            )
+        else:
+            text += "."
+        sec.blocks.append(Paragraph(text))
     if rel is not None:
         sec.blocks.append(
             Paragraph(
@@ -1074,13 +1129,22 @@ def _attribute(result: AuditResult) -> Section | None:
                 f"({cite('annamalai2024linear', 'Sec. 4.2')}) guessed the secret of the training "
                 f"records with accuracy {_fmt(rel.accuracy.value)} and of people the generator "
                 "never saw (control records swapped in) with accuracy "
-                f"{_fmt(rel.control_accuracy.value)}; always guessing the most common class gives "
-                f"{_fmt(rel.majority_rate)}. Verdict: "
-                f"{_verdict(_finding(result, 'attribute.recon.release'))}"
+                f"{_fmt(rel.control_accuracy.value)}, the baseline: the figure is the excess of "
+                f"the first over the second. The attack guesses among {_classes(rel.config)}; "
+                f"always guessing the most common class gives {_fmt(rel.majority_rate)}. This "
+                f"finding's verdict: {_verdict(_finding(result, 'attribute.recon.release'))}"
                 + (f" ({rel.reason})." if rel.reason else ".")
             )
         )
     if ga is not None:
+        tolerance = (ga.config.get("secret_rule") or {}).get("rule") in ("absolute", "relative")
+        baseline = (
+            "the baseline is the best constant guess against the randomised secret under the "
+            "tolerance"
+            if tolerance
+            else "the baseline is a uniform guess among them, 1/"
+            f"{len(ga.config.get('secret_classes') or ()) or 'C'}"
+        )
         sec.blocks.append(
             TableBlock(
                 ("attack", "synthetic records", "accuracy", "95% CI", "baseline", "AUC", "verdict"),
@@ -1098,7 +1162,8 @@ def _attribute(result: AuditResult) -> Section | None:
                 ),
                 "The randomised-secret game against the generator "
                 f"({cite('annamalai2024linear', 'Sec. 4.1')}): the secret of one person per game "
-                "is replaced by a random class; the baseline is guessing among the classes.",
+                f"is replaced by a class drawn uniformly among the {_classes(ga.config)}; "
+                f"{baseline}.",
             )
         )
     return sec
@@ -1109,7 +1174,8 @@ SWEEP_ROWS_SHOWN = 20
 
 
 def _attribute_sweep(result: AuditResult) -> Section | None:
-    """Every column as the secret, ranked by excess risk; each row prints its finding's verdict,
+    """Every column as the secret, ranked by the lower end of the excess's interval; each row
+    prints its finding's verdict,
     and the records inferred beyond baseline are listed for the columns that leak."""
     sw = result.attribute_sweep
     if sw is None:
@@ -1159,7 +1225,7 @@ def _attribute_sweep(result: AuditResult) -> Section | None:
                 (
                     "rank",
                     "column",
-                    "right when",
+                    "a guess is right when it names",
                     "accuracy (training)",
                     "baseline (control)",
                     "control-trained classifier",
