@@ -595,3 +595,29 @@ def test_the_epsilon_section_says_which_trials_the_bound_rests_on() -> None:
         texts.append(" ".join(b.text for b in sec.blocks if isinstance(b, Paragraph)))
     assert "fixed before any test dataset was seen (row 1 / novelty" in texts[0]
     assert "chosen on half of the test datasets" in texts[1]
+
+
+def test_summary_counts_the_people_a_generated_release_was_trained_on(
+    sample_result: AuditResult,
+) -> None:
+    import dataclasses
+
+    def opening(result: AuditResult) -> str:
+        sec = build_document(result).sections[0]
+        return next(b.text for b in sec.blocks if isinstance(b, Paragraph) and "exposes" in b.text)
+
+    cfg = sample_result.config
+    given = opening(
+        dataclasses.replace(sample_result, config=dataclasses.replace(cfg, synthetic="s.csv"))
+    )
+    assert f"exposes the {cfg.n_original:,} real people in '{cfg.original}'" in given
+    generated = dataclasses.replace(
+        sample_result,
+        config=dataclasses.replace(
+            cfg, synthetic=None, control=None, generator="baynet", n_original=48842, n_control=24421
+        ),
+    )
+    text = opening(generated)
+    assert "exposes the 24,421 real people of" in text and "it was trained on" in text
+    assert "the other 24,421 were held out as the control set" in text
+    assert "48,842" not in text

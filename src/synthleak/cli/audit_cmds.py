@@ -314,10 +314,24 @@ def demo_cmd(
     workers: WorkersOpt = 2,
     seed: SeedOpt = 0,
 ) -> None:
-    """Audit a built-in generator on the bundled UCI Adult data and print the report path."""
+    """Audit a built-in generator on the bundled UCI Adult data and print the report path.
+
+    The generator is fit on half of Adult's 48,842 records (the other half is the control
+    set); the report goes into ``--out-dir`` (``synthleak-demo`` in the current folder by
+    default), which the command names before it starts. A folder holding an earlier demo's
+    finished work resumes it.
+    """
     from synthleak.results import AuditOptions
 
     options = AuditOptions(generator=generator, secret="income", budget=budget, seed=seed)
+    _check_out_dir(out_dir)
+    resumed = (out_dir / "run").is_dir()
+    typer.echo(
+        f"synthleak: the demo writes its report into {out_dir.absolute()}"
+        + (" (resuming the finished work there)" if resumed else "")
+        + "; choose the folder with --out-dir",
+        err=True,
+    )
     html, _ = _run_audit(
         options,
         original="adult",
@@ -327,7 +341,7 @@ def demo_cmd(
         cluster=None,
         out=out_dir,
     )
-    typer.echo(str(html))
+    typer.echo(str(html.absolute()))
 
 
 def result_from_run_dir(run_dir: Path) -> AuditResult:
