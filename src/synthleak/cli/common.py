@@ -106,7 +106,7 @@ def warn_data(
     (``--show-records``), and ``suggested_na_values`` should then be the shared ones only.
     """
     for w in warnings:
-        text = w.text(show_values)
+        text = flag_message(InputError(w.text(show_values)))  # API parameters become flags
         if text not in _NOTES:
             _NOTES.append(text)
     if suggested_na_values:
@@ -409,6 +409,7 @@ API_FLAGS: dict[str, str] = {
     "aux_a": "--aux-a",
     "aux_b": "--aux-b",
     "na_values": "--na-values",
+    "special_values": "--special-values",
     "claimed_epsilon": "--claimed-epsilon",
     "fail_on": "--fail-on",
     "max_time": "--max-time",

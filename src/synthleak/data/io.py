@@ -11,6 +11,7 @@ import csv
 import gzip
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from synthleak.data.domain import DomainReport, domain_report
-from synthleak.data.profile import DataProfile, DataWarning, profile_frame
+from synthleak.data.profile import DataProfile, DataWarning, check_stray_values, profile_frame
 from synthleak.data.schema import (
     DEFAULT_MAX_CATEGORIES,
     Schema,
@@ -40,6 +41,8 @@ _SAMPLE_BYTES = 1 << 16
 _SAMPLE_LINES = 200
 #: Key of ``DataFrame.attrs`` where :func:`read_frame` records how it read a CSV file.
 READ_ATTRS = "synthleak_read"
+#: Key of ``DataFrame.attrs`` where :func:`read_frame` records the path it read (for errors).
+SOURCE_ATTRS = "synthleak_source"
 
 _DECIMAL_COMMA = re.compile(r"^[-+]?\d+,\d+$")
 _DECIMAL_POINT = re.compile(r"^[-+]?\d*\.\d+$")
@@ -179,7 +182,23 @@ def read_frame(
         raise InputError(f"data file {path} has no columns: give a file with a header row")
     if len(df) == 0:
         raise InputError(f"data file {path} has a header but no rows: give a file with records")
+    df.attrs[SOURCE_ATTRS] = str(path)
     return df
+
+
+def data_label(name: str, df: pd.DataFrame | None = None) -> str:
+    """How an error names a part: ``the synthetic data (path)`` when ``df`` was read from a
+    file (:func:`read_frame`), else ``the synthetic data``."""
+    source = df.attrs.get(SOURCE_ATTRS) if df is not None else None
+    return f"the {name} data ({source})" if source else f"the {name} data"
+
+
+def _categorical_names(schema: Schema | str | Path | None, categorical: Sequence[str]) -> list[str]:
+    """Columns declared categorical, by ``categorical`` or a given schema."""
+    if schema is None:
+        return list(categorical)
+    sch = schema if isinstance(schema, Schema) else Schema.from_json(schema)
+    return [*sch.categorical_names, *sch.excluded]
 
 
 def check_source(source: str | Path) -> Path:
@@ -352,6 +371,7 @@ def load_data(
         raise InputError(
             f"{source} has {len(df)} record(s) but at least {min_rows} are needed: give more data"
         )
+    check_stray_values(df, f"data file {source}", exempt=_categorical_names(schema, categorical))
     if schema is not None:
         sch = _schema_arg(schema, categorical, continuous, keep)
         profile = profile_frame(
@@ -422,6 +442,17 @@ class EncodedFrames:
     def warnings(self) -> list[DataWarning]:
         """The profile's warnings, then the domain check's."""
         return [*self.profile.warnings, *self.domain.warnings]
+
+
+@contextmanager
+def _naming(label: str) -> Iterator[None]:
+    """Errors about the values of one part name it first (``the synthetic data (s.csv): ...``)."""
+    try:
+        yield
+    except InputError as exc:
+        if str(exc).startswith("the "):
+            raise
+        raise InputError(f"{label}: {exc}") from exc
 
 
 #: A frame, or a function that reads it (so that :func:`encode_frames` reads one at a time).
@@ -515,6 +546,8 @@ def encode_frames(
 
     first_name, *rest = frames
     first = read(first_name)
+    declared = _categorical_names(schema, categorical)
+    check_stray_values(first, data_label(first_name, first), exempt=declared)
     if schema is not None:
         sch = _schema_arg(schema, categorical, continuous, keep)
         profile = profile_frame(
@@ -537,20 +570,25 @@ def encode_frames(
     del first
     problems: list[str] = []
     inferred: list[Schema] = []
+    labels = {first_name: data_label(first_name, held[first_name])}
     for name in rest:
         df = read(name)
+        labels[name] = data_label(name, df)
         cols = [c for c in df.columns if c not in optional]
         found = [f"the {name} data: {p}" for p in column_differences(ref, cols)]
         problems += found
+        if not found:
+            check_stray_values(df, labels[name], exempt=[*declared, *optional])
         if schema is None and not found:
-            inferred.append(
-                Schema(
-                    tuple(
-                        infer_column(df[c.name], c.name, c.kind, max_categories=max_categories)
-                        for c in sch.columns
+            with _naming(labels[name]):
+                inferred.append(
+                    Schema(
+                        tuple(
+                            infer_column(df[c.name], c.name, c.kind, max_categories=max_categories)
+                            for c in sch.columns
+                        )
                     )
                 )
-            )
         held[name] = keep_frame(df)
         del df
     if problems:
@@ -567,6 +605,9 @@ def encode_frames(
                 f"the schema names column(s) {missing} that the {name} data does not have: "
                 "give a schema of the data's own columns"
             )
-    tables = {name: Table.from_frame(df[sch.names], sch) for name, df in held.items()}
+    tables = {}
+    for name, df in held.items():
+        with _naming(labels[name]):
+            tables[name] = Table.from_frame(df[sch.names], sch)
     domain = domain_report(tables[first_name], parts={name: tables[name] for name in rest})
     return EncodedFrames(sch, tables, profile, domain, held, inferred=schema is None)
