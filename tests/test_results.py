@@ -326,3 +326,14 @@ def _provenance(cfg) -> dict:
 
     names = {f.name for f in fields(AuditOptions)}
     return {f.name: getattr(cfg, f.name) for f in fields(cfg) if f.name not in names}
+
+
+def test_audit_options_record_special_values_as_specs() -> None:
+    from synthleak.results import AuditOptions
+
+    o = AuditOptions(special_values={"age": [-8, -9]})  # type: ignore[arg-type]
+    assert o.special_values == ("age=-8,-9",)
+    assert AuditOptions(special_values=("age=-8", "age=-9")) == o
+    assert AuditOptions.from_json(o.to_json()) == o
+    with pytest.raises(InputError, match="special_values"):
+        AuditOptions(special_values=("age",))

@@ -287,3 +287,38 @@ def test_a_reference_number_column_names_the_other_file_on_text(tmp_path: Path) 
     words.to_csv(tmp_path / "s.csv", index=False)
     with pytest.raises(InputError, match=r"^the synthetic data \(.*s\.csv\): column 'age' is"):
         encode_frames({"original": ok, "synthetic": read_frame(tmp_path / "s.csv")})
+
+
+def test_special_codes_are_values_a_generator_cannot_invent() -> None:
+    from synthleak.data.io import encode_frames
+    from synthleak.data.values import join_special
+    from synthleak.generators import make_generator
+
+    rng = np.random.default_rng(0)
+    n = 400
+    age = rng.integers(17, 90, n).astype(float)
+    age[rng.random(n) < 0.2] = -8  # "not applicable"
+    df = pd.DataFrame({"age": age, "hours": rng.normal(40, 5, n).round(1)})
+    df["sex"] = rng.choice(["F", "M"], n)
+
+    def invented(special: list[str] | None) -> set[float]:
+        enc = encode_frames({"original": df}, special_values=special)
+        gen = make_generator("baynet:k=2").fit(enc.tables["original"], rng=np.random.default_rng(1))
+        out = join_special(gen.sample(n, rng=np.random.default_rng(2)).to_frame())
+        ages = out["age"].dropna().astype(float)
+        return set(ages[ages < 17].tolist()) - {-8.0}
+
+    assert invented(None)  # as a number, the code turns into numbers no one holds
+    assert invented(["age=-8"]) == set()
+    # the code is a category of its own in the encoded table, as attacks and copies see it
+    enc = encode_frames(
+        {"original": df, "synthetic": df.iloc[::-1].reset_index(drop=True)},
+        special_values={"age": [-8]},
+    )
+    col = enc.schema["age (special)"]
+    assert col.is_categorical and col.categories == ("-8",)
+    codes = enc.tables["original"].column("age (special)")
+    assert (codes == 0).sum() == (df["age"] == -8).sum()
+    assert enc.schema["age"].low == 17.0  # the numbers alone
+    with pytest.raises(InputError, match=r"^the original data: special_values names unknown"):
+        encode_frames({"original": df}, special_values=["agee=-8"])

@@ -35,6 +35,7 @@ from synthleak.cli.common import (
     SecretOpt,
     SecretToleranceOpt,
     SeedOpt,
+    SpecialValuesOpt,
     SyntheticOpt,
     ToleranceKindOpt,
     WorkersOpt,
@@ -123,6 +124,7 @@ def _run_audit(
         keep=keep,
         min_rows=2,
         show_values=options.show_records,
+        special_values=options.special_values,
         compact=True,  # the audit keeps every part for the copy check: in a compact form
     )
     # every part as the file holds it (one reading path: free text and identifiers kept for
@@ -256,6 +258,7 @@ def audit_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
+    special_values: SpecialValuesOpt = None,
 ) -> None:
     """Audit a synthetic release (or a generator) and write a report into --out-dir.
 
@@ -280,6 +283,7 @@ def audit_cmd(
         neighbouring=neighbouring.api,
         max_time=max_time,
         selector=selector.api,
+        special_values=tuple(special_values or ()),
     )
     html, outcome = _run_audit(
         options,

@@ -29,6 +29,7 @@ from synthleak.data.schema import (
     widen,
 )
 from synthleak.data.table import Table
+from synthleak.data.values import parse_special_values, split_special
 from synthleak.errors import InputError
 
 #: Bundled dataset names a data argument may give, with their ``load_adult`` options.
@@ -339,6 +340,7 @@ def load_data(
     min_rows: int = 1,
     delimiter: str | None = None,
     decimal: str | None = None,
+    special_values: Any = None,
 ) -> LoadedData:
     """Read, validate, profile, infer (or apply) the schema and encode a dataset.
 
@@ -360,6 +362,10 @@ def load_data(
         See :func:`~synthleak.data.schema.infer_schema`.
     min_rows : int
         Fewest records accepted.
+    special_values : dict or sequence of str, optional
+        Codes of numeric columns that are not numbers (``{"age": [-8]}`` or ``["age=-8,-9"]``):
+        each is taken out of its column into a categorical ``"<column> (special)"`` column
+        (:func:`~synthleak.data.values.split_special`).
 
     Returns
     -------
@@ -367,6 +373,7 @@ def load_data(
         With ``profile`` set (with a schema, the schema's columns count as kept).
     """
     df = read_frame(source, na_values=na_values, delimiter=delimiter, decimal=decimal)
+    df = split_special(df, parse_special_values(special_values))
     if len(df) < min_rows:
         raise InputError(
             f"{source} has {len(df)} record(s) but at least {min_rows} are needed: give more data"
@@ -509,6 +516,7 @@ def encode_frames(
     schema: Schema | str | Path | None = None,
     max_categories: int = DEFAULT_MAX_CATEGORIES,
     compact: bool = False,
+    special_values: Any = None,
 ) -> EncodedFrames:
     """Encode several datasets that must share one schema (the first one is the reference).
 
@@ -528,6 +536,11 @@ def encode_frames(
     the raw form of at most one frame is held at a time (an audit of millions of rows keeps its
     parts for the copy check); the tables are the same.
 
+    Every frame is checked for stray values the same way
+    (:func:`~synthleak.data.profile.check_stray_values`: a column of numbers but for a few other
+    values stops, naming the part, the column and the rows), and ``special_values`` (see
+    :func:`load_data`) is applied to every frame as it is read.
+
     Returns
     -------
     EncodedFrames
@@ -537,9 +550,13 @@ def encode_frames(
     if not frames:
         raise InputError("no data to encode: give at least one frame")
 
+    special = parse_special_values(special_values)
+
     def read(name: str) -> pd.DataFrame:
         given = frames[name]
-        return _str_columns(given if isinstance(given, pd.DataFrame) else given())
+        df = _str_columns(given if isinstance(given, pd.DataFrame) else given())
+        with _naming(data_label(name, df)):
+            return split_special(df, special)
 
     def keep_frame(df: pd.DataFrame) -> pd.DataFrame:
         return compact_frame(df) if compact else df
