@@ -576,3 +576,19 @@ def test_demo_says_where_it_writes(
     assert main(["demo", "--out-dir", "mine"]) == 0
     assert seen["out"] == Path("mine") and seen["original"] == "adult"
     assert f"into {tmp_path / 'mine'} (resuming the finished work there)" in capsys.readouterr().err
+
+
+def test_audit_records_special_values_in_its_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: dict[str, object] = {}
+
+    def run(options: object, **kw: object) -> tuple[Path, None]:
+        seen["options"] = options
+        return tmp_path / "report.html", None
+
+    monkeypatch.setattr(importlib.import_module("synthleak.cli.audit_cmds"), "_run_audit", run)
+    args = ["audit", "--original", "o.csv", "--synthetic", "s.csv", "--out-dir", str(tmp_path)]
+    special = ["--special-values", "age=-8", "--special-values", "hours=-9,-1"]
+    assert main([*args, *special]) == 0
+    assert seen["options"].special_values == ("age=-8", "hours=-9,-1")  # type: ignore[attr-defined]

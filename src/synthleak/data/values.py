@@ -214,9 +214,11 @@ def parse_special_values(given: Any) -> dict[str, tuple[str, ...]]:
                 )
             items.append((col.strip(), codes.split(",")))
     out: dict[str, tuple[str, ...]] = {}
-    for col, codes in items:
-        codes = [codes] if isinstance(codes, str | int | float) else list(codes)
-        texts = tuple(dict.fromkeys(str(c).strip() for c in codes if str(c).strip()))
+    for col, given_codes in items:
+        listed: list[Any] = (
+            [given_codes] if isinstance(given_codes, str | int | float) else list(given_codes)
+        )
+        texts = tuple(dict.fromkeys(str(c).strip() for c in listed if str(c).strip()))
         if not texts:
             raise InputError(f"special_values for column {col!r} lists no code")
         out[str(col)] = tuple(dict.fromkeys((*out.get(str(col), ()), *texts)))
@@ -268,9 +270,9 @@ def split_special(df: pd.DataFrame, special: dict[str, tuple[str, ...]]) -> pd.D
             nums, _ = parse_numbers(out[c])
             if not np.isnan(nums[~hit & s.notna().to_numpy()]).any():
                 out[c] = pd.Series(nums, index=s.index, name=c)
-        out[extra] = pd.Series(
-            np.where(hit, text.map(_canonical_code), None), index=s.index, dtype=object
-        )
+        special_codes = np.full(len(s), None, dtype=object)
+        special_codes[hit] = [_canonical_code(t) for t in text[hit]]
+        out[extra] = pd.Series(special_codes, index=s.index)
     res = pd.DataFrame(out, index=df.index)
     res.attrs = dict(df.attrs)
     return res
