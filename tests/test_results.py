@@ -370,3 +370,12 @@ def test_a_holm_p_value_just_above_5_percent_does_not_print_as_005() -> None:
     assert "p = 0.050 after Holm's correction over 2 tests (significant at 5%)" in (
         at.significance()
     )
+def test_audit_options_record_special_values_as_specs() -> None:
+    from synthleak.results import AuditOptions
+
+    o = AuditOptions(special_values={"age": [-8, -9]})  # type: ignore[arg-type]
+    assert o.special_values == ("age=-8,-9",)
+    assert AuditOptions(special_values=("age=-8", "age=-9")) == o
+    assert AuditOptions.from_json(o.to_json()) == o
+    with pytest.raises(InputError, match="special_values"):
+        AuditOptions(special_values=("age",))

@@ -1640,6 +1640,12 @@ def audit(
     keep : sequence of str
         Columns to analyse although they look like identifiers or free text (which are left
         out of the attacks by default, with a note; free text is still checked for copies).
+    special_values : dict or sequence of str, default none
+        Codes of numeric columns that are not numbers, such as a -8 "not applicable"
+        (``{"age": [-8]}`` or ``["age=-8,-9"]``): each is its own category in a
+        ``"<column> (special)"`` column beside the numbers
+        (:func:`~synthleak.data.values.split_special`), so a generator cannot turn it into
+        another number and attacks and copy checks treat it as a value.
     claimed_epsilon : float, optional
         The differential-privacy epsilon the generator claims (default: what the generator
         declares, if anything); the membership game's empirical epsilon is checked against it.
@@ -1706,7 +1712,7 @@ def audit(
     parts = {"original": original, "synthetic": synthetic, "control": control}
     given = {k: v for k, v in parts.items() if v is not None}
     if encoded is None:
-        enc = encode_parts(given, schema=schema, keep=opts.keep)
+        enc = encode_parts(given, schema=schema, keep=opts.keep, special_values=opts.special_values)
     elif list(encoded.tables) != list(given) or any(
         encoded.frames.get(k) is not v for k, v in given.items()
     ):

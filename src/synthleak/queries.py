@@ -29,12 +29,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import overload
 
-import numba
 import numpy as np
 
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError
+from synthleak.runtime.jit import njit
 
 MAX_DENSE_BITS = 20
 """Largest number of attributes answered with a dense ``2^F`` histogram (above: bitsets)."""
@@ -161,7 +161,7 @@ def match_masks(stack: TableStack, target: Table) -> np.ndarray:
     return _pack_masks(match.reshape(-1, f), weights).reshape(match.shape[:2])
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _pack_masks(
     match: np.ndarray, weights: np.ndarray
 ) -> np.ndarray:  # pragma: no cover - compiled
@@ -175,7 +175,7 @@ def _pack_masks(
     return out
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _zeta_low3(flat: np.ndarray) -> None:  # pragma: no cover - compiled
     # superset sums over bits 0..2 inside every aligned block of 8 entries (registers only)
     for r in range(flat.shape[0]):
@@ -247,7 +247,7 @@ def all_subset_counts(stack: TableStack, target: Table, *, chunk: int = 256) -> 
     return out
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _popcount64(x: np.uint64) -> np.int64:  # pragma: no cover - compiled
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -255,7 +255,7 @@ def _popcount64(x: np.uint64) -> np.int64:  # pragma: no cover - compiled
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _bitset_counts(
     bits: np.ndarray, queries: np.ndarray, n_rows: int
 ) -> np.ndarray:  # pragma: no cover

@@ -804,7 +804,7 @@ class AuditOptions(Result):
     seed : int
         Same seed, same result.
     control_fraction, k, show_records, keep, claimed_epsilon, delta, neighbouring, max_time,
-    selector
+    selector, special_values
         As :func:`synthleak.audit` documents them.
     """
 
@@ -824,8 +824,14 @@ class AuditOptions(Result):
     neighbouring: str = Neighbouring.ADD_REMOVE.value
     max_time: float | None = None
     selector: str = TargetMethod.SCREEN.value
+    special_values: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        from synthleak.data.values import parse_special_values, special_specs
+
+        object.__setattr__(
+            self, "special_values", special_specs(parse_special_values(self.special_values))
+        )
         budget = self.budget
         if budget == CUSTOM_BUDGET and self.plan is not None:
             resolved: Budget | None = None

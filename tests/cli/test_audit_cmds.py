@@ -557,3 +557,41 @@ def test_an_output_folder_of_an_earlier_stream_layout_is_refused(
     assert code == 2
     assert "stream layout 1, this one uses 2" in err and "Traceback" not in err
     assert (out / "run" / "catalogue.sqlite").exists() and not (out / "report.json").exists()
+
+
+def test_demo_says_where_it_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen: dict[str, object] = {}
+
+    def run(options: object, **kw: object) -> tuple[Path, None]:
+        seen.update(kw, options=options)
+        return Path(str(kw["out"])) / "report.html", None
+
+    monkeypatch.setattr(importlib.import_module("synthleak.cli.audit_cmds"), "_run_audit", run)
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo"]) == 0
+    out, err = capsys.readouterr()
+    folder = (tmp_path / "synthleak-demo").absolute()
+    assert f"writes its report into {folder}; choose the folder with --out-dir" in err
+    assert out.strip() == str(folder / "report.html")
+    (tmp_path / "mine" / "run").mkdir(parents=True)
+    assert main(["demo", "--out-dir", "mine"]) == 0
+    assert seen["out"] == Path("mine") and seen["original"] == "adult"
+    assert f"into {tmp_path / 'mine'} (resuming the finished work there)" in capsys.readouterr().err
+
+
+def test_audit_records_special_values_in_its_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: dict[str, object] = {}
+
+    def run(options: object, **kw: object) -> tuple[Path, None]:
+        seen["options"] = options
+        return tmp_path / "report.html", None
+
+    monkeypatch.setattr(importlib.import_module("synthleak.cli.audit_cmds"), "_run_audit", run)
+    args = ["audit", "--original", "o.csv", "--synthetic", "s.csv", "--out-dir", str(tmp_path)]
+    special = ["--special-values", "age=-8", "--special-values", "hours=-9,-1"]
+    assert main([*args, *special]) == 0
+    assert seen["options"].special_values == ("age=-8", "hours=-9,-1")  # type: ignore[attr-defined]

@@ -110,3 +110,35 @@ def test_parts_are_checked_before_any_is_read_and_read_one_at_a_time(
     assert isinstance(small.frames["control"]["g"].dtype, pd.CategoricalDtype)
     assert small.frames["original"]["n"].dtype == np.int8
     assert all(small.tables[k].equals(plain.tables[k]) for k in paths)
+
+
+def test_a_stray_value_names_the_file_and_the_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pandas as pd
+
+    from synthleak.cli.main import main
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(17, 90, 60),
+            "sex": rng.choice(["F", "M"], 60),
+            "pay": rng.choice(["lo", "hi"], 60),
+        }
+    )
+    df.to_csv(tmp_path / "o.csv", index=False)
+    bad = df.astype({"age": object})
+    bad.loc[7, "age"] = "4O"
+    bad.to_csv(tmp_path / "s.csv", index=False)
+    for original, synthetic, named in (("o", "s", "synthetic"), ("s", "o", "original")):
+        args = ["--original", str(tmp_path / f"{original}.csv")]
+        args += ["--synthetic", str(tmp_path / f"{synthetic}.csv")]
+        assert main(["utility", *args]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and "Traceback" not in err
+        assert f"the {named} data ({tmp_path / 's.csv'}): column 'age'" in err
+        assert "row(s) 7, 0-based" in err and "--na-values" in err and "--special-values" in err
+    assert main(["utility", *args, "--categorical", "age"]) == 0
+    err = capsys.readouterr().err  # the note on the declared column names the flag
+    assert "pass them in --na-values" in err and "na_values" not in err.replace("--na-values", "")

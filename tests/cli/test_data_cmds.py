@@ -59,3 +59,18 @@ def test_an_empty_column_is_left_out_with_a_note(
     doc = json.loads(out.read_text())
     assert [c["name"] for c in doc["columns"]] == ["a"] and doc["excluded"] == ["b"]
     assert "'b' has only missing values" in capsys.readouterr().err
+
+
+def test_schema_with_special_values(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    data = tmp_path / "d.csv"
+    data.write_text(
+        "age,sex\n"
+        + "".join(f"{a},{'FM'[a % 2]}\n" for a in [*range(20, 60), *range(59, 19, -1), -8, -8])
+    )
+    assert main(["schema", str(data), "--special-values", "age=-8"]) == 0
+    cols = {c["name"]: c for c in json.loads(capsys.readouterr().out)["columns"]}
+    assert cols["age"]["low"] == 20.0 and cols["age (special)"]["categories"] == ["-8"]
+    assert main(["schema", str(data), "--special-values", "ag=-8"]) == 2
+    assert "--special-values names unknown column(s) ['ag']" in capsys.readouterr().err

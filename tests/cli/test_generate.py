@@ -300,3 +300,26 @@ def test_a_dp_generator_given_an_inferred_domain_is_noted(
         == 0
     )
     assert "the domain it was given" not in capsys.readouterr().err  # no DP claim
+
+
+def test_generate_keeps_declared_special_codes(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    n = 400
+    age = rng.integers(17, 90, n)
+    age[rng.random(n) < 0.2] = -8  # "not applicable"
+    df = pd.DataFrame({"age": age, "hours": rng.normal(40, 5, n).round(1)})
+    df["sex"] = rng.choice(["F", "M"], n)
+    data = tmp_path / "d.csv"
+    df.to_csv(data, index=False)
+
+    def invented(*extra: str) -> set[float]:
+        out = tmp_path / "s.csv"
+        args = ["generate", str(data), "-g", "baynet:k=2", "--synthetic-size", "400"]
+        assert main([*args, "--out", str(out), *extra]) == 0
+        release = pd.read_csv(out)
+        assert list(release.columns) == ["age", "hours", "sex"]
+        ages = release["age"].dropna()
+        return set(ages[ages < 17].tolist()) - {-8}
+
+    assert invented()  # as a number, -8 turns into ages no one has
+    assert invented("--special-values", "age=-8") == set()

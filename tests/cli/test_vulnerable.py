@@ -158,3 +158,13 @@ def test_console_script(adult_csv: Path) -> None:
     assert doc["n_records"] == 2500 and len(doc["records"]) == 2
     expected = sl.select_targets(sl.load_data(adult_csv).table, "distance", 2)
     assert [r["row"] for r in doc["records"]] == expected.tolist()
+
+
+def test_special_values_are_read_with_the_data(
+    adult_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["vulnerable", str(adult_csv), "--top", "3", "--format", "json"]
+    assert main([*args, "--special-values", "capital-gain=99999"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_records"] == 2500
+    assert main([*args, "--special-values", "gain=99999"]) == 2
+    assert "--special-values names unknown column(s) ['gain']" in capsys.readouterr().err

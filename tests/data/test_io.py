@@ -215,3 +215,110 @@ def test_load_data_returns_the_profile(tmp_path: Path) -> None:
     loaded = load_data(p)
     assert loaded.profile is not None and loaded.profile.read["delimiter"] == ";"
     assert loaded.table.column("a").tolist() == [1.5, 2.5]
+
+
+# --- stray values: one behaviour in every file -------------------------------------------------
+def _ages(n: int = 60, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"age": rng.integers(17, 90, n), "sex": rng.choice(["F", "M"], n)})
+
+
+def _with_stray(df: pd.DataFrame, rows: list[int], value: str = "4O") -> pd.DataFrame:
+    out = df.astype({"age": object})
+    out.loc[rows, "age"] = value
+    return out
+
+
+@pytest.mark.parametrize("role", ["original", "synthetic", "control", "aux_b"])
+def test_a_stray_value_stops_the_same_way_in_every_file(tmp_path: Path, role: str) -> None:
+    from synthleak.data.io import encode_frames
+
+    names = ["original", "synthetic", "control", "aux_b"]
+    paths = {}
+    for i, name in enumerate(names):
+        df = _with_stray(_ages(seed=i), [7]) if name == role else _ages(seed=i)
+        paths[name] = tmp_path / f"{name}.csv"
+        df.to_csv(paths[name], index=False)
+    with pytest.raises(InputError) as err:
+        encode_frames({n: (lambda p=p: read_frame(p)) for n, p in paths.items()})
+    msg = str(err.value)
+    assert msg.startswith(f"the {role} data ({paths[role]}): column 'age' holds numbers")
+    assert "1 other value(s) in 1 record(s) (row(s) 7, 0-based)" in msg
+    assert "na_values" in msg and "special_values" in msg and "categorical" in msg
+    assert "4O" not in msg and "\n" not in msg  # a value one record holds is not quoted
+    # declared categorical, the column is analysed as categories in every file
+    enc = encode_frames({n: read_frame(p) for n, p in paths.items()}, categorical=["age"])
+    assert enc.schema["age"].is_categorical
+
+
+def test_a_stray_value_in_a_single_file_or_frame(tmp_path: Path) -> None:
+    from synthleak.data.io import encode_frames
+
+    path = tmp_path / "d.csv"
+    _with_stray(_ages(), [3, 9, 20, 41]).to_csv(path, index=False)
+    with pytest.raises(InputError, match=r"^data file .*d\.csv: column 'age'") as err:
+        load_data(path)
+    assert "in 4 record(s) (row(s) 3, 9, 20, ..., 0-based)" in str(err.value)
+    assert load_data(path, na_values=["4O"]).schema["age"].has_missing
+    # frames given in Python: named by their part
+    ok, bad = _ages(), _with_stray(_ages(seed=1), [2])
+    with pytest.raises(InputError, match=r"^the synthetic data: column 'age'"):
+        encode_frames({"original": ok, "synthetic": bad})
+
+
+def test_a_marker_many_records_hold_is_quoted() -> None:
+    from synthleak.data.profile import check_stray_values
+
+    df = _with_stray(_ages(200), list(range(0, 200, 10)), "?")  # 20 records
+    df = _with_stray(df, [5])
+    with pytest.raises(InputError) as err:
+        check_stray_values(df, "the original data")
+    msg = str(err.value)
+    assert "2 other value(s) ('?' and values held by fewer than 10 records)" in msg
+    assert "in 21 record(s)" in msg and "4O" not in msg
+
+
+def test_a_reference_number_column_names_the_other_file_on_text(tmp_path: Path) -> None:
+    from synthleak.data.io import encode_frames
+
+    ok = _ages().assign(age=lambda d: d["age"] + 0.5)  # continuous
+    words = ok.astype({"age": object})
+    words.loc[:10, "age"] = [f"w{i}" for i in range(11)]  # too many to be strays
+    words.to_csv(tmp_path / "s.csv", index=False)
+    with pytest.raises(InputError, match=r"^the synthetic data \(.*s\.csv\): column 'age' is"):
+        encode_frames({"original": ok, "synthetic": read_frame(tmp_path / "s.csv")})
+
+
+def test_special_codes_are_values_a_generator_cannot_invent() -> None:
+    from synthleak.data.io import encode_frames
+    from synthleak.data.values import join_special
+    from synthleak.generators import make_generator
+
+    rng = np.random.default_rng(0)
+    n = 400
+    age = rng.integers(17, 90, n).astype(float)
+    age[rng.random(n) < 0.2] = -8  # "not applicable"
+    df = pd.DataFrame({"age": age, "hours": rng.normal(40, 5, n).round(1)})
+    df["sex"] = rng.choice(["F", "M"], n)
+
+    def invented(special: list[str] | None) -> set[float]:
+        enc = encode_frames({"original": df}, special_values=special)
+        gen = make_generator("baynet:k=2").fit(enc.tables["original"], rng=np.random.default_rng(1))
+        out = join_special(gen.sample(n, rng=np.random.default_rng(2)).to_frame())
+        ages = out["age"].dropna().astype(float)
+        return set(ages[ages < 17].tolist()) - {-8.0}
+
+    assert invented(None)  # as a number, the code turns into numbers no one holds
+    assert invented(["age=-8"]) == set()
+    # the code is a category of its own in the encoded table, as attacks and copies see it
+    enc = encode_frames(
+        {"original": df, "synthetic": df.iloc[::-1].reset_index(drop=True)},
+        special_values={"age": [-8]},
+    )
+    col = enc.schema["age (special)"]
+    assert col.is_categorical and col.categories == ("-8",)
+    codes = enc.tables["original"].column("age (special)")
+    assert (codes == 0).sum() == (df["age"] == -8).sum()
+    assert enc.schema["age"].low == 17.0  # the numbers alone
+    with pytest.raises(InputError, match=r"^the original data: special_values names unknown"):
+        encode_frames({"original": df}, special_values=["agee=-8"])

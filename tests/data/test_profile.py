@@ -213,7 +213,8 @@ def test_numbers_with_markers_name_the_tokens() -> None:
     assert w.code is WarningCode.NUMERIC_AS_TEXT and w.level is Level.WARNING
     assert w.tokens == ("N", "refused")  # most frequent first
     # 'refused' is held by 3 records: named in detail (--show-records), counted in the message
-    assert "na_values=['N', 'refused']" in w.detail and "refused" not in w.message
+    assert "'N', 'refused'" in w.detail and "refused" not in w.message
+    assert w.detail.endswith("pass them in na_values")
     assert "'N' and 1 other value(s) held by fewer than 10 records" in w.message
     assert p.suggested_na_values == ["N", "refused"] and p.shared_na_values == ["N"]
     assert w.without_values().tokens == ("N",)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import synthleak as sl
-from synthleak.data.release import Release, as_table, check_same_columns
+from synthleak.data.release import Release, as_table, check_same_columns, encode_parts
 from synthleak.errors import InputError
 
 
@@ -72,3 +72,13 @@ def test_check_same_columns_lists_every_difference(frame: pd.DataFrame) -> None:
     with pytest.raises(InputError) as exc:
         check_same_columns(original=frame, synthetic=frame.drop(columns=["age", "sex"]))
     assert "age" in str(exc.value) and "sex" in str(exc.value)
+
+
+def test_encode_parts_applies_special_values_to_every_part() -> None:
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"age": rng.integers(17, 90, 50), "sex": rng.choice(["F", "M"], 50)})
+    df.loc[:9, "age"] = -8
+    enc = encode_parts({"original": df, "synthetic": df.iloc[5:]}, special_values=("age=-8",))
+    assert list(enc.schema.names[:2]) == ["age", "age (special)"]
+    assert enc.tables["synthetic"].column("age (special)").tolist()[:5] == [0] * 5
+    assert enc.schema["age"].low >= 17

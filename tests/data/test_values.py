@@ -87,3 +87,42 @@ def test_values_is_the_bottom_of_the_data_layer() -> None:
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("synthleak")
     ]
     assert runtime_imports == []
+
+
+# --- declared special codes -------------------------------------------------------------------
+def test_special_values_are_parsed_from_specs_or_a_mapping() -> None:
+    from synthleak.data.values import parse_special_values, special_specs
+    from synthleak.errors import InputError
+
+    assert parse_special_values(["age=-8,-9", "age=-9", "inc=N/A"]) == {
+        "age": ("-8", "-9"),
+        "inc": ("N/A",),
+    }
+    assert parse_special_values({"age": [-8, -9.0]}) == {"age": ("-8", "-9.0")}
+    assert special_specs(parse_special_values("age=-8, -9")) == ("age=-8,-9",)
+    assert parse_special_values(None) == {} and parse_special_values(()) == {}
+    for bad in ("age", "=-8", "age="):
+        with pytest.raises(InputError, match="special_values"):
+            parse_special_values([bad])
+
+
+def test_split_special_moves_codes_into_their_own_category_and_back() -> None:
+    from synthleak.data.values import join_special, split_special
+
+    df = pd.DataFrame({"age": [30, -8, 41, -8.0, None], "x": list("abcde")})
+    out = split_special(df, {"age": ("-8",)})
+    assert list(out.columns) == ["age", "age (special)", "x"]
+    assert out["age"].isna().tolist() == [False, True, False, True, True]
+    assert out["age"].iloc[[0, 2]].tolist() == [30.0, 41.0]
+    assert out["age (special)"].tolist() == [None, "-8", None, "-8", None]
+    back = join_special(out)
+    assert list(back.columns) == ["age", "x"]
+    assert back["age"].iloc[:4].astype(float).tolist() == [30.0, -8.0, 41.0, -8.0]
+    # a text code in a column of numbers: the rest is numbers again
+    text = pd.DataFrame({"inc": ["10", "N/A", "12.5", "N/A"]})
+    split = split_special(text, {"inc": ("N/A",)})
+    assert split["inc"].dtype.kind == "f" and split["inc"].iloc[[0, 2]].tolist() == [10.0, 12.5]
+    assert split["inc (special)"].tolist() == [None, "N/A", None, "N/A"]
+    # a declared column without any code still gets its (empty) special column
+    none = split_special(pd.DataFrame({"age": [1.0, 2.0]}), {"age": ("-8",)})
+    assert none["age (special)"].isna().all()

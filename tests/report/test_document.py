@@ -738,3 +738,27 @@ def test_the_attribute_section_states_one_verdict_per_secret_and_its_baseline() 
     (table,) = [b for b in sec.blocks if isinstance(b, TableBlock)]
     assert "6 classes: 5 quantile bins" in table.caption and "missing values" in table.caption
     assert "1/6" in table.caption
+def test_summary_counts_the_people_a_generated_release_was_trained_on(
+    sample_result: AuditResult,
+) -> None:
+    import dataclasses
+
+    def opening(result: AuditResult) -> str:
+        sec = build_document(result).sections[0]
+        return next(b.text for b in sec.blocks if isinstance(b, Paragraph) and "exposes" in b.text)
+
+    cfg = sample_result.config
+    given = opening(
+        dataclasses.replace(sample_result, config=dataclasses.replace(cfg, synthetic="s.csv"))
+    )
+    assert f"exposes the {cfg.n_original:,} real people in '{cfg.original}'" in given
+    generated = dataclasses.replace(
+        sample_result,
+        config=dataclasses.replace(
+            cfg, synthetic=None, control=None, generator="baynet", n_original=48842, n_control=24421
+        ),
+    )
+    text = opening(generated)
+    assert "exposes the 24,421 real people of" in text and "it was trained on" in text
+    assert "the other 24,421 were held out as the control set" in text
+    assert "48,842" not in text

@@ -194,8 +194,10 @@ def _count_kernel(*args: object) -> None:
     if not _KERNEL:
         import numba
 
+        from synthleak.runtime.jit import njit
+
         _prange = numba.prange  # the kernel's loop over combinations becomes parallel
-        _KERNEL.append(numba.njit(parallel=True, cache=True)(_count_kernel_py))
+        _KERNEL.append(njit(parallel=True, cache=True)(_count_kernel_py))
     _KERNEL[0](*args)
 
 

@@ -49,9 +49,10 @@ from synthleak.attacks.base import AttackFamily, AttackInfo, LinkabilityAttack, 
 from synthleak.constraints import Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
+from synthleak.runtime.jit import njit
 
 
-@numba.njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True)
 def _knn_gower(tc, sc, tv, sv, k):  # pragma: no cover - compiled
     """Distances and indices ``(t, k)`` of each target's ``k`` nearest candidates, ordered by
     (distance, index): one pass over the candidates in index order."""
@@ -97,7 +98,7 @@ def _knn_gower(tc, sc, tv, sv, k):  # pragma: no cover - compiled
     return dist, idx
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _offer(i, r, tc, sc, tv, sv, best, bidx, filled):  # pragma: no cover - compiled
     """Offer candidate ``r`` to target ``i``'s top-k buffer, ordered by (distance, index);
     returns the new fill count. The sum stops once it exceeds the current k-th distance."""
@@ -131,7 +132,7 @@ def _offer(i, r, tc, sc, tv, sv, best, bidx, filled):  # pragma: no cover - comp
     return filled + 1 if filled < k else filled
 
 
-@numba.njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True)
 def _knn_gower_sorted(tc, sc, tv, sv, k, col, order, keys, n_present):  # pragma: no cover
     """The same search, candidates visited outward from the target's value on the continuous
     column ``col`` (``order``: candidates sorted by it, the ``n_present`` non-missing first;

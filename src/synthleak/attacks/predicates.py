@@ -39,12 +39,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
-import numba
 import numpy as np
 
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError
+from synthleak.runtime.jit import njit
 
 
 class Op(IntEnum):
@@ -468,7 +468,7 @@ def _missing_codes(schema: Schema) -> np.ndarray:
     return np.array([float(c.missing_code) if c.is_categorical else np.nan for c in schema.columns])
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _atom(xv: float, op: int, v: float, miss: float) -> bool:  # pragma: no cover - compiled
     if op == 1:
         return xv == v
@@ -491,7 +491,7 @@ def _atom(xv: float, op: int, v: float, miss: float) -> bool:  # pragma: no cove
     return True
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _scan_kernel(x, perm, col, lo, hi, cols, ops, vals, miss, cap, out, rows):  # pragma: no cover
     """Count the matches of every predicate (stop at ``cap`` when ``cap > 0``); record the first
     ``rows.shape[1]`` matching rows of each predicate in ``rows``."""

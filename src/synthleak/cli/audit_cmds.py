@@ -34,6 +34,7 @@ from synthleak.cli.common import (
     SecretOpt,
     SecretToleranceOpt,
     SeedOpt,
+    SpecialValuesOpt,
     SyntheticOpt,
     ToleranceKindOpt,
     WorkersOpt,
@@ -122,6 +123,7 @@ def _run_audit(
         keep=keep,
         min_rows=2,
         show_values=options.show_records,
+        special_values=options.special_values,
         compact=True,  # the audit keeps every part for the copy check: in a compact form
     )
     # every part as the file holds it (one reading path: free text and identifiers kept for
@@ -255,6 +257,7 @@ def audit_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
+    special_values: SpecialValuesOpt = None,
 ) -> None:
     """Audit a synthetic release (or a generator) and write a report into --out-dir.
 
@@ -279,6 +282,7 @@ def audit_cmd(
         neighbouring=neighbouring,
         max_time=max_time,
         selector=selector.api,
+        special_values=tuple(special_values or ()),
     )
     html, outcome = _run_audit(
         options,
@@ -313,10 +317,24 @@ def demo_cmd(
     workers: WorkersOpt = 2,
     seed: SeedOpt = 0,
 ) -> None:
-    """Audit a built-in generator on the bundled UCI Adult data and print the report path."""
+    """Audit a built-in generator on the bundled UCI Adult data and print the report path.
+
+    The generator is fit on half of Adult's 48,842 records (the other half is the control
+    set); the report goes into ``--out-dir`` (``synthleak-demo`` in the current folder by
+    default), which the command names before it starts. A folder holding an earlier demo's
+    finished work resumes it.
+    """
     from synthleak.results import AuditOptions
 
     options = AuditOptions(generator=generator, secret="income", budget=budget, seed=seed)
+    _check_out_dir(out_dir)
+    resumed = (out_dir / "run").is_dir()
+    typer.echo(
+        f"synthleak: the demo writes its report into {out_dir.absolute()}"
+        + (" (resuming the finished work there)" if resumed else "")
+        + "; choose the folder with --out-dir",
+        err=True,
+    )
     html, _ = _run_audit(
         options,
         original="adult",
@@ -326,7 +344,7 @@ def demo_cmd(
         cluster=None,
         out=out_dir,
     )
-    typer.echo(str(html))
+    typer.echo(str(html.absolute()))
 
 
 def result_from_run_dir(run_dir: Path) -> AuditResult:

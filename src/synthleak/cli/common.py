@@ -66,6 +66,15 @@ NaValuesOpt = Annotated[
     str | None,
     typer.Option("--na-values", help="Comma-separated strings read as missing (e.g. '?,N')."),
 ]
+SpecialValuesOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--special-values",
+        help="COLUMN=CODE[,CODE...]: codes of a numeric column that are not numbers (e.g. "
+        "'age=-8' for 'not applicable'), each kept as its own category beside the numbers; "
+        "repeat for several columns.",
+    ),
+]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed; same seed, same result.")]
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Write the output to this file.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", help="Local worker processes.")]
@@ -106,7 +115,7 @@ def warn_data(
     (``--show-records``), and ``suggested_na_values`` should then be the shared ones only.
     """
     for w in warnings:
-        text = w.text(show_values)
+        text = flag_message(InputError(w.text(show_values)))  # API parameters become flags
         if text not in _NOTES:
             _NOTES.append(text)
     if suggested_na_values:
@@ -147,6 +156,7 @@ def load_cli_data(
     na_values: str | None = None,
     keep: str | None = None,
     min_rows: int = 1,
+    special_values: Sequence[str] | None = None,
 ) -> LoadedData:
     """Load a data argument with the common override options; print its warnings."""
     from synthleak.data.io import load_data
@@ -159,6 +169,7 @@ def load_cli_data(
         schema=schema,
         na_values=split_list(na_values),
         min_rows=min_rows,
+        special_values=special_values,
     )
     if loaded.profile is not None:
         warn_data(loaded.profile.warnings, loaded.profile.shared_na_values)
@@ -239,6 +250,7 @@ def read_cli_parts(
     min_rows: int = 1,
     show_values: bool = False,
     compact: bool = False,
+    special_values: Sequence[str] | None = None,
 ) -> EncodedFrames:
     """Read several data arguments that must share one schema (the first is the reference),
     one after the other; see :func:`synthleak.data.io.encode_frames` (``compact``: keep each
@@ -269,6 +281,7 @@ def read_cli_parts(
         keep=split_list(keep),
         schema=schema,
         compact=compact,
+        special_values=special_values,
     )
     na = enc.profile.suggested_na_values if show_values else enc.profile.shared_na_values
     warn_data(enc.warnings, na, show_values=show_values)
@@ -409,6 +422,7 @@ API_FLAGS: dict[str, str] = {
     "aux_a": "--aux-a",
     "aux_b": "--aux-b",
     "na_values": "--na-values",
+    "special_values": "--special-values",
     "claimed_epsilon": "--claimed-epsilon",
     "fail_on": "--fail-on",
     "max_time": "--max-time",

@@ -13,6 +13,7 @@ from synthleak.cli.common import (
     NaValuesOpt,
     OutOpt,
     SchemaOpt,
+    SpecialValuesOpt,
     emit,
     load_cli_data,
 )
@@ -28,9 +29,15 @@ def schema_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
     out: OutOpt = None,
+    special_values: SpecialValuesOpt = None,
 ) -> None:
     """Infer the schema of DATA and print it (or write it with --out) as JSON."""
     loaded = load_cli_data(
-        data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
+        data,
+        categorical=categorical,
+        continuous=continuous,
+        schema=schema,
+        na_values=na_values,
+        special_values=special_values,
     )
     emit(loaded.schema.to_json(), out)

@@ -29,6 +29,7 @@ from synthleak.cli.common import (
     NaValuesOpt,
     SchemaOpt,
     SeedOpt,
+    SpecialValuesOpt,
     TextFormat,
     TrainSizeOpt,
     atomic_write,
@@ -171,8 +172,10 @@ def generate_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
+    special_values: SpecialValuesOpt = None,
 ) -> None:
-    """Fit a generator on DATA and write N synthetic records to --out."""
+    """Fit a generator on DATA and write N synthetic records to --out (declared special codes
+    written back into their columns)."""
     size = parse_sizes(n, "--synthetic-size", default=[], single=True)[0]
     if size < 0:
         raise InputError(f"--synthetic-size must be >= 0, got {size}")
@@ -186,7 +189,12 @@ def generate_cmd(
 
     gen = make_generator(generator)  # bad specs fail before the data is read
     loaded = load_cli_data(
-        data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
+        data,
+        categorical=categorical,
+        continuous=continuous,
+        schema=schema,
+        na_values=na_values,
+        special_values=special_values,
     )
     note_inferred_domain(gen, generator, schema)
     rng = make_rng(seed)
@@ -203,6 +211,10 @@ def generate_cmd(
     except GeneratorFailure as exc:
         raise InputError(f"generator {generator!r} failed: {exc}") from exc
     frame = synthetic.to_frame()
+    if special_values:
+        from synthleak.data.values import join_special
+
+        frame = join_special(frame)
     if suffix == ".csv":
         atomic_write(out, frame.to_csv(index=False))
     else:

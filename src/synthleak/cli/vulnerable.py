@@ -35,6 +35,7 @@ from synthleak.cli.common import (
     RowsFormatOpt,
     SchemaOpt,
     SeedOpt,
+    SpecialValuesOpt,
     emit,
     load_cli_data,
     make_rng,
@@ -144,6 +145,7 @@ def vulnerable_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
+    special_values: SpecialValuesOpt = None,
 ) -> None:
     """Rank the records of DATA from most to least vulnerable (distance to their k nearest records).
 
@@ -162,6 +164,7 @@ def vulnerable_cmd(
         schema=schema,
         na_values=na_values,
         min_rows=2,
+        special_values=special_values,
     )
     n = len(loaded.table)
     if method == TargetMethod.DISTANCE and k >= n:

@@ -11,6 +11,7 @@ import csv
 import gzip
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from synthleak.data.domain import DomainReport, domain_report
-from synthleak.data.profile import DataProfile, DataWarning, profile_frame
+from synthleak.data.profile import DataProfile, DataWarning, check_stray_values, profile_frame
 from synthleak.data.schema import (
     DEFAULT_MAX_CATEGORIES,
     Schema,
@@ -28,6 +29,7 @@ from synthleak.data.schema import (
     widen,
 )
 from synthleak.data.table import Table
+from synthleak.data.values import parse_special_values, split_special
 from synthleak.errors import InputError
 
 #: Bundled dataset names a data argument may give, with their ``load_adult`` options.
@@ -40,6 +42,8 @@ _SAMPLE_BYTES = 1 << 16
 _SAMPLE_LINES = 200
 #: Key of ``DataFrame.attrs`` where :func:`read_frame` records how it read a CSV file.
 READ_ATTRS = "synthleak_read"
+#: Key of ``DataFrame.attrs`` where :func:`read_frame` records the path it read (for errors).
+SOURCE_ATTRS = "synthleak_source"
 
 _DECIMAL_COMMA = re.compile(r"^[-+]?\d+,\d+$")
 _DECIMAL_POINT = re.compile(r"^[-+]?\d*\.\d+$")
@@ -179,7 +183,23 @@ def read_frame(
         raise InputError(f"data file {path} has no columns: give a file with a header row")
     if len(df) == 0:
         raise InputError(f"data file {path} has a header but no rows: give a file with records")
+    df.attrs[SOURCE_ATTRS] = str(path)
     return df
+
+
+def data_label(name: str, df: pd.DataFrame | None = None) -> str:
+    """How an error names a part: ``the synthetic data (path)`` when ``df`` was read from a
+    file (:func:`read_frame`), else ``the synthetic data``."""
+    source = df.attrs.get(SOURCE_ATTRS) if df is not None else None
+    return f"the {name} data ({source})" if source else f"the {name} data"
+
+
+def _categorical_names(schema: Schema | str | Path | None, categorical: Sequence[str]) -> list[str]:
+    """Columns declared categorical, by ``categorical`` or a given schema."""
+    if schema is None:
+        return list(categorical)
+    sch = schema if isinstance(schema, Schema) else Schema.from_json(schema)
+    return [*sch.categorical_names, *sch.excluded]
 
 
 def check_source(source: str | Path) -> Path:
@@ -320,6 +340,7 @@ def load_data(
     min_rows: int = 1,
     delimiter: str | None = None,
     decimal: str | None = None,
+    special_values: Any = None,
 ) -> LoadedData:
     """Read, validate, profile, infer (or apply) the schema and encode a dataset.
 
@@ -341,6 +362,10 @@ def load_data(
         See :func:`~synthleak.data.schema.infer_schema`.
     min_rows : int
         Fewest records accepted.
+    special_values : dict or sequence of str, optional
+        Codes of numeric columns that are not numbers (``{"age": [-8]}`` or ``["age=-8,-9"]``):
+        each is taken out of its column into a categorical ``"<column> (special)"`` column
+        (:func:`~synthleak.data.values.split_special`).
 
     Returns
     -------
@@ -348,10 +373,12 @@ def load_data(
         With ``profile`` set (with a schema, the schema's columns count as kept).
     """
     df = read_frame(source, na_values=na_values, delimiter=delimiter, decimal=decimal)
+    df = split_special(df, parse_special_values(special_values))
     if len(df) < min_rows:
         raise InputError(
             f"{source} has {len(df)} record(s) but at least {min_rows} are needed: give more data"
         )
+    check_stray_values(df, f"data file {source}", exempt=_categorical_names(schema, categorical))
     if schema is not None:
         sch = _schema_arg(schema, categorical, continuous, keep)
         profile = profile_frame(
@@ -424,6 +451,17 @@ class EncodedFrames:
         return [*self.profile.warnings, *self.domain.warnings]
 
 
+@contextmanager
+def _naming(label: str) -> Iterator[None]:
+    """Errors about the values of one part name it first (``the synthetic data (s.csv): ...``)."""
+    try:
+        yield
+    except InputError as exc:
+        if str(exc).startswith("the "):
+            raise
+        raise InputError(f"{label}: {exc}") from exc
+
+
 #: A frame, or a function that reads it (so that :func:`encode_frames` reads one at a time).
 FrameSource = pd.DataFrame | Callable[[], pd.DataFrame]
 
@@ -478,6 +516,7 @@ def encode_frames(
     schema: Schema | str | Path | None = None,
     max_categories: int = DEFAULT_MAX_CATEGORIES,
     compact: bool = False,
+    special_values: Any = None,
 ) -> EncodedFrames:
     """Encode several datasets that must share one schema (the first one is the reference).
 
@@ -497,6 +536,11 @@ def encode_frames(
     the raw form of at most one frame is held at a time (an audit of millions of rows keeps its
     parts for the copy check); the tables are the same.
 
+    Every frame is checked for stray values the same way
+    (:func:`~synthleak.data.profile.check_stray_values`: a column of numbers but for a few other
+    values stops, naming the part, the column and the rows), and ``special_values`` (see
+    :func:`load_data`) is applied to every frame as it is read.
+
     Returns
     -------
     EncodedFrames
@@ -506,15 +550,21 @@ def encode_frames(
     if not frames:
         raise InputError("no data to encode: give at least one frame")
 
+    special = parse_special_values(special_values)
+
     def read(name: str) -> pd.DataFrame:
         given = frames[name]
-        return _str_columns(given if isinstance(given, pd.DataFrame) else given())
+        df = _str_columns(given if isinstance(given, pd.DataFrame) else given())
+        with _naming(data_label(name, df)):
+            return split_special(df, special)
 
     def keep_frame(df: pd.DataFrame) -> pd.DataFrame:
         return compact_frame(df) if compact else df
 
     first_name, *rest = frames
     first = read(first_name)
+    declared = _categorical_names(schema, categorical)
+    check_stray_values(first, data_label(first_name, first), exempt=declared)
     if schema is not None:
         sch = _schema_arg(schema, categorical, continuous, keep)
         profile = profile_frame(
@@ -537,20 +587,25 @@ def encode_frames(
     del first
     problems: list[str] = []
     inferred: list[Schema] = []
+    labels = {first_name: data_label(first_name, held[first_name])}
     for name in rest:
         df = read(name)
+        labels[name] = data_label(name, df)
         cols = [c for c in df.columns if c not in optional]
         found = [f"the {name} data: {p}" for p in column_differences(ref, cols)]
         problems += found
+        if not found:
+            check_stray_values(df, labels[name], exempt=[*declared, *optional])
         if schema is None and not found:
-            inferred.append(
-                Schema(
-                    tuple(
-                        infer_column(df[c.name], c.name, c.kind, max_categories=max_categories)
-                        for c in sch.columns
+            with _naming(labels[name]):
+                inferred.append(
+                    Schema(
+                        tuple(
+                            infer_column(df[c.name], c.name, c.kind, max_categories=max_categories)
+                            for c in sch.columns
+                        )
                     )
                 )
-            )
         held[name] = keep_frame(df)
         del df
     if problems:
@@ -567,6 +622,9 @@ def encode_frames(
                 f"the schema names column(s) {missing} that the {name} data does not have: "
                 "give a schema of the data's own columns"
             )
-    tables = {name: Table.from_frame(df[sch.names], sch) for name, df in held.items()}
+    tables = {}
+    for name, df in held.items():
+        with _naming(labels[name]):
+            tables[name] = Table.from_frame(df[sch.names], sch)
     domain = domain_report(tables[first_name], parts={name: tables[name] for name in rest})
     return EncodedFrames(sch, tables, profile, domain, held, inferred=schema is None)

@@ -697,8 +697,7 @@ def _text_kind(
         (is_date, WarningCode.DATES_AS_TEXT, "dates"),
     ):
         other = ~mask
-        n_tokens = int(other.sum())
-        if 1 <= n_tokens <= MAX_NA_TOKENS and int(mask.sum()) >= max(3, 2 * n_tokens):
+        if _interrupted(mask):
             order = np.argsort(-counts[other], kind="stable")
             tokens = tuple(texts[other].iloc[order].tolist())
             held = counts[other][order]
@@ -706,19 +705,100 @@ def _text_kind(
             share = counts[other].sum() / max(n, 1)
             tail = (
                 f"({share:.0%} of the values), so it is analysed as {d:,} categories: if these "
-                "mark missing values, pass na_values="
+                "mark missing values, pass them in na_values"
             )
             detail = f"column {name!r} holds {what} except for {_quote(tokens)} {tail}"
-            detail += repr(list(tokens))
             rare = len(tokens) - len(shared)
             if rare:
                 held_by = f"{rare} other value(s) held by fewer than {MIN_SHARED} records each"
                 listed = f"{_quote(shared)} and {held_by}" if shared else held_by
-                message = f"column {name!r} holds {what} except for {listed} {tail}" + (
-                    f"{list(shared)!r} and those values" if shared else "those values"
-                )
+                message = f"column {name!r} holds {what} except for {listed} {tail}"
             else:
                 message = detail
             warn = DataWarning(code, name, message, tokens=tokens, detail=detail, shared=shared)
             return ColumnKind.CATEGORICAL, notes, [warn], False
     return ColumnKind.CATEGORICAL, notes, [], True
+
+
+def _interrupted(mask: np.ndarray) -> bool:
+    """Distinct values that are numbers (or dates) where ``mask``, interrupted by at most
+    :data:`MAX_NA_TOKENS` other values and holding at least ``max(3, 2 x others)`` numbers: the
+    others are typos or undeclared codes, not the column's categories."""
+    n_other = int((~mask).sum())
+    return 1 <= n_other <= MAX_NA_TOKENS and int(mask.sum()) >= max(3, 2 * n_other)
+
+
+MAX_ROWS_NAMED = 3
+"""An error about stray values names at most this many of the rows holding them."""
+
+
+def check_stray_values(df: pd.DataFrame, data: str, *, exempt: Sequence[str] = ()) -> None:
+    """Stop on the first column of ``df`` that holds numbers (or ISO dates) written as text
+    except for a few other values: a typo or an undeclared missing or special code.
+
+    The rule is the ``numeric_as_text`` / ``dates_as_text`` rule of :func:`profile_frame` (at
+    most :data:`MAX_NA_TOKENS` other distinct values among at least ``max(3, 2 x others)``
+    numbers), applied the same way to every file an analysis reads (original, synthetic,
+    control, auxiliary): a column that one file holds as numbers must not become categories, or
+    fail later, because of one stray cell. Columns in ``exempt`` (declared categorical, or with
+    declared special values) are not checked; numeric and datetime dtypes cannot hold strays.
+
+    Parameters
+    ----------
+    df : DataFrame
+    data : str
+        The file or part the frame is, as the error names it (``"the synthetic data (s.csv)"``).
+    exempt : sequence of str
+        Columns not checked.
+
+    Raises
+    ------
+    InputError
+        Naming the data, the column, how many records hold the stray values, the first rows
+        (0-based) and what to pass: ``na_values`` (missing), ``special_values`` (a code kept as
+        its own value) or ``categorical``. A value is quoted only when at least
+        :data:`MIN_SHARED` records hold it (a shared marker, not a person's value).
+    """
+    skip = set(map(str, exempt))
+    for c in df.columns:
+        name = str(c)
+        s = df[c]
+        if name in skip or not (
+            pd.api.types.is_object_dtype(s.dtype)
+            or isinstance(s.dtype, pd.StringDtype | pd.CategoricalDtype)
+        ):
+            continue
+        codes, uniq = pd.factorize(s.astype(object), use_na_sentinel=True)
+        if len(uniq) == 0:
+            continue
+        texts = pd.Series(uniq, dtype=object).astype(str).str.strip()
+        numeric = pd.to_numeric(texts, errors="coerce").notna().to_numpy()
+        numeric |= texts.str.match(THOUSANDS).to_numpy(dtype=bool)
+        is_date = texts.str.match(DATE_TEXT).to_numpy(dtype=bool)
+        for mask, what in ((numeric, "numbers"), (is_date, "ISO dates")):
+            if not _interrupted(mask):
+                continue
+            counts = np.bincount(codes[codes >= 0], minlength=len(uniq))
+            stray = np.flatnonzero(~mask)
+            cells = np.isin(codes, stray)
+            rows = np.flatnonzero(cells)[:MAX_ROWS_NAMED].tolist()
+            n_cells = int(cells.sum())
+            shared = [texts.iloc[i] for i in stray if counts[i] >= MIN_SHARED]
+            which = (
+                f"{len(stray)} other value(s) ({_quote(shared)}"
+                + (
+                    f" and values held by fewer than {MIN_SHARED} records"
+                    if len(shared) < len(stray)
+                    else ""
+                )
+                + ")"
+                if shared
+                else f"{len(stray)} other value(s)"
+            )
+            where = ", ".join(map(str, rows)) + (", ..." if n_cells > len(rows) else "")
+            raise InputError(
+                f"{data}: column {name!r} holds {what} except for {which} in {n_cells:,} "
+                f"record(s) (row(s) {where}, 0-based), most likely a typo or an undeclared "
+                "code: mark the value missing with na_values, keep it as its own value with "
+                "special_values, or declare the column categorical"
+            )

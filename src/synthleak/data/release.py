@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -145,6 +145,7 @@ def encode_parts(
     *,
     schema: Schema | None = None,
     keep: Sequence[str] = (),
+    special_values: Any = None,
 ) -> EncodedFrames:
     """Encode named datasets (DataFrames or Tables) with one schema.
 
@@ -184,5 +185,6 @@ def encode_parts(
             categorical=[c.name for c in kinds if c.is_categorical],
             continuous=[c.name for c in kinds if not c.is_categorical],
             keep=keep,
+            special_values=special_values,
         )
-    return encode_frames(frames, schema=schema, keep=keep)
+    return encode_frames(frames, schema=schema, keep=keep, special_values=special_values)

@@ -3,7 +3,9 @@
 Every layer that turns cells into numbers goes through this module: schema inference
 (:mod:`synthleak.data.schema`), profiling (:mod:`synthleak.data.profile`), encoding
 (:meth:`Table.from_frame <synthleak.data.table.Table.from_frame>`) and the domain check. It imports
-nothing else from the package; a column is read through its ``kind``/``unit``/``tz`` attributes.
+nothing else from the package but :mod:`synthleak.errors`; a column is read through its
+``kind``/``unit``/``tz`` attributes. Declared special codes of numeric columns are split off
+here too (:func:`split_special`).
 """
 
 from __future__ import annotations
@@ -184,3 +186,133 @@ def column_numbers(s: pd.Series, col: Column) -> tuple[np.ndarray, np.ndarray]:
         when, _, bad = parse_datetimes(s)
         return datetimes_to_numbers(when, col.unit or "s"), bad
     return parse_numbers(s)
+
+
+SPECIAL_SUFFIX = " (special)"
+"""Name suffix of the categorical column holding a numeric column's declared special codes."""
+
+
+def parse_special_values(given: Any) -> dict[str, tuple[str, ...]]:
+    """Declared special codes by column: from ``{"col": [-8, -9]}`` or specs ``"col=-8,-9"``
+    (several specs of one column add up). Codes are kept as text."""
+    from synthleak.errors import InputError
+
+    if not given:
+        return {}
+    items: list[tuple[str, Any]]
+    if isinstance(given, dict):
+        items = list(given.items())
+    else:
+        if isinstance(given, str):
+            given = [given]
+        items = []
+        for spec in given:
+            col, sep, codes = str(spec).partition("=")
+            if not sep or not col.strip() or not codes.strip():
+                raise InputError(
+                    f"special_values {spec!r}: write COLUMN=CODE[,CODE...], e.g. age=-8,-9"
+                )
+            items.append((col.strip(), codes.split(",")))
+    out: dict[str, tuple[str, ...]] = {}
+    for col, given_codes in items:
+        listed: list[Any] = (
+            [given_codes] if isinstance(given_codes, str | int | float) else list(given_codes)
+        )
+        texts = tuple(dict.fromkeys(str(c).strip() for c in listed if str(c).strip()))
+        if not texts:
+            raise InputError(f"special_values for column {col!r} lists no code")
+        out[str(col)] = tuple(dict.fromkeys((*out.get(str(col), ()), *texts)))
+    return out
+
+
+def special_specs(special: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """:func:`parse_special_values` inverted: one ``"col=code,code"`` spec per column."""
+    return tuple(f"{col}={','.join(codes)}" for col, codes in special.items())
+
+
+def split_special(df: pd.DataFrame, special: dict[str, tuple[str, ...]]) -> pd.DataFrame:
+    """``df`` with each declared special code taken out of its numeric column.
+
+    A cell holding a declared code (compared as a number when both are numbers, else as text)
+    becomes missing in its column, and the code goes to a categorical column named
+    ``"<column> (special)"`` placed right after it, missing where the column holds a number.
+    Generators then model the codes as categories beside the numbers (a -8 "not applicable"
+    cannot turn into -6 or -1), and attacks and copy checks see the code as a value of its own.
+    Every declared column gets its special column, in every frame (all missing where no cell
+    holds a code), so all parts keep the same columns. :func:`join_special` undoes it.
+    """
+    from synthleak.errors import InputError
+
+    if not special:
+        return df
+    cols = [str(c) for c in df.columns]
+    wanted = dict(special)
+    unknown = [c for c in wanted if c not in cols]
+    if unknown:
+        raise InputError(
+            f"special_values names unknown column(s) {unknown}: the columns are {', '.join(cols)}"
+        )
+    out: dict[Any, pd.Series] = {}
+    for c in df.columns:
+        name, s = str(c), df[c]
+        if name not in wanted:
+            out[c] = s
+            continue
+        hit = _special_cells(s, wanted[name])
+        extra = name + SPECIAL_SUFFIX
+        if extra in cols:
+            raise InputError(
+                f"column {extra!r} exists already: rename it to declare special_values of {name!r}"
+            )
+        text = s.astype(object).map(lambda v: str(v).strip())
+        out[c] = s.mask(hit)
+        if not pd.api.types.is_numeric_dtype(out[c]):
+            nums, _ = parse_numbers(out[c])
+            if not np.isnan(nums[~hit & s.notna().to_numpy()]).any():
+                out[c] = pd.Series(nums, index=s.index, name=c)
+        special_codes = np.full(len(s), None, dtype=object)
+        special_codes[hit] = [_canonical_code(t) for t in text[hit]]
+        out[extra] = pd.Series(special_codes, index=s.index)
+    res = pd.DataFrame(out, index=df.index)
+    res.attrs = dict(df.attrs)
+    return res
+
+
+def _canonical_code(text: str) -> str:
+    """``-8.0`` and ``-8`` as one code (``"-8"``); text codes as they are."""
+    num = pd.to_numeric(pd.Series([text]), errors="coerce").iloc[0]
+    return str(int(num)) if pd.notna(num) and float(num).is_integer() else text
+
+
+def _special_cells(s: pd.Series, codes: tuple[str, ...]) -> np.ndarray:
+    nums, _ = parse_numbers(s)
+    text = s.astype(object).map(lambda v: str(v).strip()).to_numpy(dtype=object)
+    hit = np.zeros(len(s), dtype=bool)
+    for code in codes:
+        value = pd.to_numeric(pd.Series([code]), errors="coerce").iloc[0]
+        hit |= text == code
+        if pd.notna(value):
+            hit |= nums == float(value)
+    return hit & s.notna().to_numpy()
+
+
+def join_special(df: pd.DataFrame) -> pd.DataFrame:
+    """:func:`split_special` undone: each ``"<column> (special)"`` column's codes written back
+    into its column (a code wins over a number in the same record) and the column dropped."""
+    extras = [c for c in df.columns if str(c).endswith(SPECIAL_SUFFIX)]
+    if not extras:
+        return df
+    out = df.copy()
+    for extra in extras:
+        base = str(extra)[: -len(SPECIAL_SUFFIX)]
+        if base not in out.columns:
+            continue
+        code = out[extra]
+        has = code.notna().to_numpy()
+        if has.any():
+            numeric = pd.to_numeric(code[has], errors="coerce")
+            values = numeric if numeric.notna().all() else code[has]
+            out[base] = out[base].astype(object)
+            out.loc[has, base] = values.to_numpy()
+        out = out.drop(columns=[extra])
+    return out

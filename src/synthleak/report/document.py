@@ -206,6 +206,17 @@ def _released(result: AuditResult) -> str:
     return "the synthetic release"
 
 
+def _exposed(cfg: Any) -> str:
+    """Whom the release can expose: the records its generator was fit on (the audit's own split
+    holds the control set out of the original), else every original record."""
+    if not cfg.synthetic and cfg.generator and 0 < cfg.n_control < cfg.n_original:
+        return (
+            f"{cfg.n_original - cfg.n_control:,} real people of '{cfg.original}' it was trained "
+            f"on (the other {cfg.n_control:,} were held out as the control set)"
+        )
+    return f"{cfg.n_original:,} real people in '{cfg.original}'"
+
+
 def _summary(result: AuditResult) -> Section:
     sec = Section("Executive summary", "summary")
     cfg = result.config
@@ -239,8 +250,8 @@ def _summary(result: AuditResult) -> Section:
         )
     sec.blocks.append(
         Paragraph(
-            f"This audit measures how much {_released(result)} exposes the {cfg.n_original} real "
-            f"people in '{cfg.original}'. Every privacy figure that was measured comes with a "
+            f"This audit measures how much {_released(result)} exposes the {_exposed(cfg)}. "
+            "Every privacy figure that was measured comes with a "
             f"{round(100 * cfg.confidence)}% confidence interval and its baseline (what an "
             "attacker gets by guessing, or on people who were not in the data); what could not "
             f"be measured says so.{utility}"
