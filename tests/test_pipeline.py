@@ -1006,6 +1006,8 @@ def test_null_oracle_copy_findings_p_values_are_valid() -> None:
             assert float(np.mean(p <= lv)) <= lv + 3 * math.sqrt(lv * (1 - lv) / p.size), lv
     assert float(np.mean(np.array(exact) <= 0.05)) >= 0.02
     assert float(np.mean(np.array(columns) <= 0.5)) >= 0.25
+
+
 def test_a_column_has_one_figure_named_or_swept(split, monkeypatch) -> None:
     """A column's attribute-inference figure under a rule is the same whether the audit names
     it as the secret or sweeps every column: the same game (seed, records, control swaps,

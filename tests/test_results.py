@@ -370,6 +370,8 @@ def test_a_holm_p_value_just_above_5_percent_does_not_print_as_005() -> None:
     assert "p = 0.050 after Holm's correction over 2 tests (significant at 5%)" in (
         at.significance()
     )
+
+
 def test_audit_options_record_special_values_as_specs() -> None:
     from synthleak.results import AuditOptions
 

@@ -681,6 +681,8 @@ def test_a_resumed_part_states_the_time_of_every_run(sample_result: AuditResult)
     resumed = budget_text(("game",))
     assert "took 4.7 min (this run's and an earlier run's together: the work the" in resumed
     assert "kept from it and read back" in resumed
+
+
 def test_findings_table_prints_p_values_that_agree_with_the_verdict() -> None:
     """The table's "p alone / after Holm" cell: a Holm p-value one float above 5 % (not
     significant) reads "> 0.050", never "0.050" beside "a leak needs at most 5%"; the caption
@@ -707,6 +709,8 @@ def test_findings_table_prints_p_values_that_agree_with_the_verdict() -> None:
     cells = [r[col] for r in table.rows]
     assert cells[0] == "0.025 / > 0.050", cells
     assert f"audit's {f0.n_tests} tests" in table.caption
+
+
 def test_the_attribute_section_states_one_verdict_per_secret_and_its_baseline() -> None:
     """A secret measured several ways reads as the most telling of its findings, once, at the
     top of its section (each row keeps its finding's verdict); the game's baseline names its
@@ -738,6 +742,8 @@ def test_the_attribute_section_states_one_verdict_per_secret_and_its_baseline() 
     (table,) = [b for b in sec.blocks if isinstance(b, TableBlock)]
     assert "6 classes: 5 quantile bins" in table.caption and "missing values" in table.caption
     assert "1/6" in table.caption
+
+
 def test_summary_counts_the_people_a_generated_release_was_trained_on(
     sample_result: AuditResult,
 ) -> None:
