@@ -1004,6 +1004,16 @@ def test_copy_findings_without_a_control() -> None:
         missing = copy_checks_not_measured(list(by.values()))
         assert [m.name for m in missing] == ["copies.columns"]
         assert "'weight'" in missing[0].title and "control set" in missing[0].needs
+    # whole records without a control: 40 planted copies flagged and counted, none otherwise
+    for planted in (40, 0):
+        syn = pd.concat([ori.iloc[:planted], _titles(800 - planted, 8)], ignore_index=True)
+        exact = {f.key: f for f in copy_findings(copy_report(ori, syn, near_quantile=0))}[
+            "copies.exact"
+        ]
+        assert exact.details["people_published"] == planted
+        assert exact.estimate.baseline == exact.details["baseline_rate"] > 0  # upper end
+        leak = exact.verdict in (Verdict.LEAK, Verdict.SEVERE)
+        assert leak if planted else exact.verdict is Verdict.NO_EVIDENCE
     # no text column at all: the column check is not measured, and listed so
     rep = copy_report(ori.drop(columns="title"), _titles(300, 6).drop(columns="title"))
     f = {f.key: f for f in copy_findings(rep)}["copies.columns"]
