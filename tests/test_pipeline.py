@@ -1011,6 +1011,7 @@ def test_copy_findings_without_a_control() -> None:
             "copies.exact"
         ]
         assert exact.details["people_published"] == planted
+        assert exact.details["copies_expected_by_chance"] == 0.0  # no duplicates in the original
         assert exact.estimate.baseline == exact.details["baseline_rate"] > 0  # upper end
         leak = exact.verdict in (Verdict.LEAK, Verdict.SEVERE)
         assert leak if planted else exact.verdict is Verdict.NO_EVIDENCE

@@ -623,7 +623,10 @@ def copy_findings(rep: CopyReport, roles: dict[str, str] | None = None) -> list[
     evidence shows verbatim in the release: whole records for ``copies.exact``, records whose
     lone long text is reproduced for ``copies.columns``, 0 for ``copies.rare_values``, whose
     values may be released by chance at the control's rate) and ``compared_with``
-    (``"control"``, ``"chance"`` or ``"none"`` when not measured).
+    (``"control"``, ``"chance"`` or ``"none"`` when not measured). Whole records of data with
+    few distinct values match by chance, so ``copies.exact`` also holds
+    ``copies_expected_by_chance``: the synthetic records a release of other people would hold
+    identical to a training record (the baseline rate times the synthetic records).
     """
     roles = roles or {}
     threat = threat_model(AttackFamily.NOBOX_MEMBERSHIP, "copies")
@@ -643,6 +646,7 @@ def copy_findings(rep: CopyReport, roles: dict[str, str] | None = None) -> list[
         base = rep.control_in_original
         exact = rate_excess(_count(e), e.n_trials, _count(base), base.n_trials)
         details: dict[str, Any] = common | {
+            "copies_expected_by_chance": base.value * e.n_trials,
             "baseline_rate": base.value,
             "baseline_of": "control records",
             "compared_with": "control",
@@ -652,6 +656,7 @@ def copy_findings(rep: CopyReport, roles: dict[str, str] | None = None) -> list[
         chance = rep.chance_duplicate
         exact = replace(e, baseline=chance.ci_high)
         details = common | {
+            "copies_expected_by_chance": chance.value * e.n_trials,
             "baseline_rate": chance.ci_high,
             "baseline_of": "original records",
             "compared_with": "chance",
