@@ -410,6 +410,7 @@ def copy_counter(runtime: Runtime, *, rows: int | None = None) -> CopyCounter:
         del payloads
         config = {
             "stage": "copies",
+            "tallies": "multiplicity",  # units stored before the tallies are not reused
             "ranges": n_ranges,
             "rows": list(plan.row_columns),
             "values": list(plan.value_columns),

@@ -904,7 +904,6 @@ def copy_report(
         ctl_rate = _rate(hit_c, n_c) if control is not None and n_c else None
         in_ori_m = in_ctl_m = None
         if control is not None:  # equal size: m records of each part (the module docstring)
-            assert control is not None
             hits_c = round(_expected_hits(counted[f"mult_c{j}"], len(control), m))
             in_ctl_m = _rate(hits_c, n_s)
             in_ori_m = _rate(
