@@ -65,6 +65,7 @@ from synthleak.metrics.copies import (
     NearestSearch,
     copy_counts,
     copy_hashes,
+    merge_copy_counts,
     nearest_distances,
 )
 from synthleak.metrics.utility import MarginalCounter
@@ -387,7 +388,7 @@ def copy_counter(runtime: Runtime, *, rows: int | None = None) -> CopyCounter:
     the keys are then split by key range (every key of one value falls in one range), and each
     unit matches the release, the control and the original of one range. Counts are integers
     summed in range order and the copied rows are concatenated and sorted, so the report is
-    the local one, bit for bit.
+    the local one, bit for bit (:func:`~synthleak.metrics.copies.merge_copy_counts`).
     """
 
     def count(frames: list[pd.DataFrame], plan: CopyPlan) -> dict[str, np.ndarray]:
@@ -409,6 +410,7 @@ def copy_counter(runtime: Runtime, *, rows: int | None = None) -> CopyCounter:
         del payloads
         config = {
             "stage": "copies",
+            "tallies": "multiplicity",  # units stored before the tallies are not reused
             "ranges": n_ranges,
             "rows": list(plan.row_columns),
             "values": list(plan.value_columns),
@@ -422,11 +424,7 @@ def copy_counter(runtime: Runtime, *, rows: int | None = None) -> CopyCounter:
             config=config,
             description="copies by key range",
         )
-        results = [matched[u.key] for u in units]
-        return {
-            "counts": np.asarray(np.stack([r["counts"] for r in results]).sum(axis=0), np.int64),
-            "copied": np.concatenate([r["copied"] for r in results]).astype(np.int64),
-        }
+        return merge_copy_counts([matched[u.key] for u in units])
 
     return count
 

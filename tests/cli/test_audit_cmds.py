@@ -380,7 +380,7 @@ def test_copied_free_text_and_identifiers_are_flagged_with_a_tiny_control(tmp_pa
     assert cols["verdict"] in ("measurable leakage", "severe leakage")
     named = " ".join(cols["where"])
     assert "'address' (left out of the attacks)" in named and "'case_id'" in named
-    assert "against 0.0% of the control's" in named
+    assert "against 0.0% among 16 control records (equal size)" in named
 
 
 def test_verbatim_copy_with_decimals_counts_every_record(tmp_path: Path) -> None:

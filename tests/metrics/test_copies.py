@@ -8,10 +8,16 @@ import pytest
 
 from synthleak.errors import InputError
 from synthleak.metrics.copies import (
+    CopyPlan,
     CopyReport,
     copied_rows,
+    copy_counts,
+    copy_hashes,
     copy_report,
     high_cardinality_columns,
+    local_copy_counts,
+    lone_text,
+    merge_copy_counts,
     row_keys,
 )
 
@@ -166,3 +172,207 @@ def test_bad_input_is_one_line() -> None:
         copy_report(ori, ori, row_columns=[])
     with pytest.raises(InputError, match="value_columns names unknown"):
         copy_report(ori, ori, value_columns=["nope"])
+
+
+def _calendar(n_days: int, seed: int) -> pd.DataFrame:
+    """A daily weather table: one row per calendar day, so every date occurs once."""
+    rng = np.random.default_rng(seed)
+    days = pd.date_range("2000-01-01", periods=n_days, freq="D")
+    return pd.DataFrame(
+        {
+            "date": days.strftime("%Y-%m-%d"),
+            "temp": rng.normal(12, 6, n_days).round(1),
+            "rain": rng.integers(0, 40, n_days),
+        }
+    )
+
+
+def _daily_split(seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Days split by rows into original and control (4:1), and a release whose dates are drawn
+    from the whole calendar and whose other values are made up: made without the training
+    records, whatever its dates hit."""
+    rng = np.random.default_rng(seed)
+    cal = _calendar(2000, seed)
+    perm = rng.permutation(len(cal))
+    ori = cal.iloc[perm[:1600]].reset_index(drop=True)
+    ctl = cal.iloc[perm[1600:]].reset_index(drop=True)
+    syn = pd.DataFrame(
+        {
+            "date": rng.choice(cal["date"].to_numpy(), 1000),
+            "temp": rng.normal(12, 6, 1000).round(1),
+            "rain": rng.integers(0, 40, 1000),
+        }
+    )
+    return ori, ctl, syn
+
+
+def test_a_daily_table_split_by_rows_is_at_chance_at_equal_size(tmp_path) -> None:
+    """Issue 51 (11a): the release's dates fall on training and control days in proportion to
+    the calendar; the control's dates are never training dates (every date occurs once), so
+    that rate is no chance rate. At equal size the release finds its dates among training and
+    control days alike; the same data read from Parquet gives the same figures."""
+    ori, ctl, syn = _daily_split(0)
+    rep = copy_report(ori, syn, ctl, near_quantile=0)
+    date = {c.column: c for c in rep.columns}["date"]
+    # the false alarm's numbers: 80 % of the release's dates are training dates, 0 % of the
+    # control's (by construction)
+    assert date.synthetic_in_original.value == pytest.approx(0.8, abs=0.04)
+    assert date.control_in_original is not None and date.control_in_original.value == 0.0
+    a, b = date.synthetic_in_original_m, date.synthetic_in_control_m
+    assert date.equal_size == 400 and a is not None and b is not None
+    assert a.n_trials == b.n_trials == 1000
+    assert abs(a.value - b.value) < 0.05  # both about 400 / 2000 of the calendar
+    assert a.value == pytest.approx(0.2, abs=0.04) and a.baseline == b.value
+    # the same days as Parquet (dates stored as dates): the same comparison
+    paths = {}
+    for name, df in (("ori", ori), ("ctl", ctl), ("syn", syn)):
+        paths[name] = tmp_path / f"{name}.parquet"
+        df.assign(date=pd.to_datetime(df["date"])).to_parquet(paths[name])
+    parts = [pd.read_parquet(paths[n]) for n in ("ori", "syn", "ctl")]
+    assert pd.api.types.is_datetime64_any_dtype(parts[0]["date"])
+    rep_pq = copy_report(parts[0], parts[1], parts[2], near_quantile=0)
+    date_pq = {c.column: c for c in rep_pq.columns}["date"]
+    assert date_pq.synthetic_in_original_m == a and date_pq.synthetic_in_control_m == b
+
+
+def test_equal_size_rates_are_the_expectation_over_subsets() -> None:
+    """The expected share over random subsets of m records of the larger part, checked against
+    drawing the subsets; values repeated in the original count once per synthetic value."""
+    rng = np.random.default_rng(3)
+    ori = pd.DataFrame({"v": rng.integers(0, 900, 1200)})  # values repeat
+    ctl = pd.DataFrame({"v": rng.integers(0, 900, 300)})
+    syn = pd.DataFrame({"v": rng.integers(0, 900, 500)})
+    rep = copy_report(ori, syn, ctl, near_quantile=0, value_columns=["v"])
+    col = {c.column: c for c in rep.columns}["v"]
+    assert col.equal_size == 300 and col.synthetic_in_control_m is not None
+    assert col.synthetic_in_control_m.value == pytest.approx(syn["v"].isin(ctl["v"]).mean())
+    draws = [
+        syn["v"].isin(ori["v"].to_numpy()[rng.choice(1200, 300, replace=False)]).mean()
+        for _ in range(400)
+    ]
+    assert col.synthetic_in_original_m is not None
+    assert col.synthetic_in_original_m.value == pytest.approx(np.mean(draws), abs=0.004)
+
+
+def test_counts_split_by_key_range_merge_to_the_whole() -> None:
+    """The cluster's split: every key of one value in one range; the merged counts and
+    multiplicity tallies are the whole frame's."""
+    ori, ctl = _people(300, 21), _people(100, 22)
+    ori["income"] = ori["income"].round(-3)  # repeated values
+    syn = pd.concat([ori.iloc[:40], _people(100, 23)], ignore_index=True)
+    frames = [ori, syn, ctl]
+    plan = CopyPlan(("city", "age", "income"), ("name", "income"), frozenset({"age", "income"}))
+    whole = local_copy_counts(frames, plan)
+    keys = [copy_hashes(f, plan) for f in frames]
+    cut = np.uint64(2**63)
+    parts = []
+    for lo in (True, False):
+        sel = [{k: v[(v < cut) == lo] for k, v in kk.items()} for kk in keys]
+        rows = np.flatnonzero((keys[0]["rows"] < cut) == lo)
+        parts.append(copy_counts(sel[0], sel[1], sel[2], rows))
+    merged = merge_copy_counts(parts)
+    assert set(merged) == set(whole)
+    for k in whole:
+        got = np.sort(merged[k]) if k == "copied" else merged[k]
+        assert np.array_equal(got, whole[k]), k
+
+
+def _columns_flagged(rep: CopyReport) -> list[str]:
+    """Columns whose equal-size excess is above 0 at Bonferroni-corrected 95 % (the finding's
+    rule)."""
+    from synthleak.metrics.privacy import rate_excess
+
+    cols = [c for c in rep.columns if c.synthetic_in_original_m is not None]
+    out = []
+    for c in cols:
+        a, b = c.synthetic_in_original_m, c.synthetic_in_control_m
+        assert a is not None and b is not None
+        e = rate_excess(
+            round(a.value * a.n_trials),
+            a.n_trials,
+            round(b.value * b.n_trials),
+            b.n_trials,
+            confidence=1 - 0.05 / len(cols),
+        )
+        if e.ci_low > 0:
+            out.append(c.column)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_column_copies_null_and_copy_oracle(seed: int) -> None:
+    """Null: a disjoint real sample as the release (original four times the control, as the
+    command line splits) flags no column, whatever the column's cardinality (unique names and
+    dates, near-unique incomes, repeated weights). Copies: the planted values are flagged, and
+    the copied rows are exactly the planted ones."""
+    rng = np.random.default_rng(100 + seed)
+    n = 3000
+    pop = pd.DataFrame(
+        {
+            "date": rng.permutation(pd.date_range("1990-01-01", periods=n).strftime("%Y-%m-%d")),
+            "name": [f"person {i} of street {7 * i}" for i in rng.permutation(n)],
+            "income": rng.normal(30_000, 8_000, n).round(0),
+            "fnlwgt": rng.lognormal(11, 0.5, n).round(-2),
+            "city": rng.choice(["a", "b", "c", "d"], n),
+        }
+    )
+    ori, ctl = pop.iloc[:1600].reset_index(drop=True), pop.iloc[1600:2000].reset_index(drop=True)
+    other = pop.iloc[2000:].reset_index(drop=True)
+    null = copy_report(ori, other, ctl, near_quantile=0)
+    assert {c.column for c in null.columns} == {"date", "name", "income", "fnlwgt"}
+    assert _columns_flagged(null) == [] and null.copied_rows.size == 0
+    planted = np.sort(rng.choice(len(ori), 50, replace=False))
+    leaky = pd.concat([ori.iloc[planted], other.iloc[50:]], ignore_index=True)
+    rep = copy_report(ori, leaky, ctl, near_quantile=0)
+    assert rep.copied_rows.tolist() == planted.tolist()
+    names = leaky.copy()
+    names["name"] = ori["name"].sample(len(names), random_state=seed).to_numpy()
+    assert "name" in _columns_flagged(copy_report(ori, names, ctl, near_quantile=0))
+
+
+def test_lone_long_text_needs_no_control_and_leaves_chance_strings_out() -> None:
+    """Issue 51 (11b): long text one record alone holds, reproduced verbatim, is counted by
+    record; numbers, dates, short codes and values two records hold are not candidates."""
+    ori = pd.DataFrame(
+        {
+            "title": [f"The quiet history of harbour number {i}" for i in range(200)],
+            "note": ["Monday, 4 March 2021"] * 1 + ["short"] * 199,
+            "code": [f"AB{i:06d}" for i in range(200)],
+            "n": np.arange(200),
+        }
+    )
+    ori.loc[1, "title"] = ori.loc[0, "title"]  # two records hold it: not lone
+    syn = pd.DataFrame(
+        {
+            "title": ori["title"].iloc[:120].tolist() + ["A made-up title of no record"] * 80,
+            "note": ["Monday, 4 March 2021"] * 200,
+            "code": ori["code"].tolist(),
+            "n": np.arange(200),
+        }
+    )
+    lt = lone_text(ori, syn, ["title", "note", "code", "n"])
+    assert lt.columns == ("title", "note", "code")  # numbers are not text
+    assert lt.n_original == 198  # the titles held once; the date and codes are left out
+    assert lt.released == 118 and lt.released_rows.tolist() == list(range(2, 120))
+    assert lt.released_columns == ("title",)
+    none = lone_text(ori, syn.assign(title="A made-up title of no record"), ["title"])
+    assert none.n_original == 198 and none.released == 0
+
+
+def test_dates_drawn_from_the_calendar_raise_chance_alarms_at_most_at_the_stated_rate() -> None:
+    """Null oracle of the equal-size column check on the daily table (dates drawn with
+    replacement from the whole calendar, original four times the control): over 60 draws the
+    one-sided 95% test flags at most its 2.5% (measured: 1.0% over 300 draws)."""
+    from synthleak.metrics.privacy import rate_excess
+
+    alarms = 0
+    for seed in range(60):
+        ori, ctl, syn = _daily_split(seed)
+        rep = copy_report(ori, syn, ctl, near_quantile=0, row_columns=["rain"])
+        d = {c.column: c for c in rep.columns}["date"]
+        a, b = d.synthetic_in_original_m, d.synthetic_in_control_m
+        assert a is not None and b is not None
+        n = a.n_trials
+        e = rate_excess(round(a.value * n), n, round(b.value * n), n)
+        alarms += e.ci_low > 0
+    assert alarms <= 3  # 2.5% of 60 is 1.5; 4 or more has probability 0.07 at 2.5%, 0.003 at 1%

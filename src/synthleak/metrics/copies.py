@@ -29,8 +29,27 @@ Exact copies
 Column copies
     For every high-cardinality column (distinct values in at least ``min_distinct_ratio`` of
     the original's non-missing values: names, free text, identifiers, fine-grained numbers), the
-    share of the synthetic values found verbatim in the original column, against the share of
-    the control values found there (the chance rate for real non-members).
+    share of the synthetic values found verbatim in the original column (``synthetic_in_original``,
+    a description) and, for the verdict, the share of the synthetic values found among ``m``
+    original records against the share found among ``m`` control records, ``m`` the smaller of
+    the two sizes (the exact expectation over random subsets of ``m`` records of the larger part,
+    as singling out compares its parts). The original and the control are drawn from one
+    population, so a release made without the training records finds its values in either at
+    the same rate, whether values repeat or every value occurs once (a date per day, an
+    identifier per person). Asking instead how often the *control's* values occur in the
+    original gives a chance rate of 0 by construction for such a column, and a release that
+    draws its dates from the calendar would read as a copy. The synthetic values are the
+    trials; the counts of the comparison are the expectations rounded to whole values.
+
+Long text one record holds
+    Without a control the column comparison has no chance rate, except where the evidence is
+    unambiguous: a long piece of text (at least ``LONG_TEXT_CHARS`` characters, of them at
+    least ``LONG_TEXT_LETTERS`` letters, not a date) that exactly one original record holds,
+    in a column left out of the attacks as an identifier or free text, is assumed to be
+    reproduced verbatim by a generator that never saw it with probability at most
+    ``LONE_TEXT_CHANCE`` (1 %): :func:`lone_text` counts the original records holding such a
+    value and those whose value the release holds. The assumption is stated in the finding;
+    short strings, numbers and dates are left out because a generator produces them by chance.
 
 Values one record holds
     A categorical value that exactly one record of the original and control together holds
@@ -63,7 +82,10 @@ Wilson (1927) (score interval).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+import re
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -79,10 +101,12 @@ if TYPE_CHECKING:
     from synthleak.data.table import Table
 
 __all__ = [
+    "LONE_TEXT_CHANCE",
     "ColumnCopies",
     "CopyCounter",
     "CopyPlan",
     "CopyReport",
+    "LoneText",
     "NearestSearch",
     "RareValues",
     "copied_rows",
@@ -92,6 +116,8 @@ __all__ = [
     "copy_report",
     "high_cardinality_columns",
     "local_copy_counts",
+    "lone_text",
+    "merge_copy_counts",
     "nearest_distances",
     "rare_values",
     "row_keys",
@@ -224,7 +250,10 @@ def copy_counts(
         ``counts`` (int64: original rows whose key occurs more than once in the original,
         control rows found in the original, synthetic rows found in the control, synthetic rows
         found in the original; then per value column: synthetic values, those found in the
-        original column, control values, those found there) and ``copied`` (int64 rows).
+        original column, control values, those found there), ``copied`` (int64 rows) and, per
+        value column ``j``, ``mult_o{j}`` and ``mult_c{j}``: how many synthetic values are held
+        by ``k`` original (control) values, as int64 rows ``(k, count)`` (:func:`_multiplicities`;
+        the control's is empty without a control).
     """
     k_ori, k_syn = original["rows"], synthetic["rows"]
     _, inv, cnt = np.unique(k_ori, return_inverse=True, return_counts=True)
@@ -236,17 +265,84 @@ def copy_counts(
         counts += [0, 0]
     counts.append(int(np.isin(k_syn, k_ori).sum()))
     copied = np.asarray(original_rows, dtype=np.int64)[np.isin(k_ori, k_syn)]
+    out: dict[str, np.ndarray] = {}
     j = 0
     while f"v{j}" in original:
         ori, syn = original[f"v{j}"], synthetic[f"v{j}"]
         counts += [syn.size, int(np.isin(syn, ori).sum())]
+        out[f"mult_o{j}"] = _multiplicities(syn, ori)
         if control is not None:
             ctl = control[f"v{j}"]
             counts += [ctl.size, int(np.isin(ctl, ori).sum())]
+            out[f"mult_c{j}"] = _multiplicities(syn, ctl)
         else:
             counts += [0, 0]
+            out[f"mult_c{j}"] = np.zeros((2, 0), dtype=np.int64)
         j += 1
-    return {"counts": np.asarray(counts, dtype=np.int64), "copied": copied}
+    return {"counts": np.asarray(counts, dtype=np.int64), "copied": copied, **out}
+
+
+def _multiplicities(queries: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """For each query key, how many reference keys equal it; tallied as int64 rows
+    ``(k, number of queries held k times)``, ``k`` ascending. Tallies of a split of the keys by
+    key range add up to the tally of the whole (:func:`merge_copy_counts`)."""
+    if queries.size == 0:
+        return np.zeros((2, 0), dtype=np.int64)
+    values, counts = np.unique(reference, return_counts=True)
+    k = np.zeros(queries.size, dtype=np.int64)
+    if values.size:
+        pos = np.minimum(np.searchsorted(values, queries), values.size - 1)
+        hit = values[pos] == queries
+        k[hit] = counts[pos[hit]]
+    mult, n = np.unique(k, return_counts=True)
+    return np.stack([mult, n]).astype(np.int64)
+
+
+def merge_copy_counts(parts: Sequence[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The :func:`copy_counts` of the whole from those of a split of the keys by key range:
+    counts summed, copied rows concatenated, multiplicity tallies added (integers only, so the
+    result does not depend on the split)."""
+    out: dict[str, np.ndarray] = {
+        "counts": np.asarray(np.stack([p["counts"] for p in parts]).sum(axis=0), np.int64),
+        "copied": np.concatenate([p["copied"] for p in parts]).astype(np.int64),
+    }
+    for name in parts[0] if parts else ():
+        if not name.startswith("mult_"):
+            continue
+        both = np.concatenate([p[name] for p in parts], axis=1)
+        mult, inv = np.unique(both[0], return_inverse=True)
+        total = np.zeros(mult.size, dtype=np.int64)
+        np.add.at(total, inv.ravel(), both[1])
+        out[name] = np.stack([mult, total]).astype(np.int64)
+    return out
+
+
+def _hit_probability(n: int, m: int, k: np.ndarray) -> np.ndarray:
+    """Probability that a random subset of ``m`` of ``n`` records holds at least one of the
+    ``k`` records holding a value (hypergeometric: ``1 - C(n - k, m) / C(n, m)``)."""
+    k = np.asarray(k, dtype=np.int64)
+    out = np.zeros(k.size, dtype=np.float64)
+    for i, kv in enumerate(k.tolist()):
+        if kv <= 0:
+            continue
+        if n - kv < m:
+            out[i] = 1.0
+            continue
+        log_miss = (
+            math.lgamma(n - kv + 1)
+            - math.lgamma(n - kv - m + 1)
+            - math.lgamma(n + 1)
+            + math.lgamma(n - m + 1)
+        )
+        out[i] = -math.expm1(log_miss)
+    return out
+
+
+def _expected_hits(mult: np.ndarray, n: int, m: int) -> float:
+    """Expected number of the tallied query values found among ``m`` random records of ``n``."""
+    if mult.size == 0:
+        return 0.0
+    return float(np.dot(_hit_probability(n, m, mult[0]), mult[1]))
 
 
 #: Computes :func:`copy_counts` of ``frames`` (original, synthetic[, control]) under a plan:
@@ -321,13 +417,26 @@ class ColumnCopies(Result):
     synthetic_in_original : RiskEstimate
         Share of the synthetic non-missing values found in the original column.
     control_in_original : RiskEstimate or None
-        Share of the control non-missing values found there (the chance rate).
+        Share of the control non-missing values found there (a description: for a column
+        whose values occur once each it is 0 by construction, so it is no chance rate).
+    equal_size : int
+        ``m``, the smaller of the original's and the control's number of records (0 without
+        a control).
+    synthetic_in_original_m : RiskEstimate or None
+        Share of the synthetic values found among ``m`` original records (the expectation over
+        random subsets of ``m`` records; successes rounded to whole values).
+    synthetic_in_control_m : RiskEstimate or None
+        Share of the synthetic values found among ``m`` control records: the chance rate of
+        ``synthetic_in_original_m``.
     """
 
     column: str
     distinct_ratio: float
     synthetic_in_original: RiskEstimate
     control_in_original: RiskEstimate | None = None
+    equal_size: int = 0
+    synthetic_in_original_m: RiskEstimate | None = None
+    synthetic_in_control_m: RiskEstimate | None = None
 
 
 @dataclass(frozen=True, repr=False)
@@ -398,6 +507,96 @@ def rare_values(
     )
 
 
+#: A long text value: at least this many characters, of them at least ``LONG_TEXT_LETTERS``
+#: letters (short strings, codes and numbers are produced by chance).
+LONG_TEXT_CHARS = 16
+LONG_TEXT_LETTERS = 10
+#: The stated chance rate of :func:`lone_text`: a generator that never saw a record reproduces
+#: the long text that record alone holds with probability at most this (an assumption).
+LONE_TEXT_CHANCE = 0.01
+
+
+@dataclass(frozen=True, repr=False)
+class LoneText(Result):
+    """Long text values that one original record alone holds, released or not
+    (:func:`lone_text`).
+
+    Attributes
+    ----------
+    columns : tuple of str
+        The columns looked at (left out of the attacks as identifiers or free text).
+    n_original : int
+        Original records holding, in some column, a long text value that no other original
+        record holds.
+    released : int
+        Those of them with such a value that the release holds verbatim.
+    released_rows : IntArray
+        The original rows (0-based) counted in ``released``.
+    released_columns : tuple of str
+        The columns their released values are in.
+    chance_rate : float
+        The stated chance rate (:data:`LONE_TEXT_CHANCE`).
+    """
+
+    columns: tuple[str, ...]
+    n_original: int
+    released: int
+    released_rows: IntArray
+    released_columns: tuple[str, ...] = ()
+    chance_rate: float = LONE_TEXT_CHANCE
+
+
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def _long_text(values: pd.Series) -> np.ndarray:
+    """Which of ``values`` (strings) are long text: :data:`LONG_TEXT_CHARS` characters, of
+    them :data:`LONG_TEXT_LETTERS` letters, and not a date."""
+    text = values.astype(str).str.strip()
+    long_ = (text.str.len() >= LONG_TEXT_CHARS).to_numpy() & (
+        text.str.count(_LETTER.pattern) >= LONG_TEXT_LETTERS
+    ).to_numpy()
+    digits = long_ & text.str.contains(r"\d", regex=True).to_numpy()
+    if digits.any():  # "Monday, 4 March 2021" is long, but any calendar makes it
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dates = pd.to_datetime(text[digits], errors="coerce", format="mixed")
+        long_[np.flatnonzero(digits)[dates.notna().to_numpy()]] = False
+    return np.asarray(long_, dtype=bool)
+
+
+def lone_text(original: pd.DataFrame, synthetic: pd.DataFrame, columns: list[str]) -> LoneText:
+    """Which original records hold a long text value of ``columns`` that no other original
+    record holds, and which of those values ``synthetic`` holds verbatim (module docstring).
+    Numeric columns are skipped; values compare as the copy check compares them."""
+    n = len(original)
+    holds, hit = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    looked, released_columns = [], []
+    for col in columns:
+        if _is_numeric(original[col]) or col not in synthetic.columns:
+            continue
+        looked.append(col)
+        present = original[col].notna().to_numpy()
+        ho = _column_hashes(original[col], False)
+        hs = _column_hashes(synthetic[col], False)[synthetic[col].notna().to_numpy()]
+        values, counts = np.unique(ho[present], return_counts=True)
+        lone = np.isin(ho, values[counts == 1]) & present
+        cand = np.flatnonzero(lone)
+        lone[cand[~_long_text(original[col].iloc[cand])]] = False
+        released = lone & np.isin(ho, hs)
+        holds |= lone
+        hit |= released
+        if released.any():
+            released_columns.append(col)
+    return LoneText(
+        tuple(looked),
+        int(holds.sum()),
+        int(hit.sum()),
+        np.flatnonzero(hit).astype(np.int64),
+        tuple(released_columns),
+    )
+
+
 @dataclass(frozen=True, repr=False)
 class CopyReport(Result):
     """Exact and near copies of real records in a release (see the module docstring).
@@ -433,6 +632,9 @@ class CopyReport(Result):
         What could not be measured, and why.
     rare_values : RareValues or None
         Categorical values one record alone holds, released or not (with a control set).
+    lone_text : LoneText or None
+        Long text values one original record alone holds, released or not (set by the audit on
+        the columns it leaves out as identifiers or free text).
     """
 
     n_original: int
@@ -451,6 +653,7 @@ class CopyReport(Result):
     near_columns: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     rare_values: RareValues | None = None
+    lone_text: LoneText | None = None
 
     def summary(self) -> dict[str, object]:
         """The command-line JSON shape (rates, intervals and counts; no row list)."""
@@ -473,6 +676,9 @@ class CopyReport(Result):
                 c.column: {
                     "synthetic_in_original": est(c.synthetic_in_original),
                     "control_in_original": est(c.control_in_original),
+                    "equal_size": c.equal_size,
+                    "synthetic_in_original_m": est(c.synthetic_in_original_m),
+                    "synthetic_in_control_m": est(c.synthetic_in_control_m),
                 }
                 for c in self.columns
             },
@@ -492,6 +698,13 @@ class CopyReport(Result):
                 "training_released": self.rare_values.released_original,
                 "control_records": self.rare_values.n_control,
                 "control_released": self.rare_values.released_control,
+            },
+            "lone_text": None
+            if self.lone_text is None
+            else {
+                "training_records": self.lone_text.n_original,
+                "training_released": self.lone_text.released,
+                "chance_rate": self.lone_text.chance_rate,
             },
             "notes": list(self.notes),
         }
@@ -682,19 +895,30 @@ def copy_report(
 
     cols = []
     notes = []
+    m = min(n_ori, len(control)) if control is not None else 0
     for j, c in enumerate(checked):
         n_s, hit_s, n_c, hit_c = tally[4 + 4 * j : 8 + 4 * j]
         if n_s == 0:
             notes.append(f"column {c!r}: no synthetic values, copy rate not measured")
             continue
         ctl_rate = _rate(hit_c, n_c) if control is not None and n_c else None
+        in_ori_m = in_ctl_m = None
+        if control is not None:  # equal size: m records of each part (the module docstring)
+            hits_c = round(_expected_hits(counted[f"mult_c{j}"], len(control), m))
+            in_ctl_m = _rate(hits_c, n_s)
+            in_ori_m = _rate(
+                round(_expected_hits(counted[f"mult_o{j}"], n_ori, m)), n_s, in_ctl_m.value
+            )
         s = original[c].dropna()
         cols.append(
             ColumnCopies(
                 c,
                 float(s.nunique() / len(s)) if len(s) else 0.0,
-                _rate(hit_s, n_s, None if ctl_rate is None else ctl_rate.value),
+                _rate(hit_s, n_s, None if in_ctl_m is None else in_ctl_m.value),
                 ctl_rate,
+                m,
+                in_ori_m,
+                in_ctl_m,
             )
         )
 

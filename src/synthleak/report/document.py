@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from synthleak.games.cost import format_seconds
-from synthleak.metrics.privacy import TprAtFpr
+from synthleak.metrics.privacy import RiskEstimate, TprAtFpr
 from synthleak.references import REFERENCES, Reference, cite
 from synthleak.report import plots
 from synthleak.results import (
@@ -1000,16 +1000,26 @@ def _copies(result: AuditResult) -> Section | None:
         return None
     sec = Section("Verbatim copies", "copies")
     e = c.synthetic_in_original
-    chance = c.control_in_original or c.chance_duplicate
-    of = "of the control records" if c.control_in_original is not None else "by chance"
+    if c.control_in_original is not None:
+        against = (
+            f"against {c.control_in_original.value:.2%} of the control records. The finding is "
+            "the excess over that rate."
+        )
+    else:
+        d = c.chance_duplicate
+        against = (
+            f"against a chance rate of at most {d.ci_high:.2%} without a control: the upper end "
+            f"of the interval of the share of training records identical to another "
+            f"({d.value:.2%}), as a fresh record equals a training record about as often as a "
+            "training record equals another."
+        )
     sec.blocks.append(
         Paragraph(
             f"Exact copies: {e.value:.2%} of the synthetic records (95% CI {e.ci_low:.2%} – "
-            f"{e.ci_high:.2%}) are identical to a training record on the analysed columns, "
-            f"against {chance.value:.2%} {of}; {c.copied_rows.size} training record(s) appear "
-            "verbatim in the release (their row numbers are in report.json, or in "
-            "report-records.json.gz beside it when the list is long). The finding is the excess "
-            "over that rate."
+            f"{e.ci_high:.2%}) are identical to a training record on the analysed columns; "
+            f"{c.copied_rows.size} training record(s) appear verbatim in the release (their row "
+            "numbers are in report.json, or in report-records.json.gz beside it when the list "
+            f"is long). The rate is measured {against}"
         )
     )
     if c.columns:
@@ -1020,24 +1030,56 @@ def _copies(result: AuditResult) -> Section | None:
                 for col in result.data.profile.columns
                 if col.role.value != "feature"
             }
+        m = max(col.equal_size for col in c.columns)
+
+        def pct(r: RiskEstimate | None) -> str:
+            return "n/a" if r is None else f"{r.value:.1%}"
+
         sec.blocks.append(
             TableBlock(
-                ("column", "left out as", "synthetic values copied", "control values found"),
+                (
+                    "column",
+                    "left out as",
+                    "synthetic values found in the training data",
+                    f"found among {m} training records" if m else "among m training records",
+                    f"found among {m} control records" if m else "among m control records",
+                ),
                 tuple(
                     (
                         col.column,
                         roles.get(col.column, ""),
                         f"{col.synthetic_in_original.value:.1%}",
-                        "n/a"
-                        if col.control_in_original is None
-                        else f"{col.control_in_original.value:.1%}",
+                        pct(col.synthetic_in_original_m),
+                        pct(col.synthetic_in_control_m),
                     )
                     for col in c.columns
                 ),
-                "High-cardinality columns (names, free text, identifiers, fine-grained numbers), "
-                "including those left out of the attacks: values of the release found verbatim "
-                "in the training data, against the share of the control's values found there "
-                "(what real people who were not trained on show).",
+                "High-cardinality columns (names, free text, identifiers, dates, fine-grained "
+                "numbers), including those left out of the attacks: the share of the release's "
+                "values found verbatim in the training data and, for the verdict, the share found "
+                "among as many training records as control records against the share found among "
+                "the control records (real people who were not trained on): a release made "
+                "without the training records finds its values in either at the same rate, "
+                "whether values repeat or occur once each (a date per day)."
+                + (
+                    ""
+                    if m
+                    else " Without a control these columns have no chance rate and are not "
+                    "measured, except for the long text one record holds (below)."
+                ),
+            )
+        )
+    lt = c.lone_text
+    if lt is not None and lt.columns:
+        sec.blocks.append(
+            Paragraph(
+                f"Long text one record holds: {lt.n_original} training records hold a long text "
+                f"(columns {', '.join(lt.columns)}) that no other training record holds; the "
+                f"release reproduces {lt.released} of them verbatim. A generator that never saw "
+                "a record is assumed to reproduce such a text with probability at most "
+                f"{lt.chance_rate:.0%} (numbers, dates and short strings are left out, as they "
+                "are produced by chance); without a control this is the column finding, with "
+                "one it counts the people whose text is published."
             )
         )
     rv = c.rare_values
