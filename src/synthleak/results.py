@@ -44,10 +44,13 @@ decides the report's first finding, its verdict sentence, the findings table and
 3. aggregate membership signals (membership AUCs without and with the generator, the risk map):
    the release tells the training records from others as a group, no record is named.
 
-Findings that show a leak, and copy findings that find any real record verbatim in the release
-(:meth:`Finding.people_published`, counted whatever the verdict), come first, by class; within a
+Findings that show a leak come first, by class (so a copy of real people that the release holds
+more often than chance is named first, with its count, whatever the other figures); within a
 class by verdict (severe first), then by how far the interval's lower bound clears its baseline
-(relative to the scale); the rest follow in the same order.
+(relative to the scale); the rest follow in the same order. Real people found verbatim no more
+often than chance (:meth:`Finding.people_published`) are named with their count in the summary's
+verdict sentence, not first: a release of real people who were not in the data holds such chance
+matches too.
 
 Multiple testing: an audit reads many findings, so the chance that at least one interval clears
 its baseline by accident grows with their number. :func:`assess` turns every interval into an
@@ -278,6 +281,16 @@ def min_trials(metric: MetricKind, confidence: float = 0.95) -> int:
     return math.ceil((z / MAX_WIDTH[metric]) ** 2)
 
 
+def _digits(e: RiskEstimate, baseline: float, least: int) -> int:
+    """Decimals that print an interval's ends on the same side of the baseline as they are
+    (``least`` or more, up to 6): a lower bound of 0.0004 above 0 is not printed as 0.000."""
+    k = least
+    for end in (e.ci_low, e.ci_high):
+        while k < 6 and end != baseline and round(end, k) == round(baseline, k):
+            k += 1
+    return k
+
+
 def _too_few_trials(metric: MetricKind, e: RiskEstimate) -> bool:
     return 0 < e.n_trials < min_trials(metric, e.confidence)
 
@@ -468,56 +481,56 @@ class Finding(Result):
         if self.verdict is Verdict.NOT_MEASURED:
             why = self.details.get("not_measured", "there was no estimate or no baseline")
             return f"Not measured: {why}."
-        ci = f"{e.ci_low:.3f} to {e.ci_high:.3f}"
+        k = _digits(e, self.baseline, 4 if self.metric is MetricKind.RATE else 3)
+        ci = f"{e.ci_low:.{k}f} to {e.ci_high:.{k}f}"
         conf = f"{round(100 * e.confidence)}%"
-        b = f"{self.baseline:.3f}"
+        b = f"{self.baseline:.{k}f}"
         compared = self.compared_with()
         if self.metric is MetricKind.AUC:
             head = (
-                f"AUC {e.value:.3f} ({conf} CI {ci}); 0.5 means the attacker cannot tell members "
+                f"AUC {e.value:.{k}f} ({conf} CI {ci}); 0.5 means the attacker cannot tell members "
                 "from non-members, 1.0 means they always can."
             )
             less = "the attack scores the people in the data lower than people who were not"
         elif self.metric is MetricKind.ACCURACY:
-            head = f"accuracy {e.value:.3f} ({conf} CI {ci}) against a baseline of {b}."
+            head = f"accuracy {e.value:.{k}f} ({conf} CI {ci}) against a baseline of {b}."
             less = "the attack does worse than the baseline"
         elif self.metric is MetricKind.ADVANTAGE:
-            ci = f"{e.ci_low:+.3f} to {e.ci_high:+.3f}"
+            ci = f"{e.ci_low:+.{k}f} to {e.ci_high:+.{k}f}"
             head = (
-                f"advantage {e.value:+.3f} ({conf} CI {ci}): "
+                f"advantage {e.value:+.{k}f} ({conf} CI {ci}): "
                 "accuracy on the training records minus accuracy on people the generator never "
                 "saw; 0 means the release teaches the attacker nothing about the people in it."
             )
             less = "the attack does worse on the people in the data than on people it never saw"
         elif self.metric is MetricKind.RATE and self.baseline == 0.0:
-            ci, b = f"{e.ci_low:+.4f} to {e.ci_high:+.4f}", f"{self.baseline:.4f}"
+            ci = f"{e.ci_low:+.{k}f} to {e.ci_high:+.{k}f}"
             if compared == "control":
                 head = (
-                    f"excess over control {e.value:+.4f} ({conf} CI {ci}): the rate among the "
+                    f"excess over control {e.value:+.{k}f} ({conf} CI {ci}): the rate among the "
                     "people in the data minus the same rate among people who were not (the "
                     "control set); 0 means the release treats them alike."
                 )
                 less = "the release does this less for the people in the data than for the control"
             elif compared == "chance":
                 head = (
-                    f"excess over chance {e.value:+.4f} ({conf} CI {ci}): the rate among the "
+                    f"excess over chance {e.value:+.{k}f} ({conf} CI {ci}): the rate among the "
                     "people in the data minus the rate expected by chance (no control set was "
                     "given); 0 means the release does this no more than chance would."
                 )
                 less = "the release does this less than chance would"
             else:
                 head = (
-                    f"excess {e.value:+.4f} ({conf} CI {ci}) over the rate expected without "
+                    f"excess {e.value:+.{k}f} ({conf} CI {ci}) over the rate expected without "
                     "leakage; no control set was given to measure that rate on real people."
                 )
                 less = "the release does this less than expected without leakage"
         elif self.metric is MetricKind.RATE:
-            ci, b = f"{e.ci_low:.4f} to {e.ci_high:.4f}", f"{self.baseline:.4f}"
-            head = f"rate {e.value:.4f} ({conf} CI {ci}) against {b} expected by chance."
+            head = f"rate {e.value:.{k}f} ({conf} CI {ci}) against {b} expected by chance."
             less = "the release does this less than chance would"
         else:
             head = (
-                f"risk {e.value:.3f} ({conf} CI {ci}); 0 means the attack does no better on the "
+                f"risk {e.value:.{k}f} ({conf} CI {ci}); 0 means the attack does no better on the "
                 "real records than on records that were never used (the control set), 1 means "
                 "every attempt succeeds because of the release."
             )
@@ -531,10 +544,11 @@ class Finding(Result):
             )
         people = self.people_published()
         if people:
+            what = "record" if self.key == "copies.exact" else "value"
             head += (
-                f" {people} real {'person' if people == 1 else 'people'}'s "
-                f"{'record' if self.key == 'copies.exact' else 'values'} appear verbatim in "
-                "the release."
+                f" 1 real person's {what} appears verbatim in the release."
+                if people == 1
+                else f" {people} real people's {what}s appear verbatim in the release."
             )
         return f"{head} {self._reading(b, less, people)}"
 
@@ -648,9 +662,14 @@ VERDICT_ORDER = (
 
 
 def alarming(f: Finding) -> bool:
-    """Whether a finding heads the harm order: it shows a leak, or it finds real people verbatim
-    in the release (whatever its verdict: the count is named first)."""
-    return f.verdict in (Verdict.LEAK, Verdict.SEVERE) or f.people_published() > 0
+    """Whether a finding heads the harm order: it shows a leak (after Holm's correction).
+
+    Copies of real people that the release holds no more often than chance are not: on a
+    release of real people who were not in the data they occur by chance too (common records,
+    values), and heading the report with them would be a false alarm; the summary still names
+    their count (:func:`synthleak.report.document._headline`).
+    """
+    return f.verdict in (Verdict.LEAK, Verdict.SEVERE)
 
 
 def harm_order(findings: Sequence[Finding]) -> tuple[Finding, ...]:

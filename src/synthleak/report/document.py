@@ -344,8 +344,8 @@ def _headline(result: AuditResult) -> str:
         if f.people_published() and f.verdict not in (Verdict.LEAK, Verdict.SEVERE)
     ]
     also = "".join(
-        f" {_people(f.people_published())} appear verbatim in the release ({f.title}), though "
-        "not significantly more often than "
+        f" {f.title}: {_people(f.people_published())} of the data found verbatim in the "
+        "release, though not significantly more often than "
         + (
             "among people who were not in the data (the control)."
             if f.compared_with() == "control"
@@ -407,12 +407,13 @@ def _how_to_read(result: AuditResult) -> Section | None:
         Paragraph(
             "Order: the findings are ranked by the harm they show to people, in three classes: "
             + "; ".join(f"({h.value}) {HARM_MEANING[h]}" for h in Harm)
-            + ". Findings that show a leak, and copy findings that find any real person verbatim "
-            "in the release (named with their count, whatever the other figures), come first, "
-            "by class; within a class by verdict, then by how far the interval clears its "
-            "baseline. The executive summary names the first; the findings table follows this "
-            "order. A copy of a real person's whole record, or of a value only they hold, that "
-            "the release holds more often than chance reads 'severe leakage' whatever the rate: "
+            + ". Findings that show a leak come first, by class (real people copied verbatim "
+            "more often than chance are named first, with their count, whatever the other "
+            "figures); within a class by verdict, then by how far the interval clears its "
+            "baseline; the rest follow. The executive summary names the first; the findings "
+            "table follows this order. A copy of a real person's whole record, or of a value "
+            "only they hold, that the release holds more often than chance reads 'severe "
+            "leakage' whatever the rate: "
             "one published record is enough to block a release. Membership signals come last: "
             "they show that the release tells the people in the data from others as a group, "
             "without naming anyone."
