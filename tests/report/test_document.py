@@ -617,3 +617,41 @@ def test_the_epsilon_section_says_which_trials_the_bound_rests_on() -> None:
         texts.append(" ".join(b.text for b in sec.blocks if isinstance(b, Paragraph)))
     assert "fixed before any test dataset was seen (row 1 / novelty" in texts[0]
     assert "chosen on half of the test datasets" in texts[1]
+
+
+def test_membership_signals_alone_read_as_aggregate_signals_ranked_last(
+    sample_result: AuditResult,
+) -> None:
+    """A release whose only flags are no-box AUCs barely above 0.5 that survive Holm (chance
+    alarms on null releases look like this) is headed as an aggregate membership signal with its
+    size, not as a record a reader must act on; with a record-level leak beside it, it comes
+    last."""
+    import dataclasses
+
+    from synthleak.metrics.privacy import RiskEstimate
+    from synthleak.report.document import _headline
+    from synthleak.results import Finding, MetricKind, Verdict, assess
+
+    tm = sample_result.findings[0].threat
+
+    def f(key: str, lo: float, hi: float, metric: MetricKind) -> Finding:
+        b = 0.5 if metric is MetricKind.AUC else 0.0
+        return Finding(key, key, metric, RiskEstimate((lo + hi) / 2, lo, hi, 0.95, 2000, b), tm)
+
+    calm = [
+        f("linkability", -0.02, 0.02, MetricKind.RISK),
+        f("copies.exact", -0.01, 0.01, MetricKind.RATE),
+    ]
+    nobox = f("membership.nobox", 0.535, 0.613, MetricKind.AUC)
+    alone = dataclasses.replace(sample_result, findings=assess([nobox, *calm]))
+    assert alone.findings[0].verdict is Verdict.LEAK  # it survives Holm
+    text = _headline(alone)
+    assert "By harm to people: aggregate membership signals: membership.nobox (auc 0.574" in text
+    assert "no record is shown published, singled out or inferred" in text
+    doc = build_document(alone)
+    summary = " ".join(b.text for b in doc.sections[0].blocks if isinstance(b, Paragraph))
+    assert "First finding, by harm to people (aggregate membership signals)" in summary
+    single = f("singling_out.univariate", 0.05, 0.1, MetricKind.RISK)
+    both = dataclasses.replace(sample_result, findings=assess([nobox, *calm, single]))
+    assert [x.key for x in both.by_harm()][:2] == ["singling_out.univariate", "membership.nobox"]
+    assert "aggregate signals: the release" not in _headline(both)
