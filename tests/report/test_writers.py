@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import html
+import math
 import re
 from pathlib import Path
 
@@ -271,6 +272,9 @@ def _rendered(result: AuditResult) -> dict[str, str]:
 
 def test_every_interval_sentence_agrees_with_its_numbers(planted: dict[str, AuditResult]) -> None:
     for name, result in planted.items():
+        # one Holm family holds every finding of the audit, whatever its stage
+        tested = [f for f in result.findings if math.isfinite(f.p_value)]
+        assert all(f.n_tests == len(tested) for f in tested), name
         for fmt, text in _rendered(result).items():
             assert _CI.search(text), (name, fmt)  # there are sentences to check
             assert interval_claims(text) == [], (name, fmt)
