@@ -346,6 +346,10 @@ def test_copies_of_real_people_are_severe_by_their_count_not_a_rate() -> None:
     # a copied column is not whole records: its severity follows the rate threshold
     col = _keyed("copies.columns", 0.042, 0.058, MetricKind.RATE, people_published=0)
     assert col.verdict is Verdict.LEAK
+    # a value only one person holds is not a whole person: the rules of every rate
+    rare = _keyed("copies.rare_values", 0.042, 0.058, MetricKind.RATE, released=5)
+    assert rare.verdict is Verdict.LEAK and rare.people_published() == 5
+    assert "values that only 5 real people hold" in rare.explanation()
     # severe by count only when the excess survives the audit's correction
     family = assess([copied, *[_keyed("linkability", -0.01, 0.05, MetricKind.RISK)] * 3])
     assert family[0].verdict is Verdict.SEVERE

@@ -23,10 +23,11 @@ the report (summary, findings, section tables, JSON, Markdown) prints these and 
 * ``no evidence of leakage`` — otherwise.
 
 Copies of real people are severe by their count, not by a rate: a copy finding of whole records
-(``copies.exact``) or of values only one real person holds (``copies.rare_values``) whose excess
-over chance (or over the control) is significant publishes real people verbatim, and one published
-real record is enough for a statistical office to block a release; it reads ``severe leakage``
-whatever the size of the rate. An interval that lies above its baseline but is wider than
+(``copies.exact``) whose excess over chance (or over the control) is significant publishes real
+people verbatim, and one published real record is enough for a statistical office to block a
+release; it reads ``severe leakage`` whatever the size of the rate. (Values only one real person
+holds, ``copies.rare_values``, rank with the copies but keep the rules of every rate: a lone value
+is not a whole person.) An interval that lies above its baseline but is wider than
 :data:`MAX_WIDTH` and clears the baseline by less than a tenth of its width (0.000 to 0.916
 against 0) cannot tell a slight leak from a serious one: it reads ``too small to measure``
 (unless its lower bound alone clears the severity threshold, or it counts published people); a
@@ -148,8 +149,8 @@ VERDICT_MEANING: dict[Verdict, str] = {
         "correction over all the audit's tests: the release leaks"
     ),
     Verdict.SEVERE: (
-        "measurable leakage that publishes real people verbatim (whole records, or a value only "
-        "one real person holds: one is enough), or whose interval also lies above the severity "
+        "measurable leakage that publishes real people's whole records verbatim (one is "
+        "enough), or whose interval also lies above the severity "
         "threshold (AUC or accuracy 0.8, risk or advantage 0.2, rate 0.05): the release leaks "
         "badly"
     ),
@@ -171,9 +172,9 @@ HARM_MEANING: dict[Harm, str] = {
     Harm.MEMBERSHIP: "aggregate membership signals",
 }
 
-#: Copy findings whose copies are real people (whole records, values only one person holds):
-#: significant, they read severe whatever the rate (module docstring).
-PEOPLE_COPIES = frozenset({"copies.exact", "copies.rare_values"})
+#: Copy findings whose copies are real people's whole records: significant, they read severe
+#: whatever the rate (module docstring).
+PEOPLE_COPIES = frozenset({"copies.exact"})
 
 
 def harm_class(key: str) -> Harm:
@@ -544,12 +545,17 @@ class Finding(Result):
             )
         people = self.people_published()
         if people:
-            what = "record" if self.key == "copies.exact" else "value"
-            head += (
-                f" 1 real person's {what} appears verbatim in the release."
-                if people == 1
-                else f" {people} real people's {what}s appear verbatim in the release."
-            )
+            if self.key == "copies.exact":
+                head += (
+                    " 1 real person's record appears verbatim in the release."
+                    if people == 1
+                    else f" {people} real people's records appear verbatim in the release."
+                )
+            else:
+                head += (
+                    f" The release holds values that only {people} real "
+                    f"{'person holds' if people == 1 else 'people hold'}."
+                )
         return f"{head} {self._reading(b, less, people)}"
 
     def _reading(self, b: str, less: str, people: int) -> str:

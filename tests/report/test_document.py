@@ -655,3 +655,11 @@ def test_membership_signals_alone_read_as_aggregate_signals_ranked_last(
     both = dataclasses.replace(sample_result, findings=assess([nobox, *calm, single]))
     assert [x.key for x in both.by_harm()][:2] == ["singling_out.univariate", "membership.nobox"]
     assert "aggregate signals: the release" not in _headline(both)
+    # real records found verbatim as often as among the control are counted, not led with
+    chance = dataclasses.replace(calm[1], details={"people_published": 2})
+    quiet = dataclasses.replace(sample_result, findings=assess([calm[0], chance]))
+    assert quiet.first_finding().verdict is Verdict.NO_EVIDENCE  # type: ignore[union-attr]
+    assert (
+        "copies.exact: 2 real people of the data found verbatim in the release, though not "
+        "significantly more often than among people who were not in the data"
+    ) in _headline(quiet)

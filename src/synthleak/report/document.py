@@ -24,6 +24,7 @@ from synthleak.report import plots
 from synthleak.results import (
     ALPHA,
     HARM_MEANING,
+    PEOPLE_COPIES,
     VERDICT_MEANING,
     AuditResult,
     Finding,
@@ -338,10 +339,12 @@ def _headline(result: AuditResult) -> str:
     leaks = [f for f in ordered if f.verdict in (Verdict.LEAK, Verdict.SEVERE)]
     small, none = counts[Verdict.TOO_SMALL], counts[Verdict.NOT_MEASURED]
     unread = small + none
-    published = [
+    published = [  # whole records of real people at chance level: counted, not a leak
         f
         for f in ordered
-        if f.people_published() and f.verdict not in (Verdict.LEAK, Verdict.SEVERE)
+        if f.key in PEOPLE_COPIES
+        and f.people_published()
+        and f.verdict not in (Verdict.LEAK, Verdict.SEVERE)
     ]
     also = "".join(
         f" {f.title}: {_people(f.people_published())} of the data found verbatim in the "
@@ -411,9 +414,8 @@ def _how_to_read(result: AuditResult) -> Section | None:
             "more often than chance are named first, with their count, whatever the other "
             "figures); within a class by verdict, then by how far the interval clears its "
             "baseline; the rest follow. The executive summary names the first; the findings "
-            "table follows this order. A copy of a real person's whole record, or of a value "
-            "only they hold, that the release holds more often than chance reads 'severe "
-            "leakage' whatever the rate: "
+            "table follows this order. A copy of a real person's whole record that the release "
+            "holds more often than chance reads 'severe leakage' whatever the rate: "
             "one published record is enough to block a release. Membership signals come last: "
             "they show that the release tells the people in the data from others as a group, "
             "without naming anyone."
