@@ -1371,8 +1371,7 @@ class AuditResult(Result):
 
     def first_finding(self) -> Finding | None:
         """The finding the report names first: the first measured one in the harm order (a
-        copy of a real person whenever the release holds one), or None when none was measured.
-        """
+        copy finding whenever one shows a leak), or None when none was measured."""
         return next((f for f in self.by_harm() if f.verdict is not Verdict.NOT_MEASURED), None)
 
     def not_measured(self) -> tuple[StageRecord, ...]:
