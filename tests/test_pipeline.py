@@ -52,7 +52,7 @@ def test_release_equal_to_original_is_maximal_risk(split) -> None:
     assert aia.details["accuracy"] > aia.details["control_accuracy"]
     assert f["copies.exact"].verdict is Verdict.SEVERE
     assert r.utility is not None and r.utility.tvd3 < 1e-9
-    assert r.worst_finding().verdict is Verdict.SEVERE  # type: ignore[union-attr]
+    assert r.first_finding().verdict is Verdict.SEVERE  # type: ignore[union-attr]
 
 
 def test_independent_release_shows_no_leak(split) -> None:

@@ -89,7 +89,7 @@ def test_json_round_trip_is_lossless(tmp_path) -> None:
     text = r.to_json()
     again = AuditResult.from_json(text)
     assert again.to_json() == text
-    assert again.worst_finding().key == "linkability"  # type: ignore[union-attr]
+    assert again.first_finding().key == "linkability"  # type: ignore[union-attr]
     assert again.membership is not None and again.membership.targets[0].row == 17
     (tmp_path / "report.json").write_text(text)
     assert load_result(tmp_path / "report.json").same_as(r)
@@ -381,3 +381,96 @@ def test_audit_options_record_special_values_as_specs() -> None:
     assert AuditOptions.from_json(o.to_json()) == o
     with pytest.raises(InputError, match="special_values"):
         AuditOptions(special_values=("age",))
+def _keyed(key: str, lo: float, hi: float, metric: MetricKind, **details: object) -> Finding:
+    base = 0.5 if metric is MetricKind.AUC else 0.0
+    e = RiskEstimate((lo + hi) / 2, lo, hi, 0.95, 5000, base)
+    return Finding(key, key, metric, e, TM, dict(details))
+
+
+def test_copies_of_real_people_are_severe_by_their_count_not_a_rate() -> None:
+    """A significant excess of whole-record copies publishes real people: severe, though the
+    rate's interval (0.042 to 0.058) does not clear the 5 % threshold."""
+    copied = _keyed("copies.exact", 0.042, 0.058, MetricKind.RATE, people_published=122)
+    assert copied.verdict is Verdict.SEVERE and copied.people_published() == 122
+    assert "publishes 122 real people verbatim" in copied.explanation()
+    # the count is read from the copies branch's field, else from the copied rows
+    legacy = _keyed("copies.exact", 0.042, 0.058, MetricKind.RATE, n_copied=3)
+    assert legacy.people_published() == 3 and legacy.verdict is Verdict.SEVERE
+    # a copied column is not whole records: its severity follows the rate threshold
+    col = _keyed("copies.columns", 0.042, 0.058, MetricKind.RATE, people_published=0)
+    assert col.verdict is Verdict.LEAK
+    # a value only one person holds is not a whole person: the rules of every rate
+    rare = _keyed("copies.rare_values", 0.042, 0.058, MetricKind.RATE, released=5)
+    assert rare.verdict is Verdict.LEAK and rare.people_published() == 5
+    assert "values that only 5 real people hold" in rare.explanation()
+    # severe by count only when the excess survives the audit's correction
+    family = assess([copied, *[_keyed("linkability", -0.01, 0.05, MetricKind.RISK)] * 3])
+    assert family[0].verdict is Verdict.SEVERE
+    at_chance = _keyed("copies.exact", -0.002, 0.004, MetricKind.RATE, people_published=2)
+    assert at_chance.verdict is Verdict.NO_EVIDENCE and at_chance.people_published() == 2
+
+
+def test_harm_order_puts_published_people_first_and_membership_signals_last() -> None:
+    from synthleak.results import Harm, harm_order
+
+    nobox = _keyed("membership.nobox", 0.9, 0.95, MetricKind.AUC)  # far above its baseline
+    single = _keyed("singling_out.multivariate", 0.05, 0.1, MetricKind.RISK)
+    copied = _keyed("copies.exact", 0.001, 0.01, MetricKind.RATE, people_published=5)
+    col = _keyed("copies.columns", -0.01, 0.01, MetricKind.RATE)
+    calm = _keyed("linkability", -0.02, 0.02, MetricKind.RISK)
+    severe_single = _keyed("attribute.recon.release", 0.3, 0.4, MetricKind.ADVANTAGE)
+    found = assess([nobox, calm, single, col, severe_single, copied])
+    order = [f.key for f in harm_order(found)]
+    assert order == [
+        "copies.exact",  # severe by its count, first whatever the AUC
+        "attribute.recon.release",  # severe before measurable within a class
+        "singling_out.multivariate",
+        "membership.nobox",  # an aggregate signal, after every leak of a record
+        "copies.columns",  # then the findings without a leak, by class
+        "linkability",
+    ]
+    assert [f.harm for f in harm_order(found)][:4] == [
+        Harm.PUBLISHED,
+        Harm.SINGLED_OUT,
+        Harm.SINGLED_OUT,
+        Harm.MEMBERSHIP,
+    ]
+    r = make_result()
+    from dataclasses import replace
+
+    assert replace(r, findings=found).first_finding().key == "copies.exact"  # type: ignore[union-attr]
+
+
+def test_one_sentence_per_position_of_the_interval() -> None:
+    """Above, across and below the baseline each read as such; never "reaches" for an
+    interval wholly below it; a rate without a control is not worded against one."""
+    below = _keyed("copies.exact", -0.0016, -0.0007, MetricKind.RATE)
+    assert below.verdict is Verdict.NO_EVIDENCE
+    text = below.explanation()
+    assert "The whole interval lies below the baseline of 0.0000" in text
+    assert "less for the people in the data than for the control" in text and "reach" not in text
+    across = _keyed("linkability", -0.02, 0.03, MetricKind.RISK)
+    assert "The interval includes the baseline of 0.000" in across.explanation()
+    above = _keyed("singling_out.univariate", 0.05, 0.1, MetricKind.RISK)
+    assert "The whole interval lies above the baseline of 0.000" in above.explanation()
+    auc_below = _keyed("membership.nobox", 0.40, 0.48, MetricKind.AUC)
+    assert "lies below the baseline of 0.500" in auc_below.explanation()
+    chance = _keyed("copies.exact", -0.002, -0.001, MetricKind.RATE, compared_with="chance")
+    assert "excess over chance" in chance.explanation()
+    assert "control" not in chance.explanation().replace("no control set was given", "")
+    legacy = _keyed("copies.exact", 0.0, 0.001, MetricKind.RATE, baseline_of="original records")
+    assert legacy.compared_with() == "chance"
+    none = _keyed("copies.exact", -0.002, 0.001, MetricKind.RATE, compared_with="none")
+    assert "over control" not in none.explanation() and "chance" not in none.explanation()
+
+
+def test_an_interval_from_nothing_to_everything_is_too_small_to_measure() -> None:
+    """0.000 to 0.916 clears 0 by a hair: it cannot tell a slight leak from a serious one; a
+    wide interval well clear of its baseline stays a leak."""
+    hair = _keyed("singling_out.univariate", 0.0004, 0.916, MetricKind.RISK)
+    assert hair.verdict is Verdict.TOO_SMALL
+    assert "lies wholly above the baseline" in hair.explanation()
+    assert _keyed("membership.nobox", 0.6, 0.99, MetricKind.AUC).verdict is Verdict.LEAK
+    # a lower bound that clears the baseline is never printed as the baseline
+    thin = _keyed("linkability", 0.0004, 0.2, MetricKind.RISK)
+    assert thin.verdict is Verdict.LEAK and "CI 0.0004 to 0.2000" in thin.explanation()

@@ -22,6 +22,37 @@ the report (summary, findings, section tables, JSON, Markdown) prints these and 
   from a serious one;
 * ``no evidence of leakage`` — otherwise.
 
+Copies of real people are severe by their count, not by a rate: a copy finding of whole records
+(``copies.exact``) whose excess over chance (or over the control) is significant publishes real
+people verbatim, and one published real record is enough for a statistical office to block a
+release; it reads ``severe leakage`` whatever the size of the rate. (Values only one real person
+holds, ``copies.rare_values``, rank with the copies but keep the rules of every rate: a lone value
+is not a whole person.) An interval that lies above its baseline but is wider than
+:data:`MAX_WIDTH` and clears the baseline by less than a tenth of its width (0.000 to 0.916
+against 0) cannot tell a slight leak from a serious one: it reads ``too small to measure``
+(unless its lower bound alone clears the severity threshold, or it counts published people); a
+wide interval well clear of its baseline (AUC 0.60 to 0.99) stays a leak.
+
+Harm ordering
+-------------
+Findings are ordered by the harm they show to people (:func:`harm_order`), and this one order
+decides the report's first finding, its verdict sentence, the findings table and the
+``harm_order`` list of ``report.json``. :class:`Harm` has three classes, most harmful first:
+
+1. real people published verbatim (the copy findings ``copies.*``: whole records, values only one
+   real person holds, copied column values);
+2. records singled out, linked or inferred (singling out, linkability, attribute inference);
+3. aggregate membership signals (membership AUCs without and with the generator, the risk map):
+   the release tells the training records from others as a group, no record is named.
+
+Findings that show a leak come first, by class (so a copy of real people that the release holds
+more often than chance is named first, with its count, whatever the other figures); within a
+class by verdict (severe first), then by how far the interval's lower bound clears its baseline
+(relative to the scale); the rest follow in the same order. Real people found verbatim no more
+often than chance (:meth:`Finding.people_published`) are named with their count in the summary's
+verdict sentence, not first: a release of real people who were not in the data holds such chance
+matches too.
+
 Multiple testing: an audit reads many findings, so the chance that at least one interval clears
 its baseline by accident grows with their number. Every finding carries a one-sided p-value of
 "no leak" from its estimator's own null distribution or an exact test
@@ -49,7 +80,7 @@ import math
 import platform
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from importlib import metadata
 from pathlib import Path
 from statistics import NormalDist
@@ -111,22 +142,57 @@ VERDICT_MEANING: dict[Verdict, str] = {
         "the attack could not run (an input was missing, or it failed), so nothing is concluded"
     ),
     Verdict.TOO_SMALL: (
-        "no leak was shown, but the interval is too wide to tell no leakage from serious "
-        "leakage: more records (or a larger budget) are needed for a verdict"
+        "the interval is too wide to tell no leakage from serious leakage (or to say how large "
+        "a leak is): more records (or a larger budget) are needed for a verdict"
     ),
     Verdict.NO_EVIDENCE: (
-        "the interval reaches the baseline, or clears it by less than the correction for the "
-        "audit's other tests requires: this attack showed no leak at this budget"
+        "the interval includes the baseline or lies below it, or clears it by less than the "
+        "correction for the audit's other tests requires: this attack showed no leak at this "
+        "budget"
     ),
     Verdict.LEAK: (
         "the whole interval lies above the baseline and stays significant after Holm's "
         "correction over all the audit's tests: the release leaks"
     ),
     Verdict.SEVERE: (
-        "measurable leakage whose interval also lies above the severity threshold (AUC or "
-        "accuracy 0.8, risk or advantage 0.2, rate 0.05): the release leaks badly"
+        "measurable leakage that publishes real people's whole records verbatim (one is "
+        "enough), or whose interval also lies above the severity "
+        "threshold (AUC or accuracy 0.8, risk or advantage 0.2, rate 0.05): the release leaks "
+        "badly"
     ),
 }
+
+
+class Harm(IntEnum):
+    """The harm a finding shows to people, most harmful first (module docstring)."""
+
+    PUBLISHED = 1
+    SINGLED_OUT = 2
+    MEMBERSHIP = 3
+
+
+#: The plain words of each harm class (the report's summary and "How to read").
+HARM_MEANING: dict[Harm, str] = {
+    Harm.PUBLISHED: "real people published verbatim",
+    Harm.SINGLED_OUT: "records singled out, linked or inferred",
+    Harm.MEMBERSHIP: "aggregate membership signals",
+}
+
+#: Copy findings whose copies are real people's whole records: significant, they read severe
+#: whatever the rate (module docstring).
+PEOPLE_COPIES = frozenset({"copies.exact"})
+
+
+def harm_class(key: str) -> Harm:
+    """The harm class of a finding's key: ``copies.*``, then ``membership.*`` as aggregate
+    signals; every other attack (singling out, linkability, attribute inference) singles out,
+    links or infers records."""
+    if key.startswith("copies."):
+        return Harm.PUBLISHED
+    if key.startswith("membership."):
+        return Harm.MEMBERSHIP
+    return Harm.SINGLED_OUT
+
 
 #: Lower CI bounds at or above these values read as severe
 #: (a strong, not merely detectable, attack).
@@ -185,20 +251,34 @@ def default_baseline(metric: MetricKind) -> float:
 
 
 def individual_verdict(
-    metric: MetricKind, estimate: RiskEstimate, baseline: float | None, *, too_wide: bool = False
+    metric: MetricKind,
+    estimate: RiskEstimate,
+    baseline: float | None,
+    *,
+    too_wide: bool = False,
+    published: bool = False,
 ) -> Verdict:
     """The verdict of one finding on its own (before the correction for multiple testing).
 
     ``too_wide`` says that the game which measured the estimate judged its interval too wide to
     read (a stricter limit than :data:`MAX_WIDTH`): without evidence of a leak, the finding is then
     "too small to measure" too, so the game's table and the finding never disagree.
+    ``published`` says that the finding counts real people found verbatim in the release
+    (:data:`PEOPLE_COPIES`): above its baseline it is severe whatever the rate. An interval above
+    its baseline but wider than :data:`MAX_WIDTH` whose lower bound clears the baseline by less
+    than a tenth of its width (and not severe) is "too small to measure".
     """
     e = estimate
     if not (_finite(baseline) and _finite(e.value) and _finite(e.ci_low) and _finite(e.ci_high)):
         return Verdict.NOT_MEASURED
     assert baseline is not None
     if e.ci_low > baseline:
-        return Verdict.SEVERE if e.ci_low >= SEVERE_THRESHOLD[metric] else Verdict.LEAK
+        if e.ci_low >= SEVERE_THRESHOLD[metric] or published:
+            return Verdict.SEVERE
+        width = e.ci_high - e.ci_low
+        if width > MAX_WIDTH[metric] and e.ci_low - baseline < width / 10:
+            return Verdict.TOO_SMALL  # a leak of any size from none up (0.000 to 0.916)
+        return Verdict.LEAK
     return _no_leak(metric, e, too_wide)
 
 
@@ -221,6 +301,16 @@ def min_trials(metric: MetricKind, confidence: float = 0.95) -> int:
         return 0
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     return math.ceil((z / MAX_WIDTH[metric]) ** 2)
+
+
+def _digits(e: RiskEstimate, baseline: float, least: int) -> int:
+    """Decimals that print an interval's ends on the same side of the baseline as they are
+    (``least`` or more, up to 6): a lower bound of 0.0004 above 0 is not printed as 0.000."""
+    k = least
+    for end in (e.ci_low, e.ci_high):
+        while k < 6 and end != baseline and round(end, k) == round(baseline, k):
+            k += 1
+    return k
 
 
 def _too_few_trials(metric: MetricKind, e: RiskEstimate) -> bool:
@@ -327,7 +417,66 @@ class Finding(Result):
 
     def verdict_alone(self) -> Verdict:
         """The verdict of this test on its own, before the correction for multiple testing."""
-        return individual_verdict(self.metric, self.estimate, self.baseline, too_wide=self.too_wide)
+        return individual_verdict(
+            self.metric,
+            self.estimate,
+            self.baseline,
+            too_wide=self.too_wide,
+            published=self.key in PEOPLE_COPIES and self.people_published() > 0,
+        )
+
+    @property
+    def harm(self) -> Harm:
+        """The harm class of this finding (:func:`harm_class`)."""
+        return harm_class(self.key)
+
+    def people_published(self) -> int:
+        """Distinct real (training) records this copy finding found verbatim in the release; 0
+        for the other findings.
+
+        Read from ``details["people_published"]``; a finding written before that count existed
+        gives its copied training records (``n_copied``) or training records whose lone value
+        the release holds (``released``).
+        """
+        if self.harm is not Harm.PUBLISHED:
+            return 0
+        d = self.details
+        n = d.get("people_published", d.get("n_copied", d.get("released", 0)))
+        return int(n) if _finite(n) else 0
+
+    def compared_with(self) -> str:
+        """What a rate finding's baseline is: ``"control"`` (the same rate among real people the
+        generator never saw), ``"chance"`` (the rate expected by chance without a control) or
+        ``"none"`` (nothing to compare with); read from ``details["compared_with"]``, else from
+        which rate the baseline was (``baseline_of``)."""
+        d = self.details
+        if "compared_with" in d:
+            return str(d["compared_with"])
+        if d.get("baseline_of") == "original records":  # duplicates within the original
+            return "chance"
+        return "control"
+
+    def position(self) -> str | None:
+        """Where the interval lies against the baseline: ``"above"`` (its lower bound clears
+        it), ``"below"`` (its upper bound is under it), ``"across"`` (it includes it), or None
+        without an interval."""
+        e = self.estimate
+        if not (_finite(e.ci_low) and _finite(e.ci_high) and _finite(self.baseline)):
+            return None
+        if e.ci_low > self.baseline:
+            return "above"
+        if e.ci_high < self.baseline:
+            return "below"
+        return "across"
+
+    def clearance(self) -> float:
+        """How far the interval's lower bound lies above the baseline, relative to the scale
+        (negative below it; -inf without an interval)."""
+        lo = self.estimate.ci_low
+        if not (_finite(lo) and _finite(self.baseline)):
+            return -math.inf
+        scale = 1.0 - self.baseline if self.baseline < 1 else 1.0
+        return (lo - self.baseline) / scale
 
     def corrected_away(self) -> bool:
         """Whether the test alone shows a leak that Holm's correction does not confirm."""
@@ -355,47 +504,67 @@ class Finding(Result):
         return default_baseline(self.metric) if b is None else b
 
     def explanation(self) -> str:
-        """What the number means, in plain words."""
+        """What the number means, in plain words: the figure with its interval, then one
+        sentence chosen by where the interval lies against the baseline (above, across, below),
+        then the verdict. Each state has one wording; the baseline is always printed."""
         e = self.estimate
         if self.verdict is Verdict.NOT_MEASURED:
             why = self.details.get("not_measured", "there was no estimate or no baseline")
             return f"Not measured: {why}."
-        ci = f"{e.ci_low:.3f} to {e.ci_high:.3f}"
+        k = _digits(e, self.baseline, 4 if self.metric is MetricKind.RATE else 3)
+        ci = f"{e.ci_low:.{k}f} to {e.ci_high:.{k}f}"
         conf = f"{round(100 * e.confidence)}%"
+        b = f"{self.baseline:.{k}f}"
+        compared = self.compared_with()
         if self.metric is MetricKind.AUC:
             head = (
-                f"AUC {e.value:.3f} ({conf} CI {ci}); 0.5 means the attacker cannot tell members "
+                f"AUC {e.value:.{k}f} ({conf} CI {ci}); 0.5 means the attacker cannot tell members "
                 "from non-members, 1.0 means they always can."
             )
+            less = "the attack scores the people in the data lower than people who were not"
         elif self.metric is MetricKind.ACCURACY:
-            head = (
-                f"accuracy {e.value:.3f} ({conf} CI {ci}) against a baseline of "
-                f"{self.baseline:.3f}."
-            )
+            head = f"accuracy {e.value:.{k}f} ({conf} CI {ci}) against a baseline of {b}."
+            less = "the attack does worse than the baseline"
         elif self.metric is MetricKind.ADVANTAGE:
+            ci = f"{e.ci_low:+.{k}f} to {e.ci_high:+.{k}f}"
             head = (
-                f"advantage {e.value:+.3f} ({conf} CI {e.ci_low:+.3f} to {e.ci_high:+.3f}): "
+                f"advantage {e.value:+.{k}f} ({conf} CI {ci}): "
                 "accuracy on the training records minus accuracy on people the generator never "
                 "saw; 0 means the release teaches the attacker nothing about the people in it."
             )
+            less = "the attack does worse on the people in the data than on people it never saw"
         elif self.metric is MetricKind.RATE and self.baseline == 0.0:
-            head = (
-                f"excess over control {e.value:+.4f} ({conf} CI {e.ci_low:+.4f} to "
-                f"{e.ci_high:+.4f}): the rate among the people in the data minus the same rate "
-                "among people who were not (the control set); 0 means the release treats them "
-                "alike."
-            )
+            ci = f"{e.ci_low:+.{k}f} to {e.ci_high:+.{k}f}"
+            if compared == "control":
+                head = (
+                    f"excess over control {e.value:+.{k}f} ({conf} CI {ci}): the rate among the "
+                    "people in the data minus the same rate among people who were not (the "
+                    "control set); 0 means the release treats them alike."
+                )
+                less = "the release does this less for the people in the data than for the control"
+            elif compared == "chance":
+                head = (
+                    f"excess over chance {e.value:+.{k}f} ({conf} CI {ci}): the rate among the "
+                    "people in the data minus the rate expected by chance (no control set was "
+                    "given); 0 means the release does this no more than chance would."
+                )
+                less = "the release does this less than chance would"
+            else:
+                head = (
+                    f"excess {e.value:+.{k}f} ({conf} CI {ci}) over the rate expected without "
+                    "leakage; no control set was given to measure that rate on real people."
+                )
+                less = "the release does this less than expected without leakage"
         elif self.metric is MetricKind.RATE:
-            head = (
-                f"rate {e.value:.4f} ({conf} CI {ci}) against {self.baseline:.4f} "
-                "expected by chance."
-            )
+            head = f"rate {e.value:.{k}f} ({conf} CI {ci}) against {b} expected by chance."
+            less = "the release does this less than chance would"
         else:
             head = (
-                f"risk {e.value:.3f} ({conf} CI {ci}); 0 means the attack does no better on the "
+                f"risk {e.value:.{k}f} ({conf} CI {ci}); 0 means the attack does no better on the "
                 "real records than on records that were never used (the control set), 1 means "
                 "every attempt succeeds because of the release."
             )
+            less = "the attack does worse on the real records than on the control records"
         d = self.details
         if self.metric is MetricKind.RISK and "attack_rate" in d and "baseline_rate" in d:
             head += (
@@ -403,48 +572,78 @@ class Finding(Result):
                 f"{d.get('control_rate', float('nan')):.3f} on the control records, "
                 f"{d['baseline_rate']:.3f} for random guesses."
             )
-        corrected = (
-            f"The interval lies above the baseline ({_p(self.p_value)} for this test "
-            "alone), but not by enough once the audit's other tests are accounted for "
-            f"({_p(self.p_holm)} after Holm's correction over {self.n_tests} tests, above "
-            "5%). "
-            if self.corrected_away()
-            else ""
-        )
-        if self.too_wide:
-            width = self.details.get(
-                "too_small", "the game that measured it judged its interval too wide to read"
+        people = self.people_published()
+        if people:
+            if self.key == "copies.exact":
+                head += (
+                    " 1 real person's record appears verbatim in the release."
+                    if people == 1
+                    else f" {people} real people's records appear verbatim in the release."
+                )
+            else:
+                head += (
+                    f" The release holds values that only {people} real "
+                    f"{'person holds' if people == 1 else 'people hold'}."
+                )
+        return f"{head} {self._reading(b, less, people)}"
+
+    def _reading(self, b: str, less: str, people: int) -> str:
+        """The sentence of the interval's position against the baseline ``b``, and the verdict."""
+        e, where = self.estimate, self.position()
+        if self.verdict is Verdict.TOO_SMALL:
+            if self.too_wide:
+                width = self.details.get(
+                    "too_small", "the game that measured it judged its interval too wide to read"
+                )
+            elif _too_few_trials(self.metric, e):
+                width = (
+                    f"it rests on {e.n_trials} trials; at least "
+                    f"{min_trials(self.metric, e.confidence)} are needed for an interval no "
+                    f"wider than {MAX_WIDTH[self.metric]:.2f} wherever the rate falls"
+                )
+            else:
+                width = f"the interval is wider than {MAX_WIDTH[self.metric]:.2f}"
+            lies = {"above": "lies wholly above", "below": "lies wholly below"}.get(
+                str(where), "includes"
             )
-        elif _too_few_trials(self.metric, e):
-            width = (
-                f"it rests on {e.n_trials} trials; at least "
-                f"{min_trials(self.metric, e.confidence)} are needed for an interval no wider "
-                f"than {MAX_WIDTH[self.metric]:.2f} wherever the rate falls"
+            return (
+                f"{width[0].upper()}{width[1:]}: too few records or attacks to tell no or slight "
+                f"leakage from serious leakage (the interval {lies} the baseline of {b}); more "
+                f"data (or a larger budget) is needed. Verdict: {Verdict.TOO_SMALL.value}."
             )
-        else:
-            width = f"the interval is wider than {MAX_WIDTH[self.metric]:.2f}"
-        tail = {
-            Verdict.NO_EVIDENCE: (
-                f"{corrected}Verdict: {Verdict.NO_EVIDENCE.value}."
-                if corrected
-                else "The interval reaches the baseline. Verdict: "
-                f"{Verdict.NO_EVIDENCE.value} at this budget."
-            ),
-            Verdict.TOO_SMALL: (
-                f"{corrected}{width[0].upper()}{width[1:]}: too few records or attacks to tell "
-                "no leakage from serious leakage; more data (or a larger budget) is needed. "
-                f"Verdict: {Verdict.TOO_SMALL.value}."
-            ),
-            Verdict.LEAK: (
-                "The whole interval lies above the baseline. Verdict: "
-                f"{Verdict.LEAK.value}: the release leaks."
-            ),
-            Verdict.SEVERE: (
-                "The whole interval lies far above the baseline. Verdict: "
+        if self.verdict is Verdict.SEVERE:
+            if people and self.key in PEOPLE_COPIES:
+                return (
+                    f"The whole interval lies above the baseline of {b}: the release publishes "
+                    f"{people} real {'person' if people == 1 else 'people'} verbatim, and one "
+                    f"is enough to block a release. Verdict: {Verdict.SEVERE.value}."
+                )
+            return (
+                f"The whole interval lies above the baseline of {b} and above the severity "
+                f"threshold of {SEVERE_THRESHOLD[self.metric]}. Verdict: "
                 f"{Verdict.SEVERE.value}: the release leaks badly."
-            ),
-        }[self.verdict]  # type: ignore[index]
-        return f"{head} {tail}"
+            )
+        if self.verdict is Verdict.LEAK:
+            return (
+                f"The whole interval lies above the baseline of {b}. Verdict: "
+                f"{Verdict.LEAK.value}: the release leaks."
+            )
+        if where == "above":  # a leak alone that Holm's correction does not confirm
+            return (
+                f"The whole interval lies above the baseline of {b} ({_p(self.p_value)} for "
+                "this test alone), but not by enough once the audit's other tests are "
+                f"accounted for ({_p(self.p_holm, ALPHA)} after Holm's correction over "
+                f"{self.n_tests} tests, above 5%). Verdict: {Verdict.NO_EVIDENCE.value}."
+            )
+        if where == "below":
+            return (
+                f"The whole interval lies below the baseline of {b}: {less}. Verdict: "
+                f"{Verdict.NO_EVIDENCE.value} at this budget."
+            )
+        return (
+            f"The interval includes the baseline of {b}. Verdict: "
+            f"{Verdict.NO_EVIDENCE.value} at this budget."
+        )
 
 
 def at_least_sentence(entry: dict[str, object]) -> str:
@@ -485,6 +684,43 @@ def assess(findings: Sequence[Finding], alpha: float = ALPHA) -> tuple[Finding, 
             v = _no_leak(f.metric, f.estimate, f.too_wide)
         out.append(replace(f, verdict=v, p_holm=adj, n_tests=n_tests))
     return tuple(out)
+
+
+#: Verdicts from the most to the least alarming (the order within a harm class).
+VERDICT_ORDER = (
+    Verdict.SEVERE,
+    Verdict.LEAK,
+    Verdict.NO_EVIDENCE,
+    Verdict.TOO_SMALL,
+    Verdict.NOT_MEASURED,
+)
+
+
+def alarming(f: Finding) -> bool:
+    """Whether a finding heads the harm order: it shows a leak (after Holm's correction).
+
+    Copies of real people that the release holds no more often than chance are not: on a
+    release of real people who were not in the data they occur by chance too (common records,
+    values), and heading the report with them would be a false alarm; the summary still names
+    their count (:func:`synthleak.report.document._headline`).
+    """
+    return f.verdict in (Verdict.LEAK, Verdict.SEVERE)
+
+
+def harm_order(findings: Sequence[Finding]) -> tuple[Finding, ...]:
+    """Findings ordered by harm to people (module docstring, "Harm ordering").
+
+    First the alarming ones (:func:`alarming`), then the rest; each group by :class:`Harm`
+    class, then by verdict (:data:`VERDICT_ORDER`), then by how far the interval clears its
+    baseline (:meth:`Finding.clearance`, furthest first); ties keep the audit's order.
+    """
+
+    def rank(i: int) -> tuple[int, int, int, float, int]:
+        f = findings[i]
+        v = f.verdict or Verdict.NOT_MEASURED
+        return (0 if alarming(f) else 1, int(f.harm), VERDICT_ORDER.index(v), -f.clearance(), i)
+
+    return tuple(findings[i] for i in sorted(range(len(findings)), key=rank))
 
 
 class StageStatus(StrEnum):
@@ -1178,22 +1414,15 @@ class AuditResult(Result):
     notes: tuple[str, ...] = ()
     version: int = RESULT_VERSION
 
-    def worst_finding(self) -> Finding | None:
-        """The finding whose lower CI bound sits furthest above its baseline
-        (relative to its scale).
-        """
-        measured = [f for f in self.findings if f.verdict is not Verdict.NOT_MEASURED]
-        if not measured:
-            return None
+    def by_harm(self) -> tuple[Finding, ...]:
+        """The findings in the harm order (:func:`harm_order`): the report's findings table,
+        its first finding and ``report.json``'s ``harm_order``."""
+        return harm_order(self.findings)
 
-        def excess(f: Finding) -> float:
-            lo = f.estimate.ci_low
-            if not _finite(lo):
-                return -math.inf
-            scale = 1.0 - f.baseline if f.baseline < 1 else 1.0
-            return (lo - f.baseline) / scale
-
-        return max(measured, key=excess)
+    def first_finding(self) -> Finding | None:
+        """The finding the report names first: the first measured one in the harm order (a
+        copy finding whenever one shows a leak), or None when none was measured."""
+        return next((f for f in self.by_harm() if f.verdict is not Verdict.NOT_MEASURED), None)
 
     def not_measured(self) -> tuple[StageRecord, ...]:
         """The stages that could not run (an input missing) or failed."""

@@ -4,7 +4,7 @@ from synthleak.report.document import Bullets, Figure, Paragraph, TableBlock, bu
 from synthleak.results import AuditResult
 
 
-def test_summary_names_the_records_at_risk_and_the_worst_outcome(
+def test_summary_names_the_records_at_risk_and_the_first_finding(
     sample_result: AuditResult,
 ) -> None:
     doc = build_document(sample_result)
@@ -14,7 +14,11 @@ def test_summary_names_the_records_at_risk_and_the_worst_outcome(
     assert sample_result.vulnerability is not None
     top_rows = [str(r.row) for r in sample_result.vulnerability.top]
     assert all(r in summary for r in top_rows)
-    assert "Worst attack outcome: Linkability" in summary and "CI" in summary
+    assert (
+        "First finding, by harm to people (records singled out, linked or inferred): Linkability"
+        in summary
+    )
+    assert "CI" in summary
     assert "Holm" in summary and "3 tests" in summary  # the multiple-testing note
     # what could not run is said first, with what it needs; never "no evidence"
     bullets = [b for b in doc.sections[0].blocks if isinstance(b, Bullets)]
@@ -178,7 +182,8 @@ def test_findings_name_the_method_they_follow(sample_result: AuditResult) -> Non
     doc = build_document(sample_result)
     findings = next(s for s in doc.sections if s.anchor == "findings")
     texts = [b.text for b in findings.blocks if isinstance(b, Paragraph)]
-    assert texts[1].startswith("Linkability:") and texts[1].endswith(
+    # the findings follow the harm order: the leak (Linkability) first
+    assert texts[0].startswith("Linkability:") and texts[0].endswith(
         "Giomi et al. (2023), Sec. 4.2."
     )
 
@@ -404,8 +409,8 @@ def test_every_verdict_reads_the_same_in_every_section_and_format() -> None:
     listed = [b for b in sweep.blocks if isinstance(b, Bullets) and "rows" in b.items[0]]
     assert [b.items for b in listed] == [("'income': 5 record(s), rows 10, 12, 14, 16, 18",)]
     assert "'id' not swept: an id" in str(sweep.blocks)
-    # the worst finding of the summary is the top column of the sweep's table
-    assert result.worst_finding().key == "attribute.sweep.income"  # type: ignore[union-attr]
+    # the first finding of the summary is the top column of the sweep's table
+    assert result.first_finding().key == "attribute.sweep.income"  # type: ignore[union-attr]
     assert sweep_table.rows[0][1] == "income"
     assert all(
         any(
@@ -542,24 +547,41 @@ def test_glossary_names_every_no_box_attack() -> None:
     assert _attack_sentence("nobox-membership", "no-such-attack") == "an attack of this family."
 
 
-def test_the_summary_headline_never_reads_no_evidence_on_unreadable_findings() -> None:
+def test_the_summary_headline_never_reads_no_evidence_on_unreadable_findings(
+    sample_result: AuditResult,
+) -> None:
     """A tiny audit whose findings are too small to measure heads its summary with that, not
-    with "no evidence"; a leak anywhere heads it with the worst leak."""
+    with "no evidence"; a leak anywhere heads it with the worst leak; counts agree in number."""
+    import dataclasses
+
     from synthleak.report.document import _headline
     from synthleak.results import Verdict
 
-    def counts(**kw: int) -> dict[Verdict, int]:
-        return {v: kw.get(v.name, 0) for v in Verdict}
+    base = sample_result.findings[0]
 
-    tiny = _headline(counts(TOO_SMALL=3))
+    def headline(**kw: int) -> str:
+        findings = tuple(
+            dataclasses.replace(base, key=f"k{v.name}{i}", verdict=v)
+            for v in Verdict
+            for i in range(kw.get(v.name, 0))
+        )
+        return _headline(dataclasses.replace(sample_result, findings=findings))
+
+    tiny = headline(TOO_SMALL=3)
     assert tiny.startswith("Verdict: too small to measure") and "no evidence" not in tiny
-    assert _headline(counts(NOT_MEASURED=2)).startswith("Verdict: not measured")
-    mixed = _headline(counts(NO_EVIDENCE=2, TOO_SMALL=1))
-    assert mixed.startswith("Verdict: no evidence of leakage in 2 of 3") and "other 1" in mixed
-    assert _headline(counts(NO_EVIDENCE=2, LEAK=1)).startswith("Verdict: measurable leakage")
-    assert _headline(counts(LEAK=1, SEVERE=1)).startswith("Verdict: severe leakage (2 of 2")
-    assert _headline(counts(NO_EVIDENCE=4)) == (
+    assert headline(NOT_MEASURED=2).startswith("Verdict: not measured")
+    mixed = headline(NO_EVIDENCE=2, TOO_SMALL=1)
+    assert mixed.startswith("Verdict: no evidence of leakage in 2 of 3")
+    assert "the other 1 is too small" in mixed and "so it says nothing" in mixed
+    assert "the other 2 are too small" in headline(NO_EVIDENCE=2, TOO_SMALL=2)
+    one = headline(NO_EVIDENCE=2, LEAK=1)
+    assert one.startswith("Verdict: measurable leakage (1 of 3 findings shows a leak)")
+    assert headline(LEAK=1, SEVERE=1).startswith("Verdict: severe leakage (2 of 2 findings show")
+    assert headline(NO_EVIDENCE=4) == (
         "Verdict: no evidence of leakage in all 4 findings, at this budget."
+    )
+    assert headline(NO_EVIDENCE=1) == (
+        "Verdict: no evidence of leakage in the audit's one finding, at this budget."
     )
 
 
@@ -768,3 +790,47 @@ def test_summary_counts_the_people_a_generated_release_was_trained_on(
     assert "exposes the 24,421 real people of" in text and "it was trained on" in text
     assert "the other 24,421 were held out as the control set" in text
     assert "48,842" not in text
+def test_membership_signals_alone_read_as_aggregate_signals_ranked_last(
+    sample_result: AuditResult,
+) -> None:
+    """A release whose only flags are no-box AUCs barely above 0.5 that survive Holm (chance
+    alarms on null releases look like this) is headed as an aggregate membership signal with its
+    size, not as a record a reader must act on; with a record-level leak beside it, it comes
+    last."""
+    import dataclasses
+
+    from synthleak.metrics.privacy import RiskEstimate
+    from synthleak.report.document import _headline
+    from synthleak.results import Finding, MetricKind, Verdict, assess
+
+    tm = sample_result.findings[0].threat
+
+    def f(key: str, lo: float, hi: float, metric: MetricKind) -> Finding:
+        b = 0.5 if metric is MetricKind.AUC else 0.0
+        return Finding(key, key, metric, RiskEstimate((lo + hi) / 2, lo, hi, 0.95, 2000, b), tm)
+
+    calm = [
+        f("linkability", -0.02, 0.02, MetricKind.RISK),
+        f("copies.exact", -0.01, 0.01, MetricKind.RATE),
+    ]
+    nobox = f("membership.nobox", 0.535, 0.613, MetricKind.AUC)
+    alone = dataclasses.replace(sample_result, findings=assess([nobox, *calm]))
+    assert alone.findings[0].verdict is Verdict.LEAK  # it survives Holm
+    text = _headline(alone)
+    assert "By harm to people: aggregate membership signals: membership.nobox (auc 0.574" in text
+    assert "no record is shown published, singled out or inferred" in text
+    doc = build_document(alone)
+    summary = " ".join(b.text for b in doc.sections[0].blocks if isinstance(b, Paragraph))
+    assert "First finding, by harm to people (aggregate membership signals)" in summary
+    single = f("singling_out.univariate", 0.05, 0.1, MetricKind.RISK)
+    both = dataclasses.replace(sample_result, findings=assess([nobox, *calm, single]))
+    assert [x.key for x in both.by_harm()][:2] == ["singling_out.univariate", "membership.nobox"]
+    assert "aggregate signals: the release" not in _headline(both)
+    # real records found verbatim as often as among the control are counted, not led with
+    chance = dataclasses.replace(calm[1], details={"people_published": 2})
+    quiet = dataclasses.replace(sample_result, findings=assess([calm[0], chance]))
+    assert quiet.first_finding().verdict is Verdict.NO_EVIDENCE  # type: ignore[union-attr]
+    assert (
+        "copies.exact: 2 real people of the data found verbatim in the release, though not "
+        "significantly more often than among people who were not in the data"
+    ) in _headline(quiet)

@@ -23,9 +23,12 @@ from synthleak.references import REFERENCES, Reference, cite
 from synthleak.report import plots
 from synthleak.results import (
     ALPHA,
+    HARM_MEANING,
+    PEOPLE_COPIES,
     VERDICT_MEANING,
     AuditResult,
     Finding,
+    Harm,
     MetricKind,
     Verdict,
     VulnerabilitySection,
@@ -269,7 +272,7 @@ def _summary(result: AuditResult) -> Section:
         sec.blocks.append(Bullets(tuple(s.sentence() for s in missing)))
     counts = {v: sum(1 for f in result.findings if f.verdict is v) for v in Verdict}
     if result.findings:
-        sec.blocks.append(Paragraph(_headline(counts), emphasis=True))
+        sec.blocks.append(Paragraph(_headline(result), emphasis=True))
         sec.blocks.append(
             Bullets(
                 tuple(
@@ -287,10 +290,14 @@ def _summary(result: AuditResult) -> Section:
                 emphasis=True,
             )
         )
-    worst = result.worst_finding()
-    if worst is not None:
+    first = result.first_finding()
+    if first is not None:
         sec.blocks.append(
-            Paragraph(f"Worst attack outcome: {_finding_text(result, worst)}", emphasis=True)
+            Paragraph(
+                f"First finding, by harm to people ({HARM_MEANING[first.harm]}): "
+                f"{_finding_text(result, first)}",
+                emphasis=True,
+            )
         )
     head = _finding(result, "membership.black_box")
     found = [e for e in (head.details.get("at_least") or []) if e["k"]] if head else []
@@ -338,30 +345,85 @@ def _summary(result: AuditResult) -> Section:
     return sec
 
 
-def _headline(counts: dict[Verdict, int]) -> str:
+def _people(n: int) -> str:
+    return f"{n} real {'person' if n == 1 else 'people'}"
+
+
+def _harm_clause(harm: Harm, found: list[Finding]) -> str:
+    """One harm class of the headline: its findings with their count or size."""
+    if harm is Harm.PUBLISHED:
+        named = [
+            f"{f.title} ({_people(f.people_published())})" if f.people_published() else f.title
+            for f in found
+        ]
+    else:
+        named = [f"{f.title} ({f.metric.value} {f.estimate.value:.3f}, CI {_ci(f)})" for f in found]
+    return f"{HARM_MEANING[harm]}: {', '.join(named)}"
+
+
+def _headline(result: AuditResult) -> str:
     """The audit in one sentence, in the verdicts' words: the worst state any finding reached,
-    and never "no evidence" when findings were too small to measure or not measured."""
-    total = sum(counts.values())
-    leaks = counts[Verdict.SEVERE] + counts[Verdict.LEAK]
+    its leaks by harm to people (:func:`~synthleak.results.harm_order`), and never "no evidence"
+    when findings were too small to measure or not measured. Real people found verbatim in the
+    release are named with their count whatever the verdicts; a release whose only leaks are
+    aggregate membership signals says so."""
+    ordered = result.by_harm()
+    counts = {v: sum(1 for f in ordered if f.verdict is v) for v in Verdict}
+    total = len(ordered)
+    leaks = [f for f in ordered if f.verdict in (Verdict.LEAK, Verdict.SEVERE)]
     small, none = counts[Verdict.TOO_SMALL], counts[Verdict.NOT_MEASURED]
     unread = small + none
-    if counts[Verdict.SEVERE]:
-        return f"Verdict: {Verdict.SEVERE.value} ({leaks} of {total} findings show a leak)."
+    published = [  # whole records of real people at chance level: counted, not a leak
+        f
+        for f in ordered
+        if f.key in PEOPLE_COPIES
+        and f.people_published()
+        and f.verdict not in (Verdict.LEAK, Verdict.SEVERE)
+    ]
+    also = "".join(
+        f" {f.title}: {_people(f.people_published())} of the data found verbatim in the "
+        "release, though not significantly more often than "
+        + (
+            "among people who were not in the data (the control)."
+            if f.compared_with() == "control"
+            else "chance would give."
+        )
+        for f in published
+    )
     if leaks:
-        return f"Verdict: {Verdict.LEAK.value} ({leaks} of {total} findings show a leak)."
+        word = Verdict.SEVERE if counts[Verdict.SEVERE] else Verdict.LEAK
+        verb = "shows" if len(leaks) == 1 else "show"
+        classes = [h for h in Harm if any(f.harm is h for f in leaks)]
+        by_harm = "; ".join(_harm_clause(h, [f for f in leaks if f.harm is h]) for h in classes)
+        text = (
+            f"Verdict: {word.value} ({len(leaks)} of {total} findings {verb} a leak). By harm "
+            f"to people: {by_harm}."
+        )
+        if classes == [Harm.MEMBERSHIP]:
+            text += (
+                " These are aggregate signals: the release tells the people in the data from "
+                "others as a group, and no record is shown published, singled out or inferred."
+            )
+        return text + also
     if counts[Verdict.NO_EVIDENCE] == 0:
         word = Verdict.TOO_SMALL if small else Verdict.NOT_MEASURED
         return (
             f"Verdict: {word.value}: no finding could tell no leakage from serious leakage, so "
-            "this audit cannot say the release is safe."
+            "this audit cannot say the release is safe." + also
         )
     if unread:
+        verb, pron = ("is", "it says") if unread == 1 else ("are", "they say")
         return (
             f"Verdict: {Verdict.NO_EVIDENCE.value} in {counts[Verdict.NO_EVIDENCE]} of {total} "
-            f"findings; the other {unread} are {Verdict.TOO_SMALL.value} or "
-            f"{Verdict.NOT_MEASURED.value}, so they say nothing either way."
+            f"findings; the other {unread} {verb} {Verdict.TOO_SMALL.value} or "
+            f"{Verdict.NOT_MEASURED.value}, so {pron} nothing either way." + also
         )
-    return f"Verdict: {Verdict.NO_EVIDENCE.value} in all {total} findings, at this budget."
+    if total == 1:
+        return (
+            f"Verdict: {Verdict.NO_EVIDENCE.value} in the audit's one finding, at this budget."
+            + also
+        )
+    return f"Verdict: {Verdict.NO_EVIDENCE.value} in all {total} findings, at this budget." + also
 
 
 def _how_to_read(result: AuditResult) -> Section | None:
@@ -378,6 +440,21 @@ def _how_to_read(result: AuditResult) -> Section | None:
         )
     )
     sec.blocks.append(Bullets(tuple(f"{v.value}: {VERDICT_MEANING[v]}." for v in Verdict)))
+    sec.blocks.append(
+        Paragraph(
+            "Order: the findings are ranked by the harm they show to people, in three classes: "
+            + "; ".join(f"({h.value}) {HARM_MEANING[h]}" for h in Harm)
+            + ". Findings that show a leak come first, by class (real people copied verbatim "
+            "more often than chance are named first, with their count, whatever the other "
+            "figures); within a class by verdict, then by how far the interval clears its "
+            "baseline; the rest follow. The executive summary names the first; the findings "
+            "table follows this order. A copy of a real person's whole record that the release "
+            "holds more often than chance reads 'severe leakage' whatever the rate: "
+            "one published record is enough to block a release. Membership signals come last: "
+            "they show that the release tells the people in the data from others as a group, "
+            "without naming anyone."
+        )
+    )
     changed = [f for f in result.findings if f.corrected_away()]
     sec.blocks.append(
         Paragraph(
@@ -405,7 +482,8 @@ def _how_to_read(result: AuditResult) -> Section | None:
 def _findings(result: AuditResult) -> Section:
     sec = Section("Findings", "findings")
     rows = []
-    for f in result.findings:
+    ordered = result.by_harm()
+    for f in ordered:
         rows.append(
             (
                 f.title,
@@ -435,12 +513,12 @@ def _findings(result: AuditResult) -> Section:
                 "verdict",
             ),
             tuple(rows),
-            "p alone: the one-sided test of this finding against its baseline; after Holm: the "
-            f"same test corrected for the audit's {n} tests (a leak needs it at most 5%; see "
-            "'How to read this report').",
+            "Ordered by harm to people (see 'How to read this report'). p alone: the one-sided "
+            "test of this finding against its baseline; after Holm: the same test corrected for "
+            f"the audit's {n} tests (a leak needs it at most 5%).",
         )
     )
-    for f in result.findings:
+    for f in ordered:
         method = _method(f.key)
         text = _finding_text(result, f)
         sec.blocks.append(Paragraph(f"{text} Method: {method}." if method else text))

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from synthleak.report.document import Bullets, Document, Figure, Paragraph, TableBlock
-from synthleak.results import AuditResult
+from synthleak.results import HARM_MEANING, AuditResult
 
 _CSS = """
 body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;\
@@ -92,11 +92,23 @@ def to_json(result: AuditResult, doc: Document) -> str:
 
     ``references`` is a list of ``{"key", "authors", "title", "venue", "year", "arxiv", "doi",
     "url", "entry"}`` (:meth:`synthleak.references.Reference.to_dict`), in the order of the
-    report's References section. :meth:`AuditResult.from_json` ignores it, so the file still reads
-    back as the result. This is the whole document; :func:`to_json_parts` splits it for files.
+    report's References section, and ``"harm_order"``: the findings as the report ranks them by
+    harm to people (:func:`synthleak.results.harm_order`), a list of ``{"key", "harm",
+    "verdict", "people_published"}`` (``findings`` keeps the audit's order).
+    :meth:`AuditResult.from_json` ignores both, so the file still reads back as the result. This
+    is the whole document; :func:`to_json_parts` splits it for files.
     """
     data = result.to_dict()
     data["references"] = [r.to_dict() for r in doc.references]
+    data["harm_order"] = [
+        {
+            "key": f.key,
+            "harm": HARM_MEANING[f.harm],
+            "verdict": f.verdict.value if f.verdict else None,
+            "people_published": f.people_published(),
+        }
+        for f in result.by_harm()
+    ]
     return json.dumps(data, indent=2, allow_nan=False)
 
 
