@@ -73,8 +73,9 @@ class RelationalSchema:
 
     Parameters
     ----------
-    primary_keys : mapping of str to str
-        Every table's name and its primary key column.
+    primary_keys : mapping of str to str or None
+        Every table's name and its primary key column (``None``: a table without one, which
+        cannot be a parent).
     foreign_keys : sequence of ForeignKey
         The links; a table has at most one parent in the person view (the first listed).
     categorical : mapping of str to sequence of str, optional
@@ -84,7 +85,7 @@ class RelationalSchema:
         Per child table, the column that orders a person's child rows (a sequence).
     """
 
-    primary_keys: Mapping[str, str]
+    primary_keys: Mapping[str, str | None]
     foreign_keys: Sequence[ForeignKey] = ()
     categorical: Mapping[str, Sequence[str]] = field(default_factory=dict)
     order_by: Mapping[str, str] = field(default_factory=dict)
@@ -95,14 +96,19 @@ class RelationalSchema:
                 if t not in self.primary_keys:
                     raise InputError(
                         f"foreign key {fk.child}.{fk.column} -> {fk.parent} names table {t!r} "
-                        "that has no primary key: declare every table with its primary key"
+                        "that is not declared: declare every table (with its primary key)"
                     )
+            if self.primary_keys[fk.parent] is None:
+                raise InputError(
+                    f"foreign key {fk.child}.{fk.column} refers to {fk.parent}, which has no "
+                    "primary key: declare the parent's primary key"
+                )
         self._check_cycles()
 
     @classmethod
     def build(
         cls,
-        primary_keys: Mapping[str, str],
+        primary_keys: Mapping[str, str | None],
         foreign_keys: Sequence[tuple[str, str, str]] = (),
         *,
         categorical: Mapping[str, Sequence[str]] | None = None,
@@ -131,13 +137,16 @@ class RelationalSchema:
                 "SDV metadata has no 'tables': give SDV multi-table metadata "
                 "(MultiTableMetadata.save_to_json)"
             )
-        pks: dict[str, str] = {}
+        pks: dict[str, str | None] = {}
         cats: dict[str, list[str]] = {}
         for name, spec in tables.items():
-            pk = spec.get("primary_key") if isinstance(spec, Mapping) else None
-            if not isinstance(pk, str):
+            if not isinstance(spec, Mapping):
+                raise InputError(f"SDV metadata table {name!r} is not an object: fix the metadata")
+            pk = spec.get("primary_key")
+            if pk is not None and not isinstance(pk, str):
                 raise InputError(
-                    f"SDV metadata table {name!r} has no single primary_key: set one per table"
+                    f"SDV metadata table {name!r} has a composite primary_key {pk!r}: "
+                    "give one key column per table"
                 )
             pks[str(name)] = pk
             cols = spec.get("columns", {})
@@ -178,6 +187,13 @@ class RelationalSchema:
             if fk.child == table:
                 return fk
         return None
+
+    def key_of(self, table: str) -> str:
+        """The primary key column of ``table`` (raises when it has none)."""
+        pk = self.primary_keys[table]
+        if pk is None:
+            raise InputError(f"table {table!r} has no primary key: declare one")
+        return pk
 
     @property
     def roots(self) -> tuple[str, ...]:
@@ -223,6 +239,10 @@ class RelationalSchema:
                 visit(t, [])
 
 
+def _show(v: object) -> str:
+    return repr(v.item()) if isinstance(v, np.generic) else repr(v)
+
+
 def _json_arg(metadata: str | Path | Mapping[str, Any]) -> Mapping[str, Any]:
     if isinstance(metadata, Mapping):
         return metadata
@@ -258,6 +278,8 @@ class RelationalData:
                 f"(have {sorted(self.frames)})"
             )
         for t, pk in sch.primary_keys.items():
+            if pk is None:
+                continue
             df = self.frames[t]
             if pk not in df.columns:
                 raise InputError(
@@ -273,7 +295,7 @@ class RelationalData:
             if dup.any():
                 raise InputError(
                     f"primary key {t}.{pk} is not unique: {int(keys[dup].nunique())} key(s) "
-                    f"repeat, such as {keys[dup].iloc[0]!r}: give each row its own key"
+                    f"repeat, such as {_show(keys[dup].iloc[0])}: give each row its own key"
                 )
         for fk in sch.foreign_keys:
             child = self.frames[fk.child]
@@ -282,14 +304,14 @@ class RelationalData:
                     f"table {fk.child!r} has no foreign key column {fk.column!r}: fix the "
                     "metadata or the table"
                 )
-            parent_keys = pd.Index(self.frames[fk.parent][sch.primary_keys[fk.parent]])
+            parent_keys = pd.Index(self.frames[fk.parent][sch.key_of(fk.parent)])
             fk_vals = child[fk.column]
             orphan = fk_vals.notna().to_numpy() & (parent_keys.get_indexer(fk_vals) < 0)
             if orphan.any():
                 raise InputError(
                     f"foreign key {fk.child}.{fk.column} has {int(orphan.sum())} orphaned row(s) "
                     f"whose key is not in {fk.parent}.{sch.primary_keys[fk.parent]}, such as "
-                    f"{fk_vals[orphan].iloc[0]!r}: remove them or add their parents"
+                    f"{_show(fk_vals[orphan].iloc[0])}: remove them or add their parents"
                 )
         return self
 
@@ -302,9 +324,7 @@ class RelationalData:
         if fk is None:
             raise InputError(f"table {table!r} does not descend from {root!r}")
         parent = self.frames[fk.parent]
-        rows = pd.Index(parent[sch.primary_keys[fk.parent]]).get_indexer(
-            self.frames[table][fk.column]
-        )
+        rows = pd.Index(parent[sch.key_of(fk.parent)]).get_indexer(self.frames[table][fk.column])
         up = self.root_index(fk.parent, root)
         out = np.where(rows >= 0, up[np.maximum(rows, 0)], -1)
         return out.astype(np.int64)
@@ -398,7 +418,7 @@ def _view(
 ) -> pd.DataFrame:
     sch = data.schema
     base = data.frames[root]
-    pk = sch.primary_keys[root]
+    pk = sch.key_of(root)
     n = len(base)
     cols: dict[str, Any] = {c: base[c].to_numpy() for c in _child_columns(data, root)}
     for t in sch.descendants(root):
@@ -483,6 +503,7 @@ def person_views(
         root = sch.roots[0]
     if root not in sch.primary_keys:
         raise InputError(f"root {root!r} is not a table of the schema ({list(sch.tables)})")
+    sch.key_of(root)  # persons are shown by their root key
     if (
         isinstance(max_categories, bool)
         or not isinstance(max_categories, int)
