@@ -24,10 +24,13 @@ Two things live here:
   columns agree.
 
 The view is exact (no sampling) and computed by vectorised group-bys on integer codes
-(``np.bincount``, ``np.minimum.at``/``np.maximum.at``), never a loop over persons. Memory: the
-child rows' root index (8 bytes a child row) and one float64 column at a time (8 bytes a child
-row), plus the output, 8 bytes a person per view column; for 1M child rows that is about 16 MB
-beside the tables themselves.
+(``np.bincount``, ``np.minimum.at``/``np.maximum.at``), never a loop over persons. Memory beside
+the tables: the child rows' root index and one float64 column at a time (16 bytes a child row),
+one categorical child column at a time as strings (its values are compared in string form, so
+1, "1" and 1.0 agree; some 60 bytes a child row), and the output, 8 bytes a person per view
+column (an object column for the first / last value of a categorical column). Measured: 1M
+child rows of 100,000 persons (three numeric, two categorical columns, ordered): 4.9 s CPU,
+266 MB above the tables' own memory.
 """
 
 from __future__ import annotations
