@@ -86,6 +86,8 @@ def published(data: Path, dataset: str, generator: str, seed: int) -> dict[str, 
         for line in f.read_text().splitlines():
             for table, attacks in json.loads(line).items():
                 for name, m in attacks.items():
+                    if not m:  # an attack MT-MIA could not score on this cell
+                        continue
                     if best is None or m["tpr_at_fpr_0.1"] > best[0]:
                         best = (m["tpr_at_fpr_0.1"], f"{table}/{name}", m)
         if best is not None:

@@ -24,7 +24,9 @@ non-members and the reference are persons of the control. Every figure is an AUC
 bootstrap interval and TPR at FPR 0.1, 0.01 and 0.001 with intervals
 (:mod:`synthleak.metrics.privacy`), against the baseline 0.5 (TPR = FPR). The best attack is
 chosen on a random half of the candidates and reported on the other half; the stacked
-combination of all attacks is fitted on the same half (:func:`synthleak.games.nobox.stack_scores`).
+combination of all attacks (``stacked``, :func:`cross_fitted_stack`) is fitted on the selection
+half for the evaluation half and cross-fitted within the selection half, so it competes with the
+others on out-of-sample figures.
 Persons are named by their root key, never by a child row number.
 
 A person without child rows in a descendant table has no child-row score from it; they get the
@@ -70,6 +72,7 @@ __all__ = [
     "PersonMembershipGame",
     "PersonMembershipResult",
     "child_row_scores",
+    "cross_fitted_stack",
 ]
 
 _METRIC = stream("person/metric", labelled="person-metric:{}")
@@ -88,7 +91,7 @@ class PersonAttack(Result):
     ----------
     auc : RiskEstimate
         On all candidates (members and non-members), CI by stratified bootstrap. For
-        ``stacked``, fitted on the selection half, only the evaluation figures are fair.
+        ``stacked``, every candidate's score comes from a fit that did not see their label.
     tpr_at_fpr : dict of str to TprAtFpr
         On all candidates.
     selection_auc, selection_tpr : float
@@ -115,11 +118,10 @@ class PersonMembershipResult(Result):
     ----------
     attacks : dict of str to PersonAttack
         View attacks by name, root-row attacks as ``root:<name>``, child-row attacks, and
-        ``stacked`` (fitted on the selection half; its selection figures are in-sample, its
-        evaluation figures are not).
+        ``stacked`` (:func:`cross_fitted_stack`).
     best : str
-        The attack chosen on the selection half (by ``select_by``) among all but ``stacked``;
-        report its evaluation figures.
+        The attack chosen on the selection half (by ``select_by``); report its evaluation
+        figures.
     select_by : str
     member_keys, non_member_keys : list
         Root keys of the scored members (original) and non-members (control).
@@ -222,6 +224,27 @@ def child_row_scores(
             if has.any():
                 mean[~has] = float(np.median(mean[has]))
             out[name] += mean
+    return out
+
+
+def cross_fitted_stack(scores: dict[str, np.ndarray], y: np.ndarray, sel: np.ndarray) -> np.ndarray:
+    """The stacked combination of ``scores`` (:func:`~synthleak.games.nobox.stack_scores`),
+    each candidate scored by a fit that never saw their label.
+
+    Evaluation-half candidates get the fit on the whole selection half; selection-half
+    candidates get the fit on the other fold of the selection half (two folds, alternate
+    positions, so each holds half of its members and half of its non-members). The selection
+    figures are then out of sample like any other attack's, and the stacked combination can be
+    chosen as the best without its fit favouring it.
+    """
+    sel = np.asarray(sel, dtype=bool)
+    out = stack_scores(scores, y, sel)[0]
+    idx = np.flatnonzero(sel)
+    folds = np.arange(len(idx)) % 2
+    for k in (0, 1):
+        fit_on = np.zeros(len(y), dtype=bool)
+        fit_on[idx[folds != k]] = True
+        out[idx[folds == k]] = stack_scores(scores, y, fit_on)[0][idx[folds == k]]
     return out
 
 
@@ -341,7 +364,7 @@ class PersonMembershipGame:
                 )
             )
         if len(scores) >= 2:
-            scores["stacked"] = stack_scores(scores, y, sel)[0]
+            scores["stacked"] = cross_fitted_stack(scores, y, sel)
         figures = {
             a: _figures(
                 y,
@@ -358,9 +381,7 @@ class PersonMembershipGame:
             v = f.selection_auc if self.select_by == "auc" else f.selection_tpr
             return v if np.isfinite(v) else -np.inf
 
-        # the stacked combination is fitted on the selection half: its selection figures are
-        # in-sample, so it is reported beside the others but never chosen as the best
-        best = max((a for a in figures if a != "stacked"), key=merit)
+        best = max(figures, key=merit)
         okeys = views["original"].index.to_numpy()
         ckeys = views["control"].index.to_numpy()
         return PersonMembershipResult(
