@@ -7,7 +7,10 @@ trained the generator; a non-member is a person of the same population whose row
 * **view attacks**: every registered no-box attack (:mod:`synthleak.games.nobox`) on the
   person-level view (:func:`synthleak.data.relational.person_views`: the root row with counts,
   aggregates, value counts and sequence ends of the child rows), and, as the row-level figure
-  beside it, on the root table's own columns (``root:<attack>``);
+  beside it, on the root table's own columns (``root:<attack>``); a coarse root table ties many
+  persons at one score (a copied parent row is at distance 0 for members and non-members
+  alike), so each root attack is also played with its ties ordered by ``child-dcr-diff``
+  (``root:<attack>|child-dcr-diff``, :func:`tie_broken`);
 * **child-row attacks**, which see a person's child rows themselves: ``child-dcr`` scores a
   person by minus the mean log distance from each of their child rows to its closest child row
   of the release (a history replayed by the generator puts every row of the person near a
@@ -73,6 +76,7 @@ __all__ = [
     "PersonMembershipResult",
     "child_row_scores",
     "cross_fitted_stack",
+    "tie_broken",
 ]
 
 _METRIC = stream("person/metric", labelled="person-metric:{}")
@@ -227,6 +231,17 @@ def child_row_scores(
     return out
 
 
+def tie_broken(primary: np.ndarray, secondary: np.ndarray) -> np.ndarray:
+    """Ranks of ``primary`` with its ties ordered by ``secondary`` (lexicographic; equal in
+    both stays tied). Uses no labels."""
+    order = np.lexsort((secondary, primary))
+    p, q = primary[order], secondary[order]
+    new = np.r_[True, (p[1:] != p[:-1]) | (q[1:] != q[:-1])]
+    ranks = np.empty(len(primary), dtype=np.float64)
+    ranks[order] = np.cumsum(new)
+    return ranks
+
+
 def cross_fitted_stack(scores: dict[str, np.ndarray], y: np.ndarray, sel: np.ndarray) -> np.ndarray:
     """The stacked combination of ``scores`` (:func:`~synthleak.games.nobox.stack_scores`),
     each candidate scored by a fit that never saw their label.
@@ -363,6 +378,12 @@ class PersonMembershipGame:
                     reference_rows=ref_rows,
                 )
             )
+        if self.child_attacks:
+            # a coarse root table ties many persons at one score (an exact copy of a parent row
+            # is distance 0 for members and non-members alike); their child rows break the tie
+            tb = scores["child-dcr-diff"]
+            for name in [n for n in scores if n.startswith("root:")]:
+                scores[f"{name}|child-dcr-diff"] = tie_broken(scores[name], tb)
         if len(scores) >= 2:
             scores["stacked"] = cross_fitted_stack(scores, y, sel)
         figures = {
