@@ -7,7 +7,9 @@ trained the generator; a non-member is a person of the same population whose row
 * **view attacks**: every registered no-box attack (:mod:`synthleak.games.nobox`) on the
   person-level view (:func:`synthleak.data.relational.person_views`: the root row with counts,
   aggregates, value counts and sequence ends of the child rows), and, as the row-level figure
-  beside it, on the root table's own columns (``root:<attack>``); a coarse root table ties many
+  beside it, on the root table's own columns (``root:<attack>``; the distance attacks of
+  :data:`MINKOWSKI_ATTACKS` a second time with the Minkowski distance,
+  ``root:<attack>@minkowski``); a coarse root table ties many
   persons at one score (a copied parent row is at distance 0 for members and non-members
   alike), so each root attack is also played with its ties ordered by ``child-dcr-diff``
   (``root:<attack>|child-dcr-diff``, :func:`tie_broken`);
@@ -84,6 +86,8 @@ _METRIC = stream("person/metric", labelled="person-metric:{}")
 CHILD_ATTACKS = ("child-dcr", "child-dcr-diff", "child-exact")
 """Attacks that see a person's child rows (module docstring)."""
 SELECT_BY = ("auc", "tpr@0.1")
+MINKOWSKI_ATTACKS = ("dcr", "dcr-diff", "neighbourhood")
+"""Distance attacks also played on the root rows with ``metric="minkowski"``."""
 _EPS = 1e-6  # distances below this count as a verbatim child row; log(d + eps) otherwise
 
 
@@ -338,16 +342,13 @@ class PersonMembershipGame:
             ensemble=False,
         )
 
-        def play(cols: list[str] | None) -> NoBoxMembershipResult:
+        def play(cols: list[str] | None, g: NoBoxMembershipGame = game) -> NoBoxMembershipResult:
             o, s, c = (views[p] for p in ("original", "synthetic", "control"))
             if cols is not None:
                 o, s, c = o[cols], s[cols], c[cols]
-            return game.run(
-                Release(
-                    o.reset_index(drop=True), s.reset_index(drop=True), c.reset_index(drop=True)
-                ),
-                seed=seed,
-            )
+            frames = [f.reset_index(drop=True) for f in (o, s, c)]
+            release = Release(frames[0], frames[1], frames[2], schema=pooled_schema(frames))
+            return g.run(release, seed=seed)
 
         view = play(None)
         member_rows, non_rows = view.member_rows, view.non_member_rows
@@ -365,6 +366,22 @@ class PersonMembershipGame:
                 # the same seed draws the same members and non-members
                 assert np.array_equal(rr.member_rows, member_rows)
                 scores.update({f"root:{a}": s for a, s in rr.scores.items()})
+                # the distance attacks again under the Minkowski distance: on a root table of
+                # numeric codes it can see what the generalised cosine does not, and the reverse
+                dist = [a for a in self.attacks if a in MINKOWSKI_ATTACKS]
+                if dist:
+                    mk = NoBoxMembershipGame(
+                        attacks=tuple(dist),
+                        n_members=self.n_members,
+                        n_non_members=self.n_non_members,
+                        n_exposed=0,
+                        copies=False,
+                        ensemble=False,
+                        attack_params={a: {"metric": "minkowski"} for a in dist},
+                    )
+                    rm = play(own, mk)
+                    assert np.array_equal(rm.member_rows, member_rows)
+                    scores.update({f"root:{a}@minkowski": s for a, s in rm.scores.items()})
         ref_rows = np.setdiff1d(np.arange(len(views["control"])), non_rows)
         if self.child_attacks:
             scores.update(
