@@ -54,6 +54,8 @@ DATASETS = {
 FORBIDDEN = "california"
 GENERATORS = {"clava_synth": "clava_ddpm", "rtf_synth": "rtf", "reldiff_synth": "reldiff"}
 SEEDS = (42, 43, 44)
+ORACLES = ("oracle-null", "oracle-copy")
+"""Calibration cells: a release of other people's rows, and one replaying the members."""
 CHILD_IDS = {"session": "session_id", "activity": "activity_id"}
 ATTACKS = ("dcr", "dcr-diff", "domias", "gen-lra")
 """View and root-row attacks played here: four of the no-box game's defaults (the
@@ -78,6 +80,8 @@ def _load(folder: Path, dataset: str) -> RelationalData:
 
 def published(data: Path, dataset: str, generator: str, seed: int) -> dict[str, Any]:
     """MT-MIA's published figures for one cell (``None`` where the repository lacks them)."""
+    if generator not in GENERATORS:
+        return {"single": None, "single_attack": None, "person": None}
     res = data / "results" / GENERATORS[generator] / dataset
     out: dict[str, Any] = {"single": None, "single_attack": None, "person": None}
     f = res / f"single_table_results_seed_{seed}.jsonl"
@@ -109,14 +113,24 @@ def run_cell(
 ) -> dict[str, Any]:
     split = data / "data" / dataset / "split"
     mem, non, ref = (_load(split / p, dataset) for p in ("mem", "non_mem", "ref"))
-    syn = _load(data / "synth_data" / generator / dataset / f"seed_{seed}", dataset)
-    control = RelationalData(
-        mem.schema,
-        {t: pd.concat([non.frames[t], ref.frames[t]], ignore_index=True) for t in mem.frames},
-    ).validate()
+    if generator in ORACLES:
+        # null: the release is other people's rows (ref), the control non_mem alone;
+        # copy: the release replays the members' histories (mem itself)
+        syn = ref if generator == "oracle-null" else mem
+        control = non
+    else:
+        syn = _load(data / "synth_data" / generator / dataset / f"seed_{seed}", dataset)
+        control = RelationalData(
+            mem.schema,
+            {t: pd.concat([non.frames[t], ref.frames[t]], ignore_index=True) for t in mem.frames},
+        ).validate()
     t0, c0 = time.perf_counter(), time.process_time()
     game = PersonMembershipGame(
-        attacks=attacks, n_non_members=len(non.frames[DATASETS[dataset][0]]), select_by="tpr@0.1"
+        attacks=attacks,
+        n_non_members=len(control.frames[DATASETS[dataset][0]]) // 2
+        if generator in ORACLES
+        else len(non.frames[DATASETS[dataset][0]]),
+        select_by="tpr@0.1",
     )
     res = game.run(mem, syn, control, seed=seed)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -198,7 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, required=True, help="MT-MIA repository checkout")
     ap.add_argument("--out", type=Path, required=True, help="folder of per-cell JSON results")
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
-    ap.add_argument("--generators", nargs="+", default=list(GENERATORS), choices=list(GENERATORS))
+    ap.add_argument(
+        "--generators", nargs="+", default=list(GENERATORS), choices=[*GENERATORS, *ORACLES]
+    )
     ap.add_argument("--seeds", nargs="+", type=int, default=list(SEEDS))
     ap.add_argument("--attacks", nargs="+", default=list(ATTACKS))
     ap.add_argument("--render", action="store_true", help="print the Markdown table and exit")
