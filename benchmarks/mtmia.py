@@ -25,6 +25,10 @@ Usage::
     python benchmarks/mtmia.py --data /work/data/mtmia --out /tmp/mtmia --render \\
         > benchmarks/RESULTS_mtmia.md
 
+The calibration cells (``--generators oracle-null oracle-copy``, their own ``--out``): a
+release of other people's rows (``ref``; control ``non_mem``) and a release replaying the
+members' histories (``mem`` itself).
+
 ``--data`` is a checkout (or copy) of the MT-MIA repository. Each cell writes one JSON file to
 ``--out``; ``--render`` prints the Markdown tables from them.
 """
@@ -168,8 +172,11 @@ def _f(x: float | None, d: int = 3) -> str:
     return "—" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.{d}f}"
 
 
-def render(out: Path) -> str:
+def render(out: Path, data: Path | None = None) -> str:
     cells = [json.loads(p.read_text()) for p in sorted(out.glob("*.json"))]
+    oracles = [c for c in cells if c["generator"] in ORACLES]
+    if oracles:
+        return _oracles(oracles)
     lines = [
         "| dataset | generator | seed | best attack (chosen on half A) | AUC [95 % CI] | "
         "TPR@0.1 [95 % CI] | TPR@0.01 [95 % CI] | MT-MIA person TPR@0.1 | best single-table "
@@ -204,7 +211,91 @@ def render(out: Path) -> str:
         )
     lines.append("")
     lines.append(f"Cells with a bar: {n}; above it: {above}; significantly below it: {below}.")
+    lines += ["", *_by_generator(cells, data)]
     return "\n".join(lines)
+
+
+def _oracles(cells: list[dict[str, Any]]) -> str:
+    lines = [
+        "| dataset | oracle | seed | best attack (half A) | AUC [95 % CI] | TPR@0.1 [95 % CI] | "
+        "TPR@0.01 [95 % CI] | all attacks: AUC range (all candidates) | wall s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for c in cells:
+        b = c["best_figures"]
+        aucs = [a["all_auc"] for a in c["attacks"].values()]
+        t, t2 = b["tpr_0.1"], b["tpr_0.01"]
+        lines.append(
+            f"| {c['dataset']} | {c['generator']} | {c['seed']} | {c['best']} | "
+            f"{_f(b['auc'][0])} [{_f(b['auc'][1])}, {_f(b['auc'][2])}] | "
+            f"{_f(t[0])} [{_f(t[1])}, {_f(t[2])}] | {_f(t2[0])} [{_f(t2[1])}, {_f(t2[2])}] | "
+            f"{_f(min(aucs))} – {_f(max(aucs))} | {c['seconds']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+PAPER_MODELS = {"ClavaDDPM": "clava_synth", "RelDiff": "reldiff_synth", "RTF": "rtf_synth"}
+PAPER_METRICS = {"AUC-ROC": "auc", "TPR@FPR$=$0.01": "tpr_0.01"}
+PAPER_COLUMNS = {"airbnb": (5, 6), "airlines": (8, 9)}  # (baseline, MT-MIA); 2-4: not read
+
+
+def paper_means(data: Path) -> dict[tuple[str, str, str], tuple[float, float]]:
+    """MT-MIA's Table (``notebooks/mt_mia_table.tex``): means over seeds of its best baseline
+    and of MT-MIA, per (dataset, generator, metric), for airbnb and airlines only."""
+    f = data / "notebooks" / "mt_mia_table.tex"
+    out: dict[tuple[str, str, str], tuple[float, float]] = {}
+    if not f.is_file():
+        return out
+    model = None
+    for line in f.read_text().splitlines():
+        cells = line.split("&")
+        if len(cells) < 10:
+            continue
+        if "textsc" in cells[0]:
+            model = cells[0].split("{")[1].split("}")[0]
+        metric = cells[1].strip()
+        if model not in PAPER_MODELS or metric not in PAPER_METRICS:
+            continue
+
+        def num(c: str) -> float:
+            return float(c.replace("\\textbf{", "").replace("}", "").replace("\\", "").strip())
+
+        for ds, (b, m) in PAPER_COLUMNS.items():
+            out[(ds, PAPER_MODELS[model], PAPER_METRICS[metric])] = (num(cells[b]), num(cells[m]))
+    return out
+
+
+def _by_generator(cells: list[dict[str, Any]], data: Path | None) -> list[str]:
+    paper = paper_means(data) if data is not None else {}
+    lines = [
+        "| dataset | generator | seeds | mean TPR@0.1 (ours) | mean bar | ours > bar | mean AUC "
+        "(ours / paper baseline / paper MT-MIA) | mean TPR@0.01 (ours / paper baseline / paper "
+        "MT-MIA) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for c in cells:
+        groups.setdefault((c["dataset"], c["generator"]), []).append(c)
+    for (ds, gen), cs in sorted(groups.items()):
+        ours = float(np.mean([c["best_figures"]["tpr_0.1"][0] for c in cs]))
+        bars = []
+        for c in cs:
+            p = c["published"]
+            b = [x["tpr_at_fpr_0.1"] for x in (p["person"], p["single"]) if x]
+            if b:
+                bars.append(max(b))
+        bar = float(np.mean(bars)) if bars else None
+        auc_ = float(np.mean([c["best_figures"]["auc"][0] for c in cs]))
+        t01 = float(np.mean([c["best_figures"]["tpr_0.01"][0] for c in cs]))
+        pa = paper.get((ds, gen, "auc"), (None, None))
+        pt = paper.get((ds, gen, "tpr_0.01"), (None, None))
+        lines.append(
+            f"| {ds} | {gen} | {len(cs)} | {_f(ours)} | {_f(bar)} | "
+            f"{'yes' if bar is not None and ours > bar else 'no'} | "
+            f"{_f(auc_)} / {_f(pa[0], 2)} / {_f(pa[1], 2)} | {_f(t01)} / {_f(pt[0], 2)} / "
+            f"{_f(pt[1], 2)} |"
+        )
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -220,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render", action="store_true", help="print the Markdown table and exit")
     args = ap.parse_args(argv)
     if args.render:
-        print(render(args.out))
+        print(render(args.out, args.data))
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     for seed in args.seeds:  # every cell of one seed before the next seed
