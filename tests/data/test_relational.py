@@ -174,3 +174,14 @@ def test_view_scales_without_a_loop_over_persons():
     )
     view = person_views({"o": data}, max_categories=5)["o"]
     assert view["s.n_rows"].sum() == m and view.shape == (n, 1 + 1 + 4 + 5 + 1)
+
+
+def test_a_parent_needs_a_primary_key_and_a_leaf_may_lack_one():
+    with pytest.raises(InputError, match="refers to a, which has no primary key"):
+        RelationalSchema.build({"a": None, "b": "id"}, [("b", "a_id", "a")])
+    sch = RelationalSchema.build({"a": "id", "b": None}, [("b", "a_id", "a")])
+    data = RelationalData(
+        sch,
+        {"a": pd.DataFrame({"id": [1, 2]}), "b": pd.DataFrame({"a_id": [1, 1], "x": [1, 1]})},
+    )
+    assert person_views({"o": data.validate()})["o"]["b.n_rows"].tolist() == [2.0, 0.0]
