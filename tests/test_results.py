@@ -381,6 +381,8 @@ def test_audit_options_record_special_values_as_specs() -> None:
     assert AuditOptions.from_json(o.to_json()) == o
     with pytest.raises(InputError, match="special_values"):
         AuditOptions(special_values=("age",))
+
+
 def _keyed(key: str, lo: float, hi: float, metric: MetricKind, **details: object) -> Finding:
     base = 0.5 if metric is MetricKind.AUC else 0.0
     e = RiskEstimate((lo + hi) / 2, lo, hi, 0.95, 5000, base)

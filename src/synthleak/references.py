@@ -233,6 +233,15 @@ _ALL = (
         arxiv="2508.21146",
     ),
     _ref(
+        "ward2026mtmia",
+        "Joshua Ward; Chi-Hua Wang; Guang Cheng",
+        "Finding Connections: Membership Inference Attacks for the Multi-Table Synthetic Data "
+        "Setting",
+        "preprint, with code and data",
+        2026,
+        url="https://github.com/joshward96/MT-MIA",
+    ),
+    _ref(
         "ward2024dpi",
         "Joshua Ward; Chi-Hua Wang; Guang Cheng",
         "Data Plagiarism Index: Characterizing the Privacy Risk of Data-Copying in Tabular "

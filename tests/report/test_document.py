@@ -790,6 +790,8 @@ def test_summary_counts_the_people_a_generated_release_was_trained_on(
     assert "exposes the 24,421 real people of" in text and "it was trained on" in text
     assert "the other 24,421 were held out as the control set" in text
     assert "48,842" not in text
+
+
 def test_membership_signals_alone_read_as_aggregate_signals_ranked_last(
     sample_result: AuditResult,
 ) -> None:

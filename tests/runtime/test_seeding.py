@@ -53,6 +53,7 @@ FROZEN = {
     "nobox/attack": (zlib.crc32(b"nobox/attack"), False, "nobox-attack:{}"),
     "nobox/metric": (zlib.crc32(b"nobox/metric"), False, "nobox-metric:{}"),
     "nobox/split": (zlib.crc32(b"nobox-split"), False, None),
+    "person/metric": (zlib.crc32(b"person/metric"), False, "person-metric:{}"),
     "report/findings": (zlib.crc32(b"report.findings"), False, None),
     "riskmap/split": (10, False, None),
     "riskmap/pool": (11, False, None),
