@@ -211,7 +211,7 @@ def render(out: Path, data: Path | None = None) -> str:
         )
     lines.append("")
     lines.append(f"Cells with a bar: {n}; above it: {above}; significantly below it: {below}.")
-    lines += ["", *_by_generator(cells, data)]
+    lines += ["", *_by_generator(cells)]
     return "\n".join(lines)
 
 
@@ -234,39 +234,28 @@ def _oracles(cells: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-PAPER_MODELS = {"ClavaDDPM": "clava_synth", "RelDiff": "reldiff_synth", "RTF": "rtf_synth"}
-PAPER_METRICS = {"AUC-ROC": "auc", "TPR@FPR$=$0.01": "tpr_0.01"}
-PAPER_COLUMNS = {"airbnb": (5, 6), "airlines": (8, 9)}  # (baseline, MT-MIA); 2-4: not read
+#: MT-MIA's paper table (``notebooks/mt_mia_table.tex``): means over seeds of its best baseline
+#: and of MT-MIA, per (dataset, generator, metric), transcribed for airbnb and airlines only, so
+#: that nothing here reads a file that also holds the kept dataset's figures. Context columns of
+#: the summary; the must-reach bar comes from the per-cell result files.
+PAPER_MEANS: dict[tuple[str, str, str], tuple[float, float]] = {
+    ("airbnb", "clava_synth", "auc"): (0.79, 0.80),
+    ("airbnb", "clava_synth", "tpr_0.01"): (0.06, 0.09),
+    ("airbnb", "reldiff_synth", "auc"): (0.57, 0.62),
+    ("airbnb", "reldiff_synth", "tpr_0.01"): (0.02, 0.06),
+    ("airbnb", "rtf_synth", "auc"): (0.58, 0.58),
+    ("airbnb", "rtf_synth", "tpr_0.01"): (0.02, 0.02),
+    ("airlines", "clava_synth", "auc"): (0.69, 0.66),
+    ("airlines", "clava_synth", "tpr_0.01"): (0.12, 0.31),
+    ("airlines", "reldiff_synth", "auc"): (0.51, 0.49),
+    ("airlines", "reldiff_synth", "tpr_0.01"): (0.01, 0.01),
+    ("airlines", "rtf_synth", "auc"): (0.54, 0.51),
+    ("airlines", "rtf_synth", "tpr_0.01"): (0.05, 0.03),
+}
 
 
-def paper_means(data: Path) -> dict[tuple[str, str, str], tuple[float, float]]:
-    """MT-MIA's Table (``notebooks/mt_mia_table.tex``): means over seeds of its best baseline
-    and of MT-MIA, per (dataset, generator, metric), for airbnb and airlines only."""
-    f = data / "notebooks" / "mt_mia_table.tex"
-    out: dict[tuple[str, str, str], tuple[float, float]] = {}
-    if not f.is_file():
-        return out
-    model = None
-    for line in f.read_text().splitlines():
-        cells = line.split("&")
-        if len(cells) < 10:
-            continue
-        if "textsc" in cells[0]:
-            model = cells[0].split("{")[1].split("}")[0]
-        metric = cells[1].strip()
-        if model not in PAPER_MODELS or metric not in PAPER_METRICS:
-            continue
-
-        def num(c: str) -> float:
-            return float(c.replace("\\textbf{", "").replace("}", "").replace("\\", "").strip())
-
-        for ds, (b, m) in PAPER_COLUMNS.items():
-            out[(ds, PAPER_MODELS[model], PAPER_METRICS[metric])] = (num(cells[b]), num(cells[m]))
-    return out
-
-
-def _by_generator(cells: list[dict[str, Any]], data: Path | None) -> list[str]:
-    paper = paper_means(data) if data is not None else {}
+def _by_generator(cells: list[dict[str, Any]]) -> list[str]:
+    paper = PAPER_MEANS
     lines = [
         "| dataset | generator | seeds | mean TPR@0.1 (ours) | mean bar | ours > bar | mean AUC "
         "(ours / paper baseline / paper MT-MIA) | mean TPR@0.01 (ours / paper baseline / paper "
