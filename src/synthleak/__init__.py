@@ -40,7 +40,7 @@ _LAZY = {
     "NoBoxMembershipResult": "synthleak.games.nobox",
     "NotFittedError": "synthleak.errors",
     "PoolMode": "synthleak.games.membership",
-    "Release": "synthleak.games.base",
+    "Release": "synthleak.data.release",
     "ReleaseAttributeGame": "synthleak.games.attribute_release",
     "ReleaseAttributeResult": "synthleak.games.attribute_release",
     "RiskEstimate": "synthleak.metrics.privacy",
