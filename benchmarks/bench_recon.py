@@ -33,7 +33,7 @@ from synthleak.attacks.aia_reconstruction import (
     solve_l1,
 )
 from synthleak.data.io import load_data
-from synthleak.games.attribute import attribute_codes
+from synthleak.games.secret import attribute_codes
 
 PAPER = {  # Table 2: seconds, rows m, columns |Q|
     10: [2.10, 2.20, 2.39, 4.43, 25.2],

@@ -29,7 +29,8 @@ import synthleak as sl
 from synthleak.data.profile import infer_schema
 from synthleak.data.release import Release
 from synthleak.data.table import Table
-from synthleak.games.attribute import ReleaseAttributeGame, SecretRule
+from synthleak.games.attribute_release import ReleaseAttributeGame
+from synthleak.games.secret import SecretRule
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("SYNTHLEAK_SHARED_DATASETS", ROOT.parent / "shared" / "datasets"))

@@ -41,7 +41,8 @@ from pathlib import Path
 import pandas as pd
 
 import synthleak as sl
-from synthleak.games.attribute import ReleaseAttributeGame, SecretRule
+from synthleak.games.attribute_release import ReleaseAttributeGame
+from synthleak.games.secret import SecretRule
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 

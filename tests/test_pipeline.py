@@ -661,7 +661,7 @@ def test_budgets_bound_release_attribute_inference() -> None:
 
 
 def test_numeric_secret_release_stage(split) -> None:
-    from synthleak.games.attribute import SecretRule
+    from synthleak.games.secret import SecretRule
 
     train, ctl, other = split
     rule = SecretRule(tolerance=5.0)
@@ -1020,7 +1020,7 @@ def test_a_column_has_one_figure_named_or_swept(split, monkeypatch) -> None:
     it as the secret or sweeps every column: the same game (seed, records, control swaps,
     attack, quasi-identifiers), a categorical and a numeric secret alike."""
     import synthleak.pipeline as audit_module
-    from synthleak.games.attribute import SecretRule
+    from synthleak.games.secret import SecretRule
 
     cols = ["age", "education", "sex", "race", "income"]
     train, ctl, other = (t.to_frame()[cols].iloc[:400] for t in split)

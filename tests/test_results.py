@@ -182,7 +182,7 @@ def test_a_game_that_judges_its_interval_too_wide_makes_the_finding_too_small() 
 
 
 def test_verdict_wording_is_defined_once() -> None:
-    from synthleak.games.attribute import Measurement
+    from synthleak.games.secret import Measurement
     from synthleak.results import VERDICT_MEANING
 
     assert set(VERDICT_MEANING) == set(Verdict)
@@ -266,7 +266,7 @@ def test_holm_keeps_the_audit_false_alarm_rate_at_5_percent_where_tests_alone_do
 
 
 def test_audit_options_check_every_value_on_their_own() -> None:
-    from synthleak.games.attribute import SecretRule
+    from synthleak.games.secret import SecretRule
     from synthleak.results import BUDGETS, AuditOptions, Budget
 
     o = AuditOptions(budget="quick", quasi_ids=["age"], secret="income")  # type: ignore[arg-type]

@@ -40,15 +40,15 @@ _LAZY = {
     "NoBoxMembershipResult": "synthleak.games.nobox",
     "NotFittedError": "synthleak.errors",
     "PoolMode": "synthleak.games.membership",
-    "Release": "synthleak.games.base",
-    "ReleaseAttributeGame": "synthleak.games.attribute",
-    "ReleaseAttributeResult": "synthleak.games.attribute",
+    "Release": "synthleak.data.release",
+    "ReleaseAttributeGame": "synthleak.games.attribute_release",
+    "ReleaseAttributeResult": "synthleak.games.attribute_release",
     "RiskEstimate": "synthleak.metrics.privacy",
     "RiskMap": "synthleak.games.riskmap",
     "RiskMapResult": "synthleak.games.riskmap",
     "Runtime": "synthleak.runtime",
     "Schema": "synthleak.data",
-    "SecretRule": "synthleak.games.attribute",
+    "SecretRule": "synthleak.games.secret",
     "SinglingOutGame": "synthleak.games.singling_out",
     "SinglingOutResult": "synthleak.games.singling_out",
     "StageRecord": "synthleak.results",
@@ -103,18 +103,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         NotFittedError,
         SynthleakError,
     )
-    from synthleak.games.attribute import (
-        AttributeGame,
-        AttributeGameResult,
-        ReleaseAttributeGame,
-        ReleaseAttributeResult,
-        SecretRule,
-    )
+    from synthleak.games.attribute import AttributeGame, AttributeGameResult
+    from synthleak.games.attribute_release import ReleaseAttributeGame, ReleaseAttributeResult
     from synthleak.games.base import Game
     from synthleak.games.linkability import LinkabilityGame, LinkabilityResult
     from synthleak.games.membership import MembershipGame, MembershipResult, PoolMode
     from synthleak.games.nobox import NoBoxMembershipGame, NoBoxMembershipResult
     from synthleak.games.riskmap import RiskMap, RiskMapResult
+    from synthleak.games.secret import SecretRule
     from synthleak.games.singling_out import SinglingOutGame, SinglingOutResult
     from synthleak.games.targets import Targets
     from synthleak.generators import Generator, list_generators, make_generator

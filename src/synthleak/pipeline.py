@@ -69,7 +69,8 @@ from synthleak.findings import (
     membership_epsilon,
     membership_finding,
 )
-from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
+from synthleak.games.attribute import AttributeGameResult
+from synthleak.games.attribute_release import ReleaseAttributeResult
 from synthleak.games.cost import (
     MembershipCost,
     format_seconds,
@@ -1052,7 +1053,7 @@ def _attribute_release(ctx: _Context, rng: np.random.Generator) -> None:
     ``attribute_sweep`` seeds each column's (:func:`_attribute_seed`)."""
     del rng  # the game's seed is the attribute stages' shared one
     seed = _attribute_seed(ctx)
-    from synthleak.games.attribute import ReleaseAttributeGame
+    from synthleak.games.attribute_release import ReleaseAttributeGame
 
     assert ctx.synthetic is not None and ctx.control is not None and ctx.options.secret is not None
     params: dict[str, Any] = {"time_limit": 120.0}
@@ -1137,7 +1138,8 @@ def _needs_generator_and_secret(ctx: _Context) -> Skip | None:
 def _attribute_game(ctx: _Context, rng: np.random.Generator) -> None:
     """The randomised-secret attribute-inference game against the generator."""
     seed = game_seed(rng)  # the stage's game draws from its own seed
-    from synthleak.games.attribute import AttributeGame, Measurement
+    from synthleak.games.attribute import AttributeGame
+    from synthleak.games.secret import Measurement
 
     assert ctx.options.generator is not None and ctx.options.secret is not None
     n = min(ctx.plan.n, len(ctx.original) // 2)
@@ -1898,7 +1900,7 @@ def audit(
     frames = {k: v for k, v in given.items() if isinstance(v, pd.DataFrame)}
     secret, quasi_ids = opts.secret, opts.quasi_ids
     if secret is not None and secret != SWEEP_ALL:
-        from synthleak.games.attribute import validate_secret
+        from synthleak.games.secret import validate_secret
 
         left_out = {c: "an identifier" for c in enc.profile.identifiers}
         left_out.update({c: "free text" for c in enc.profile.text_columns})

@@ -93,16 +93,13 @@ from synthleak.data.domain import DomainReport
 from synthleak.data.profile import DataProfile, DataWarning
 from synthleak.data.schema import Schema
 from synthleak.errors import InputError
-from synthleak.games.attribute import (
-    AttributeGameResult,
-    Measurement,
-    ReleaseAttributeResult,
-    SecretRule,
-)
+from synthleak.games.attribute import AttributeGameResult
+from synthleak.games.attribute_release import ReleaseAttributeResult
 from synthleak.games.cost import Power
 from synthleak.games.membership import AttackSummary, MembershipConfig, MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.riskmap import RiskMapResult
+from synthleak.games.secret import Measurement, SecretRule
 from synthleak.games.shadow import GeneratorFailures
 from synthleak.games.sweep import AttributeSweepResult
 from synthleak.metrics.copies import CopyReport
@@ -241,7 +238,7 @@ def p_text(p: float, alpha: float | None = None) -> str:
 
 
 #: The status a game writes in a finding's details when its interval is too wide to read
-#: (:class:`synthleak.games.attribute.Measurement`).
+#: (:class:`synthleak.games.secret.Measurement`).
 TOO_SMALL_STATUS = Measurement.TOO_SMALL.value
 
 

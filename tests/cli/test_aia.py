@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from synthleak.cli.main import main
-from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
+from synthleak.games.attribute import AttributeGameResult
+from synthleak.games.attribute_release import ReleaseAttributeResult
 
 
 def _frame(n: int, seed: int) -> pd.DataFrame:

@@ -167,7 +167,7 @@ def test_an_interrupted_sweep_keeps_its_finished_columns_and_resumes(
     """Ctrl-C in the middle of the sweep: the parts already played (of earlier columns and of
     the column it stopped in) are kept in the run directory; the rerun plays only the rest
     and gives the figures of an uninterrupted sweep."""
-    import synthleak.games.attribute as attribute
+    import synthleak.games.attribute_release as attribute
     from synthleak.runtime import Runtime
 
     ori, ctl, other = _parts(adult, 5)

@@ -343,7 +343,7 @@ def test_null_oracle_attribute_advantage() -> None:
     same accuracy (the score test, nearly continuous at these counts: KS)."""
     from types import SimpleNamespace
 
-    from synthleak.games.attribute import ReleaseAttributeResult
+    from synthleak.games.attribute_release import ReleaseAttributeResult
 
     rng = np.random.default_rng(54)
     advantage = ReleaseAttributeResult.advantage.fget  # type: ignore[attr-defined]

@@ -261,7 +261,8 @@ def _every_state_result() -> AuditResult:
     import numpy as np
     from tests.report.conftest import make_result
 
-    from synthleak.games.attribute import AttackAccuracy, AttributeGameResult, Measurement
+    from synthleak.games.attribute import AttackAccuracy, AttributeGameResult
+    from synthleak.games.secret import Measurement
     from synthleak.games.sweep import AttributeSweepResult, SweptColumn
     from synthleak.metrics.privacy import RiskEstimate
     from synthleak.results import Finding, MetricKind, assess

@@ -87,7 +87,8 @@ from synthleak.errors import InputError
 from synthleak.modes import BinStrategy, InferenceModel, QueryMode, ToleranceKind
 
 if TYPE_CHECKING:
-    from synthleak.games.attribute import AttributeGameResult, ReleaseAttributeResult
+    from synthleak.games.attribute import AttributeGameResult
+    from synthleak.games.attribute_release import ReleaseAttributeResult
     from synthleak.runtime import Runtime
 
 
@@ -464,7 +465,8 @@ def aia_cmd(
         schema=schema,
         na_values=na_values,
     )
-    from synthleak.games.attribute import AttributeGame, validate_secret
+    from synthleak.games.attribute import AttributeGame
+    from synthleak.games.secret import validate_secret
 
     validate_secret(
         loaded.schema,
@@ -524,7 +526,8 @@ def _release(
     if secret == "all":
         return _sweep(data, names, params, n_targets, bins, rule, seed, runtime, fmt, quasi_ids)
     from synthleak.data.release import Release
-    from synthleak.games.attribute import ReleaseAttributeGame, validate_secret
+    from synthleak.games.attribute_release import ReleaseAttributeGame
+    from synthleak.games.secret import validate_secret
 
     validate_secret(
         sch,

@@ -612,13 +612,13 @@ SecretBinsOpt = Annotated[
 def secret_rule(
     tolerance: float | None, kind: ToleranceKind, bins: int | None, *, secret: str | None
 ) -> Any:
-    """The :class:`~synthleak.games.attribute.SecretRule` of ``--secret-tolerance``,
+    """The :class:`~synthleak.games.secret.SecretRule` of ``--secret-tolerance``,
     ``--tolerance-kind`` and ``--secret-bins`` (``None`` without either)."""
     if tolerance is None and bins is None:
         return None
     if secret is None:
         raise InputError("--secret-tolerance and --secret-bins need --secret (the numeric column)")
-    from synthleak.games.attribute import SecretRule
+    from synthleak.games.secret import SecretRule
 
     return SecretRule(tolerance=tolerance, kind=kind, bins=bins)
 

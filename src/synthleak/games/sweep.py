@@ -1,8 +1,8 @@
 """Which columns can an attacker learn from a release? Attribute inference on every column.
 
 :func:`attribute_sweep` plays the release attribute-inference game
-(:class:`~synthleak.games.attribute.ReleaseAttributeGame`) once per column, each column in turn
-the secret and every other column the attacker's quasi-identifiers. Each column's figure is the
+(:class:`~synthleak.games.attribute_release.ReleaseAttributeGame`) once per column, each column in
+turn the secret and every other column the attacker's quasi-identifiers. Each column's figure is the
 excess of the attack's accuracy on the training records over its accuracy on control records
 swapped into the same knowledge, so what the population's statistics let anyone infer ("age
 predicts marital status") is not counted, and a memorised value is. Numeric columns are judged
@@ -35,12 +35,8 @@ import numpy as np
 
 from synthleak.data.release import Release
 from synthleak.errors import InputError
-from synthleak.games.attribute import (
-    Measurement,
-    ReleaseAttributeGame,
-    SecretRule,
-    validate_secret,
-)
+from synthleak.games.attribute_release import ReleaseAttributeGame
+from synthleak.games.secret import Measurement, SecretRule, validate_secret
 from synthleak.games.singling_out import encode_release
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
 from synthleak.runtime import Runtime, as_runtime
@@ -222,7 +218,7 @@ def attribute_sweep(
         alone infers its secret (:meth:`SweptColumn.beyond_population`).
     part_size : int, default 2000
         Most records in one part of a column's game (parts share quasi-identifier values; see
-        :class:`~synthleak.games.attribute.ReleaseAttributeGame`).
+        :class:`~synthleak.games.attribute_release.ReleaseAttributeGame`).
     """
     if not 0 < alpha < 1:
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}")

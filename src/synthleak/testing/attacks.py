@@ -37,7 +37,7 @@ from synthleak.data.datasets import load_adult
 from synthleak.data.profile import infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError, NotFittedError
-from synthleak.games.attribute import attribute_codes, singleton_rows
+from synthleak.games.secret import attribute_codes, singleton_rows
 from synthleak.metrics.privacy import auc
 from synthleak.queries import TableStack
 from synthleak.testing.contract import ContractError, clause
