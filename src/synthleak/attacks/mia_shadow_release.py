@@ -329,6 +329,7 @@ class ShadowReleaseAttack:
         ref_idx = rng.choice(free, min(self.reference_size, free.size), replace=False)
         self._reference_idx = ref_idx
         self._population = population
+        self._ref_keys = pop_keys[ref_idx].tolist()
         self._ref_member = self._membership(pop_keys[ref_idx])
         self._seed = seed
 
@@ -404,8 +405,7 @@ class ShadowReleaseAttack:
             return np.zeros(0)
         cand_keys = cand.row_keys()
         scored = set(cand_keys.tolist())
-        ref_keys = self._population.row_keys()[self._reference_idx].tolist()
-        drop = np.array([k in scored for k in ref_keys], dtype=bool)
+        drop = np.array([k in scored for k in self._ref_keys], dtype=bool)
         own = self._signals(
             cand, rel, self._reference(None, drop), _NOBOX.rng(self._seed, len(self._releases))
         )
