@@ -97,8 +97,8 @@ def test_the_result_round_trips_and_scores_are_probabilities() -> None:
 
 def test_same_seed_same_scores() -> None:
     shadows, release, candidates, _ = _world(5, _independent)
-    a = ShadowReleaseAttack(**FAST).fit(shadows, release, candidates, seed=7)
-    b = ShadowReleaseAttack(**FAST).fit(shadows, release, candidates, seed=7)
+    a = ShadowReleaseAttack(**FAST).fit_score(shadows, release, candidates, seed=7)
+    b = ShadowReleaseAttack(**FAST).fit_score(shadows, release, candidates, seed=7)
     np.testing.assert_array_equal(a, b)
 
 

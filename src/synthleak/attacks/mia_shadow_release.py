@@ -261,7 +261,7 @@ class ShadowReleaseAttack:
 
     # --- fit and score ----------------------------------------------------------------------
 
-    def fit(
+    def fit_score(
         self,
         shadows: Sequence[ShadowRelease],
         release: pd.DataFrame,
