@@ -150,6 +150,11 @@ def main(argv: list[str] | None = None) -> int:
         "--records", type=int, default=500, help="training records drawn per shadow as examples"
     )
     ap.add_argument("--reference-size", type=int, default=5000)
+    ap.add_argument(
+        "--nobox",
+        default="dcr-diff",
+        help="no-box signals of the shadow-release attack (comma list)",
+    )
     ap.add_argument("--only", choices=("shadow", "nobox", "ensemble"), action="append")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
@@ -164,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         out = json.loads(args.out.read_text())
     if "shadow" in only:
         out["attacks"]["shadow-release"] = run_shadow(
-            shadows, dev, args.seed, ("dcr-diff",), args.records
+            shadows, dev, args.seed, tuple(n for n in args.nobox.split(",") if n), args.records
         )
         print("shadow-release", json.dumps(out["attacks"]["shadow-release"]), flush=True)
     if "nobox" in only:
