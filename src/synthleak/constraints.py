@@ -131,6 +131,9 @@ Constraint = Interval | Options | InstanceOf | SequenceOf | None
 Constraints = Mapping[str, Constraint | tuple[Constraint, ...]]
 """Parameter name to its constraint, or a tuple of alternatives."""
 
+N_JOBS: tuple[Constraint, ...] = (Interval(int, 1, None), Options((-1,)))
+"""A joblib/scikit-learn ``n_jobs``: a count of workers, or ``-1`` for every core."""
+
 
 def constraints(
     *inherited: Constraints, **declared: Constraint | tuple[Constraint, ...]
@@ -146,6 +149,12 @@ def constraints(
 
 def _accepts(c: Constraint, value: Any) -> bool:
     return value is None if c is None else c.accepts(value)
+
+
+def allows(allowed: Constraint | tuple[Constraint, ...], value: Any) -> bool:
+    """Whether ``value`` meets ``allowed`` (one constraint, or any of a tuple of alternatives)."""
+    forms = allowed if isinstance(allowed, tuple) else (allowed,)
+    return any(_accepts(c, value) for c in forms)
 
 
 def _describe(c: Constraint) -> str:
@@ -179,9 +188,15 @@ class Constrained:
     A subclass declares ``_parameter_constraints`` (parameter name to a constraint or a tuple of
     alternatives), built with :func:`constraints`; a parent's constraints apply to a subclass
     that passes them on (``constraints(Parent._parameter_constraints, k=...)``).
+
+    Every constructor parameter is declared, once: the public contract checks
+    (:mod:`synthleak.testing`) fail a class whose declared keys differ from its ``__init__``
+    parameters. A parameter no constraint can state (a free ``options`` mapping handed to a
+    user's class) is named in ``_unconstrained_parameters`` with the reason instead.
     """
 
     _parameter_constraints: ClassVar[Constraints] = MappingProxyType({})
+    _unconstrained_parameters: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
