@@ -176,6 +176,7 @@ def _validating(fit: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fit)
     def fit_checked(self: Constrained, *args: Any, **kwargs: Any) -> Any:
         check_params(self, type(self)._parameter_constraints)
+        self._check_parameter_rules()
         return fit(self, *args, **kwargs)
 
     fit_checked._checks_params = True  # type: ignore[attr-defined]
@@ -192,7 +193,9 @@ class Constrained:
     Every constructor parameter is declared, once: the public contract checks
     (:mod:`synthleak.testing`) fail a class whose declared keys differ from its ``__init__``
     parameters. A parameter no constraint can state (a free ``options`` mapping handed to a
-    user's class) is named in ``_unconstrained_parameters`` with the reason instead.
+    user's class) is named in ``_unconstrained_parameters`` with the reason instead. A rule
+    across parameters (ctgan's ``batch_size`` a multiple of ``pac``) is one explicit check in
+    :meth:`_check_parameter_rules`, run right after the declared constraints.
     """
 
     _parameter_constraints: ClassVar[Constraints] = MappingProxyType({})
@@ -207,3 +210,7 @@ class Constrained:
             and not getattr(fit, "_checks_params", False)
         ):
             setattr(cls, "fit", _validating(fit))  # noqa: B010
+
+    def _check_parameter_rules(self) -> None:
+        """Rules across parameters, checked after each parameter's own constraints (when
+        ``fit`` starts, and when a generator is made from a spec); none by default."""
