@@ -52,15 +52,18 @@ import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
 
+from synthleak.constraints import InstanceOf, Interval, check_params, constraints
 from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError, MissingExtraError
 from synthleak.generators import envworker_protocol as protocol
 from synthleak.generators._adapt import draw_seed
 from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.generators.external import CLAIM_CONSTRAINTS
 from synthleak.modes import Neighbouring
 from synthleak.runtime.executor import one_thread_environ
 
@@ -575,6 +578,18 @@ class EnvGenerator(BaseGenerator):
     #: Extra keyword arguments the named adapters fix (``model`` for ``dpmm:mst``, ...).
     fixed_kwargs: ClassVar[dict[str, Any]] = {}
 
+    # made here from the spec (the environment is resolved once), so checked here
+    _parameter_constraints = constraints(
+        CLAIM_CONSTRAINTS,
+        python=InstanceOf(str),
+        target=InstanceOf(str),
+        timeout=Interval(float, 0, None, closed="neither"),
+        worker_file=InstanceOf(str),
+    )
+    _unconstrained_parameters = MappingProxyType(
+        {"options": "keyword arguments for the class in the environment, which checks them"}
+    )
+
     def __init__(
         self,
         python: str,
@@ -588,11 +603,13 @@ class EnvGenerator(BaseGenerator):
         super().__init__()
         from synthleak.generators.external import _check_claim
 
+        self.python, self.target, self.timeout = python, target, timeout
+        self.claimed_epsilon, self.claimed_delta = claimed_epsilon, claimed_delta
+        self.options, self.worker_file = options, worker_file
+        check_params(self, EnvGenerator._parameter_constraints)
         self.claimed_epsilon, self.claimed_delta = _check_claim(
             "env", claimed_epsilon, claimed_delta
         )
-        if not timeout > 0:
-            raise InputError(f"env generator: timeout must be > 0 seconds, got {timeout}")
         target = target.strip()
         module, sep, cls = target.rpartition(":")
         if not sep or not module or not cls:
