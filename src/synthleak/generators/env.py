@@ -786,6 +786,10 @@ class DpLibraryGenerator(EnvGenerator):
     """
 
     library = ""
+    # The named adapters' parameters are the library's own (the per-model Param tables below),
+    # checked by each adapter's __init__ and by the library, not the worker's python, target
+    # and options: nothing is declared; each adapter lists its parameters with the reason.
+    _parameter_constraints = constraints()
     #: The neighbouring relation the library's guarantee is stated for, as its mechanisms are
     #: built (module docstring of each adapter class below).
     claimed_neighbouring = Neighbouring.ADD_REMOVE
@@ -814,6 +818,18 @@ class DpLibraryGenerator(EnvGenerator):
         return self
 
 
+def _library_parameters(*names: str) -> MappingProxyType[str, str]:
+    """The parameters of a named DP-library adapter, each with the reason it declares no
+    constraint (:class:`DpLibraryGenerator`)."""
+    reasons = {
+        "model": "the library's model, fixed by the registered name (dpmm:mst, ...)",
+        "env": "the environment, resolved when the generator is made (MissingEnvError if absent)",
+        "timeout": "checked by EnvGenerator's declared constraints, to which it is passed",
+    }
+    own = "the library's parameter: checked by the adapter's __init__ and by the library"
+    return MappingProxyType({**reasons, **{n: own for n in names}})
+
+
 def _positive(library: str, name: str, value: float | None, *, allow_zero: bool = False) -> None:
     if value is None:
         return
@@ -836,6 +852,9 @@ class DpmmGenerator(DpLibraryGenerator):
 
     library = "dpmm"
     adapter_class = "Dpmm"
+    _unconstrained_parameters = _library_parameters(
+        "epsilon", "delta", "n_bins", "binner_type", "proc_epsilon", "n_iters"
+    )
 
     def __init__(
         self,
@@ -888,6 +907,9 @@ class SmartNoiseGenerator(DpLibraryGenerator):
 
     library = "smartnoise"
     adapter_class = "SmartNoise"
+    _unconstrained_parameters = _library_parameters(
+        "epsilon", "delta", "n_bins", "epochs", "batch_size"
+    )
 
     def __init__(
         self,
@@ -1058,6 +1080,9 @@ class SynthcityGenerator(DpLibraryGenerator):
 
     library = "synthcity"
     adapter_class = "Synthcity"
+    _unconstrained_parameters = _library_parameters(
+        "epsilon", "delta", "n_iter", "batch_size", "n_bins", "options"
+    )
     #: How the library reads its domain from the records (docstring; ``domain_note``).
     domain_from_records = (
         "synthcity learns each column's values from the training records without budget (its "
