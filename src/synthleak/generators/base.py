@@ -436,7 +436,7 @@ def make_generator(spec: str) -> Any:
             check_params(gen, declared)
             gen._check_parameter_rules()
         except InputError as exc:
-            raise InputError(f"generator {name!r}: {exc}") from None
+            raise InputError(f"generator {name!r}: {exc}", parameter=exc.parameter) from None
     gen.name = info.name
     gen.spec = spec.strip()
     return gen
