@@ -71,11 +71,11 @@ def clause(subject: str, name: str) -> Iterator[None]:
 def constructor_parameters(cls: type) -> tuple[str, ...]:
     """The named parameters of ``cls.__init__`` (not ``self``, ``*args`` or ``**kwargs``)."""
     try:
-        sig = inspect.signature(cls.__init__)
+        sig = inspect.signature(cls)
     except (TypeError, ValueError):  # no signature to read (a builtin ``__init__``)
         return ()
     named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    return tuple(n for n, p in list(sig.parameters.items())[1:] if p.kind in named)
+    return tuple(n for n, p in sig.parameters.items() if p.kind in named)
 
 
 def _misses(c: Constraint) -> list[Any]:
