@@ -62,7 +62,13 @@ from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError, MissingExtraError
 from synthleak.generators import envworker_protocol as protocol
 from synthleak.generators._adapt import draw_seed
-from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.generators.base import (
+    BaseGenerator,
+    GeneratorInfo,
+    Param,
+    params_of,
+    register_generator,
+)
 from synthleak.generators.external import CLAIM_CONSTRAINTS
 from synthleak.modes import Neighbouring
 from synthleak.runtime.executor import one_thread_environ
@@ -562,17 +568,23 @@ class EnvGenerator(BaseGenerator):
     Parameters
     ----------
     python : str
-        Environment name (``synthleak env create``), venv folder or interpreter path.
+        environment name (synthleak env create), venv or python.
+        A venv folder or an interpreter path also work; the spec fills it.
     target : str
-        ``module:Class`` importable there, or ``/path/file.py:Class``.
+        module:Class (or /path/file.py:Class) in that environment.
+        Importable there; empty (the default) is refused: the spec fills it.
     timeout : float, default 600
-        Seconds each fit or sample may take before the worker is stopped.
-    claimed_epsilon, claimed_delta : float, optional
-        A declared DP claim (never evidence; ``None``: no claim).
+        seconds per fit or sample before the worker stops.
+    claimed_epsilon : float, optional
+        epsilon the class claims (declared only).
+        A declared DP claim is never evidence; ``None``: no claim.
+    claimed_delta : float, default 0
+        delta of that claim.
     options : dict of str to str, optional
         Keyword arguments for the class, as raw spec strings.
     worker_file : str, optional
-        Another copy of the worker file (tests of the version check); default the shipped one.
+        another copy of the worker file (default: shipped).
+        For tests of the version check.
     """
 
     #: Extra keyword arguments the named adapters fix (``model`` for ``dpmm:mst``, ...).
@@ -592,8 +604,8 @@ class EnvGenerator(BaseGenerator):
 
     def __init__(
         self,
-        python: str,
-        target: str,
+        python: str = "",
+        target: str = "",
         timeout: float = 600.0,
         claimed_epsilon: float | None = None,
         claimed_delta: float = 0.0,
@@ -736,14 +748,7 @@ register_generator(
     GeneratorInfo(
         "env",
         EnvGenerator,
-        (
-            Param("python", str, "", "environment name (synthleak env create), venv or python"),
-            Param("target", str, "", "module:Class (or /path/file.py:Class) in that environment"),
-            Param("timeout", float, 600.0, "seconds per fit or sample before the worker stops"),
-            Param("claimed_epsilon", float, None, "epsilon the class claims (declared only)"),
-            Param("claimed_delta", float, 0.0, "delta of that claim"),
-            Param("worker_file", str, "", "another copy of the worker file (default: shipped)"),
-        ),
+        params_of(EnvGenerator, exclude=("options",)),
         "a generator in another Python environment: env:NAME:module:Class,key=value,...",
         free_params=True,
     )

@@ -66,7 +66,7 @@ from synthleak.constraints import InstanceOf, Interval, check_params, constraint
 from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError
 from synthleak.generators._adapt import draw_seed, frame_to_table, global_seed
-from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.generators.base import BaseGenerator, GeneratorInfo, params_of, register_generator
 
 PLACEHOLDERS = ("{input}", "{output}", "{n}", "{seed}")
 _STDERR_TAIL = 600
@@ -101,9 +101,17 @@ class CommandGenerator(BaseGenerator):
     Parameters
     ----------
     cmd : str
-        Command line with ``{input}``, ``{output}`` and optionally ``{n}`` and ``{seed}``.
-    timeout : float
-        Seconds the program may run per ``sample`` call before it is killed.
+        command line with {input} {output} {n} {seed} placeholders.
+        ``{input}`` and ``{output}`` are required, ``{n}`` and ``{seed}`` optional; empty
+        (the default) is refused: the spec's command line fills it.
+    timeout : float, default 600
+        seconds per run before the program is stopped.
+        Each ``sample`` call's run is killed after it.
+    claimed_epsilon : float, optional
+        epsilon the program claims (declared only).
+        Never checked here; ``None`` or ``inf``: no claim.
+    claimed_delta : float, default 0
+        delta of that claim.
 
     Notes
     -----
@@ -120,7 +128,7 @@ class CommandGenerator(BaseGenerator):
 
     def __init__(
         self,
-        cmd: str,
+        cmd: str = "",
         timeout: float = 600.0,
         claimed_epsilon: float | None = None,
         claimed_delta: float = 0.0,
@@ -311,11 +319,14 @@ class PythonGenerator(BaseGenerator):
     Parameters
     ----------
     target : str
-        ``package.module:Class`` (or ``package.module.Class``).
+        package.module:Class with fit/sample (Table or DataFrame API).
+        Or ``package.module.Class``; empty (the default) is refused: the spec's target
+        fills it.
     claimed_epsilon : float, optional
-        The epsilon the class claims (declared, never checked here); ``None``: no claim.
+        epsilon the class claims (declared only).
+        Never checked here; ``None``: no claim.
     claimed_delta : float, default 0
-        The delta of that claim.
+        delta of that claim.
     options : dict of str to str, optional
         Keyword arguments for the class, as raw spec strings (read with Python literal rules).
 
@@ -335,7 +346,7 @@ class PythonGenerator(BaseGenerator):
 
     def __init__(
         self,
-        target: str,
+        target: str = "",
         claimed_epsilon: float | None = None,
         claimed_delta: float = 0.0,
         options: dict[str, str] | None = None,
@@ -461,12 +472,7 @@ register_generator(
     GeneratorInfo(
         "command",
         CommandGenerator,
-        (
-            Param("cmd", str, "", "command line with {input} {output} {n} {seed} placeholders"),
-            Param("timeout", float, 600.0, "seconds per run before the program is stopped"),
-            Param("claimed_epsilon", float, None, "epsilon the program claims (declared only)"),
-            Param("claimed_delta", float, 0.0, "delta of that claim"),
-        ),
+        params_of(CommandGenerator),
         'external program: command:"CMD {input} {output} {n}"',
     )
 )
@@ -474,13 +480,7 @@ register_generator(
     GeneratorInfo(
         "python",
         PythonGenerator,
-        (
-            Param(
-                "target", str, "", "package.module:Class with fit/sample (Table or DataFrame API)"
-            ),
-            Param("claimed_epsilon", float, None, "epsilon the class claims (declared only)"),
-            Param("claimed_delta", float, 0.0, "delta of that claim"),
-        ),
+        params_of(PythonGenerator, exclude=("options",)),
         "a user's Python class or factory: python:package.module:Class,key=value,...",
         free_params=True,
     )
