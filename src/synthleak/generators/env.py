@@ -52,7 +52,7 @@ import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from types import MappingProxyType
+from types import MappingProxyType, SimpleNamespace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -615,10 +615,16 @@ class EnvGenerator(BaseGenerator):
         super().__init__()
         from synthleak.generators.external import _check_claim
 
-        self.python, self.target, self.timeout = python, target, timeout
-        self.claimed_epsilon, self.claimed_delta = claimed_epsilon, claimed_delta
-        self.options, self.worker_file = options, worker_file
-        check_params(self, EnvGenerator._parameter_constraints)
+        given = SimpleNamespace(
+            python=python,
+            target=target,
+            timeout=timeout,
+            claimed_epsilon=claimed_epsilon,
+            claimed_delta=claimed_delta,
+            worker_file=worker_file,
+        )  # the arguments (a named adapter's claim is a property read off its own parameters)
+        check_params(given, EnvGenerator._parameter_constraints)
+        self.options = options
         self.claimed_epsilon, self.claimed_delta = _check_claim(
             "env", claimed_epsilon, claimed_delta
         )
