@@ -40,6 +40,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
+import math
 import os
 import queue
 import select
@@ -57,7 +58,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from synthleak.constraints import InstanceOf, Interval, check_params, constraints
+from synthleak.constraints import InstanceOf, Interval, Options, check_params, constraints
 from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError, MissingExtraError
 from synthleak.generators import envworker_protocol as protocol
@@ -798,9 +799,11 @@ class DpLibraryGenerator(EnvGenerator):
 
     library = ""
     # The named adapters' parameters are the library's own (the per-model Param tables below),
-    # checked by each adapter's __init__ and by the library, not the worker's python, target
-    # and options: nothing is declared; each adapter lists its parameters with the reason.
+    # not the worker's python, target and options: each adapter declares its constraints
+    # (dpmm) or lists its parameters with the reason (smartnoise and synthcity: checked by the
+    # adapter's __init__ and by the library).
     _parameter_constraints = constraints()
+    _unconstrained_parameters: ClassVar[MappingProxyType[str, str]] = MappingProxyType({})
     #: The neighbouring relation the library's guarantee is stated for, as its mechanisms are
     #: built (module docstring of each adapter class below).
     claimed_neighbouring = Neighbouring.ADD_REMOVE
@@ -849,6 +852,14 @@ def _positive(library: str, name: str, value: float | None, *, allow_zero: bool 
         raise InputError(f"{library}: {name} must be a finite number {bound}, got {value}")
 
 
+#: The dpmm models, with their one-line docs.
+DPMM_MODELS = {
+    "mst": "MST (McKenna et al. 2021) from dpmm",
+    "aim": "AIM (McKenna et al. 2022) from dpmm",
+    "privbayes": "PrivBayes (Zhang et al. 2017) from dpmm",
+}
+
+
 class DpmmGenerator(DpLibraryGenerator):
     """dpmm 0.1.9 (``dpmm:mst``, ``dpmm:aim``, ``dpmm:privbayes``) in the ``dpmm`` environment.
 
@@ -863,8 +874,17 @@ class DpmmGenerator(DpLibraryGenerator):
 
     library = "dpmm"
     adapter_class = "Dpmm"
-    _unconstrained_parameters = _library_parameters(
-        "epsilon", "delta", "n_bins", "binner_type", "proc_epsilon", "n_iters"
+    # made here (the environment is resolved once), so checked here, before it is used
+    _parameter_constraints = constraints(
+        model=Options(tuple(DPMM_MODELS)),
+        epsilon=Interval(float, 0, math.inf, closed="neither"),
+        delta=Interval(float, 0, 1, closed="neither"),
+        n_bins=Interval(int, 2, None),
+        binner_type=Options(("uniform", "priv-tree")),
+        proc_epsilon=Interval(float, 0, math.inf, closed="left"),
+        n_iters=(Interval(int, 1, None), None),
+        env=InstanceOf(str),
+        timeout=Interval(float, 0, None, closed="neither"),
     )
 
     def __init__(
@@ -879,16 +899,11 @@ class DpmmGenerator(DpLibraryGenerator):
         env: str = "dpmm",
         timeout: float = 3600.0,
     ) -> None:
-        _positive("dpmm", "epsilon", epsilon)
-        _positive("dpmm", "proc_epsilon", proc_epsilon, allow_zero=True)
-        if not 0 < delta < 1:
-            raise InputError(f"dpmm: delta must be in (0, 1), got {delta}")
-        if binner_type not in ("uniform", "priv-tree"):
-            raise InputError(f"dpmm: binner_type must be uniform or priv-tree, got {binner_type!r}")
-        if n_bins < 2:
-            raise InputError(f"dpmm: n_bins must be >= 2, got {n_bins}")
-        if binner_type == "priv-tree" and not proc_epsilon > 0:
-            raise InputError("dpmm: the priv-tree binner needs proc_epsilon > 0")
+        self.model, self.epsilon, self.delta, self.n_bins = model, epsilon, delta, n_bins
+        self.binner_type, self.proc_epsilon, self.n_iters = binner_type, proc_epsilon, n_iters
+        self.env, self.timeout = env, timeout
+        check_params(self, self._parameter_constraints)
+        self._check_parameter_rules()
         spent_binning = float(proc_epsilon) if binner_type == "priv-tree" else 0.0
         kwargs = {
             "epsilon": epsilon,
@@ -904,6 +919,13 @@ class DpmmGenerator(DpLibraryGenerator):
         self.claimed_neighbouring = (
             Neighbouring.SUBSTITUTE if model == "privbayes" else Neighbouring.ADD_REMOVE
         )
+
+    def _check_parameter_rules(self) -> None:
+        """The one rule across parameters: the priv-tree binner spends ``proc_epsilon``."""
+        if self.binner_type == "priv-tree" and not self.proc_epsilon > 0:
+            raise InputError(
+                "dpmm: the priv-tree binner needs proc_epsilon > 0", parameter="proc_epsilon"
+            )
 
 
 class SmartNoiseGenerator(DpLibraryGenerator):
@@ -1023,11 +1045,7 @@ _COMMON = (
 _register_library(
     "dpmm",
     DpmmGenerator,
-    {
-        "mst": "MST (McKenna et al. 2021) from dpmm",
-        "aim": "AIM (McKenna et al. 2022) from dpmm",
-        "privbayes": "PrivBayes (Zhang et al. 2017) from dpmm",
-    },
+    DPMM_MODELS,
     (
         Param("epsilon", float, 1.0, "epsilon of the model (dpmm's default)"),
         Param("delta", float, 1e-5, "delta (dpmm's default)"),
