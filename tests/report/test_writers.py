@@ -317,4 +317,5 @@ def test_the_summary_names_first_the_finding_that_harms_people_most(
         assert "**Verdict: no evidence of leakage" in _rendered(planted[name])["markdown"]
     # without a control set the rate is not worded as against one
     nc = next(f for f in planted["no control"].findings if f.key == "copies.exact")
-    assert "excess over chance" in nc.explanation() and "over control" not in nc.explanation()
+    said = nc.explanation()
+    assert "expected by chance" in said and "control" not in said
