@@ -149,6 +149,16 @@ def test_attacks_reject_a_bad_hyperparameter_by_name(
     ],
 )
 def test_generators_reject_a_bad_parameter_by_name(spec: str, parameter: str) -> None:
-    with pytest.raises(InputError, match=f"^{parameter}=") as info:
-        make_generator(spec).fit(None, rng=np.random.default_rng(0))  # type: ignore[arg-type]
+    """When made from the spec, the message names the generator, then the parameter."""
+    name = spec.partition(":")[0]
+    with pytest.raises(InputError, match=f"^generator '{name}': {parameter}=") as info:
+        make_generator(spec)
     assert info.value.parameter == parameter
+
+
+def test_allows_reads_one_constraint_or_alternatives_and_n_jobs() -> None:
+    from synthleak.constraints import N_JOBS, allows
+
+    assert allows(Interval(int, 1, None), 3) and not allows(Interval(int, 1, None), 0)
+    assert allows((Interval(int, 1, None), None), None)
+    assert [allows(N_JOBS, v) for v in (1, 4, -1, 0, -2, 1.5)] == [True] * 3 + [False] * 3

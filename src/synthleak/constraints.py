@@ -131,6 +131,9 @@ Constraint = Interval | Options | InstanceOf | SequenceOf | None
 Constraints = Mapping[str, Constraint | tuple[Constraint, ...]]
 """Parameter name to its constraint, or a tuple of alternatives."""
 
+N_JOBS: tuple[Constraint, ...] = (Interval(int, 1, None), Options((-1,)))
+"""A joblib/scikit-learn ``n_jobs``: a count of workers, or ``-1`` for every core."""
+
 
 def constraints(
     *inherited: Constraints, **declared: Constraint | tuple[Constraint, ...]
@@ -146,6 +149,12 @@ def constraints(
 
 def _accepts(c: Constraint, value: Any) -> bool:
     return value is None if c is None else c.accepts(value)
+
+
+def allows(allowed: Constraint | tuple[Constraint, ...], value: Any) -> bool:
+    """Whether ``value`` meets ``allowed`` (one constraint, or any of a tuple of alternatives)."""
+    forms = allowed if isinstance(allowed, tuple) else (allowed,)
+    return any(_accepts(c, value) for c in forms)
 
 
 def _describe(c: Constraint) -> str:
@@ -167,6 +176,7 @@ def _validating(fit: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fit)
     def fit_checked(self: Constrained, *args: Any, **kwargs: Any) -> Any:
         check_params(self, type(self)._parameter_constraints)
+        self._check_parameter_rules()
         return fit(self, *args, **kwargs)
 
     fit_checked._checks_params = True  # type: ignore[attr-defined]
@@ -179,9 +189,17 @@ class Constrained:
     A subclass declares ``_parameter_constraints`` (parameter name to a constraint or a tuple of
     alternatives), built with :func:`constraints`; a parent's constraints apply to a subclass
     that passes them on (``constraints(Parent._parameter_constraints, k=...)``).
+
+    Every constructor parameter is declared, once: the public contract checks
+    (:mod:`synthleak.testing`) fail a class whose declared keys differ from its ``__init__``
+    parameters. A parameter no constraint can state (a free ``options`` mapping handed to a
+    user's class) is named in ``_unconstrained_parameters`` with the reason instead. A rule
+    across parameters (ctgan's ``batch_size`` a multiple of ``pac``) is one explicit check in
+    :meth:`_check_parameter_rules`, run right after the declared constraints.
     """
 
     _parameter_constraints: ClassVar[Constraints] = MappingProxyType({})
+    _unconstrained_parameters: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -192,3 +210,7 @@ class Constrained:
             and not getattr(fit, "_checks_params", False)
         ):
             setattr(cls, "fit", _validating(fit))  # noqa: B010
+
+    def _check_parameter_rules(self) -> None:
+        """Rules across parameters, checked after each parameter's own constraints (when
+        ``fit`` starts, and when a generator is made from a spec); none by default."""

@@ -129,9 +129,11 @@ def test_errors() -> None:
     t = _mixed(20, 5)
     with pytest.raises(InputError, match=r"aux_a names unknown column\(s\) \['nope'\]"):
         NearestNeighbourLinkability(["a", "nope"], ["b"]).fit(t)
-    with pytest.raises(InputError, match="aux_a must be a non-empty list"):
+    with pytest.raises(
+        InputError, match=r"aux_a=\[\] is invalid: aux_a must be a list of 1 or more"
+    ):
         NearestNeighbourLinkability([], ["b"]).fit(t)
-    with pytest.raises(InputError, match="aux_b must be a non-empty list"):
+    with pytest.raises(InputError, match="aux_b='b' is invalid: aux_b must be a list"):
         NearestNeighbourLinkability(["a"], "b").fit(t)
     with pytest.raises(InputError, match="n_neighbors"):
         NearestNeighbourLinkability(["a"], ["b"], n_neighbors=0).fit(t)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from synthleak.constraints import Interval, constraints
 from synthleak.errors import InputError, NotFittedError
 from synthleak.generators import (
     BaseGenerator,
@@ -18,6 +19,8 @@ from synthleak.generators import (
     register_generator,
 )
 from synthleak.generators import base as base_mod
+from synthleak.generators.base import parameter_docs, params_of
+from synthleak.generators.rap import Relaxation
 from synthleak.generators.simple import IndHist
 
 
@@ -214,3 +217,90 @@ def test_domain_note_names_where_a_dp_domain_comes_from() -> None:
     assert SynthcityGenerator.domain_from_records  # the adapters hand the others the schema's
     assert not hasattr(DpmmGenerator, "domain_from_records")
     assert not hasattr(SmartNoiseGenerator, "domain_from_records")
+
+
+class Knobs(BaseGenerator):
+    """A generator whose spec parameters are derived from its signature and docstring.
+
+    Parameters
+    ----------
+    k : int, default 2
+        degree of the model.
+        A second line that the registry does not show.
+    mode : {"a", "b"}, default "a"
+        how to go on.
+    rate, scale : float
+        a shared line.
+    table : list of str, optional
+        an API-only list.
+
+    Notes
+    -----
+    rate : this is not a parameter
+    """
+
+    _parameter_constraints = constraints(k=Interval(int, 1, None))
+
+    def __init__(
+        self,
+        k: int = 2,
+        mode: Relaxation | str = Relaxation.CLIP,
+        rate: float | None = None,
+        scale: float = 1.0,
+        table: list[str] | None = None,
+        **extra: str,
+    ) -> None:
+        super().__init__()
+        self.k, self.mode, self.rate, self.scale, self.table = k, mode, rate, scale, table
+
+
+def test_params_are_derived_from_the_signature_and_the_docstring() -> None:
+    assert parameter_docs(Knobs) == {
+        "k": "degree of the model",
+        "mode": "how to go on",
+        "rate": "a shared line",
+        "scale": "a shared line",
+        "table": "an API-only list",
+    }
+    params = params_of(Knobs, exclude=("table",))
+    assert params == (
+        Param("k", int, 2, "degree of the model"),
+        Param("mode", Relaxation, Relaxation.CLIP, "how to go on"),
+        Param("rate", float, None, "a shared line"),
+        Param("scale", float, 1.0, "a shared line"),
+    )
+    assert params_of(Knobs, doc={"k": "k", "mode": "m", "rate": "r", "scale": "s", "table": "t"})[
+        0
+    ] == Param("k", int, 2, "k")
+    with pytest.raises(TypeError, match="'table' needs a default and a doc"):
+        params_of(Knobs, doc={"k": "k", "mode": "m", "rate": "r", "scale": "s"})
+
+
+def test_a_spec_value_outside_the_constraints_fails_when_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(base_mod, "_REGISTRY", dict(base_mod._REGISTRY))
+    register_generator(GeneratorInfo("knobs", Knobs, params_of(Knobs, exclude=("table",))))
+    assert make_generator("knobs:k=3").k == 3
+    with pytest.raises(InputError, match=r"generator 'knobs': k=0 is invalid: k must be an"):
+        make_generator("knobs:k=0")
+
+
+# parameters of registered classes that a spec string cannot give (a list of columns; the
+# free keyword arguments of python: and env:, which make_generator gathers into options)
+_API_ONLY = {"synthpop": ("visit_sequence",), "python": ("options",), "env": ("options",)}
+
+
+@pytest.mark.parametrize(
+    "info",
+    [
+        i
+        for i in list_generators()
+        if isinstance(i.factory, type) and i.factory.__module__.startswith("synthleak.")
+    ],
+    ids=lambda i: i.name,
+)
+def test_a_class_registry_entry_is_its_signature(info: GeneratorInfo) -> None:
+    """No registered class restates its signature: every Param is derived (the family
+    adapters, whose factories take ``**kwargs``, keep their explicit tables)."""
+    assert info.params == params_of(info.factory, exclude=_API_ONLY.get(info.name, ()))

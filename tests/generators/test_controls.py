@@ -40,7 +40,7 @@ def test_leaky_base_takes_the_rest_of_the_spec() -> None:
     gen = make_generator("leaky:fraction=0.05,base=baynet:k=1,bins=7")
     assert gen.base == "baynet:k=1,bins=7"
     assert gen.base_generator.k == 1 and gen.base_generator.bins == 7
-    with pytest.raises(InputError, match=r"fraction=1\.5 must be in"):
+    with pytest.raises(InputError, match=r"fraction=1\.5 is invalid: fraction must be a number in"):
         make_generator("leaky:fraction=1.5")
     with pytest.raises(InputError, match="unknown generator 'nosuch'"):
         make_generator("leaky:base=nosuch")

@@ -87,10 +87,13 @@ def test_sample_zero(table: Table, fitted) -> None:  # type: ignore[no-untyped-d
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("ctgan:epochs=0", "epochs must be >= 1"),
+        (
+            "ctgan:epochs=0",
+            "generator 'ctgan': epochs=0 is invalid: epochs must be an integer >= 1",
+        ),
         ("ctgan:batch_size=55", "multiple of pac"),
         ("ctgan:batch_size=15,pac=5", "must be even"),
-        ("ctgan:generator_lr=0", "learning rates"),
+        ("ctgan:generator_lr=0", "generator_lr must be a number > 0"),
     ],
 )
 def test_bad_parameters(spec: str, message: str) -> None:

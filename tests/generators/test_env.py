@@ -202,7 +202,7 @@ def test_bad_specs(tmp_path: Path) -> None:
         make_generator("env::mod:Cls")
     with pytest.raises(InputError, match="is not 'module:Class'"):
         make_generator(f"env:{sys.executable}:justamodule")
-    with pytest.raises(InputError, match="timeout must be > 0"):
+    with pytest.raises(InputError, match="timeout must be a number > 0"):
         make_generator(f"env:{sys.executable}:m:C,timeout=0")
 
 

@@ -28,6 +28,7 @@ from synthleak.generators.env import (
     env_installed,
     shutdown_workers,
 )
+from synthleak.testing.contract import check_parameters
 
 PY = sys.executable  # any interpreter will do to build an adapter: nothing starts before fit
 
@@ -108,9 +109,9 @@ def test_gan_delta_once_fitted_is_smartnoise_default() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("dpmm:mst:epsilon=0", "epsilon must be a finite number > 0"),
-        ("dpmm:mst:delta=0", r"delta must be in \(0, 1\)"),
-        ("dpmm:aim:binner_type=quantile", "binner_type must be uniform or priv-tree"),
+        ("dpmm:mst:epsilon=0", r"epsilon=0.0 is invalid: epsilon must be a number in \(0, inf\)"),
+        ("dpmm:mst:delta=0", r"delta must be a number in \(0, 1\)"),
+        ("dpmm:aim:binner_type=quantile", "binner_type must be one of uniform, priv-tree"),
         ("dpmm:aim:binner_type=priv-tree", "priv-tree binner needs proc_epsilon > 0"),
         ("smartnoise:mst:epochs=3", "takes no epochs or batch_size"),
         ("smartnoise:dpctgan:batch_size=7", "batch_size must be even"),
@@ -392,3 +393,14 @@ def test_generate_adult_in_the_library_environment(
         if not col.has_missing:
             assert not values.isna().any(), col.name
         assert values.dropna().between(col.low, col.high).all(), col.name
+
+
+@pytest.mark.parametrize("model", ["mst", "aim", "privbayes"])
+def test_dpmm_declares_every_parameter_and_refuses_an_invalid_one_when_made(model: str) -> None:
+    """The parameter clauses of check_generator, without the dpmm environment: every invalid
+    value is refused when the generator is made, so fit is never reached."""
+
+    def fit(gen: object) -> None:
+        raise AssertionError("an invalid value reached fit")
+
+    check_parameters(make_generator(f"dpmm:{model}:env={PY}"), f"dpmm:{model}", fit)

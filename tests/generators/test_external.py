@@ -190,8 +190,8 @@ def test_command_missing_program(table: Table) -> None:
         ("command:prog 'unbalanced {input} {output}", "check its quotes"),
         ('command:"prog {input} {output}",timeout=abc', "timeout='abc' is not a valid float"),
         ('command:"prog {input} {output}" timeout=3', "after the quoted command line"),
-        ('command:"prog {input} {output}",claimed_epsilon=0', "claimed_epsilon must be > 0"),
-        ('command:"prog {input} {output}",timeout=0', "timeout must be > 0"),
+        ('command:"prog {input} {output}",claimed_epsilon=0', "claimed_epsilon must be a number"),
+        ('command:"prog {input} {output}",timeout=0', "timeout must be a number > 0"),
     ],
 )
 def test_command_bad_specs(spec: str, message: str) -> None:

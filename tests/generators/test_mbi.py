@@ -104,10 +104,11 @@ def test_budget_split(fitted: MST) -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("mst:epsilon=0", "epsilon must be a positive"),
-        ("mst:epsilon=-1", "epsilon must be a positive"),
-        ("mst:delta=1", r"delta must be in \(0, 1\)"),
-        ("mst:bins=0", "must be >= 1"),
+        ("mst:epsilon=0", r"epsilon must be a number in \(0, inf\)"),
+        ("mst:epsilon=-1", r"epsilon must be a number in \(0, inf\)"),
+        ("mst:epsilon=inf", r"epsilon must be a number in \(0, inf\)"),
+        ("mst:delta=1", r"delta must be a number in \(0, 1\)"),
+        ("mst:bins=0", "bins must be an integer >= 1"),
     ],
 )
 @needs_mbi

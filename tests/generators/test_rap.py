@@ -333,5 +333,5 @@ def test_lifecycle_errors(adult_1000: sl.Table) -> None:
         RAP().sample(3, rng=np.random.default_rng(0))
     with pytest.raises(InputError, match="empty"):
         RAP().fit(adult_1000.take(np.arange(0)), rng=np.random.default_rng(0))
-    with pytest.raises(InputError):
-        RAP(k=0)
+    with pytest.raises(InputError, match="k=0 is invalid: k must be an integer >= 1"):
+        RAP(k=0).fit(adult_1000, rng=np.random.default_rng(0))

@@ -36,12 +36,12 @@ def test_spec_defaults_are_the_library_defaults() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("realtabformer:epochs=0", "epochs must be >= 1"),
+        ("realtabformer:epochs=0", "epochs must be an integer >= 1"),
         ("realtabformer:n_embd=30,n_head=4", "must be a multiple of n_head"),
-        ("realtabformer:n_critic=-1", "n_critic must be >= 0"),
-        ("realtabformer:mask_rate=1", r"mask_rate must be in \[0, 1\)"),
-        ("realtabformer:learning_rate=0", "learning_rate must be > 0"),
-        ("realtabformer:threads=-1", "threads must be >= 0"),
+        ("realtabformer:n_critic=-1", "n_critic must be an integer >= 0"),
+        ("realtabformer:mask_rate=1", r"mask_rate must be a number in \[0, 1\)"),
+        ("realtabformer:learning_rate=0", "learning_rate must be a number > 0"),
+        ("realtabformer:threads=-1", "threads must be an integer >= 0"),
     ],
 )
 def test_bad_specs(spec: str, message: str) -> None:

@@ -142,7 +142,7 @@ def test_onehot_predictors_split_one_level_from_the_rest() -> None:
     assert make_generator("synthpop:predictors=onehot").predictors is Predictors.ONEHOT
     assert {p.value for p in Predictors} == {"ordinal", "onehot"}
     for bad in (
-        lambda: Synthpop(predictors="binary"),
+        lambda: Synthpop(predictors="binary").fit(table, rng=np.random.default_rng(0)),
         lambda: make_generator("synthpop:predictors=binary"),
     ):
         with pytest.raises(InputError, match="predictors"):
@@ -231,8 +231,8 @@ def test_bad_parameters_and_lifecycle(adult_1000: sl.Table) -> None:
         {"cp": float("nan")},
         {"max_depth": -1},
     ):
-        with pytest.raises(InputError):
-            Synthpop(**kwargs)  # type: ignore[arg-type]
+        with pytest.raises(InputError, match=f"{next(iter(kwargs))}=.* is invalid"):
+            Synthpop(**kwargs).fit(adult_1000, rng=np.random.default_rng(0))  # type: ignore[arg-type]
     with pytest.raises(InputError):
         make_generator("synthpop:min_leaf=0")
     with pytest.raises(NotFittedError):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from synthleak.attacks.base import NoBoxMembershipAttack
+from synthleak.constraints import Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 from synthleak.testing import ATTACK_CLAUSES, ContractError, check_attack
@@ -19,6 +20,7 @@ class ExactMatch(NoBoxMembershipAttack):
     """Scores a candidate 1 when the release holds a copy of it: keeps the contract."""
 
     name = "exact-match"
+    _parameter_constraints = constraints(weight=Interval(float, 0, None, closed="neither"))
 
     def __init__(self, weight: float = 1.0) -> None:
         self.weight = weight
@@ -36,8 +38,8 @@ class ExactMatch(NoBoxMembershipAttack):
 
 
 class FittedInInit(ExactMatch):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, weight: float = 1.0) -> None:
+        super().__init__(weight)
         self.keys_ = set()
 
 
@@ -91,6 +93,21 @@ class NotAnAttack:
     family = "nobox-membership"
 
 
+class UndeclaredParameter(ExactMatch):
+    """Takes a ``floor`` it declares no constraint for."""
+
+    def __init__(self, weight: float = 1.0, floor: float = 0.0) -> None:
+        super().__init__(weight)
+        self.floor = floor
+
+
+class ChecksNothing(ExactMatch):
+    """Declares ``weight`` but its ``fit`` skips the declared checks (a hand-made wrapper)."""
+
+
+ChecksNothing.fit = ExactMatch.fit.__wrapped__  # type: ignore[attr-defined]
+
+
 def test_an_attack_that_keeps_the_contract_passes_and_is_not_fitted() -> None:
     attack = ExactMatch()
     check_attack(attack)
@@ -101,6 +118,8 @@ def test_an_attack_that_keeps_the_contract_passes_and_is_not_fitted() -> None:
     ("attack", "clause"),
     [
         (NotAnAttack(), "is an attack of a family"),
+        (UndeclaredParameter(), "constraints declare every parameter"),
+        (ChecksNothing(), "an invalid value raises InputError"),
         (FittedInInit(), "__init__ stores hyperparameters only"),
         (NoNotFitted(), "use before fit raises NotFittedError"),
         (FitReturnsNone(), "fit returns self"),

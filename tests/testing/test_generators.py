@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from synthleak.constraints import Interval, constraints
 from synthleak.data.table import Table
 from synthleak.generators.base import BaseGenerator
 from synthleak.testing import GENERATOR_CLAUSES, ContractError, check_generator, contract_table
@@ -24,6 +25,23 @@ class Resampler(BaseGenerator):
         self._check_fitted()
         self._check_n(n)
         return self.table_.take(rng.integers(0, len(self.table_), int(n)))
+
+
+class UndeclaredParameter(Resampler):
+    """Takes a ``bins`` it declares no constraint for."""
+
+    def __init__(self, bins: int = 20) -> None:
+        super().__init__()
+        self.bins = bins
+
+
+class ChecksNothing(UndeclaredParameter):
+    """Declares ``bins`` but its ``fit`` skips the declared checks (a hand-made wrapper)."""
+
+    _parameter_constraints = constraints(bins=Interval(int, 1, None))
+
+
+ChecksNothing.fit = Resampler.fit.__wrapped__  # type: ignore[attr-defined]
 
 
 class NoNotFitted(Resampler):
@@ -81,6 +99,8 @@ def test_a_generator_that_keeps_the_contract_passes_and_is_not_fitted() -> None:
     ("generator", "clause"),
     [
         (object(), "is a generator"),
+        (UndeclaredParameter(), "constraints declare every parameter"),
+        (ChecksNothing(), "an invalid value raises InputError"),
         (NoNotFitted(), "sample before fit raises NotFittedError"),
         (FitReturnsNone(), "fit returns self"),
         (OutOfRange(), "output keeps the training schema"),

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, AttributeAttack, register_attack
-from synthleak.constraints import Interval, constraints
+from synthleak.constraints import InstanceOf, Interval, constraints
 from synthleak.errors import check_fitted
 
 
@@ -109,7 +109,7 @@ class DCRAttributeAttack(AttributeAttack):
     """
 
     name = "dcr"
-    _parameter_constraints = constraints(block=Interval(int, 1, None))
+    _parameter_constraints = constraints(collapse=InstanceOf(bool), block=Interval(int, 1, None))
 
     def __init__(self, collapse: bool = True, block: int = 1 << 22) -> None:
         self.collapse = collapse

@@ -37,7 +37,7 @@ import numpy as np
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
 from synthleak.attacks.singling_out import DEFAULT_BATCH, DEFAULT_MAX_ATTEMPTS, RecordSinglingOut
-from synthleak.constraints import Interval, constraints
+from synthleak.constraints import InstanceOf, Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, MissingExtraError, check_fitted
 
@@ -281,6 +281,8 @@ class ContrastiveSinglingOut(RecordSinglingOut):
     _parameter_constraints = constraints(
         RecordSinglingOut._parameter_constraints,
         outlier_fraction=Interval(float, 0, 1, closed="right"),
+        k=Interval(int, 1, None),
+        encoder=(InstanceOf(dict), None),
     )
 
     def __init__(

@@ -46,7 +46,7 @@ import numba
 import numpy as np
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, LinkabilityAttack, register_attack
-from synthleak.constraints import Interval, constraints
+from synthleak.constraints import InstanceOf, Interval, SequenceOf, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
 from synthleak.runtime.jit import njit
@@ -254,7 +254,12 @@ class NearestNeighbourLinkability(LinkabilityAttack):
     """
 
     name = "nearest-neighbour"
-    _parameter_constraints = constraints(n_neighbors=Interval(int, 1, None))
+    # aux_a and aux_b must also name columns of the release: checked when fit starts
+    _parameter_constraints = constraints(
+        aux_a=SequenceOf(InstanceOf(str), min_len=1),
+        aux_b=SequenceOf(InstanceOf(str), min_len=1),
+        n_neighbors=Interval(int, 1, None),
+    )
 
     def __init__(self, aux_a: Sequence[str], aux_b: Sequence[str], n_neighbors: int = 1) -> None:
         self.aux_a = aux_a
@@ -272,8 +277,6 @@ class NearestNeighbourLinkability(LinkabilityAttack):
                 "encode it with Table.from_frame"
             )
         for name, cols in (("aux_a", self.aux_a), ("aux_b", self.aux_b)):
-            if isinstance(cols, str) or not list(cols):
-                raise InputError(f"{name} must be a non-empty list of column names, got {cols!r}")
             unknown = [c for c in cols if c not in synthetic.schema]
             if unknown:
                 raise InputError(

@@ -80,7 +80,7 @@ from typing import Any, cast
 import numpy as np
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, MembershipAttack, register_attack
-from synthleak.constraints import Interval, Options, constraints
+from synthleak.constraints import InstanceOf, Interval, Options, constraints
 from synthleak.data.encoding import minmax, minmax_missing
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
@@ -547,6 +547,8 @@ class TargetAttentionAttack(MembershipAttack):
         restarts=Interval(int, 0, None),
         patience=(Interval(int, 1, None), None),
         scoring=Options(AttentionScoring),
+        scale_continuous=InstanceOf(bool),
+        n_threads=(Interval(int, 1, None), None),
     )
 
     def __init__(

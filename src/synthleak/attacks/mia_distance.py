@@ -27,7 +27,7 @@ from sklearn.ensemble import RandomForestClassifier
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
 from synthleak.attacks.mia_query import ForestMembershipAttack
-from synthleak.constraints import Interval, constraints
+from synthleak.constraints import N_JOBS, Interval, SequenceOf, constraints
 from synthleak.data.table import Table
 from synthleak.errors import check_fitted
 from synthleak.queries import TableStack, stack_tables
@@ -68,7 +68,13 @@ class DistanceAttack(ForestMembershipAttack):
     """
 
     name = "distance"
-    _parameter_constraints = constraints(k=Interval(int, 1, None))
+    _parameter_constraints = constraints(
+        k=Interval(int, 1, None),
+        radii=SequenceOf(Interval(float, 0, None)),
+        n_estimators=Interval(int, 1, None),
+        max_depth=Interval(int, 1, None),
+        n_jobs=N_JOBS,
+    )
 
     def __init__(
         self,

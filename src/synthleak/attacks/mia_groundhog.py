@@ -34,7 +34,7 @@ from sklearn.ensemble import RandomForestClassifier
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, register_attack
 from synthleak.attacks.mia_query import ForestMembershipAttack
-from synthleak.constraints import Interval, Options, check_params, constraints
+from synthleak.constraints import N_JOBS, Interval, Options, check_params, constraints
 from synthleak.data.table import Table
 from synthleak.queries import TableStack, stack_tables
 
@@ -126,7 +126,11 @@ class GroundhogAttack(ForestMembershipAttack):
 
     name = "groundhog"
     _parameter_constraints = constraints(
-        feature_set=Options(FeatureSet), n_bins=Interval(int, 1, None)
+        feature_set=Options(FeatureSet),
+        n_bins=Interval(int, 1, None),
+        n_estimators=Interval(int, 1, None),
+        max_depth=(Interval(int, 1, None), None),
+        n_jobs=N_JOBS,
     )
 
     def __init__(

@@ -30,7 +30,7 @@ import numpy as np
 from sklearn.ensemble import RandomForestClassifier
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, MembershipAttack, register_attack
-from synthleak.constraints import Interval, constraints
+from synthleak.constraints import N_JOBS, Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import check_fitted
 from synthleak.queries import n_attributes, sample_subsets, stack_tables, subset_counts
@@ -121,7 +121,12 @@ class QueryAttack(ForestMembershipAttack):
     """
 
     name = "query"
-    _parameter_constraints = constraints(n_queries=Interval(int, 1, None))
+    _parameter_constraints = constraints(
+        n_queries=Interval(int, 1, None),
+        n_estimators=Interval(int, 1, None),
+        max_depth=Interval(int, 1, None),
+        n_jobs=N_JOBS,
+    )
 
     def __init__(
         self,

@@ -198,8 +198,11 @@ class RecordSinglingOut(SinglingOutAttack):
         Candidates generated and counted per vectorised batch.
     """
 
+    # n_cols is also bounded by the columns of the data: check_n_cols, when fit starts
     _parameter_constraints = constraints(
-        max_attempts=(Interval(int, 1, None), None), batch_size=Interval(int, 1, None)
+        n_cols=Interval(int, 1, None),
+        max_attempts=(Interval(int, 1, None), None),
+        batch_size=Interval(int, 1, None),
     )
 
     def __init__(

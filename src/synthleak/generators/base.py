@@ -27,15 +27,19 @@ audit tests it (a claim is not evidence of privacy: see the ``mutant-privbayes``
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Callable
+import re
+import types
+import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from synthleak.constraints import Constrained
+from synthleak.constraints import Constrained, check_params
 from synthleak.data.table import Table
 from synthleak.errors import InputError, NotFittedError
 
@@ -145,6 +149,80 @@ class Param:
             raise InputError(
                 f"generator {generator!r}: parameter {self.name}={raw!r} is not {what}"
             ) from None
+
+
+_SCALARS = (bool, int, float, str)
+
+
+def _param_type(annotation: Any, default: Any) -> type:
+    """The spec type of a parameter: its annotation's enum or scalar (``X | None`` reads as
+    ``X``; an enum wins over ``str`` in ``Enum | str``), else the default's type."""
+    args = typing.get_args(annotation) if isinstance(annotation, types.UnionType) else ()
+    options = [a for a in args if a is not type(None)] or [annotation]
+    for a in options:
+        if isinstance(a, type) and issubclass(a, Enum):
+            return a
+    for a in options:
+        if a in _SCALARS:
+            return typing.cast(type, a)
+    return type(default) if default is not None else str
+
+
+_PARAM_LINE = re.compile(r"^(\s*)([A-Za-z_][\w, ]*?)\s*:\s*\S")
+
+
+def parameter_docs(obj: Any) -> dict[str, str]:
+    """Each parameter's one-line documentation, read from the numpydoc ``Parameters`` section
+    of ``obj``'s docstring: the first line of its description, without a final full stop
+    (``a, b : float`` documents both)."""
+    lines = inspect.cleandoc(obj.__doc__ or "").splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip() == "Parameters") + 2
+    except StopIteration:
+        return {}
+    docs: dict[str, str] = {}
+    names: list[str] = []
+    for line in lines[start:]:
+        if not line.strip():
+            names = []
+            continue
+        if not line.startswith(" "):
+            if line.strip().startswith("---"):  # the next section's underline: stop
+                break
+            head = _PARAM_LINE.match(line)
+            names = [n.strip() for n in head.group(2).split(",")] if head else []
+            continue
+        for name in names:
+            docs.setdefault(name, line.strip().removesuffix("."))
+        names = []
+    return docs
+
+
+def params_of(
+    factory: Callable[..., Any],
+    *,
+    doc: Mapping[str, str] | None = None,
+    exclude: tuple[str, ...] = (),
+) -> tuple[Param, ...]:
+    """The :class:`Param` list of ``factory`` (a class or a function), derived, not restated.
+
+    Names, order and defaults come from its signature (``*args``, ``**kwargs`` and the names in
+    ``exclude`` are left out: parameters a spec string cannot give), each type from the
+    annotation (:func:`_param_type`), each one-line doc from ``doc`` when given, else from the
+    ``Parameters`` section of the factory's docstring (:func:`parameter_docs`). A parameter
+    without a default or without its doc raises ``TypeError`` (a registration bug).
+    """
+    target = factory.__init__ if isinstance(factory, type) else factory  # type: ignore[misc]
+    docs = dict(doc) if doc is not None else parameter_docs(factory)
+    hints = typing.get_type_hints(target)
+    out = []
+    for name, p in inspect.signature(factory).parameters.items():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or name in exclude:
+            continue
+        if p.default is p.empty or name not in docs:
+            raise TypeError(f"{factory.__qualname__}: parameter {name!r} needs a default and a doc")
+        out.append(Param(name, _param_type(hints.get(name), p.default), p.default, docs[name]))
+    return tuple(out)
 
 
 def domain_note(generator: Any, spec: str, *, inferred: bool, game: bool = False) -> str | None:
@@ -352,6 +430,13 @@ def make_generator(spec: str) -> Any:
     if info.free_params:
         kwargs["options"] = {k: raw[k] for k in unknown}
     gen = info.factory(**kwargs)
+    declared = getattr(type(gen), "_parameter_constraints", None)
+    if declared:  # a bad value fails here, with the spec, not when fit starts
+        try:
+            check_params(gen, declared)
+            gen._check_parameter_rules()
+        except InputError as exc:
+            raise InputError(f"generator {name!r}: {exc}", parameter=exc.parameter) from None
     gen.name = info.name
     gen.spec = spec.strip()
     return gen

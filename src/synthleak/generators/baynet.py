@@ -82,7 +82,7 @@ from synthleak.constraints import Interval, constraints
 from synthleak.data.encoding import Discretiser
 from synthleak.data.table import Table
 from synthleak.errors import InputError
-from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.generators.base import BaseGenerator, GeneratorInfo, params_of, register_generator
 
 #: Largest conditional table (cells) a network may hold; beyond it fitting raises InputError.
 MAX_TABLE_CELLS = 20_000_000
@@ -483,9 +483,11 @@ class BayNet(_BayesianNetwork):
     Parameters
     ----------
     k : int, default 2
-        Degree: every attribute has ``min(k, #earlier attributes)`` parents.
+        degree: number of parents per attribute.
+        Every attribute has ``min(k, #earlier attributes)`` parents.
     bins : int, default 20
-        Uniform bins over the schema range per continuous column.
+        uniform bins per continuous column.
+        Over the schema range.
 
     Notes
     -----
@@ -499,6 +501,11 @@ class BayNet(_BayesianNetwork):
     Annamalai et al. (2024a), Sec. 5.2 and Appendix A.
     """
 
+    # epsilon (inf) and beta are fixed here, not parameters
+    _parameter_constraints = constraints(
+        {n: _BayesianNetwork._parameter_constraints[n] for n in ("k", "bins")}
+    )
+
     def __init__(self, k: int = 2, bins: int = 20) -> None:
         super().__init__(k=k, bins=bins, epsilon=math.inf)
 
@@ -510,13 +517,16 @@ class PrivBayes(_BayesianNetwork):
     Parameters
     ----------
     epsilon : float, default 1.0
-        Total privacy budget (> 0; ``inf`` is :class:`BayNet`).
+        privacy budget (inf: no noise, same as baynet).
+        The total budget, > 0; ``inf`` is :class:`BayNet`.
     k : int, default 2
-        Degree of the network.
+        degree: number of parents per attribute.
     bins : int, default 20
-        Uniform bins over the schema range per continuous column (never read from the data).
+        uniform bins per continuous column (schema range).
+        Never read from the data.
     beta : float, default 0.3
-        Share of ``epsilon`` spent on the network structure; the rest goes to the conditionals.
+        share of epsilon spent on the network structure.
+        The rest goes to the conditionals.
 
     Notes
     -----
@@ -538,10 +548,7 @@ register_generator(
     GeneratorInfo(
         "baynet",
         BayNet,
-        (
-            Param("k", int, 2, "degree: number of parents per attribute"),
-            Param("bins", int, 20, "uniform bins per continuous column"),
-        ),
+        params_of(BayNet),
         "Bayesian network learnt by GreedyBayes (PrivBayes without noise)",
     )
 )
@@ -549,12 +556,7 @@ register_generator(
     GeneratorInfo(
         "privbayes",
         PrivBayes,
-        (
-            Param("epsilon", float, 1.0, "privacy budget (inf: no noise, same as baynet)"),
-            Param("k", int, 2, "degree: number of parents per attribute"),
-            Param("bins", int, 20, "uniform bins per continuous column (schema range)"),
-            Param("beta", float, 0.3, "share of epsilon spent on the network structure"),
-        ),
+        params_of(PrivBayes),
         "epsilon-DP Bayesian network (PrivBayes, mutual-information score)",
         differentially_private=True,
     )

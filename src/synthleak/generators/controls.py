@@ -36,15 +36,16 @@ import math
 
 import numpy as np
 
+from synthleak.constraints import InstanceOf, Interval, check_params, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.generators.base import (
     BaseGenerator,
     GeneratorInfo,
-    Param,
     claimed_delta,
     claimed_epsilon,
     make_generator,
+    params_of,
     register_generator,
 )
 from synthleak.generators.baynet import PrivBayes
@@ -56,9 +57,12 @@ class Leaky(BaseGenerator):
     Parameters
     ----------
     fraction : float, default 0.1
-        Share of every release that is copied training records, in ``[0, 1]``.
+        share of every release replaced by training records.
+        In ``[0, 1]``.
     base : str, default "indhist"
-        Spec of the generator that makes the rest of the release.
+        generator spec for the rest (last; takes the rest).
+        The spec of the generator that makes the rest of the release; in a spec string it
+        comes last and takes the rest of the string.
 
     Attributes
     ----------
@@ -69,16 +73,15 @@ class Leaky(BaseGenerator):
         (``positions_`` holds those positions).
     """
 
+    _parameter_constraints = constraints(fraction=Interval(float, 0, 1), base=InstanceOf(str))
+
     def __init__(self, fraction: float = 0.1, base: str = "indhist") -> None:
         super().__init__()
-        if not 0.0 <= fraction <= 1.0:
-            raise InputError(
-                f"leaky: fraction={fraction} must be in [0, 1] (the share of copied records)"
-            )
-        if not base.strip():
-            raise InputError("leaky: base is empty: give a generator spec, e.g. base=baynet:k=2")
-        self.fraction = float(fraction)
-        self.base = base.strip()
+        self.fraction = fraction
+        self.base = base
+        # the base generator is made here (its claim is read before fit), so the declared
+        # constraints are checked here too; make_generator rejects an empty spec
+        check_params(self, self._parameter_constraints)
         self.base_generator = make_generator(self.base)
         self.deterministic = bool(getattr(self.base_generator, "deterministic", True))
 
@@ -117,9 +120,20 @@ class Leaky(BaseGenerator):
 class MutantPrivBayes(PrivBayes):
     """DELIBERATELY BROKEN PrivBayes: no noise at all, yet it claims ``epsilon`` (testing only).
 
-    Parameters are :class:`~synthleak.generators.baynet.PrivBayes`'s. The network is chosen by
-    maximal mutual information and the conditionals are exact counts, as ``baynet`` does; the
+    The parameters are :class:`~synthleak.generators.baynet.PrivBayes`'s. The network is chosen
+    by maximal mutual information and the conditionals are exact counts, as ``baynet`` does; the
     ``epsilon`` parameter only sets ``claimed_epsilon``. See the module docstring.
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        the epsilon it CLAIMS (no noise is added).
+    k : int, default 2
+        degree: number of parents per attribute.
+    bins : int, default 20
+        uniform bins per continuous column (schema range).
+    beta : float, default 0.3
+        claimed share of epsilon for the network (unused).
     """
 
     def fit(self, table: Table, *, rng: np.random.Generator) -> MutantPrivBayes:
@@ -137,10 +151,7 @@ register_generator(
     GeneratorInfo(
         "leaky",
         Leaky,
-        (
-            Param("fraction", float, 0.1, "share of every release replaced by training records"),
-            Param("base", str, "indhist", "generator spec for the rest (last; takes the rest)"),
-        ),
+        params_of(Leaky),
         "positive control: base generator's release with training records copied in",
     )
 )
@@ -148,12 +159,7 @@ register_generator(
     GeneratorInfo(
         "mutant-privbayes",
         MutantPrivBayes,
-        (
-            Param("epsilon", float, 1.0, "the epsilon it CLAIMS (no noise is added)"),
-            Param("k", int, 2, "degree: number of parents per attribute"),
-            Param("bins", int, 20, "uniform bins per continuous column (schema range)"),
-            Param("beta", float, 0.3, "claimed share of epsilon for the network (unused)"),
-        ),
+        params_of(MutantPrivBayes),
         "DELIBERATELY BROKEN PrivBayes for testing audits: no noise, still claims epsilon",
         differentially_private=True,
     )

@@ -29,10 +29,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthleak.constraints import InstanceOf, Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, MissingExtraError
 from synthleak.generators._adapt import draw_seed, global_seed
-from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.generators.base import BaseGenerator, GeneratorInfo, params_of, register_generator
 
 
 def _require_ctgan() -> None:
@@ -56,20 +57,31 @@ class CTGANGenerator(BaseGenerator):
 
     Parameters
     ----------
-    epochs : int
-        Training epochs (CTGAN's default is 300).
-    batch_size : int
-        Records per step; must be a multiple of ``pac`` and even.
-    embedding_dim : int
-        Size of the generator's noise input.
-    discriminator_steps : int
-        Discriminator updates per generator update.
-    pac : int
-        Records grouped per discriminator input (PacGAN).
-    generator_lr, discriminator_lr : float
-        Adam learning rates.
-    log_frequency : bool
+    epochs : int, default 300
+        training epochs.
+        CTGAN's default is 300.
+    batch_size : int, default 500
+        records per step (even, multiple of pac).
+        The one rule across parameters: checked after the declared constraints.
+    embedding_dim : int, default 128
+        size of the generator's noise input.
+    discriminator_steps : int, default 1
+        discriminator updates per generator update.
+    pac : int, default 10
+        records per discriminator input (PacGAN).
+    generator_lr : float, default 2e-4
+        generator learning rate.
+        Adam's.
+    discriminator_lr : float, default 2e-4
+        discriminator learning rate.
+        Adam's.
+    log_frequency : bool, default True
+        log-frequency conditional sampling.
         Use log frequencies in the training-by-sampling conditional vectors.
+
+    The first line of each description is the one ``synthleak generators`` shows; the
+    constraints below are checked when the generator is made from a spec and when ``fit``
+    starts.
 
     Notes
     -----
@@ -78,6 +90,16 @@ class CTGANGenerator(BaseGenerator):
     """
 
     deterministic = True
+    _parameter_constraints = constraints(
+        epochs=Interval(int, 1, None),
+        batch_size=Interval(int, 1, None),
+        embedding_dim=Interval(int, 1, None),
+        discriminator_steps=Interval(int, 1, None),
+        pac=Interval(int, 1, None),
+        generator_lr=Interval(float, 0, None, closed="neither"),
+        discriminator_lr=Interval(float, 0, None, closed="neither"),
+        log_frequency=InstanceOf(bool),
+    )
 
     def __init__(
         self,
@@ -92,22 +114,6 @@ class CTGANGenerator(BaseGenerator):
     ) -> None:
         super().__init__()
         _require_ctgan()
-        for name, value in (
-            ("epochs", epochs),
-            ("batch_size", batch_size),
-            ("embedding_dim", embedding_dim),
-            ("discriminator_steps", discriminator_steps),
-            ("pac", pac),
-        ):
-            if value < 1:
-                raise InputError(f"ctgan: {name} must be >= 1, got {value}")
-        if batch_size % pac or batch_size % 2:
-            raise InputError(
-                f"ctgan: batch_size={batch_size} must be even and a multiple of pac={pac}: "
-                f"use e.g. batch_size={max(2, pac) * max(1, batch_size // max(2, pac))}"
-            )
-        if not (generator_lr > 0 and discriminator_lr > 0):
-            raise InputError("ctgan: learning rates must be > 0")
         self.epochs = epochs
         self.batch_size = batch_size
         self.embedding_dim = embedding_dim
@@ -129,6 +135,17 @@ class CTGANGenerator(BaseGenerator):
                 data[self.indicators_[name]] = miss.astype(np.int64)
             data[name] = np.where(miss, self.fill_[j], v)
         return pd.DataFrame(data)
+
+    def _check_parameter_rules(self) -> None:
+        """The one rule across parameters (CTGAN's own): ``batch_size`` is even and a multiple
+        of ``pac``; checked after the declared constraints."""
+        batch_size, pac = int(self.batch_size), int(self.pac)
+        if batch_size % pac or batch_size % 2:
+            raise InputError(
+                f"batch_size={batch_size} must be even and a multiple of pac={pac}: "
+                f"use e.g. batch_size={max(2, pac) * max(1, batch_size // max(2, pac))}",
+                parameter="batch_size",
+            )
 
     def fit(self, table: Table, *, rng: np.random.Generator) -> CTGANGenerator:
         """Train CTGAN on ``table``; returns self."""
@@ -202,16 +219,7 @@ register_generator(
     GeneratorInfo(
         "ctgan",
         CTGANGenerator,
-        (
-            Param("epochs", int, 300, "training epochs"),
-            Param("batch_size", int, 500, "records per step (even, multiple of pac)"),
-            Param("embedding_dim", int, 128, "size of the generator's noise input"),
-            Param("discriminator_steps", int, 1, "discriminator updates per generator update"),
-            Param("pac", int, 10, "records per discriminator input (PacGAN)"),
-            Param("generator_lr", float, 2e-4, "generator learning rate"),
-            Param("discriminator_lr", float, 2e-4, "discriminator learning rate"),
-            Param("log_frequency", bool, True, "log-frequency conditional sampling"),
-        ),
+        params_of(CTGANGenerator),
         "conditional tabular GAN (Xu et al. 2019) via the ctgan package",
         extra="ctgan",
     )

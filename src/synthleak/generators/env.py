@@ -40,6 +40,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
+import math
 import os
 import queue
 import select
@@ -52,15 +53,24 @@ import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
+from types import MappingProxyType, SimpleNamespace
 from typing import Any, ClassVar
 
 import numpy as np
 
+from synthleak.constraints import InstanceOf, Interval, Options, check_params, constraints
 from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError, MissingExtraError
 from synthleak.generators import envworker_protocol as protocol
 from synthleak.generators._adapt import draw_seed
-from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.generators.base import (
+    BaseGenerator,
+    GeneratorInfo,
+    Param,
+    params_of,
+    register_generator,
+)
+from synthleak.generators.external import CLAIM_CONSTRAINTS
 from synthleak.modes import Neighbouring
 from synthleak.runtime.executor import one_thread_environ
 
@@ -559,26 +569,44 @@ class EnvGenerator(BaseGenerator):
     Parameters
     ----------
     python : str
-        Environment name (``synthleak env create``), venv folder or interpreter path.
+        environment name (synthleak env create), venv or python.
+        A venv folder or an interpreter path also work; the spec fills it.
     target : str
-        ``module:Class`` importable there, or ``/path/file.py:Class``.
+        module:Class (or /path/file.py:Class) in that environment.
+        Importable there; empty (the default) is refused: the spec fills it.
     timeout : float, default 600
-        Seconds each fit or sample may take before the worker is stopped.
-    claimed_epsilon, claimed_delta : float, optional
-        A declared DP claim (never evidence; ``None``: no claim).
+        seconds per fit or sample before the worker stops.
+    claimed_epsilon : float, optional
+        epsilon the class claims (declared only).
+        A declared DP claim is never evidence; ``None``: no claim.
+    claimed_delta : float, default 0
+        delta of that claim.
     options : dict of str to str, optional
         Keyword arguments for the class, as raw spec strings.
     worker_file : str, optional
-        Another copy of the worker file (tests of the version check); default the shipped one.
+        another copy of the worker file (default: shipped).
+        For tests of the version check.
     """
 
     #: Extra keyword arguments the named adapters fix (``model`` for ``dpmm:mst``, ...).
     fixed_kwargs: ClassVar[dict[str, Any]] = {}
 
+    # made here from the spec (the environment is resolved once), so checked here
+    _parameter_constraints = constraints(
+        CLAIM_CONSTRAINTS,
+        python=InstanceOf(str),
+        target=InstanceOf(str),
+        timeout=Interval(float, 0, None, closed="neither"),
+        worker_file=InstanceOf(str),
+    )
+    _unconstrained_parameters = MappingProxyType(
+        {"options": "keyword arguments for the class in the environment, which checks them"}
+    )
+
     def __init__(
         self,
-        python: str,
-        target: str,
+        python: str = "",
+        target: str = "",
         timeout: float = 600.0,
         claimed_epsilon: float | None = None,
         claimed_delta: float = 0.0,
@@ -588,11 +616,19 @@ class EnvGenerator(BaseGenerator):
         super().__init__()
         from synthleak.generators.external import _check_claim
 
+        given = SimpleNamespace(
+            python=python,
+            target=target,
+            timeout=timeout,
+            claimed_epsilon=claimed_epsilon,
+            claimed_delta=claimed_delta,
+            worker_file=worker_file,
+        )  # the arguments (a named adapter's claim is a property read off its own parameters)
+        check_params(given, EnvGenerator._parameter_constraints)
+        self.options = options
         self.claimed_epsilon, self.claimed_delta = _check_claim(
             "env", claimed_epsilon, claimed_delta
         )
-        if not timeout > 0:
-            raise InputError(f"env generator: timeout must be > 0 seconds, got {timeout}")
         target = target.strip()
         module, sep, cls = target.rpartition(":")
         if not sep or not module or not cls:
@@ -719,14 +755,7 @@ register_generator(
     GeneratorInfo(
         "env",
         EnvGenerator,
-        (
-            Param("python", str, "", "environment name (synthleak env create), venv or python"),
-            Param("target", str, "", "module:Class (or /path/file.py:Class) in that environment"),
-            Param("timeout", float, 600.0, "seconds per fit or sample before the worker stops"),
-            Param("claimed_epsilon", float, None, "epsilon the class claims (declared only)"),
-            Param("claimed_delta", float, 0.0, "delta of that claim"),
-            Param("worker_file", str, "", "another copy of the worker file (default: shipped)"),
-        ),
+        params_of(EnvGenerator, exclude=("options",)),
         "a generator in another Python environment: env:NAME:module:Class,key=value,...",
         free_params=True,
     )
@@ -769,6 +798,12 @@ class DpLibraryGenerator(EnvGenerator):
     """
 
     library = ""
+    # The named adapters' parameters are the library's own (the per-model Param tables below),
+    # not the worker's python, target and options: each adapter declares its constraints
+    # (dpmm) or lists its parameters with the reason (smartnoise and synthcity: checked by the
+    # adapter's __init__ and by the library).
+    _parameter_constraints = constraints()
+    _unconstrained_parameters: ClassVar[MappingProxyType[str, str]] = MappingProxyType({})
     #: The neighbouring relation the library's guarantee is stated for, as its mechanisms are
     #: built (module docstring of each adapter class below).
     claimed_neighbouring = Neighbouring.ADD_REMOVE
@@ -797,12 +832,32 @@ class DpLibraryGenerator(EnvGenerator):
         return self
 
 
+def _library_parameters(*names: str) -> MappingProxyType[str, str]:
+    """The parameters of a named DP-library adapter, each with the reason it declares no
+    constraint (:class:`DpLibraryGenerator`)."""
+    reasons = {
+        "model": "the library's model, fixed by the registered name (dpmm:mst, ...)",
+        "env": "the environment, resolved when the generator is made (MissingEnvError if absent)",
+        "timeout": "checked by EnvGenerator's declared constraints, to which it is passed",
+    }
+    own = "the library's parameter: checked by the adapter's __init__ and by the library"
+    return MappingProxyType({**reasons, **{n: own for n in names}})
+
+
 def _positive(library: str, name: str, value: float | None, *, allow_zero: bool = False) -> None:
     if value is None:
         return
     if not (value >= 0 if allow_zero else value > 0) or not np.isfinite(value):
         bound = ">= 0" if allow_zero else "> 0"
         raise InputError(f"{library}: {name} must be a finite number {bound}, got {value}")
+
+
+#: The dpmm models, with their one-line docs.
+DPMM_MODELS = {
+    "mst": "MST (McKenna et al. 2021) from dpmm",
+    "aim": "AIM (McKenna et al. 2022) from dpmm",
+    "privbayes": "PrivBayes (Zhang et al. 2017) from dpmm",
+}
 
 
 class DpmmGenerator(DpLibraryGenerator):
@@ -819,6 +874,18 @@ class DpmmGenerator(DpLibraryGenerator):
 
     library = "dpmm"
     adapter_class = "Dpmm"
+    # made here (the environment is resolved once), so checked here, before it is used
+    _parameter_constraints = constraints(
+        model=Options(tuple(DPMM_MODELS)),
+        epsilon=Interval(float, 0, math.inf, closed="neither"),
+        delta=Interval(float, 0, 1, closed="neither"),
+        n_bins=Interval(int, 2, None),
+        binner_type=Options(("uniform", "priv-tree")),
+        proc_epsilon=Interval(float, 0, math.inf, closed="left"),
+        n_iters=(Interval(int, 1, None), None),
+        env=InstanceOf(str),
+        timeout=Interval(float, 0, None, closed="neither"),
+    )
 
     def __init__(
         self,
@@ -832,16 +899,11 @@ class DpmmGenerator(DpLibraryGenerator):
         env: str = "dpmm",
         timeout: float = 3600.0,
     ) -> None:
-        _positive("dpmm", "epsilon", epsilon)
-        _positive("dpmm", "proc_epsilon", proc_epsilon, allow_zero=True)
-        if not 0 < delta < 1:
-            raise InputError(f"dpmm: delta must be in (0, 1), got {delta}")
-        if binner_type not in ("uniform", "priv-tree"):
-            raise InputError(f"dpmm: binner_type must be uniform or priv-tree, got {binner_type!r}")
-        if n_bins < 2:
-            raise InputError(f"dpmm: n_bins must be >= 2, got {n_bins}")
-        if binner_type == "priv-tree" and not proc_epsilon > 0:
-            raise InputError("dpmm: the priv-tree binner needs proc_epsilon > 0")
+        self.model, self.epsilon, self.delta, self.n_bins = model, epsilon, delta, n_bins
+        self.binner_type, self.proc_epsilon, self.n_iters = binner_type, proc_epsilon, n_iters
+        self.env, self.timeout = env, timeout
+        check_params(self, self._parameter_constraints)
+        self._check_parameter_rules()
         spent_binning = float(proc_epsilon) if binner_type == "priv-tree" else 0.0
         kwargs = {
             "epsilon": epsilon,
@@ -858,6 +920,13 @@ class DpmmGenerator(DpLibraryGenerator):
             Neighbouring.SUBSTITUTE if model == "privbayes" else Neighbouring.ADD_REMOVE
         )
 
+    def _check_parameter_rules(self) -> None:
+        """The one rule across parameters: the priv-tree binner spends ``proc_epsilon``."""
+        if self.binner_type == "priv-tree" and not self.proc_epsilon > 0:
+            raise InputError(
+                "dpmm: the priv-tree binner needs proc_epsilon > 0", parameter="proc_epsilon"
+            )
+
 
 class SmartNoiseGenerator(DpLibraryGenerator):
     """SmartNoise Synthesizers 1.0.8 (``smartnoise:mst|aim|patectgan|dpctgan``).
@@ -871,6 +940,9 @@ class SmartNoiseGenerator(DpLibraryGenerator):
 
     library = "smartnoise"
     adapter_class = "SmartNoise"
+    _unconstrained_parameters = _library_parameters(
+        "epsilon", "delta", "n_bins", "epochs", "batch_size"
+    )
 
     def __init__(
         self,
@@ -973,11 +1045,7 @@ _COMMON = (
 _register_library(
     "dpmm",
     DpmmGenerator,
-    {
-        "mst": "MST (McKenna et al. 2021) from dpmm",
-        "aim": "AIM (McKenna et al. 2022) from dpmm",
-        "privbayes": "PrivBayes (Zhang et al. 2017) from dpmm",
-    },
+    DPMM_MODELS,
     (
         Param("epsilon", float, 1.0, "epsilon of the model (dpmm's default)"),
         Param("delta", float, 1e-5, "delta (dpmm's default)"),
@@ -1041,6 +1109,9 @@ class SynthcityGenerator(DpLibraryGenerator):
 
     library = "synthcity"
     adapter_class = "Synthcity"
+    _unconstrained_parameters = _library_parameters(
+        "epsilon", "delta", "n_iter", "batch_size", "n_bins", "options"
+    )
     #: How the library reads its domain from the records (docstring; ``domain_note``).
     domain_from_records = (
         "synthcity learns each column's values from the training records without budget (its "

@@ -56,15 +56,17 @@ import shlex
 import subprocess
 import tempfile
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from synthleak.constraints import InstanceOf, Interval, check_params, constraints
 from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError
 from synthleak.generators._adapt import draw_seed, frame_to_table, global_seed
-from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.generators.base import BaseGenerator, GeneratorInfo, params_of, register_generator
 
 PLACEHOLDERS = ("{input}", "{output}", "{n}", "{seed}")
 _STDERR_TAIL = 600
@@ -86,15 +88,30 @@ def _read_output_csv(path: Path, table_schema: Any) -> pd.DataFrame:
     return pd.read_csv(path, dtype=cat, keep_default_na=False, na_values=[""], low_memory=False)
 
 
+#: The constraints of a declared DP claim (``inf`` and ``None`` declare nothing).
+CLAIM_CONSTRAINTS = constraints(
+    claimed_epsilon=(Interval(float, 0, None, closed="neither"), None),
+    claimed_delta=(Interval(float, 0, 1, closed="left"), None),
+)
+
+
 class CommandGenerator(BaseGenerator):
     """Run an external program as the generator (see the module docstring).
 
     Parameters
     ----------
     cmd : str
-        Command line with ``{input}``, ``{output}`` and optionally ``{n}`` and ``{seed}``.
-    timeout : float
-        Seconds the program may run per ``sample`` call before it is killed.
+        command line with {input} {output} {n} {seed} placeholders.
+        ``{input}`` and ``{output}`` are required, ``{n}`` and ``{seed}`` optional; empty
+        (the default) is refused: the spec's command line fills it.
+    timeout : float, default 600
+        seconds per run before the program is stopped.
+        Each ``sample`` call's run is killed after it.
+    claimed_epsilon : float, optional
+        epsilon the program claims (declared only).
+        Never checked here; ``None`` or ``inf``: no claim.
+    claimed_delta : float, default 0
+        delta of that claim.
 
     Notes
     -----
@@ -103,14 +120,23 @@ class CommandGenerator(BaseGenerator):
     ``n`` are kept); fewer rows than ``n`` is a failure.
     """
 
+    # made here from the spec (the command line is parsed once), so checked here, before
+    # parsing; a timeout written after the command line (``... timeout=60``) is checked again
+    _parameter_constraints = constraints(
+        CLAIM_CONSTRAINTS, cmd=InstanceOf(str), timeout=Interval(float, 0, None, closed="neither")
+    )
+
     def __init__(
         self,
-        cmd: str,
+        cmd: str = "",
         timeout: float = 600.0,
         claimed_epsilon: float | None = None,
         claimed_delta: float = 0.0,
     ) -> None:
         super().__init__()
+        self.cmd, self.timeout = cmd, timeout
+        self.claimed_epsilon, self.claimed_delta = claimed_epsilon, claimed_delta
+        check_params(self, self._parameter_constraints)
         self.claimed_epsilon, self.claimed_delta = _check_claim(
             "command", claimed_epsilon, claimed_delta
         )
@@ -141,9 +167,9 @@ class CommandGenerator(BaseGenerator):
                     "the program must read the training "
                     "CSV from {input} and write the synthetic CSV to {output}"
                 )
-        if not timeout > 0:
-            raise InputError(f"command generator: timeout must be > 0 seconds, got {timeout}")
         self.cmd = cmd
+        self.timeout = timeout
+        check_params(self, self._parameter_constraints)
         self.timeout = float(timeout)
         self.argv_ = argv
 
@@ -211,13 +237,10 @@ class CommandGenerator(BaseGenerator):
 def _check_claim(
     who: str, epsilon: float | None, delta: float
 ) -> tuple[float | None, float | None]:
-    """Validate a declared (epsilon, delta); ``inf`` declares nothing."""
+    """A declared (epsilon, delta), checked against :data:`CLAIM_CONSTRAINTS` by the caller;
+    ``inf`` declares nothing (``None, None``)."""
     if epsilon is None or epsilon == float("inf"):
         return None, None
-    if not epsilon > 0:
-        raise InputError(f"{who} generator: claimed_epsilon must be > 0, got {epsilon}")
-    if not 0.0 <= delta < 1.0:
-        raise InputError(f"{who} generator: claimed_delta must be in [0, 1), got {delta}")
     return float(epsilon), float(delta)
 
 
@@ -296,11 +319,14 @@ class PythonGenerator(BaseGenerator):
     Parameters
     ----------
     target : str
-        ``package.module:Class`` (or ``package.module.Class``).
+        package.module:Class with fit/sample (Table or DataFrame API).
+        Or ``package.module.Class``; empty (the default) is refused: the spec's target
+        fills it.
     claimed_epsilon : float, optional
-        The epsilon the class claims (declared, never checked here); ``None``: no claim.
+        epsilon the class claims (declared only).
+        Never checked here; ``None``: no claim.
     claimed_delta : float, default 0
-        The delta of that claim.
+        delta of that claim.
     options : dict of str to str, optional
         Keyword arguments for the class, as raw spec strings (read with Python literal rules).
 
@@ -312,14 +338,23 @@ class PythonGenerator(BaseGenerator):
         True when the class follows synthleak's Table protocol, False when DataFrame-based.
     """
 
+    # made here from the spec (the class is imported once), so checked here
+    _parameter_constraints = constraints(CLAIM_CONSTRAINTS, target=InstanceOf(str))
+    _unconstrained_parameters = MappingProxyType(
+        {"options": "keyword arguments for the user's class, which checks them itself"}
+    )
+
     def __init__(
         self,
-        target: str,
+        target: str = "",
         claimed_epsilon: float | None = None,
         claimed_delta: float = 0.0,
         options: dict[str, str] | None = None,
     ) -> None:
         super().__init__()
+        self.target, self.options = target, options
+        self.claimed_epsilon, self.claimed_delta = claimed_epsilon, claimed_delta
+        check_params(self, self._parameter_constraints)
         self.target = target.strip()
         self.claimed_epsilon, self.claimed_delta = _check_claim(
             "python", claimed_epsilon, claimed_delta
@@ -437,12 +472,7 @@ register_generator(
     GeneratorInfo(
         "command",
         CommandGenerator,
-        (
-            Param("cmd", str, "", "command line with {input} {output} {n} {seed} placeholders"),
-            Param("timeout", float, 600.0, "seconds per run before the program is stopped"),
-            Param("claimed_epsilon", float, None, "epsilon the program claims (declared only)"),
-            Param("claimed_delta", float, 0.0, "delta of that claim"),
-        ),
+        params_of(CommandGenerator),
         'external program: command:"CMD {input} {output} {n}"',
     )
 )
@@ -450,13 +480,7 @@ register_generator(
     GeneratorInfo(
         "python",
         PythonGenerator,
-        (
-            Param(
-                "target", str, "", "package.module:Class with fit/sample (Table or DataFrame API)"
-            ),
-            Param("claimed_epsilon", float, None, "epsilon the class claims (declared only)"),
-            Param("claimed_delta", float, 0.0, "delta of that claim"),
-        ),
+        params_of(PythonGenerator, exclude=("options",)),
         "a user's Python class or factory: python:package.module:Class,key=value,...",
         free_params=True,
     )

@@ -43,11 +43,12 @@ from typing import Any
 
 import numpy as np
 
+from synthleak.constraints import Interval, constraints
 from synthleak.data.encoding import Discretiser
 from synthleak.data.table import Table
-from synthleak.errors import InputError, MissingExtraError
+from synthleak.errors import MissingExtraError
 from synthleak.generators._adapt import draw_seed, global_seed
-from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.generators.base import BaseGenerator, GeneratorInfo, params_of, register_generator
 
 
 # --- privacy accounting (zCDP <-> approximate DP) ---------------------------------------------
@@ -165,14 +166,17 @@ class MST(BaseGenerator):
 
     Parameters
     ----------
-    epsilon : float
-        Privacy budget (> 0).
-    delta : float
-        Privacy parameter delta (0 < delta < 1).
-    bins : int
-        Uniform bins per continuous column (over the schema range).
-    iters : int
-        Mirror-descent iterations of each graphical-model estimation.
+    epsilon : float, default 1.0
+        privacy budget epsilon.
+        A finite number > 0.
+    delta : float, default 1e-9
+        privacy parameter delta.
+        In (0, 1).
+    bins : int, default 20
+        uniform bins per continuous column (schema range).
+    iters : int, default 1000
+        mirror-descent iterations per estimation.
+        Of each graphical-model estimation.
 
     Attributes
     ----------
@@ -193,18 +197,18 @@ class MST(BaseGenerator):
     """
 
     deterministic = True
+    _parameter_constraints = constraints(
+        epsilon=Interval(float, 0, math.inf, closed="neither"),
+        delta=Interval(float, 0, 1, closed="neither"),
+        bins=Interval(int, 1, None),
+        iters=Interval(int, 1, None),
+    )
 
     def __init__(
         self, epsilon: float = 1.0, delta: float = 1e-9, bins: int = 20, iters: int = 1000
     ) -> None:
         super().__init__()
         _require_mbi()
-        if not (epsilon > 0 and math.isfinite(epsilon)):
-            raise InputError(f"mst: epsilon must be a positive number, got {epsilon}")
-        if not 0 < delta < 1:
-            raise InputError(f"mst: delta must be in (0, 1), got {delta}")
-        if bins < 1 or iters < 1:
-            raise InputError("mst: bins and iters must be >= 1")
         self.epsilon = epsilon
         self.delta = delta
         self.bins = bins
@@ -353,12 +357,7 @@ register_generator(
     GeneratorInfo(
         "mst",
         MST,
-        (
-            Param("epsilon", float, 1.0, "privacy budget epsilon"),
-            Param("delta", float, 1e-9, "privacy parameter delta"),
-            Param("bins", int, 20, "uniform bins per continuous column (schema range)"),
-            Param("iters", int, 1000, "mirror-descent iterations per estimation"),
-        ),
+        params_of(MST),
         "MST (McKenna et al. 2021): noisy 1- and 2-way marginals on a private spanning tree "
         "+ private-pgm",
         extra="mbi",

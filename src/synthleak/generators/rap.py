@@ -31,10 +31,17 @@ from enum import StrEnum
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from synthleak.constraints import Interval, Options, constraints
 from synthleak.data.encoding import Discretiser
 from synthleak.data.table import Table
 from synthleak.errors import InputError
-from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.generators.base import (
+    BaseGenerator,
+    GeneratorInfo,
+    parameter_docs,
+    params_of,
+    register_generator,
+)
 
 #: Marginals with more cells than this are left out of the workload (their relaxed answers
 #: would need ``size x cells`` floats per step); none of Adult's or the UK census' is.
@@ -268,28 +275,36 @@ class RAP(BaseGenerator):
     Parameters
     ----------
     iterations : int, default 1000
-        Adam steps at most, spread evenly over the rounds; a round stops early when its loss falls
+        Adam steps at most, over all rounds (Annamalai et al. 2024: 2000).
+        Spread evenly over the rounds; a round stops early when its loss falls
         by less than 0.1% over 20 steps (as the RAP reference implementation). Annamalai et al.
         (2024), appendix A, use 2000: ``iterations=2000`` reproduces it at about twice the time.
     rounds : int, default 10
-        Adaptive rounds (RAP's ``T``).
+        adaptive rounds T.
+        RAP's ``T``; at least one iteration per round.
     marginals : int, default 5
-        Marginals selected per round (RAP's ``K``; Liu et al. sweep T in 2..100, K in 5..100).
+        3-way marginals selected per round K.
+        RAP's ``K`` ( Liu et al. sweep T in 2..100, K in 5..100).
     size : int, default 300
-        Rows of the relaxed dataset (``n'``). Aydore et al. and Liu et al. use 1000; 300 keeps
+        rows of the relaxed dataset.
+        RAP's ``n'``. Aydore et al. and Liu et al. use 1000; 300 keeps
         a fit on 1,000 Adult records within the 10 s budget. The cost grows linearly with it:
         ``size=1000`` took about 3x longer and lowered Adult's 3-way TVD to the training data
         from 0.108 to 0.084 (``benchmarks/RESULTS_synthpop_rap.md``).
     bins : int, default 10
-        Uniform bins per continuous column over the schema range (missing values get a bin).
+        uniform bins per continuous column (schema range).
+        Missing values get a bin.
     lr : float, default 0.1
-        Adam learning rate (Liu et al. use 0.1 for the softmax relaxation).
+        Adam learning rate.
+        Liu et al. use 0.1 for the softmax relaxation.
     relaxation : Relaxation
         ``CLIP`` for ``rap``, ``SOFTMAX`` for ``rap-softmax``.
     epsilon : float, default inf
-        Privacy budget; ``inf`` means no privacy (exact answers, greedy selection).
+        privacy budget (inf = no privacy).
+        With ``inf``: exact answers, greedy selection.
     delta : float, optional
-        Failure probability of (epsilon, delta)-DP; default ``1/n^2`` (Annamalai et al. (2024),
+        DP delta (default 1/n^2).
+        The failure probability of (epsilon, delta)-DP; default ``1/n^2`` (Annamalai et al. (2024),
         appendix A, after Liu et al.), with ``n`` the number of training records.
     k : int, default 3
         Order of the marginals in the workload.
@@ -343,6 +358,20 @@ class RAP(BaseGenerator):
     3-way marginals, delta = 1/n^2).
     """
 
+    _parameter_constraints = constraints(
+        iterations=Interval(int, 1, None),
+        rounds=Interval(int, 1, None),
+        marginals=Interval(int, 1, None),
+        size=Interval(int, 1, None),
+        bins=Interval(int, 1, None),
+        lr=Interval(float, 0, math.inf, closed="neither"),
+        relaxation=Options(Relaxation),
+        epsilon=Interval(float, 0, None, closed="neither"),  # inf: no privacy
+        delta=(Interval(float, 0, 1, closed="neither"), None),
+        k=Interval(int, 1, None),
+        max_workload=Interval(int, 0, None),
+    )
+
     def __init__(
         self,
         iterations: int = 1000,
@@ -358,45 +387,26 @@ class RAP(BaseGenerator):
         max_workload: int = 1000,
     ) -> None:
         super().__init__()
-        who = "rap-softmax" if Relaxation(relaxation) is Relaxation.SOFTMAX else "rap"
-        for name, value in (
-            ("iterations", iterations),
-            ("rounds", rounds),
-            ("marginals", marginals),
-            ("size", size),
-            ("bins", bins),
-            ("k", k),
-        ):
-            if int(value) != value or value < 1:
-                raise InputError(f"{who}: {name}={value} is invalid: give an integer >= 1")
-        if int(max_workload) != max_workload or max_workload < 0:
-            raise InputError(
-                f"{who}: max_workload={max_workload} is invalid: give an integer >= 0 (0 = all)"
-            )
-        if not (lr > 0) or not math.isfinite(lr):
-            raise InputError(f"{who}: lr={lr} is invalid: give a learning rate > 0")
-        if not (epsilon > 0):
-            raise InputError(f"{who}: epsilon={epsilon} is invalid: give a privacy budget > 0")
-        if delta is not None and not (0.0 < delta < 1.0):
-            raise InputError(
-                f"{who}: delta={delta} is invalid: give a value in (0, 1), such as 1/n^2"
-            )
-        if iterations < rounds:
-            raise InputError(
-                f"{who}: iterations={iterations} is smaller than rounds={rounds}: "
-                "give at least one iteration per round"
-            )
         self.iterations = int(iterations)
         self.rounds = int(rounds)
         self.marginals = int(marginals)
         self.size = int(size)
         self.bins = int(bins)
         self.lr = float(lr)
-        self.relaxation = Relaxation(relaxation)
+        self.relaxation = relaxation
         self.epsilon = float(epsilon)
         self.delta = None if delta is None else float(delta)
         self.k = int(k)
         self.max_workload = int(max_workload)
+
+    def _check_parameter_rules(self) -> None:
+        """The one rule across parameters: at least one iteration per round."""
+        if self.iterations < self.rounds:
+            raise InputError(
+                f"iterations={self.iterations} is smaller than rounds={self.rounds}: "
+                "give at least one iteration per round",
+                parameter="iterations",
+            )
 
     @property
     def claimed_epsilon(self) -> float | None:  # type: ignore[override]
@@ -415,7 +425,7 @@ class RAP(BaseGenerator):
 
     # --- relaxed data -------------------------------------------------------------------
     def _blocks(self, theta: list[np.ndarray]) -> list[np.ndarray]:
-        if self.relaxation is Relaxation.CLIP:
+        if self.relaxation == Relaxation.CLIP:
             return theta
         out = []
         for t in theta:
@@ -462,7 +472,7 @@ class RAP(BaseGenerator):
 
         truth = [_true_answers(m, codes) for m in workload]
         f32 = np.float32
-        if self.relaxation is Relaxation.CLIP:
+        if self.relaxation == Relaxation.CLIP:
             theta = []
             for s in sizes:
                 x = rng.random((int(s), self.size)).astype(f32)
@@ -512,7 +522,7 @@ class RAP(BaseGenerator):
                 loss = 0.0
                 for m, tgt in zip(active, targets, strict=True):
                     loss += _loss_grad(m, tgt, blocks, grads)
-                if self.relaxation is Relaxation.SOFTMAX:
+                if self.relaxation == Relaxation.SOFTMAX:
                     grads = [_softmax_backward(x, g) for x, g in zip(blocks, grads, strict=True)]
                 step += 1
                 c1 = 1.0 - beta1**step
@@ -523,7 +533,7 @@ class RAP(BaseGenerator):
                     m2[j] *= beta2
                     m2[j] += (1.0 - beta2) * (g * g)
                     theta[j] -= (self.lr / c1) * m1[j] / (np.sqrt(m2[j] / c2) + eps_adam)
-                    if self.relaxation is Relaxation.CLIP:
+                    if self.relaxation == Relaxation.CLIP:
                         np.clip(theta[j], 0.0, 1.0, out=theta[j])
                 self.losses_.append(loss)
                 if (it + 1) % _WINDOW == 0:  # early stop: < 0.1% better over the window
@@ -577,21 +587,13 @@ def _rap_softmax(
     return RAP(iterations, rounds, marginals, size, bins, lr, Relaxation.SOFTMAX, epsilon, delta)
 
 
-_COMMON = (
-    Param(
-        "iterations", int, 1000, "Adam steps at most, over all rounds (Annamalai et al. 2024: 2000)"
-    ),
-    Param("rounds", int, 10, "adaptive rounds T"),
-    Param("marginals", int, 5, "3-way marginals selected per round K"),
-    Param("size", int, 300, "rows of the relaxed dataset"),
-    Param("bins", int, 10, "uniform bins per continuous column (schema range)"),
-    Param("lr", float, 0.1, "Adam learning rate"),
-)
+#: The one-line docs of RAP's parameters (its docstring), for the two factories below.
+_DOCS = parameter_docs(RAP)
 register_generator(
     GeneratorInfo(
         "rap",
         _rap,
-        _COMMON,
+        params_of(_rap, doc=_DOCS),
         "relaxed adaptive projection on 3-way marginals (no privacy)",
     )
 )
@@ -599,11 +601,7 @@ register_generator(
     GeneratorInfo(
         "rap-softmax",
         _rap_softmax,
-        (
-            Param("epsilon", float, 10.0, "privacy budget (inf = no privacy)"),
-            Param("delta", float, None, "DP delta (default 1/n^2)"),
-            *_COMMON,
-        ),
+        params_of(_rap_softmax, doc=_DOCS),
         "relaxed adaptive projection with softmax blocks, (epsilon, delta)-DP",
         differentially_private=True,
         aliases=("rap_softmax",),

@@ -57,10 +57,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthleak.constraints import InstanceOf, Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError, MissingExtraError
 from synthleak.generators._adapt import draw_seed, global_seed
-from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.generators.base import BaseGenerator, GeneratorInfo, params_of, register_generator
 
 _FEATURE = "the realtabformer generator"
 #: Environment switches that keep the Hugging Face libraries from reaching the network.
@@ -151,30 +152,43 @@ class REaLTabFormerGenerator(BaseGenerator):
     Parameters
     ----------
     epochs : int, default 1000
-        Training epochs (the maximum when ``n_critic > 0``). REalTabFormer's default.
+        training epochs (maximum when n_critic > 0).
+        REalTabFormer's default.
     batch_size : int, default 8
-        Records per device step; with ``gradient_accumulation_steps`` 4 (REalTabFormer's
-        setting) an optimiser step sees 32 records.
+        records per device step.
+        With ``gradient_accumulation_steps`` 4 (REalTabFormer's setting) an optimiser step
+        sees 32 records.
     gradient_accumulation_steps : int, default 4
-    n_layer, n_embd, n_head : int, default 6, 768, 12
-        GPT-2 depth, width and attention heads (REalTabFormer's default: GPT-2 with 6 layers).
-        ``n_embd`` must be a multiple of ``n_head``.
+        device steps per optimiser step.
+    n_layer : int, default 6
+        GPT-2 layers.
+        REalTabFormer's default: GPT-2 with 6 layers.
+    n_embd : int, default 768
+        GPT-2 width (multiple of n_head).
+        The one rule across parameters, checked after the declared constraints.
+    n_head : int, default 12
+        GPT-2 attention heads.
     learning_rate : float, default 5e-5
-        AdamW learning rate (the Hugging Face trainer's default, which REalTabFormer keeps).
+        AdamW learning rate.
+        The Hugging Face trainer's default, which REalTabFormer keeps.
     n_critic : int, default 5
-        Epochs between two runs of the overfitting critic; 0 trains exactly ``epochs``.
+        epochs between overfitting-critic rounds (0: none).
+        With 0, training runs exactly ``epochs``.
     n_critic_stop : int, default 2
-        Critic rounds without improvement before training stops.
+        critic rounds without improvement before stopping.
     mask_rate : float, default 0
-        Share of tokens replaced by a mask token during training (regularisation).
+        share of tokens masked during training.
+        Tokens replaced by a mask token (regularisation); in [0, 1).
     gen_batch : int, default 128
-        Records generated per batch when sampling.
+        records generated per batch.
+        When sampling.
     device : str, default "cpu"
-        Torch device for training and sampling.
+        torch device (cpu, cuda, ...).
+        For training and sampling.
     threads : int, default 0
-        Torch CPU threads during ``fit`` and ``sample`` (restored afterwards); 0 keeps torch's
-        setting. On a machine shared with other jobs, ``threads=1`` can be several times faster
-        than oversubscribed cores.
+        torch CPU threads while fitting/sampling (0: torch's).
+        Restored afterwards. On a machine shared with other jobs, ``threads=1`` can be several
+        times faster than oversubscribed cores.
 
     Notes
     -----
@@ -183,6 +197,21 @@ class REaLTabFormerGenerator(BaseGenerator):
     """
 
     deterministic = True
+    _parameter_constraints = constraints(
+        epochs=Interval(int, 1, None),
+        batch_size=Interval(int, 1, None),
+        gradient_accumulation_steps=Interval(int, 1, None),
+        n_layer=Interval(int, 1, None),
+        n_embd=Interval(int, 1, None),
+        n_head=Interval(int, 1, None),
+        learning_rate=Interval(float, 0, None, closed="neither"),
+        n_critic=Interval(int, 0, None),
+        n_critic_stop=Interval(int, 1, None),
+        mask_rate=Interval(float, 0, 1, closed="left"),
+        gen_batch=Interval(int, 1, None),
+        device=InstanceOf(str),
+        threads=Interval(int, 0, None),
+    )
 
     def __init__(
         self,
@@ -202,30 +231,6 @@ class REaLTabFormerGenerator(BaseGenerator):
     ) -> None:
         super().__init__()
         _require_realtabformer()
-        for name, value in (
-            ("epochs", epochs),
-            ("batch_size", batch_size),
-            ("gradient_accumulation_steps", gradient_accumulation_steps),
-            ("n_layer", n_layer),
-            ("n_embd", n_embd),
-            ("n_head", n_head),
-            ("n_critic_stop", n_critic_stop),
-            ("gen_batch", gen_batch),
-        ):
-            if value < 1:
-                raise InputError(f"realtabformer: {name} must be >= 1, got {value}")
-        if threads < 0:
-            raise InputError(f"realtabformer: threads must be >= 0 (0: torch's), got {threads}")
-        if n_critic < 0:
-            raise InputError(f"realtabformer: n_critic must be >= 0 (0: no critic), got {n_critic}")
-        if n_embd % n_head:
-            raise InputError(
-                f"realtabformer: n_embd={n_embd} must be a multiple of n_head={n_head}"
-            )
-        if not learning_rate > 0:
-            raise InputError(f"realtabformer: learning_rate must be > 0, got {learning_rate}")
-        if not 0.0 <= mask_rate < 1.0:
-            raise InputError(f"realtabformer: mask_rate must be in [0, 1), got {mask_rate}")
         self.epochs = epochs
         self.batch_size = batch_size
         self.gradient_accumulation_steps = gradient_accumulation_steps
@@ -239,6 +244,14 @@ class REaLTabFormerGenerator(BaseGenerator):
         self.gen_batch = gen_batch
         self.device = device
         self.threads = threads
+
+    def _check_parameter_rules(self) -> None:
+        """The one rule across parameters: GPT-2's width splits evenly over its heads."""
+        if self.n_embd % self.n_head:
+            raise InputError(
+                f"n_embd={self.n_embd} must be a multiple of n_head={self.n_head}",
+                parameter="n_embd",
+            )
 
     # --- frames --------------------------------------------------------------------------
     def _frame(self, table: Table) -> pd.DataFrame:
@@ -369,21 +382,7 @@ register_generator(
     GeneratorInfo(
         "realtabformer",
         REaLTabFormerGenerator,
-        (
-            Param("epochs", int, 1000, "training epochs (maximum when n_critic > 0)"),
-            Param("batch_size", int, 8, "records per device step"),
-            Param("gradient_accumulation_steps", int, 4, "device steps per optimiser step"),
-            Param("n_layer", int, 6, "GPT-2 layers"),
-            Param("n_embd", int, 768, "GPT-2 width (multiple of n_head)"),
-            Param("n_head", int, 12, "GPT-2 attention heads"),
-            Param("learning_rate", float, 5e-5, "AdamW learning rate"),
-            Param("n_critic", int, 5, "epochs between overfitting-critic rounds (0: none)"),
-            Param("n_critic_stop", int, 2, "critic rounds without improvement before stopping"),
-            Param("mask_rate", float, 0.0, "share of tokens masked during training"),
-            Param("gen_batch", int, 128, "records generated per batch"),
-            Param("device", str, "cpu", "torch device (cpu, cuda, ...)"),
-            Param("threads", int, 0, "torch CPU threads while fitting/sampling (0: torch's)"),
-        ),
+        params_of(REaLTabFormerGenerator),
         "GPT-2 tabular generator REalTabFormer (Solatorio and Dupriez 2023), trained from scratch",
         extra="realtabformer",
     )

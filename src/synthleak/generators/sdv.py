@@ -43,6 +43,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from synthleak.constraints import Options, check_params, constraints
 from synthleak.data.schema import ColumnKind, Schema
 from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError, MissingExtraError
@@ -190,13 +191,15 @@ class SDVGenerator(BaseGenerator):
         "copulagan": "CopulaGANSynthesizer",
     }
 
+    # the model is checked here (the keyword arguments depend on it); the synthesizer's own
+    # keyword arguments (**params) are the library's, checked below per model, not declared
+    _parameter_constraints = constraints(model=Options(tuple(CLASSES)))
+
     def __init__(self, model: str, **params: Any) -> None:
         super().__init__()
         _require_sdv()
-        if model not in self.CLASSES:
-            raise InputError(
-                f"unknown SDV model {model!r}: choose one of {', '.join(self.CLASSES)}"
-            )
+        self.model = model
+        check_params(self, self._parameter_constraints)
         for key in ("epochs", "batch_size", "embedding_dim", "pac", "discriminator_steps"):
             if key in params and params[key] < 1:
                 raise InputError(f"sdv:{model}: {key} must be >= 1, got {params[key]}")

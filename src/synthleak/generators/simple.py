@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from synthleak.constraints import Interval, constraints
 from synthleak.data.encoding import Discretiser
 from synthleak.data.table import Table
-from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.generators.base import BaseGenerator, GeneratorInfo, params_of, register_generator
 
 
 class NonPrivate(BaseGenerator):
@@ -38,11 +39,18 @@ class NonPrivate(BaseGenerator):
 class IndHist(BaseGenerator):
     """Independent per-column histograms (continuous columns in ``bins`` uniform bins).
 
+    Parameters
+    ----------
+    bins : int, default 20
+        uniform bins per continuous column.
+
     References
     ----------
     Annamalai, Gadotti and Rocher, "A linear reconstruction approach for attribute inference
     attacks against synthetic data", USENIX Security 2024, Sec. 5.2.
     """
+
+    _parameter_constraints = constraints(bins=Interval(int, 1, None))
 
     def __init__(self, bins: int = 20) -> None:
         super().__init__()
@@ -77,7 +85,7 @@ register_generator(
     GeneratorInfo(
         "indhist",
         IndHist,
-        (Param("bins", int, 20, "uniform bins per continuous column"),),
+        params_of(IndHist),
         "independent one-way histograms per column",
     )
 )

@@ -11,6 +11,7 @@ therefore a value observed in the real data, in the same column.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -18,9 +19,10 @@ from enum import StrEnum
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
+from synthleak.constraints import InstanceOf, Interval, Options, SequenceOf, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError
-from synthleak.generators.base import BaseGenerator, GeneratorInfo, Param, register_generator
+from synthleak.generators.base import BaseGenerator, GeneratorInfo, params_of, register_generator
 
 
 class Predictors(StrEnum):
@@ -46,16 +48,20 @@ class Synthpop(BaseGenerator):
     Parameters
     ----------
     min_leaf : int, default 5
-        Minimum number of real records in a leaf (rpart's ``minbucket``, synthpop's default 5).
+        minimum real records per leaf (rpart minbucket).
+        The minimum number of real records in a leaf (rpart's ``minbucket``, synthpop's default 5).
         Larger leaves draw donors from wider groups: less fidelity, less exact copying.
     cp : float, default 1e-8
-        Complexity parameter as in rpart: a split is kept only if it lowers the impurity by at
+        rpart complexity parameter (relative impurity decrease).
+        As in rpart, a split is kept only if it lowers the impurity by at
         least ``cp`` times the root impurity (mapped to scikit-learn's
         ``min_impurity_decrease``). synthpop's default 1e-8 grows the trees fully.
     max_depth : int, default 0
-        Maximum tree depth; 0 means unlimited (rpart's ``maxdepth`` 30 is never reached on
+        maximum tree depth (0 = unlimited).
+        0 means unlimited (rpart's ``maxdepth`` 30 is never reached on
         tabular data of this size).
     predictors : {"ordinal", "onehot"}, default "ordinal"
+        categorical predictors: ordinal codes or onehot.
         How categorical columns enter the trees as predictors. ``ordinal``: one integer code per
         column (a deep tree reaches any subset of levels through several splits). ``onehot``: one
         indicator per level, as the Python port of synthpop (used through reprosyn by Meeus et al.
@@ -88,6 +94,15 @@ class Synthpop(BaseGenerator):
     publishing", ESORICS 2023, Sec. 5.3 (SynthPop as evaluated there).
     """
 
+    # visit_sequence must also list the data's columns: checked when fit starts (_order)
+    _parameter_constraints = constraints(
+        min_leaf=Interval(int, 1, None),
+        cp=Interval(float, 0, math.inf, closed="left"),
+        max_depth=Interval(int, 0, None),
+        predictors=Options(Predictors),
+        visit_sequence=(SequenceOf(InstanceOf(str)), None),
+    )
+
     def __init__(
         self,
         min_leaf: int = 5,
@@ -97,27 +112,11 @@ class Synthpop(BaseGenerator):
         visit_sequence: Sequence[str] | None = None,
     ) -> None:
         super().__init__()
-        if int(min_leaf) != min_leaf or min_leaf < 1:
-            raise InputError(
-                f"synthpop: min_leaf={min_leaf} is invalid: give an integer >= 1 (default 5)"
-            )
-        if not (cp >= 0.0) or not np.isfinite(cp):
-            raise InputError(f"synthpop: cp={cp} is invalid: give a number >= 0 (default 1e-8)")
-        if int(max_depth) != max_depth or max_depth < 0:
-            raise InputError(
-                f"synthpop: max_depth={max_depth} is invalid: give an integer >= 0 (0 = unlimited)"
-            )
-        try:
-            self.predictors = Predictors(predictors)
-        except ValueError:
-            raise InputError(
-                f"synthpop: predictors={predictors!r} is invalid: give one of "
-                f"{', '.join(p.value for p in Predictors)}"
-            ) from None
-        self.min_leaf = int(min_leaf)
-        self.cp = float(cp)
-        self.max_depth = int(max_depth)
-        self.visit_sequence = None if visit_sequence is None else tuple(visit_sequence)
+        self.min_leaf = min_leaf
+        self.cp = cp
+        self.max_depth = max_depth
+        self.predictors = predictors
+        self.visit_sequence = visit_sequence
 
     # --- helpers ----------------------------------------------------------------------
     def _order(self, table: Table) -> list[str]:
@@ -148,7 +147,7 @@ class Synthpop(BaseGenerator):
     def _width(self, name: str) -> int:
         """Predictor columns a column takes: its number of codes if one-hot, else 1."""
         col = self.schema_[name]
-        return col.size if col.is_categorical and self.predictors is Predictors.ONEHOT else 1
+        return col.size if col.is_categorical and self.predictors == Predictors.ONEHOT else 1
 
     def _put(self, preds: np.ndarray, at: int, raw: np.ndarray, name: str) -> None:
         """Write a column's predictor(s) into ``preds`` from column ``at`` on."""
@@ -203,13 +202,13 @@ class Synthpop(BaseGenerator):
                 x = preds[:, : self.offsets_[j]]
                 tree: DecisionTreeClassifier | DecisionTreeRegressor
                 seed = int(rng.integers(0, 2**31 - 1))
-                depth = self.max_depth or None
+                depth = int(self.max_depth) or None
                 if col.is_categorical:
                     y = y_raw.astype(np.int64)
                     p = np.bincount(y) / n
                     root = 1.0 - float(np.sum(p * p))
                     tree = DecisionTreeClassifier(
-                        min_samples_leaf=self.min_leaf,
+                        min_samples_leaf=int(self.min_leaf),
                         min_impurity_decrease=self.cp * root,
                         max_depth=depth,
                         random_state=seed,
@@ -218,7 +217,7 @@ class Synthpop(BaseGenerator):
                     y = self._predictor(y_raw, name).astype(np.float64)
                     root = float(np.var(y))
                     tree = DecisionTreeRegressor(
-                        min_samples_leaf=self.min_leaf,
+                        min_samples_leaf=int(self.min_leaf),
                         min_impurity_decrease=self.cp * root,
                         max_depth=depth,
                         random_state=seed,
@@ -265,17 +264,7 @@ register_generator(
     GeneratorInfo(
         "synthpop",
         Synthpop,
-        (
-            Param("min_leaf", int, 5, "minimum real records per leaf (rpart minbucket)"),
-            Param("cp", float, 1e-8, "rpart complexity parameter (relative impurity decrease)"),
-            Param("max_depth", int, 0, "maximum tree depth (0 = unlimited)"),
-            Param(
-                "predictors",
-                Predictors,
-                Predictors.ORDINAL,
-                "categorical predictors: ordinal codes or onehot",
-            ),
-        ),
+        params_of(Synthpop, exclude=("visit_sequence",)),  # a list: the API only
         "sequential CART synthesis as R synthpop (donors drawn from tree leaves)",
     )
 )

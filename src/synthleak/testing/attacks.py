@@ -40,11 +40,12 @@ from synthleak.errors import InputError, NotFittedError
 from synthleak.games.secret import attribute_codes, singleton_rows
 from synthleak.metrics.privacy import auc
 from synthleak.queries import TableStack
-from synthleak.testing.contract import ContractError, clause
+from synthleak.testing.contract import PARAMETER_CLAUSES, ContractError, check_parameters, clause
 from synthleak.vulnerability import vulnerability_scores
 
 ATTACK_CLAUSES = (
     "is an attack of a family",
+    *PARAMETER_CLAUSES,
     "__init__ stores hyperparameters only",
     "use before fit raises NotFittedError",
     "fit returns self",
@@ -354,7 +355,10 @@ def check_attack(
     """Check that ``attack`` keeps its family's contract; raise on the first broken clause.
 
     The same checks the project runs on every registered attack: the attack derives from its
-    family's base class (:data:`synthleak.attacks.base.FAMILY_BASE`); ``__init__`` sets no fitted
+    family's base class (:data:`synthleak.attacks.base.FAMILY_BASE`); its class declares a
+    constraint for each constructor parameter and an invalid value of each makes construction or
+    ``fit`` raise :class:`~synthleak.errors.InputError` naming it
+    (:func:`synthleak.testing.contract.check_parameters`); ``__init__`` sets no fitted
     attribute (names ending in ``_``); using it before ``fit`` raises
     :class:`~synthleak.errors.NotFittedError`; ``fit`` returns the attack; the output has the
     family's type and shape; the same ``rng`` gives the same output; and two oracles: a release
@@ -392,6 +396,7 @@ def check_attack(
         base = FAMILY_BASE[AttackFamily(family)]
         assert isinstance(attack, base), f"a {family} attack must derive from {base.__name__}"
     adapter = ADAPTERS[AttackFamily(family)]
+    check_parameters(attack, who, lambda a: adapter.fit(a, "copy", np.random.default_rng(0)))
     with clause(who, "__init__ stores hyperparameters only"):
         fitted = sorted(k for k, v in vars(attack).items() if k.endswith("_") and v is not None)
         assert not fitted, f"fitted attributes exist before fit: {fitted}"

@@ -18,10 +18,11 @@ from synthleak.data.profile import infer_schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError, NotFittedError
 from synthleak.generators.base import Generator, make_generator
-from synthleak.testing.contract import ContractError, clause
+from synthleak.testing.contract import PARAMETER_CLAUSES, ContractError, check_parameters, clause
 
 GENERATOR_CLAUSES = (
     "is a generator",
+    *PARAMETER_CLAUSES,
     "sample before fit raises NotFittedError",
     "fit returns self",
     "output keeps the training schema",
@@ -98,7 +99,11 @@ def check_generator(generator: Generator | str, *, deterministic: bool | None = 
     """Check that ``generator`` keeps the generator contract; raise on the first broken clause.
 
     The same checks the project runs on every registered generator: it is a
-    :class:`~synthleak.generators.Generator`; ``sample`` before ``fit`` raises
+    :class:`~synthleak.generators.Generator`; its class declares a constraint for each
+    constructor parameter (``_parameter_constraints``; a parameter no constraint can state is
+    named in ``_unconstrained_parameters`` with the reason) and an invalid value of each makes
+    construction or ``fit`` raise :class:`~synthleak.errors.InputError` naming it
+    (:func:`synthleak.testing.contract.check_parameters`); ``sample`` before ``fit`` raises
     :class:`~synthleak.errors.NotFittedError`; ``fit`` returns the generator; ``sample(n)``
     returns ``n`` records with the training table's schema, categories and ranges (nullable
     columns only hold missing values); ``sample(0)`` is empty and a negative ``n`` raises
@@ -147,6 +152,7 @@ def check_generator(generator: Generator | str, *, deterministic: bool | None = 
             "its fit and sample take no rng keyword: a DataFrame class (fit(df), sample(n)) "
             "is a generator through its spec, check_generator('python:module:Class')"
         )
+    check_parameters(first, who, lambda g: g.fit(contract_table(), rng=np.random.default_rng(0)))
     with clause(who, "sample before fit raises NotFittedError"):
         try:
             first.sample(5, rng=np.random.default_rng(0))

@@ -1,0 +1,480 @@
+"""Membership attack on a given release, learned from shadow releases of the same generator.
+
+The data owner's question is about the release they publish: which of the training records does
+*this* synthetic file expose? The no-box attacks (:mod:`synthleak.attacks.mia_nobox`) see the
+release and a reference sample only. Given **shadow releases** (pairs of training records and
+the release the same generator made from them: a data owner re-runs their own pipeline on
+population records; a benchmark such as MIDST publishes them), the attack learns what a member
+of a release looks like and applies it to the candidates of the target release.
+
+Method
+------
+1. **Signals.** For a record ``x`` and a release ``r``: the log distance to the closest record
+   of ``r`` and the log mean distance to its ``k`` closest records for every ``k`` in
+   ``scales`` (the mixed-type distance of :func:`synthleak.vulnerability.nearest_neighbours`),
+   and, for every name in ``nobox``, that no-box attack's score fitted on ``r`` and a reference
+   sample of population records outside ``r``'s training set.
+2. **Calibration across releases** (offline likelihood ratio; Carlini et al. 2022, Sec. 4;
+   Zarifzadeh et al. 2024 for the pairwise form). A record's signal on one release means
+   little alone: a typical record is close to any release. Each signal of ``x`` on ``r`` is
+   compared with its distribution on the shadow releases that ``x`` was **not** in (OUT): the
+   z-score against their mean and standard deviation, the share of OUT releases on which the
+   signal is weaker, and the OUT mean itself (how typical ``x`` is). Where ``x`` was in other
+   shadow releases (IN), the mean gap of its IN signals over its OUT mean is a feature too
+   (missing otherwise).
+3. **Meta-classifier.** Labelled examples come from the shadows themselves: records sampled
+   from each shadow's training set are members of that release and non-members of the shadow
+   releases whose training sets lack them (every record is its own control). The features of
+   an example on shadow ``j`` are calibrated on the shadows other than ``j``, as the target's
+   are on shadows other than the target. A gradient-boosted classifier (scikit-learn's
+   ``HistGradientBoostingClassifier``) learns the membership probability from them; a
+   candidate's score is that probability, comparable across target releases (a benchmark may
+   pool them, as MIDST's rule does).
+
+Identity of records across shadow releases is by their encoded values (``Table.row_keys``):
+two records equal on every analysed column are one record.
+
+Notes
+-----
+Threat model: black-box on the release. The attacker holds the target release, candidate
+records and shadow releases of the same generator trained on records of the same population;
+it never queries the target's generator. This differs from the generator-level game
+(:mod:`synthleak.games.membership`), which measures how much the *generator* leaks on datasets
+the game draws itself; this attack scores the records of the one release given.
+
+References
+----------
+Carlini, Chien, Nasr, Song, Terzis and Tramèr (2022) (likelihood ratio against shadow models).
+Zarifzadeh, Liu and Shokri (2024) (RMIA: pairwise likelihood ratio against population records).
+Vector Institute (2025) (MIDST challenge: the shadow-release setting and its scoring rule).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+from synthleak.attacks.base import AttackFamily, NoBoxMembershipAttack, resolve_attack
+from synthleak.data.io import encode_frames
+from synthleak.data.schema import ColumnKind
+from synthleak.data.shadow_releases import ShadowRelease, check_shadows
+from synthleak.data.table import Table
+from synthleak.errors import InputError
+from synthleak.metrics.privacy import RiskEstimate, TprAtFpr, auc_estimate, tpr_at_fpr_estimate
+from synthleak.runtime.seeding import stream
+from synthleak.serde import Result
+from synthleak.vulnerability import DistanceMetric, nearest_neighbours
+
+_SAMPLE = stream("shadow-release/sample")
+_NOBOX = stream("shadow-release/nobox")
+_MODEL = stream("shadow-release/model")
+_BOOT = stream("shadow-release/bootstrap")
+
+#: FPRs at which :func:`attack_release` reports the TPR.
+REPORTED_FPRS = (0.1, 0.01, 0.001)
+_EPS = 1e-9
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class ShadowReleaseResult(Result):
+    """Scores of the candidates of one release, and the attack's power where labels are known.
+
+    Attributes
+    ----------
+    scores : tuple of float
+        Membership probability of every candidate, in input order.
+    n_shadows : int
+        Shadow releases the attack learned from.
+    n_examples : int
+        Labelled (record, shadow release) examples the meta-classifier was fitted on.
+    features : tuple of str
+        The meta-classifier's features.
+    auc : RiskEstimate or None
+        AUC with a bootstrap interval (baseline 0.5), when labels were given.
+    tpr : tuple of TprAtFpr
+        TPR at the FPRs of :data:`REPORTED_FPRS`, when labels were given.
+    fit_seconds, score_seconds : float
+    """
+
+    scores: tuple[float, ...]
+    n_shadows: int
+    n_examples: int
+    features: tuple[str, ...]
+    auc: RiskEstimate | None = None
+    tpr: tuple[TprAtFpr, ...] = ()
+    fit_seconds: float = 0.0
+    score_seconds: float = 0.0
+
+
+class ShadowReleaseAttack:
+    """Learn from shadow releases what distinguishes a member of a release; score candidates.
+
+    Parameters
+    ----------
+    scales : tuple of int, default (1, 5, 20)
+        Numbers of closest release records whose mean distance is a signal.
+    nobox : tuple of str, default ("dcr-diff",)
+        Registered no-box attacks whose scores are signals too (each is fitted once per release).
+    records_per_shadow : int, default 500
+        Training records drawn from each shadow as labelled examples: a record drawn from
+        shadow ``k`` is a member example of every other shadow release whose training set holds
+        it and a non-member example of ``negatives_per_record`` releases whose training set
+        does not (shadow ``k`` is left out of its examples).
+    negatives_per_record : int, default 2
+    reference_size : int, default 5000
+        Population records (from the shadows' training sets) the no-box signals use as reference.
+    metric : {"minkowski", "cosine"}, default "minkowski"
+    quantile : bool, default True
+        Also measure the distances with every continuous value replaced by its rank in the
+        population (the shadows' training records), so that a dense range of values counts
+        as much as a sparse one.
+    max_iter : int, default 200
+        Boosting rounds of the meta-classifier.
+    """
+
+    def __init__(
+        self,
+        scales: Sequence[int] = (1, 5, 20),
+        nobox: Sequence[str] = ("dcr-diff",),
+        records_per_shadow: int = 500,
+        negatives_per_record: int = 2,
+        reference_size: int = 5000,
+        metric: DistanceMetric | str = "minkowski",
+        quantile: bool = True,
+        max_iter: int = 200,
+    ) -> None:
+        if not scales or any(int(k) < 1 for k in scales):
+            raise InputError("scales must be positive integers, e.g. (1, 5, 20)")
+        for name, value, low in (
+            ("records_per_shadow", records_per_shadow, 10),
+            ("negatives_per_record", negatives_per_record, 1),
+            ("reference_size", reference_size, 10),
+            ("max_iter", max_iter, 1),
+        ):
+            if int(value) < low:
+                raise InputError(f"{name} must be at least {low}, got {value}")
+        self.scales = tuple(sorted({int(k) for k in scales}))
+        self.nobox = tuple(nobox)
+        for name in self.nobox:
+            resolve_attack(AttackFamily.NOBOX_MEMBERSHIP, name)  # unknown names fail here
+        self.records_per_shadow = int(records_per_shadow)
+        self.negatives_per_record = int(negatives_per_record)
+        self.reference_size = int(reference_size)
+        self.metric = metric
+        self.quantile = bool(quantile)
+        self.max_iter = int(max_iter)
+
+    # --- signals ----------------------------------------------------------------------------
+
+    @property
+    def signal_names(self) -> tuple[str, ...]:
+        """One name per raw signal (higher: closer to the release, more member-like)."""
+        dists = [f"dist@{k}" for k in self.scales]
+        if self.quantile:
+            dists += [f"quantile-dist@{k}" for k in self.scales]
+        return (*dists, *(f"nobox:{n}" for n in self.nobox))
+
+    def _fit_quantiles(self, population: Table) -> None:
+        """The population's sorted values of every continuous column (for :meth:`_quantiles`)."""
+        self._sorted = [np.sort(v[~np.isnan(v)]) for v in population.values.T.astype(np.float64)]
+        self._qschema = dataclasses.replace(
+            population.schema,
+            columns=tuple(
+                dataclasses.replace(c, low=0.0, high=1.0) if c.kind != ColumnKind.CATEGORICAL else c
+                for c in population.schema.columns
+            ),
+        )
+
+    def _quantiles(self, table: Table) -> Table:
+        """``table`` with every continuous value replaced by its population mid-rank in [0, 1]."""
+        values = table.values.astype(np.float64)
+        out = np.full(values.shape, np.nan)
+        for c, ref in enumerate(self._sorted):
+            v = values[:, c]
+            ok = ~np.isnan(v)
+            lo = np.searchsorted(ref, v[ok], side="left")
+            hi = np.searchsorted(ref, v[ok], side="right")
+            out[ok, c] = (lo + hi) / (2.0 * max(ref.size, 1))
+        return Table.from_arrays(self._qschema, table.codes, out)
+
+    def _signals(
+        self, points: Table, release: Table, reference: Table, rng: np.random.Generator
+    ) -> np.ndarray:
+        """``(len(points), n_signals)``: minus log distances at each scale, then no-box scores."""
+        kmax = min(max(self.scales), len(release))
+        cols = []
+        for q in (False, True) if self.quantile else (False,):
+            a, b = (self._quantiles(points), self._quantiles(release)) if q else (points, release)
+            dist, _ = nearest_neighbours(a, b, k=kmax, metric=self.metric)
+            cols += [-np.log(dist[:, : min(k, kmax)].mean(axis=1) + _EPS) for k in self.scales]
+        for name in self.nobox:
+            _, attack = resolve_attack(AttackFamily.NOBOX_MEMBERSHIP, name)
+            assert isinstance(attack, NoBoxMembershipAttack)
+            attack.fit(release, reference, rng=rng)
+            cols.append(np.asarray(attack.score(points), dtype=np.float64))
+        return np.column_stack(cols)
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        """The meta-classifier's features, in column order."""
+        out: list[str] = []
+        for s in self.signal_names:
+            out += [s, f"{s}:z_out", f"{s}:share_out_below", f"{s}:mean_out", f"{s}:in_gap"]
+        return tuple(out)
+
+    @staticmethod
+    def _features(
+        own: np.ndarray, others: np.ndarray, member_of: np.ndarray, use: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Calibrated features of records on one release.
+
+        ``own``: (n, s) signals on the release; ``others``: (n, m, s) signals on the m shadow
+        releases; ``member_of``: (n, m) whether each record was in each of them; ``use``:
+        (n, m) which shadow releases may calibrate each record (all when ``None``).
+        """
+        usable = np.ones(member_of.shape, dtype=bool) if use is None else use
+        w = (usable & ~member_of)[:, :, None].astype(np.float64)
+        n_out = w[:, :, 0].sum(axis=1)
+        cnt = np.maximum(n_out, 1)[:, None]
+        mean_out = (others * w).sum(axis=1) / cnt
+        var = (((others - mean_out[:, None, :]) ** 2) * w).sum(axis=1) / np.maximum(cnt - 1, 1)
+        sd = np.sqrt(var) + 1e-6
+        z = (own - mean_out) / sd
+        below = ((others < own[:, None, :]) * w).sum(axis=1) / cnt
+        in_w = (usable & member_of)[:, :, None].astype(np.float64)
+        n_in = in_w[:, :, 0].sum(axis=1)[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            in_gap = np.where(n_in > 0, (others * in_w).sum(axis=1) / n_in - mean_out, np.nan)
+        none_out = n_out == 0
+        z[none_out] = np.nan
+        below[none_out] = np.nan
+        mean_out[none_out] = np.nan
+        blocks = []
+        for j in range(own.shape[1]):
+            blocks += [own[:, j], z[:, j], below[:, j], mean_out[:, j], in_gap[:, j]]
+        return np.column_stack(blocks)
+
+    # --- fit and score ----------------------------------------------------------------------
+
+    def fit_score(
+        self,
+        shadows: Sequence[ShadowRelease],
+        release: pd.DataFrame,
+        candidates: pd.DataFrame,
+        *,
+        seed: int,
+    ) -> np.ndarray:
+        """Learn on ``shadows``, then return the membership probability of every candidate
+        of ``release`` (the attack is fitted for one target; see :func:`attack_release`)."""
+        self.fit_shadows(shadows, seed=seed, targets=(release, candidates))
+        return self.score(release, candidates)
+
+    def fit_shadows(
+        self,
+        shadows: Sequence[ShadowRelease],
+        *,
+        seed: int,
+        targets: Sequence[pd.DataFrame | Table] = (),
+    ) -> ShadowReleaseAttack:
+        """Encode the shadows, compute the signals of sampled records on every shadow release
+        and fit the meta-classifier; returns self.
+
+        ``targets`` (the releases and candidates to be scored) only widen the categories of the
+        encoding, so that a category the shadows never hold can still be scored; nothing is
+        learned from them.
+        """
+        check_shadows(shadows)
+        t0 = time.perf_counter()
+        m = len(shadows)
+        trainings = [s.training for s in shadows]
+        assert all(t is not None for t in trainings)
+        parts: dict[str, pd.DataFrame] = {"population": pd.concat(trainings, ignore_index=True)}
+        for s in shadows:
+            parts[f"shadow release {s.name}"] = s.release
+        for i, t in enumerate(targets):
+            parts[f"target part {i}"] = _frame(t)
+        enc = encode_frames(parts)
+        self._schema = enc.schema
+        population = enc.tables["population"]
+        self._fit_quantiles(population)
+        self._releases = [enc.tables[f"shadow release {s.name}"] for s in shadows]
+        sizes = np.array([len(t) for t in trainings])  # type: ignore[arg-type]
+        starts = np.concatenate([[0], np.cumsum(sizes)])
+        pop_keys = population.row_keys()
+        self._train_keys = [set(pop_keys[starts[j] : starts[j + 1]].tolist()) for j in range(m)]
+
+        # The labelled records. A record is known to belong to the population only because a
+        # shadow's training set holds it: it is drawn *from* one shadow (its source), which then
+        # takes no part in its examples. On every other shadow its membership is then as
+        # independent of its values as a candidate's is on all shadows, so nothing but the
+        # release's signals tells members from non-members (drawing from the union of the
+        # training sets instead makes "was in some other shadow" a label artefact).
+        rng = _SAMPLE.rng(seed)
+        pool_idx, source = [], []
+        for k in range(m):
+            take = min(self.records_per_shadow, int(sizes[k]))
+            pool_idx.append(starts[k] + rng.choice(int(sizes[k]), take, replace=False))
+            source.append(np.full(take, k))
+        pool = population.take(np.concatenate(pool_idx))
+        src = np.concatenate(source)
+        pool_member = self._membership(pool.row_keys())
+        # the no-box reference: population records outside the pool
+        excluded = set(pool.row_keys().tolist())
+        free = np.flatnonzero([k not in excluded for k in pop_keys.tolist()])
+        ref_idx = rng.choice(free, min(self.reference_size, free.size), replace=False)
+        self._reference_idx = ref_idx
+        self._population = population
+        self._ref_keys = pop_keys[ref_idx].tolist()
+        self._ref_member = self._membership(pop_keys[ref_idx])
+        self._seed = seed
+
+        signals = np.stack(
+            [
+                self._signals(pool, r, self._reference(j), _NOBOX.rng(seed, j))
+                for j, r in enumerate(self._releases)
+            ],
+            axis=1,
+        )  # (n_pool, m, s)
+        # examples (record i, release j): every other shadow holding i is a member example,
+        # `negatives_per_record` shadows not holding it are non-member examples
+        pick = _SAMPLE.rng(seed, 1)
+        ex_i, ex_j = [], []
+        for i in range(len(pool)):
+            holds = pool_member[i].copy()
+            holds[src[i]] = False
+            ins = np.flatnonzero(holds)
+            outs = np.flatnonzero(~pool_member[i])
+            outs = pick.choice(outs, min(outs.size, self.negatives_per_record), replace=False)
+            ex_i += [i] * (ins.size + outs.size)
+            ex_j += [*ins.tolist(), *outs.tolist()]
+        ii, jj = np.asarray(ex_i), np.asarray(ex_j)
+        use = np.ones((ii.size, m), dtype=bool)
+        use[np.arange(ii.size), jj] = False
+        use[np.arange(ii.size), src[ii]] = False
+        x = self._features(signals[ii, jj, :], signals[ii], pool_member[ii], use)
+        y = pool_member[ii, jj]
+        if y.all() or not y.any():
+            raise InputError(
+                "the shadow releases' training sets do not overlap enough to give both member "
+                "and non-member examples: give shadows trained on overlapping samples of one "
+                "population, or more of them"
+            )
+        self._model = HistGradientBoostingClassifier(
+            max_iter=self.max_iter,
+            learning_rate=0.03,
+            max_leaf_nodes=15,
+            min_samples_leaf=100,
+            l2_regularization=1.0,
+            random_state=int(_MODEL.rng(seed).integers(2**31 - 1)),
+        ).fit(x, y)
+        self.n_examples_ = int(y.size)
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+    def _membership(self, keys: np.ndarray) -> np.ndarray:
+        """(len(keys), n_shadows): whether each record is in each shadow's training set."""
+        ks = keys.tolist()
+        return np.array([[k in tk for tk in self._train_keys] for k in ks], dtype=bool).reshape(
+            len(ks), len(self._train_keys)
+        )
+
+    def _reference(self, j: int | None, drop: np.ndarray | None = None) -> Table:
+        """Reference records for release ``j``: the sample minus ``j``'s training records and
+        minus the records ``drop`` marks (the candidates being scored)."""
+        keep = np.ones(self._reference_idx.size, dtype=bool)
+        if j is not None:
+            keep &= ~self._ref_member[:, j]
+        if drop is not None:
+            keep &= ~drop
+        return self._population.take(self._reference_idx[keep])
+
+    def score(self, release: pd.DataFrame | Table, candidates: pd.DataFrame | Table) -> np.ndarray:
+        """Membership probability of every candidate record of ``release``."""
+        if not hasattr(self, "_model"):
+            raise InputError("the attack is not fitted: call fit_shadows(shadows, seed=...) first")
+        enc = encode_frames(
+            {"release": _frame(release), "candidates": _frame(candidates)}, schema=self._schema
+        )
+        rel, cand = enc.tables["release"], enc.tables["candidates"]
+        if len(cand) == 0:
+            return np.zeros(0)
+        cand_keys = cand.row_keys()
+        scored = set(cand_keys.tolist())
+        drop = np.array([k in scored for k in self._ref_keys], dtype=bool)
+        own = self._signals(
+            cand, rel, self._reference(None, drop), _NOBOX.rng(self._seed, len(self._releases))
+        )
+        others = np.stack(
+            [
+                self._signals(cand, r, self._reference(j, drop), _NOBOX.rng(self._seed, j))
+                for j, r in enumerate(self._releases)
+            ],
+            axis=1,
+        )
+        member_of = self._membership(cand_keys)
+        feats = self._features(own, others, member_of)
+        return np.asarray(self._model.predict_proba(feats)[:, 1], dtype=np.float64)
+
+
+def _frame(part: pd.DataFrame | Table) -> pd.DataFrame:
+    return part.to_frame() if isinstance(part, Table) else part
+
+
+def attack_release(
+    shadows: Sequence[ShadowRelease],
+    release: pd.DataFrame | Table,
+    candidates: pd.DataFrame | Table,
+    *,
+    seed: int,
+    labels: np.ndarray | None = None,
+    attack: ShadowReleaseAttack | None = None,
+) -> ShadowReleaseResult:
+    """Score ``candidates`` of ``release`` with an attack learned on ``shadows``.
+
+    Parameters
+    ----------
+    shadows : sequence of ShadowRelease
+        At least two, each with its training records
+        (:func:`synthleak.data.shadow_releases.read_shadow_releases`).
+    release : DataFrame or Table
+        The target release.
+    candidates : DataFrame or Table
+        Records whose membership in the release's training data is scored.
+    seed : int
+    labels : array of bool, optional
+        True membership of the candidates (a data owner knows it: members are the original's
+        records, non-members the control's). With labels, the result holds the AUC and the
+        TPR at :data:`REPORTED_FPRS` with their intervals.
+    attack : ShadowReleaseAttack, optional
+        A configured attack (default parameters otherwise); fitted here.
+    """
+    atk = attack if attack is not None else ShadowReleaseAttack()
+    atk.fit_shadows(shadows, seed=seed, targets=(release, candidates))
+    t0 = time.perf_counter()
+    scores = atk.score(release, candidates)
+    score_seconds = time.perf_counter() - t0
+    auc_est: RiskEstimate | None = None
+    tprs: tuple[TprAtFpr, ...] = ()
+    if labels is not None:
+        y = np.asarray(labels).astype(bool)
+        if y.shape != scores.shape:
+            raise InputError(
+                f"labels must give one membership per candidate ({scores.size}), got {y.size}"
+            )
+        auc_est = auc_estimate(y, scores, rng=_BOOT.rng(seed))
+        tprs = tuple(tpr_at_fpr_estimate(y, scores, f) for f in REPORTED_FPRS)
+    return ShadowReleaseResult(
+        scores=tuple(float(s) for s in scores),
+        n_shadows=len(shadows),
+        n_examples=atk.n_examples_,
+        features=atk.feature_names,
+        auc=auc_est,
+        tpr=tprs,
+        fit_seconds=atk.fit_seconds_,
+        score_seconds=score_seconds,
+    )
