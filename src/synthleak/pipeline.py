@@ -349,26 +349,17 @@ def _assemble(
     records: Sequence[StageRecord],
 ) -> AuditResult:
     """The audit's result from what the stages left in ``ctx``: every section of
-    ``ctx.sections``, the findings (with their verdicts, :func:`~synthleak.results.assess`) and
-    the notes."""
-    sec = ctx.sections
+    ``ctx.sections`` (each field of :class:`~synthleak.stages.base.Sections` is the
+    :class:`~synthleak.results.AuditResult` field of the same name), the findings (with their
+    verdicts, :func:`~synthleak.results.assess`) and the notes."""
+    sections = {f.name: getattr(ctx.sections, f.name) for f in fields(ctx.sections)}
     return AuditResult(
         config=config,
         schema=schema,
         data=data,
         stages=(*records, *copy_checks_not_measured(ctx.findings)),
         findings=assess(ctx.findings),
-        vulnerability=sec.vulnerability,
-        screening=sec.screening,
-        membership=sec.membership,
-        utility=sec.utility,
         privacy_utility=tuple(ctx.privacy_utility),
-        nobox=sec.nobox,
-        copies=sec.copies,
-        attribute=sec.attribute,
-        attribute_release=sec.attribute_release,
-        attribute_sweep=sec.attribute_sweep,
-        epsilon=sec.epsilon,
-        budget=sec.budget,
         notes=tuple(ctx.notes),
+        **sections,
     )

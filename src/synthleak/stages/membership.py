@@ -336,6 +336,7 @@ def game_train_size(release: int, original: int, n_targets: int, budget: int) ->
     return n, f"the budget's datasets hold at most {budget} records"
 
 
+# long: the screen, the time limit's plan, the game and its epsilon, kept in the order they run
 def _membership(ctx: Context, rng: np.random.Generator) -> None:
     seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.attacks.base import make_attack
