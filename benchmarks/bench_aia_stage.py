@@ -9,7 +9,7 @@ program and a 120 s limit, dcr and infer; one worker), on a sample of Adult:
    reconstruction's linear programs, the generator fits and the other attacks; the projected
    time of the budget's 200 games;
 2. the stage as it now runs: the budget's allowance (``BudgetPlan.aia_seconds``) with its floor
-   of games (``pipeline.AIA_MIN_GAMES``): wall time, games played and interval widths.
+   of games (``stages.attribute_game.AIA_MIN_GAMES``): wall time, games played and interval widths.
 
 Both parts run in one process, so they see the same machine state.
 
@@ -34,7 +34,8 @@ from pathlib import Path
 import pandas as pd
 
 from synthleak.games.attribute import AttributeGame
-from synthleak.pipeline import AIA_MIN_GAMES, BUDGETS, Budget
+from synthleak.pipeline import BUDGETS, Budget
+from synthleak.stages.attribute_game import AIA_MIN_GAMES
 
 DATA = Path(
     os.environ.get(

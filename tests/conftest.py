@@ -79,3 +79,16 @@ def temporary_generators(monkeypatch: pytest.MonkeyPatch):
             monkeypatch.setitem(base._REGISTRY, info.name, info)  # type: ignore[attr-defined]
 
     return register
+
+
+@pytest.fixture(scope="module")
+def split(adult_table: sl.Table) -> tuple[sl.Table, sl.Table, sl.Table]:
+    """Three disjoint 1,000-record samples of Adult (original, control, other people): the
+    inputs of the audit's stage tests and of ``audit()``'s."""
+    rng = np.random.default_rng(5)
+    rows = rng.choice(len(adult_table), 3000, replace=False)
+    return (
+        adult_table.take(rows[:1000]),
+        adult_table.take(rows[1000:2000]),
+        adult_table.take(rows[2000:]),
+    )

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from pathlib import Path
 
@@ -156,7 +157,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("generators", ("generators",)),
     ("attacks", ("attacks",)),
     ("games", ("games", "partitioned")),
-    ("audit", ("pipeline", "results", "findings", "policy")),
+    ("audit", ("stages", "pipeline", "results", "findings", "policy")),
     ("report", ("report",)),
     ("command line", ("cli",)),
     ("contract checks", ("testing",)),
@@ -277,3 +278,17 @@ def test_nothing_in_the_package_imports_the_contract_checks() -> None:
         and any(d.startswith("synthleak.testing") for d in _imports(p, known, SRC))
     )
     assert not users, f"modules importing synthleak.testing: {users}"
+
+
+def test_every_audit_stage_is_a_module_of_its_own() -> None:
+    """Each stage of the audit is ``synthleak.stages.<name>.STAGE``: its module is named after it
+    and holds no other stage, so adding a stage is its module plus one line of the stage list."""
+    import synthleak.pipeline as pipeline
+
+    for st in pipeline.STAGES:
+        module = importlib.import_module(f"synthleak.stages.{st.name}")
+        assert module.STAGE is st, st.name
+        assert st.run.__module__ == module.__name__, st.name
+    modules = {p.stem for p in (SRC / "stages").glob("*.py")} - {"__init__", "base"}
+    assert modules == {st.name for st in pipeline.STAGES}
+

@@ -324,6 +324,7 @@ def _nobox(
     exit_for_policy(outcome)
 
 
+# long: the command composes the black-box game itself (not yet the membership stage's)
 @app.command("mia", rich_help_panel="Privacy games (one attack family each)")
 def mia_cmd(
     ctx: typer.Context,

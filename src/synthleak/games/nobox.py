@@ -609,6 +609,7 @@ class NoBoxMembershipGame:
         return list(dict.fromkeys(int(r) for r in rows))
 
     # --- play ---------------------------------------------------------------------------
+    # long: one pass over the attacks, each scored on the same members, non-members and reference
     def run(
         self, release: Release, *, seed: int, runtime: Runtime | None = None
     ) -> NoBoxMembershipResult:

@@ -880,6 +880,7 @@ def epsilon_verdict(
     )
 
 
+# long: the selection and evaluation split, the fixed rules and the Bonferroni share, in one place
 def empirical_epsilon(
     scores: Mapping[str, Any] | Any,
     labels: Mapping[str, Any] | Any,

@@ -1,0 +1,400 @@
+"""The audit's stage machinery: the context the stages share, the typed sections they write,
+``Stage`` and ``Skip``, the run of the stages, and the kept (resumable) stages.
+
+A stage is a module of this package that exports its :class:`Stage` (``STAGE``); the stage
+list and ``audit()`` are in :mod:`synthleak.pipeline`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+import typing
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthleak.data.release import Release
+from synthleak.data.schema import Schema
+from synthleak.data.table import Table
+from synthleak.errors import BaselineWarning, InputError, raise_if_interrupted
+from synthleak.games.attribute import AttributeGameResult
+from synthleak.games.attribute_release import ReleaseAttributeResult
+from synthleak.games.membership import MembershipResult
+from synthleak.games.nobox import NoBoxMembershipResult
+from synthleak.games.shadow import table_fingerprint
+from synthleak.games.sweep import AttributeSweepResult
+from synthleak.metrics.copies import (
+    CopyReport,
+)
+from synthleak.metrics.epsilon import EpsilonEstimate
+from synthleak.metrics.privacy import RiskEstimate
+from synthleak.results import (
+    MAX_WIDTH,
+    TOO_SMALL_STATUS,
+    AuditOptions,
+    BudgetPlan,
+    BudgetRecord,
+    Finding,
+    MetricKind,
+    PrivacyUtilityPoint,
+    ScreeningSection,
+    StageRecord,
+    StageStatus,
+    UtilitySection,
+    VulnerabilitySection,
+    min_trials,
+    package_versions,
+)
+from synthleak.runtime import Runtime
+from synthleak.runtime.seeding import STREAMS_VERSION, stream
+from synthleak.runtime.store import (
+    RunStore,
+    check_interrupted,
+    interrupts_noticed,
+)
+from synthleak.serde import decode, jsonable
+from synthleak.threat import ThreatModel
+from synthleak.vulnerability import Ranking
+
+#: One stream per stage, keyed by the stage's name.
+STAGE_STREAM = stream("audit/stage", labelled="audit.{}")
+
+
+Log = Callable[[str], None]
+
+
+CONTROL_NEEDED = (
+    "a control set: real records of the same population that the generator never saw "
+    "(give --control, control= in Python, or hold some records out before generating)"
+)
+
+
+SECRET_NEEDED = (
+    "a secret column to infer (--secret COLUMN, or --secret all for every column; secret= in "
+    "Python)"
+)
+
+
+GENERATOR_NEEDED = (
+    "the generator, as a spec the audit can run many times for shadow models (--generator; "
+    "generator= in Python); a release alone is audited without it"
+)
+
+
+@dataclass
+class Sections:
+    """The report sections the stages measure, one typed field per stage-written section of
+    :class:`~synthleak.results.AuditResult` (same name, same type; ``None`` until measured).
+
+    A stage sets its field (``ctx.sections.utility = ...``); :func:`_assemble` carries every
+    field into the result. ``tests/test_pipeline.py`` checks that the names and types match
+    :class:`~synthleak.results.AuditResult` and that none is dropped on the way.
+    """
+
+    vulnerability: VulnerabilitySection | None = None
+    screening: ScreeningSection | None = None
+    membership: MembershipResult | None = None
+    nobox: NoBoxMembershipResult | None = None
+    copies: CopyReport | None = None
+    attribute: AttributeGameResult | None = None
+    attribute_release: ReleaseAttributeResult | None = None
+    attribute_sweep: AttributeSweepResult | None = None
+    utility: UtilitySection | None = None
+    epsilon: EpsilonEstimate | None = None
+    budget: BudgetRecord | None = None
+
+
+@dataclass
+class Context:
+    """What the stages share: the options, the inputs, and what earlier stages produced."""
+
+    options: AuditOptions
+    log: Log
+    runtime: Runtime
+    schema: Schema
+    original: Table
+    frame: pd.DataFrame | None
+    synthetic: Table | None
+    control: Table | None
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    identifiers: tuple[str, ...] = ()
+    domain_from_data: bool = False  # the schema's domains were read from the data
+    train: Table = field(init=False)
+    train_rows: np.ndarray = field(init=False)
+    control_rows: np.ndarray | None = None  # rows of the original held out as control, if any
+    ranking: Ranking | None = None  # the vulnerability stage's ranking (V_k or cell rarity)
+    sections: Sections = field(default_factory=Sections)
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    privacy_utility: list[PrivacyUtilityPoint] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.train = self.original
+        self.train_rows = np.arange(len(self.original))
+
+    @property
+    def plan(self) -> BudgetPlan:
+        """The budget's sizes (``options.plan``, or the named budget's)."""
+        return self.options.sizes
+
+
+@dataclass(frozen=True)
+class Skip:
+    """Why a stage does not run: an input is missing (``needs``), or it does not apply."""
+
+    needs: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A named stage: why it cannot run (``None`` when it can) and what it does."""
+
+    name: str
+    title: str
+    needs: Callable[[Context], Skip | None]
+    run: Callable[[Context, np.random.Generator], None]
+    #: Whether a finished run of the stage is kept in the run directory (:class:`Kept`): only
+    #: for stages that leave nothing but findings, notes, privacy-utility points and sections.
+    kept: bool = False
+
+
+def needs_control(ctx: Context) -> Skip | None:
+    if ctx.synthetic is None:
+        return no_release_skip(ctx)
+    return None if ctx.control is not None else Skip(needs=CONTROL_NEEDED)
+
+
+def no_release_skip(ctx: Context) -> Skip:
+    """Why a stage that needs the release cannot run: it was not given, or the generator failed
+    to make it (that stage's record says why)."""
+    if ctx.options.generator is not None:
+        return Skip(needs="a release: the generator failed to make one (see its stage)")
+    return Skip(needs="the synthetic release (or a generator to make one)")
+
+
+def risk_finding(ctx: Context, key: str, title: str, res: Any, threat: ThreatModel) -> Finding:
+    """A risk finding; its baseline is 0 (an attack that does no better on the real records than
+    on the control records). The random-guess success rate stays in the details.
+
+    Its trials are predicates or link attempts, but they are all about the records of the
+    training and control parts: however many trials there are, fewer records than
+    :func:`~synthleak.results.min_trials` cannot tell "no leak" from a serious one, and the
+    finding then says "too small to measure" with the size it needs.
+    """
+    r = res.risk
+    # the game's own p-value (against no excess over the control, as this baseline of 0)
+    est = RiskEstimate(r.value, r.ci_low, r.ci_high, r.confidence, r.n_trials, 0.0, r.p_value)
+    details = res.summary()
+    assert ctx.control is not None
+    n_records = min(len(ctx.train), len(ctx.control))
+    need = min_trials(MetricKind.RISK, r.confidence)
+    if n_records < need:
+        details["status"] = TOO_SMALL_STATUS
+        details["too_small"] = (
+            f"it concerns {n_records} records (the smaller of the training part and the "
+            f"control), and a rate is resolved to {MAX_WIDTH[MetricKind.RISK]:.2f} only from "
+            f"{need} records on"
+        )
+    return Finding(key, title, MetricKind.RISK, est, threat, details)
+
+
+def release_tables(ctx: Context) -> Release:
+    """The release as the encoded tables: the analysed columns only (no identifiers, no text)."""
+    assert ctx.synthetic is not None and ctx.control is not None
+    return Release(ctx.train, ctx.synthetic, ctx.control, ctx.schema)
+
+
+def needs_synthetic(ctx: Context) -> Skip | None:
+    return None if ctx.synthetic is not None else no_release_skip(ctx)
+
+
+#: The context fields a kept stage may change (``Stage.kept``).
+KEPT_FIELDS = ("findings", "notes", "privacy_utility", "sections")
+
+
+class Kept:
+    """The finished stages of an audit, kept in its run directory (``RUN_DIR/stages``).
+
+    A stage marked ``kept`` that finishes stores what it added to the context (findings, notes,
+    privacy-utility points, sections) as one JSON document, written atomically; a re-run of the
+    same audit takes it back instead of running the stage again, so an audit stopped by Ctrl-C
+    or ``kill -9`` keeps every stage it finished, however long each took. The document's key
+    holds a digest of everything the stage's output depends on: the versions of synthleak and
+    of the packages it computes with, the random stream layout, the options (and so the seed),
+    the schema, the values of the three parts (the encoded tables, and the frames as read,
+    whose left-out columns the copy check reads) and what happened to every earlier stage.
+    Another audit in the same directory has other keys and runs every stage. Results
+    round-trip through JSON losslessly (:mod:`synthleak.serde`), so a resumed audit reports
+    what an uninterrupted one does.
+    """
+
+    def __init__(self, ctx: Context) -> None:
+        assert ctx.runtime.run_dir is not None
+        self.ctx = ctx
+        self.store = RunStore(ctx.runtime.run_dir / "stages", {"kept": "audit stages"})
+        self._base: str | None = None
+
+    def _part(self, name: str) -> str:
+        ctx = self.ctx
+        table = {"original": ctx.original, "synthetic": ctx.synthetic, "control": ctx.control}[name]
+        if table is None:
+            return "-"
+        h = hashlib.sha256(table_fingerprint(table).encode())
+        frame = ctx.frames.get(name)
+        if frame is not None:
+            h.update(json.dumps([str(c) for c in frame.columns]).encode())
+            try:
+                rows = pd.util.hash_pandas_object(frame, index=False)
+            except (TypeError, ValueError):  # values pandas cannot hash as they are (lists)
+                rows = pd.util.hash_pandas_object(frame.astype(str), index=False)
+            h.update(np.ascontiguousarray(rows.to_numpy(dtype=np.uint64)).data)
+        return h.hexdigest()
+
+    def key(self, st: Stage, records: Sequence[StageRecord]) -> str:
+        """The key of ``st``'s output, after the stages ``records`` describe."""
+        if self._base is None:  # at the first kept stage: after the release exists
+            ctx = self.ctx
+            parts = [self._part(n) for n in ("original", "synthetic", "control")]
+            self._base = json.dumps(
+                [
+                    package_versions(),  # synthleak, numpy, scikit-learn, ...: same numbers
+                    STREAMS_VERSION,
+                    ctx.options.to_json(),
+                    ctx.schema.to_json(),
+                    list(ctx.identifiers),
+                    parts,
+                ]
+            )
+        before = [[r.name, r.status.value, r.reason, r.needs] for r in records]
+        text = json.dumps([self._base, before]).encode()
+        return f"{st.name}-{hashlib.sha256(text).hexdigest()[:24]}"
+
+    def get(self, key: str) -> tuple[dict[str, Any], float] | None:
+        """The stored output of ``key`` and the seconds the stage took, if it finished."""
+        if key not in self.store:
+            return None
+        return self.store.get_document(key), float(self.store.meta(key).get("seconds", math.nan))
+
+    def put(self, key: str, doc: dict[str, Any], seconds: float) -> None:
+        self.store.put_document(key, doc, {"seconds": seconds})
+
+    @staticmethod
+    def mark(ctx: Context) -> dict[str, Any]:
+        """What the context holds before a stage runs (:meth:`output` compares with it)."""
+        held = {f.name: getattr(ctx, f.name) for f in fields(Context)}
+        held["_sizes"] = {n: len(getattr(ctx, n)) for n in KEPT_FIELDS if n != "sections"}
+        held["_sections"] = {f.name: getattr(ctx.sections, f.name) for f in fields(Sections)}
+        return held
+
+    @staticmethod
+    def output(ctx: Context, mark: dict[str, Any]) -> dict[str, Any] | None:
+        """What the stage added to the context, as JSON (``None`` when it changed anything
+        else, which cannot be kept)."""
+        if any(
+            getattr(ctx, f.name) is not mark[f.name]
+            for f in fields(Context)
+            if f.name not in KEPT_FIELDS
+        ):
+            return None
+        sizes = mark["_sizes"]
+        return {
+            "findings": jsonable(ctx.findings[sizes["findings"] :]),
+            "notes": ctx.notes[sizes["notes"] :],
+            "privacy_utility": jsonable(ctx.privacy_utility[sizes["privacy_utility"] :]),
+            "sections": {
+                name: jsonable(value)
+                for name, value in ((n, getattr(ctx.sections, n)) for n in mark["_sections"])
+                if value is not mark["_sections"][name]
+            },
+        }
+
+    @staticmethod
+    def restore(ctx: Context, doc: dict[str, Any]) -> None:
+        """Add a stored output to the context, as the stage did."""
+        ctx.findings.extend(Finding.from_dict(d) for d in doc["findings"])
+        ctx.notes.extend(doc["notes"])
+        ctx.privacy_utility.extend(PrivacyUtilityPoint.from_dict(d) for d in doc["privacy_utility"])
+        hints = typing.get_type_hints(Sections)
+        for name, value in doc["sections"].items():
+            setattr(ctx.sections, name, decode(hints[name], value))
+
+
+def run_stages(ctx: Context, stages: Sequence[Stage]) -> list[StageRecord]:
+    """Run every stage that has its inputs; record what happened to each. With a run directory,
+    a stage marked ``kept`` that an earlier run of the same audit finished is taken from it
+    (:class:`Kept`)."""
+    kept = Kept(ctx) if ctx.runtime.run_dir is not None else None
+    try:
+        with interrupts_noticed():
+            return _run_stages(ctx, stages, kept)
+    finally:
+        if kept is not None:
+            kept.store.close()
+
+
+def _run_stages(ctx: Context, stages: Sequence[Stage], kept: Kept | None) -> list[StageRecord]:
+    records: list[StageRecord] = []
+    for st in stages:
+        skip = st.needs(ctx)
+        if skip is not None:
+            status = StageStatus.NOT_MEASURED if skip.needs else StageStatus.NOT_APPLICABLE
+            records.append(StageRecord(st.name, st.title, status, skip.reason, skip.needs))
+            continue
+        key = kept.key(st, records) if kept is not None and st.kept else None
+        stored = kept.get(key) if kept is not None and key is not None else None
+        if stored is not None:
+            Kept.restore(ctx, stored[0])
+            ctx.log(f"{st.title}: finished in an earlier run, kept")
+            records.append(StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", stored[1]))
+            continue
+        mark = Kept.mark(ctx) if key is not None else None
+        t0 = time.perf_counter()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", BaselineWarning)  # the verdict carries it
+                st.run(ctx, STAGE_STREAM.sub(st.name).rng(ctx.options.seed))
+        except InputError as exc:
+            check_interrupted()
+            ctx.log(f"{st.title}: not measured ({exc})")
+            records.append(
+                StageRecord(
+                    st.name,
+                    st.title,
+                    StageStatus.NOT_MEASURED,
+                    str(exc),
+                    "",
+                    time.perf_counter() - t0,
+                )
+            )
+            continue
+        except Exception as exc:  # a failing stage never loses the others' work
+            raise_if_interrupted(exc)
+            check_interrupted()
+            msg = str(exc).splitlines()[0] if str(exc) else ""
+            ctx.log(f"{st.title}: failed ({type(exc).__name__}: {msg})")
+            records.append(
+                StageRecord(
+                    st.name,
+                    st.title,
+                    StageStatus.FAILED,
+                    f"{type(exc).__name__}: {msg}",
+                    "",
+                    time.perf_counter() - t0,
+                )
+            )
+            continue
+        seconds = time.perf_counter() - t0
+        check_interrupted()  # a Ctrl-C that the stage's code swallowed: nothing is kept
+        doc = Kept.output(ctx, mark) if mark is not None else None
+        if kept is not None and key is not None and doc is not None:
+            kept.put(key, doc, seconds)
+        records.append(StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", seconds))
+    return records

@@ -1,0 +1,240 @@
+"""The audit's stage machinery (:mod:`synthleak.stages.base`): stage streams, failures, the
+sections every stage writes, kept stages and interrupts, played through ``audit()``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from tests.stages.audit_helpers import TINY, by_key, figures
+
+from synthleak import InputError
+from synthleak.pipeline import STAGES, audit
+from synthleak.results import AuditResult, StageStatus
+from synthleak.stages import base as stage_base
+from synthleak.stages.base import Sections, Stage
+
+
+def test_stage_streams_do_not_depend_on_other_stages(split, monkeypatch) -> None:
+    """Skipping a stage changes no other stage's numbers (streams are keyed by stage name)."""
+    import synthleak.pipeline as audit_module
+
+    train, ctl, other = split
+    full = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    without = tuple(s for s in STAGES if s.name != "singling_out")
+    monkeypatch.setattr(audit_module, "STAGES", without)
+    part = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    f, g = by_key(full), by_key(part)
+    assert "singling_out.multivariate" in f and "singling_out.multivariate" not in g
+    for key in ("linkability", "membership.nobox"):
+        assert f[key].estimate == g[key].estimate, key
+
+
+def test_a_failing_stage_is_recorded_and_the_others_run(split, monkeypatch) -> None:
+    import synthleak.pipeline as audit_module
+
+    def boom(ctx, rng):  # type: ignore[no-untyped-def]
+        raise MemoryError("simulated")
+
+    stages = tuple(
+        Stage(s.name, s.title, s.needs, boom) if s.name == "utility" else s for s in STAGES
+    )
+    monkeypatch.setattr(audit_module, "STAGES", stages)
+    train, ctl, other = split
+    r = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    by = {s.name: s for s in r.stages}
+    assert by["utility"].status is StageStatus.FAILED and "MemoryError" in by["utility"].reason
+    assert by["linkability"].status is StageStatus.MEASURED and r.utility is None
+
+
+def test_sections_are_the_results_fields_of_the_same_type() -> None:
+    """Every section a stage writes is a field of AuditResult with the same name and type."""
+    from dataclasses import fields
+
+    result_types = {f.name: f.type for f in fields(AuditResult)}
+    for f in fields(Sections):
+        assert f.name in result_types, f"AuditResult has no field {f.name!r}"
+        assert f.type == result_types[f.name], f.name
+        assert f.default is None
+
+
+def test_every_section_reaches_the_result(split, monkeypatch) -> None:
+    """What a stage leaves in ctx.sections is what the result holds, field by field."""
+    from dataclasses import fields
+
+    import synthleak.pipeline as audit_module
+
+    marks = {f.name: object() for f in fields(Sections)}
+
+    def fill(ctx, rng):  # type: ignore[no-untyped-def]
+        for name, mark in marks.items():
+            setattr(ctx.sections, name, mark)
+
+    stage = Stage("fill", "fill every section", lambda ctx: None, fill)
+    monkeypatch.setattr(audit_module, "STAGES", (stage,))
+    train, ctl, other = split
+    r = audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    for name, mark in marks.items():
+        assert getattr(r, name) is mark, name
+
+
+def test_an_audit_refuses_a_run_directory_of_another_stream_layout(split, tmp_path) -> None:
+    """Finished work drawn under the earlier layout (games seeded from the run seed) is never
+    mixed into a run whose games draw from their stages' streams."""
+    from synthleak.runtime import RunStore, Runtime
+
+    train, ctl, other = split
+    old = tmp_path / "run"
+    RunStore(old / "nobox", {"seed": 1}).put("attack-dcr", {"x": np.zeros(2)})
+    with pytest.raises(InputError, match="stream layout 1, this one uses 2"):
+        audit(train, synthetic=other, control=ctl, plan=TINY, seed=1, runtime=Runtime(run_dir=old))
+    fresh = tmp_path / "fresh"
+    audit(train, synthetic=other, control=ctl, plan=TINY, seed=1, runtime=Runtime(run_dir=fresh))
+    assert (fresh / "layout.json").exists()
+
+
+class _Stopped(KeyboardInterrupt):
+    """Ctrl-C, raised by a test in the middle of an audit."""
+
+
+def _stages_with(calls: list[str], stop_at: str | None = None) -> tuple:
+    """The audit's stages, each recording its name in ``calls`` when it runs; ``stop_at``
+    raises Ctrl-C there (after the stages before it finished)."""
+
+    def wrap(st):  # type: ignore[no-untyped-def]
+        def run(ctx, rng):  # type: ignore[no-untyped-def]
+            calls.append(st.name)
+            if st.name == stop_at:
+                raise _Stopped
+            st.run(ctx, rng)
+
+        return replace(st, run=run)
+
+    return tuple(wrap(st) for st in STAGES)
+
+
+def test_an_interrupted_audit_keeps_its_finished_stages(split, tmp_path, monkeypatch) -> None:
+    """Ctrl-C (or kill -9) in the middle of an audit keeps every stage it finished: the same
+    audit run again takes them from the run directory and reports exactly what an audit never
+    interrupted does; another audit in the same directory runs every stage itself."""
+    import synthleak.pipeline as audit_module
+    from synthleak.runtime import Runtime
+
+    train, ctl, other = (t.to_frame() for t in split)
+    other.insert(0, "name", [f"Person {j}" for j in range(len(other))])  # a left-out column
+    train.insert(0, "name", [f"Person {j}" for j in range(len(train))])
+    ctl.insert(0, "name", [f"Someone {j}" for j in range(len(ctl))])
+    kw = {"plan": TINY, "seed": 4, "secret": "income", "show_records": True}
+    whole = audit(train, synthetic=other, control=ctl, **kw)
+    rt = Runtime(run_dir=tmp_path / "run")
+    calls: list[str] = []
+    monkeypatch.setattr(audit_module, "STAGES", _stages_with(calls, stop_at="membership_nobox"))
+    with pytest.raises(_Stopped):
+        audit(train, synthetic=other, control=ctl, runtime=rt, **kw)
+    assert calls[-4:] == ["copies", "singling_out", "linkability", "membership_nobox"]
+
+    calls.clear()
+    monkeypatch.setattr(audit_module, "STAGES", _stages_with(calls))
+    lines: list[str] = []
+    resumed = audit(train, synthetic=other, control=ctl, runtime=rt, log=lines.append, **kw)
+    assert not {"copies", "singling_out", "linkability"} & set(calls)
+    assert {"membership_nobox", "attribute_release", "utility"} <= set(calls)
+    assert "Linkability: finished in an earlier run, kept" in lines
+    assert figures(resumed) == figures(whole)
+    assert resumed.copies is not None and resumed.copies.same_as(whole.copies)
+
+    calls.clear()  # every kept stage is now stored: nothing runs again
+    again = audit(train, synthetic=other, control=ctl, runtime=rt, **kw)
+    assert not {st.name for st in STAGES if st.kept} & set(calls)
+    assert figures(again) == figures(whole)
+
+    calls.clear()  # other values in a left-out column: another audit, every stage runs
+    other2 = other.assign(name=ctl["name"].to_numpy())
+    changed = audit(train, synthetic=other2, control=ctl, runtime=rt, **kw)
+    assert {"copies", "singling_out", "linkability", "membership_nobox"} <= set(calls)
+    assert figures(changed) == figures(audit(train, synthetic=other2, control=ctl, **kw))
+    calls.clear()  # another seed: another audit
+    audit(train, synthetic=other, control=ctl, runtime=rt, **{**kw, "seed": 5})
+    assert "copies" in calls
+    calls.clear()  # another numpy (scikit-learn, ...) may compute other numbers: run again
+    monkeypatch.setattr(stage_base, "package_versions", lambda: {"numpy": "0.0"})
+    audit(train, synthetic=other, control=ctl, runtime=rt, **kw)
+    assert "copies" in calls
+
+
+def test_every_kept_stage_is_stored(split, tmp_path) -> None:
+    """A stage marked kept stores its output; one that changed anything but findings, notes,
+    privacy-utility points and sections would not be (and would run again on every resume)."""
+    from synthleak.runtime import RunStore, Runtime
+
+    train, ctl, other = split
+    r = audit(
+        train,
+        synthetic=other,
+        control=ctl,
+        plan=TINY,
+        seed=1,
+        secret="income",
+        runtime=Runtime(run_dir=tmp_path / "run"),
+    )
+    measured = {s.name for s in r.stages if s.status is StageStatus.MEASURED}
+    kept = {st.name for st in STAGES if st.kept} & measured
+    assert kept >= {"copies", "singling_out", "membership_nobox", "attribute_release", "utility"}
+    with RunStore(tmp_path / "run" / "stages", {"kept": "audit stages"}) as store:
+        assert {k.rsplit("-", 1)[0] for k in store.done()} == kept
+    swept = audit(
+        train,
+        synthetic=other,
+        control=ctl,
+        plan=replace(TINY, aia_records=200, aia_queries=2000),  # the sweep's cost is not tested
+        seed=1,
+        secret="all",
+        runtime=Runtime(run_dir=tmp_path / "sweep"),
+    )
+    assert any(
+        s.name == "attribute_sweep" and s.status is StageStatus.MEASURED for s in swept.stages
+    )
+    with RunStore(tmp_path / "sweep" / "stages", {"kept": "audit stages"}) as store:
+        assert any(k.startswith("attribute_sweep-") for k in store.done())
+
+
+def test_a_ctrl_c_swallowed_inside_a_stage_stops_the_audit(split, tmp_path, monkeypatch) -> None:
+    """Code a stage runs may swallow a Ctrl-C (numpy clears errors raised while it looks up an
+    attribute): the audit stops after that stage anyway, and keeps nothing the stage did."""
+    import os
+    import signal
+    import time
+
+    import synthleak.pipeline as audit_module
+    from synthleak.runtime import RunStore, Runtime
+
+    def swallowing(st):  # type: ignore[no-untyped-def]
+        def run(ctx, rng):  # type: ignore[no-untyped-def]
+            st.run(ctx, rng)
+            if st.name == "singling_out":
+                try:
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(1)
+                except KeyboardInterrupt:
+                    pass
+
+        return replace(st, run=run)
+
+    train, ctl, other = split
+    monkeypatch.setattr(audit_module, "STAGES", tuple(swallowing(st) for st in STAGES))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            audit(
+                train,
+                synthetic=other,
+                control=ctl,
+                plan=TINY,
+                seed=1,
+                runtime=Runtime(run_dir=tmp_path / "run"),
+            )
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    with RunStore(tmp_path / "run" / "stages", {"kept": "audit stages"}) as store:
+        assert {k.rsplit("-", 1)[0] for k in store.done()} == {"copies"}
