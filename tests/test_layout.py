@@ -291,4 +291,3 @@ def test_every_audit_stage_is_a_module_of_its_own() -> None:
         assert st.run.__module__ == module.__name__, st.name
     modules = {p.stem for p in (SRC / "stages").glob("*.py")} - {"__init__", "base"}
     assert modules == {st.name for st in pipeline.STAGES}
-
