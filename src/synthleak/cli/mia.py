@@ -78,6 +78,7 @@ from synthleak.cli.common import (
     RunDirOpt,
     SchemaOpt,
     SeedOpt,
+    SpecialValuesOpt,
     SyntheticOpt,
     SyntheticSizeOpt,
     TextFormat,
@@ -286,6 +287,7 @@ def _nobox(
     continuous: str | None,
     schema: Path | None,
     na_values: str | None,
+    special_values: tuple[str, ...] = (),
 ) -> None:
     from synthleak.data.release import Release
     from synthleak.findings import nobox_metrics
@@ -301,6 +303,7 @@ def _nobox(
         continuous=continuous,
         schema=schema,
         na_values=na_values,
+        special_values=special_values,
     )
     game = NoBoxMembershipGame(
         attacks=tuple(attack_names) or DEFAULT_ATTACKS,
@@ -425,6 +428,7 @@ def mia_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
+    special_values: SpecialValuesOpt = None,
 ) -> None:
     """Membership inference: against a generator (DATA --generator SPEC, shadow modelling) or
     against a release without its generator (--original, --synthetic, --control).
@@ -472,6 +476,7 @@ def mia_cmd(
             continuous=continuous,
             schema=schema,
             na_values=na_values,
+            special_values=tuple(special_values or ()),
         )
         return
     nobox_only = [flag for flag, name in _NO_BOX_ONLY if _given(ctx, name)]
@@ -527,7 +532,12 @@ def mia_cmd(
         runtime = make_runtime(workers=workers, cluster=client, run_dir=run_dir)
     try:
         loaded = load_cli_data(
-            data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
+            data,
+            categorical=categorical,
+            continuous=continuous,
+            schema=schema,
+            na_values=na_values,
+            special_values=tuple(special_values or ()),
         )
         note_inferred_domain(make_generator(generator), generator, schema, game=True)
         if n_screen:

@@ -34,6 +34,7 @@ from synthleak.cli.common import (
     RunDirOpt,
     SchemaOpt,
     SeedOpt,
+    SpecialValuesOpt,
     SyntheticSizeOpt,
     WorkersOpt,
     atomic_write,
@@ -87,6 +88,7 @@ def riskmap_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
+    special_values: SpecialValuesOpt = None,
 ) -> None:
     """Membership AUC (bootstrap CI) of every record of a sample of DATA, with V_k validation.
 
@@ -122,7 +124,12 @@ def riskmap_cmd(
         batch_size=batch_size,
     )
     loaded = load_cli_data(
-        data, categorical=categorical, continuous=continuous, schema=schema, na_values=na_values
+        data,
+        categorical=categorical,
+        continuous=continuous,
+        schema=schema,
+        na_values=na_values,
+        special_values=tuple(special_values or ()),
     )
     game.validate(loaded.table)  # every input error before any work (or cluster connection)
     client = None
