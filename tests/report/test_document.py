@@ -603,7 +603,7 @@ def test_the_epsilon_section_says_which_trials_the_bound_rests_on() -> None:
     import numpy as np
 
     from synthleak.metrics.epsilon import empirical_epsilon
-    from synthleak.report.document import _epsilon
+    from synthleak.report.sections.membership import epsilon_section as _epsilon
 
     y = np.arange(64) % 2 == 1
     scores = {"row 1 / novelty": y.astype(float), "row 1 / query": np.where(y, 0.9, 0.1)}
