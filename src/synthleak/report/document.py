@@ -485,10 +485,6 @@ def _method(key: str) -> str:
     return ""
 
 
-#: release, in the game against the generator) reads as the most telling of its findings.
-#: Row numbers of the records inferred beyond baseline printed per column (all in report.json).
-
-
 def _assumptions(result: AuditResult) -> Section:
     sec = Section("Assumptions (threat model)", "assumptions")
     seen = set()

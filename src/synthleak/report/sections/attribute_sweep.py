@@ -14,11 +14,9 @@ from synthleak.report.blocks import (
     span,
     verdict_text,
 )
-from synthleak.results import (
-    AuditResult,
-    Verdict,
-)
+from synthleak.results import AuditResult, Verdict
 
+#: Row numbers of the records inferred beyond baseline printed per column (all in report.json).
 SWEEP_ROWS_SHOWN = 20
 
 

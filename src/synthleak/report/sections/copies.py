@@ -3,14 +3,8 @@
 from __future__ import annotations
 
 from synthleak.metrics.privacy import RiskEstimate
-from synthleak.report.blocks import (
-    Paragraph,
-    Section,
-    TableBlock,
-)
-from synthleak.results import (
-    AuditResult,
-)
+from synthleak.report.blocks import Paragraph, Section, TableBlock
+from synthleak.results import AuditResult
 
 
 def section(result: AuditResult) -> Section | None:
@@ -132,6 +126,3 @@ def section(result: AuditResult) -> Section | None:
             )
         )
     return sec
-
-
-#: Verdicts from the least to the most telling of a leak: a secret measured several ways (on the

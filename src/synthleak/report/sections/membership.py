@@ -24,11 +24,7 @@ from synthleak.report.blocks import (
     fmt,
     span,
 )
-from synthleak.results import (
-    AuditResult,
-    Finding,
-    at_least_sentence,
-)
+from synthleak.results import AuditResult, Finding, at_least_sentence
 
 
 def headline_note(result: AuditResult, f: Finding) -> str:

@@ -15,9 +15,7 @@ from synthleak.report.blocks import (
     verdict_text,
 )
 from synthleak.report.sections.membership import tpr_sentence
-from synthleak.results import (
-    AuditResult,
-)
+from synthleak.results import AuditResult
 
 
 def section(result: AuditResult) -> Section | None:

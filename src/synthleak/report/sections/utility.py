@@ -4,17 +4,8 @@ from __future__ import annotations
 
 from synthleak.references import cite
 from synthleak.report import plots
-from synthleak.report.blocks import (
-    Figure,
-    Paragraph,
-    Section,
-    TableBlock,
-    fmt,
-    span,
-)
-from synthleak.results import (
-    AuditResult,
-)
+from synthleak.report.blocks import Figure, Paragraph, Section, TableBlock, fmt, span
+from synthleak.results import AuditResult
 
 
 def _interval(ci: tuple[float, float], digits: int = 4) -> str:
