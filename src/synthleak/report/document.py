@@ -46,6 +46,7 @@ from synthleak.results import (
     VERDICT_MEANING,
     AuditResult,
     Finding,
+    FindingKey,
     Harm,
     MetricKind,
     Verdict,
@@ -60,7 +61,7 @@ def _finding_text(result: AuditResult, f: Finding) -> str:
     note = headline_note(result, f)
     if note:
         parts.append(note)
-    if f.key == "membership.black_box" and game_size_sentence(result):
+    if f.key == FindingKey.MEMBERSHIP_BLACK_BOX and game_size_sentence(result):
         parts.append(game_size_sentence(result))
     sig = f.significance()
     if sig:
@@ -167,7 +168,7 @@ def _summary(result: AuditResult) -> Section:
                 emphasis=True,
             )
         )
-    head = finding(result, "membership.black_box")
+    head = finding(result, FindingKey.MEMBERSHIP_BLACK_BOX)
     found = [e for e in (head.details.get("at_least") or []) if e["k"]] if head else []
     if found:  # the most severe level any record clears
         sec.blocks.append(

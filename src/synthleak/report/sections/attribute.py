@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from synthleak.games.attribute import AttackAccuracy
 from synthleak.references import cite
 from synthleak.report.blocks import Paragraph, Section, TableBlock, finding, fmt, span, verdict_text
-from synthleak.results import AuditResult, Verdict
+from synthleak.results import AuditResult, FindingKey, Verdict, attribute_game_key
 
 #: Verdicts from the least to the most telling of a leak: a secret measured several ways (on the
 #: release, in the game against the generator) reads as the most telling of its findings.
@@ -49,8 +50,8 @@ def section(result: AuditResult) -> Section | None:
     if ga is None and rel is None:
         return None
     sec = Section("Attribute inference", "attribute")
-    keys = (["attribute.recon.release"] if rel is not None else []) + (
-        [f"attribute.{a.attack}.m{a.synthetic_size}" for a in ga.accuracies]
+    keys = ([FindingKey.ATTRIBUTE_RELEASE] if rel is not None else []) + (
+        [attribute_game_key(a.attack, a.synthetic_size) for a in ga.accuracies]
         if ga is not None
         else []
     )
@@ -82,7 +83,7 @@ def section(result: AuditResult) -> Section | None:
                 f"{fmt(rel.control_accuracy.value)}, the baseline: the figure is the excess of "
                 f"the first over the second. The attack guesses among {_classes(rel.config)}; "
                 f"always guessing the most common class gives {fmt(rel.majority_rate)}. This "
-                f"finding's verdict: {verdict_text(finding(result, 'attribute.recon.release'))}"
+                f"finding's verdict: {verdict_text(finding(result, FindingKey.ATTRIBUTE_RELEASE))}"
                 + (f" ({rel.reason})." if rel.reason else ".")
             )
         )
@@ -95,6 +96,10 @@ def section(result: AuditResult) -> Section | None:
             else "the baseline is a uniform guess among them, 1/"
             f"{len(ga.config.get('secret_classes') or ()) or 'C'}"
         )
+
+        def game_key(a: AttackAccuracy) -> str:
+            return attribute_game_key(a.attack, a.synthetic_size)
+
         sec.blocks.append(
             TableBlock(
                 ("attack", "synthetic records", "accuracy", "95% CI", "baseline", "AUC", "verdict"),
@@ -106,7 +111,7 @@ def section(result: AuditResult) -> Section | None:
                         span(a.accuracy.ci_low, a.accuracy.ci_high),
                         fmt(a.accuracy.baseline),
                         fmt(a.auc),
-                        verdict_text(finding(result, f"attribute.{a.attack}.m{a.synthetic_size}")),
+                        verdict_text(finding(result, game_key(a))),
                     )
                     for a in ga.accuracies
                 ),

@@ -14,7 +14,7 @@ from synthleak.report.blocks import (
     span,
     verdict_text,
 )
-from synthleak.results import AuditResult, Verdict
+from synthleak.results import AuditResult, Verdict, sweep_key
 
 #: Row numbers of the records inferred beyond baseline printed per column (all in report.json).
 SWEEP_ROWS_SHOWN = 20
@@ -47,7 +47,7 @@ def section(result: AuditResult) -> Section | None:
     )
     rows = []
     for i, c in enumerate(sw.columns):
-        f = finding(result, f"attribute.sweep.{c.column}")
+        f = finding(result, sweep_key(c.column))
         e = c.excess
         rows.append(
             (
@@ -98,7 +98,7 @@ def section(result: AuditResult) -> Section | None:
         )
     leaks = []
     for c in sw.columns:
-        f = finding(result, f"attribute.sweep.{c.column}")
+        f = finding(result, sweep_key(c.column))
         if f is None or f.verdict not in (Verdict.LEAK, Verdict.SEVERE):
             continue
         found = c.beyond_population()

@@ -24,7 +24,7 @@ from synthleak.report.blocks import (
     fmt,
     span,
 )
-from synthleak.results import AuditResult, Finding, at_least_sentence
+from synthleak.results import AuditResult, Finding, FindingKey, at_least_sentence
 
 
 def headline_note(result: AuditResult, f: Finding) -> str:
@@ -35,7 +35,7 @@ def headline_note(result: AuditResult, f: Finding) -> str:
     choose it (no winner's curse); the tables show every attack on all trials.
     """
     d = f.details
-    if f.key == "membership.black_box" and finite(d.get("auc_all_tests")):
+    if f.key == FindingKey.MEMBERSHIP_BLACK_BOX and finite(d.get("auc_all_tests")):
         n_sel, n_ev = int(d.get("n_selection", 0)), int(d.get("n_evaluation", 0))
         return (
             f"The per-target table shows AUC {d['auc_all_tests']:.3f} for this record and "
@@ -44,7 +44,7 @@ def headline_note(result: AuditResult, f: Finding) -> str:
             f"figure here ({f.estimate.value:.3f}) uses only the other {n_ev}."
         )
     nb = result.nobox
-    if f.key == "membership.nobox" and nb is not None:
+    if f.key == FindingKey.MEMBERSHIP_NOBOX and nb is not None:
         o = nb.attacks.get(str(d.get("attack")))
         split = d.get("selected_on") is not None and d.get("evaluated_on") is not None
         if o is not None and finite(o.auc.value) and split:
@@ -56,7 +56,7 @@ def headline_note(result: AuditResult, f: Finding) -> str:
                 f"uses only the other {d.get('evaluated_on')}."
             )
     rm = result.riskmap
-    if f.key == "membership.riskmap" and rm is not None and "row" in d:
+    if f.key == FindingKey.MEMBERSHIP_RISKMAP and rm is not None and "row" in d:
         idx = np.flatnonzero(rm.rows == int(d["row"]))
         if idx.size:
             b = rm.best()[int(idx[0])]
@@ -231,7 +231,7 @@ def section(result: AuditResult) -> Section | None:
                 f"{b.power.sentence()}."
             )
         )
-    head = finding(result, "membership.black_box")
+    head = finding(result, FindingKey.MEMBERSHIP_BLACK_BOX)
     picked = (
         (head.details.get("row"), head.details.get("attack")) if head is not None else (None, None)
     )

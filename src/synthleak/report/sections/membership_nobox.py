@@ -15,7 +15,7 @@ from synthleak.report.blocks import (
     verdict_text,
 )
 from synthleak.report.sections.membership import tpr_sentence
-from synthleak.results import AuditResult
+from synthleak.results import AuditResult, FindingKey
 
 
 def section(result: AuditResult) -> Section | None:
@@ -64,7 +64,7 @@ def section(result: AuditResult) -> Section | None:
                 "biased upwards as the best of several). This is the figure of the finding "
                 "'Membership inference without the generator'; the table above shows every attack "
                 "on all scored records. " + tpr_sentence(b.tpr_at_fpr) + " Verdict: "
-                f"{verdict_text(finding(result, 'membership.nobox'))}."
+                f"{verdict_text(finding(result, FindingKey.MEMBERSHIP_NOBOX))}."
             )
         )
     if nb.ensemble is not None:
