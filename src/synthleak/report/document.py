@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from synthleak.attacks.base import AttackFamily, attack_info
+from synthleak.errors import InputError
 from synthleak.references import REFERENCES, Reference, cite
 from synthleak.report import plots
 from synthleak.report.blocks import (
@@ -628,80 +630,40 @@ def _glossary_terms(result: AuditResult) -> list[tuple[str, str]]:
     return [(t, text) for t, text, used in terms if used]
 
 
-#: Plain sentences for the built-in attacks, by family; other attacks use their registry line.
-ATTACK_GLOSSARY: dict[str, dict[str, str]] = {
-    "nobox-membership": {
-        "dcr": "distance to the closest synthetic record: records the release copies closely "
-        "are taken for members.",
-        "dcr-diff": "the distance to the closest record of a real reference sample minus the "
-        "distance to the closest synthetic record: closer to the release than to the "
-        "population means member.",
-        "domias": "how much denser the release is than the population around the record "
-        f"({cite('vanbreugel2023')}): a generator that memorises puts extra density on its "
-        "training records.",
-        "neighbourhood": "how many synthetic against reference records lie within a small "
-        "radius of the record.",
-        "classifier": "a classifier trained to tell synthetic from reference records; records "
-        "it finds most 'synthetic-like' are taken for members.",
-    },
-    "membership": {
-        "query": "counts of synthetic records matching subsets of the target's values, learnt "
-        f"on shadow models ({cite('meeus2023')}).",
-        "distance": "distances from the target to its closest synthetic records, learnt on "
-        "shadow models.",
-        "groundhog": "summary statistics of the release, learnt on shadow models "
-        f"({cite('stadler2022')}).",
-        "attention": "a neural network that looks at the synthetic records closest to the "
-        "target, learnt on shadow models.",
-        "lira": "how much likelier the release's counts and distances around the target are "
-        f"when the target was in the training data than when it was not, learnt on shadow "
-        f"models ({cite('carlini2022')}).",
-        "rmia": "whether the release favours the target, compared with shadow models, more than "
-        "it favours other real people of the population (relative membership inference, "
-        f"{cite('zarifzadeh2024')}).",
-        "meta": "a classifier that weighs the lira, rmia and query signals and the target's "
-        "distances together, each learnt on shadow models it did not see when they were "
-        f"weighed (as the winning attacks of {cite('midst2025')}).",
-    },
-    "attribute": {
-        "recon": "linear reconstruction: solves for the secrets that best explain the release's "
-        f"counts ({cite('annamalai2024linear')}).",
-        "dcr": "copies the secret of the closest synthetic record.",
-        "infer": "a classifier trained on the release predicts the secret.",
-    },
-}
+#: What the glossary adds to the attack registry: the family in words, beside an attack whose
+#: name two families share (``dcr``).
 _FAMILY_WORDS = {
-    "nobox-membership": "membership without the generator",
-    "membership": "membership with shadow models",
-    "attribute": "attribute inference",
+    AttackFamily.NOBOX_MEMBERSHIP: "membership without the generator",
+    AttackFamily.MEMBERSHIP: "membership with shadow models",
+    AttackFamily.ATTRIBUTE: "attribute inference",
 }
 
 
-def _attacks_used(result: AuditResult) -> list[tuple[str, str]]:
+def _attacks_used(result: AuditResult) -> list[tuple[AttackFamily, str]]:
     """(family, attack name) of every attack the report shows, in order of first appearance."""
-    out: list[tuple[str, str]] = []
+    out: list[tuple[AttackFamily, str]] = []
     if result.nobox is not None:
-        out += [("nobox-membership", a) for a in result.nobox.attacks]
+        out += [(AttackFamily.NOBOX_MEMBERSHIP, a) for a in result.nobox.attacks]
     if result.membership is not None:
-        out += [("membership", a) for a in result.membership.config.attacks]
+        out += [(AttackFamily.MEMBERSHIP, a) for a in result.membership.config.attacks]
     if result.attribute is not None:
-        out += [("attribute", a.attack) for a in result.attribute.accuracies]
+        out += [(AttackFamily.ATTRIBUTE, a.attack) for a in result.attribute.accuracies]
     if result.attribute_release is not None or result.attribute_sweep is not None:
-        out.append(("attribute", "recon"))
+        out.append((AttackFamily.ATTRIBUTE, "recon"))
     return list(dict.fromkeys(out))
 
 
-def _attack_sentence(family: str, name: str) -> str:
-    known = ATTACK_GLOSSARY.get(family, {}).get(name)
-    if known:
-        return known
-    from synthleak.attacks.base import attack_info
-
+def _attack_sentence(family: AttackFamily, name: str) -> str:
+    """An attack in the glossary: its registry line (:attr:`~synthleak.attacks.base.AttackInfo.doc`,
+    the one description of the attack) and the works it follows."""
     try:
-        doc = attack_info(family, name).doc
-    except Exception:  # an attack no longer registered: say what it was, not why
-        doc = ""
-    return (doc[0].lower() + doc[1:] + ".") if doc else "an attack of this family."
+        info = attack_info(family, name)
+    except InputError:  # an attack no longer registered: say what it was, not why
+        return "an attack of this family."
+    if not info.doc:
+        return "an attack of this family."
+    works = "; ".join(cite(k) for k in info.references if k in REFERENCES)
+    return info.doc[0].lower() + info.doc[1:] + (f" ({works})" if works else "") + "."
 
 
 def _glossary(result: AuditResult) -> Section | None:
