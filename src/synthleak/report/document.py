@@ -15,6 +15,7 @@ from typing import Any
 
 from synthleak.attacks.base import AttackFamily, attack_info
 from synthleak.errors import InputError
+from synthleak.findings import BlackBoxDetails
 from synthleak.references import REFERENCES, Reference, cite
 from synthleak.report import plots
 from synthleak.report.blocks import (
@@ -171,7 +172,7 @@ def _summary(result: AuditResult) -> Section:
             )
         )
     head = finding(result, FindingKey.MEMBERSHIP_BLACK_BOX)
-    found = [e for e in (head.details.get("at_least") or []) if e["k"]] if head else []
+    found = [e for e in BlackBoxDetails.of(head).at_least if e["k"]] if head else []
     if found:  # the most severe level any record clears
         sec.blocks.append(
             Paragraph(

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from synthleak.findings import BlackBoxDetails, NoBoxDetails, RiskMapDetails
 from synthleak.games.cost import format_seconds
 from synthleak.metrics.privacy import TprAtFpr
 from synthleak.references import cite
@@ -34,36 +35,39 @@ def headline_note(result: AuditResult, f: Finding) -> str:
     The membership findings report the strongest attack measured on the trials that did not
     choose it (no winner's curse); the tables show every attack on all trials.
     """
-    d = f.details
-    if f.key == FindingKey.MEMBERSHIP_BLACK_BOX and finite(d.get("auc_all_tests")):
-        n_sel, n_ev = int(d.get("n_selection", 0)), int(d.get("n_evaluation", 0))
-        return (
-            f"The per-target table shows AUC {d['auc_all_tests']:.3f} for this record and "
-            f"attack: that is measured on all {n_sel + n_ev} test datasets, including the "
-            f"{n_sel} used to pick this pair as the most exposed, so it is biased upwards; the "
-            f"figure here ({f.estimate.value:.3f}) uses only the other {n_ev}."
-        )
+    if f.key == FindingKey.MEMBERSHIP_BLACK_BOX:
+        d = BlackBoxDetails.of(f)
+        if finite(d.auc_all_tests):
+            n_sel, n_ev = d.n_selection, d.n_evaluation
+            return (
+                f"The per-target table shows AUC {d.auc_all_tests:.3f} for this record and "
+                f"attack: that is measured on all {n_sel + n_ev} test datasets, including the "
+                f"{n_sel} used to pick this pair as the most exposed, so it is biased upwards; "
+                f"the figure here ({f.estimate.value:.3f}) uses only the other {n_ev}."
+            )
     nb = result.nobox
     if f.key == FindingKey.MEMBERSHIP_NOBOX and nb is not None:
-        o = nb.attacks.get(str(d.get("attack")))
-        split = d.get("selected_on") is not None and d.get("evaluated_on") is not None
+        nd = NoBoxDetails.of(f)
+        o = nb.attacks.get(str(nd.attack))
+        split = nd.selected_on is not None and nd.evaluated_on is not None
         if o is not None and finite(o.auc.value) and split:
             return (
                 f"The attack table of 'Membership inference without the generator' shows AUC "
-                f"{o.auc.value:.3f} for '{d.get('attack')}': that is measured on all scored "
-                f"records, including the {d.get('selected_on')} used to pick it as the "
+                f"{o.auc.value:.3f} for '{nd.attack}': that is measured on all scored "
+                f"records, including the {nd.selected_on} used to pick it as the "
                 f"strongest, so it is biased upwards; the figure here ({f.estimate.value:.3f}) "
-                f"uses only the other {d.get('evaluated_on')}."
+                f"uses only the other {nd.evaluated_on}."
             )
     rm = result.riskmap
-    if f.key == FindingKey.MEMBERSHIP_RISKMAP and rm is not None and "row" in d:
-        idx = np.flatnonzero(rm.rows == int(d["row"]))
+    if f.key == FindingKey.MEMBERSHIP_RISKMAP and rm is not None:
+        rd = RiskMapDetails.of(f)
+        idx = np.flatnonzero(rm.rows == rd.row) if rd.row is not None else np.empty(0)
         if idx.size:
             b = rm.best()[int(idx[0])]
             return (
                 f"The risk map's table shows this record's own interval ({fmt(float(b[1]))} – "
                 f"{fmt(float(b[2]))}); the interval here is widened to hold for all "
-                f"{d.get('n_records')} records at once, since it was picked as the highest."
+                f"{rd.n_records} records at once, since it was picked as the highest."
             )
     return ""
 
@@ -232,9 +236,8 @@ def section(result: AuditResult) -> Section | None:
             )
         )
     head = finding(result, FindingKey.MEMBERSHIP_BLACK_BOX)
-    picked = (
-        (head.details.get("row"), head.details.get("attack")) if head is not None else (None, None)
-    )
+    hd = BlackBoxDetails.of(head) if head is not None else BlackBoxDetails()
+    picked = (hd.row, hd.attack)
     if head is not None and picked[0] is not None:
         sec.blocks.append(
             Paragraph(
@@ -242,7 +245,7 @@ def section(result: AuditResult) -> Section | None:
                 "(marked * below). " + headline_note(result, head)
             )
         )
-        at_least = head.details.get("at_least") or []
+        at_least = hd.at_least
         if at_least:
             said = "; ".join(at_least_sentence(e) for e in reversed(at_least))
             sec.blocks.append(
@@ -255,7 +258,7 @@ def section(result: AuditResult) -> Section | None:
                     f"{100 - round(100 * at_least[0]['confidence'])}%."
                 )
             )
-        tprs = head.details.get("tpr_at_fpr") or {}
+        tprs = hd.tpr_at_fpr
         if tprs:
             sec.blocks.append(
                 Paragraph(
