@@ -178,6 +178,7 @@ HARM_MEANING: dict[Harm, str] = {
     Harm.MEMBERSHIP: "aggregate membership signals",
 }
 
+
 class FindingKey(StrEnum):
     """The key of every finding whose key is fixed: the value ``Finding.key`` holds (and the
     JSON records), named once for the stages that write findings and the report that reads

@@ -68,6 +68,7 @@ def test_references_are_the_works_the_text_cites(sample_result: AuditResult) -> 
         "annamalai2024linear",
         "giomi2023",
         "holm1979",
+        "houssiau2022",  # the query attack's second work, from its registry entry
         "meeus2023",
     ]
     refs = next(s for s in doc.sections if s.anchor == "references")
