@@ -1,8 +1,10 @@
 """The report as a small document model, built from an :class:`~synthleak.results.AuditResult`.
 
-:func:`build_document` decides what the report says (executive summary, how to read it, findings,
-records at risk, membership per target, utility, assumptions, notes, glossary, references,
-reproducibility); the HTML, Markdown and JSON writers only lay it out. Every verdict is printed
+:func:`build_document` decides what the report says and in which order: the sections no stage
+owns are written here (executive summary, how to read it, findings, stages, data, assumptions,
+notes, glossary, references, reproducibility), each stage's section by its module of
+:mod:`synthleak.report.sections` (records at risk, copies, membership per target, utility, ...),
+one line each; the HTML, Markdown and JSON writers only lay it out. Every verdict is printed
 with the wording of :class:`~synthleak.results.Verdict` (the same in every section), and a
 section's own table shows the verdict of the finding it backs, never a second judgement. The
 text cites works by author and year (:func:`synthleak.references.cite`); the References section
