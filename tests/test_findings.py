@@ -219,3 +219,28 @@ def test_at_least_k_on_real_games_a_copy_and_a_generator_that_ignores_its_data(
         assert exposed["n_tested"] == 3
         false += exposed["k"] > 0
     assert false <= 2
+
+
+def test_the_details_of_a_finding_read_back_typed_as_they_were_written() -> None:
+    """The typed details are the finding's details dict, key for key, and a finding that holds
+    only ``not_measured`` reads as the defaults (no row, a NaN AUC)."""
+    import dataclasses
+    import math
+
+    from tests.report.conftest import make_membership
+
+    from synthleak.findings import BlackBoxDetails, NoBoxDetails, RiskMapDetails
+    from synthleak.results import Finding
+
+    f = membership_finding(make_membership(np.random.default_rng(1)), rng=np.random.default_rng(2))
+    d = BlackBoxDetails.of(f)
+    assert d.as_details() == f.details and list(d.as_details()) == list(f.details)
+    assert d.row in (17, 4, 250) and d.attack == "query" and d.n_evaluation > 0
+    back = Finding.from_json(f.to_json())
+    assert BlackBoxDetails.of(back) == d
+    empty = dataclasses.replace(f, details={"not_measured": "too few test datasets"})
+    e = BlackBoxDetails.of(empty)
+    assert e.row is None and math.isnan(e.auc_all_tests) and e.at_least == []
+    assert RiskMapDetails.of(empty).row is None and NoBoxDetails.of(empty).attack is None
+    nb = NoBoxDetails("dcr", 0.61, 100, 100)
+    assert NoBoxDetails.of(dataclasses.replace(f, details=nb.as_details())) == nb

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import TYPE_CHECKING
+from dataclasses import asdict, dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from synthleak.results import (
     AuditConfig,
     AuditResult,
     Finding,
+    FindingKey,
     MetricKind,
     StageRecord,
     StageStatus,
@@ -168,6 +170,63 @@ def _records_above(
     return out
 
 
+@dataclass(frozen=True)
+class _Details:
+    """The details of one kind of finding, typed: the field names are the keys ``Finding.details``
+    holds (and the JSON records), written by :meth:`as_details` and read back by :meth:`of`; a
+    key the finding lacks (one not measured holds only ``not_measured``) reads as its default."""
+
+    def as_details(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def of(cls, f: Finding) -> Self:
+        names = {x.name for x in fields(cls)}
+        return cls(**{k: v for k, v in f.details.items() if k in names})
+
+
+@dataclass(frozen=True)
+class BlackBoxDetails(_Details):
+    """Details of the shadow-model finding (:func:`membership_finding`): the most exposed
+    target's row and attack, how it was selected, its AUC on all test datasets (biased upwards:
+    the selection half chose it), the sizes of the two halves, its TPRs at low FPR and the
+    count of records exposed at each level (:func:`records_above`)."""
+
+    row: int | None = None
+    attack: str | None = None
+    selected_by: str = ""
+    auc_on_selection_half: float = NAN
+    auc_all_tests: float = NAN
+    n_selection: int = 0
+    n_evaluation: int = 0
+    n_targets: int = 0
+    n_attacks: int = 0
+    tpr_at_fpr: dict[str, Any] = field(default_factory=dict)
+    at_least: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RiskMapDetails(_Details):
+    """Details of the risk map's finding (:func:`riskmap_finding`): the most exposed record and
+    the number of records its simultaneous interval holds for."""
+
+    row: int | None = None
+    n_records: int = 0
+    interval: str = ""
+
+
+@dataclass(frozen=True)
+class NoBoxDetails(_Details):
+    """Details of the no-box membership finding (the audit's ``membership_nobox`` stage): the
+    strongest attack, its AUC on the selection records, and how many records chose it and how
+    many measured it."""
+
+    attack: str | None = None
+    selection_auc: float = NAN
+    selected_on: int | None = None
+    evaluated_on: int | None = None
+
+
 def finding_rng(result: MembershipResult | RiskMapResult) -> np.random.Generator:
     """The random stream of a game's finding (its selection split and bootstrap), keyed by the
     game's own seed: an audit and ``synthleak report`` of the game's run directory give the
@@ -189,7 +248,7 @@ def membership_finding(
     if not candidates:
         nan_est = RiskEstimate(NAN, NAN, NAN, confidence, 0, 0.5)
         return Finding(
-            "membership.black_box",
+            FindingKey.MEMBERSHIP_BLACK_BOX,
             "Membership inference with shadow models",
             MetricKind.AUC,
             nan_est,
@@ -206,25 +265,25 @@ def membership_finding(
     tprs = tpr_estimates(o.labels[ev].astype(bool), o.scores[ev])
     at_least = _records_above(result, candidates, EXPOSURE_LEVELS, 1 - confidence)
     return Finding(
-        "membership.black_box",
+        FindingKey.MEMBERSHIP_BLACK_BOX,
         f"Membership inference with shadow models: most exposed record (row {target.row}), "
         f"attack '{name}'",
         MetricKind.AUC,
         est,
         threat,
-        {
-            "row": target.row,
-            "attack": name,
-            "selected_by": target.selected_by,
-            "auc_on_selection_half": a_sel,
-            "auc_all_tests": o.auc.value,
-            "n_selection": int(o.labels.size - ev.size),
-            "n_evaluation": int(ev.size),
-            "n_targets": len(result.targets),
-            "n_attacks": len(result.config.attacks),
-            "tpr_at_fpr": {k: t.to_dict() for k, t in tprs.items()},
-            "at_least": at_least,
-        },
+        BlackBoxDetails(
+            row=target.row,
+            attack=name,
+            selected_by=target.selected_by,
+            auc_on_selection_half=a_sel,
+            auc_all_tests=o.auc.value,
+            n_selection=int(o.labels.size - ev.size),
+            n_evaluation=int(ev.size),
+            n_targets=len(result.targets),
+            n_attacks=len(result.config.attacks),
+            tpr_at_fpr={k: t.to_dict() for k, t in tprs.items()},
+            at_least=at_least,
+        ).as_details(),
         where=(f"row {target.row} of the data (selected by {target.selected_by})",),
     )
 
@@ -247,7 +306,7 @@ def riskmap_finding(
     ok = ~np.isnan(best[:, 0])
     if not ok.any():
         return Finding(
-            "membership.riskmap",
+            FindingKey.MEMBERSHIP_RISKMAP,
             "Membership risk map",
             MetricKind.AUC,
             RiskEstimate(NAN, NAN, NAN, confidence, 0, 0.5),
@@ -265,7 +324,7 @@ def riskmap_finding(
     i = int(np.nanargmax(np.where(ok, lo, -np.inf)))
     row = int(result.rows[i])
     return Finding(
-        "membership.riskmap",
+        FindingKey.MEMBERSHIP_RISKMAP,
         f"Membership risk map: most exposed record (row {row})",
         MetricKind.AUC,
         RiskEstimate(
@@ -277,7 +336,7 @@ def riskmap_finding(
             0.5,
         ),
         threat,
-        {"row": row, "n_records": n, "interval": "Bonferroni-simultaneous over all records"},
+        RiskMapDetails(row, n, "Bonferroni-simultaneous over all records").as_details(),
         where=(f"row {row} of the data",),
     )
 

@@ -175,9 +175,41 @@ HARM_MEANING: dict[Harm, str] = {
     Harm.MEMBERSHIP: "aggregate membership signals",
 }
 
+
+class FindingKey(StrEnum):
+    """The key of every finding whose key is fixed: the value ``Finding.key`` holds (and the
+    JSON records), named once for the stages that write findings and the report that reads
+    them. The keys that carry a name (an attack, a column, a game's size) are built by
+    :func:`singling_out_key`, :func:`attribute_game_key` and :func:`sweep_key`."""
+
+    LINKABILITY = "linkability"
+    COPIES_EXACT = "copies.exact"
+    COPIES_COLUMNS = "copies.columns"
+    COPIES_RARE_VALUES = "copies.rare_values"
+    MEMBERSHIP_BLACK_BOX = "membership.black_box"
+    MEMBERSHIP_NOBOX = "membership.nobox"
+    MEMBERSHIP_RISKMAP = "membership.riskmap"
+    ATTRIBUTE_RELEASE = "attribute.recon.release"
+
+
+def singling_out_key(attack: str) -> str:
+    """The key of the singling-out finding of ``attack`` (``univariate``, ...)."""
+    return f"singling_out.{attack}"
+
+
+def attribute_game_key(attack: str, synthetic_size: int) -> str:
+    """The key of the attribute game's finding of ``attack`` on releases of ``synthetic_size``."""
+    return f"attribute.{attack}.m{synthetic_size}"
+
+
+def sweep_key(column: str) -> str:
+    """The key of the attribute sweep's finding of ``column`` as the secret."""
+    return f"attribute.sweep.{column}"
+
+
 #: Copy findings whose copies are real people's whole records: significant, they read severe
 #: whatever the rate (module docstring).
-PEOPLE_COPIES = frozenset({"copies.exact"})
+PEOPLE_COPIES = frozenset({FindingKey.COPIES_EXACT})
 
 
 def harm_class(key: str) -> Harm:
@@ -571,7 +603,7 @@ class Finding(Result):
             )
         people = self.people_published()
         if people:
-            if self.key == "copies.exact":
+            if self.key == FindingKey.COPIES_EXACT:
                 head += (
                     " 1 real person's record appears verbatim in the release."
                     if people == 1

@@ -173,3 +173,75 @@ def make_result(*, show_records: bool = True) -> AuditResult:
 @pytest.fixture
 def sample_result() -> AuditResult:
     return make_result()
+
+
+def make_every_state_result() -> AuditResult:
+    """An audit whose findings take every verdict, with the attribute game's table behind some
+    of them (the game judges one interval too wide that the audit's own limit would read)."""
+    import dataclasses
+    import math
+
+    import numpy as np
+
+    from synthleak.games.attribute import AttackAccuracy, AttributeGameResult
+    from synthleak.games.secret import Measurement
+    from synthleak.games.sweep import AttributeSweepResult, SweptColumn
+    from synthleak.metrics.privacy import RiskEstimate
+    from synthleak.results import Finding, MetricKind, assess
+    from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
+
+    nan = math.nan
+    tm = ThreatModel(AdversaryGoal.ATTRIBUTE, GeneratorAccess.BLACK_BOX, "quasi-identifiers")
+    specs = [
+        # key, title, metric, (value, lo, hi, baseline), game status
+        ("attribute.infer.m500", "AIA infer", MetricKind.ACCURACY, (nan, nan, nan, 0.5), "nm"),
+        ("attribute.recon.m500", "AIA recon", MetricKind.ACCURACY, (0.55, 0.43, 0.67, 0.5), "ts"),
+        ("attribute.dcr.m500", "AIA dcr", MetricKind.ACCURACY, (0.52, 0.45, 0.59, 0.5), "m"),
+        ("linkability", "Linkability", MetricKind.RISK, (0.10, 0.06, 0.14, 0.0), ""),
+        ("singling_out.multivariate", "SO multi", MetricKind.RISK, (0.4, 0.3, 0.5, 0.0), ""),
+        # clears its baseline alone, not after Holm's correction over the five measured tests
+        ("singling_out.univariate", "SO uni", MetricKind.RISK, (0.02, 0.001, 0.04, 0.0), ""),
+    ]
+    # the attribute sweep: one finding per column, every state among them
+    specs += [
+        ("attribute.sweep.income", "Sweep income", MetricKind.ADVANTAGE, (0.6, 0.5, 0.7, 0.0), "m"),
+        ("attribute.sweep.age", "Sweep age", MetricKind.ADVANTAGE, (0.01, -0.03, 0.05, 0.0), "m"),
+        ("attribute.sweep.race", "Sweep race", MetricKind.ADVANTAGE, (0.1, -0.2, 0.4, 0.0), "ts"),
+        ("attribute.sweep.sex", "Sweep sex", MetricKind.ADVANTAGE, (nan, nan, nan, 0.0), "nm"),
+    ]
+    status = {"nm": Measurement.NOT_MEASURED, "ts": Measurement.TOO_SMALL, "m": "measured"}
+    findings, accuracies, swept = [], [], []
+    for key, title, metric, (v, lo, hi, b), st in specs:
+        est = RiskEstimate(v, lo, hi, 0.95, 100, b)
+        details = {"status": Measurement(status[st]).value} if st else {}
+        findings.append(Finding(key, title, metric, est, tm, details))
+        if key.startswith("attribute.sweep."):
+            rows = np.arange(10, 20, dtype=np.int64)
+            swept.append(
+                SweptColumn(
+                    key.split(".")[2],
+                    "the exact class",
+                    Measurement(status[st]).value,
+                    0.8,
+                    0.5,
+                    est,
+                    nan,
+                    n_attacked=10,
+                    rows=rows,
+                    right=np.ones(10, dtype=np.int64),
+                    population_right=(rows % 2).astype(np.int64),
+                )
+            )
+        elif key.startswith("attribute."):
+            accuracies.append(
+                AttackAccuracy(
+                    key.split(".")[1], 500, est, nan, 10, 0, hi - lo, 0.2, Measurement(status[st])
+                )
+            )
+    base = make_result()
+    return dataclasses.replace(
+        base,
+        findings=assess(findings),
+        attribute=AttributeGameResult({}, tuple(accuracies), (), ()),
+        attribute_sweep=AttributeSweepResult("recon", 10, 0.05, tuple(swept), {"id": "an id"}),
+    )
