@@ -25,6 +25,7 @@ from synthleak.metrics.privacy import RiskEstimate, binomial_p, rate_excess, wil
 from synthleak.results import (
     ALPHA,
     Finding,
+    FindingKey,
     MetricKind,
     StageRecord,
     StageStatus,
@@ -183,7 +184,7 @@ def copy_findings(rep: CopyReport, roles: dict[str, str] | None = None) -> list[
         }
     out = [
         Finding(
-            "copies.exact",
+            FindingKey.COPIES_EXACT,
             "Exact copies of training records",
             MetricKind.RATE,
             exact,
@@ -258,7 +259,13 @@ def _column_finding(rep: CopyReport, roles: dict[str, str], threat: ThreatModel)
         f" (worst column: '{worst}')" if above else " (no column exceeds chance)"
     )
     return Finding(
-        "copies.columns", title, MetricKind.RATE, est, threat, details, where=(*lines, *lone_lines)
+        FindingKey.COPIES_COLUMNS,
+        title,
+        MetricKind.RATE,
+        est,
+        threat,
+        details,
+        where=(*lines, *lone_lines),
     )
 
 
@@ -286,7 +293,7 @@ def _column_finding_without_control(
             ),
         }
         return Finding(
-            "copies.columns",
+            FindingKey.COPIES_COLUMNS,
             "Column values copied verbatim",
             MetricKind.RATE,
             RiskEstimate(nan, nan, nan, 0.95, 0, 0.0),
@@ -309,7 +316,7 @@ def _column_finding_without_control(
         ),
     }
     return Finding(
-        "copies.columns",
+        FindingKey.COPIES_COLUMNS,
         "Long text one training record holds, copied verbatim",
         MetricKind.RATE,
         est,
@@ -328,7 +335,7 @@ def copy_checks_not_measured(findings: Sequence[Finding]) -> tuple[StageRecord, 
         if not f.key.startswith("copies."):
             continue
         if f.details.get("not_measured") and not math.isfinite(f.estimate.value):
-            no_rate = f.key == "copies.columns"
+            no_rate = f.key == FindingKey.COPIES_COLUMNS
             reason = (
                 "no column has a chance rate without a control, and no column left out as an "
                 "identifier or free text holds a long text that one record alone holds"
@@ -388,7 +395,7 @@ def _rare_value_finding(rv: RareValues, threat: ThreatModel) -> Finding:
             "report-records.json.gz beside it when the list is long)",
         )
     return Finding(
-        "copies.rare_values",
+        FindingKey.COPIES_RARE_VALUES,
         "Values only one record holds, found in the release",
         MetricKind.RATE,
         est,

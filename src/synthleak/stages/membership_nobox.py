@@ -13,6 +13,7 @@ from synthleak.attacks.base import AttackFamily
 from synthleak.errors import InputError
 from synthleak.results import (
     Finding,
+    FindingKey,
     MetricKind,
 )
 from synthleak.runtime.seeding import game_seed
@@ -85,7 +86,7 @@ def _membership_nobox(ctx: Context, rng: np.random.Generator) -> None:
         b = res.best
         ctx.findings.append(
             Finding(
-                "membership.nobox",
+                FindingKey.MEMBERSHIP_NOBOX,
                 f"Membership inference without the generator (strongest attack: '{b.attack}')",
                 MetricKind.AUC,
                 b.auc,
