@@ -157,7 +157,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("generators", ("generators",)),
     ("attacks", ("attacks",)),
     ("games", ("games", "partitioned")),
-    ("audit", ("stages", "pipeline", "results", "findings", "policy")),
+    ("audit", ("stages", "pipeline", "results", "findings", "policy", "harm")),
     ("report", ("report",)),
     ("command line", ("cli",)),
     ("contract checks", ("testing",)),
@@ -291,3 +291,49 @@ def test_every_audit_stage_is_a_module_of_its_own() -> None:
         assert st.run.__module__ == module.__name__, st.name
     modules = {p.stem for p in (SRC / "stages").glob("*.py")} - {"__init__", "base"}
     assert modules == {st.name for st in pipeline.STAGES}
+
+
+#: The most lines a module or a function's body (its docstring left out) may hold.
+MAX_MODULE_LINES, MAX_FUNCTION_LINES = 1_500, 150
+
+
+def oversized(root: Path) -> list[str]:
+    """Modules over :data:`MAX_MODULE_LINES` lines, and functions whose body (without its
+    docstring) is over :data:`MAX_FUNCTION_LINES` lines with no ``# long: reason`` comment on the
+    line above their ``def`` (or their first decorator)."""
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        rel = path.relative_to(root).as_posix()
+        if len(lines) > MAX_MODULE_LINES:
+            out.append(f"{rel}: {len(lines)} lines")
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                body = body[1:]
+            if not body or body[-1].end_lineno - body[0].lineno + 1 <= MAX_FUNCTION_LINES:
+                continue
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            above = lines[first - 2].strip() if first >= 2 else ""
+            if not re.match(r"# long: \S", above):
+                out.append(
+                    f"{rel}:{node.lineno}: {node.name} has a body over {MAX_FUNCTION_LINES} lines"
+                )
+    return out
+
+
+def test_no_module_or_function_is_oversized() -> None:
+    problems = oversized(SRC)
+    assert not problems, "split these, or say why beside the def (# long: ...):\n" + "\n".join(
+        problems
+    )
+
+
+def test_the_size_check_finds_a_long_function(tmp_path: Path) -> None:
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES + 1))
+    (tmp_path / "a.py").write_text(f'def f():\n    """Doc."""\n{body}')
+    (tmp_path / "b.py").write_text(f"# long: a table of constants\ndef g():\n{body}")
+    assert oversized(tmp_path) == [f"a.py:1: f has a body over {MAX_FUNCTION_LINES} lines"]

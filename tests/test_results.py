@@ -413,7 +413,8 @@ def test_copies_of_real_people_are_severe_by_their_count_not_a_rate() -> None:
 
 
 def test_harm_order_puts_published_people_first_and_membership_signals_last() -> None:
-    from synthleak.results import Harm, harm_order
+    from synthleak.harm import Harm
+    from synthleak.results import harm_order
 
     nobox = _keyed("membership.nobox", 0.9, 0.95, MetricKind.AUC)  # far above its baseline
     single = _keyed("singling_out.multivariate", 0.05, 0.1, MetricKind.RISK)
@@ -476,29 +477,3 @@ def test_an_interval_from_nothing_to_everything_is_too_small_to_measure() -> Non
     # a lower bound that clears the baseline is never printed as the baseline
     thin = _keyed("linkability", 0.0004, 0.2, MetricKind.RISK)
     assert thin.verdict is Verdict.LEAK and "CI 0.0004 to 0.2000" in thin.explanation()
-
-
-def test_finding_keys_are_the_strings_the_json_records() -> None:
-    """A finding keyed by a :class:`FindingKey` writes the plain key and reads back equal to
-    it, so the stages and the report can name keys by constant while reports stay readable."""
-    from synthleak.results import (
-        PEOPLE_COPIES,
-        Finding,
-        FindingKey,
-        MetricKind,
-        attribute_game_key,
-        singling_out_key,
-        sweep_key,
-    )
-
-    tm = ThreatModel(AdversaryGoal.MEMBERSHIP, GeneratorAccess.NO_BOX, "the release")
-    est = RiskEstimate(0.6, 0.55, 0.65, 0.95, 200, 0.5)
-    for key in FindingKey:
-        f = Finding(key, str(key), MetricKind.AUC, est, tm)
-        doc = json.loads(f.to_json())
-        assert doc["key"] == key.value and type(doc["key"]) is str
-        assert Finding.from_json(f.to_json()).key == key
-    assert "copies.exact" in PEOPLE_COPIES and FindingKey.COPIES_EXACT in PEOPLE_COPIES
-    assert singling_out_key("univariate") == "singling_out.univariate"
-    assert attribute_game_key("recon", 500) == "attribute.recon.m500"
-    assert sweep_key("income") == "attribute.sweep.income"

@@ -28,6 +28,7 @@ from synthleak.errors import BaselineWarning, InputError
 from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.riskmap import RiskMapResult
+from synthleak.harm import FindingKey
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import (
     RiskEstimate,
@@ -43,7 +44,6 @@ from synthleak.results import (
     AuditConfig,
     AuditResult,
     Finding,
-    FindingKey,
     MetricKind,
     StageRecord,
     StageStatus,

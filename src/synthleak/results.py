@@ -37,7 +37,8 @@ Harm ordering
 -------------
 Findings are ordered by the harm they show to people (:func:`harm_order`), and this one order
 decides the report's first finding, its verdict sentence, the findings table and the
-``harm_order`` list of ``report.json``. :class:`Harm` has three classes, most harmful first:
+``harm_order`` list of ``report.json``. :class:`~synthleak.harm.Harm` has three classes, most
+harmful first:
 
 1. real people published verbatim (the copy findings ``copies.*``: whole records, values only one
    real person holds, copied column values);
@@ -80,7 +81,7 @@ import math
 import platform
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from enum import IntEnum, StrEnum
+from enum import StrEnum
 from importlib import metadata
 from pathlib import Path
 from statistics import NormalDist
@@ -102,6 +103,7 @@ from synthleak.games.riskmap import RiskMapResult
 from synthleak.games.secret import Measurement, SecretRule
 from synthleak.games.shadow import GeneratorFailures
 from synthleak.games.sweep import AttributeSweepResult
+from synthleak.harm import PEOPLE_COPIES, FindingKey, Harm, harm_class
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
@@ -158,69 +160,6 @@ VERDICT_MEANING: dict[Verdict, str] = {
         "badly"
     ),
 }
-
-
-class Harm(IntEnum):
-    """The harm a finding shows to people, most harmful first (module docstring)."""
-
-    PUBLISHED = 1
-    SINGLED_OUT = 2
-    MEMBERSHIP = 3
-
-
-#: The plain words of each harm class (the report's summary and "How to read").
-HARM_MEANING: dict[Harm, str] = {
-    Harm.PUBLISHED: "real people published verbatim",
-    Harm.SINGLED_OUT: "records singled out, linked or inferred",
-    Harm.MEMBERSHIP: "aggregate membership signals",
-}
-
-
-class FindingKey(StrEnum):
-    """The key of every finding whose key is fixed: the value ``Finding.key`` holds (and the
-    JSON records), named once for the stages that write findings and the report that reads
-    them. The keys that carry a name (an attack, a column, a game's size) are built by
-    :func:`singling_out_key`, :func:`attribute_game_key` and :func:`sweep_key`."""
-
-    LINKABILITY = "linkability"
-    COPIES_EXACT = "copies.exact"
-    COPIES_COLUMNS = "copies.columns"
-    COPIES_RARE_VALUES = "copies.rare_values"
-    MEMBERSHIP_BLACK_BOX = "membership.black_box"
-    MEMBERSHIP_NOBOX = "membership.nobox"
-    MEMBERSHIP_RISKMAP = "membership.riskmap"
-    ATTRIBUTE_RELEASE = "attribute.recon.release"
-
-
-def singling_out_key(attack: str) -> str:
-    """The key of the singling-out finding of ``attack`` (``univariate``, ...)."""
-    return f"singling_out.{attack}"
-
-
-def attribute_game_key(attack: str, synthetic_size: int) -> str:
-    """The key of the attribute game's finding of ``attack`` on releases of ``synthetic_size``."""
-    return f"attribute.{attack}.m{synthetic_size}"
-
-
-def sweep_key(column: str) -> str:
-    """The key of the attribute sweep's finding of ``column`` as the secret."""
-    return f"attribute.sweep.{column}"
-
-
-#: Copy findings whose copies are real people's whole records: significant, they read severe
-#: whatever the rate (module docstring).
-PEOPLE_COPIES = frozenset({FindingKey.COPIES_EXACT})
-
-
-def harm_class(key: str) -> Harm:
-    """The harm class of a finding's key: ``copies.*``, then ``membership.*`` as aggregate
-    signals; every other attack (singling out, linkability, attribute inference) singles out,
-    links or infers records."""
-    if key.startswith("copies."):
-        return Harm.PUBLISHED
-    if key.startswith("membership."):
-        return Harm.MEMBERSHIP
-    return Harm.SINGLED_OUT
 
 
 #: Lower CI bounds at or above these values read as severe
@@ -293,9 +232,9 @@ def individual_verdict(
     read (a stricter limit than :data:`MAX_WIDTH`): without evidence of a leak, the finding is then
     "too small to measure" too, so the game's table and the finding never disagree.
     ``published`` says that the finding counts real people found verbatim in the release
-    (:data:`PEOPLE_COPIES`): above its baseline it is severe whatever the rate. An interval above
-    its baseline but wider than :data:`MAX_WIDTH` whose lower bound clears the baseline by less
-    than a tenth of its width (and not severe) is "too small to measure".
+    (:data:`~synthleak.harm.PEOPLE_COPIES`): above its baseline it is severe whatever the rate.
+    An interval above its baseline but wider than :data:`MAX_WIDTH` whose lower bound clears the
+    baseline by less than a tenth of its width (and not severe) is "too small to measure".
     """
     e = estimate
     if not (_finite(baseline) and _finite(e.value) and _finite(e.ci_low) and _finite(e.ci_high)):
@@ -456,7 +395,7 @@ class Finding(Result):
 
     @property
     def harm(self) -> Harm:
-        """The harm class of this finding (:func:`harm_class`)."""
+        """The harm class of this finding (:func:`~synthleak.harm.harm_class`)."""
         return harm_class(self.key)
 
     def people_published(self) -> int:

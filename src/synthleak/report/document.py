@@ -18,6 +18,7 @@ from typing import Any
 from synthleak.attacks.base import AttackFamily, attack_info
 from synthleak.errors import InputError
 from synthleak.findings import BlackBoxDetails
+from synthleak.harm import HARM_MEANING, PEOPLE_COPIES, FindingKey, Harm
 from synthleak.references import REFERENCES, Reference, cite
 from synthleak.report import plots
 from synthleak.report.blocks import (
@@ -46,13 +47,9 @@ from synthleak.report.sections.membership import game_size_sentence, headline_no
 from synthleak.report.sections.vulnerability import data_only_ranking, screened_measured
 from synthleak.results import (
     ALPHA,
-    HARM_MEANING,
-    PEOPLE_COPIES,
     VERDICT_MEANING,
     AuditResult,
     Finding,
-    FindingKey,
-    Harm,
     MetricKind,
     Verdict,
     at_least_sentence,

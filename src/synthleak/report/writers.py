@@ -7,8 +7,9 @@ import html
 import json
 from pathlib import Path
 
+from synthleak.harm import HARM_MEANING
 from synthleak.report.document import Bullets, Document, Figure, Paragraph, TableBlock
-from synthleak.results import HARM_MEANING, AuditResult
+from synthleak.results import AuditResult
 
 _CSS = """
 body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;\

@@ -14,6 +14,7 @@ import pandas as pd
 
 from synthleak import partitioned
 from synthleak.attacks.base import AttackFamily
+from synthleak.harm import FindingKey
 from synthleak.metrics.copies import (
     LONG_TEXT_CHARS,
     LONG_TEXT_LETTERS,
@@ -22,14 +23,7 @@ from synthleak.metrics.copies import (
     RareValues,
 )
 from synthleak.metrics.privacy import RiskEstimate, binomial_p, rate_excess, wilson_interval
-from synthleak.results import (
-    ALPHA,
-    Finding,
-    FindingKey,
-    MetricKind,
-    StageRecord,
-    StageStatus,
-)
+from synthleak.results import ALPHA, Finding, MetricKind, StageRecord, StageStatus
 from synthleak.stages.base import CONTROL_NEEDED, Context, Stage, needs_synthetic
 from synthleak.threat import ThreatModel, threat_model
 

@@ -11,11 +11,8 @@ import numpy as np
 from synthleak import partitioned
 from synthleak.attacks.base import AttackFamily
 from synthleak.errors import InputError
-from synthleak.results import (
-    Finding,
-    FindingKey,
-    MetricKind,
-)
+from synthleak.harm import FindingKey
+from synthleak.results import Finding, MetricKind
 from synthleak.runtime.seeding import game_seed
 from synthleak.stages.base import Context, Stage, needs_control, release_tables
 from synthleak.threat import threat_model

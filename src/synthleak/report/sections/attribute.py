@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from synthleak.games.attribute import AttackAccuracy
+from synthleak.harm import FindingKey, attribute_game_key
 from synthleak.references import cite
 from synthleak.report.blocks import Paragraph, Section, TableBlock, finding, fmt, span, verdict_text
-from synthleak.results import AuditResult, FindingKey, Verdict, attribute_game_key
+from synthleak.results import AuditResult, Verdict
 
 #: Verdicts from the least to the most telling of a leak: a secret measured several ways (on the
 #: release, in the game against the generator) reads as the most telling of its findings.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from synthleak.harm import sweep_key
 from synthleak.references import cite
 from synthleak.report.blocks import (
     Bullets,
@@ -14,7 +15,7 @@ from synthleak.report.blocks import (
     span,
     verdict_text,
 )
-from synthleak.results import AuditResult, Verdict, sweep_key
+from synthleak.results import AuditResult, Verdict
 
 #: Row numbers of the records inferred beyond baseline printed per column (all in report.json).
 SWEEP_ROWS_SHOWN = 20

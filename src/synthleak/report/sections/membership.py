@@ -12,6 +12,7 @@ import numpy as np
 
 from synthleak.findings import BlackBoxDetails, NoBoxDetails, RiskMapDetails
 from synthleak.games.cost import format_seconds
+from synthleak.harm import FindingKey
 from synthleak.metrics.privacy import TprAtFpr
 from synthleak.references import cite
 from synthleak.report import plots
@@ -25,7 +26,7 @@ from synthleak.report.blocks import (
     fmt,
     span,
 )
-from synthleak.results import AuditResult, Finding, FindingKey, at_least_sentence
+from synthleak.results import AuditResult, Finding, at_least_sentence
 
 
 def headline_note(result: AuditResult, f: Finding) -> str:

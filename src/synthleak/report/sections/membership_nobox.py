@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from synthleak.harm import FindingKey
 from synthleak.references import cite
 from synthleak.report import plots
 from synthleak.report.blocks import (
@@ -15,7 +16,7 @@ from synthleak.report.blocks import (
     verdict_text,
 )
 from synthleak.report.sections.membership import tpr_sentence
-from synthleak.results import AuditResult, FindingKey
+from synthleak.results import AuditResult
 
 
 def section(result: AuditResult) -> Section | None:

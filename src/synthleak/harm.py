@@ -1,0 +1,77 @@
+"""What each finding is about: its key, and the harm to people it measures.
+
+A finding's key names the attack and what it measured (``copies.exact``, ``membership.nobox``,
+``attribute.sweep.income``): the stages write it, the report and the policy read it, and the JSON
+records it as text. The keys that are fixed are the members of :class:`FindingKey`; those that
+carry a name are built by :func:`singling_out_key`, :func:`attribute_game_key` and
+:func:`sweep_key`. The harm class of a key (:func:`harm_class`) orders an audit's findings by harm
+to people (``results.harm_order``): real people published verbatim, then records singled out,
+linked or inferred, then aggregate membership signals.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+
+
+class Harm(IntEnum):
+    """The harm a finding shows to people, most harmful first (module docstring)."""
+
+    PUBLISHED = 1
+    SINGLED_OUT = 2
+    MEMBERSHIP = 3
+
+
+#: The plain words of each harm class (the report's summary and "How to read").
+HARM_MEANING: dict[Harm, str] = {
+    Harm.PUBLISHED: "real people published verbatim",
+    Harm.SINGLED_OUT: "records singled out, linked or inferred",
+    Harm.MEMBERSHIP: "aggregate membership signals",
+}
+
+
+class FindingKey(StrEnum):
+    """The key of every finding whose key is fixed: the value ``Finding.key`` holds (and the
+    JSON records), named once for the stages that write findings and the report that reads
+    them. The keys that carry a name (an attack, a column, a game's size) are built by
+    :func:`singling_out_key`, :func:`attribute_game_key` and :func:`sweep_key`."""
+
+    LINKABILITY = "linkability"
+    COPIES_EXACT = "copies.exact"
+    COPIES_COLUMNS = "copies.columns"
+    COPIES_RARE_VALUES = "copies.rare_values"
+    MEMBERSHIP_BLACK_BOX = "membership.black_box"
+    MEMBERSHIP_NOBOX = "membership.nobox"
+    MEMBERSHIP_RISKMAP = "membership.riskmap"
+    ATTRIBUTE_RELEASE = "attribute.recon.release"
+
+
+def singling_out_key(attack: str) -> str:
+    """The key of the singling-out finding of ``attack`` (``univariate``, ...)."""
+    return f"singling_out.{attack}"
+
+
+def attribute_game_key(attack: str, synthetic_size: int) -> str:
+    """The key of the attribute game's finding of ``attack`` on releases of ``synthetic_size``."""
+    return f"attribute.{attack}.m{synthetic_size}"
+
+
+def sweep_key(column: str) -> str:
+    """The key of the attribute sweep's finding of ``column`` as the secret."""
+    return f"attribute.sweep.{column}"
+
+
+#: Copy findings whose copies are real people's whole records: significant, they read severe
+#: whatever the rate (module docstring).
+PEOPLE_COPIES = frozenset({FindingKey.COPIES_EXACT})
+
+
+def harm_class(key: str) -> Harm:
+    """The harm class of a finding's key: ``copies.*``, then ``membership.*`` as aggregate
+    signals; every other attack (singling out, linkability, attribute inference) singles out,
+    links or infers records."""
+    if key.startswith("copies."):
+        return Harm.PUBLISHED
+    if key.startswith("membership."):
+        return Harm.MEMBERSHIP
+    return Harm.SINGLED_OUT
