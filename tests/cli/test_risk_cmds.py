@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -174,3 +175,38 @@ def test_bad_options_exit_2(
     assert main([argv[0], *_args(files), *argv[1:]]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message in err
+
+
+@pytest.mark.parametrize(
+    ("command", "module", "options"),
+    [
+        ("singling-out", "singling_out", ["--attacks", "univariate"]),
+        ("linkability", "linkability", ["--aux-a", "age,sex", "--aux-b", "race,education"]),
+    ],
+)
+def test_the_commands_play_the_stages_game(
+    files: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    module: str,
+    options: list[str],
+) -> None:
+    """Each command plays its game with the audit stage's function (``play_<stage>``) and
+    prints that result's figures."""
+    import importlib
+
+    stage = importlib.import_module(f"synthleak.stages.{module}")
+    name = f"play_{module}"
+    play, played = getattr(stage, name), []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        played.append(play(*args, **kwargs))
+        return played[-1]
+
+    monkeypatch.setattr(stage, name, spy)
+    argv = [command, *_args(files), *options, "--n-attacks", "50", "--format", "json"]
+    assert main(argv) == 0
+    (res,) = played
+    printed = json.loads(capsys.readouterr().out)
+    assert [a["risk"] for a in printed] == [a.risk.value for a in res.attacks]

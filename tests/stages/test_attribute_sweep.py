@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
+import pytest
 from tests.stages.audit_helpers import TINY
 
+import synthleak.pipeline as pipeline
+from synthleak.data.release import Release, as_table
+from synthleak.games.sweep import AttributeSweepResult
 from synthleak.pipeline import STAGES, audit
+from synthleak.runtime import Runtime
+from synthleak.stages import attribute_sweep
 
 
 def test_a_column_has_one_figure_named_or_swept(split, monkeypatch) -> None:
@@ -39,3 +46,33 @@ def test_a_column_has_one_figure_named_or_swept(split, monkeypatch) -> None:
             b.ci_high,
             b.n_trials,
         )
+
+
+def test_play_attribute_sweep_is_the_stages_game(split, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``play_attribute_sweep`` plays the stage's sweep (one finding per column, each its
+    column's excess), and never on the runtime's cluster (an unreachable scheduler changes
+    nothing)."""
+    cols = ["age", "sex", "race", "income"]
+    train, ctl, other = (t.to_frame()[cols].iloc[:200] for t in split)
+    played: list[AttributeSweepResult] = []
+    play = attribute_sweep.play_attribute_sweep
+
+    def spy(*args: Any, **kwargs: Any) -> AttributeSweepResult:
+        played.append(play(*args, **kwargs))
+        return played[-1]
+
+    monkeypatch.setattr(pipeline, "STAGES", (attribute_sweep.STAGE,))
+    monkeypatch.setattr(attribute_sweep, "play_attribute_sweep", spy)
+    plan = replace(TINY, aia_records=40, aia_queries=200)
+    r = audit(train, synthetic=other, control=ctl, plan=plan, seed=1, secret="all")
+    (res,) = played
+    assert {f.key: f.estimate for f in r.findings} == {
+        f"attribute.sweep.{c.column}": c.excess for c in res.columns
+    }
+    monkeypatch.undo()
+    release = Release(as_table(train), as_table(other), as_table(ctl))
+    kw: dict[str, Any] = {"n_targets": 40, "seed": 3, "attack_params": {"n_queries": 200}}
+    local = play(release, **kw)
+    far = play(release, runtime=Runtime(cluster="tcp://unreachable.invalid:8786"), **kw)
+    assert [c.excess for c in far.columns] == [c.excess for c in local.columns]
+    assert {c.column for c in local.columns} == set(cols)

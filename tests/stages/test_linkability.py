@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
 import pytest
 from tests.stages.audit_helpers import TINY
 
 import synthleak.pipeline as pipeline
-from synthleak.data.release import as_table
+from synthleak.data.release import Release, as_table
+from synthleak.games.linkability import LinkabilityResult
 from synthleak.pipeline import audit
 from synthleak.stages import linkability
 
@@ -28,3 +33,28 @@ def test_linkability_is_a_risk_against_the_control(split, monkeypatch: pytest.Mo
     assert f.estimate.ci_low <= 0.0 <= f.estimate.ci_high  # other people: no link beyond chance
     (g,) = audit(train, synthetic=train, control=ctl, plan=TINY, seed=0).findings
     assert g.estimate.ci_low > 0.2  # the original itself: many records linked beyond chance
+
+
+def test_play_linkability_is_the_stages_game(split, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``play_linkability`` plays the stage's game: the stage's finding is its result's figure,
+    on the default halves; on the original itself far more halves are re-linked than on others."""
+    train, ctl, other = (t.take(np.arange(300)) for t in split)
+    played: list[LinkabilityResult] = []
+    play = linkability.play_linkability
+
+    def spy(*args: Any, **kwargs: Any) -> LinkabilityResult:
+        played.append(play(*args, **kwargs))
+        return played[-1]
+
+    monkeypatch.setattr(pipeline, "STAGES", (linkability.STAGE,))
+    monkeypatch.setattr(linkability, "play_linkability", spy)
+    (f,) = audit(train, synthetic=train, control=ctl, plan=replace(TINY, n_attacks=60)).findings
+    (res,) = played
+    a = res.attacks[0]
+    assert (f.estimate.value, f.estimate.ci_low) == (a.risk.value, a.risk.ci_low)
+    assert (list(a.aux_a), list(a.aux_b)) == linkability._default_link_columns(train.schema, ())
+    monkeypatch.undo()
+    halves = {"aux_a": ["age", "sex", "race"], "aux_b": ["occupation", "hours-per-week"]}
+    leak = linkability.play_linkability(Release(train, train, ctl), n_attacks=60, seed=1, **halves)
+    none = linkability.play_linkability(Release(train, other, ctl), n_attacks=60, seed=1, **halves)
+    assert leak.attacks[0].risk.value > none.attacks[0].risk.value

@@ -526,8 +526,8 @@ def _release(
     if secret == "all":
         return _sweep(data, names, params, n_targets, bins, rule, seed, runtime, fmt, quasi_ids)
     from synthleak.data.release import Release
-    from synthleak.games.attribute_release import ReleaseAttributeGame
     from synthleak.games.secret import validate_secret
+    from synthleak.stages.attribute_release import play_attribute_release
 
     validate_secret(
         sch,
@@ -542,21 +542,23 @@ def _release(
         data["synthetic"].table,
         data["control"].table if "control" in data else None,
     )
-    games = [
-        ReleaseAttributeGame(
-            secret,
-            quasi_ids,
+    results = [
+        play_attribute_release(
+            release,
+            secret=secret,
+            quasi_ids=quasi_ids,
             attack=name,
             attack_params=params.get(name),
             n_targets=n_targets,
             bins=bins,
             bin_strategy=bin_strategy,
             secret_rule=rule,
+            seed=seed,
+            runtime=runtime.sub(f"aia-{name}"),
             log=_stderr_log,
         )
         for name in names
     ]
-    results = [g.run(release, seed=seed, runtime=runtime.sub(f"aia-{g.attack}")) for g in games]
     if fmt is TextFormat.JSON:
         return to_json({"results": [r.to_dict() for r in results]})
     return render_release(results)
@@ -576,7 +578,7 @@ def _sweep(
 ) -> str:
     """``--secret all``: every column of the release as the secret, ranked by excess risk."""
     from synthleak.data.release import Release
-    from synthleak.games.sweep import attribute_sweep
+    from synthleak.stages.attribute_sweep import play_attribute_sweep
 
     if "control" not in data:
         raise InputError(
@@ -592,14 +594,14 @@ def _sweep(
             "--secret-bins"
         )
     release = Release(data["original"].table, data["synthetic"].table, data["control"].table)
-    res = attribute_sweep(
+    res = play_attribute_sweep(
         release,
-        seed=seed,
         attack=names[0],
         attack_params=params.get(names[0]),
         n_targets=n_targets,
         bins=bins,
         left_out=_left_out(data["original"].profile),
+        seed=seed,
         runtime=runtime,
         log=_stderr_log,
     )

@@ -212,7 +212,7 @@ def singling_out_cmd(
     """Singling-out risk: predicates learnt from SYNTHETIC that isolate one ORIGINAL person."""
     from synthleak.attacks.base import AttackFamily, attack_info
     from synthleak.data.release import Release
-    from synthleak.games.singling_out import SinglingOutGame
+    from synthleak.stages.singling_out import play_singling_out
 
     _require(original, synthetic, control)
     names = split_list(attacks)
@@ -235,8 +235,11 @@ def singling_out_cmd(
     if n_cols > len(o.schema):
         raise InputError(f"--n-cols {n_cols} is out of range: the data has {len(o.schema)} columns")
     params = {n: {"n_cols": n_cols} for n in names if n in RECORD_ATTACKS}
-    game = SinglingOutGame(names, n_attacks=n_attacks, attack_params=params)
-    result, _ = _caught(lambda: game.run(Release(o, s, c), seed=seed))
+    result, _ = _caught(
+        lambda: play_singling_out(
+            Release(o, s, c), attacks=names, n_attacks=n_attacks, seed=seed, attack_params=params
+        )
+    )
     if fmt is TextFormat.JSON:
         d = result.design.to_dict()
         text = to_json([{**a.summary(), "design": d} for a in result.attacks])
@@ -271,7 +274,7 @@ def linkability_cmd(
 ) -> None:
     """Linkability risk: re-link the --aux-a and --aux-b halves of people through SYNTHETIC."""
     from synthleak.data.release import Release
-    from synthleak.games.linkability import LinkabilityGame
+    from synthleak.stages.linkability import play_linkability
 
     _require(original, synthetic, control)
     cols_a, cols_b = split_list(aux_a), split_list(aux_b)
@@ -292,8 +295,16 @@ def linkability_cmd(
                 f"{flag} names unknown column(s) {unknown}: the columns are "
                 f"{', '.join(o.schema.names)}"
             )
-    game = LinkabilityGame(cols_a, cols_b, n_attacks=n_attacks, n_neighbors=neighbours)
-    result, _ = _caught(lambda: game.run(Release(o, s, c), seed=seed))
+    result, _ = _caught(
+        lambda: play_linkability(
+            Release(o, s, c),
+            aux_a=cols_a,
+            aux_b=cols_b,
+            n_attacks=n_attacks,
+            n_neighbors=neighbours,
+            seed=seed,
+        )
+    )
     if fmt is TextFormat.JSON:
         sizes = {"n_original": result.n_original, "n_control": result.n_control}
         sizes["n_synthetic"] = result.n_synthetic

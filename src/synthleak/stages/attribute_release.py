@@ -4,18 +4,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from synthleak import partitioned
 from synthleak.attacks.base import AttackFamily
+from synthleak.data.release import Release
+from synthleak.modes import BinStrategy
 from synthleak.results import (
     SWEEP_ALL,
     Finding,
     MetricKind,
 )
+from synthleak.runtime import Runtime
 from synthleak.runtime.seeding import game_seed
 from synthleak.stages.base import (
     SECRET_NEEDED,
@@ -27,6 +31,10 @@ from synthleak.stages.base import (
     release_tables,
 )
 from synthleak.threat import threat_model
+
+if TYPE_CHECKING:
+    from synthleak.games.attribute_release import ReleaseAttributeResult
+    from synthleak.games.secret import SecretRule
 
 #: Most training records in one part of the audit's release attribute-inference games.
 AIA_PART_SIZE = 2000
@@ -45,6 +53,48 @@ def attribute_seed(ctx: Context) -> int:
     draws the same records, control swaps and attack streams in both stages (one figure per
     column and rule)."""
     return game_seed(STAGE_STREAM.sub("attribute_release").rng(ctx.options.seed))
+
+
+def play_attribute_release(
+    release: Release,
+    *,
+    secret: str,
+    quasi_ids: Sequence[str] | None = None,
+    attack: str = "recon",
+    attack_params: Mapping[str, Any] | None = None,
+    n_targets: int | None = None,
+    bins: int = 10,
+    bin_strategy: BinStrategy = BinStrategy.QUANTILE,
+    secret_rule: SecretRule | None = None,
+    part_size: int = AIA_PART_SIZE,
+    seed: int,
+    runtime: Runtime | None = None,
+    log: Callable[[str], None] | None = None,
+) -> ReleaseAttributeResult:
+    """Play attribute inference of ``secret`` on ``release`` with ``attack``, the control
+    records as baseline, as the audit's ``attribute_release`` stage and ``synthleak aia
+    --original ... --secret COL`` do (:class:`~synthleak.games.attribute_release.
+    ReleaseAttributeGame`, whose parameters these are).
+
+    The game's work units share the whole release, so they run in this process and
+    ``runtime``'s local workers, never on its cluster
+    (:func:`synthleak.partitioned.driver_runtime`); the result depends on ``seed`` alone.
+    """
+    from synthleak.games.attribute_release import ReleaseAttributeGame
+
+    game = ReleaseAttributeGame(
+        secret,
+        quasi_ids,
+        attack=attack,
+        attack_params=attack_params,
+        n_targets=n_targets,
+        bins=bins,
+        bin_strategy=bin_strategy,
+        secret_rule=secret_rule,
+        part_size=part_size,
+        log=log,
+    )
+    return game.run(release, seed=seed, runtime=partitioned.driver_runtime(runtime or Runtime()))
 
 
 def _needs_release_aia(ctx: Context) -> Skip | None:
@@ -75,26 +125,22 @@ def _attribute_release(ctx: Context, rng: np.random.Generator) -> None:
     ``attribute_sweep`` seeds each column's (:func:`attribute_seed`)."""
     del rng  # the game's seed is the attribute stages' shared one
     seed = attribute_seed(ctx)
-    from synthleak.games.attribute_release import ReleaseAttributeGame
-
     assert ctx.synthetic is not None and ctx.control is not None and ctx.options.secret is not None
     params: dict[str, Any] = {"time_limit": 120.0}
     if ctx.plan.aia_queries is not None:
         params["n_queries"] = ctx.plan.aia_queries
     n_records = None if ctx.plan.aia_records is None else min(ctx.plan.aia_records, len(ctx.train))
-    game = ReleaseAttributeGame(
-        ctx.options.secret,
-        list(ctx.options.quasi_ids) or None,
+    res = play_attribute_release(
+        release_tables(ctx),  # the sweep's encoded tables
+        secret=ctx.options.secret,
+        quasi_ids=list(ctx.options.quasi_ids) or None,
         attack_params=params,
         n_targets=n_records,
-        log=ctx.log,
         secret_rule=ctx.options.secret_rule,
         part_size=aia_part_size(n_records),
-    )
-    res = game.run(
-        release_tables(ctx),  # the sweep's encoded tables
         seed=seed,
-        runtime=partitioned.driver_runtime(ctx.runtime.sub("aia-release")),
+        runtime=ctx.runtime.sub("aia-release"),
+        log=ctx.log,
     )
     ctx.sections.attribute_release = res
     threat = threat_model(AttackFamily.ATTRIBUTE, "attribute_release", secret=ctx.options.secret)

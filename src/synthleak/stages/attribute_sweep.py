@@ -4,24 +4,77 @@ turn as the secret (``secret="all"``), one finding per column.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from synthleak import partitioned
 from synthleak.attacks.base import AttackFamily
+from synthleak.data.release import Release
 from synthleak.results import (
     SWEEP_ALL,
     Finding,
     MetricKind,
 )
-from synthleak.stages.attribute_release import aia_part_size, attribute_seed, values_of
+from synthleak.runtime import Runtime
+from synthleak.stages.attribute_release import (
+    AIA_PART_SIZE,
+    aia_part_size,
+    attribute_seed,
+    values_of,
+)
 from synthleak.stages.base import Context, Skip, Stage, needs_control, release_tables
 from synthleak.threat import threat_model
 
+if TYPE_CHECKING:
+    from synthleak.games.sweep import AttributeSweepResult
+
 #: Share of ``max_time`` the attribute sweep may take.
 AIA_SWEEP_SHARE = 0.25
+
+
+def play_attribute_sweep(
+    release: Release,
+    *,
+    attack: str = "recon",
+    attack_params: Mapping[str, Any] | None = None,
+    n_targets: int | None = None,
+    bins: int = 5,
+    left_out: Mapping[str, str] | None = None,
+    max_seconds: float | None = None,
+    population_baseline: bool = False,
+    part_size: int = AIA_PART_SIZE,
+    seed: int,
+    runtime: Runtime | None = None,
+    log: Callable[[str], None] | None = None,
+) -> AttributeSweepResult:
+    """Play attribute inference with every column of ``release`` in turn as the secret, each
+    column's figure the excess over the control records, as the audit's ``attribute_sweep``
+    stage and ``synthleak aia --original ... --secret all`` do
+    (:func:`synthleak.games.sweep.attribute_sweep`, whose parameters these are).
+
+    The columns' work units share the whole release, so they run in this process and
+    ``runtime``'s local workers, never on its cluster
+    (:func:`synthleak.partitioned.driver_runtime`); the result depends on ``seed`` alone.
+    """
+    from synthleak.games.sweep import attribute_sweep
+
+    return attribute_sweep(
+        release,
+        seed=seed,
+        attack=attack,
+        attack_params=attack_params,
+        n_targets=n_targets,
+        bins=bins,
+        left_out=left_out,
+        runtime=partitioned.driver_runtime(runtime or Runtime()),
+        log=log,
+        max_seconds=max_seconds,
+        population_baseline=population_baseline,
+        part_size=part_size,
+    )
 
 
 def _needs_sweep(ctx: Context) -> Skip | None:
@@ -46,8 +99,6 @@ def _attribute_sweep(ctx: Context, rng: np.random.Generator) -> None:
     one figure whether it was named (``secret=COL``) or swept (``secret="all"``)."""
     del rng  # the game's seed is the attribute stages' shared one
     seed = attribute_seed(ctx)
-    from synthleak.games.sweep import attribute_sweep
-
     assert ctx.synthetic is not None and ctx.control is not None
     params: dict[str, Any] = {"time_limit": 120.0}
     if ctx.plan.aia_queries is not None:
@@ -64,19 +115,19 @@ def _attribute_sweep(ctx: Context, rng: np.random.Generator) -> None:
         f"{n_records or len(ctx.train)} training records each"
         + ("" if max_seconds is None else f", within {max_seconds:.0f} s")
     )
-    res = attribute_sweep(
+    res = play_attribute_sweep(
         release_tables(ctx),
-        seed=seed,
         attack="recon",
         attack_params=params,
         n_targets=n_records,
         bins=bins,
         left_out=left_out,
-        runtime=partitioned.driver_runtime(ctx.runtime.sub("aia-sweep")),
-        log=ctx.log,
         max_seconds=max_seconds,
         population_baseline=True,
         part_size=aia_part_size(n_records),
+        seed=seed,
+        runtime=ctx.runtime.sub("aia-sweep"),
+        log=ctx.log,
     )
     # one record identity: rows of the user's original, not of the training split
     columns = []

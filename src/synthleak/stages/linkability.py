@@ -5,15 +5,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from synthleak import partitioned
 from synthleak.attacks.base import AttackFamily
+from synthleak.data.release import Release
 from synthleak.data.schema import Schema
+from synthleak.runtime import Runtime
 from synthleak.runtime.seeding import game_seed
 from synthleak.stages.base import Context, Stage, needs_control, release_tables, risk_finding
 from synthleak.threat import threat_model
+
+if TYPE_CHECKING:
+    from synthleak.games.linkability import LinkabilityResult
 
 
 def _default_link_columns(schema: Schema, quasi_ids: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -23,16 +29,44 @@ def _default_link_columns(schema: Schema, quasi_ids: Sequence[str]) -> tuple[lis
     return names[:half], names[half:] or names[:1]
 
 
-def _linkability(ctx: Context, rng: np.random.Generator) -> None:
+def play_linkability(
+    release: Release,
+    *,
+    aux_a: Sequence[str],
+    aux_b: Sequence[str],
+    n_attacks: int,
+    n_neighbors: int = 1,
+    seed: int,
+    runtime: Runtime | None = None,
+) -> LinkabilityResult:
+    """Play the linkability game on ``release`` (original, synthetic and control), as the
+    audit's ``linkability`` stage and ``synthleak linkability`` do.
+
+    ``n_attacks`` targets have their ``aux_a`` and ``aux_b`` halves linked through their
+    ``n_neighbors`` nearest synthetic records. The nearest-neighbour search runs by partition
+    of the release when ``runtime`` has a cluster, else in this process; the result depends on
+    ``seed`` alone (Giomi et al. (2023), Sec. 4.2).
+    """
     from synthleak.games.linkability import LinkabilityGame
 
+    game = LinkabilityGame(list(aux_a), list(aux_b), n_attacks=n_attacks, n_neighbors=n_neighbors)
+    return game.run(
+        release,
+        seed=seed,
+        search=partitioned.link_search(runtime or Runtime()),  # by partition on a cluster
+    )
+
+
+def _linkability(ctx: Context, rng: np.random.Generator) -> None:
     ctx.log("linkability")
     aux_a, aux_b = _default_link_columns(ctx.train.schema, ctx.options.quasi_ids)
-    game = LinkabilityGame(aux_a, aux_b, n_attacks=ctx.plan.n_attacks, n_neighbors=1)
-    res = game.run(
+    res = play_linkability(
         release_tables(ctx),
+        aux_a=aux_a,
+        aux_b=aux_b,
+        n_attacks=ctx.plan.n_attacks,
         seed=game_seed(rng),
-        search=partitioned.link_search(ctx.runtime.sub("linkability")),  # by partition on a cluster
+        runtime=ctx.runtime.sub("linkability"),
     ).attacks[0]
     threat = threat_model(
         AttackFamily.LINKABILITY,
