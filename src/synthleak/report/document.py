@@ -12,7 +12,6 @@ lists the full entries of exactly the works the text cites (:func:`cited_referen
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -21,6 +20,15 @@ from synthleak.games.cost import format_seconds
 from synthleak.metrics.privacy import RiskEstimate, TprAtFpr
 from synthleak.references import REFERENCES, Reference, cite
 from synthleak.report import plots
+from synthleak.report.blocks import (  # the document model, shared with the section modules
+    Bullets,
+    Document,
+    Figure,
+    Paragraph,
+    Section,
+    TableBlock,
+)
+from synthleak.report.sections import person_membership
 from synthleak.results import (
     ALPHA,
     HARM_MEANING,
@@ -35,48 +43,6 @@ from synthleak.results import (
     at_least_sentence,
     p_text,
 )
-
-
-@dataclass(frozen=True)
-class Paragraph:
-    text: str
-    emphasis: bool = False
-
-
-@dataclass(frozen=True)
-class Bullets:
-    items: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class TableBlock:
-    header: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    caption: str = ""
-
-
-@dataclass(frozen=True)
-class Figure:
-    name: str  # file stem, unique within the report
-    png: bytes
-    caption: str
-
-
-Block = Paragraph | Bullets | TableBlock | Figure
-
-
-@dataclass
-class Section:
-    title: str
-    anchor: str
-    blocks: list[Block] = field(default_factory=list)
-
-
-@dataclass
-class Document:
-    title: str
-    sections: list[Section]
-    references: tuple[Reference, ...] = ()  # the works the text cites, as listed in the report
 
 
 def _fmt(x: Any, digits: int = 3) -> str:
@@ -1946,6 +1912,7 @@ def build_document(result: AuditResult) -> Document:
         _records(result),
         _copies(result),
         _nobox(result),
+        person_membership.section(result),
         _attribute(result),
         _attribute_sweep(result),
         _membership(result),

@@ -1,0 +1,103 @@
+"""The report's document model (paragraphs, bullets, tables, figures in sections) and the
+number formatting every section shares. The writers lay these blocks out; the sections
+(:mod:`synthleak.report.sections`) fill them."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from synthleak.references import Reference
+from synthleak.results import ALPHA, AuditResult, Finding, Verdict, p_text
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+    emphasis: bool = False
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TableBlock:
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str  # file stem, unique within the report
+    png: bytes
+    caption: str
+
+
+Block = Paragraph | Bullets | TableBlock | Figure
+
+
+@dataclass
+class Section:
+    title: str
+    anchor: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+@dataclass
+class Document:
+    title: str
+    sections: list[Section]
+    references: tuple[Reference, ...] = ()  # the works the text cites, as listed in the report
+
+
+def fmt(x: Any, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def span(low: Any, high: Any, digits: int = 3) -> str:
+    """An interval as ``low – high``; ``n/a`` once when neither end is defined."""
+    if fmt(low) == fmt(high) == "n/a":
+        return "n/a"
+    return f"{fmt(low, digits)} – {fmt(high, digits)}"
+
+
+def ci(f: Finding) -> str:
+    return span(f.estimate.ci_low, f.estimate.ci_high)
+
+
+def finite(x: Any) -> bool:
+    return isinstance(x, int | float) and math.isfinite(x)
+
+
+def finding(result: AuditResult, key: str) -> Finding | None:
+    """The finding of ``key``: a :class:`~synthleak.results.FindingKey`, or a key built by
+    :func:`~synthleak.results.attribute_game_key` or :func:`~synthleak.results.sweep_key` (a
+    section's table shows its verdict, not a judgement of its own)."""
+    return next((f for f in result.findings if f.key == key), None)
+
+
+def verdict_text(f: Finding | None) -> str:
+    """The wording of a finding's verdict (:class:`Verdict`), or "not measured" without one."""
+    return (f.verdict or Verdict.NOT_MEASURED).value if f is not None else "not measured"
+
+
+def p_cell(f: Finding) -> str:
+    """ "alone / after Holm" p-values of a finding, for the findings table; the Holm value is
+    printed so that it agrees with the decision (``> 0.050`` when just above 5 %)."""
+    if f.verdict is Verdict.NOT_MEASURED or not finite(f.p_value):
+        return "n/a"
+    holm = pv(f.p_holm, ALPHA) if finite(f.p_holm) else "n/a"
+    return f"{pv(f.p_value)} / {holm}"
+
+
+def pv(p: float, alpha: float | None = None) -> str:
+    text = p_text(p, alpha)
+    return text[2:] if text.startswith("= ") else text
