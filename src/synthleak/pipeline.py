@@ -388,7 +388,8 @@ def _relational_parts(
         if opts.root is not None:
             raise InputError(
                 "root names the table of persons of relational parts: the parts given are single "
-                "tables, so leave root out"
+                "tables, so leave root out",
+                parameter="root",
             )
         return None, ""
     if len(rel) != len(given):
@@ -411,12 +412,16 @@ def _relational_parts(
     if root is None:
         if len(schema.roots) != 1:
             raise InputError(
-                f"the schema has root tables {list(schema.roots)}: name the table of persons "
-                "with root"
+                f"root must name the table of persons: the schema has root tables "
+                f"{list(schema.roots)}",
+                parameter="root",
             )
         root = schema.roots[0]
     elif root not in schema.tables:
-        raise InputError(f"root {root!r} is not a table of the schema ({list(schema.tables)})")
+        raise InputError(
+            f"root {root!r} is not a table of the schema ({list(schema.tables)})",
+            parameter="root",
+        )
     return rel, root
 
 
