@@ -1402,7 +1402,8 @@ class AuditResult(Result):
     screening: ScreeningSection | None = None
     membership: MembershipResult | None = None
     nobox: NoBoxMembershipResult | None = None
-    person_membership: PersonMembershipResult | None = None
+    # left out of the repr, which stays short
+    person_membership: PersonMembershipResult | None = field(default=None, repr=False)
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None
