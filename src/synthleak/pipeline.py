@@ -24,6 +24,9 @@ Stages, in order, each a module of :mod:`synthleak.stages` that exports its ``ST
 5. ``singling_out``, ``linkability`` — Anonymeter risks against the control set (Giomi et al.
    (2023));
 6. ``membership_nobox`` — membership signal of the release against the control set;
+   ``person_membership`` — with relational parts, membership of persons (a root row and their
+   child rows) against the control's persons; the other stages then read the person-level
+   view, one row per person;
 7. ``attribute_release`` — reconstruction attribute inference on the release (Annamalai et al.
    (2024a), Sec. 4.2), with the control set as baseline; ``attribute_sweep`` — the same with
    every column in turn as the secret (``secret="all"``), one finding per column;
