@@ -274,15 +274,19 @@ def audit(
     relational, root = _relational_parts(
         {"original": original, "synthetic": synthetic, "control": control}, opts, encoded
     )
+    parts: dict[str, pd.DataFrame | Table | None]
     if relational is not None:  # the single-table stages audit one row per person
         opts = replace(opts, root=root)  # recorded: the table of persons the audit used
         views = person_views(relational, root=root)
-        original, synthetic, control = (views.get(k) for k in ("original", "synthetic", "control"))
-        assert original is not None
+        parts = {k: views.get(k) for k in ("original", "synthetic", "control")}
         key = relational["original"].schema.key_of(root)
-        say(f"relational input: {len(original)} persons of table {root!r} (key {key!r})")
-    frame = original if isinstance(original, pd.DataFrame) else None
-    parts = {"original": original, "synthetic": synthetic, "control": control}
+        say(f"relational input: {len(views['original'])} persons of table {root!r} (key {key!r})")
+    else:  # _relational_parts refuses a mix: every part is a single table
+        assert not isinstance(original, RelationalData)
+        assert not isinstance(synthetic, RelationalData)
+        assert not isinstance(control, RelationalData)
+        parts = {"original": original, "synthetic": synthetic, "control": control}
+    frame = parts["original"] if isinstance(parts["original"], pd.DataFrame) else None
     given = {k: v for k, v in parts.items() if v is not None}
     if encoded is None:
         enc = encode_parts(given, schema=schema, keep=opts.keep, special_values=opts.special_values)
