@@ -152,3 +152,49 @@ def test_mixed_parts_generator_and_bad_root_are_refused() -> None:
         audit(original, control=control, generator="indhist", plan=PLAN)
     with pytest.raises(InputError, match="root 'nope' is not a table"):
         person_audit(original, others, control, root="nope")
+
+
+def test_a_rerun_keeps_the_stage_unless_a_child_row_changed(tmp_path) -> None:
+    """The kept stage's key covers the child rows, which the person-level view only summarises."""
+    from synthleak.runtime import Runtime
+    from synthleak.stages import person_membership
+
+    original, control, others = parts(4)
+    rt = Runtime(run_dir=tmp_path / "run")
+    only = {"person_membership"}
+
+    def run(orig: RelationalData) -> tuple[AuditResult, list[str]]:
+        lines: list[str] = []
+        r = audit(
+            orig, synthetic=others, control=control, plan=PLAN, seed=0, runtime=rt, log=lines.append
+        )
+        return r, [x for x in lines if x.startswith(person_membership.STAGE.title)]
+
+    import synthleak.pipeline as pipeline
+
+    stages = tuple(s for s in pipeline.STAGES if s.name in only)
+    saved, pipeline.STAGES = pipeline.STAGES, stages
+    try:
+        first, _ = run(original)
+        again, kept = run(original)
+        assert kept and "kept" in kept[0]
+        assert again.person_membership is not None and first.person_membership is not None
+        assert again.person_membership.same_as(first.person_membership)
+        # two visits of one person swap their kinds: the person-level view (counts per kind,
+        # amount statistics) is the same, the child rows are not
+        visit = original.frames["visit"].copy()
+        pair = next(
+            g.index[:2]
+            for _, g in visit.groupby("pid")
+            if len(g) > 1 and g["kind"].iloc[0] != g["kind"].iloc[1]
+        )
+        visit.loc[pair, "kind"] = visit.loc[pair[::-1], "kind"].to_numpy()
+        changed = RelationalData(SCHEMA, {"person": original.frames["person"], "visit": visit})
+        from synthleak.data.relational import person_views
+
+        views = [person_views({"o": d, "c": control})["o"] for d in (original, changed)]
+        pd.testing.assert_frame_equal(views[0], views[1])
+        _, kept = run(changed)
+        assert not kept
+    finally:
+        pipeline.STAGES = saved
