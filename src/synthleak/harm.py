@@ -43,6 +43,7 @@ class FindingKey(StrEnum):
     MEMBERSHIP_BLACK_BOX = "membership.black_box"
     MEMBERSHIP_NOBOX = "membership.nobox"
     MEMBERSHIP_RISKMAP = "membership.riskmap"
+    MEMBERSHIP_PERSON = "membership.person"
     ATTRIBUTE_RELEASE = "attribute.recon.release"
 
 

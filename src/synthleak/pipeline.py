@@ -24,6 +24,9 @@ Stages, in order, each a module of :mod:`synthleak.stages` that exports its ``ST
 5. ``singling_out``, ``linkability`` — Anonymeter risks against the control set (Giomi et al.
    (2023));
 6. ``membership_nobox`` — membership signal of the release against the control set;
+   ``person_membership`` — with relational parts, membership of persons (a root row and their
+   child rows) against the control's persons; the other stages then read the person-level
+   view, one row per person;
 7. ``attribute_release`` — reconstruction attribute inference on the release (Annamalai et al.
    (2024a), Sec. 4.2), with the control set as baseline; ``attribute_sweep`` — the same with
    every column in turn as the secret (``secret="all"``), one finding per column;
@@ -50,6 +53,7 @@ from typing import Any
 import pandas as pd
 
 from synthleak.data.io import EncodedFrames
+from synthleak.data.relational import RelationalData, person_views
 from synthleak.data.release import encode_parts
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
@@ -90,6 +94,7 @@ from synthleak.stages import (
     linkability,
     membership,
     membership_nobox,
+    person_membership,
     release,
     singling_out,
     split,
@@ -115,6 +120,7 @@ STAGES: tuple[Stage, ...] = (
     singling_out.STAGE,
     linkability.STAGE,
     membership_nobox.STAGE,
+    person_membership.STAGE,
     attribute_release.STAGE,
     attribute_sweep.STAGE,
     utility.STAGE,
@@ -124,10 +130,10 @@ STAGES: tuple[Stage, ...] = (
 
 
 def audit(
-    original: pd.DataFrame | Table,
+    original: pd.DataFrame | Table | RelationalData,
     *,
-    synthetic: pd.DataFrame | Table | None = None,
-    control: pd.DataFrame | Table | None = None,
+    synthetic: pd.DataFrame | Table | RelationalData | None = None,
+    control: pd.DataFrame | Table | RelationalData | None = None,
     options: AuditOptions | None = None,
     schema: Schema | None = None,
     runtime: Runtime | None = None,
@@ -142,11 +148,18 @@ def audit(
 
     Parameters
     ----------
-    original : DataFrame or Table
-        The real records the synthetic data was (or will be) generated from.
-    synthetic : DataFrame or Table, optional
+    original : DataFrame, Table or RelationalData
+        The real records the synthetic data was (or will be) generated from. A
+        :class:`~synthleak.data.relational.RelationalData` (linked tables: a root table of
+        persons and their child rows) audits a relational release: the given parts must all be
+        relational, with one schema, and ``synthetic`` is required (no generator). The
+        single-table stages then audit the person-level view
+        (:func:`~synthleak.data.relational.person_views`: one row per person of the root table,
+        their child rows summarised), and ``person_membership`` plays membership of persons on
+        the tables themselves.
+    synthetic : DataFrame, Table or RelationalData, optional
         The released synthetic data. Without it, ``generator`` is fit on the original.
-    control : DataFrame or Table, optional
+    control : DataFrame, Table or RelationalData, optional
         Real records from the same population that the generator never saw.
     options : AuditOptions, optional
         What to audit and how (:class:`~synthleak.results.AuditOptions`). Without it, the
@@ -205,6 +218,9 @@ def audit(
         sized to fit it after a measured pilot. Required by ``budget="auto"``. The
         randomised-secret attribute game (:data:`AIA_GAME_SHARE`) and the attribute sweep
         (:data:`AIA_SWEEP_SHARE`) take at most a share of it.
+    root : str, optional
+        With relational parts, the table of persons; needed only when the schema has several
+        root tables (default: its only one).
     selector : {"screen", "distance", "rare", "loglik"}
         How the membership game's targets are chosen among the training records. ``screen``
         (default): the two-stage audit, a cheap shadow-model screen of the rarest records
@@ -255,8 +271,22 @@ def audit(
         raise InputError(
             "nothing to audit: give the released synthetic data (synthetic) or a generator"
         )
-    frame = original if isinstance(original, pd.DataFrame) else None
-    parts = {"original": original, "synthetic": synthetic, "control": control}
+    relational, root = _relational_parts(
+        {"original": original, "synthetic": synthetic, "control": control}, opts, encoded
+    )
+    parts: dict[str, pd.DataFrame | Table | None]
+    if relational is not None:  # the single-table stages audit one row per person
+        opts = replace(opts, root=root)  # recorded: the table of persons the audit used
+        views = person_views(relational, root=root)
+        parts = {k: views.get(k) for k in ("original", "synthetic", "control")}
+        key = relational["original"].schema.key_of(root)
+        say(f"relational input: {len(views['original'])} persons of table {root!r} (key {key!r})")
+    else:  # _relational_parts refuses a mix: every part is a single table
+        assert not isinstance(original, RelationalData)
+        assert not isinstance(synthetic, RelationalData)
+        assert not isinstance(control, RelationalData)
+        parts = {"original": original, "synthetic": synthetic, "control": control}
+    frame = parts["original"] if isinstance(parts["original"], pd.DataFrame) else None
     given = {k: v for k, v in parts.items() if v is not None}
     if encoded is None:
         enc = encode_parts(given, schema=schema, keep=opts.keep, special_values=opts.special_values)
@@ -311,7 +341,19 @@ def audit(
         frames=frames,
         identifiers=tuple(enc.profile.identifiers),
         domain_from_data=enc.inferred,
+        relational=relational,
+        root=root if relational is not None else None,
     )
+    if relational is not None:
+        children = relational["original"].schema.descendants(root)
+        ctx.notes.append(
+            f"The release is relational: each person is a row of table {root!r} with their "
+            f"child rows in {', '.join(repr(t) for t in children) or 'no other table'}. "
+            "The single-table stages audit the person-level view, one row per person with "
+            "their child rows summarised (counts, means and ranges, value counts); a row "
+            f"number there is a row of table {root!r} as given. Person-level membership plays "
+            "on the tables themselves and names persons by their root key."
+        )
     for mod, extra in OPTIONAL.items():
         if find_spec(mod) is None:
             ctx.notes.append(
@@ -339,6 +381,55 @@ def audit(
     if policy is not None:
         result = replace(result, policy=policy.evaluate(audit_metrics(result)))
     return result
+
+
+def _relational_parts(
+    parts: dict[str, Any], opts: AuditOptions, encoded: EncodedFrames | None
+) -> tuple[dict[str, RelationalData] | None, str]:
+    """The relational parts given (``None`` for a single-table audit) and the table of persons
+    (``opts.root``, or the schema's only root); refuses a mix of relational and single-table
+    parts, a generator and ``encoded`` with relational parts."""
+    given = {k: v for k, v in parts.items() if v is not None}
+    rel = {k: v for k, v in given.items() if isinstance(v, RelationalData)}
+    if not rel:
+        if opts.root is not None:
+            raise InputError(
+                "root names the table of persons of relational parts: the parts given are single "
+                "tables, so leave root out",
+                parameter="root",
+            )
+        return None, ""
+    if len(rel) != len(given):
+        single = sorted(set(given) - set(rel))
+        raise InputError(
+            f"{', '.join(sorted(rel))} relational but {', '.join(single)} a single table: give "
+            "every part as relational data (one folder of tables each) or every part as one table"
+        )
+    if opts.generator is not None or "synthetic" not in rel:
+        raise InputError(
+            "a relational release is audited from its tables: give synthetic as relational data "
+            "and leave generator out (relational generators are not supported by audit)"
+        )
+    if encoded is not None:
+        raise InputError("encoded holds single tables: leave it out with relational parts")
+    schema = rel["original"].schema
+    if any(v.schema != schema for v in rel.values()):
+        raise InputError("all parts of a relational release must share one schema")
+    root = opts.root
+    if root is None:
+        if len(schema.roots) != 1:
+            raise InputError(
+                f"root must name the table of persons: the schema has root tables "
+                f"{list(schema.roots)}",
+                parameter="root",
+            )
+        root = schema.roots[0]
+    elif root not in schema.tables:
+        raise InputError(
+            f"root {root!r} is not a table of the schema ({list(schema.tables)})",
+            parameter="root",
+        )
+    return rel, root
 
 
 def _assemble(

@@ -99,6 +99,7 @@ from synthleak.games.attribute_release import ReleaseAttributeResult
 from synthleak.games.cost import Power
 from synthleak.games.membership import AttackSummary, MembershipConfig, MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
+from synthleak.games.person import PersonMembershipResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.games.secret import Measurement, SecretRule
 from synthleak.games.shadow import GeneratorFailures
@@ -1008,7 +1009,7 @@ class AuditOptions(Result):
     seed : int
         Same seed, same result.
     control_fraction, k, show_records, keep, claimed_epsilon, delta, neighbouring, max_time,
-    selector, special_values
+    selector, special_values, root
         As :func:`synthleak.audit` documents them.
     """
 
@@ -1029,6 +1030,7 @@ class AuditOptions(Result):
     max_time: float | None = None
     selector: str = TargetMethod.SCREEN.value
     special_values: tuple[str, ...] = ()
+    root: str | None = None
 
     def __post_init__(self) -> None:
         from synthleak.data.values import parse_special_values, special_specs
@@ -1330,6 +1332,9 @@ class AuditResult(Result):
         (``member_rows``, ``records``) are rows of the original as given, like every row number
         of the audit; ``non_member_rows`` are rows of the control set (of the original when the
         control was held out of it).
+    person_membership : PersonMembershipResult, optional
+        Membership inference of persons in a relational release (a root row and its child
+        rows) against the control's persons; persons are named by their root key.
     copies : CopyReport, optional
         Verbatim copies of training records and of the values of every high-cardinality column
         (identifiers and free text included), against the control's rates; ``copied_rows`` are
@@ -1368,6 +1373,8 @@ class AuditResult(Result):
     screening: ScreeningSection | None = None
     membership: MembershipResult | None = None
     nobox: NoBoxMembershipResult | None = None
+    # left out of the repr, which stays short
+    person_membership: PersonMembershipResult | None = field(default=None, repr=False)
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None

@@ -595,3 +595,84 @@ def test_audit_records_special_values_in_its_options(
     special = ["--special-values", "age=-8", "--special-values", "hours=-9,-1"]
     assert main([*args, *special]) == 0
     assert seen["options"].special_values == ("age=-8", "hours=-9,-1")  # type: ignore[attr-defined]
+
+
+SDV_METADATA = {
+    "tables": {
+        "person": {
+            "primary_key": "pid",
+            "columns": {
+                "pid": {"sdtype": "id"},
+                "age": {"sdtype": "numerical"},
+                "region": {"sdtype": "categorical"},
+            },
+        },
+        "visit": {
+            "primary_key": "vid",
+            "columns": {
+                "vid": {"sdtype": "id"},
+                "pid": {"sdtype": "id"},
+                "amount": {"sdtype": "numerical"},
+                "kind": {"sdtype": "categorical"},
+            },
+        },
+    },
+    "relationships": [
+        {
+            "parent_table_name": "person",
+            "parent_primary_key": "pid",
+            "child_table_name": "visit",
+            "child_foreign_key": "pid",
+        }
+    ],
+}
+
+
+def test_audit_reads_a_relational_release_from_folders(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import functools
+
+    from tests.stages.test_person_membership import parts, replay
+
+    import synthleak.games.person as person
+
+    # one view attack (dcr) keeps the test fast; the game's attacks are tested in games/
+    game = functools.partial(person.PersonMembershipGame, attacks=("dcr",))
+    monkeypatch.setattr(person, "PersonMembershipGame", game)
+    original, control, _ = parts(1)
+    dirs = {}
+    for name, data in (
+        ("original", original),
+        ("synthetic", replay(original, 9000)),
+        ("control", control),
+    ):
+        dirs[name] = tmp_path / name
+        dirs[name].mkdir()
+        for table, frame in data.frames.items():
+            frame.to_csv(dirs[name] / f"{table}.csv", index=False)
+    meta = tmp_path / "metadata.json"
+    meta.write_text(json.dumps(SDV_METADATA))
+    args = ["audit", "--relational", str(meta), "--budget", "quick"]
+    args += [x for n, d in dirs.items() for x in (f"--{n}", str(d))]
+    out = tmp_path / "out"
+    assert main([*args, "--out-dir", str(out)]) == 0
+    doc = json.loads((out / "report.json").read_text())
+    pm = doc["result"]["person_membership"] if "result" in doc else doc["person_membership"]
+    keys = {int(k) for k in original.frames["person"]["pid"]}
+    assert pm["exposed"] and {p["key"] for p in pm["exposed"]} <= keys
+    md = (out / "report.md").read_text()
+    assert "Membership inference of persons" in md and "person (person key)" in md
+    capsys.readouterr()
+
+    # an orphaned foreign key in one folder: exit 2, one line, no report folder
+    bad = pd.read_csv(dirs["control"] / "visit.csv")
+    bad.loc[0, "pid"] = 123456
+    bad.to_csv(dirs["control"] / "visit.csv", index=False)
+    assert main([*args, "--out-dir", str(tmp_path / "bad")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "orphaned" in err and "123456" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "bad").exists()
+    only = ["--original", str(dirs["original"]), "--out-dir", str(tmp_path / "none")]
+    assert main([*args[:5], *only]) == 2
+    assert "--synthetic DIR" in capsys.readouterr().err

@@ -104,16 +104,30 @@ def _run_audit(
     continuous: str | None = None,
     schema: Path | None = None,
     na_values: str | None = None,
+    relational: Path | None = None,
 ) -> tuple[Path, Any]:
     """Run the audit ``options`` describe into ``out`` (created only for the run; removed
     again when the command fails before any work was kept, so bad input leaves no folder
-    behind). The other arguments say where the data is and how to run."""
+    behind). The other arguments say where the data is and how to run; with ``relational``
+    (SDV multi-table metadata) each part is a folder of one file per table."""
     from synthleak.pipeline import audit
     from synthleak.report import write_report
 
     _check_out_dir(out)
     runtime = make_runtime(workers=workers, run_dir=out / "run")
     policy = load_cli_policy(fail_on, policy_file, junit)
+    if relational is not None:
+        return _run_relational_audit(
+            options,
+            {"original": original, "synthetic": synthetic, "control": control},
+            relational,
+            runtime=runtime,
+            policy=policy,
+            out=out,
+            junit=junit,
+            na_values=na_values,
+            single_table=(keep, categorical, continuous, schema, cluster),
+        )
     enc = read_cli_parts(
         {"original": original, "synthetic": synthetic, "control": control},
         categorical=categorical,
@@ -171,6 +185,63 @@ def _run_audit(
             f"({release.reason}); the report in {out} records what ran: fix the generator and "
             "run again"
         )
+    report_policy(result.policy, junit)
+    return paths["html"], result.policy
+
+
+def _run_relational_audit(
+    options: AuditOptions,
+    folders: dict[str, str | None],
+    metadata: Path,
+    *,
+    runtime: Any,
+    policy: Any,
+    out: Path,
+    junit: Path | None,
+    na_values: str | None,
+    single_table: tuple[Any, ...],
+) -> tuple[Path, Any]:
+    """``synthleak audit --relational METADATA.json``: each part a folder of tables
+    (:func:`~synthleak.data.relational.load_relational`), audited by :func:`synthleak.audit`
+    with relational parts."""
+    from synthleak.data.relational import RelationalSchema, load_relational
+    from synthleak.pipeline import audit
+    from synthleak.report import write_report
+
+    if any(v is not None for v in single_table):
+        raise InputError(
+            "--keep, --categorical, --continuous, --schema and --cluster describe one table: "
+            "with --relational the metadata describes the tables, so leave them out"
+        )
+    if options.generator is not None or folders["synthetic"] is None:
+        raise InputError(
+            "--relational audits a release from its tables: give --synthetic DIR (a folder of "
+            "one file per table) and leave --generator out"
+        )
+    sch = RelationalSchema.from_sdv(metadata)
+    na = tuple(split_list(na_values))
+    parts = {k: load_relational(v, sch, na_values=na) for k, v in folders.items() if v}
+    log = _logger()
+    log(f"auditing {folders['original']}: relational, tables {', '.join(sch.tables)}")
+    created = not out.exists()
+    try:
+        result = audit(
+            parts["original"],
+            synthetic=parts.get("synthetic"),
+            control=parts.get("control"),
+            options=options,
+            runtime=runtime,
+            policy=policy,
+            log=log,
+            sources={k: v or "" for k, v in folders.items()},
+            command_line=command_line(),
+        )
+        paths = write_report(result, out)
+    except BaseException:
+        if created and out.exists() and not _has_finished_work(out / "run"):
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    log(f"report written: {paths['html']}")
     report_policy(result.policy, junit)
     return paths["html"], result.policy
 
@@ -258,6 +329,23 @@ def audit_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
     special_values: SpecialValuesOpt = None,
+    relational: Annotated[
+        Path | None,
+        typer.Option(
+            "--relational",
+            help="SDV multi-table metadata (JSON): the release is relational, and --original, "
+            "--synthetic and --control are folders of one CSV/Parquet file per table. The "
+            "audit then measures persons (a root row with their child rows).",
+        ),
+    ] = None,
+    root: Annotated[
+        str | None,
+        typer.Option(
+            "--root",
+            help="With --relational: the table of persons, when the metadata has several root "
+            "tables.",
+        ),
+    ] = None,
 ) -> None:
     """Audit a synthetic release (or a generator) and write a report into --out-dir.
 
@@ -283,6 +371,7 @@ def audit_cmd(
         max_time=max_time,
         selector=selector.api,
         special_values=tuple(special_values or ()),
+        root=root,
     )
     html, outcome = _run_audit(
         options,
@@ -300,6 +389,7 @@ def audit_cmd(
         continuous=continuous,
         schema=schema,
         na_values=na_values,
+        relational=relational,
     )
     typer.echo(str(html))
     exit_for_policy(outcome)

@@ -442,6 +442,7 @@ API_FLAGS: dict[str, str] = {
     "budget": "--budget",
     "keep": "--keep",
     "rows": "--rows",
+    "root": "--root",
 }
 
 

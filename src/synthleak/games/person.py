@@ -73,6 +73,7 @@ from synthleak.vulnerability import nearest_neighbours
 
 __all__ = [
     "CHILD_ATTACKS",
+    "ExposedPerson",
     "PersonAttack",
     "PersonMembershipGame",
     "PersonMembershipResult",
@@ -119,6 +120,30 @@ class PersonAttack(Result):
 
 
 @dataclass(frozen=True, repr=False)
+class ExposedPerson(Result):
+    """A member ranked among the most exposed by the best attack.
+
+    Attributes
+    ----------
+    key : Any
+        The person's root key (never a child row number).
+    score : float
+        The best attack's score (higher: more member-like).
+    percentile : float
+        Share of the scored non-members whose score is below this person's, in percent (100:
+        the person outscores every real non-member).
+    """
+
+    key: Any
+    score: float
+    percentile: float
+
+
+#: Members listed as the most exposed (:attr:`PersonMembershipResult.exposed`).
+N_EXPOSED = 10
+
+
+@dataclass(frozen=True, repr=False)
 class PersonMembershipResult(Result):
     """Outcome of :class:`PersonMembershipGame`.
 
@@ -137,6 +162,9 @@ class PersonMembershipResult(Result):
         Control persons used as the reference.
     n_synthetic_persons : int
     notes : tuple of str
+    exposed : tuple of ExposedPerson
+        The :data:`N_EXPOSED` members the best attack scores highest, by root key, most
+        exposed first.
     """
 
     attacks: dict[str, PersonAttack]
@@ -147,6 +175,7 @@ class PersonMembershipResult(Result):
     n_reference: int
     n_synthetic_persons: int
     notes: tuple[str, ...] = field(default_factory=tuple)
+    exposed: tuple[ExposedPerson, ...] = ()
 
     @property
     def best_attack(self) -> PersonAttack:
@@ -422,6 +451,17 @@ class PersonMembershipGame:
         best = max(figures, key=merit)
         okeys = views["original"].index.to_numpy()
         ckeys = views["control"].index.to_numpy()
+        s_best = np.asarray(scores[best], dtype=np.float64)
+        s_mem, s_non = s_best[: len(member_rows)], s_best[len(member_rows) :]
+        top = np.argsort(-s_mem, kind="stable")[:N_EXPOSED]
+        exposed = tuple(
+            ExposedPerson(
+                _plain(okeys[member_rows[i]]),
+                float(s_mem[i]),
+                float(100.0 * np.mean(s_non < s_mem[i])) if len(s_non) else float("nan"),
+            )
+            for i in top
+        )
         return PersonMembershipResult(
             figures,
             best,
@@ -431,6 +471,7 @@ class PersonMembershipGame:
             len(ref_rows),
             len(views["synthetic"]),
             tuple(notes),
+            exposed,
         )
 
 

@@ -40,6 +40,7 @@ from synthleak.report.sections import (
     copies,
     membership,
     membership_nobox,
+    person_membership,
     utility,
     vulnerability,
 )
@@ -738,6 +739,7 @@ def build_document(result: AuditResult) -> Document:
         vulnerability.section(result),
         copies.section(result),
         membership_nobox.section(result),
+        person_membership.section(result),
         attribute.section(result),
         attribute_sweep.section(result),
         membership.section(result),

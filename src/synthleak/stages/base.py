@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from synthleak.data.relational import RelationalData
 from synthleak.data.release import Release
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
@@ -28,6 +29,7 @@ from synthleak.games.attribute import AttributeGameResult
 from synthleak.games.attribute_release import ReleaseAttributeResult
 from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
+from synthleak.games.person import PersonMembershipResult
 from synthleak.games.shadow import table_fingerprint
 from synthleak.games.sweep import AttributeSweepResult
 from synthleak.metrics.copies import (
@@ -102,6 +104,7 @@ class Sections:
     screening: ScreeningSection | None = None
     membership: MembershipResult | None = None
     nobox: NoBoxMembershipResult | None = None
+    person_membership: PersonMembershipResult | None = None
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None
@@ -126,6 +129,11 @@ class Context:
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     identifiers: tuple[str, ...] = ()
     domain_from_data: bool = False  # the schema's domains were read from the data
+    #: A relational release's parts as given (``original``, ``synthetic``, ``control``), for the
+    #: person stages; the single-table stages then read the person-level view (one row per
+    #: person of the root table ``root``). ``None`` for a single-table audit.
+    relational: dict[str, RelationalData] | None = None
+    root: str | None = None
     train: Table = field(init=False)
     train_rows: np.ndarray = field(init=False)
     control_rows: np.ndarray | None = None  # rows of the original held out as control, if any
@@ -271,6 +279,7 @@ class Kept:
                     ctx.schema.to_json(),
                     list(ctx.identifiers),
                     parts,
+                    _relational_digest(ctx.relational),
                 ]
             )
         before = [[r.name, r.status.value, r.reason, r.needs] for r in records]
@@ -325,6 +334,24 @@ class Kept:
         hints = typing.get_type_hints(Sections)
         for name, value in doc["sections"].items():
             setattr(ctx.sections, name, decode(hints[name], value))
+
+
+def _relational_digest(parts: dict[str, RelationalData] | None) -> str:
+    """A digest of every table of every relational part (the child rows the person stages read,
+    which the person-level view only summarises); ``"-"`` for a single-table audit."""
+    if parts is None:
+        return "-"
+    h = hashlib.sha256()
+    for name in sorted(parts):
+        for table in sorted(parts[name].frames):
+            frame = parts[name].frames[table]
+            h.update(json.dumps([name, table, [str(c) for c in frame.columns]]).encode())
+            try:
+                rows = pd.util.hash_pandas_object(frame, index=False)
+            except (TypeError, ValueError):
+                rows = pd.util.hash_pandas_object(frame.astype(str), index=False)
+            h.update(np.ascontiguousarray(rows.to_numpy(dtype=np.uint64)).data)
+    return h.hexdigest()
 
 
 def run_stages(ctx: Context, stages: Sequence[Stage]) -> list[StageRecord]:
