@@ -19,7 +19,7 @@ def _frame(n: int, seed: int) -> pd.DataFrame:
     q = rng.integers(0, 5, size=(n, 5))
     df = pd.DataFrame(q, columns=[f"q{j}" for j in range(5)]).astype(str)
     df["s"] = np.where((q[:, 0] + q[:, 1] + rng.integers(0, 2, n)) % 2 == 0, "a", "b")
-    df.loc[::7, "q4"] = "N"
+    df.loc[::7, "q4"] = None  # missing (an empty cell in the CSV)
     return df
 
 

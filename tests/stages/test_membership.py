@@ -41,10 +41,10 @@ def test_a_time_limit_skips_a_screen_it_cannot_pay_for(split, monkeypatch) -> No
     the smallest useful game, would overrun the limit, or that would take more than its share
     of it, is not started (targets by cell rarity, a note saying why); one that fits runs, and
     the game reuses the same measurement."""
-    import synthleak.stages.membership as stage
+    import synthleak.stages.membership as membership_stage
     from synthleak.games.cost import MembershipCost
 
-    real_measure = stage.measure_membership_cost
+    real_measure = membership_stage.measure_membership_cost
     measured: list[float] = []
 
     def measure(seconds: float):  # type: ignore[no-untyped-def]
@@ -58,7 +58,7 @@ def test_a_time_limit_skips_a_screen_it_cannot_pay_for(split, monkeypatch) -> No
     train, _, _ = split
     plan = replace(TINY, screened_shadows=20, screen_datasets=20)
     # 2 x 20 screen runs of 100 s and the smallest game (100 runs): > 12,000 s
-    monkeypatch.setattr(stage, "measure_membership_cost", measure(100.0))
+    monkeypatch.setattr(membership_stage, "measure_membership_cost", measure(100.0))
     slow = audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000)
     assert slow.screening is None and slow.membership is not None
     assert [t.selected_by for t in slow.membership.targets] == ["rarity", "random"]
@@ -71,7 +71,7 @@ def test_a_time_limit_skips_a_screen_it_cannot_pay_for(split, monkeypatch) -> No
     assert measured == [100.0]
     # a screen that would fit beside the smallest game, but take more than its share of the
     # limit (a fifth: its share of the standard budget's runs), leaves the limit to the game
-    monkeypatch.setattr(stage, "measure_membership_cost", measure(70.0))
+    monkeypatch.setattr(membership_stage, "measure_membership_cost", measure(70.0))
     greedy = audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000)
     assert greedy.screening is None
     (note,) = [n for n in greedy.notes if "two-stage screen was not run" in n]
@@ -80,7 +80,7 @@ def test_a_time_limit_skips_a_screen_it_cannot_pay_for(split, monkeypatch) -> No
     assert greedy.membership is not None
     assert greedy.membership.config.n_shadows + greedy.membership.config.n_tests == 12_000 // 70
     # a screen that fits runs, and the game gets what it leaves
-    monkeypatch.setattr(stage, "measure_membership_cost", measure(0.001))
+    monkeypatch.setattr(membership_stage, "measure_membership_cost", measure(0.001))
     fast = audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000)
     assert fast.screening is not None and measured == [100.0, 70.0, 0.001]
     assert not [n for n in fast.notes if "two-stage screen was not run" in n]
@@ -90,11 +90,11 @@ def test_a_timed_audit_run_again_resumes_the_same_game(split, monkeypatch, tmp_p
     """A time limit sizes the game from measured times; run again in its run directory (after
     an interruption), the audit keeps the first run's choices, so the game's run directory
     accepts it and the report is the same, whatever the new pilot measured."""
-    import synthleak.stages.membership as stage
+    import synthleak.stages.membership as membership_stage
     from synthleak.games.cost import MembershipCost
     from synthleak.runtime import Runtime
 
-    real_measure = stage.measure_membership_cost
+    real_measure = membership_stage.measure_membership_cost
 
     def measure(seconds: float):  # type: ignore[no-untyped-def]
         def fake(game, data, *, rng, runtime=None):  # type: ignore[no-untyped-def]
@@ -108,7 +108,7 @@ def test_a_timed_audit_run_again_resumes_the_same_game(split, monkeypatch, tmp_p
     run_dir = tmp_path / "run"
 
     def run(seconds: float) -> AuditResult:
-        monkeypatch.setattr(stage, "measure_membership_cost", measure(seconds))
+        monkeypatch.setattr(membership_stage, "measure_membership_cost", measure(seconds))
         rt = Runtime(run_dir=run_dir)
         return audit(train, generator="indhist", plan=plan, seed=3, max_time=12_000, runtime=rt)
 
@@ -148,7 +148,7 @@ def test_a_timed_audit_run_again_resumes_the_same_game(split, monkeypatch, tmp_p
     (stage,) = [st for st in lost.stages if st.name == "membership"]
     assert "holds a different run" in stage.reason
     # another audit (another seed) in the same folder does not take them
-    monkeypatch.setattr(stage, "measure_membership_cost", measure(100.0))
+    monkeypatch.setattr(membership_stage, "measure_membership_cost", measure(100.0))
     other = audit(
         train,
         generator="indhist",
