@@ -142,3 +142,16 @@ def test_a_stray_value_names_the_file_and_the_flags(
     assert main(["utility", *args, "--categorical", "age"]) == 0
     err = capsys.readouterr().err  # the note on the declared column names the flag
     assert "pass them in --na-values" in err and "na_values" not in err.replace("--na-values", "")
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["audit", "mia", "aia", "singling-out", "linkability", "riskmap", "vulnerable", "generate"],
+)
+def test_every_command_that_reads_data_takes_special_values(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from synthleak.cli.main import main
+
+    assert main([command, "--help"]) == 0
+    assert "--special-values" in capsys.readouterr().out

@@ -210,3 +210,24 @@ def test_the_commands_play_the_stages_game(
     (res,) = played
     printed = json.loads(capsys.readouterr().out)
     assert [a["risk"] for a in printed] == [a.risk.value for a in res.attacks]
+
+
+@pytest.mark.parametrize("command", ["singling-out", "linkability"])
+def test_a_declared_special_code_is_read_as_its_own_value(
+    files: dict[str, Path], tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 'not applicable' code in a numeric column stops the command until it is declared;
+    declared, the code is a value of its own (the same reading as audit's)."""
+    coded = {}
+    for name in ("ori", "syn", "ctl"):
+        df = pd.read_csv(files[name])
+        df["age"] = df["age"].astype(str)
+        df.loc[df.index[::9], "age"] = "NA-CODE"
+        coded[name] = tmp_path / f"{name}.csv"
+        df.to_csv(coded[name], index=False)
+    link = ["--aux-a", "age,sex", "--aux-b", "race"] if command == "linkability" else []
+    args = [command, *_args(coded), *link, "--n-attacks", "50", "--format", "json"]
+    assert main(args) == 2
+    assert "--special-values" in capsys.readouterr().err
+    assert main([*args, "--special-values", "age=NA-CODE"]) == 0
+    assert json.loads(capsys.readouterr().out)

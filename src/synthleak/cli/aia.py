@@ -69,6 +69,7 @@ from synthleak.cli.common import (
     SecretOpt,
     SecretToleranceOpt,
     SeedOpt,
+    SpecialValuesOpt,
     SyntheticOpt,
     SyntheticSizeOpt,
     TextFormat,
@@ -388,6 +389,7 @@ def aia_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
+    special_values: SpecialValuesOpt = None,
     fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
 ) -> None:
@@ -454,7 +456,7 @@ def aia_cmd(
             seed=seed,
             runtime=runtime,
             fmt=fmt,
-            overrides=(categorical, continuous, schema, na_values),
+            overrides=(categorical, continuous, schema, na_values, tuple(special_values or ())),
         )
         emit(text, out)
         return
@@ -464,6 +466,7 @@ def aia_cmd(
         continuous=continuous,
         schema=schema,
         na_values=na_values,
+        special_values=tuple(special_values or ()),
     )
     from synthleak.games.attribute import AttributeGame
     from synthleak.games.secret import validate_secret
@@ -511,9 +514,9 @@ def _release(
     seed: int,
     runtime: Runtime,
     fmt: TextFormat,
-    overrides: tuple[str | None, str | None, Path | None, str | None],
+    overrides: tuple[str | None, str | None, Path | None, str | None, tuple[str, ...]],
 ) -> str:
-    categorical, continuous, schema, na_values = overrides
+    categorical, continuous, schema, na_values, special_values = overrides
     if len(set(names)) != len(names):
         raise InputError("--attacks lists an attack more than once: list each attack once")
     sch, data = load_cli_tables(
@@ -522,6 +525,7 @@ def _release(
         continuous=continuous,
         schema=schema,
         na_values=na_values,
+        special_values=special_values,
     )
     if secret == "all":
         return _sweep(data, names, params, n_targets, bins, rule, seed, runtime, fmt, quasi_ids)

@@ -24,6 +24,7 @@ privacy metrics in Tabular Synthetic Datasets" (contrastive singling out).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from importlib.util import find_spec
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -41,6 +42,7 @@ from synthleak.cli.common import (
     OutOpt,
     SchemaOpt,
     SeedOpt,
+    SpecialValuesOpt,
     SyntheticOpt,
     TextFormat,
     check_out_path,
@@ -92,6 +94,7 @@ def _load(
     continuous: str | None,
     schema: Path | None,
     na_values: str | None,
+    special_values: Sequence[str] | None = None,
 ) -> tuple[Table, Table, Table]:
     assert original is not None and synthetic is not None and control is not None  # _require
     _, data = load_cli_tables(
@@ -100,6 +103,7 @@ def _load(
         continuous=continuous,
         schema=schema,
         na_values=na_values,
+        special_values=tuple(special_values or ()),
     )
     return data["original"].table, data["synthetic"].table, data["control"].table
 
@@ -205,6 +209,7 @@ def singling_out_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
+    special_values: SpecialValuesOpt = None,
     seed: SeedOpt = 0,
     fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
@@ -231,7 +236,9 @@ def singling_out_cmd(
         raise InputError(f"--seed {seed} must be 0 or more")
     if out is not None:
         check_out_path(out)
-    o, s, c = _load(original, synthetic, control, categorical, continuous, schema, na_values)
+    o, s, c = _load(
+        original, synthetic, control, categorical, continuous, schema, na_values, special_values
+    )
     if n_cols > len(o.schema):
         raise InputError(f"--n-cols {n_cols} is out of range: the data has {len(o.schema)} columns")
     params = {n: {"n_cols": n_cols} for n in names if n in RECORD_ATTACKS}
@@ -268,6 +275,7 @@ def linkability_cmd(
     continuous: ContinuousOpt = None,
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
+    special_values: SpecialValuesOpt = None,
     seed: SeedOpt = 0,
     fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
@@ -287,7 +295,9 @@ def linkability_cmd(
         raise InputError(f"--seed {seed} must be 0 or more")
     if out is not None:
         check_out_path(out)
-    o, s, c = _load(original, synthetic, control, categorical, continuous, schema, na_values)
+    o, s, c = _load(
+        original, synthetic, control, categorical, continuous, schema, na_values, special_values
+    )
     for flag, cols in (("--aux-a", cols_a), ("--aux-b", cols_b)):
         unknown = [col for col in cols if col not in o.schema]
         if unknown:
