@@ -111,7 +111,6 @@ def _run_audit(
     behind). The other arguments say where the data is and how to run; with ``relational``
     (SDV multi-table metadata) each part is a folder of one file per table."""
     from synthleak.pipeline import audit
-    from synthleak.report import write_report
 
     _check_out_dir(out)
     runtime = make_runtime(workers=workers, run_dir=out / "run")
@@ -151,29 +150,26 @@ def _run_audit(
         runtime = make_runtime(workers=workers, cluster=client, run_dir=out / "run")
     log = _logger()
     log(f"auditing {original}: {len(parts['original'])} records, {len(enc.schema)} columns")
-    created = not out.exists()
     try:
-        result = audit(
-            parts["original"],
-            synthetic=parts.get("synthetic"),
-            control=parts.get("control"),
-            options=options,
-            encoded=enc,
-            runtime=runtime,
-            policy=policy,
-            log=log,
-            sources={
-                "original": original,
-                "synthetic": synthetic or "",
-                "control": control or "",
-            },
-            command_line=command_line(),
+        result, paths = _write_audit(
+            out,
+            lambda: audit(
+                parts["original"],
+                synthetic=parts.get("synthetic"),
+                control=parts.get("control"),
+                options=options,
+                encoded=enc,
+                runtime=runtime,
+                policy=policy,
+                log=log,
+                sources={
+                    "original": original,
+                    "synthetic": synthetic or "",
+                    "control": control or "",
+                },
+                command_line=command_line(),
+            ),
         )
-        paths = write_report(result, out)
-    except BaseException:
-        if created and out.exists() and not _has_finished_work(out / "run"):
-            shutil.rmtree(out, ignore_errors=True)
-        raise
     finally:
         if client is not None:
             client.close()
@@ -187,6 +183,21 @@ def _run_audit(
         )
     report_policy(result.policy, junit)
     return paths["html"], result.policy
+
+
+def _write_audit(out: Path, run: Callable[[], Any]) -> tuple[Any, dict[str, Path]]:
+    """Run the audit and write its report into ``out``. A run stopped before it kept any
+    finished work leaves no folder it created behind (Ctrl-C, a failure, bad input)."""
+    from synthleak.report import write_report
+
+    created = not out.exists()
+    try:
+        result = run()
+        return result, write_report(result, out)
+    except BaseException:
+        if created and out.exists() and not _has_finished_work(out / "run"):
+            shutil.rmtree(out, ignore_errors=True)
+        raise
 
 
 def _run_relational_audit(
@@ -206,7 +217,6 @@ def _run_relational_audit(
     with relational parts."""
     from synthleak.data.relational import RelationalSchema, load_relational
     from synthleak.pipeline import audit
-    from synthleak.report import write_report
 
     if any(v is not None for v in single_table):
         raise InputError(
@@ -223,9 +233,9 @@ def _run_relational_audit(
     parts = {k: load_relational(v, sch, na_values=na) for k, v in folders.items() if v}
     log = _logger()
     log(f"auditing {folders['original']}: relational, tables {', '.join(sch.tables)}")
-    created = not out.exists()
-    try:
-        result = audit(
+    result, paths = _write_audit(
+        out,
+        lambda: audit(
             parts["original"],
             synthetic=parts.get("synthetic"),
             control=parts.get("control"),
@@ -235,12 +245,8 @@ def _run_relational_audit(
             log=log,
             sources={k: v or "" for k, v in folders.items()},
             command_line=command_line(),
-        )
-        paths = write_report(result, out)
-    except BaseException:
-        if created and out.exists() and not _has_finished_work(out / "run"):
-            shutil.rmtree(out, ignore_errors=True)
-        raise
+        ),
+    )
     log(f"report written: {paths['html']}")
     report_policy(result.policy, junit)
     return paths["html"], result.policy
