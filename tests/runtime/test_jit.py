@@ -26,7 +26,9 @@ SCRIPT = textwrap.dedent(
     def read_only(self):
         raise PermissionError(13, "Read-only file system", self.get_cache_path())
 
-    caching.InTreeCacheLocator.ensure_cache_path = read_only
+    # the locator of the __pycache__ beside the sources (a leading underscore before numba 0.61)
+    locator = getattr(caching, "InTreeCacheLocator", None) or caching._InTreeCacheLocator
+    locator.ensure_cache_path = read_only
 
     import synthleak.vulnerability  # kernels declared at import
     import synthleak.attacks.linkability
