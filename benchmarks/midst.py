@@ -26,7 +26,7 @@ Attacks scored:
 
 Usage::
 
-    OMP_NUM_THREADS=1 nice -n 15 python benchmarks/midst.py --data /work/data/midst \
+    OMP_NUM_THREADS=1 nice -n 15 python benchmarks/midst.py --data MIDST_DIR \
         --generator tabddpm --out benchmarks/results_midst_tabddpm.json
 """
 

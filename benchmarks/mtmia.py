@@ -20,9 +20,9 @@ maximum over its six attacks and both tables, which is chosen after the fact, so
 
 Usage::
 
-    OMP_NUM_THREADS=1 nice -n 15 python benchmarks/mtmia.py --data /work/data/mtmia \\
+    OMP_NUM_THREADS=1 nice -n 15 python benchmarks/mtmia.py --data MTMIA_DIR \\
         --out /tmp/mtmia --datasets airbnb airlines
-    python benchmarks/mtmia.py --data /work/data/mtmia --out /tmp/mtmia --render \\
+    python benchmarks/mtmia.py --data MTMIA_DIR --out /tmp/mtmia --render \\
         > benchmarks/RESULTS_mtmia.md
 
 The calibration cells (``--generators oracle-null oracle-copy``, their own ``--out``): a
