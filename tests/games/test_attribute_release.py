@@ -46,6 +46,8 @@ def test_release_copy_leaks_and_independent_sample_does_not(population: Table) -
     assert len(row) == 1 and row["n_targets"][0] == 600 and row["n_control_targets"][0] == 200
     assert copy_.training is not None and copy_.control is not None
     assert copy_.control.rows.size == 200 and copy_.training.scores.shape == (600, 2)
+    assert copy_.config["n_parts"] == 1 and copy_.training.part is not None
+    assert not copy_.training.part.any()  # one part, numbered 0
 
 
 def test_release_without_control_is_not_measured(population: Table) -> None:
@@ -174,19 +176,6 @@ def test_release_copy_oracle_and_null_on_real_data(
     assert abs(np.mean(null_diffs)) < 0.03
 
 
-#: On the floor environment (numpy 1.26, pandas 2.1, scikit-learn 1.4, highspy 1.13) one null
-#: release of each of these two tests is flagged by a hair (lower ends 0.0036 and 0.0022): the
-#: release game attacks parts of records that share quasi-identifier values, and its interval
-#: treats the attacked records as independent; whether it is anti-conservative is open (an
-#: unresolved calibration question, not a pass).
-_PARTS_CALIBRATION_OPEN = pytest.mark.xfail(
-    np.lib.NumpyVersion(np.__version__) < "2.0.0",
-    reason="null interval of value-grouped parts, open on the floor environment",
-    strict=False,
-)
-
-
-@_PARTS_CALIBRATION_OPEN
 def test_release_copy_oracle_at_the_audits_settings(
     real_tables: dict[str, tuple[Table, str]],
 ) -> None:
@@ -195,8 +184,12 @@ def test_release_copy_oracle_at_the_audits_settings(
     at those ratios (scaled down: 2,400 training records, 120 or 500 attacked, parts of 200,
     as 1,000 or 5,000 of 24,000 in parts of 2,000) a verbatim copy of the training data is
     still flagged, for a categorical secret (Adult, ACS) and a numeric one (ACS age, the right
-    one of 5 quantile bins); a disjoint real sample is not. Random parts read against the
-    whole release's rescaled counts missed such copies."""
+    one of 5 quantile bins); a disjoint real sample is flagged at the interval's rate, at most
+    once in six (two seeds per case: one flag in six at a one-sided 2.5 % has a probability of
+    0.13, two or more 0.009; the environments' solvers draw different ones, e.g. one at a lower
+    end of 0.0036 on the floor numerics; the rate itself is measured over 100 seeds in
+    ``benchmarks/calibration_aia_parts.py``). Random parts read against the whole release's
+    rescaled counts missed such copies."""
     from synthleak.games.secret import SecretRule
 
     acs, _ = real_tables["acs_tx"]
@@ -205,6 +198,7 @@ def test_release_copy_oracle_at_the_audits_settings(
         (acs, real_tables["acs_tx"][1], None),
         (acs, "AGEP", SecretRule(bins=5)),
     ]
+    null_flags = 0
     for i, (table, secret, rule) in enumerate(cases):
         train, control, other = split_release(table, 2400, 1200, 20 + i)
         for k in (120, 500):
@@ -220,7 +214,11 @@ def test_release_copy_oracle_at_the_audits_settings(
             assert copy_.difference.ci_low > 0.05, (secret, k, copy_.difference)
             assert k <= copy_.accuracy.n_trials < k + 200
         null = game.run(Release(train, other, control), seed=i)
-        assert null.difference.ci_low <= 0, (secret, null.difference)
+        assert null.status is Measurement.MEASURED
+        null_flags += null.difference.ci_low > 0
+        train, control, other = split_release(table, 2400, 1200, 30 + i)
+        null_flags += game.run(Release(train, other, control), seed=10 + i).difference.ci_low > 0
+    assert null_flags <= 1
 
 
 @pytest.mark.slow
@@ -247,6 +245,13 @@ def test_release_parts_bound_each_program_and_copy_still_leaks(population: Table
     assert copy_.training is not None and np.all(np.diff(copy_.training.rows) > 0)
     assert copy_.training.rows.max() < 900 and copy_.control is not None
     assert np.unique(copy_.control.rows).size == copy_.control.rows.size  # none used twice
+    # each outcome's part: every part attacked in the training world, control records in the
+    # parts whose values they hold, none used twice
+    t_part, c_part = copy_.training.part, copy_.control.part
+    assert t_part is not None and c_part is not None
+    assert set(np.unique(t_part)) == set(range(copy_.config["n_parts"]))
+    assert set(np.unique(c_part)) <= set(np.unique(t_part))
+    assert ReleaseAttributeResult.from_json(copy_.to_json()).same_as(copy_)
     assert any("projected time" in line for line in lines)
     assert any(line.endswith("done") for line in lines)
     null = game.run(Release(train, other, control), seed=0)
@@ -316,7 +321,6 @@ def test_release_numeric_secret_copy_and_null_oracles(rule: SecretRule) -> None:
     assert flags <= 1
 
 
-@_PARTS_CALIBRATION_OPEN
 def test_release_population_inference_is_not_a_leak_memorisation_is() -> None:
     # the secret follows from two quasi-identifiers in the whole population: an independent
     # release lets the attack infer it for everyone (accuracy near 1 in both worlds), and the
@@ -328,11 +332,20 @@ def test_release_population_inference_is_not_a_leak_memorisation_is() -> None:
     df["s"] = ((qi[:, 0] + qi[:, 1]) % 2).astype(str)
     df["noisy"] = rng.integers(0, 2, n).astype(str)
     table = Table.from_frame(df, infer_schema(df))
-    train, control, other = split_release(table, 800, 200, 0)
     quasi = [f"q{j}" for j in range(5)]
-    stats = ReleaseAttributeGame("s", quasi).run(Release(train, other, control), seed=0)
-    assert stats.accuracy.value > 0.75 and stats.control_accuracy.value > 0.75
-    assert stats.difference.ci_low <= 0 <= stats.difference.ci_high
-    assert stats.advantage.value == stats.difference.difference and stats.advantage.baseline == 0
+    # four seeds: 0 outside a 95% interval at most once (two or more: probability 0.014), and a
+    # mean excess near 0 (one run on the floor numerics has a lower end of 0.0022, p = 0.021:
+    # the interval's tail, 2 of 100 seeds there and 1 of 100 on the main environment)
+    missed, diffs = 0, []
+    for seed in range(4):
+        train, control, other = split_release(table, 800, 200, seed)
+        stats = ReleaseAttributeGame("s", quasi).run(Release(train, other, control), seed=seed)
+        assert stats.accuracy.value > 0.75 and stats.control_accuracy.value > 0.75
+        assert stats.advantage.value == stats.difference.difference
+        assert stats.advantage.baseline == 0
+        missed += not stats.difference.ci_low <= 0 <= stats.difference.ci_high
+        diffs.append(stats.difference.difference)
+    assert missed <= 1 and abs(np.mean(diffs)) < 0.03
+    train, control, other = split_release(table, 800, 200, 0)
     memorised = ReleaseAttributeGame("noisy", quasi).run(Release(train, train, control), seed=0)
     assert memorised.control_accuracy.value < 0.65 and memorised.advantage.ci_low > 0
