@@ -476,10 +476,12 @@ class ReleaseAttributeGame:
     at most 100, the control a quarter, 100 seeds per dataset) 1 null release of 100 was flagged
     on ACS TX and 1 of 100 on Adult, on the main and the floor environments, the spread of the
     null difference 0.96 to 0.98 times the interval's standard error. A cluster-robust design
-    effect over the parts did not lower that rate and widened copies' intervals (design effects
-    up to 4.6 on Adult copies, two of three then too small to measure), so the interval keeps
-    the records as independent. Numeric secrets (``benchmarks/RESULTS_aia_numeric.md``): 2 of 96 null runs flagged over Adult
-    age and hours and ACS income under the three rules at 4:1, every copy flagged.
+    effect over the parts changed that rate little and widened copies' intervals (a copy's leak
+    varies over parts: design effects up to 4.6 on Adult copies there, and 7.9 on the Adult
+    copy of ``test_release_copy_oracle_at_the_audits_settings``, then too small to measure), so
+    the interval keeps the records as independent. Numeric secrets
+    (``benchmarks/RESULTS_aia_numeric.md``): 2 of 96 null runs flagged over Adult age and hours
+    and ACS income under the three rules at 4:1, every copy flagged.
 
     References
     ----------
