@@ -102,7 +102,7 @@ NOT_PAIRED: dict[str, str] = {
 CRITERIA: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("singling out", ("singling_out",), "a control set"),
     ("linkability", ("linkability",), "a control set"),
-    ("inference", ("attribute",), "a secret column (secret)"),
+    ("inference", ("attribute",), "a secret column: secret"),
 )
 
 _SEEDED = re.compile(r"^(?P<base>.+)@seed(?P<seed>\d+)$")
@@ -394,7 +394,7 @@ def compare(
     parts: dict[str, Part] = {"original": original, "control": control}
     parts.update({f"release:{n}": r for n, r in releases.items()})
     enc = encode_parts(parts, schema=schema, keep=opts.keep, special_values=opts.special_values)
-    ori_t, ctl_t = enc.tables["original"], enc.tables["control"]
+    ori_t = enc.tables["original"]
     tables = {n: enc.tables[f"release:{n}"] for n in releases}
     frames: dict[str, pd.DataFrame] = {
         n: enc.frames[f"release:{n}"] for n in releases if f"release:{n}" in enc.frames
