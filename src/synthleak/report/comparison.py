@@ -45,7 +45,7 @@ from synthleak.report.blocks import (
 )
 from synthleak.report.document import cited_references
 from synthleak.report.writers import to_html, to_markdown
-from synthleak.results import ALPHA
+from synthleak.results import ALPHA, p_text
 
 #: Whether a higher figure means more exposure (all privacy families) and the words of a
 #: paired difference's two directions, by family.
@@ -111,13 +111,7 @@ def frontier_plot(candidates: Sequence[Candidate], families: Sequence[str]) -> b
                 mfc="white" if hollow else colour,
                 capsize=3,
                 lw=1,
-            )
-            ax.annotate(
-                c.name + (" (dominated)" if hollow else ""),
-                (c.utility_mre, m.value),
-                fontsize=7,
-                xytext=(4, 4),
-                textcoords="offset points",
+                label=c.name,
             )
         baselines = {c.worst[fam].baseline for c in candidates if fam in c.worst}
         if len(baselines) == 1:
@@ -129,6 +123,20 @@ def frontier_plot(candidates: Sequence[Candidate], families: Sequence[str]) -> b
         ax.set_ylabel(f"worst {fam} (lower is safer)", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.spines[["top", "right"]].set_visible(False)
+    handles = {}
+    for ax in axes[0]:
+        for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, h)
+    axes[0][-1].legend(
+        handles.values(),
+        handles.keys(),
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        frameon=False,
+        fontsize=7,
+        title="hollow: dominated",
+        title_fontsize=7,
+    )
     fig.tight_layout()
     return plots._png(fig)
 
@@ -159,7 +167,7 @@ def _frontier(result: ComparisonResult) -> Section:
                 "frontier",
                 frontier_plot(result.candidates, fams),
                 "Privacy–utility frontier: worst figure per family against MRE, 95 % intervals "
-                "drawn; hollow markers are dominated",
+                "drawn; hollow markers are dominated; the dashed line is the family's baseline",
             )
         )
     else:
@@ -201,7 +209,7 @@ def difference_sentence(d: PairedDifference) -> str:
     when significant after Holm, else that no difference was shown."""
     figs = f"{d.difference:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]"
     what = PAIRED[d.family] + (f", attack '{d.attack}'" if d.attack else "")
-    test = f"p = {pv(d.p_value)}, after Holm {pv(d.p_holm, ALPHA)}"
+    test = f"p {p_text(d.p_value)}, after Holm {pv(d.p_holm, ALPHA)}"
     if d.significant:
         less, more = _DIRECTION[d.family]
         verb = less if d.difference < 0 else more
