@@ -420,7 +420,7 @@ def compare(
             opts,
             policy=policy,
             runtime=rt.sub(f"candidates/{folder}"),
-            log=lambda msg, _n=name: say(f"[{_n}] {msg}"),
+            log=_prefixed(say, name),
             sources={
                 "original": sources.get("original", "original"),
                 "synthetic": sources.get(name, name),
@@ -447,6 +447,11 @@ def compare(
         },
         audits=audits,
     )
+
+
+def _prefixed(say: Log, name: str) -> Log:
+    """``say`` with each line prefixed by the candidate's name."""
+    return lambda msg: say(f"[{name}] {msg}")
 
 
 def _audit_one(

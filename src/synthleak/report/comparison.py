@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 
@@ -123,7 +124,7 @@ def frontier_plot(candidates: Sequence[Candidate], families: Sequence[str]) -> b
         ax.set_ylabel(f"worst {fam} (lower is safer)", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.spines[["top", "right"]].set_visible(False)
-    handles = {}
+    handles: dict[str, Any] = {}
     for ax in axes[0]:
         for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(label, h)
