@@ -125,6 +125,7 @@ def compare_cmd(
         quasi_ids=tuple(split_list(quasi_ids)),
         budget=budget,
         seed=seed,
+        keep=tuple(split_list(keep)),
         special_values=tuple(special_values or ()),
     )
     _check_out_dir(out_dir)
