@@ -97,7 +97,7 @@ NOT_PAIRED: dict[str, str] = {
     "attribute.accuracy": "the stage keeps no per-target outcomes: compare the intervals",
 }
 
-#: The Article 29 Working Party's three criteria (Opinion 05/2014, Sec. 2.2.2) and the findings
+#: The Article 29 Working Party's three criteria (Opinion 05/2014) and the findings
 #: that answer each (finding-key prefixes), with what is needed when none was measured.
 CRITERIA: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("singling out", ("singling_out",), "a control set"),

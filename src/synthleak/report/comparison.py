@@ -297,7 +297,7 @@ def _criteria(result: ComparisonResult) -> Section:
         "criteria",
         [
             Paragraph(
-                f"The three criteria of {cite('wp29_2014')} (Sec. 2.2.2): can a person be "
+                f"The three criteria of {cite('wp29_2014')}: can a person be "
                 "singled out, can records about a person be linked, can an attribute of a "
                 "person be inferred? Each is answered by the audit's finding behind it (the "
                 "worst of its kind), with its verdict, figure and 95 % interval. Inference is "
