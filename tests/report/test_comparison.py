@@ -140,6 +140,9 @@ def test_the_json_leaves_the_audits_to_the_candidates_reports(
     paths = write_comparison_report(result, tmp_path)
     doc = json.loads(paths["json"].read_text())
     assert "audits" not in doc and doc["references"]
+    assert (
+        '<a href="candidates/leaky/report.html">leaky (leaky.csv)</a>' in paths["html"].read_text()
+    )
     back = ComparisonResult.from_dict(doc)
     assert back.same_as(result)  # audits were empty: nothing else was left out
     assert not any(p.name.startswith(".comparison-") for p in tmp_path.iterdir())
