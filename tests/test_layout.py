@@ -157,7 +157,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("generators", ("generators",)),
     ("attacks", ("attacks",)),
     ("games", ("games", "partitioned")),
-    ("audit", ("stages", "pipeline", "results", "findings", "policy", "harm")),
+    ("audit", ("stages", "pipeline", "results", "findings", "policy", "harm", "comparison")),
     ("report", ("report",)),
     ("command line", ("cli",)),
     ("contract checks", ("testing",)),

@@ -22,6 +22,7 @@ _LAZY = {
     "BaselineWarning": "synthleak.errors",
     "Budget": "synthleak.pipeline",
     "BudgetPlan": "synthleak.results",
+    "ComparisonResult": "synthleak.comparison",
     "Column": "synthleak.data",
     "ColumnKind": "synthleak.data",
     "DistanceMetric": "synthleak.vulnerability",
@@ -60,6 +61,7 @@ _LAZY = {
     "ThreatModel": "synthleak.threat",
     "Verdict": "synthleak.results",
     "audit": "synthleak.pipeline",
+    "compare": "synthleak.comparison",
     "datasets": "synthleak.datasets",
     "infer_schema": "synthleak.data",
     "list_attacks": "synthleak.attacks.base",
@@ -94,6 +96,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from synthleak import datasets
     from synthleak.attacks.base import AttackFamily, list_attacks, make_attack
+    from synthleak.comparison import ComparisonResult, compare
     from synthleak.data import Column, ColumnKind, Schema, Table, infer_schema, load_data
     from synthleak.data.release import Release
     from synthleak.errors import (
@@ -156,6 +159,7 @@ __all__ = [
     "BudgetPlan",
     "Column",
     "ColumnKind",
+    "ComparisonResult",
     "DistanceMetric",
     "Finding",
     "Game",
@@ -193,6 +197,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "audit",
+    "compare",
     "datasets",
     "infer_schema",
     "list_attacks",

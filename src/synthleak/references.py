@@ -510,6 +510,15 @@ _ALL = (
         doi="10.1148/radiology.143.1.7063747",
     ),
     _ref(
+        "delong1988",
+        "Elizabeth R. DeLong; David M. DeLong; Daniel L. Clarke-Pearson",
+        "Comparing the Areas under Two or More Correlated Receiver Operating Characteristic "
+        "Curves: A Nonparametric Approach",
+        "Biometrics 44(3)",
+        1988,
+        doi="10.2307/2531595",
+    ),
+    _ref(
         "holm1979",
         "Sture Holm",
         "A Simple Sequentially Rejective Multiple Test Procedure",

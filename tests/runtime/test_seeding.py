@@ -32,6 +32,8 @@ FROZEN = {
     "aia-release/targets": (zlib.crc32(b"aia-release-targets"), False, None),
     "aia-release/utility": (zlib.crc32(b"aia-release-utility"), False, None),
     "aia/data": (0, True, None),
+    "compare/paired": (zlib.crc32(b"compare/paired"), False, None),
+    "compare/release": (zlib.crc32(b"compare/release"), False, None),
     "aia/target": (1, True, None),
     "aia/fit": (2, True, None),
     "aia/attack-fit": (3, True, None),

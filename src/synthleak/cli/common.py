@@ -419,6 +419,7 @@ API_FLAGS: dict[str, str] = {
     "n_cols": "--n-cols",
     "n_neighbors": "--n-neighbours",
     "quasi_ids": "--quasi-ids",
+    "generator_specs": "--generator",
     "aux_a": "--aux-a",
     "aux_b": "--aux-b",
     "na_values": "--na-values",

@@ -20,6 +20,7 @@ from synthleak.cli import (
     aia,  # noqa: F401
     attacks_cmd,  # noqa: F401
     audit_cmds,  # noqa: F401
+    compare_cmd,  # noqa: F401
     data_cmds,  # noqa: F401  (registers commands)
     env_cmd,  # noqa: F401
     generate,  # noqa: F401

@@ -37,7 +37,14 @@ class Figure:
     caption: str
 
 
-Block = Paragraph | Bullets | TableBlock | Figure
+@dataclass(frozen=True)
+class Links:
+    """Links to other files of a report (relative paths), one per line: ``(text, href)``."""
+
+    items: tuple[tuple[str, str], ...]
+
+
+Block = Paragraph | Bullets | TableBlock | Figure | Links
 
 
 @dataclass

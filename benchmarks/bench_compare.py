@@ -1,0 +1,102 @@
+"""Benchmark of ``synthleak.compare``: its speed against one audit, and its null oracle.
+
+Part 1 (speed). Adult (the bundled table): 10,000 original and 10,000 control records; five
+candidate releases of 10,000 records, ``baynet:k=1`` fit on the original with seeds 0-4
+(generated before the clock starts). One warm-up audit on 500 records first (the numba JIT),
+then ``audit()`` of the first candidate alone and ``compare()`` of all five, both at the budget
+``--budget`` (default ``standard``) and one seed. The issue's must-reach is compare <= 3x the
+single audit. Wall times depend on the machine's load (printed with the load average).
+
+Part 2 (null oracle, ``--oracle N``). N comparisons of three seeds of one generator
+(``baynet:k=1``, 500 original and 500 control records, a tiny plan as in the tests), each under
+its own audit seed: how many call any pair different after Holm (at most 5 % each).
+
+    PYTHONPATH=src nice -n 10 python benchmarks/bench_compare.py [--budget quick] [--oracle 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+import synthleak as sl
+from synthleak.comparison import compare
+from synthleak.generators import make_generator
+from synthleak.pipeline import audit
+from synthleak.results import AuditOptions, BudgetPlan
+
+TINY = BudgetPlan(
+    n_attacks=150,
+    mia_targets=1,
+    mia_controls=1,
+    shadows=40,
+    tests=40,
+    n=150,
+    mia_attacks=("distance",),
+    aia_games=6,
+)
+
+
+def speed(budget: str, n: int, k: int) -> None:
+    df = sl.datasets.load_adult()
+    rows = np.random.default_rng(0).choice(len(df), 2 * n, replace=False)
+    ori = df.iloc[rows[:n]].reset_index(drop=True)
+    ctl = df.iloc[rows[n:]].reset_index(drop=True)
+    t = sl.Table.from_frame(ori, sl.infer_schema(ori))
+    releases = {}
+    for s in range(k):
+        rng = np.random.default_rng(s)
+        releases[f"baynet@seed{s}"] = (
+            make_generator("baynet:k=1").fit(t, rng=rng).sample(n, rng=rng).to_frame()
+        )
+    audit(ori.head(500), synthetic=ori.tail(500), control=ctl.head(500), plan=TINY)  # JIT
+    first = next(iter(releases.values()))
+    t0 = time.perf_counter()
+    audit(ori, synthetic=first, control=ctl, budget=budget, seed=1)
+    one = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    compare(ori, control=ctl, releases=releases, options=AuditOptions(budget=budget), seed=1)
+    many = time.perf_counter() - t0
+    print(f"load average {os.getloadavg()}, cores {os.cpu_count()}")
+    print(f"one audit ({n} records, budget {budget}): {one:.1f} s")
+    print(f"compare of {k} candidates: {many:.1f} s = {many / one:.2f} x one audit")
+
+
+def oracle(reps: int) -> None:
+    df = sl.datasets.load_adult()
+    cols = ["age", "workclass", "fnlwgt", "education", "marital-status", "sex", "hours-per-week"]
+    rows = np.random.default_rng(11).choice(len(df), 1000, replace=False)
+    ori = df[cols].iloc[rows[:500]].reset_index(drop=True)
+    ctl = df[cols].iloc[rows[500:]].reset_index(drop=True)
+    called, tests = 0, 0
+    for seed in range(reps):
+        r = compare(
+            ori,
+            control=ctl,
+            generator_specs=[f"baynet:k=1,seed={3 * seed},{3 * seed + 1},{3 * seed + 2}"],
+            options=AuditOptions(plan=TINY),
+            seed=seed,
+        )
+        tests += len(r.differences)
+        hit = any(d.significant for d in r.differences)
+        called += hit
+        low = min(d.p_holm for d in r.differences)
+        print(f"comparison {seed}: {len(r.differences)} tests, min Holm p {low:.3f}, called {hit}")
+    print(f"null oracle: {called} of {reps} comparisons called a pair different ({tests} tests)")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--budget", default="standard")
+    ap.add_argument("--n", type=int, default=10_000)
+    ap.add_argument("--candidates", type=int, default=5)
+    ap.add_argument("--oracle", type=int, default=0)
+    ap.add_argument("--skip-speed", action="store_true")
+    a = ap.parse_args()
+    if not a.skip_speed:
+        speed(a.budget, a.n, a.candidates)
+    if a.oracle:
+        oracle(a.oracle)

@@ -1,0 +1,176 @@
+"""``synthleak compare``: audit candidate releases on the same draws and compare them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from synthleak.cli.app import app
+from synthleak.cli.audit_cmds import BudgetOpt, _check_out_dir, _has_finished_work, _logger
+from synthleak.cli.common import (
+    CategoricalOpt,
+    ContinuousOpt,
+    ControlOpt,
+    FailOnOpt,
+    KeepOpt,
+    NaValuesOpt,
+    OriginalOpt,
+    PolicyOpt,
+    QuasiIdsOpt,
+    SchemaOpt,
+    SecretOpt,
+    SeedOpt,
+    SpecialValuesOpt,
+    WorkersOpt,
+    load_cli_policy,
+    make_runtime,
+    read_cli_parts,
+    split_list,
+)
+from synthleak.errors import InputError
+from synthleak.modes import Budget
+
+#: Exit code when no candidate passes the policy (as ``audit``'s failed policy).
+NONE_PASSES = 3
+
+
+def parse_releases(values: list[str]) -> dict[str, str]:
+    """``NAME=PATH`` options as ``{name: path}`` (names unique, both sides non-empty)."""
+    out: dict[str, str] = {}
+    for v in values:
+        name, eq, path = v.partition("=")
+        name, path = name.strip(), path.strip()
+        if not eq or not name or not path:
+            raise InputError(f"--release {v!r}: write it as NAME=PATH (e.g. ctgan=ctgan.csv)")
+        if name in out:
+            raise InputError(f"--release names {name!r} twice: give each candidate its own name")
+        out[name] = path
+    return out
+
+
+@app.command("compare", rich_help_panel="Audit a release")
+def compare_cmd(
+    original: OriginalOpt,
+    out_dir: Annotated[
+        Path,
+        typer.Option(
+            "--out-dir",
+            help="Directory for comparison.html, .json, .md and every candidate's report.",
+        ),
+    ],
+    control: ControlOpt = None,
+    release: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--release",
+            help="A candidate release as NAME=PATH (repeat the option). Names NAME@seedN mark "
+            "candidates that differ only by seed.",
+        ),
+    ] = None,
+    generator: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--generator",
+            help="A generator to fit on --original, with a grid of values "
+            "(privbayes:epsilon=1,4,10; seed=0,1,2 gives one candidate per seed). Repeatable.",
+        ),
+    ] = None,
+    secret: SecretOpt = None,
+    quasi_ids: QuasiIdsOpt = None,
+    budget: BudgetOpt = Budget.STANDARD,
+    fail_on: FailOnOpt = None,
+    policy: PolicyOpt = None,
+    keep: KeepOpt = None,
+    workers: WorkersOpt = 1,
+    seed: SeedOpt = 0,
+    categorical: CategoricalOpt = None,
+    continuous: ContinuousOpt = None,
+    schema: SchemaOpt = None,
+    na_values: NaValuesOpt = None,
+    special_values: SpecialValuesOpt = None,
+) -> None:
+    """Compare candidate releases of --original: every candidate audited with the same draws,
+    paired differences with intervals, a privacy-utility frontier, the Article 29 criteria.
+
+    With --policy or --fail-on the passing candidate with the best utility is recommended, and
+    the command exits with code 3 when no candidate passes (after writing the reports).
+    """
+    if original is None:  # typer requires --original; this narrows its type
+        raise InputError("missing option --original: give the real records of the releases")
+    from synthleak.comparison import expand_grid
+    from synthleak.generators import make_generator
+    from synthleak.results import AuditOptions
+
+    if control is None:
+        raise InputError(
+            "missing option --control: compare measures every candidate against real records "
+            "that no candidate's generator saw"
+        )
+    releases = parse_releases(release or [])
+    specs = list(generator or [])
+    n = len(releases) + sum(len(expand_grid(s)) for s in specs)
+    if n < 2:
+        raise InputError(
+            f"compare needs at least two candidates (--release NAME=PATH or --generator SPEC); "
+            f"got {n}"
+        )
+    for s in specs:
+        for one, _ in expand_grid(s):
+            make_generator(one)  # an unknown or bad spec fails before any file is read
+    options = AuditOptions(
+        secret=secret,
+        quasi_ids=tuple(split_list(quasi_ids)),
+        budget=budget,
+        seed=seed,
+        keep=tuple(split_list(keep)),
+        special_values=tuple(special_values or ()),
+    )
+    _check_out_dir(out_dir)
+    pol = load_cli_policy(fail_on, policy, None)
+    sources = {"original": original, "control": control}
+    enc = read_cli_parts(
+        {**sources, **{f"release:{k}": v for k, v in releases.items()}},
+        categorical=categorical,
+        continuous=continuous,
+        schema=schema,
+        na_values=na_values,
+        keep=keep,
+        min_rows=2,
+        special_values=options.special_values,
+    )
+    from synthleak.comparison import compare
+    from synthleak.report.comparison import write_comparison_report
+
+    created = not out_dir.exists()
+    log = _logger()
+    try:
+        result = compare(
+            enc.frames["original"],
+            control=enc.frames["control"],
+            releases={k: enc.frames[f"release:{k}"] for k in releases},
+            generator_specs=specs,
+            policy=pol,
+            options=options,
+            schema=enc.schema,
+            runtime=make_runtime(workers=workers, run_dir=out_dir / "run"),
+            log=log,
+            sources={**sources, **releases},
+        )
+        paths = write_comparison_report(result, out_dir)
+    except BaseException:
+        if created and out_dir.exists() and not _has_finished_work(out_dir / "run"):
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
+    log(f"comparison written: {paths['html']}")
+    typer.echo(str(paths["html"]))
+    rec = result.recommendation
+    if rec is not None:
+        typer.echo(
+            f"recommended: {rec.best} ({rec.reason})" if rec.best else f"none: {rec.reason}",
+            err=True,
+        )
+        if not rec.passing:
+            raise typer.Exit(NONE_PASSES)

@@ -1,0 +1,713 @@
+"""Compare candidate releases side by side, on the same draws.
+
+``compare(original, control=..., releases={name: table}, generator_specs=[...])`` audits every
+candidate with :func:`synthleak.pipeline.audit`, with one seed and one original and control
+set, so each stage draws the same numbers for every candidate (a stage's stream depends on the
+seed and the stage's name alone, :mod:`synthleak.runtime.seeding`): the no-box membership game
+scores the same members and non-members with the same selection and evaluation halves, and the
+copy check asks of the same original records whether the release publishes them. The parts are
+encoded once, with one schema whose domains cover every candidate, so every candidate's audit
+reads the original and the control set the same way.
+
+A difference between two candidates is then *paired*, over the same records:
+
+* **copies** — per original record, whether the release publishes it verbatim: the difference
+  of the two shares, with a paired bootstrap interval and McNemar's exact test on the records
+  only one of the two publishes (:func:`~synthleak.metrics.privacy.paired_accuracy_difference`;
+  McNemar (1947));
+* **no-box membership** — the AUC of one attack on the same evaluation half: the attack is the
+  one with the highest AUC against either candidate on the *selection* half (chosen without
+  the records it is measured on), and the difference has DeLong's interval and test for
+  correlated ROC curves (:func:`~synthleak.metrics.paired.paired_auc_difference`;
+  DeLong et al. (1988)).
+
+Holm's correction (Holm (1979)) runs over every paired test of the comparison (every pair of
+candidates, every family), so the chance of calling any two candidates different when none is
+stays at 5 %. Singling out and linkability are compared by their intervals only (their stages
+keep no per-target outcomes; singling-out predicates are drawn from each release, so they are
+not the same across candidates): :data:`NOT_PAIRED` says why. Utility (MRE over 3-way marginal
+counts) is each candidate's own figure with its bootstrap interval.
+
+Candidates named ``BASE@seedN`` (the generated ones are named so) differ only by seed: they form
+one group, whose spread across seeds is reported (:class:`SeedSpread`), so a lucky seed is not
+taken for a safer generator. A generator spec may hold a grid, ``privbayes:epsilon=1,4,10`` or
+``baynet:k=2,seed=0,1,2`` (:func:`expand_grid`); each generator is fit on the original (the
+training records) and releases as many records, from its own seed, drawn from a stream of its
+own, so that the audits' draws stay shared.
+
+Each candidate is answered against the three criteria of the Article 29 Working Party's Opinion
+05/2014 on anonymisation (singling out, linkability, inference) by the finding behind each
+(:data:`CRITERIA`). Under a policy (:mod:`synthleak.policy`) each candidate's audit evaluates it;
+the recommendation is the passing candidate with the lowest MRE.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from synthleak.data.io import EncodedFrames
+from synthleak.data.release import encode_parts
+from synthleak.data.schema import Schema
+from synthleak.data.table import Table
+from synthleak.errors import InputError
+from synthleak.findings import audit_metrics
+from synthleak.generators import make_generator
+from synthleak.metrics.paired import paired_auc_difference
+from synthleak.metrics.privacy import auc, holm_adjusted, paired_accuracy_difference
+from synthleak.pipeline import audit
+from synthleak.policy import Metric, Policy
+from synthleak.results import ALPHA, AuditOptions, AuditResult, Finding, Verdict
+from synthleak.runtime import Runtime, as_runtime
+from synthleak.runtime.seeding import stream, stream_key
+from synthleak.serde import Result
+
+_RELEASE = stream("compare/release")
+_PAIRED = stream("compare/paired")
+
+#: The privacy figures of the frontier: each candidate's worst finding of the family (the highest
+#: lower confidence bound, as the policy reads it: :func:`synthleak.findings.audit_metrics`).
+FAMILIES: dict[str, str] = {
+    "copies.rate": "copies",
+    "singling_out.risk": "singling out",
+    "linkability.risk": "linkability",
+    "membership.nobox.auc": "no-box membership",
+    "attribute.accuracy": "attribute inference",
+}
+
+#: The families compared record by record, and the figure each difference is about.
+PAIRED: dict[str, str] = {
+    "copies.rate": "share of the original records the release publishes verbatim",
+    "membership.nobox.auc": "no-box membership AUC (one attack, evaluation half)",
+}
+
+#: Why the other families are compared by their intervals only.
+NOT_PAIRED: dict[str, str] = {
+    "singling_out.risk": (
+        "each release draws its own predicates and the stage keeps no per-predicate outcomes: "
+        "compare the intervals"
+    ),
+    "linkability.risk": "the stage keeps no per-target outcomes: compare the intervals",
+    "attribute.accuracy": "the stage keeps no per-target outcomes: compare the intervals",
+}
+
+#: The Article 29 Working Party's three criteria (Opinion 05/2014) and the findings
+#: that answer each (finding-key prefixes), with what is needed when none was measured.
+CRITERIA: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("singling out", ("singling_out",), "a control set"),
+    ("linkability", ("linkability",), "a control set"),
+    ("inference", ("attribute",), "a secret column: secret"),
+)
+
+_SEEDED = re.compile(r"^(?P<base>.+)@seed(?P<seed>\d+)$")
+_FOLDER = re.compile(r"[^A-Za-z0-9._-]+")
+
+Log = Callable[[str], None]
+Part = pd.DataFrame | Table
+
+
+@dataclass(frozen=True, repr=False)
+class CriterionAnswer(Result):
+    """One Article 29 criterion for one candidate, answered by the finding behind it.
+
+    ``verdict`` is the finding's verdict (``"not measured"`` with ``needs`` when no finding
+    answers it); ``figure`` its estimate with interval and baseline."""
+
+    criterion: str
+    verdict: str
+    finding: str = ""
+    title: str = ""
+    figure: Metric | None = None
+    needs: str = ""
+
+
+@dataclass(frozen=True, repr=False)
+class Candidate(Result):
+    """One candidate's headline figures.
+
+    Attributes
+    ----------
+    name : str
+    group : str
+        Candidates that differ only by seed share it (``BASE`` of ``BASE@seedN``).
+    source : str
+        The release's path or the generator spec it was generated with.
+    folder : str
+        Its folder name under the comparison's ``candidates/`` (full report, run directory).
+    worst : dict of str to Metric
+        Per family of :data:`FAMILIES` measured, the worst finding's figure.
+    worst_finding : dict of str to str
+        The key of that finding.
+    utility_mre, utility_ci : float, tuple
+        MRE over 3-way marginal counts above 10 and its bootstrap interval (NaN: not measured).
+    passed : bool or None
+        Whether the candidate passed the policy (``None`` without one).
+    criteria : tuple of CriterionAnswer
+    """
+
+    name: str
+    group: str
+    source: str
+    folder: str
+    worst: dict[str, Metric]
+    worst_finding: dict[str, str]
+    utility_mre: float
+    utility_ci: tuple[float, float]
+    passed: bool | None
+    criteria: tuple[CriterionAnswer, ...]
+
+
+@dataclass(frozen=True, repr=False)
+class PairedDifference(Result):
+    """Candidate ``a``'s figure minus candidate ``b``'s, paired over the same records.
+
+    ``p_holm`` is Holm-adjusted over every paired test of the comparison; ``significant`` is
+    ``p_holm <= alpha``. ``n`` counts the paired records; ``attack`` names the no-box attack
+    compared (empty for copies)."""
+
+    family: str
+    a: str
+    b: str
+    difference: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_holm: float
+    significant: bool
+    n: int
+    method: str
+    attack: str = ""
+    confidence: float = 0.95
+
+
+@dataclass(frozen=True, repr=False)
+class SeedSpread(Result):
+    """The candidates of one group (the same generator, other seeds): the range of each
+    family's worst figure and of the MRE across them."""
+
+    group: str
+    members: tuple[str, ...]
+    worst: dict[str, tuple[float, float]]
+    utility: tuple[float, float]
+
+
+@dataclass(frozen=True, repr=False)
+class Recommendation(Result):
+    """Under a policy: the candidates that pass it and, among them, the one with the lowest MRE
+    (``best`` empty when none passes, or none that passes had its utility measured)."""
+
+    policy: str
+    passing: tuple[str, ...]
+    best: str
+    reason: str
+
+
+@dataclass(frozen=True, repr=False)
+class ComparisonResult(Result):
+    """What :func:`compare` found (JSON round trip: :meth:`to_json`).
+
+    Attributes
+    ----------
+    options : AuditOptions
+        The options every candidate was audited with (one seed: the same draws).
+    candidates : tuple of Candidate
+    differences : tuple of PairedDifference
+        Every pair of candidates (in the order given), every family of :data:`PAIRED` measured
+        for both.
+    spreads : tuple of SeedSpread
+        One per group of two candidates or more.
+    recommendation : Recommendation or None
+    notes : tuple of str
+    sources : dict of str to str
+        The original's and control's names (paths).
+    audits : dict of str to AuditResult
+        Every candidate's full audit, by name (the report writes each as its own report).
+    """
+
+    options: AuditOptions
+    candidates: tuple[Candidate, ...]
+    differences: tuple[PairedDifference, ...]
+    spreads: tuple[SeedSpread, ...]
+    recommendation: Recommendation | None = None
+    notes: tuple[str, ...] = ()
+    sources: dict[str, str] = field(default_factory=dict)
+    audits: dict[str, AuditResult] = field(default_factory=dict)
+
+    def candidate(self, name: str) -> Candidate:
+        """The candidate called ``name``."""
+        for c in self.candidates:
+            if c.name == name:
+                return c
+        raise KeyError(f"no candidate {name!r}: the candidates are {self.names}")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.candidates)
+
+
+def group_of(name: str) -> str:
+    """The group of a candidate name: ``BASE`` of ``BASE@seedN``, else the name itself."""
+    m = _SEEDED.match(name)
+    return m.group("base") if m else name
+
+
+def expand_grid(spec: str) -> list[tuple[str, int | None]]:
+    """The generator specs of a grid, each with its seed (``None``: the comparison's seed).
+
+    A parameter with several values separated by commas spans them
+    (``privbayes:epsilon=1,4,10,k=2`` gives three specs); ``seed=0,1,2`` is not passed to the
+    generator but seeds its fit and sample, one candidate per seed."""
+    name, colon, rest = spec.partition(":")
+    name = name.strip()
+    if not name:
+        raise InputError(f"generator spec {spec!r} names no generator (e.g. privbayes:epsilon=1)")
+    params: list[tuple[str, list[str]]] = []
+    for token in (t.strip() for t in rest.split(",")) if colon else ():
+        if "=" in token:
+            key, _, value = token.partition("=")
+            params.append((key.strip(), [value.strip()]))
+        elif token and params:
+            params[-1][1].append(token)
+        else:
+            raise InputError(
+                f"generator spec {spec!r}: write its parameters as key=value, several values of "
+                "one key separated by commas (privbayes:epsilon=1,4,10)"
+            )
+    seeds: list[int | None] = [None]
+    grid: list[tuple[str, list[str]]] = []
+    for key, values in params:
+        if key == "seed":
+            try:
+                seeds = [int(v) for v in values]
+            except ValueError:
+                raise InputError(
+                    f"generator spec {spec!r}: seed takes whole numbers (seed=0,1,2)"
+                ) from None
+        else:
+            grid.append((key, values))
+    out: list[tuple[str, int | None]] = []
+    for combo in itertools.product(*(values for _, values in grid)):
+        one = ",".join(f"{k}={v}" for (k, _), v in zip(grid, combo, strict=True))
+        text = f"{name}:{one}" if one else name
+        out.extend((text, s) for s in seeds)
+    return out
+
+
+def _folder_names(names: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for i, name in enumerate(names):
+        base = _FOLDER.sub("_", name).strip("._") or "candidate"
+        out.append(base if base not in out else f"{base}-{i + 1}")
+    return out
+
+
+def compare(
+    original: Part,
+    *,
+    control: Part | None,
+    releases: Mapping[str, Part] | None = None,
+    generator_specs: Sequence[str] = (),
+    seed: int | None = None,
+    policy: Policy | None = None,
+    options: AuditOptions | None = None,
+    schema: Schema | None = None,
+    runtime: Runtime | None = None,
+    log: Log | None = None,
+    sources: Mapping[str, str] | None = None,
+) -> ComparisonResult:
+    """Audit several candidate releases of ``original`` with the same draws and compare them.
+
+    Parameters
+    ----------
+    original : DataFrame or Table
+        The real records every candidate was generated from (the training records).
+    control : DataFrame or Table
+        Real records of the same population that no candidate's generator saw (required: the
+        copy, singling-out, linkability and no-box membership figures are measured against it).
+    releases : mapping of str to DataFrame or Table, optional
+        The candidate releases by name. Names ``BASE@seedN`` mark candidates that differ only by
+        seed (one group).
+    generator_specs : sequence of str
+        Generators to fit on ``original`` here, each releasing as many records; a spec may hold
+        a grid (:func:`expand_grid`). A spec with seeds gives candidates ``SPEC@seedN``.
+    seed : int, optional
+        The audits' seed (default ``options.seed``): the same for every candidate.
+    policy : Policy, optional
+        Evaluated on every candidate's audit; gives the recommendation.
+    options : AuditOptions, optional
+        What every audit measures (budget, secret, ...); ``generator`` must be left out (give
+        ``generator_specs``).
+    schema : Schema, optional
+    runtime : Runtime, optional
+        With a run directory, candidate ``c``'s stages are kept in ``candidates/<folder>``
+        under it and resumed as :func:`~synthleak.pipeline.audit` does.
+    log : callable, optional
+    sources : mapping, optional
+        Names of the inputs for the reports: ``original``, ``control`` and each release's name.
+
+    Returns
+    -------
+    ComparisonResult
+    """
+    say: Log = log or (lambda _msg: None)
+    opts = options or AuditOptions()
+    if opts.generator is not None:
+        raise InputError(
+            "options.generator is one generator: give the candidates' generators as "
+            "generator_specs",
+            parameter="generator_specs",
+        )
+    if seed is not None:
+        opts = replace(opts, seed=seed)
+    if control is None:
+        raise InputError(
+            "compare needs control: real records of the same population that no candidate's "
+            "generator saw (the figures are measured against it)",
+            parameter="control",
+        )
+    releases = dict(releases or {})
+    specs = [(s, gs) for spec in generator_specs for s, gs in expand_grid(spec)]
+    names = list(releases) + [s if gs is None else f"{s}@seed{gs}" for s, gs in specs]
+    if len(names) < 2:
+        raise InputError(
+            f"compare needs at least two candidates (releases or generator specs); got "
+            f"{len(names)}",
+            parameter="releases",
+        )
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise InputError(
+            f"candidate names must be unique: {', '.join(dup)} given twice", parameter="releases"
+        )
+    for s, _ in specs:
+        make_generator(s)  # an unknown or bad spec fails before any work
+    sources = dict(sources or {})
+    rt = as_runtime(runtime)
+
+    # one encoding for every part: one schema whose domains cover every candidate
+    parts: dict[str, Part] = {"original": original, "control": control}
+    parts.update({f"release:{n}": r for n, r in releases.items()})
+    enc = encode_parts(parts, schema=schema, keep=opts.keep, special_values=opts.special_values)
+    ori_t = enc.tables["original"]
+    tables = {n: enc.tables[f"release:{n}"] for n in releases}
+    frames: dict[str, pd.DataFrame] = {
+        n: enc.frames[f"release:{n}"] for n in releases if f"release:{n}" in enc.frames
+    }
+    for s, gs in specs:
+        name = s if gs is None else f"{s}@seed{gs}"
+        rng = _RELEASE.rng(opts.seed if gs is None else gs, stream_key(s))
+        say(f"{name}: fitting on {len(ori_t)} records and generating as many")
+        tables[name] = make_generator(s).fit(ori_t, rng=rng).sample(len(ori_t), rng=rng)
+        if "original" in enc.frames:
+            frames[name] = tables[name].to_frame()
+        sources.setdefault(name, s)
+
+    folders = _folder_names(names)
+    audits: dict[str, AuditResult] = {}
+    for name, folder in zip(names, folders, strict=True):
+        say(f"auditing candidate {name}")
+        audits[name] = _audit_one(
+            enc,
+            name,
+            tables[name],
+            frames.get(name),
+            opts,
+            policy=policy,
+            runtime=rt.sub(f"candidates/{folder}"),
+            log=_prefixed(say, name),
+            sources={
+                "original": sources.get("original", "original"),
+                "synthetic": sources.get(name, name),
+                "control": sources.get("control", "control"),
+            },
+        )
+    candidates = tuple(
+        _candidate(name, folder, sources.get(name, name), audits[name])
+        for name, folder in zip(names, folders, strict=True)
+    )
+    notes: list[str] = []
+    differences = _differences(audits, names, opts.seed, notes)
+    spreads = _spreads(candidates)
+    return ComparisonResult(
+        options=opts,
+        candidates=candidates,
+        differences=differences,
+        spreads=spreads,
+        recommendation=None if policy is None else _recommend(policy, candidates),
+        notes=tuple(notes),
+        sources={
+            "original": sources.get("original", "original"),
+            "control": sources.get("control", "control"),
+        },
+        audits=audits,
+    )
+
+
+def _prefixed(say: Log, name: str) -> Log:
+    """``say`` with each line prefixed by the candidate's name."""
+    return lambda msg: say(f"[{name}] {msg}")
+
+
+def _audit_one(
+    enc: EncodedFrames,
+    name: str,
+    release: Table,
+    frame: pd.DataFrame | None,
+    opts: AuditOptions,
+    *,
+    policy: Policy | None,
+    runtime: Runtime,
+    log: Log,
+    sources: dict[str, str],
+) -> AuditResult:
+    """One candidate's audit on the shared encoding (its frames when the data came as
+    DataFrames, else its tables)."""
+    ori, ctl = enc.tables["original"], enc.tables["control"]
+    if frame is not None and "original" in enc.frames:
+        one = EncodedFrames(
+            enc.schema,
+            {"original": ori, "synthetic": release, "control": ctl},
+            enc.profile,
+            enc.domain,
+            frames={
+                "original": enc.frames["original"],
+                "synthetic": frame,
+                "control": enc.frames["control"],
+            },
+            inferred=enc.inferred,
+        )
+        return audit(
+            one.frames["original"],
+            synthetic=frame,
+            control=one.frames["control"],
+            options=opts,
+            encoded=one,
+            runtime=runtime,
+            policy=policy,
+            log=log,
+            sources=sources,
+        )
+    return audit(
+        ori,
+        synthetic=release,
+        control=ctl,
+        options=opts,
+        schema=enc.schema,
+        runtime=runtime,
+        policy=policy,
+        log=log,
+        sources=sources,
+    )
+
+
+def _worst(result: AuditResult, prefixes: tuple[str, ...]) -> Finding | None:
+    """The measured finding of the prefixes with the highest lower confidence bound."""
+    found = [
+        f
+        for f in result.findings
+        if any(f.key == p or f.key.startswith(p + ".") for p in prefixes)
+        and f.verdict is not Verdict.NOT_MEASURED
+    ]
+    return max(found, key=lambda f: f.estimate.ci_low) if found else None
+
+
+_FAMILY_PREFIX = {
+    "copies.rate": ("copies",),
+    "singling_out.risk": ("singling_out",),
+    "linkability.risk": ("linkability",),
+    "membership.nobox.auc": ("membership.nobox",),
+    "attribute.accuracy": ("attribute",),
+}
+
+
+def _candidate(name: str, folder: str, source: str, result: AuditResult) -> Candidate:
+    metrics = audit_metrics(result)
+    worst: dict[str, Metric] = {}
+    keys: dict[str, str] = {}
+    for fam in FAMILIES:
+        m = metrics.get(fam)
+        f = _worst(result, _FAMILY_PREFIX[fam])
+        if isinstance(m, Metric) and f is not None:
+            worst[fam], keys[fam] = m, f.key
+    u = result.utility
+    criteria = []
+    for criterion, prefixes, needs in CRITERIA:
+        f = _worst(result, prefixes)
+        if f is None:
+            criteria.append(CriterionAnswer(criterion, Verdict.NOT_MEASURED.value, needs=needs))
+        else:
+            criteria.append(
+                CriterionAnswer(
+                    criterion,
+                    (f.verdict or Verdict.NOT_MEASURED).value,
+                    f.key,
+                    f.title,
+                    Metric.from_estimate(replace(f.estimate, baseline=f.baseline)),
+                )
+            )
+    return Candidate(
+        name=name,
+        group=group_of(name),
+        source=source,
+        folder=folder,
+        worst=worst,
+        worst_finding=keys,
+        utility_mre=u.mre_gt10 if u is not None else math.nan,
+        utility_ci=tuple(u.mre_ci) if u is not None else (math.nan, math.nan),  # type: ignore[arg-type]
+        passed=None if result.policy is None else bool(result.policy.passed),
+        criteria=tuple(criteria),
+    )
+
+
+def _copied(result: AuditResult) -> np.ndarray | None:
+    """Per original record, whether the release publishes it verbatim (``None``: not measured)."""
+    c = result.copies
+    if c is None:
+        return None
+    out = np.zeros(c.n_original, dtype=bool)
+    out[np.asarray(c.copied_rows, dtype=np.int64)] = True
+    return out
+
+
+def _same_draws(a: AuditResult, b: AuditResult) -> bool:
+    x, y = a.nobox, b.nobox
+    return (
+        x is not None
+        and y is not None
+        and np.array_equal(x.member_rows, y.member_rows)
+        and np.array_equal(x.non_member_rows, y.non_member_rows)
+        and np.array_equal(x.selection, y.selection)
+    )
+
+
+def _nobox_pair(a: AuditResult, b: AuditResult) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
+    """The attack compared (the highest selection-half AUC against either candidate) and, on
+    the evaluation half, the labels and both candidates' scores."""
+    assert a.nobox is not None and b.nobox is not None
+    labels = a.nobox.labels
+    sel = a.nobox.selection.astype(bool)
+    best: tuple[float, str] | None = None
+    for name in sorted(set(a.nobox.scores) & set(b.nobox.scores)):
+        sa, sb = a.nobox.scores[name], b.nobox.scores[name]
+        if sa.size != labels.size or sb.size != labels.size:
+            continue
+        if not (np.isfinite(sa).all() and np.isfinite(sb).all()):
+            continue
+        top = max(auc(labels[sel], sa[sel]), auc(labels[sel], sb[sel]))
+        if math.isfinite(top) and (best is None or top > best[0]):
+            best = (top, name)
+    if best is None:
+        raise ValueError("no attack scored every record of both candidates")
+    ev = ~sel
+    name = best[1]
+    return name, labels[ev], a.nobox.scores[name][ev], b.nobox.scores[name][ev]
+
+
+def _differences(
+    audits: Mapping[str, AuditResult], names: Sequence[str], seed: int, notes: list[str]
+) -> tuple[PairedDifference, ...]:
+    raw: list[dict[str, object]] = []
+    for (i, na), (j, nb) in itertools.combinations(enumerate(names), 2):
+        a, b = audits[na], audits[nb]
+        ca, cb = _copied(a), _copied(b)
+        if ca is not None and cb is not None and ca.size == cb.size:
+            d = paired_accuracy_difference(ca, cb, rng=_PAIRED.rng(seed, i, j))
+            raw.append(
+                dict(
+                    family="copies.rate",
+                    a=na,
+                    b=nb,
+                    difference=d.difference,
+                    ci_low=d.ci_low,
+                    ci_high=d.ci_high,
+                    p_value=d.p_value,
+                    n=d.n,
+                    method="McNemar's exact test; paired bootstrap interval over the records",
+                )
+            )
+        if a.nobox is not None and b.nobox is not None:
+            if not _same_draws(a, b):
+                notes.append(
+                    f"No-box membership of {na} and {nb} was not compared: their games scored "
+                    "different records"
+                )
+                continue
+            try:
+                attack, y, sa, sb = _nobox_pair(a, b)
+                d2 = paired_auc_difference(y, sa, sb)
+            except ValueError as exc:
+                notes.append(f"No-box membership of {na} and {nb} was not compared: {exc}")
+                continue
+            raw.append(
+                dict(
+                    family="membership.nobox.auc",
+                    a=na,
+                    b=nb,
+                    difference=d2.difference,
+                    ci_low=d2.ci_low,
+                    ci_high=d2.ci_high,
+                    p_value=d2.p_value,
+                    n=d2.n_positive + d2.n_negative,
+                    method="DeLong's test for correlated ROC curves",
+                    attack=attack,
+                )
+            )
+    adjusted = holm_adjusted([float(r["p_value"]) for r in raw])  # type: ignore[arg-type]
+    return tuple(
+        PairedDifference(
+            p_holm=p,
+            significant=bool(math.isfinite(p) and p <= ALPHA),
+            **r,  # type: ignore[arg-type]
+        )
+        for r, p in zip(raw, adjusted, strict=True)
+    )
+
+
+def _spreads(candidates: Sequence[Candidate]) -> tuple[SeedSpread, ...]:
+    groups: dict[str, list[Candidate]] = {}
+    for c in candidates:
+        groups.setdefault(c.group, []).append(c)
+    out = []
+    for group, members in groups.items():
+        if len(members) < 2:
+            continue
+        worst: dict[str, tuple[float, float]] = {}
+        for fam in FAMILIES:
+            vals = [c.worst[fam].value for c in members if fam in c.worst]
+            if vals:
+                worst[fam] = (min(vals), max(vals))
+        mre = [c.utility_mre for c in members if math.isfinite(c.utility_mre)]
+        out.append(
+            SeedSpread(
+                group,
+                tuple(c.name for c in members),
+                worst,
+                (min(mre), max(mre)) if mre else (math.nan, math.nan),
+            )
+        )
+    return tuple(out)
+
+
+def _recommend(policy: Policy, candidates: Sequence[Candidate]) -> Recommendation:
+    passing = tuple(c.name for c in candidates if c.passed)
+    if not passing:
+        return Recommendation(policy.name, (), "", "no candidate passes the policy")
+    scored = [c for c in candidates if c.passed and math.isfinite(c.utility_mre)]
+    if not scored:
+        return Recommendation(
+            policy.name, passing, "", "no passing candidate had its utility measured"
+        )
+    best = min(scored, key=lambda c: c.utility_mre)
+    return Recommendation(
+        policy.name,
+        passing,
+        best.name,
+        f"the lowest MRE ({best.utility_mre:.3f}) among the {len(passing)} candidate(s) that "
+        "pass the policy",
+    )

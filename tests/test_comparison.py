@@ -1,0 +1,149 @@
+"""compare(): candidates audited on the same draws, paired differences, the oracles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import synthleak as sl
+from synthleak.comparison import compare, expand_grid, group_of
+from synthleak.errors import InputError
+from synthleak.generators import make_generator
+from synthleak.policy import parse_fail_on
+from synthleak.results import AuditOptions, BudgetPlan
+
+PLAN = BudgetPlan(
+    n_attacks=150,
+    mia_targets=1,
+    mia_controls=1,
+    shadows=40,
+    tests=40,
+    n=150,
+    mia_attacks=("distance",),
+    aia_games=6,
+)
+OPTS = AuditOptions(plan=PLAN)
+COLUMNS = ["age", "workclass", "fnlwgt", "education", "marital-status", "sex", "hours-per-week"]
+
+
+@pytest.fixture(scope="module")
+def parts(adult_df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(11)
+    rows = rng.choice(len(adult_df), 1000, replace=False)
+    df = adult_df[COLUMNS]
+    return (
+        df.iloc[rows[:500]].reset_index(drop=True),
+        df.iloc[rows[500:]].reset_index(drop=True),
+    )
+
+
+def _release(original: pd.DataFrame, seed: int) -> pd.DataFrame:
+    t = sl.Table.from_frame(original, sl.infer_schema(original))
+    rng = np.random.default_rng(seed)
+    return make_generator("baynet:k=1").fit(t, rng=rng).sample(len(t), rng=rng).to_frame()
+
+
+def test_expand_grid_spans_values_and_seeds() -> None:
+    assert expand_grid("privbayes:epsilon=1,4,10") == [
+        ("privbayes:epsilon=1", None),
+        ("privbayes:epsilon=4", None),
+        ("privbayes:epsilon=10", None),
+    ]
+    assert expand_grid("baynet:k=2,seed=0,1") == [("baynet:k=2", 0), ("baynet:k=2", 1)]
+    assert expand_grid("indhist") == [("indhist", None)]
+    with pytest.raises(InputError, match="key=value"):
+        expand_grid("baynet:2")
+    with pytest.raises(InputError, match="whole numbers"):
+        expand_grid("baynet:seed=a")
+    assert group_of("ctgan@seed3") == "ctgan" and group_of("ctgan") == "ctgan"
+
+
+def test_bad_input_fails_before_any_work(parts: tuple[pd.DataFrame, pd.DataFrame]) -> None:
+    ori, ctl = parts
+    with pytest.raises(InputError, match="at least two candidates"):
+        compare(ori, control=ctl, releases={"a": ori})
+    with pytest.raises(InputError, match="control"):
+        compare(ori, control=None, releases={"a": ori, "b": ctl})
+    with pytest.raises(InputError, match="nosuch"):
+        compare(ori, control=ctl, releases={"a": ori}, generator_specs=["nosuch"])
+    with pytest.raises(InputError, match="unique"):
+        compare(ori, control=ctl, releases={"baynet@seed1": ori}, generator_specs=["baynet:seed=1"])
+
+
+def test_every_candidate_plays_the_same_draws_and_the_result_round_trips(
+    parts: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    ori, ctl = parts
+    r = compare(
+        ori,
+        control=ctl,
+        generator_specs=["baynet:k=1,seed=4,5"],
+        options=OPTS,
+        seed=2,
+    )
+    assert r.names == ("baynet:k=1@seed4", "baynet:k=1@seed5")
+    a, b = (r.audits[n] for n in r.names)
+    assert a.nobox is not None and b.nobox is not None
+    np.testing.assert_array_equal(a.nobox.member_rows, b.nobox.member_rows)
+    np.testing.assert_array_equal(a.nobox.non_member_rows, b.nobox.non_member_rows)
+    np.testing.assert_array_equal(a.nobox.selection, b.nobox.selection)
+    # the two seeds made two releases (the same draws scored other scores)
+    assert not np.array_equal(a.nobox.scores["dcr"], b.nobox.scores["dcr"])
+    assert {d.family for d in r.differences} == {"copies.rate", "membership.nobox.auc"}
+    assert all((d.a, d.b) == r.names for d in r.differences)
+    (spread,) = r.spreads
+    assert spread.group == "baynet:k=1" and spread.members == r.names
+    assert r.candidate(r.names[0]).criteria[2].verdict == "not measured"  # no secret column
+    assert r.candidate(r.names[0]).criteria[2].needs == "a secret column: secret"
+    assert type(r).from_json(r.to_json()).same_as(r)
+
+
+@pytest.mark.slow
+def test_null_oracle_same_generator_other_seeds_is_rarely_called_different(
+    parts: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    """Three seeds of one generator, compared under four audit seeds: 4 x 3 pairs x 2 families,
+    Holm within each comparison. At most one comparison of four may call any pair different
+    (each does so with probability at most 5 %: at least two in four has probability < 2 %).
+    Slow (12 audits); benchmarks/bench_compare.py runs it with more comparisons."""
+    ori, ctl = parts
+    called = 0
+    for seed in range(4):
+        r = compare(
+            ori,
+            control=ctl,
+            generator_specs=[f"baynet:k=1,seed={3 * seed},{3 * seed + 1},{3 * seed + 2}"],
+            options=OPTS,
+            seed=seed,
+        )
+        assert len(r.differences) == 6
+        called += any(d.significant for d in r.differences)
+    assert called <= 1
+
+
+def test_positive_oracle_verbatim_copies_rank_below_the_clean_twin(
+    parts: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    """A release with 2 % of its records replaced by verbatim training records publishes more
+    records verbatim than its clean twin, significantly, and a copies gate never recommends it."""
+    ori, ctl = parts
+    clean = _release(ori, 7)
+    leaky = clean.copy()
+    rows = np.random.default_rng(0).choice(len(ori), round(0.02 * len(ori)), replace=False)
+    leaky.iloc[rows] = ori.iloc[rows].to_numpy()
+    gate = parse_fail_on("copies.rate > 0")  # any copies above the chance rate fail
+    r = compare(
+        ori,
+        control=ctl,
+        releases={"leaky": leaky, "clean": clean},
+        options=OPTS,
+        seed=1,
+        policy=gate,
+    )
+    (d,) = [x for x in r.differences if x.family == "copies.rate"]
+    assert (d.a, d.b) == ("leaky", "clean")
+    assert d.significant and d.ci_low > 0 and d.difference == pytest.approx(0.02, abs=0.005)
+    assert r.candidate("leaky").passed is False
+    assert r.recommendation is not None and r.recommendation.best != "leaky"
+    assert "leaky" not in r.recommendation.passing
