@@ -47,7 +47,7 @@ from synthleak.runtime.seeding import game_seed, stream
 from synthleak.runtime.store import (
     write_atomic,
 )
-from synthleak.stages.base import GENERATOR_NEEDED, Context, Skip, Stage
+from synthleak.stages.base import GENERATOR_NEEDED, Context, Sections, Skip, Stage, StageOutput
 from synthleak.stages.vulnerability import rare_columns
 from synthleak.vulnerability import rank_records
 
@@ -73,10 +73,12 @@ def _screen_pools(ctx: Context) -> int:
     return max(4, min(ctx.plan.screen_datasets, ctx.plan.shadows))
 
 
-def _screen(ctx: Context, n_top: int, train_size: int, seed: int) -> tuple[list[int], float]:
+def _screen(
+    ctx: Context, n_top: int, train_size: int, seed: int, notes: list[str]
+) -> tuple[list[int], float, ScreeningSection]:
     """Stage 1 of the two-stage audit: screen the rarest training records, return the ``n_top``
-    rows of the original it ranks riskiest and its wall time; the screening section records
-    its ranking beside ``V_k``'s."""
+    rows of the original it ranks riskiest, its wall time and the screening section, which
+    records its ranking beside ``V_k``'s (a note on failed generator runs goes to ``notes``)."""
     from synthleak.games.twostage import screen_design, screen_records
 
     assert ctx.options.generator is not None
@@ -127,7 +129,7 @@ def _screen(ctx: Context, n_top: int, train_size: int, seed: int) -> tuple[list[
         )
 
     shown = min(SCREEN_SHOWN, res.rows.size)
-    ctx.sections.screening = ScreeningSection(
+    screening = ScreeningSection(
         ctx.options.generator,
         int(candidates.size),
         int(res.rows.size),
@@ -140,11 +142,11 @@ def _screen(ctx: Context, n_top: int, train_size: int, seed: int) -> tuple[list[
         first_queries=res.stage1_queries if res.second_pool else res.n_queries,
     )
     if res.failed_datasets:
-        ctx.notes.append(
+        notes.append(
             f"two-stage screen: {res.failed_datasets} of {res.total_datasets} generator runs "
             "failed and their datasets were left out"
         )
-    return res.top(n_top).tolist(), seconds
+    return res.top(n_top).tolist(), seconds, screening
 
 
 def _run_identity(ctx: Context, seed: int) -> str:
@@ -259,10 +261,13 @@ def _screen_share() -> float:
     return screen / (screen + (b.screened_shadows or b.shadows) + b.tests)
 
 
-def _screen_or_not(ctx: Context, cost: MembershipCost, n_targets: int, shared: bool) -> str:
+def _screen_or_not(
+    ctx: Context, cost: MembershipCost, n_targets: int, shared: bool, notes: list[str]
+) -> str:
     """``"screen"`` when the two-stage screen (its generator runs, projected from ``cost``)
     takes at most :func:`_screen_share` of the time the limit leaves after the pilot, and the
-    smallest useful game fits after it; else :data:`SCREEN_FALLBACK`, with a note saying why."""
+    smallest useful game fits after it; else :data:`SCREEN_FALLBACK`, with a note in ``notes``
+    saying why."""
     from synthleak.games.twostage import screen_design, screen_generator_runs
 
     assert ctx.options.max_time is not None
@@ -305,7 +310,7 @@ def _screen_or_not(ctx: Context, cost: MembershipCost, n_targets: int, shared: b
             f"after the pilot (the screen's share of the standard budget's generator runs), so "
             f"the game keeps the larger part of the limit."
         )
-    ctx.notes.append(
+    notes.append(
         took + why + f" The game's targets are the records {SCREEN_FALLBACK!r} ranks riskiest "
         "(cell rarity, the screen's own prefilter)."
     )
@@ -337,22 +342,23 @@ def game_train_size(release: int, original: int, n_targets: int, budget: int) ->
 
 
 # long: the screen, the time limit's plan, the game and its epsilon, kept in the order they run
-def _membership(ctx: Context, rng: np.random.Generator) -> None:
+def _membership(ctx: Context, rng: np.random.Generator) -> StageOutput:
     seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.attacks.base import make_attack
     from synthleak.games.targets import Targets
 
     assert ctx.options.generator is not None
+    notes: list[str] = []
     attacks = []
     for a in ctx.plan.mia_attacks:
         try:
             make_attack(AttackFamily.MEMBERSHIP, a)
         except InputError as exc:  # MissingExtraError included: a note, never a crash
-            ctx.notes.append(f"membership attack '{a}' was skipped: {exc}")
+            notes.append(f"membership attack '{a}' was skipped: {exc}")
             continue
         attacks.append(a)
-    if not attacks:
-        raise InputError("no membership attack could run (see the notes)")
+    if not attacks:  # the stage's reason names why each was skipped (its notes are not kept)
+        raise InputError("no membership attack could run: " + "; ".join(notes))
     n_top = min(ctx.plan.mia_targets, len(ctx.train))
     n_controls = min(ctx.plan.mia_controls, len(ctx.original) - n_top)
     n_targets = n_top + n_controls
@@ -367,7 +373,7 @@ def _membership(ctx: Context, rng: np.random.Generator) -> None:
             f"at least {needed} original records, or a budget with fewer targets)"
         )
     if why:
-        ctx.notes.append(
+        notes.append(
             f"The shadow-model game used datasets of {n} records, fewer than the {release} the "
             f"release was trained on ({why}): smaller training sets leak more, so its figures "
             "may overstate the release's risk."
@@ -398,21 +404,22 @@ def _membership(ctx: Context, rng: np.random.Generator) -> None:
     plan = _TimedPlan(ctx, seed) if ctx.options.max_time is not None else None
     if plan is not None and plan.earlier is not None:
         selector = plan.earlier["selector"]
-        ctx.notes.extend(plan.earlier["notes"])
+        notes.extend(plan.earlier["notes"])
         if "cost" in plan.earlier:  # the projection of the interrupted run, not a new pilot
             measured = MembershipCost.from_dict(plan.earlier["cost"])
     elif selector == "screen" and plan is not None:
         # measure the generator first: a screen the time limit cannot pay for is not started
         pilot = make_game(selector, Targets.rows([int(ctx.train_rows[0])]))
         measured = measure_membership_cost(pilot, ctx.original, rng=pilot_rng, runtime=ctx.runtime)
-        notes = len(ctx.notes)
-        selector = _screen_or_not(ctx, measured, n_targets, shared_pool(pilot))
-        plan.notes = ctx.notes[notes:]
+        before = len(notes)
+        selector = _screen_or_not(ctx, measured, n_targets, shared_pool(pilot), notes)
+        plan.notes = notes[before:]
     times = _StageTimes(ctx, seed)
     screen_seconds = 0.0  # this run's
+    screening = None
     if selector == "screen":
         with times.timed("screen"):
-            top, screen_seconds = _screen(ctx, n_top, n, seed)
+            top, screen_seconds, screening = _screen(ctx, n_top, n, seed, notes)
     else:
         top = [int(ctx.train_rows[r]) for r in _ranked(ctx, selector)[:n_top]]
     pool = np.setdiff1d(np.arange(len(ctx.original)), top)
@@ -464,20 +471,19 @@ def _membership(ctx: Context, rng: np.random.Generator) -> None:
     with times.timed("game"), warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
         res = game.run(ctx.original, seed=seed, runtime=ctx.runtime)
-    ctx.sections.membership = res
-    ctx.findings.append(membership_finding(res, rng=finding_rng(res)))
+    finding = membership_finding(res, rng=finding_rng(res))
     claimed, neighbouring = ctx.options.claimed_epsilon, ctx.options.neighbouring
     if claimed is None:  # the generator's own claim, for the relation its library states
         gen = make_generator(ctx.options.generator)
         claimed = claimed_epsilon_of(gen)
         declared = getattr(gen, "claimed_neighbouring", None)
         if claimed is not None and declared is not None and declared != neighbouring:
-            ctx.notes.append(
+            notes.append(
                 f"'{ctx.options.generator}' states its epsilon for {declared.replace('_', '/')} "
                 f"neighbours; the claim is tested for that relation"
             )
             neighbouring = declared
-    ctx.sections.epsilon = membership_epsilon(
+    epsilon = membership_epsilon(
         res,
         rng=rng,
         claimed=claimed,
@@ -487,8 +493,8 @@ def _membership(ctx: Context, rng: np.random.Generator) -> None:
     # the power the budget bought; its epsilon ceiling is the estimate's own (the trials that
     # came back, in the claim's relation), so the report states one figure for it
     bought = power(game.n_tests, neighbouring=neighbouring)
-    bought = replace(bought, epsilon_ceiling=ctx.sections.epsilon.ceiling)
-    ctx.sections.budget = BudgetRecord(
+    bought = replace(bought, epsilon_ceiling=epsilon.ceiling)
+    budget = BudgetRecord(
         game.n_shadows,
         game.n_tests,
         projected,
@@ -498,6 +504,11 @@ def _membership(ctx: Context, rng: np.random.Generator) -> None:
         train_size=n,
         release_train_size=release,
         resumed=tuple(p for p in ("screen", "game") if times.kept(p)),
+    )
+    return StageOutput(
+        findings=(finding,),
+        notes=tuple(notes),
+        sections=Sections(screening=screening, membership=res, epsilon=epsilon, budget=budget),
     )
 
 
