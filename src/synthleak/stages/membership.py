@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,24 +33,38 @@ from synthleak.games.cost import (
     smallest_game_seconds,
     unit_datasets,
 )
-from synthleak.games.membership import MembershipGame
+from synthleak.games.membership import MembershipGame, MembershipResult
 from synthleak.games.shadow import table_fingerprint
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
-from synthleak.modes import Budget
+from synthleak.modes import Budget, Knowledge, Neighbouring, PoolMode
 from synthleak.results import (
     BUDGETS,
     BudgetRecord,
     ScreenedRecord,
     ScreeningSection,
 )
+from synthleak.runtime import Runtime
 from synthleak.runtime.seeding import game_seed, stream
 from synthleak.runtime.store import (
     write_atomic,
 )
-from synthleak.stages.base import GENERATOR_NEEDED, Context, Sections, Skip, Stage, StageOutput
+from synthleak.stages.base import (
+    GENERATOR_NEEDED,
+    Context,
+    Log,
+    Sections,
+    Skip,
+    Stage,
+    StageOutput,
+)
 from synthleak.stages.vulnerability import rare_columns
 from synthleak.vulnerability import rank_records
+
+if TYPE_CHECKING:
+    from synthleak.data.table import Table
+    from synthleak.games.targets import Targets
+    from synthleak.metrics.epsilon import EpsilonEstimate
 
 
 def _needs_generator(ctx: Context) -> Skip | None:
@@ -510,6 +525,166 @@ def _membership(ctx: Context, rng: np.random.Generator) -> StageOutput:
         notes=tuple(notes),
         sections=Sections(screening=screening, membership=res, epsilon=epsilon, budget=budget),
     )
+
+
+def _to_stderr(message: str) -> None:
+    print(f"synthleak: {message}", file=sys.stderr)
+
+
+def plan_game(
+    game: MembershipGame,
+    table: Table,
+    *,
+    seed: int,
+    runtime: Runtime,
+    max_time: float | None,
+    neighbouring: Neighbouring = Neighbouring.ADD_REMOVE,
+    log: Log | None = None,
+) -> float:
+    """Measure the game's cost (a slow generator's runs also side by side on ``runtime``'s
+    workers), size it to ``max_time`` if given, and tell ``log`` (by default standard error)
+    the projection and the power for a claim in ``neighbouring``; returns the projected
+    seconds."""
+    from synthleak.games.membership import MIA_PILOT
+    from synthleak.games.targets import Targets, as_targets
+
+    say = log or _to_stderr
+    # the game's own default when it was given no targets (MembershipGame.run)
+    spec = as_targets(game.targets if game.targets is not None else Targets.top(10))
+    n_targets = len(spec.resolve(table, seed=seed))
+    shared, workers = shared_pool(game), runtime.workers
+    say(f"measuring one run of '{game.generator}' and of each attack ...")
+    cost, projected = plan_membership(
+        game,
+        table,
+        n_targets=n_targets,
+        rng=MIA_PILOT.rng(seed),
+        workers=workers,
+        max_seconds=max_time,
+        runtime=runtime,
+    )
+    say(
+        cost.summary(
+            n_shadows=game.n_shadows,
+            n_tests=game.n_tests,
+            n_targets=n_targets,
+            workers=workers,
+            shared=shared,
+            batch=game.batch_size,
+        )
+    )
+    knowledge = Knowledge(game.knowledge)
+    rules = 0  # rules fixed in advance: one per target for each unfitted attack that has one
+    if knowledge is Knowledge.EXACT:
+        rules = n_targets * sum(
+            1 for _, a in game.resolved_attacks() if getattr(a, "fixed_threshold", None) is not None
+        )
+    budget = power(
+        game.n_tests,
+        fixed_rules=rules,
+        neighbouring=neighbouring,
+        game_neighbouring=game._relation(knowledge).value,
+    )
+    say(f"power: {budget.sentence()}")
+    return projected
+
+
+def play_membership(
+    table: Table,
+    *,
+    generator: str,
+    targets: Targets | None,
+    train_size: int,
+    synthetic_size: int,
+    n_shadows: int,
+    n_tests: int,
+    attacks: Sequence[str],
+    n_queries: int,
+    pool: PoolMode = PoolMode.SHARED,
+    aux_size: int | None = None,
+    test_size: int | None = None,
+    batch_size: int = 50,
+    knowledge: Knowledge = Knowledge.AUXILIARY,
+    claimed: float | None,
+    delta: float,
+    neighbouring: Neighbouring = Neighbouring.ADD_REMOVE,
+    max_time: float | None = None,
+    seed: int,
+    runtime: Runtime,
+    log: Log | None = None,
+) -> tuple[MembershipResult, EpsilonEstimate]:
+    """Play the black-box shadow-model membership game on ``table`` through ``generator``, as
+    ``synthleak mia DATA --generator SPEC`` does, and bound epsilon from its result.
+
+    The game (:class:`~synthleak.games.membership.MembershipGame`, whose parameters these are;
+    ``n_queries`` is the ``query`` attack's) is checked before anything runs, its cost measured
+    and, with ``max_time``, its sizes fitted to it (:func:`plan_game`); then it is played and the
+    empirical epsilon bounded against ``claimed`` (at ``delta``, for ``neighbouring``
+    neighbours). ``log`` (by default standard error) is told the projection, the time the game
+    took, the target/attack pairs that did no better than a random guess and the generator's
+    failures. The result depends on ``seed`` alone.
+
+    The audit's ``membership`` stage plays the same game class on the records its two-stage
+    screen (or a data-only ranking) picks, sized by the budget and its time-limit plan, so it
+    composes its own game instead of calling this.
+    """
+    from synthleak.games.membership import MIA_EPSILON
+
+    say = log or _to_stderr
+    params: dict[str, dict[str, Any]] = {"query": {"n_queries": n_queries}}
+    game = MembershipGame(
+        generator,
+        targets=targets,
+        train_size=train_size,
+        synthetic_size=synthetic_size,
+        n_shadows=n_shadows,
+        n_tests=n_tests,
+        attacks=list(attacks),
+        attack_params={a: params[a] for a in attacks if a in params},
+        pool=pool,
+        aux_size=aux_size,
+        test_size=test_size,
+        batch_size=batch_size,
+        knowledge=knowledge,
+    )
+    game.validate(table, seed=seed)  # every input error before the pilot
+    projected = plan_game(
+        game,
+        table,
+        seed=seed,
+        runtime=runtime,
+        max_time=max_time,
+        neighbouring=neighbouring,
+        log=say,
+    )
+    started = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", BaselineWarning)
+        result = game.run(table, seed=seed, runtime=runtime)
+    say(
+        f"the game took {format_seconds(time.perf_counter() - started)} "
+        f"(projected {format_seconds(projected)})"
+    )
+    n_base = sum(1 for w in caught if issubclass(w.category, BaselineWarning))
+    if n_base:
+        say(
+            f"warning: {n_base} target/attack pair(s) did no better than a random guess "
+            "(AUC 95% CI covers 0.5)"
+        )
+    fails = result.failures
+    if fails.failed_datasets:
+        say(
+            f"warning: the generator failed on {fails.failed_datasets} of "
+            f"{fails.total_datasets} datasets (dropped): " + "; ".join(list(fails.messages)[:2])
+        )
+    epsilon = membership_epsilon(
+        result,
+        rng=MIA_EPSILON.rng(seed),
+        claimed=claimed,
+        delta=delta,
+        neighbouring=neighbouring,
+    )
+    return result, epsilon
 
 
 STAGE = Stage(
