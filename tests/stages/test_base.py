@@ -133,6 +133,15 @@ def test_the_store_keeps_what_a_stage_returns(split, tmp_path, monkeypatch) -> N
     assert [f.key for f in r.findings] == expected  # in stage order, as the stages returned them
 
 
+def test_a_document_kept_before_stages_returned_their_output_reads_back() -> None:
+    """Run directories written when the store diffed the context hold the same four keys, with
+    only the sections the stage set: they read back as that stage's output."""
+    old = {"findings": [], "notes": ["a note"], "privacy_utility": [], "sections": {}}
+    out = StageOutput.from_dict(old)
+    assert out.notes == ("a note",) and out.findings == () and out.sections.measured() == {}
+    assert StageOutput.from_dict(out.to_dict()) == out
+
+
 class _Stopped(KeyboardInterrupt):
     """Ctrl-C, raised by a test in the middle of an audit."""
 

@@ -266,11 +266,11 @@ class Kept:
     A stage marked ``kept`` that finishes stores its :class:`StageOutput` as one JSON document,
     written atomically; a re-run of the same audit takes it back instead of running the stage
     again, so an audit stopped by Ctrl-C or ``kill -9`` keeps every stage it finished, however
-    long each took. The document's key
-    holds a digest of everything the stage's output depends on: the versions of synthleak and
-    of the packages it computes with, the random stream layout, the options (and so the seed),
-    the schema, the values of the three parts (the encoded tables, and the frames as read,
-    whose left-out columns the copy check reads) and what happened to every earlier stage.
+    long each took. The document's key holds a digest of everything the stage's output depends
+    on: the versions of synthleak and of the packages it computes with, the random stream
+    layout, the options (and so the seed), the schema, the values of the three parts (the
+    encoded tables, and the frames as read, whose left-out columns the copy check reads) and
+    what happened to every earlier stage.
     Another audit in the same directory has other keys and runs every stage. Results
     round-trip through JSON losslessly (:mod:`synthleak.serde`), so a resumed audit reports
     what an uninterrupted one does.
