@@ -275,8 +275,8 @@ def section(result: AuditResult) -> Section | None:
             if o is None:
                 continue
             mark = "*" if (t.row, a) == picked else ""
-            tprs = (_tpr_cell(o, k) for k in ("0.1", "0.01", "0.001"))
-            rows.append(((f"{t.row}{mark}", t.selected_by, a), o.auc, (fmt(o.accuracy), *tprs)))
+            cells = (fmt(o.accuracy), *(_tpr_cell(o, k) for k in ("0.1", "0.01", "0.001")))
+            rows.append(((f"{t.row}{mark}", t.selected_by, a), o.auc, cells))
     sec.blocks.append(
         attack_table(
             rows,

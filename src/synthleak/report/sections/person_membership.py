@@ -45,8 +45,8 @@ def section(result: AuditResult) -> Section | None:
     rows = []
     for name, a in pm.attacks.items():
         t = a.tpr_at_fpr.get("0.1")
-        tpr = (fmt(t.value), span(t.ci_low, t.ci_high)) if t is not None else ("n/a", "n/a")
-        rows.append(((name,), a.auc, tpr))
+        cells = (fmt(t.value), span(t.ci_low, t.ci_high)) if t is not None else ("n/a", "n/a")
+        rows.append(((name,), a.auc, cells))
     sec.blocks.append(
         attack_table(
             rows,
