@@ -13,26 +13,16 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.stages.audit_helpers import TINY
 
 import synthleak as sl
 from synthleak import partitioned
 from synthleak.metrics.utility import utility_estimate
-from synthleak.pipeline import BudgetPlan, audit
+from synthleak.pipeline import audit
 from synthleak.runtime import Runtime
 from synthleak.runtime.store import finished_units
 from synthleak.serde import without_timings
 from synthleak.vulnerability import cell_rarity_scores, rank_records
-
-TINY = BudgetPlan(
-    n_attacks=150,
-    mia_targets=1,
-    mia_controls=1,
-    shadows=40,
-    tests=40,
-    n=150,
-    mia_attacks=("distance",),
-    aia_games=6,
-)
 
 
 def _mixed(n: int, seed: int) -> sl.Table:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from synthleak.metrics.privacy import RiskEstimate
-from synthleak.report.blocks import ci, finding, fmt, p_cell, span, verdict_text
+from synthleak.report.blocks import attack_table, ci, finding, fmt, p_cell, span, verdict_text
 from synthleak.results import AuditResult, Verdict
 
 
@@ -37,3 +37,21 @@ def test_the_p_value_cell_prints_n_a_for_what_was_not_tested(sample_result: Audi
         tested, estimate=RiskEstimate(math.nan, math.nan, math.nan, 0.95, 0, 0.0), p_value=math.nan
     )
     assert p_cell(untested) == "n/a"
+
+
+def test_an_attack_table_puts_the_estimate_and_its_interval_between_its_cells() -> None:
+    est = RiskEstimate(0.75, 0.6, 0.9, 0.95, 40, 0.5)
+    undefined = RiskEstimate(float("nan"), float("nan"), float("nan"), 0.95, 0, 0.5)
+    table = attack_table(
+        [(("query",), est, ("0.200",)), (("distance",), undefined, ("n/a",))],
+        lead=("attack",),
+        tail=("TPR@FPR 0.1",),
+        caption="two attacks",
+        metric="accuracy",
+    )
+    assert table.header == ("attack", "accuracy", "95% CI", "TPR@FPR 0.1")
+    assert table.rows == (
+        ("query", "0.750", "0.600 – 0.900", "0.200"),
+        ("distance", "n/a", "n/a", "n/a"),
+    )
+    assert table.caption == "two attacks"

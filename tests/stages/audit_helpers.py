@@ -8,6 +8,7 @@ import json
 from synthleak.pipeline import BudgetPlan
 from synthleak.results import AuditResult, Finding
 
+#: The small audit budget the audit tests share (tests/stages, test_pipeline, test_partitioned).
 TINY = BudgetPlan(
     n_attacks=150,
     mia_targets=1,

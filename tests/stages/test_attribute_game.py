@@ -9,6 +9,7 @@ import pytest
 from tests.stages.audit_helpers import TINY
 
 from synthleak.pipeline import BudgetPlan
+from synthleak.stages.base import StageOutput
 
 
 def test_budget_time_allowance_bounds_the_attribute_game_and_states_its_power(
@@ -23,7 +24,6 @@ def test_budget_time_allowance_bounds_the_attribute_game_and_states_its_power(
     import synthleak.stages.attribute_game as attribute_stage
     from synthleak.results import AuditOptions
     from synthleak.runtime import as_runtime
-    from synthleak.stages.base import Sections
 
     real = attribute._play_game
 
@@ -38,7 +38,7 @@ def test_budget_time_allowance_bounds_the_attribute_game_and_states_its_power(
     train, _, _ = split
     lines: list[str] = []
 
-    def stage(plan: BudgetPlan, max_time: float | None = None) -> SimpleNamespace:
+    def stage(plan: BudgetPlan, max_time: float | None = None) -> StageOutput:
         options = AuditOptions(generator="indhist", secret="sex", plan=plan, max_time=max_time)
         ctx = SimpleNamespace(
             options=options,
@@ -46,19 +46,15 @@ def test_budget_time_allowance_bounds_the_attribute_game_and_states_its_power(
             plan=plan,
             runtime=as_runtime(None),
             log=lines.append,
-            sections=Sections(),
-            notes=[],
-            findings=[],
-            privacy_utility=[],
         )
-        attribute_stage._attribute_game(ctx, np.random.default_rng(0))  # type: ignore[arg-type]
-        return ctx
+        return attribute_stage._attribute_game(ctx, np.random.default_rng(0))  # type: ignore[arg-type]
 
     plan = replace(TINY, n=100, aia_games=8, aia_seconds=0.01)
-    ctx = stage(plan)
-    res = ctx.sections.attribute
+    out = stage(plan)
+    res = out.sections.attribute
+    assert res is not None
     assert res.config["n_games"] == 3 and res.config["n_games_requested"] == 8
-    (note,) = ctx.notes
+    (note,) = out.notes
     assert "3 of the budget's 8 games fit the budget's time for this stage (0 s" in note
     widest = max(a.ci_width for a in res.accuracies)
     assert f"is {widest:.2f} wide, against about" in note and "with all 8 games" in note

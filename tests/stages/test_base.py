@@ -13,7 +13,7 @@ from synthleak import InputError
 from synthleak.pipeline import STAGES, audit
 from synthleak.results import AuditResult, StageStatus
 from synthleak.stages import base as stage_base
-from synthleak.stages.base import Sections, Stage
+from synthleak.stages.base import Sections, Stage, StageOutput
 
 
 def test_stage_streams_do_not_depend_on_other_stages(split, monkeypatch) -> None:
@@ -60,7 +60,7 @@ def test_sections_are_the_results_fields_of_the_same_type() -> None:
 
 
 def test_every_section_reaches_the_result(split, monkeypatch) -> None:
-    """What a stage leaves in ctx.sections is what the result holds, field by field."""
+    """The sections a stage returns are what the result holds, field by field."""
     from dataclasses import fields
 
     import synthleak.pipeline as audit_module
@@ -68,8 +68,7 @@ def test_every_section_reaches_the_result(split, monkeypatch) -> None:
     marks = {f.name: object() for f in fields(Sections)}
 
     def fill(ctx, rng):  # type: ignore[no-untyped-def]
-        for name, mark in marks.items():
-            setattr(ctx.sections, name, mark)
+        return StageOutput(sections=Sections(**marks))
 
     stage = Stage("fill", "fill every section", lambda ctx: None, fill)
     monkeypatch.setattr(audit_module, "STAGES", (stage,))
@@ -94,6 +93,55 @@ def test_an_audit_refuses_a_run_directory_of_another_stream_layout(split, tmp_pa
     assert (fresh / "layout.json").exists()
 
 
+def test_the_store_keeps_what_a_stage_returns(split, tmp_path, monkeypatch) -> None:
+    """A stage's StageOutput is what the audit adds to the context and what a kept stage
+    stores: the stored document decodes to the same output; a stage that returns anything
+    else is recorded as failed."""
+    import synthleak.pipeline as audit_module
+    from synthleak.runtime import RunStore, Runtime
+
+    outputs: dict[str, StageOutput] = {}
+
+    def spy(st):  # type: ignore[no-untyped-def]
+        def run(ctx, rng):  # type: ignore[no-untyped-def]
+            outputs[st.name] = st.run(ctx, rng)
+            return outputs[st.name]
+
+        return replace(st, run=run)
+
+    def nothing(ctx, rng):  # type: ignore[no-untyped-def]
+        return None  # the interface before stages returned their output
+
+    stages = tuple(replace(st, run=nothing) if st.name == "utility" else spy(st) for st in STAGES)
+    monkeypatch.setattr(audit_module, "STAGES", stages)
+    train, ctl, other = split
+    rt = Runtime(run_dir=tmp_path / "run")
+    r = audit(train, synthetic=other, control=ctl, plan=TINY, seed=1, runtime=rt)
+    by = {s.name: s for s in r.stages}
+    assert by["utility"].status is StageStatus.FAILED and "not StageOutput" in by["utility"].reason
+    assert r.utility is None
+    assert [f.key for f in outputs["linkability"].findings] == ["linkability"]
+    assert set(outputs["linkability"].sections.measured()) == set()
+    assert set(outputs["copies"].sections.measured()) == {"copies"}
+    with RunStore(tmp_path / "run" / "stages", {"kept": "audit stages"}) as store:
+        done = store.done()
+        assert {k.rsplit("-", 1)[0] for k in done} >= {"copies", "linkability", "singling_out"}
+        for key in done:
+            stored = StageOutput.from_dict(store.get_document(key))
+            assert stored.to_json() == outputs[key.rsplit("-", 1)[0]].to_json(), key
+    expected = [f.key for out in outputs.values() for f in out.findings]
+    assert [f.key for f in r.findings] == expected  # in stage order, as the stages returned them
+
+
+def test_a_document_kept_before_stages_returned_their_output_reads_back() -> None:
+    """Run directories written when the store diffed the context hold the same four keys, with
+    only the sections the stage set: they read back as that stage's output."""
+    old = {"findings": [], "notes": ["a note"], "privacy_utility": [], "sections": {}}
+    out = StageOutput.from_dict(old)
+    assert out.notes == ("a note",) and out.findings == () and out.sections.measured() == {}
+    assert StageOutput.from_dict(out.to_dict()) == out
+
+
 class _Stopped(KeyboardInterrupt):
     """Ctrl-C, raised by a test in the middle of an audit."""
 
@@ -107,7 +155,7 @@ def _stages_with(calls: list[str], stop_at: str | None = None) -> tuple:
             calls.append(st.name)
             if st.name == stop_at:
                 raise _Stopped
-            st.run(ctx, rng)
+            return st.run(ctx, rng)
 
         return replace(st, run=run)
 
@@ -164,8 +212,7 @@ def test_an_interrupted_audit_keeps_its_finished_stages(split, tmp_path, monkeyp
 
 
 def test_every_kept_stage_is_stored(split, tmp_path) -> None:
-    """A stage marked kept stores its output; one that changed anything but findings, notes,
-    privacy-utility points and sections would not be (and would run again on every resume)."""
+    """Every stage marked kept that was measured stores its output (and no other stage)."""
     from synthleak.runtime import RunStore, Runtime
 
     train, ctl, other = split
@@ -211,13 +258,14 @@ def test_a_ctrl_c_swallowed_inside_a_stage_stops_the_audit(split, tmp_path, monk
 
     def swallowing(st):  # type: ignore[no-untyped-def]
         def run(ctx, rng):  # type: ignore[no-untyped-def]
-            st.run(ctx, rng)
+            out = st.run(ctx, rng)
             if st.name == "singling_out":
                 try:
                     os.kill(os.getpid(), signal.SIGINT)
                     time.sleep(1)
                 except KeyboardInterrupt:
                     pass
+            return out
 
         return replace(st, run=run)
 

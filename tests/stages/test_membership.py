@@ -187,3 +187,60 @@ def test_the_game_is_sized_like_the_release_where_the_budget_and_data_allow() ->
     assert n == 1000 and why == "the budget's datasets hold at most 1000 records"
     n, why = game_train_size(2447, 2447, 10, 500)  # both bind: the smaller one is named
     assert n == 500 and "budget" in why
+
+
+def test_play_membership_is_the_black_box_game_and_its_epsilon(split) -> None:
+    """``play_membership`` (what ``synthleak mia DATA --generator`` plays) is the
+    MembershipGame of its parameters, run on the seed, with the epsilon bound drawn from the
+    mia epsilon stream; it tells ``log`` the projection and the time the game took."""
+    from synthleak.findings import membership_epsilon
+    from synthleak.games.membership import MIA_EPSILON, MembershipGame
+    from synthleak.games.targets import Targets
+    from synthleak.runtime import Runtime
+    from synthleak.serde import without_timings
+    from synthleak.stages.membership import play_membership
+
+    train, _, _ = split
+    sizes = {"train_size": 40, "synthetic_size": 80, "n_shadows": 10, "n_tests": 10}
+    lines: list[str] = []
+    res, eps = play_membership(
+        train,
+        generator="indhist",
+        targets=Targets.top(1),
+        attacks=["distance", "query"],
+        n_queries=500,
+        claimed=1.0,
+        delta=1e-5,
+        seed=7,
+        runtime=Runtime(),
+        log=lines.append,
+        **sizes,
+    )
+    game = MembershipGame(
+        "indhist",
+        targets=Targets.top(1),
+        attacks=["distance", "query"],
+        attack_params={"query": {"n_queries": 500}},
+        **sizes,
+    )
+    direct = game.run(train, seed=7)
+    assert without_timings(res.to_dict()) == without_timings(direct.to_dict())
+    bound = membership_epsilon(direct, rng=MIA_EPSILON.rng(7), claimed=1.0, delta=1e-5)
+    assert eps.to_json() == bound.to_json()
+    assert any(x.startswith("measuring one run of 'indhist'") for x in lines)
+    assert any(x.startswith("power: ") for x in lines)
+    assert any(x.startswith("the game took ") for x in lines)
+    with pytest.raises(InputError):  # checked before any run: more training records than data
+        play_membership(
+            train,
+            generator="indhist",
+            targets=None,
+            attacks=["distance"],
+            n_queries=500,
+            claimed=None,
+            delta=1e-5,
+            seed=7,
+            runtime=Runtime(),
+            log=lines.append,
+            **{**sizes, "train_size": 10**6},
+        )

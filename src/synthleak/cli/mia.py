@@ -47,8 +47,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -99,13 +97,12 @@ from synthleak.cli.common import (
     split_screen_targets,
     to_json,
 )
-from synthleak.errors import BaselineWarning, InputError
+from synthleak.errors import InputError
 from synthleak.modes import Knowledge, Neighbouring, PoolMode
 
 if TYPE_CHECKING:
-    from synthleak.games.membership import MembershipGame, MembershipResult
+    from synthleak.games.membership import MembershipResult
     from synthleak.metrics.epsilon import EpsilonEstimate
-    from synthleak.runtime import Runtime
 
 
 def _fmt(x: Any) -> str:
@@ -327,7 +324,57 @@ def _nobox(
     exit_for_policy(outcome)
 
 
-# long: the command composes the black-box game itself (not yet the membership stage's)
+def _check_form(
+    ctx: typer.Context, *, data: str | None, generator: str | None, nobox_given: list[str]
+) -> None:
+    """Refuse a mix of the two forms' options, or a form missing what it needs."""
+    if nobox_given:
+        mixed = (["DATA"] if data is not None else []) + (
+            ["--generator"] if generator is not None else []
+        )
+        mixed += [flag for flag, name in _BLACK_BOX_ONLY if _given(ctx, name)]
+        if mixed:
+            raise InputError(
+                f"{', '.join(mixed)} belong to the black-box form ({BLACK_BOX_FORM}); "
+                f"the no-box form is {NO_BOX_FORM}: use one form"
+            )
+        missing = [f for f in ("--original", "--synthetic", "--control") if f not in nobox_given]
+        if missing:
+            raise InputError(f"the no-box form needs {', '.join(missing)} too: {NO_BOX_FORM}")
+        return
+    nobox_only = [flag for flag, name in _NO_BOX_ONLY if _given(ctx, name)]
+    if nobox_only:
+        raise InputError(
+            f"{', '.join(nobox_only)} belong to the no-box form ({NO_BOX_FORM}); "
+            f"the black-box form is {BLACK_BOX_FORM}: use one form"
+        )
+    if data is None or generator is None:
+        raise InputError(
+            f"give DATA and --generator ({BLACK_BOX_FORM}) or --original, --synthetic and "
+            f"--control ({NO_BOX_FORM})"
+        )
+
+
+def _black_box_attacks(attacks: str | None, knowledge: Knowledge) -> list[str]:
+    """The black-box form's ``--attacks`` (its default for ``knowledge``), refusing an attack
+    that needs exact knowledge without ``--knowledge exact``."""
+    names = split_list(attacks) or ["query", "distance", "groundhog"] + (
+        ["novelty"] if knowledge is Knowledge.EXACT else []
+    )
+    if knowledge is not Knowledge.EXACT:
+        from synthleak.attacks.base import AttackFamily, resolve_attacks
+        from synthleak.games.membership import exact_knowledge_attacks
+
+        exact_only = exact_knowledge_attacks(resolve_attacks(AttackFamily.MEMBERSHIP, names, None))
+        if exact_only:
+            raise InputError(
+                f"the {', '.join(exact_only)} attack uses the other training records, which "
+                "only an attacker with exact knowledge has: add --knowledge exact or drop it "
+                "from --attacks"
+            )
+    return names
+
+
 @app.command("mia", rich_help_panel="Privacy games (one attack family each)")
 def mia_cmd(
     ctx: typer.Context,
@@ -442,19 +489,8 @@ def mia_cmd(
         for f, p in (("--original", original), ("--synthetic", synthetic), ("--control", control))
         if p is not None
     ]
+    _check_form(ctx, data=data, generator=generator, nobox_given=nobox_given)
     if nobox_given:
-        mixed = (["DATA"] if data is not None else []) + (
-            ["--generator"] if generator is not None else []
-        )
-        mixed += [flag for flag, name in _BLACK_BOX_ONLY if _given(ctx, name)]
-        if mixed:
-            raise InputError(
-                f"{', '.join(mixed)} belong to the black-box form ({BLACK_BOX_FORM}); "
-                f"the no-box form is {NO_BOX_FORM}: use one form"
-            )
-        missing = [f for f in ("--original", "--synthetic", "--control") if f not in nobox_given]
-        if missing:
-            raise InputError(f"the no-box form needs {', '.join(missing)} too: {NO_BOX_FORM}")
         make_runtime(workers=workers)  # checks --workers
         _nobox(
             original=original,  # type: ignore[arg-type]
@@ -479,24 +515,12 @@ def mia_cmd(
             special_values=tuple(special_values or ()),
         )
         return
-    nobox_only = [flag for flag, name in _NO_BOX_ONLY if _given(ctx, name)]
-    if nobox_only:
-        raise InputError(
-            f"{', '.join(nobox_only)} belong to the no-box form ({NO_BOX_FORM}); "
-            f"the black-box form is {BLACK_BOX_FORM}: use one form"
-        )
-    if data is None or generator is None:
-        raise InputError(
-            f"give DATA and --generator ({BLACK_BOX_FORM}) or --original, --synthetic and "
-            f"--control ({NO_BOX_FORM})"
-        )
-    from synthleak.findings import membership_epsilon
-    from synthleak.games.cost import format_seconds
-    from synthleak.games.membership import MIA_EPSILON, MembershipGame
+    assert data is not None and generator is not None  # _check_form
     from synthleak.generators import claimed_epsilon as claimed_epsilon_of
     from synthleak.generators import make_generator
     from synthleak.policy import METRICS, epsilon_metrics
     from synthleak.results import MembershipDocument, check_claim
+    from synthleak.stages.membership import play_membership
 
     if n_queries is None or n_queries < 1:
         raise InputError(f"--n-queries must be at least 1, got {n_queries}")
@@ -507,20 +531,7 @@ def mia_cmd(
     n_screen, rest = split_screen_targets(targets)
     spec = parse_targets(rest, k=k) if rest or not n_screen else None
     check_claim(claimed_epsilon, delta, neighbouring)
-    names = split_list(attacks) or ["query", "distance", "groundhog"] + (
-        ["novelty"] if knowledge is Knowledge.EXACT else []
-    )
-    if knowledge is not Knowledge.EXACT:  # before the screen and the data: a flag error
-        from synthleak.attacks.base import AttackFamily, resolve_attacks
-        from synthleak.games.membership import exact_knowledge_attacks
-
-        exact_only = exact_knowledge_attacks(resolve_attacks(AttackFamily.MEMBERSHIP, names, None))
-        if exact_only:
-            raise InputError(
-                f"the {', '.join(exact_only)} attack uses the other training records, which "
-                "only an attacker with exact knowledge has: add --knowledge exact or drop it "
-                "from --attacks"
-            )
+    names = _black_box_attacks(attacks, knowledge)  # before the screen and the data
     claimed = claimed_epsilon
     if claimed is None:
         claimed = claimed_epsilon_of(make_generator(generator))
@@ -551,61 +562,28 @@ def mia_cmd(
                 runtime=runtime,
                 train_size=train_size,
             )
-        params: dict[str, dict[str, Any]] = {"query": {"n_queries": n_queries}}
-        game = MembershipGame(
-            generator,
+        result, eps = play_membership(
+            loaded.table,
+            generator=generator,
             targets=spec,
             train_size=train_size,
             synthetic_size=m,
             n_shadows=shadows,
             n_tests=tests,
             attacks=names,
-            attack_params={a: params[a] for a in names if a in params},
+            n_queries=n_queries,
             pool=pool,
             aux_size=aux_size,
             test_size=test_size,
             batch_size=batch_size,
             knowledge=knowledge,
-        )
-        game.validate(loaded.table, seed=seed)  # every input error before the pilot
-        projected = plan_game(
-            game,
-            loaded.table,
-            seed=seed,
-            runtime=runtime,
-            max_time=max_time,
-            neighbouring=neighbouring,
-        )
-        started = time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", BaselineWarning)
-            result = game.run(loaded.table, seed=seed, runtime=runtime)
-        typer.echo(
-            f"synthleak: the game took {format_seconds(time.perf_counter() - started)} "
-            f"(projected {format_seconds(projected)})",
-            err=True,
-        )
-        n_base = sum(1 for w in caught if issubclass(w.category, BaselineWarning))
-        if n_base:
-            typer.echo(
-                f"synthleak: warning: {n_base} target/attack pair(s) did no better than a random "
-                "guess (AUC 95% CI covers 0.5)",
-                err=True,
-            )
-        fails = result.failures
-        if fails.failed_datasets:
-            typer.echo(
-                f"synthleak: warning: the generator failed on {fails.failed_datasets} of "
-                f"{fails.total_datasets} datasets (dropped): "
-                + "; ".join(list(fails.messages)[:2]),
-                err=True,
-            )
-        eps = membership_epsilon(
-            result,
-            rng=MIA_EPSILON.rng(seed),
             claimed=claimed,
             delta=delta,
             neighbouring=neighbouring,
+            max_time=max_time,
+            seed=seed,
+            runtime=runtime,
+            log=lambda message: typer.echo(f"synthleak: {message}", err=True),
         )
         if run_dir is not None:  # the verdict printed, for 'synthleak report RUN_DIR'
             from synthleak.runtime.store import write_atomic
@@ -622,63 +600,3 @@ def mia_cmd(
         if client is not None:
             client.close()
     exit_for_policy(outcome)
-
-
-def plan_game(
-    game: MembershipGame,
-    table: Any,
-    *,
-    seed: int,
-    runtime: Runtime,
-    max_time: float | None,
-    neighbouring: Neighbouring = Neighbouring.ADD_REMOVE,
-) -> float:
-    """Measure the game's cost (a slow generator's runs also side by side on ``runtime``'s
-    workers), size it to ``--max-time`` if given, print the projection and the power for a claim
-    in ``neighbouring``; returns the projected seconds."""
-    from synthleak.games.cost import plan_membership, power, shared_pool
-    from synthleak.games.membership import MIA_PILOT
-    from synthleak.games.targets import Targets, as_targets
-
-    # the game's own default when it was given no targets (MembershipGame.run)
-    spec = as_targets(game.targets if game.targets is not None else Targets.top(10))
-    n_targets = len(spec.resolve(table, seed=seed))
-    shared, workers = shared_pool(game), runtime.workers
-    typer.echo(
-        f"synthleak: measuring one run of '{game.generator}' and of each attack ...", err=True
-    )
-    cost, projected = plan_membership(
-        game,
-        table,
-        n_targets=n_targets,
-        rng=MIA_PILOT.rng(seed),
-        workers=workers,
-        max_seconds=max_time,
-        runtime=runtime,
-    )
-    typer.echo(
-        "synthleak: "
-        + cost.summary(
-            n_shadows=game.n_shadows,
-            n_tests=game.n_tests,
-            n_targets=n_targets,
-            workers=workers,
-            shared=shared,
-            batch=game.batch_size,
-        ),
-        err=True,
-    )
-    knowledge = Knowledge(game.knowledge)
-    rules = 0  # rules fixed in advance: one per target for each unfitted attack that has one
-    if knowledge is Knowledge.EXACT:
-        rules = n_targets * sum(
-            1 for _, a in game.resolved_attacks() if getattr(a, "fixed_threshold", None) is not None
-        )
-    budget = power(
-        game.n_tests,
-        fixed_rules=rules,
-        neighbouring=neighbouring,
-        game_neighbouring=game._relation(knowledge).value,
-    )
-    typer.echo(f"synthleak: power: {budget.sentence()}", err=True)
-    return projected

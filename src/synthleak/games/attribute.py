@@ -78,13 +78,13 @@ from synthleak.games.secret import (
     AttributeCodes,
     Measurement,
     SecretRule,
-    _attack_config,
-    _check_attacks,
-    _guess,
-    _reason,
-    _run_logged,
-    _status,
+    attack_config,
     attribute_codes,
+    check_attacks,
+    failure_reason,
+    guess_from_scores,
+    measurement_status,
+    run_logged,
     singleton_rows,
 )
 from synthleak.generators import make_generator
@@ -372,7 +372,7 @@ def _play_game(shared: dict[str, Any], game: int) -> dict[str, np.ndarray]:
                 fails[i][mi] = str(exc)
                 continue
             scores[i, mi] = sc
-            guesses[i, mi] = _guess(sc, rng_a)
+            guesses[i, mi] = guess_from_scores(sc, rng_a)
         if len(marg):
             mre[mi] = mre_from_codes(D, S, sizes, marg, float(cfg["mre_threshold"]))
             tvd[mi] = tvd_from_codes(D, S, sizes, marg)
@@ -542,7 +542,7 @@ class AttributeGame:
                 f"{[n for n, _ in attacks]}: give parameters only for attacks that run"
             )
         make_generator(self.generator)  # validates the spec early (InputError)
-        _check_attacks(attacks, codes.codes[:, :-1], codes.sizes[:-1])
+        check_attacks(attacks, codes.codes[:, :-1], codes.sizes[:-1])
         return codes, attacks, ms
 
     def run(
@@ -601,7 +601,7 @@ class AttributeGame:
             "train_size": n,
             "synthetic_size": ms,
             "n_games": int(self.n_games),
-            "attacks": [_attack_config(name, a) for name, a in attacks],
+            "attacks": [attack_config(name, a) for name, a in attacks],
             "targets_per_game": int(self.targets_per_game),
             "bins": int(self.bins),
             "bin_strategy": BinStrategy(self.bin_strategy).value,
@@ -641,7 +641,7 @@ class AttributeGame:
         units = [WorkUnit(f"game-{g:06d}", (g,)) for g in range(int(self.n_games))]
         store = rt.store({k: v for k, v in config.items() if k != "n_games"})
         try:
-            out = _run_logged(
+            out = run_logged(
                 rt,
                 _play_game,
                 units,
@@ -706,7 +706,7 @@ def _aggregate(
     for key, r in sorted(out.items()):
         g = int(key.split("-")[1])
         if not r.ok:
-            failures.append(Failure(g, None, None, _reason(r.error or "")))
+            failures.append(Failure(g, None, None, failure_reason(r.error or "")))
             continue
         games[g] = r.arrays
     if not games:
@@ -747,7 +747,7 @@ def _aggregate(
                 correct[ok], baseline=1.0 / C if judge is None else judge[2], test=True
             )
             width = est.ci_high - est.ci_low
-            status, reason = _status(width, limit, int(ok.sum()))
+            status, reason = measurement_status(width, limit, int(ok.sum()))
             if not ok.any():
                 reason = f"the attack failed in every game ({fail[0]})"
             t, s = truth[ok], scores[ok]

@@ -49,13 +49,13 @@ from synthleak.games.secret import (
     AttributeCodes,
     Measurement,
     SecretRule,
-    _attack_config,
-    _check_attacks,
-    _guess,
-    _reason,
-    _run_logged,
-    _status,
+    attack_config,
     attribute_codes,
+    check_attacks,
+    failure_reason,
+    guess_from_scores,
+    measurement_status,
+    run_logged,
     validate_secret,
 )
 from synthleak.metrics.privacy import (
@@ -292,13 +292,13 @@ def _play_part(shared: dict[str, Any], world: int, part: int) -> dict[str, np.nd
     if not len(S):  # the release has nobody like them: it tells nothing about their secrets
         rng0 = _RELEASE_SCORE.rng(seed, world, part)
         flat = np.full((targets.size, C), 1.0 / C)
-        return {"scores": flat, "guess": _guess(flat, rng0)}
+        return {"scores": flat, "guess": guess_from_scores(flat, rng0)}
     attack = copy.deepcopy(shared["attack"]).fit(
         X, sizes[:-1], rng=_RELEASE_FIT.rng(seed, world, part)
     )
     rng = _RELEASE_SCORE.rng(seed, world, part)
     scores = attack.score(S[:, :-1], S[:, -1], targets, C, rng=rng)
-    return {"scores": np.asarray(scores, dtype=np.float64), "guess": _guess(scores, rng)}
+    return {"scores": np.asarray(scores, dtype=np.float64), "guess": guess_from_scores(scores, rng)}
 
 
 def _nan_estimate(baseline: float | None = None) -> RiskEstimate:
@@ -592,7 +592,7 @@ class ReleaseAttributeGame:
         ori, S = prep.codes[:N], prep.codes[N : N + m]
         ctl_codes = prep.codes[N + m :]
         C = prep.n_classes
-        _check_attacks([(name, attack)], ori[:, :-1], prep.sizes[:-1])
+        check_attacks([(name, attack)], ori[:, :-1], prep.sizes[:-1])
         counts = np.bincount(ori[:, -1], minlength=C)
         majority = float(counts.max() / N)
         if rule is not None and rule.tolerance is not None:
@@ -614,7 +614,7 @@ class ReleaseAttributeGame:
             "secret_rule": None if rule is None else rule.to_config(),
             "secret_values": None if rule is None else [float(x) for x in reps],
             "quasi_ids": qi,
-            "attack": _attack_config(name, attack),
+            "attack": attack_config(name, attack),
             "n_targets": k,
             "n_targets_asked": asked,
             "n_control_targets": n_swap,
@@ -668,7 +668,7 @@ class ReleaseAttributeGame:
             self.log(_plan(self.secret, k, N, n_swap, groups, size, len(units), C, name, attack))
         store = rt.store(config)
         try:
-            out = _run_logged(
+            out = run_logged(
                 rt,
                 _play_part,
                 units,
@@ -683,7 +683,9 @@ class ReleaseAttributeGame:
             if ms is not None:  # whole parts only: a part cut in half by the limit is dropped
                 out, n_run = _whole_parts(out, groups)
                 base["config"] = {**config, "n_parts_run": n_run}
-            failures = tuple(_reason(r.error or "") for _, r in sorted(out.items()) if not r.ok)
+            failures = tuple(
+                failure_reason(r.error or "") for _, r in sorted(out.items()) if not r.ok
+            )
             values = prep.values
             judge = _Judge(
                 prep,
@@ -741,7 +743,7 @@ def _population_right(
     C = int(sizes[-1])
     attack = InferenceAttack().fit(ori[:, :-1], sizes[:-1], rng=rng)
     scores = attack.score(ctl[:, :-1], ctl[:, -1], rows, C, rng=rng)
-    _, right = judge(rows, _guess(scores, rng), control=False)
+    _, right = judge(rows, guess_from_scores(scores, rng), control=False)
     return np.asarray(right, dtype=np.int64)
 
 
@@ -779,7 +781,7 @@ def _release_result(
     control = accuracy_estimate(ok_c, baseline=1.0 / C)
     accuracy = accuracy_estimate(ok_t, baseline=control.value)
     diff = accuracy_difference(ok_t, ok_c)
-    status, reason = _status(diff.width, limit, min(diff.n_a, diff.n_b))
+    status, reason = measurement_status(diff.width, limit, min(diff.n_a, diff.n_b))
     if status is Measurement.TOO_SMALL:
         reason = (
             f"too small to measure: the 95% interval of the difference is {diff.width:.2f} wide, "

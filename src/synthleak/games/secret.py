@@ -511,7 +511,7 @@ def singleton_rows(codes: np.ndarray) -> np.ndarray:
 
 
 # --- what both games play alike -----------------------------------------------------------------
-def _guess(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def guess_from_scores(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Highest-scoring class per row, ties broken uniformly at random."""
     best = scores.max(axis=1, keepdims=True)
     tie = np.isclose(scores, best, rtol=0, atol=1e-9)
@@ -519,7 +519,9 @@ def _guess(scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(pick, axis=1)
 
 
-def _status(width: float, limit: float, n: int) -> tuple[Measurement, str]:
+def measurement_status(width: float, limit: float, n: int) -> tuple[Measurement, str]:
+    """Whether a figure over ``n`` attacked secrets with a 95% interval ``width`` wide is
+    measured, too small (wider than ``limit``) or not measured, and why in words."""
     if n == 0 or not np.isfinite(width):
         return Measurement.NOT_MEASURED, "no secret was attacked"
     if width > limit:
@@ -531,7 +533,7 @@ def _status(width: float, limit: float, n: int) -> tuple[Measurement, str]:
     return Measurement.MEASURED, ""
 
 
-def _attack_config(name: str, attack: AttributeAttack) -> dict[str, Any]:
+def attack_config(name: str, attack: AttributeAttack) -> dict[str, Any]:
     """A JSON-able description of an attack (its name and hyperparameters)."""
     params = {
         k: (v if isinstance(v, bool | int | float | str | type(None)) else str(v))
@@ -541,7 +543,7 @@ def _attack_config(name: str, attack: AttributeAttack) -> dict[str, Any]:
     return {"name": name, "class": type(attack).__name__, "params": params}
 
 
-def _check_attacks(
+def check_attacks(
     attacks: list[tuple[str, AttributeAttack]], X: np.ndarray, sizes: np.ndarray
 ) -> None:
     """Fit a copy of every attack on a few rows: bad hyperparameters fail before any game."""
@@ -550,14 +552,14 @@ def _check_attacks(
         copy.deepcopy(attack).fit(few, sizes, rng=np.random.default_rng(0))
 
 
-def _reason(error: str) -> str:
+def failure_reason(error: str) -> str:
     """A unit's error as a plain reason: known failures without their class, no source line."""
     head, _, rest = error.partition(": ")
     msg = rest if head in ("GameFailure", "ReconstructionFailure") else error
     return re.sub(r" at [\w.]+\.py:\d+$", "", msg)
 
 
-def _run_logged(
+def run_logged(
     rt: Runtime,
     fn: Any,
     units: list[WorkUnit],

@@ -5,6 +5,7 @@ number formatting every section shares. The writers lay these blocks out; the se
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +79,28 @@ def span(low: Any, high: Any, digits: int = 3) -> str:
 
 def ci(f: Finding) -> str:
     return span(f.estimate.ci_low, f.estimate.ci_high)
+
+
+def attack_table(
+    rows: Iterable[tuple[tuple[str, ...], Any, tuple[str, ...]]],
+    *,
+    lead: tuple[str, ...],
+    tail: tuple[str, ...],
+    caption: str,
+    metric: str = "AUC",
+) -> TableBlock:
+    """The table of attacks a section shows: one row per attack (or target and attack), each
+    ``(lead cells, estimate, tail cells)``; the estimate (anything with ``value``, ``ci_low``
+    and ``ci_high``) fills the columns ``metric`` and "95% CI" between the ``lead`` and
+    ``tail`` columns."""
+    return TableBlock(
+        (*lead, metric, "95% CI", *tail),
+        tuple(
+            (*cells, fmt(est.value), span(est.ci_low, est.ci_high), *more)
+            for cells, est, more in rows
+        ),
+        caption,
+    )
 
 
 def finite(x: Any) -> bool:

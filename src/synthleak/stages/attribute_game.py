@@ -18,7 +18,15 @@ from synthleak.results import (
     PrivacyUtilityPoint,
 )
 from synthleak.runtime.seeding import game_seed
-from synthleak.stages.base import GENERATOR_NEEDED, SECRET_NEEDED, Context, Skip, Stage
+from synthleak.stages.base import (
+    GENERATOR_NEEDED,
+    SECRET_NEEDED,
+    Context,
+    Sections,
+    Skip,
+    Stage,
+    StageOutput,
+)
 from synthleak.threat import threat_model
 
 #: Share of ``max_time`` the randomised-secret attribute-inference game may take.
@@ -42,7 +50,7 @@ def _needs_generator_and_secret(ctx: Context) -> Skip | None:
     return None if ctx.options.generator is not None else Skip(needs=GENERATOR_NEEDED)
 
 
-def _attribute_game(ctx: Context, rng: np.random.Generator) -> None:
+def _attribute_game(ctx: Context, rng: np.random.Generator) -> StageOutput:
     """The randomised-secret attribute-inference game against the generator."""
     seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.games.attribute import AttributeGame
@@ -90,10 +98,12 @@ def _attribute_game(ctx: Context, rng: np.random.Generator) -> None:
         secret_rule=ctx.options.secret_rule,
     )
     res = game.run(ctx.original, seed=seed, runtime=ctx.runtime.sub("aia"))
-    ctx.sections.attribute = res
+    notes: list[str] = []
+    findings: list[Finding] = []
+    points: list[PrivacyUtilityPoint] = []
     played = int(res.config["n_games"])
     if played < games:
-        ctx.notes.append(
+        notes.append(
             f"attribute inference game: {played} of the budget's {games} games fit {limit}; "
             + _aia_power(res, games)
         )
@@ -117,7 +127,7 @@ def _attribute_game(ctx: Context, rng: np.random.Generator) -> None:
             details["secret_bins"] = res.config["secret_classes"]
         if a.status is Measurement.NOT_MEASURED:
             details["not_measured"] = a.reason
-        ctx.findings.append(
+        findings.append(
             Finding(
                 f"attribute.{a.attack}.m{a.synthetic_size}",
                 f"Attribute inference '{a.attack}' (m = {a.synthetic_size} synthetic records)",
@@ -129,7 +139,7 @@ def _attribute_game(ctx: Context, rng: np.random.Generator) -> None:
         )
     for size in res.sizes:
         if math.isfinite(size.acc_max):
-            ctx.privacy_utility.append(
+            points.append(
                 PrivacyUtilityPoint(
                     f"{ctx.options.generator} (AIA, m={size.synthetic_size})",
                     size.acc_max,
@@ -139,10 +149,16 @@ def _attribute_game(ctx: Context, rng: np.random.Generator) -> None:
                 )
             )
     if res.failures:
-        ctx.notes.append(
+        notes.append(
             f"attribute inference: {len(res.failures)} game/attack runs failed and were left out "
             f"(first reason: {res.failures[0].reason})"
         )
+    return StageOutput(
+        findings=tuple(findings),
+        notes=tuple(notes),
+        privacy_utility=tuple(points),
+        sections=Sections(attribute=res),
+    )
 
 
 def _aia_power(res: Any, requested: int) -> str:

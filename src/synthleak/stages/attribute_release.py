@@ -25,8 +25,10 @@ from synthleak.stages.base import (
     SECRET_NEEDED,
     STAGE_STREAM,
     Context,
+    Sections,
     Skip,
     Stage,
+    StageOutput,
     needs_control,
     release_tables,
 )
@@ -116,7 +118,7 @@ def values_of(ctx: Context, column: str, rows: np.ndarray) -> tuple[str, ...]:
     return tuple("" if pd.isna(v) else str(v) for v in vals)
 
 
-def _attribute_release(ctx: Context, rng: np.random.Generator) -> None:
+def _attribute_release(ctx: Context, rng: np.random.Generator) -> StageOutput:
     """Reconstruction attribute inference on the release, training against control records.
 
     Bounded by the budget: ``plan.aia_records`` training records are attacked (a random
@@ -142,7 +144,6 @@ def _attribute_release(ctx: Context, rng: np.random.Generator) -> None:
         runtime=ctx.runtime.sub("aia-release"),
         log=ctx.log,
     )
-    ctx.sections.attribute_release = res
     threat = threat_model(AttackFamily.ATTRIBUTE, "attribute_release", secret=ctx.options.secret)
     details: dict[str, Any] = {
         "accuracy": res.accuracy.value,
@@ -160,21 +161,20 @@ def _attribute_release(ctx: Context, rng: np.random.Generator) -> None:
     if res.reason:
         details["not_measured"] = res.reason
     est = res.advantage
-    ctx.findings.append(
-        Finding(
-            "attribute.recon.release",
-            f"Attribute inference of '{ctx.options.secret}' by reconstruction (released data)"
-            + (
-                ""
-                if ctx.options.secret_rule is None
-                else f", right when {ctx.options.secret_rule.success()}"
-            ),
-            MetricKind.ADVANTAGE,
-            est,
-            threat,
-            details,
-        )
+    finding = Finding(
+        "attribute.recon.release",
+        f"Attribute inference of '{ctx.options.secret}' by reconstruction (released data)"
+        + (
+            ""
+            if ctx.options.secret_rule is None
+            else f", right when {ctx.options.secret_rule.success()}"
+        ),
+        MetricKind.ADVANTAGE,
+        est,
+        threat,
+        details,
     )
+    return StageOutput(findings=(finding,), sections=Sections(attribute_release=res))
 
 
 STAGE = Stage(

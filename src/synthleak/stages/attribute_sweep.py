@@ -25,7 +25,15 @@ from synthleak.stages.attribute_release import (
     attribute_seed,
     values_of,
 )
-from synthleak.stages.base import Context, Skip, Stage, needs_control, release_tables
+from synthleak.stages.base import (
+    Context,
+    Sections,
+    Skip,
+    Stage,
+    StageOutput,
+    needs_control,
+    release_tables,
+)
 from synthleak.threat import threat_model
 
 if TYPE_CHECKING:
@@ -83,7 +91,7 @@ def _needs_sweep(ctx: Context) -> Skip | None:
     return needs_control(ctx)
 
 
-def _attribute_sweep(ctx: Context, rng: np.random.Generator) -> None:
+def _attribute_sweep(ctx: Context, rng: np.random.Generator) -> StageOutput:
     """Attribute inference with every column in turn as the secret, on the release, each
     column's figure the excess over control records swapped in (:func:`attribute_sweep`).
 
@@ -138,10 +146,10 @@ def _attribute_sweep(ctx: Context, rng: np.random.Generator) -> None:
             c = replace(c, values=values_of(ctx, c.column, c.beyond_population()))
         columns.append(c)
     res = replace(res, columns=tuple(columns))
-    ctx.sections.attribute_sweep = res
+    notes, findings = [], []
     short = [c.column for c in res.columns if n_records and 0 < c.n_attacked < n_records]
     if short:
-        ctx.notes.append(
+        notes.append(
             f"attribute sweep: the time limit ({max_seconds:.0f} s, a {AIA_SWEEP_SHARE:.0%} "
             f"share of max_time) let the attack reach fewer than the budget's {n_records} "
             f"records in {len(short)} column(s) ({', '.join(short)}); their intervals are as "
@@ -164,7 +172,7 @@ def _attribute_sweep(ctx: Context, rng: np.random.Generator) -> None:
         }
         if c.reason:
             details["not_measured"] = c.reason
-        ctx.findings.append(
+        findings.append(
             Finding(
                 f"attribute.sweep.{c.column}",
                 f"Attribute inference of '{c.column}' by reconstruction (every column swept)",
@@ -175,6 +183,9 @@ def _attribute_sweep(ctx: Context, rng: np.random.Generator) -> None:
                 p_value=c.p_value,
             )
         )
+    return StageOutput(
+        findings=tuple(findings), notes=tuple(notes), sections=Sections(attribute_sweep=res)
+    )
 
 
 STAGE = Stage(

@@ -1,5 +1,6 @@
-"""The audit's stage machinery: the context the stages share, the typed sections they write,
-``Stage`` and ``Skip``, the run of the stages, and the kept (resumable) stages.
+"""The audit's stage machinery: the context the stages share, the typed output a stage returns
+(:class:`StageOutput`: findings, notes, privacy-utility points and its sections), ``Stage`` and
+``Skip``, the run of the stages, and the kept (resumable) stages.
 
 A stage is a module of this package that exports its :class:`Stage` (``STAGE``); the stage
 list and ``audit()`` are in :mod:`synthleak.pipeline`.
@@ -11,10 +12,9 @@ import hashlib
 import json
 import math
 import time
-import typing
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -61,7 +61,7 @@ from synthleak.runtime.store import (
     check_interrupted,
     interrupts_noticed,
 )
-from synthleak.serde import decode, jsonable
+from synthleak.serde import Result
 from synthleak.threat import ThreatModel
 from synthleak.vulnerability import Ranking
 
@@ -90,14 +90,16 @@ GENERATOR_NEEDED = (
 )
 
 
-@dataclass
-class Sections:
+@dataclass(frozen=True, repr=False)
+class Sections(Result):
     """The report sections the stages measure, one typed field per stage-written section of
     :class:`~synthleak.results.AuditResult` (same name, same type; ``None`` until measured).
 
-    A stage sets its field (``ctx.sections.utility = ...``); :func:`_assemble` carries every
-    field into the result. ``tests/test_pipeline.py`` checks that the names and types match
-    :class:`~synthleak.results.AuditResult` and that none is dropped on the way.
+    A stage returns the fields it measured in its :class:`StageOutput` (``Sections(utility=
+    ...)``, the others ``None``); :func:`run_stages` sets them in ``ctx.sections`` and
+    ``pipeline._assemble`` carries every field into the result. ``tests/stages/test_base.py``
+    checks that the names and types match :class:`~synthleak.results.AuditResult` and that none
+    is dropped on the way.
     """
 
     vulnerability: VulnerabilitySection | None = None
@@ -113,10 +115,43 @@ class Sections:
     epsilon: EpsilonEstimate | None = None
     budget: BudgetRecord | None = None
 
+    def measured(self) -> dict[str, Any]:
+        """The sections set (not ``None``), by name."""
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
+        }
+
+
+@dataclass(frozen=True, repr=False)
+class StageOutput(Result):
+    """What a stage measured, which :func:`run_stages` adds to the context: its findings, notes
+    and privacy-utility points (after the earlier stages'), and the sections it measured (the
+    fields of ``sections`` it set; the others stay ``None``). A kept stage's output is stored
+    as this document (:class:`Kept`)."""
+
+    findings: tuple[Finding, ...] = ()
+    notes: tuple[str, ...] = ()
+    privacy_utility: tuple[PrivacyUtilityPoint, ...] = ()
+    sections: Sections = field(default_factory=Sections)
+
+    def apply(self, ctx: Context) -> None:
+        """Add the output to ``ctx``, as the audit does after the stage ran."""
+        ctx.findings.extend(self.findings)
+        ctx.notes.extend(self.notes)
+        ctx.privacy_utility.extend(self.privacy_utility)
+        ctx.sections = replace(ctx.sections, **self.sections.measured())
+
 
 @dataclass
 class Context:
-    """What the stages share: the options, the inputs, and what earlier stages produced."""
+    """What the stages share: the options, the inputs, and what earlier stages produced.
+
+    A stage reads it and returns a :class:`StageOutput`, which :func:`run_stages` adds to
+    ``sections``, ``findings``, ``notes`` and ``privacy_utility``. Only the stages that make
+    the audit's inputs set fields themselves: ``split`` (``train``, ``train_rows``,
+    ``control``, ``control_rows``), ``release`` (``synthetic``) and ``vulnerability``
+    (``ranking``); they are never kept (:attr:`Stage.kept`).
+    """
 
     options: AuditOptions
     log: Log
@@ -168,9 +203,10 @@ class Stage:
     name: str
     title: str
     needs: Callable[[Context], Skip | None]
-    run: Callable[[Context, np.random.Generator], None]
+    run: Callable[[Context, np.random.Generator], StageOutput]
     #: Whether a finished run of the stage is kept in the run directory (:class:`Kept`): only
-    #: for stages that leave nothing but findings, notes, privacy-utility points and sections.
+    #: for stages whose whole effect is their output, never for one that sets an input of the
+    #: audit in the context (``split``, ``release``, ``vulnerability``).
     kept: bool = False
 
 
@@ -224,21 +260,17 @@ def needs_synthetic(ctx: Context) -> Skip | None:
     return None if ctx.synthetic is not None else no_release_skip(ctx)
 
 
-#: The context fields a kept stage may change (``Stage.kept``).
-KEPT_FIELDS = ("findings", "notes", "privacy_utility", "sections")
-
-
 class Kept:
     """The finished stages of an audit, kept in its run directory (``RUN_DIR/stages``).
 
-    A stage marked ``kept`` that finishes stores what it added to the context (findings, notes,
-    privacy-utility points, sections) as one JSON document, written atomically; a re-run of the
-    same audit takes it back instead of running the stage again, so an audit stopped by Ctrl-C
-    or ``kill -9`` keeps every stage it finished, however long each took. The document's key
-    holds a digest of everything the stage's output depends on: the versions of synthleak and
-    of the packages it computes with, the random stream layout, the options (and so the seed),
-    the schema, the values of the three parts (the encoded tables, and the frames as read,
-    whose left-out columns the copy check reads) and what happened to every earlier stage.
+    A stage marked ``kept`` that finishes stores its :class:`StageOutput` as one JSON document,
+    written atomically; a re-run of the same audit takes it back instead of running the stage
+    again, so an audit stopped by Ctrl-C or ``kill -9`` keeps every stage it finished, however
+    long each took. The document's key holds a digest of everything the stage's output depends
+    on: the versions of synthleak and of the packages it computes with, the random stream
+    layout, the options (and so the seed), the schema, the values of the three parts (the
+    encoded tables, and the frames as read, whose left-out columns the copy check reads) and
+    what happened to every earlier stage.
     Another audit in the same directory has other keys and runs every stage. Results
     round-trip through JSON losslessly (:mod:`synthleak.serde`), so a resumed audit reports
     what an uninterrupted one does.
@@ -286,54 +318,15 @@ class Kept:
         text = json.dumps([self._base, before]).encode()
         return f"{st.name}-{hashlib.sha256(text).hexdigest()[:24]}"
 
-    def get(self, key: str) -> tuple[dict[str, Any], float] | None:
+    def get(self, key: str) -> tuple[StageOutput, float] | None:
         """The stored output of ``key`` and the seconds the stage took, if it finished."""
         if key not in self.store:
             return None
-        return self.store.get_document(key), float(self.store.meta(key).get("seconds", math.nan))
+        doc = self.store.get_document(key)
+        return StageOutput.from_dict(doc), float(self.store.meta(key).get("seconds", math.nan))
 
-    def put(self, key: str, doc: dict[str, Any], seconds: float) -> None:
-        self.store.put_document(key, doc, {"seconds": seconds})
-
-    @staticmethod
-    def mark(ctx: Context) -> dict[str, Any]:
-        """What the context holds before a stage runs (:meth:`output` compares with it)."""
-        held = {f.name: getattr(ctx, f.name) for f in fields(Context)}
-        held["_sizes"] = {n: len(getattr(ctx, n)) for n in KEPT_FIELDS if n != "sections"}
-        held["_sections"] = {f.name: getattr(ctx.sections, f.name) for f in fields(Sections)}
-        return held
-
-    @staticmethod
-    def output(ctx: Context, mark: dict[str, Any]) -> dict[str, Any] | None:
-        """What the stage added to the context, as JSON (``None`` when it changed anything
-        else, which cannot be kept)."""
-        if any(
-            getattr(ctx, f.name) is not mark[f.name]
-            for f in fields(Context)
-            if f.name not in KEPT_FIELDS
-        ):
-            return None
-        sizes = mark["_sizes"]
-        return {
-            "findings": jsonable(ctx.findings[sizes["findings"] :]),
-            "notes": ctx.notes[sizes["notes"] :],
-            "privacy_utility": jsonable(ctx.privacy_utility[sizes["privacy_utility"] :]),
-            "sections": {
-                name: jsonable(value)
-                for name, value in ((n, getattr(ctx.sections, n)) for n in mark["_sections"])
-                if value is not mark["_sections"][name]
-            },
-        }
-
-    @staticmethod
-    def restore(ctx: Context, doc: dict[str, Any]) -> None:
-        """Add a stored output to the context, as the stage did."""
-        ctx.findings.extend(Finding.from_dict(d) for d in doc["findings"])
-        ctx.notes.extend(doc["notes"])
-        ctx.privacy_utility.extend(PrivacyUtilityPoint.from_dict(d) for d in doc["privacy_utility"])
-        hints = typing.get_type_hints(Sections)
-        for name, value in doc["sections"].items():
-            setattr(ctx.sections, name, decode(hints[name], value))
+    def put(self, key: str, output: StageOutput, seconds: float) -> None:
+        self.store.put_document(key, output.to_dict(), {"seconds": seconds})
 
 
 def _relational_digest(parts: dict[str, RelationalData] | None) -> str:
@@ -378,16 +371,19 @@ def _run_stages(ctx: Context, stages: Sequence[Stage], kept: Kept | None) -> lis
         key = kept.key(st, records) if kept is not None and st.kept else None
         stored = kept.get(key) if kept is not None and key is not None else None
         if stored is not None:
-            Kept.restore(ctx, stored[0])
+            stored[0].apply(ctx)
             ctx.log(f"{st.title}: finished in an earlier run, kept")
             records.append(StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", stored[1]))
             continue
-        mark = Kept.mark(ctx) if key is not None else None
         t0 = time.perf_counter()
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", BaselineWarning)  # the verdict carries it
-                st.run(ctx, STAGE_STREAM.sub(st.name).rng(ctx.options.seed))
+                output = st.run(ctx, STAGE_STREAM.sub(st.name).rng(ctx.options.seed))
+            if not isinstance(output, StageOutput):
+                raise TypeError(
+                    f"stage {st.name!r} returned {type(output).__name__}, not StageOutput"
+                )
         except InputError as exc:
             check_interrupted()
             ctx.log(f"{st.title}: not measured ({exc})")
@@ -420,8 +416,8 @@ def _run_stages(ctx: Context, stages: Sequence[Stage], kept: Kept | None) -> lis
             continue
         seconds = time.perf_counter() - t0
         check_interrupted()  # a Ctrl-C that the stage's code swallowed: nothing is kept
-        doc = Kept.output(ctx, mark) if mark is not None else None
-        if kept is not None and key is not None and doc is not None:
-            kept.put(key, doc, seconds)
+        output.apply(ctx)
+        if kept is not None and key is not None:
+            kept.put(key, output, seconds)
         records.append(StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", seconds))
     return records

@@ -24,7 +24,14 @@ from synthleak.metrics.copies import (
 )
 from synthleak.metrics.privacy import RiskEstimate, binomial_p, rate_excess, wilson_interval
 from synthleak.results import ALPHA, Finding, MetricKind, StageRecord, StageStatus
-from synthleak.stages.base import CONTROL_NEEDED, Context, Stage, needs_synthetic
+from synthleak.stages.base import (
+    CONTROL_NEEDED,
+    Context,
+    Sections,
+    Stage,
+    StageOutput,
+    needs_synthetic,
+)
 from synthleak.threat import ThreatModel, threat_model
 
 #: Synthetic and control rows (at most, each) whose distance to the closest original record
@@ -64,7 +71,7 @@ def _copy_frames(ctx: Context) -> tuple[dict[str, pd.DataFrame], bool]:
     return {n: t.to_frame() for n, t in tables.items() if t is not None}, False
 
 
-def _copies(ctx: Context, rng: np.random.Generator) -> None:
+def _copies(ctx: Context, rng: np.random.Generator) -> StageOutput:
     """Verbatim copies in the release: whole records (on the analysed columns) and the values
     of every high-cardinality column, left-out identifiers and free text included, each
     against the rate of the control's real non-members (columns at equal size); the long text
@@ -100,9 +107,8 @@ def _copies(ctx: Context, rng: np.random.Generator) -> None:
         lt = lone_text(frames["original"], frames["synthetic"], left_out)
         rows = ctx.train_rows[lt.released_rows].astype(np.int64)
         rep = replace(rep, lone_text=replace(lt, released_rows=rows))
-    ctx.sections.copies = rep
     roles = {c: "left out of the attacks" for c in left_out}
-    ctx.findings += copy_findings(rep, roles)
+    return StageOutput(findings=tuple(copy_findings(rep, roles)), sections=Sections(copies=rep))
 
 
 def copy_findings(rep: CopyReport, roles: dict[str, str] | None = None) -> list[Finding]:

@@ -15,7 +15,14 @@ from synthleak.data.release import Release
 from synthleak.data.schema import Schema
 from synthleak.runtime import Runtime
 from synthleak.runtime.seeding import game_seed
-from synthleak.stages.base import Context, Stage, needs_control, release_tables, risk_finding
+from synthleak.stages.base import (
+    Context,
+    Stage,
+    StageOutput,
+    needs_control,
+    release_tables,
+    risk_finding,
+)
 from synthleak.threat import threat_model
 
 if TYPE_CHECKING:
@@ -57,7 +64,7 @@ def play_linkability(
     )
 
 
-def _linkability(ctx: Context, rng: np.random.Generator) -> None:
+def _linkability(ctx: Context, rng: np.random.Generator) -> StageOutput:
     ctx.log("linkability")
     aux_a, aux_b = _default_link_columns(ctx.train.schema, ctx.options.quasi_ids)
     res = play_linkability(
@@ -75,7 +82,7 @@ def _linkability(ctx: Context, rng: np.random.Generator) -> None:
         aux_a=aux_a,
         aux_b=aux_b,
     )
-    ctx.findings.append(risk_finding(ctx, "linkability", "Linkability", res, threat))
+    return StageOutput(findings=(risk_finding(ctx, "linkability", "Linkability", res, threat),))
 
 
 STAGE = Stage("linkability", "Linkability", needs_control, _linkability, kept=True)

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,24 +33,38 @@ from synthleak.games.cost import (
     smallest_game_seconds,
     unit_datasets,
 )
-from synthleak.games.membership import MembershipGame
+from synthleak.games.membership import MembershipGame, MembershipResult
 from synthleak.games.shadow import table_fingerprint
 from synthleak.generators import claimed_epsilon as claimed_epsilon_of
 from synthleak.generators import make_generator
-from synthleak.modes import Budget
+from synthleak.modes import Budget, Knowledge, Neighbouring, PoolMode
 from synthleak.results import (
     BUDGETS,
     BudgetRecord,
     ScreenedRecord,
     ScreeningSection,
 )
+from synthleak.runtime import Runtime
 from synthleak.runtime.seeding import game_seed, stream
 from synthleak.runtime.store import (
     write_atomic,
 )
-from synthleak.stages.base import GENERATOR_NEEDED, Context, Skip, Stage
+from synthleak.stages.base import (
+    GENERATOR_NEEDED,
+    Context,
+    Log,
+    Sections,
+    Skip,
+    Stage,
+    StageOutput,
+)
 from synthleak.stages.vulnerability import rare_columns
 from synthleak.vulnerability import rank_records
+
+if TYPE_CHECKING:
+    from synthleak.data.table import Table
+    from synthleak.games.targets import Targets
+    from synthleak.metrics.epsilon import EpsilonEstimate
 
 
 def _needs_generator(ctx: Context) -> Skip | None:
@@ -73,10 +88,12 @@ def _screen_pools(ctx: Context) -> int:
     return max(4, min(ctx.plan.screen_datasets, ctx.plan.shadows))
 
 
-def _screen(ctx: Context, n_top: int, train_size: int, seed: int) -> tuple[list[int], float]:
+def _screen(
+    ctx: Context, n_top: int, train_size: int, seed: int, notes: list[str]
+) -> tuple[list[int], float, ScreeningSection]:
     """Stage 1 of the two-stage audit: screen the rarest training records, return the ``n_top``
-    rows of the original it ranks riskiest and its wall time; the screening section records
-    its ranking beside ``V_k``'s."""
+    rows of the original it ranks riskiest, its wall time and the screening section, which
+    records its ranking beside ``V_k``'s (a note on failed generator runs goes to ``notes``)."""
     from synthleak.games.twostage import screen_design, screen_records
 
     assert ctx.options.generator is not None
@@ -127,7 +144,7 @@ def _screen(ctx: Context, n_top: int, train_size: int, seed: int) -> tuple[list[
         )
 
     shown = min(SCREEN_SHOWN, res.rows.size)
-    ctx.sections.screening = ScreeningSection(
+    screening = ScreeningSection(
         ctx.options.generator,
         int(candidates.size),
         int(res.rows.size),
@@ -140,11 +157,11 @@ def _screen(ctx: Context, n_top: int, train_size: int, seed: int) -> tuple[list[
         first_queries=res.stage1_queries if res.second_pool else res.n_queries,
     )
     if res.failed_datasets:
-        ctx.notes.append(
+        notes.append(
             f"two-stage screen: {res.failed_datasets} of {res.total_datasets} generator runs "
             "failed and their datasets were left out"
         )
-    return res.top(n_top).tolist(), seconds
+    return res.top(n_top).tolist(), seconds, screening
 
 
 def _run_identity(ctx: Context, seed: int) -> str:
@@ -259,10 +276,13 @@ def _screen_share() -> float:
     return screen / (screen + (b.screened_shadows or b.shadows) + b.tests)
 
 
-def _screen_or_not(ctx: Context, cost: MembershipCost, n_targets: int, shared: bool) -> str:
+def _screen_or_not(
+    ctx: Context, cost: MembershipCost, n_targets: int, shared: bool, notes: list[str]
+) -> str:
     """``"screen"`` when the two-stage screen (its generator runs, projected from ``cost``)
     takes at most :func:`_screen_share` of the time the limit leaves after the pilot, and the
-    smallest useful game fits after it; else :data:`SCREEN_FALLBACK`, with a note saying why."""
+    smallest useful game fits after it; else :data:`SCREEN_FALLBACK`, with a note in ``notes``
+    saying why."""
     from synthleak.games.twostage import screen_design, screen_generator_runs
 
     assert ctx.options.max_time is not None
@@ -305,7 +325,7 @@ def _screen_or_not(ctx: Context, cost: MembershipCost, n_targets: int, shared: b
             f"after the pilot (the screen's share of the standard budget's generator runs), so "
             f"the game keeps the larger part of the limit."
         )
-    ctx.notes.append(
+    notes.append(
         took + why + f" The game's targets are the records {SCREEN_FALLBACK!r} ranks riskiest "
         "(cell rarity, the screen's own prefilter)."
     )
@@ -337,22 +357,23 @@ def game_train_size(release: int, original: int, n_targets: int, budget: int) ->
 
 
 # long: the screen, the time limit's plan, the game and its epsilon, kept in the order they run
-def _membership(ctx: Context, rng: np.random.Generator) -> None:
+def _membership(ctx: Context, rng: np.random.Generator) -> StageOutput:
     seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.attacks.base import make_attack
     from synthleak.games.targets import Targets
 
     assert ctx.options.generator is not None
+    notes: list[str] = []
     attacks = []
     for a in ctx.plan.mia_attacks:
         try:
             make_attack(AttackFamily.MEMBERSHIP, a)
         except InputError as exc:  # MissingExtraError included: a note, never a crash
-            ctx.notes.append(f"membership attack '{a}' was skipped: {exc}")
+            notes.append(f"membership attack '{a}' was skipped: {exc}")
             continue
         attacks.append(a)
-    if not attacks:
-        raise InputError("no membership attack could run (see the notes)")
+    if not attacks:  # the stage's reason names why each was skipped (its notes are not kept)
+        raise InputError("no membership attack could run: " + "; ".join(notes))
     n_top = min(ctx.plan.mia_targets, len(ctx.train))
     n_controls = min(ctx.plan.mia_controls, len(ctx.original) - n_top)
     n_targets = n_top + n_controls
@@ -367,7 +388,7 @@ def _membership(ctx: Context, rng: np.random.Generator) -> None:
             f"at least {needed} original records, or a budget with fewer targets)"
         )
     if why:
-        ctx.notes.append(
+        notes.append(
             f"The shadow-model game used datasets of {n} records, fewer than the {release} the "
             f"release was trained on ({why}): smaller training sets leak more, so its figures "
             "may overstate the release's risk."
@@ -398,21 +419,22 @@ def _membership(ctx: Context, rng: np.random.Generator) -> None:
     plan = _TimedPlan(ctx, seed) if ctx.options.max_time is not None else None
     if plan is not None and plan.earlier is not None:
         selector = plan.earlier["selector"]
-        ctx.notes.extend(plan.earlier["notes"])
+        notes.extend(plan.earlier["notes"])
         if "cost" in plan.earlier:  # the projection of the interrupted run, not a new pilot
             measured = MembershipCost.from_dict(plan.earlier["cost"])
     elif selector == "screen" and plan is not None:
         # measure the generator first: a screen the time limit cannot pay for is not started
         pilot = make_game(selector, Targets.rows([int(ctx.train_rows[0])]))
         measured = measure_membership_cost(pilot, ctx.original, rng=pilot_rng, runtime=ctx.runtime)
-        notes = len(ctx.notes)
-        selector = _screen_or_not(ctx, measured, n_targets, shared_pool(pilot))
-        plan.notes = ctx.notes[notes:]
+        before = len(notes)
+        selector = _screen_or_not(ctx, measured, n_targets, shared_pool(pilot), notes)
+        plan.notes = notes[before:]
     times = _StageTimes(ctx, seed)
     screen_seconds = 0.0  # this run's
+    screening = None
     if selector == "screen":
         with times.timed("screen"):
-            top, screen_seconds = _screen(ctx, n_top, n, seed)
+            top, screen_seconds, screening = _screen(ctx, n_top, n, seed, notes)
     else:
         top = [int(ctx.train_rows[r]) for r in _ranked(ctx, selector)[:n_top]]
     pool = np.setdiff1d(np.arange(len(ctx.original)), top)
@@ -464,20 +486,19 @@ def _membership(ctx: Context, rng: np.random.Generator) -> None:
     with times.timed("game"), warnings.catch_warnings():
         warnings.simplefilter("ignore", BaselineWarning)
         res = game.run(ctx.original, seed=seed, runtime=ctx.runtime)
-    ctx.sections.membership = res
-    ctx.findings.append(membership_finding(res, rng=finding_rng(res)))
+    finding = membership_finding(res, rng=finding_rng(res))
     claimed, neighbouring = ctx.options.claimed_epsilon, ctx.options.neighbouring
     if claimed is None:  # the generator's own claim, for the relation its library states
         gen = make_generator(ctx.options.generator)
         claimed = claimed_epsilon_of(gen)
         declared = getattr(gen, "claimed_neighbouring", None)
         if claimed is not None and declared is not None and declared != neighbouring:
-            ctx.notes.append(
+            notes.append(
                 f"'{ctx.options.generator}' states its epsilon for {declared.replace('_', '/')} "
                 f"neighbours; the claim is tested for that relation"
             )
             neighbouring = declared
-    ctx.sections.epsilon = membership_epsilon(
+    epsilon = membership_epsilon(
         res,
         rng=rng,
         claimed=claimed,
@@ -487,8 +508,8 @@ def _membership(ctx: Context, rng: np.random.Generator) -> None:
     # the power the budget bought; its epsilon ceiling is the estimate's own (the trials that
     # came back, in the claim's relation), so the report states one figure for it
     bought = power(game.n_tests, neighbouring=neighbouring)
-    bought = replace(bought, epsilon_ceiling=ctx.sections.epsilon.ceiling)
-    ctx.sections.budget = BudgetRecord(
+    bought = replace(bought, epsilon_ceiling=epsilon.ceiling)
+    budget = BudgetRecord(
         game.n_shadows,
         game.n_tests,
         projected,
@@ -499,6 +520,171 @@ def _membership(ctx: Context, rng: np.random.Generator) -> None:
         release_train_size=release,
         resumed=tuple(p for p in ("screen", "game") if times.kept(p)),
     )
+    return StageOutput(
+        findings=(finding,),
+        notes=tuple(notes),
+        sections=Sections(screening=screening, membership=res, epsilon=epsilon, budget=budget),
+    )
+
+
+def _to_stderr(message: str) -> None:
+    print(f"synthleak: {message}", file=sys.stderr)
+
+
+def plan_game(
+    game: MembershipGame,
+    table: Table,
+    *,
+    seed: int,
+    runtime: Runtime,
+    max_time: float | None,
+    neighbouring: Neighbouring = Neighbouring.ADD_REMOVE,
+    log: Log | None = None,
+) -> float:
+    """Measure the game's cost (a slow generator's runs also side by side on ``runtime``'s
+    workers), size it to ``max_time`` if given, and tell ``log`` (by default standard error)
+    the projection and the power for a claim in ``neighbouring``; returns the projected
+    seconds."""
+    from synthleak.games.membership import MIA_PILOT
+    from synthleak.games.targets import Targets, as_targets
+
+    say = log or _to_stderr
+    # the game's own default when it was given no targets (MembershipGame.run)
+    spec = as_targets(game.targets if game.targets is not None else Targets.top(10))
+    n_targets = len(spec.resolve(table, seed=seed))
+    shared, workers = shared_pool(game), runtime.workers
+    say(f"measuring one run of '{game.generator}' and of each attack ...")
+    cost, projected = plan_membership(
+        game,
+        table,
+        n_targets=n_targets,
+        rng=MIA_PILOT.rng(seed),
+        workers=workers,
+        max_seconds=max_time,
+        runtime=runtime,
+    )
+    say(
+        cost.summary(
+            n_shadows=game.n_shadows,
+            n_tests=game.n_tests,
+            n_targets=n_targets,
+            workers=workers,
+            shared=shared,
+            batch=game.batch_size,
+        )
+    )
+    knowledge = Knowledge(game.knowledge)
+    rules = 0  # rules fixed in advance: one per target for each unfitted attack that has one
+    if knowledge is Knowledge.EXACT:
+        rules = n_targets * sum(
+            1 for _, a in game.resolved_attacks() if getattr(a, "fixed_threshold", None) is not None
+        )
+    budget = power(
+        game.n_tests,
+        fixed_rules=rules,
+        neighbouring=neighbouring,
+        game_neighbouring=game._relation(knowledge).value,
+    )
+    say(f"power: {budget.sentence()}")
+    return projected
+
+
+def play_membership(
+    table: Table,
+    *,
+    generator: str,
+    targets: Targets | None,
+    train_size: int,
+    synthetic_size: int,
+    n_shadows: int,
+    n_tests: int,
+    attacks: Sequence[str],
+    n_queries: int,
+    pool: PoolMode = PoolMode.SHARED,
+    aux_size: int | None = None,
+    test_size: int | None = None,
+    batch_size: int = 50,
+    knowledge: Knowledge = Knowledge.AUXILIARY,
+    claimed: float | None,
+    delta: float,
+    neighbouring: Neighbouring = Neighbouring.ADD_REMOVE,
+    max_time: float | None = None,
+    seed: int,
+    runtime: Runtime,
+    log: Log | None = None,
+) -> tuple[MembershipResult, EpsilonEstimate]:
+    """Play the black-box shadow-model membership game on ``table`` through ``generator``, as
+    ``synthleak mia DATA --generator SPEC`` does, and bound epsilon from its result.
+
+    The game (:class:`~synthleak.games.membership.MembershipGame`, whose parameters these are;
+    ``n_queries`` is the ``query`` attack's) is checked before anything runs, its cost measured
+    and, with ``max_time``, its sizes fitted to it (:func:`plan_game`); then it is played and the
+    empirical epsilon bounded against ``claimed`` (at ``delta``, for ``neighbouring``
+    neighbours). ``log`` (by default standard error) is told the projection, the time the game
+    took, the target/attack pairs that did no better than a random guess and the generator's
+    failures. The result depends on ``seed`` alone.
+
+    The audit's ``membership`` stage plays the same game class on the records its two-stage
+    screen (or a data-only ranking) picks, sized by the budget and its time-limit plan, so it
+    composes its own game instead of calling this.
+    """
+    from synthleak.games.membership import MIA_EPSILON
+
+    say = log or _to_stderr
+    params: dict[str, dict[str, Any]] = {"query": {"n_queries": n_queries}}
+    game = MembershipGame(
+        generator,
+        targets=targets,
+        train_size=train_size,
+        synthetic_size=synthetic_size,
+        n_shadows=n_shadows,
+        n_tests=n_tests,
+        attacks=list(attacks),
+        attack_params={a: params[a] for a in attacks if a in params},
+        pool=pool,
+        aux_size=aux_size,
+        test_size=test_size,
+        batch_size=batch_size,
+        knowledge=knowledge,
+    )
+    game.validate(table, seed=seed)  # every input error before the pilot
+    projected = plan_game(
+        game,
+        table,
+        seed=seed,
+        runtime=runtime,
+        max_time=max_time,
+        neighbouring=neighbouring,
+        log=say,
+    )
+    started = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", BaselineWarning)
+        result = game.run(table, seed=seed, runtime=runtime)
+    say(
+        f"the game took {format_seconds(time.perf_counter() - started)} "
+        f"(projected {format_seconds(projected)})"
+    )
+    n_base = sum(1 for w in caught if issubclass(w.category, BaselineWarning))
+    if n_base:
+        say(
+            f"warning: {n_base} target/attack pair(s) did no better than a random guess "
+            "(AUC 95% CI covers 0.5)"
+        )
+    fails = result.failures
+    if fails.failed_datasets:
+        say(
+            f"warning: the generator failed on {fails.failed_datasets} of "
+            f"{fails.total_datasets} datasets (dropped): " + "; ".join(list(fails.messages)[:2])
+        )
+    epsilon = membership_epsilon(
+        result,
+        rng=MIA_EPSILON.rng(seed),
+        claimed=claimed,
+        delta=delta,
+        neighbouring=neighbouring,
+    )
+    return result, epsilon
 
 
 STAGE = Stage(

@@ -14,11 +14,18 @@ from synthleak.errors import InputError
 from synthleak.harm import FindingKey
 from synthleak.results import Finding, MetricKind
 from synthleak.runtime.seeding import game_seed
-from synthleak.stages.base import Context, Stage, needs_control, release_tables
+from synthleak.stages.base import (
+    Context,
+    Sections,
+    Stage,
+    StageOutput,
+    needs_control,
+    release_tables,
+)
 from synthleak.threat import threat_model
 
 
-def _membership_nobox(ctx: Context, rng: np.random.Generator) -> None:
+def _membership_nobox(ctx: Context, rng: np.random.Generator) -> StageOutput:
     """No-box membership attacks on the release, calibrated against the control set."""
     seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.games.nobox import NoBoxMembershipGame
@@ -73,15 +80,15 @@ def _membership_nobox(ctx: Context, rng: np.random.Generator) -> None:
         ),
         records=tuple(replace(r, row=int(ctx.train_rows[r.row])) for r in res.records),
     )
-    ctx.sections.nobox = res
     threat = threat_model(
         AttackFamily.NOBOX_MEMBERSHIP,
         "nobox_membership",
         {"n_members": int(res.member_rows.size), "n_non_members": int(res.non_member_rows.size)},
     )
+    findings = []
     if res.best is not None:
         b = res.best
-        ctx.findings.append(
+        findings.append(
             Finding(
                 FindingKey.MEMBERSHIP_NOBOX,
                 f"Membership inference without the generator (strongest attack: '{b.attack}')",
@@ -96,6 +103,7 @@ def _membership_nobox(ctx: Context, rng: np.random.Generator) -> None:
                 },
             )
         )
+    return StageOutput(findings=tuple(findings), sections=Sections(nobox=res))
 
 
 STAGE = Stage(

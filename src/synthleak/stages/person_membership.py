@@ -15,7 +15,7 @@ from synthleak.errors import InputError
 from synthleak.harm import FindingKey
 from synthleak.results import Finding, MetricKind
 from synthleak.runtime.seeding import game_seed
-from synthleak.stages.base import Context, Skip, Stage
+from synthleak.stages.base import Context, Sections, Skip, Stage, StageOutput
 from synthleak.threat import threat_model
 
 #: The key of the stage's finding (the report's section reads it by this name).
@@ -37,7 +37,7 @@ def _needs(ctx: Context) -> Skip | None:
     return None
 
 
-def _person_membership(ctx: Context, rng: np.random.Generator) -> None:
+def _person_membership(ctx: Context, rng: np.random.Generator) -> StageOutput:
     """The person-level no-box game, sized as the row-level one (``membership_nobox``)."""
     seed = game_seed(rng)  # the stage's game draws from its own seed
     from synthleak.games.nobox import AUDIT_NON_MEMBERS_PER_MEMBER, MIN_NON_MEMBERS, MIN_REFERENCE
@@ -63,7 +63,6 @@ def _person_membership(ctx: Context, rng: np.random.Generator) -> None:
     res = PersonMembershipGame(root=ctx.root, n_members=n, n_non_members=n_non).run(
         parts["original"], parts["synthetic"], parts["control"], seed=seed
     )
-    ctx.sections.person_membership = res
     threat = threat_model(
         AttackFamily.NOBOX_MEMBERSHIP,
         "nobox_membership",
@@ -71,23 +70,22 @@ def _person_membership(ctx: Context, rng: np.random.Generator) -> None:
     )
     b = res.best_attack
     n_half = b.evaluation_auc.n_trials
-    ctx.findings.append(
-        Finding(
-            KEY,
-            f"Membership inference of persons across the linked tables (strongest attack: "
-            f"'{res.best}')",
-            MetricKind.AUC,
-            b.evaluation_auc,  # chosen on the selection half, reported on the other
-            threat,
-            {
-                "attack": res.best,
-                "select_by": res.select_by,
-                "selection_auc": b.selection_auc,
-                "evaluated_on": n_half,
-                "root": ctx.root,
-            },
-        )
+    finding = Finding(
+        KEY,
+        f"Membership inference of persons across the linked tables (strongest attack: "
+        f"'{res.best}')",
+        MetricKind.AUC,
+        b.evaluation_auc,  # chosen on the selection half, reported on the other
+        threat,
+        {
+            "attack": res.best,
+            "select_by": res.select_by,
+            "selection_auc": b.selection_auc,
+            "evaluated_on": n_half,
+            "root": ctx.root,
+        },
     )
+    return StageOutput(findings=(finding,), sections=Sections(person_membership=res))
 
 
 STAGE = Stage(

@@ -14,7 +14,14 @@ from synthleak.attacks.base import AttackFamily
 from synthleak.data.release import Release
 from synthleak.runtime import Runtime
 from synthleak.runtime.seeding import game_seed
-from synthleak.stages.base import Context, Stage, needs_control, release_tables, risk_finding
+from synthleak.stages.base import (
+    Context,
+    Stage,
+    StageOutput,
+    needs_control,
+    release_tables,
+    risk_finding,
+)
 from synthleak.threat import threat_model
 
 if TYPE_CHECKING:
@@ -52,7 +59,7 @@ def play_singling_out(
     )
 
 
-def _singling_out(ctx: Context, rng: np.random.Generator) -> None:
+def _singling_out(ctx: Context, rng: np.random.Generator) -> StageOutput:
     n = ctx.plan.n_attacks
     ctx.log(f"singling out (univariate, multivariate; {n} predicates each)")
     result = play_singling_out(
@@ -61,17 +68,19 @@ def _singling_out(ctx: Context, rng: np.random.Generator) -> None:
         seed=game_seed(rng),
         runtime=ctx.runtime.sub("singling-out"),
     )
+    notes, findings = [], []
     if result.design.correction != "none":
-        ctx.notes.append(f"Singling out: {result.design.note}")
+        notes.append(f"Singling out: {result.design.note}")
     for res in result.attacks:
         title = f"Singling out ({res.attack})"
         if not res.measured:
-            ctx.notes.append(f"{title} was not measured: {res.note}")
+            notes.append(f"{title} was not measured: {res.note}")
             continue
         threat = threat_model(
             AttackFamily.SINGLING_OUT, "singling_out", {"attack": res.attack, "n_attacks": n}
         )
-        ctx.findings.append(risk_finding(ctx, f"singling_out.{res.attack}", title, res, threat))
+        findings.append(risk_finding(ctx, f"singling_out.{res.attack}", title, res, threat))
+    return StageOutput(findings=tuple(findings), notes=tuple(notes))
 
 
 STAGE = Stage("singling_out", "Singling out", needs_control, _singling_out, kept=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from synthleak.stages.base import Context, Skip, Stage
+from synthleak.stages.base import Context, Skip, Stage, StageOutput
 
 
 def _needs_split(ctx: Context) -> Skip | None:
@@ -15,7 +15,8 @@ def _needs_split(ctx: Context) -> Skip | None:
     return None
 
 
-def _split(ctx: Context, rng: np.random.Generator) -> None:
+def _split(ctx: Context, rng: np.random.Generator) -> StageOutput:
+    """Sets the context's training and control parts (an input of the audit, so not kept)."""
     n = len(ctx.original)
     perm = rng.permutation(n)
     n_ctl = max(1, round(ctx.options.control_fraction * n))
@@ -23,10 +24,11 @@ def _split(ctx: Context, rng: np.random.Generator) -> None:
     ctx.control = ctx.original.take(ctx.control_rows)
     ctx.train_rows = np.sort(perm[n_ctl:])
     ctx.train = ctx.original.take(ctx.train_rows)
-    ctx.notes.append(
+    note = (
         f"{n_ctl} original records ({ctx.options.control_fraction:.0%}) were held out as the "
         f"control set; '{ctx.options.generator}' was fit on the other {len(ctx.train)} records"
     )
+    return StageOutput(notes=(note,))
 
 
 STAGE = Stage("split", "Control set held out", _needs_split, _split)

@@ -11,10 +11,10 @@ from synthleak.metrics.utility import utility_estimate
 from synthleak.results import (
     UtilitySection,
 )
-from synthleak.stages.base import Context, Stage, needs_synthetic
+from synthleak.stages.base import Context, Sections, Stage, StageOutput, needs_synthetic
 
 
-def _utility(ctx: Context, rng: np.random.Generator) -> None:
+def _utility(ctx: Context, rng: np.random.Generator) -> StageOutput:
     """MRE>10 and 3-TVD of the release with bootstrap intervals over the marginals, and the
     same measures between the training records and the control set as the reference."""
     assert ctx.synthetic is not None
@@ -22,7 +22,7 @@ def _utility(ctx: Context, rng: np.random.Generator) -> None:
     ctx.log(f"utility: MRE over 3-way marginals and 3-TVD of the release{ref}")
     counter = partitioned.utility_counter(ctx.runtime.sub("utility"))  # by partition on a cluster
     u = utility_estimate(ctx.train, ctx.synthetic, ctx.control, rng=rng, counter=counter)
-    ctx.sections.utility = UtilitySection.from_estimate(u)
+    return StageOutput(sections=Sections(utility=UtilitySection.from_estimate(u)))
 
 
 STAGE = Stage("utility", "Utility", needs_synthetic, _utility, kept=True)

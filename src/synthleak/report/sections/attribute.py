@@ -11,7 +11,7 @@ from typing import Any
 from synthleak.games.attribute import AttackAccuracy
 from synthleak.harm import FindingKey, attribute_game_key
 from synthleak.references import cite
-from synthleak.report.blocks import Paragraph, Section, TableBlock, finding, fmt, span, verdict_text
+from synthleak.report.blocks import Paragraph, Section, attack_table, finding, fmt, verdict_text
 from synthleak.results import AuditResult, Verdict
 
 #: Verdicts from the least to the most telling of a leak: a secret measured several ways (on the
@@ -102,21 +102,23 @@ def section(result: AuditResult) -> Section | None:
             return attribute_game_key(a.attack, a.synthetic_size)
 
         sec.blocks.append(
-            TableBlock(
-                ("attack", "synthetic records", "accuracy", "95% CI", "baseline", "AUC", "verdict"),
-                tuple(
+            attack_table(
+                (
                     (
-                        a.attack,
-                        str(a.synthetic_size),
-                        fmt(a.accuracy.value),
-                        span(a.accuracy.ci_low, a.accuracy.ci_high),
-                        fmt(a.accuracy.baseline),
-                        fmt(a.auc),
-                        verdict_text(finding(result, game_key(a))),
+                        (a.attack, str(a.synthetic_size)),
+                        a.accuracy,
+                        (
+                            fmt(a.accuracy.baseline),
+                            fmt(a.auc),
+                            verdict_text(finding(result, game_key(a))),
+                        ),
                     )
                     for a in ga.accuracies
                 ),
-                "The randomised-secret game against the generator "
+                lead=("attack", "synthetic records"),
+                metric="accuracy",
+                tail=("baseline", "AUC", "verdict"),
+                caption="The randomised-secret game against the generator "
                 f"({cite('annamalai2024linear', 'Sec. 4.1')}): the secret of one person per game "
                 f"is replaced by a class drawn uniformly among the {_classes(ga.config)}; "
                 f"{baseline}.",

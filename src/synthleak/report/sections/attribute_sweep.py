@@ -8,11 +8,10 @@ from synthleak.report.blocks import (
     Bullets,
     Paragraph,
     Section,
-    TableBlock,
+    attack_table,
     finding,
     fmt,
     p_cell,
-    span,
     verdict_text,
 )
 from synthleak.results import AuditResult, Verdict
@@ -50,47 +49,43 @@ def section(result: AuditResult) -> Section | None:
     for i, c in enumerate(sw.columns):
         f = finding(result, sweep_key(c.column))
         e = c.excess
-        rows.append(
-            (
-                str(i + 1),
-                c.column,
-                c.rule,
-                fmt(c.accuracy),
-                fmt(c.control_accuracy),
-                fmt(c.population_accuracy),
-                fmt(e.value),
-                span(e.ci_low, e.ci_high),
-                p_cell(f) if f is not None else "n/a",
-                (str(c.beyond_population().size) if c.population_right.size else "n/a")
-                if f is not None and f.verdict in (Verdict.LEAK, Verdict.SEVERE)
-                else "not listed",
-                verdict_text(f),
-            )
+        lead = (
+            str(i + 1),
+            c.column,
+            c.rule,
+            fmt(c.accuracy),
+            fmt(c.control_accuracy),
+            fmt(c.population_accuracy),
         )
+        beyond = (
+            (str(c.beyond_population().size) if c.population_right.size else "n/a")
+            if f is not None and f.verdict in (Verdict.LEAK, Verdict.SEVERE)
+            else "not listed"
+        )
+        rows.append((lead, e, (p_cell(f) if f is not None else "n/a", beyond, verdict_text(f))))
     if rows:
         sec.blocks.append(
-            TableBlock(
-                (
+            attack_table(
+                rows,
+                lead=(
                     "rank",
                     "column",
                     "a guess is right when it names",
                     "accuracy (training)",
                     "baseline (control)",
                     "control-trained classifier",
-                    "excess",
-                    "95% CI",
-                    "p alone / after Holm",
-                    "records beyond baseline",
-                    "verdict",
                 ),
-                tuple(rows),
-                "accuracy (training): the attack on the training records; baseline (control): "
-                "the same attack on control records swapped in (the excess's baseline); "
-                "control-trained classifier: a random forest trained on the control records "
-                "alone, on the same training records (what the population's statistics give, "
-                "without the release); records beyond baseline: training records the attack "
-                "inferred right where that classifier was wrong, counted for the columns that "
-                "leak only (elsewhere such right guesses cannot be told from chance).",
+                metric="excess",
+                tail=("p alone / after Holm", "records beyond baseline", "verdict"),
+                caption=(
+                    "accuracy (training): the attack on the training records; baseline (control): "
+                    "the same attack on control records swapped in (the excess's baseline); "
+                    "control-trained classifier: a random forest trained on the control records "
+                    "alone, on the same training records (what the population's statistics give, "
+                    "without the release); records beyond baseline: training records the attack "
+                    "inferred right where that classifier was wrong, counted for the columns that "
+                    "leak only (elsewhere such right guesses cannot be told from chance)."
+                ),
             )
         )
     if sw.skipped:

@@ -21,6 +21,7 @@ from synthleak.report.blocks import (
     Paragraph,
     Section,
     TableBlock,
+    attack_table,
     finding,
     finite,
     fmt,
@@ -274,35 +275,24 @@ def section(result: AuditResult) -> Section | None:
             if o is None:
                 continue
             mark = "*" if (t.row, a) == picked else ""
-            rows.append(
-                (
-                    f"{t.row}{mark}",
-                    t.selected_by,
-                    a,
-                    fmt(o.auc.value),
-                    span(o.auc.ci_low, o.auc.ci_high),
-                    fmt(o.accuracy),
-                    *(_tpr_cell(o, k) for k in ("0.1", "0.01", "0.001")),
-                )
-            )
+            cells = (fmt(o.accuracy), *(_tpr_cell(o, k) for k in ("0.1", "0.01", "0.001")))
+            rows.append(((f"{t.row}{mark}", t.selected_by, a), o.auc, cells))
     sec.blocks.append(
-        TableBlock(
-            (
-                "row",
-                "selected by",
-                "attack",
-                "AUC",
-                "95% CI",
+        attack_table(
+            rows,
+            lead=("row", "selected by", "attack"),
+            tail=(
                 "accuracy",
                 "TPR@FPR 0.1 (95% CI)",
                 "TPR@FPR 0.01 (95% CI)",
                 "TPR@FPR 0.001 (95% CI)",
             ),
-            tuple(rows),
-            "TPR at a false-positive rate: the share of IN test datasets caught when at most "
-            "that share of OUT test datasets is wrongly flagged; its interval includes the "
-            "uncertainty of the threshold. 'not resolvable': fewer OUT test datasets than "
-            "1 / FPR.",
+            caption=(
+                "TPR at a false-positive rate: the share of IN test datasets caught when at most "
+                "that share of OUT test datasets is wrongly flagged; its interval includes the "
+                "uncertainty of the threshold. 'not resolvable': fewer OUT test datasets than "
+                "1 / FPR."
+            ),
         )
     )
     for a in cfg.attacks:

@@ -9,7 +9,7 @@ from synthleak.report.blocks import (
     Figure,
     Paragraph,
     Section,
-    TableBlock,
+    attack_table,
     finding,
     fmt,
     span,
@@ -34,25 +34,19 @@ def section(result: AuditResult) -> Section | None:
             "on half of the records and its AUC reported on the other half."
         )
     )
-    rows = []
-    for name, o in nb.attacks.items():
-        t = o.tpr_at_fpr
-        rows.append(
-            (
-                name,
-                fmt(o.auc.value),
-                span(o.auc.ci_low, o.auc.ci_high),
-                fmt(t.get("0.1")),
-                fmt(t.get("0.01")),
-                fmt(t.get("0.001")),
-                o.error or "",
-            )
-        )
     sec.blocks.append(
-        TableBlock(
-            ("attack", "AUC", "95% CI", "TPR@FPR 0.1", "TPR@FPR 0.01", "TPR@FPR 0.001", "error"),
-            tuple(rows),
-            "Every attack on all scored records (n/a: too few non-members for that FPR).",
+        attack_table(
+            (
+                (
+                    (name,),
+                    o.auc,
+                    (*(fmt(o.tpr_at_fpr.get(k)) for k in ("0.1", "0.01", "0.001")), o.error or ""),
+                )
+                for name, o in nb.attacks.items()
+            ),
+            lead=("attack",),
+            tail=("TPR@FPR 0.1", "TPR@FPR 0.01", "TPR@FPR 0.001", "error"),
+            caption="Every attack on all scored records (n/a: too few non-members for that FPR).",
         )
     )
     if nb.best is not None:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from synthleak.harm import FindingKey
 from synthleak.references import cite
-from synthleak.report.blocks import Paragraph, Section, TableBlock, finding, fmt, span, verdict_text
+from synthleak.report.blocks import (
+    Paragraph,
+    Section,
+    TableBlock,
+    attack_table,
+    finding,
+    fmt,
+    span,
+    verdict_text,
+)
 from synthleak.results import AuditResult
 
 
@@ -36,20 +45,14 @@ def section(result: AuditResult) -> Section | None:
     rows = []
     for name, a in pm.attacks.items():
         t = a.tpr_at_fpr.get("0.1")
-        rows.append(
-            (
-                name,
-                fmt(a.auc.value),
-                span(a.auc.ci_low, a.auc.ci_high),
-                fmt(t.value if t is not None else None),
-                span(t.ci_low, t.ci_high) if t is not None else "n/a",
-            )
-        )
+        cells = (fmt(t.value), span(t.ci_low, t.ci_high)) if t is not None else ("n/a", "n/a")
+        rows.append(((name,), a.auc, cells))
     sec.blocks.append(
-        TableBlock(
-            ("attack", "AUC", "95% CI", "TPR@FPR 0.1", "95% CI"),
-            tuple(rows),
-            "Every attack on all scored persons (baseline: AUC 0.5, TPR = FPR).",
+        attack_table(
+            rows,
+            lead=("attack",),
+            tail=("TPR@FPR 0.1", "95% CI"),
+            caption="Every attack on all scored persons (baseline: AUC 0.5, TPR = FPR).",
         )
     )
     b = pm.best_attack

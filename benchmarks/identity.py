@@ -1,0 +1,149 @@
+"""Identity check: the same seeds give the same results before and after a refactoring.
+
+Runs, with fixed seeds, small cells of what users run and prints one digest per cell of its
+JSON result, without what depends on the machine or the moment (wall times, the creation
+time, the package versions and the command line, :func:`synthleak.serde.without_timings`):
+
+* ``demo``: the demo's audit (``synthleak demo``: generator ``baynet:k=2`` fit on a part of
+  Adult, the rest held out as control, secret ``income``) on a 1,200-record sample of Adult
+  at a small budget, every stage of a generator audit (split, release, vulnerability ranking,
+  copies, singling out, linkability, no-box membership, attribute inference on the release,
+  utility, the attribute game, the two-stage screen and the membership game);
+* ``nobox``: a release audited without its generator (the no-box cell): 800 training and 600
+  control records of Adult, the release a bootstrap resample of the training records;
+* ``attribute``: the same release with every column swept as the secret (the attribute cell);
+* ``mia-black-box`` and ``mia-no-box``: ``synthleak mia`` in its two forms, JSON output.
+
+Run it on two trees and compare the digests::
+
+    PYTHONPATH=/path/to/before/src python benchmarks/identity.py [--dump DIR]
+    PYTHONPATH=/path/to/after/src python benchmarks/identity.py [--dump DIR]
+
+``--dump DIR`` writes each cell's normalised JSON there, to diff when digests differ. Takes a
+few minutes on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import synthleak
+from synthleak.data.datasets import load_adult
+from synthleak.pipeline import audit
+from synthleak.results import BudgetPlan
+from synthleak.serde import without_timings
+
+#: What a report holds that two runs of the same audit do not share.
+PROVENANCE = ("versions", "command_line", "created")
+
+PLAN = BudgetPlan(
+    n_attacks=150,
+    mia_targets=1,
+    mia_controls=1,
+    shadows=40,
+    tests=40,
+    n=150,
+    mia_attacks=("distance",),
+    aia_games=6,
+    screen_datasets=8,
+    aia_records=200,
+    aia_queries=2000,
+)
+
+
+def _adult(n: int, seed: int) -> pd.DataFrame:
+    return load_adult().sample(n=n, random_state=seed).reset_index(drop=True)
+
+
+def _release_parts() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    df = _adult(1400, 2)
+    train, control = df.iloc[:800].reset_index(drop=True), df.iloc[800:].reset_index(drop=True)
+    rows = np.random.default_rng(3).integers(0, len(train), len(train))
+    return train, train.iloc[rows].reset_index(drop=True), control
+
+
+def demo() -> dict[str, Any]:
+    r = audit(_adult(1200, 1), generator="baynet:k=2", secret="income", plan=PLAN, seed=0)
+    return r.to_dict()
+
+
+def nobox() -> dict[str, Any]:
+    train, synthetic, control = _release_parts()
+    r = audit(train, synthetic=synthetic, control=control, secret="income", plan=PLAN, seed=0)
+    return r.to_dict()
+
+
+def attribute() -> dict[str, Any]:
+    train, synthetic, control = _release_parts()
+    r = audit(train, synthetic=synthetic, control=control, secret="all", plan=PLAN, seed=0)
+    return r.to_dict()
+
+
+def _cli(args: list[str], out: Path) -> dict[str, Any]:
+    from synthleak.cli.main import main
+
+    code = main([*args, "--format", "json", "--out", str(out), "--seed", "0"])
+    if code != 0:
+        raise SystemExit(f"synthleak {' '.join(args)} exited {code}")
+    return json.loads(out.read_text())
+
+
+def mia_black_box() -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "adult.csv"
+        _adult(1200, 4).to_csv(data, index=False)
+        args = ["mia", str(data), "--generator", "baynet:k=2", "--targets", "top:2+random:1"]
+        args += ["--train-size", "150", "--shadows", "30", "--tests", "30"]
+        args += ["--attacks", "distance,query", "--n-queries", "2000"]
+        return _cli(args, Path(tmp) / "mia.json")
+
+
+def mia_no_box() -> dict[str, Any]:
+    train, synthetic, control = _release_parts()
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for name, frame in (("original", train), ("synthetic", synthetic), ("control", control)):
+            paths[name] = Path(tmp) / f"{name}.csv"
+            frame.to_csv(paths[name], index=False)
+        args = ["mia", *(x for n, p in paths.items() for x in (f"--{n}", str(p)))]
+        return _cli(args, Path(tmp) / "nobox.json")
+
+
+CELLS: dict[str, Callable[[], dict[str, Any]]] = {
+    "demo": demo,
+    "nobox": nobox,
+    "attribute": attribute,
+    "mia-black-box": mia_black_box,
+    "mia-no-box": mia_no_box,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cells", default=",".join(CELLS), help="comma-separated cells")
+    parser.add_argument("--dump", type=Path, help="write each cell's normalised JSON here")
+    args = parser.parse_args()
+    print(f"synthleak from {Path(synthleak.__file__).parent}")
+    for name in args.cells.split(","):
+        started = time.perf_counter()
+        doc = without_timings(CELLS[name](), PROVENANCE)
+        text = json.dumps(doc, sort_keys=True)
+        if args.dump is not None:
+            args.dump.mkdir(parents=True, exist_ok=True)
+            (args.dump / f"{name}.json").write_text(json.dumps(doc, sort_keys=True, indent=1))
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        print(f"{name:<14} {digest}  ({time.perf_counter() - started:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
