@@ -443,6 +443,7 @@ API_FLAGS: dict[str, str] = {
     "keep": "--keep",
     "rows": "--rows",
     "root": "--root",
+    "shadow_releases": "--shadow-releases",
 }
 
 

@@ -28,6 +28,7 @@ from synthleak.errors import BaselineWarning, InputError, raise_if_interrupted
 from synthleak.games.attribute import AttributeGameResult
 from synthleak.games.attribute_release import ReleaseAttributeResult
 from synthleak.games.membership import MembershipResult
+from synthleak.games.membership_release import MembershipReleaseResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
 from synthleak.games.shadow import table_fingerprint
@@ -104,6 +105,7 @@ class Sections:
     screening: ScreeningSection | None = None
     membership: MembershipResult | None = None
     nobox: NoBoxMembershipResult | None = None
+    membership_release: MembershipReleaseResult | None = None
     person_membership: PersonMembershipResult | None = None
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
