@@ -1077,7 +1077,7 @@ class AuditOptions(Result):
         object.__setattr__(self, "keep", tuple(self.keep))
         object.__setattr__(self, "seed", int(self.seed))
         object.__setattr__(self, "k", int(k))
-        if self.shadow_releases is not None:
+        if self.shadow_releases is not None:  # a Path given in Python: recorded as text
             object.__setattr__(self, "shadow_releases", str(self.shadow_releases))
         check_claim(self.claimed_epsilon, self.delta, self.neighbouring)
         object.__setattr__(self, "neighbouring", Neighbouring(self.neighbouring).value)
@@ -1337,8 +1337,7 @@ class AuditResult(Result):
         of the audit; ``non_member_rows`` are rows of the control set (of the original when the
         control was held out of it).
     membership_release : MembershipReleaseResult, optional
-        Membership inference on the release itself, learned from shadow releases of the same
-        generator (``shadow_releases``); its rows are rows of the original and of the control.
+        Membership inference on the release, learned from shadow releases (``shadow_releases``).
     person_membership : PersonMembershipResult, optional
         Membership inference of persons in a relational release (a root row and its child
         rows) against the control's persons; persons are named by their root key.
@@ -1380,7 +1379,6 @@ class AuditResult(Result):
     screening: ScreeningSection | None = None
     membership: MembershipResult | None = None
     nobox: NoBoxMembershipResult | None = None
-    # left out of the repr, which stays short
     membership_release: MembershipReleaseResult | None = field(default=None, repr=False)
     # left out of the repr, which stays short
     person_membership: PersonMembershipResult | None = field(default=None, repr=False)

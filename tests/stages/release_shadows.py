@@ -52,16 +52,19 @@ def shadows(
     return out
 
 
-def write_case(folder: Path, make: Make = copies) -> dict[str, Path]:
-    """A release of 300 original records, 500 control records, 50 candidates and 4 shadow
-    releases (synthleak's layout) under ``folder``; the paths."""
-    pop = population(2450, 0)
+def write_case(
+    folder: Path, make: Make = copies, *, n_original: int = 300, n_control: int = 500
+) -> dict[str, Path]:
+    """A release of ``n_original`` records, ``n_control`` control records, 50 candidates and 4
+    shadow releases of 800 records (synthleak's layout) under ``folder``; the paths."""
+    a, b = 1600 + n_original, 1600 + n_original + n_control
+    pop = population(b + 50, 0)
     rng = np.random.default_rng(1)
     paths = {n: folder / f"{n}.csv" for n in ("original", "synthetic", "control", "candidates")}
-    pop.iloc[1600:1900].to_csv(paths["original"], index=False)
-    make(pop.iloc[1600:1900], rng).to_csv(paths["synthetic"], index=False)
-    pop.iloc[1900:2400].to_csv(paths["control"], index=False)
-    pop.iloc[2400:].to_csv(paths["candidates"], index=False)
+    pop.iloc[1600:a].to_csv(paths["original"], index=False)
+    make(pop.iloc[1600:a], rng).to_csv(paths["synthetic"], index=False)
+    pop.iloc[a:b].to_csv(paths["control"], index=False)
+    pop.iloc[b:].to_csv(paths["candidates"], index=False)
     for s in shadows(pop.iloc[:1600], make, k=4, size=800, seed=2):
         write_shadow_release(folder / "shadows", s)
     paths["shadows"] = folder / "shadows"

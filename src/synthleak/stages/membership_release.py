@@ -270,7 +270,7 @@ def play_membership_release(
         raise InputError(
             f"too small to measure: the attack learned from {res.n_examples} examples and gives "
             "every candidate the same score; give more shadow releases, or shadow releases "
-            "trained on more records (with --generator: more control records)"
+            "trained on more records (with a generator: more control records)"
         )
     s_mem, s_non = scores[labels], scores[~labels]
     order = np.argsort(-s_mem, kind="stable")[: max(int(n_exposed), 0)]
