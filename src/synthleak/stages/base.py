@@ -15,6 +15,7 @@ import typing
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -240,7 +241,8 @@ class Kept:
     holds a digest of everything the stage's output depends on: the versions of synthleak and
     of the packages it computes with, the random stream layout, the options (and so the seed),
     the schema, the values of the three parts (the encoded tables, and the frames as read,
-    whose left-out columns the copy check reads) and what happened to every earlier stage.
+    whose left-out columns the copy check reads), the files of the shadow releases when given,
+    and what happened to every earlier stage.
     Another audit in the same directory has other keys and runs every stage. Results
     round-trip through JSON losslessly (:mod:`synthleak.serde`), so a resumed audit reports
     what an uninterrupted one does.
@@ -282,6 +284,8 @@ class Kept:
                     list(ctx.identifiers),
                     parts,
                     _relational_digest(ctx.relational),
+                    # the shadow releases' files, when given (the options hold only the path)
+                    *_folder_digest(ctx.options.shadow_releases),
                 ]
             )
         before = [[r.name, r.status.value, r.reason, r.needs] for r in records]
@@ -336,6 +340,20 @@ class Kept:
         hints = typing.get_type_hints(Sections)
         for name, value in doc["sections"].items():
             setattr(ctx.sections, name, decode(hints[name], value))
+
+
+def _folder_digest(folder: str | None) -> list[str]:
+    """A digest of every file under ``folder`` (names and bytes), or nothing without one."""
+    if folder is None:
+        return []
+    h = hashlib.sha256()
+    root = Path(folder)
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        h.update(json.dumps(path.relative_to(root).as_posix()).encode())
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    return [h.hexdigest()]
 
 
 def _relational_digest(parts: dict[str, RelationalData] | None) -> str:
