@@ -364,7 +364,11 @@ def test_nobox_table_with_all_attacks(
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--generator", "nonprivate"], "--generator belong to the black-box form"),
+        # beside --synthetic, --generator is the release form's (it makes shadow releases)
+        (
+            ["--generator", "nonprivate", "--attacks", "dcr"],
+            "--attacks do not apply to the release",
+        ),
         (["--shadows", "10"], "--shadows belong to the black-box form"),
         (["--attacks", "query"], "unknown nobox-membership attack 'query'"),
         (["--rows", "x"], "--rows takes comma-separated"),

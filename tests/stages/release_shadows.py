@@ -40,9 +40,7 @@ def noisy(train: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
     return out
 
 
-def shadows(
-    pool: pd.DataFrame, make: Make, *, k: int, size: int, seed: int
-) -> list[ShadowRelease]:
+def shadows(pool: pd.DataFrame, make: Make, *, k: int, size: int, seed: int) -> list[ShadowRelease]:
     """``k`` shadow releases, each ``make`` of ``size`` records drawn from ``pool``."""
     rng = np.random.default_rng(seed)
     out = []

@@ -12,6 +12,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from tests.stages.audit_helpers import TINY, by_key
+from tests.stages.release_shadows import copies, noisy, population, shadows, write_case
 
 from synthleak.attacks.mia_shadow_release import ShadowReleaseAttack
 from synthleak.data.shadow_releases import read_shadow_releases
@@ -22,8 +24,6 @@ from synthleak.stages.membership_release import (
     play_membership_release,
     score_candidates,
 )
-from tests.stages.audit_helpers import TINY, by_key
-from tests.stages.release_shadows import copies, noisy, population, shadows, write_case
 
 
 @pytest.fixture(autouse=True)
@@ -90,7 +90,11 @@ def test_records_a_shadow_was_trained_on_are_not_scored() -> None:
     assert n_held > 0
     original = pop.iloc[2000:2300]
     res = play_membership_release(
-        shs, original, copies(original, np.random.default_rng(0)), control, seed=0,
+        shs,
+        original,
+        copies(original, np.random.default_rng(0)),
+        control,
+        seed=0,
         attack=_attack(),
     )
     assert res.n_dropped == n_held
@@ -102,7 +106,9 @@ def test_bad_inputs_are_one_line_input_errors() -> None:
     pop = population(2400, 5)
     shs = shadows(pop.iloc[:1600], copies, k=3, size=400, seed=0)
     original, control = pop.iloc[1600:1900], pop.iloc[1900:2400]
-    with pytest.raises(InputError, match=r"^original lacks the shadow releases' column\(s\) \['d'\]"):
+    with pytest.raises(
+        InputError, match=r"^original lacks the shadow releases' column\(s\) \['d'\]"
+    ):
         play_membership_release(shs, original.drop(columns="d"), original, control, seed=0)
     with pytest.raises(InputError, match="too small to measure: 10 control records"):
         play_membership_release(shs, original, original, control.iloc[:10], seed=0)

@@ -33,6 +33,21 @@ No-box (a release without its generator):
                   "scores": {"<name>": {"score": f, "percentile": f, "p_value": f}}}],
      "copies": {...}, "sizes": {...}, "notes": [...], "policy": {...}|null}
 
+Release form (the shadow-release attack on the given release:
+:func:`synthleak.stages.membership_release.play_membership_release`):
+``synthleak mia --synthetic REL --original ORI --control CTRL (--shadow-releases DIR |
+--generator SPEC [--shadows K])``::
+
+    {"mode": "release", "shadows_from": str, "n_shadows": int, "n_examples": int,
+     "n_members": int, "n_non_members": int, "n_dropped": int,
+     "auc": f, "auc_ci": [lo, hi], "auc_p_value": f,
+     "tpr_at_fpr": {"<fpr>": {"tpr": f | null, "ci": [lo, hi] | null, "n_non_members": int,
+                              "note": str}},
+     "records": [{"row": int, "score": f, "p_value": f}], "fit_seconds": f, "score_seconds": f}
+
+With ``--candidates FILE`` instead of ``--original`` (and ``--control`` only for
+``--generator``), it writes a CSV ``row,score``: one score per candidate record, in file order.
+
 where ``TPR`` is ``{"tpr": f | null, "ci": [lo, hi] | null, "n_non_members": int,
 "note": str}`` (``null`` and a note when too few non-members resolve that FPR; ``best`` and
 ``ensemble`` are measured on the evaluation half).
@@ -368,7 +383,9 @@ def render_release_table(doc: dict[str, Any]) -> str:
             "(1 + k) / (1 + n)):"
         )
         for r in doc["records"]:
-            lines.append(f"  row {r['row']:>7}: score {_fmt(r['score'])}, share {_fmt(r['p_value'])}")
+            lines.append(
+                f"  row {r['row']:>7}: score {_fmt(r['score'])}, share {_fmt(r['p_value'])}"
+            )
     lines.append(
         "This attacks the release itself; the generator-level game (DATA --generator SPEC) "
         "measures how much the generator leaks chosen targets on datasets it draws itself."
@@ -459,7 +476,11 @@ def _release_form(
             "half the control records (the other half is scored as non-members)"
         )
         shadows, control_rows = generator_shadows(
-            generator, frames["control"], n_shadows=k, synthetic_size=synthetic_size, seed=seed,
+            generator,
+            frames["control"],
+            n_shadows=k,
+            synthetic_size=synthetic_size,
+            seed=seed,
             log=say,
         )
         shadows_from = f"generator {generator}"
@@ -469,7 +490,10 @@ def _release_form(
         shadows_from = f"folder {Path(shadow_dir).name}"
         say(f"read {len(shadows)} shadow releases from {shadow_dir}")
     if candidates is not None:
-        say(f"learning from {len(shadows)} shadow releases, then scoring {len(frames['candidates'])} candidates")
+        say(
+            f"learning from {len(shadows)} shadow releases, then scoring "
+            f"{len(frames['candidates'])} candidates"
+        )
         scores = score_candidates(shadows, frames["synthetic"], frames["candidates"], seed=seed)
         table = pd.DataFrame({"row": range(len(scores)), "score": scores})
         emit(table.to_csv(index=False), out)
@@ -509,7 +533,12 @@ def mia_cmd(
     ] = None,
     generator: Annotated[
         str | None,
-        typer.Option("--generator", help="Black-box form: generator spec, e.g. synthpop."),
+        typer.Option(
+            "--generator",
+            help="Black-box form: generator spec, e.g. synthpop. Beside --synthetic (release "
+            "form): the release's generator, run --shadows times (default 8) on halves of half "
+            "of --control to make shadow releases.",
+        ),
     ] = None,
     original: OriginalOpt = None,
     synthetic: SyntheticOpt = None,
@@ -616,15 +645,20 @@ def mia_cmd(
     na_values: NaValuesOpt = None,
     special_values: SpecialValuesOpt = None,
 ) -> None:
-    """Membership inference: against a generator (DATA --generator SPEC, shadow modelling) or
-    against a release without its generator (--original, --synthetic, --control).
+    """Membership inference: against a generator (DATA --generator SPEC, shadow modelling),
+    against a release without its generator (--original, --synthetic, --control), or against
+    the release with shadow releases of its generator (add --shadow-releases DIR, or
+    --generator SPEC to make them from --control; --candidates FILE scores records of unknown
+    membership).
 
     Method: Meeus et al. (2023), Sec. 2.3 (game) and Sec. 5.1 (query-based attack); no-box
     attacks after van Breugel et al. (2023), Houssiau et al. (2022) and Hayes et al. (2019).
     """
     gate = load_cli_policy(fail_on, policy, junit)
-    if shadow_releases is not None or candidates is not None or (
-        synthetic is not None and generator is not None
+    if (
+        shadow_releases is not None
+        or candidates is not None
+        or (synthetic is not None and generator is not None)
     ):
         wrong = (["DATA"] if data is not None else []) + [
             flag

@@ -103,7 +103,9 @@ class MembershipReleaseResult(Result):
                 }
                 for k, t in self.tpr_at_fpr().items()
             },
-            "records": [{"row": r.row, "score": r.score, "p_value": r.p_value} for r in self.records],
+            "records": [
+                {"row": r.row, "score": r.score, "p_value": r.p_value} for r in self.records
+            ],
             "fit_seconds": self.fit_seconds,
             "score_seconds": self.score_seconds,
         }

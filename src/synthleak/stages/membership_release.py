@@ -259,11 +259,17 @@ def play_membership_release(
         log(
             f"membership inference on the release from {len(shadows)} shadow releases "
             f"({mem.size} members, {non.size} non-members"
-            + (f"; {n_dropped} candidates held by a shadow's training set left out" if n_dropped else "")
+            + (
+                f"; {n_dropped} candidates held by a shadow's training set left out"
+                if n_dropped
+                else ""
+            )
             + ")"
         )
     atk = attack if attack is not None else default_attack(shadows)
-    res = attack_release(shadows, parts["synthetic"], candidates, seed=seed, labels=labels, attack=atk)
+    res = attack_release(
+        shadows, parts["synthetic"], candidates, seed=seed, labels=labels, attack=atk
+    )
     assert res.auc is not None
     scores = np.asarray(res.scores)
     if np.unique(scores).size == 1:
@@ -316,7 +322,9 @@ def score_candidates(
     parts = {"synthetic": _frame(synthetic), "candidates": _frame(candidates)}
     cols = _columns(shadows, parts)
     atk = attack if attack is not None else default_attack(shadows)
-    atk.fit_shadows(shadows, seed=seed, targets=(parts["synthetic"][cols], parts["candidates"][cols]))
+    atk.fit_shadows(
+        shadows, seed=seed, targets=(parts["synthetic"][cols], parts["candidates"][cols])
+    )
     return atk.score(parts["synthetic"][cols], parts["candidates"][cols])
 
 
