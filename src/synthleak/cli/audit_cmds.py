@@ -34,6 +34,7 @@ from synthleak.cli.common import (
     SecretOpt,
     SecretToleranceOpt,
     SeedOpt,
+    ShadowReleasesOpt,
     SpecialValuesOpt,
     SyntheticOpt,
     ToleranceKindOpt,
@@ -352,15 +353,7 @@ def audit_cmd(
             "tables.",
         ),
     ] = None,
-    shadow_releases: Annotated[
-        Path | None,
-        typer.Option(
-            "--shadow-releases",
-            help="Folder of shadow releases of the release's generator, one sub-folder each "
-            "(training.csv + release.csv, or MIDST's layout): the audit then also attacks the "
-            "release itself with an attack learned from them.",
-        ),
-    ] = None,
+    shadow_releases: ShadowReleasesOpt = None,
 ) -> None:
     """Audit a synthetic release (or a generator) and write a report into --out-dir.
 

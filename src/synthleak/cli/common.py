@@ -645,6 +645,15 @@ SyntheticSizeOpt = Annotated[
         "where the command offers one.",
     ),
 ]
+ShadowReleasesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--shadow-releases",
+        help="Folder of shadow releases of the release's generator, one sub-folder each "
+        "(training.csv + release.csv, or MIDST's train_with_id.csv + trans_synthetic.csv): "
+        "attack the release itself with an attack learned from them.",
+    ),
+]
 KOpt = Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")]
 NQueriesOpt = Annotated[
     int | None,

@@ -93,6 +93,7 @@ from synthleak.cli.common import (
     RunDirOpt,
     SchemaOpt,
     SeedOpt,
+    ShadowReleasesOpt,
     SpecialValuesOpt,
     SyntheticOpt,
     SyntheticSizeOpt,
@@ -543,15 +544,7 @@ def mia_cmd(
     original: OriginalOpt = None,
     synthetic: SyntheticOpt = None,
     control: ControlOpt = None,
-    shadow_releases: Annotated[
-        str | None,
-        typer.Option(
-            "--shadow-releases",
-            help="Release form: folder of shadow releases of the release's generator, one "
-            "sub-folder each (training.csv + release.csv, or MIDST's train_with_id.csv + "
-            "trans_synthetic.csv): attack --synthetic itself with an attack learned from them.",
-        ),
-    ] = None,
+    shadow_releases: ShadowReleasesOpt = None,
     candidates: Annotated[
         str | None,
         typer.Option(
@@ -676,7 +669,7 @@ def mia_cmd(
             synthetic=synthetic,
             original=original,
             control=control,
-            shadow_dir=shadow_releases,
+            shadow_dir=None if shadow_releases is None else str(shadow_releases),
             generator=generator,
             candidates=candidates,
             n_shadows=shadows if _given(ctx, "shadows") else None,
