@@ -553,7 +553,8 @@ def test_candidates_are_written_one_score_per_record(
     ("extra", "message"),
     [
         (["--generator", "indhist"], "not both"),
-        (["--shadows", "3"], "drop --shadows"),
+        (["--shadows", "3"], "folder of shadow releases is used as it is: drop them"),
+        (["--synthetic-size", "30"], "--shadows and --synthetic-size size the shadow"),
         (["--rows", "1"], "--rows do not apply to the release form"),
         (["--candidates", "x.csv"], "use one"),
     ],

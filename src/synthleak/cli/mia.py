@@ -451,10 +451,10 @@ def _release_form(
         raise InputError(
             "--generator makes the shadow releases from --control's records: give --control CTRL"
         )
-    if n_shadows is not None and generator is None:
+    if (n_shadows is not None or synthetic_size is not None) and generator is None:
         raise InputError(
-            "--shadows sets how many shadow releases --generator makes; a folder of shadow "
-            "releases is used whole: drop --shadows"
+            "--shadows and --synthetic-size size the shadow releases --generator makes; a "
+            "folder of shadow releases is used as it is: drop them"
         )
     if out is not None:
         check_out_path(out)
