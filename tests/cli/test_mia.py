@@ -584,3 +584,21 @@ def test_a_bad_shadow_folder_is_named(
     assert f"{tmp_path / 's1'} has no training.csv" in capsys.readouterr().err
     assert main([*args, str(tmp_path / "none")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_release_form_reads_midst_published_layout(
+    shadow_case: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], _one_thread
+) -> None:
+    from synthleak.data.shadow_releases import read_shadow_releases
+
+    for i, s in enumerate(read_shadow_releases(shadow_case["shadows"]), start=1):
+        folder = tmp_path / f"tabddpm_{i}"
+        folder.mkdir()
+        assert s.training is not None
+        ids = pd.DataFrame({"trans_id": range(len(s.training)), "account_id": i})
+        pd.concat([ids, s.training], axis=1).to_csv(folder / "train_with_id.csv", index=False)
+        s.release.to_csv(folder / "trans_synthetic.csv", index=False)
+    args = [*_release_args(shadow_case), "--shadow-releases", str(tmp_path), "--format", "json"]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["n_shadows"] == 4 and doc["tpr_at_fpr"]["0.01"]["tpr"] >= 0.9

@@ -178,6 +178,23 @@ def test_the_audit_attacks_the_release_with_shadow_releases(tmp_path: Path) -> N
     titles = [s.title for s in build_document(r).sections]
     assert "Membership inference on the release (shadow releases)" in titles
     assert STAGE.kept
+    # same result on 2 workers
+    from synthleak.runtime import Runtime
+    from synthleak.serde import without_timings
+
+    r2 = audit(
+        frames["original"],
+        synthetic=frames["synthetic"],
+        control=frames["control"],
+        shadow_releases=paths["shadows"],
+        plan=TINY,
+        seed=0,
+        runtime=Runtime(workers=2),
+    )
+    assert r2.membership_release is not None
+    drop = ("fit_seconds", "score_seconds")
+    one, two = (without_timings(x.membership_release.summary(), drop) for x in (r, r2))
+    assert one == two
     # without shadow releases the stage is not measured, and says what it needs
     ctx = SimpleNamespace(synthetic=object(), control=object(), options=r.config.options)
     ctx.options = replace(r.config.options, shadow_releases=None)
