@@ -506,7 +506,7 @@ def test_release_form_json_contract(
     assert doc["n_members"] == 200 and doc["n_non_members"] == 300
     assert set(doc["tpr_at_fpr"]) == {"0.1", "0.01", "0.001"}
     assert doc["tpr_at_fpr"]["0.01"]["tpr"] >= 0.9  # the release copies its training records
-    assert len(doc["auc_ci"]) == 2 and len(doc["records"]) == 3
+    assert len(doc["auc_ci"]) == 2 and len(doc["records"]) == 3 and doc["policy"] is None
     assert all(0 <= r["row"] < 200 for r in doc["records"])
     err = capsys.readouterr().err
     assert "read 4 shadow releases" in err and "the attack took" in err
@@ -515,6 +515,8 @@ def test_release_form_json_contract(
     text = capsys.readouterr().out
     assert "membership inference on the release" in text and "generator-level game" in text
     assert text.count("  row ") == 2
+    # a release gate on the figure: the copying release fails it (exit 3)
+    assert main([*args, "--fail-on", "membership.release.auc>0.6"]) == 3
 
 
 def test_release_form_with_a_generator_makes_its_shadows(

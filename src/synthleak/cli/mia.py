@@ -43,7 +43,8 @@ Release form (the shadow-release attack on the given release:
      "auc": f, "auc_ci": [lo, hi], "auc_p_value": f,
      "tpr_at_fpr": {"<fpr>": {"tpr": f | null, "ci": [lo, hi] | null, "n_non_members": int,
                               "note": str}},
-     "records": [{"row": int, "score": f, "p_value": f}], "fit_seconds": f, "score_seconds": f}
+     "records": [{"row": int, "score": f, "p_value": f}], "fit_seconds": f, "score_seconds": f,
+     "policy": {...}|null}
 
 With ``--candidates FILE`` instead of ``--original`` (and ``--control`` only for
 ``--generator``), it writes a CSV ``row,score``: one score per candidate record, in file order.
@@ -411,6 +412,8 @@ def _release_form(
     fmt: TextFormat,
     out: Path | None,
     na_values: str | None,
+    gate: Any = None,
+    junit: Path | None = None,
 ) -> None:
     """The release form: the shadow-release attack on the given release
     (:func:`~synthleak.stages.membership_release.play_membership_release`), or its scores of
@@ -517,8 +520,19 @@ def _release_form(
         log=say,
     )
     say(f"the attack took {format_seconds(time.perf_counter() - started)}")
+    outcome = None
+    if gate is not None:
+        from synthleak.policy import METRICS, Metric
+
+        metrics = {name: None for name in METRICS}
+        outcome = gate.evaluate(
+            metrics | {"membership.release.auc": Metric.from_estimate(result.auc)}
+        )
     doc = {"mode": "release"} | json.loads(to_json(result.summary()))
+    doc["policy"] = None if outcome is None else outcome.to_dict()
     emit(to_json(doc) if fmt is TextFormat.JSON else render_release_table(doc), out)
+    report_policy(outcome, junit)
+    exit_for_policy(outcome)
 
 
 # long: the command composes the black-box game itself (not yet the membership stage's)
@@ -658,7 +672,8 @@ def mia_cmd(
             for flag, name in (*_BLACK_BOX_ONLY, ("--rows", "rows"), ("--attacks", "attacks"))
             if _given(ctx, name) and name not in ("synthetic_size", "shadows")
         ]
-        wrong += [f for f, p in (("--fail-on", fail_on), ("--policy", policy)) if p is not None]
+        if candidates is not None:
+            wrong += [f for f, p in (("--fail-on", fail_on), ("--policy", policy)) if p is not None]
         if wrong:
             raise InputError(
                 f"{', '.join(wrong)} do not apply to the release form ({RELEASE_FORM}): drop them"
@@ -683,6 +698,8 @@ def mia_cmd(
             fmt=fmt,
             out=out,
             na_values=na_values,
+            gate=gate,
+            junit=junit,
         )
         return
     nobox_given = [
