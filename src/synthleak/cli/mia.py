@@ -385,9 +385,7 @@ def render_release_table(doc: dict[str, Any]) -> str:
             "(1 + k) / (1 + n)):"
         )
         for r in doc["records"]:
-            lines.append(
-                f"  row {r['row']:>7}: score {_fmt(r['score'])}, share {_fmt(r['p_value'])}"
-            )
+            lines.append(f"  row {r['row']:>7}: score {_fmt(r['score'])}, share {r['p_value']:.2g}")
     lines.append(
         "This attacks the release itself; the generator-level game (DATA --generator SPEC) "
         "measures how much the generator leaks chosen targets on datasets it draws itself."

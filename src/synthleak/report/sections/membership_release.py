@@ -48,7 +48,7 @@ def section(result: AuditResult) -> Section | None:
         sec.blocks.append(
             TableBlock(
                 ("row", "score", "share of non-members scoring as high"),
-                tuple((str(r.row), fmt(r.score), fmt(r.p_value)) for r in mr.records),
+                tuple((str(r.row), fmt(r.score), f"{r.p_value:.2g}") for r in mr.records),
                 "The training records the attack ranks highest (rows of the original). The "
                 "share is (1 + non-members at least as high) / (1 + non-members): small means "
                 "the record stands out from records known not to be in the training data.",
