@@ -497,6 +497,7 @@ def audit_metrics(result: AuditResult) -> dict[str, Metric | bool | None]:
     out: dict[str, Metric | bool | None] = {name: None for name in _metric_names()}
     out["membership.auc"] = metric(worst(FindingKey.MEMBERSHIP_BLACK_BOX))
     out["membership.nobox.auc"] = metric(worst(FindingKey.MEMBERSHIP_NOBOX))
+    out["membership.release.auc"] = metric(worst(FindingKey.MEMBERSHIP_RELEASE))
     out["singling_out.risk"] = metric(worst("singling_out"))
     out["linkability.risk"] = metric(worst(FindingKey.LINKABILITY))
     out["copies.rate"] = metric(worst("copies"))

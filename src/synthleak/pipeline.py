@@ -24,6 +24,8 @@ Stages, in order, each a module of :mod:`synthleak.stages` that exports its ``ST
 5. ``singling_out``, ``linkability`` — Anonymeter risks against the control set (Giomi et al.
    (2023));
 6. ``membership_nobox`` — membership signal of the release against the control set;
+   ``membership_release`` — with shadow releases (``shadow_releases=DIR``), membership inference
+   on the release itself, the attack learned from the shadow releases;
    ``person_membership`` — with relational parts, membership of persons (a root row and their
    child rows) against the control's persons; the other stages then read the person-level
    view, one row per person;
@@ -94,6 +96,7 @@ from synthleak.stages import (
     linkability,
     membership,
     membership_nobox,
+    membership_release,
     person_membership,
     release,
     singling_out,
@@ -120,6 +123,7 @@ STAGES: tuple[Stage, ...] = (
     singling_out.STAGE,
     linkability.STAGE,
     membership_nobox.STAGE,
+    membership_release.STAGE,
     person_membership.STAGE,
     attribute_release.STAGE,
     attribute_sweep.STAGE,
@@ -218,6 +222,10 @@ def audit(
         sized to fit it after a measured pilot. Required by ``budget="auto"``. The
         randomised-secret attribute game (:data:`AIA_GAME_SHARE`) and the attribute sweep
         (:data:`AIA_SWEEP_SHARE`) take at most a share of it.
+    shadow_releases : str or Path, optional
+        A folder of shadow releases of the release's generator (one sub-folder each, in
+        synthleak's or MIDST's layout: :mod:`synthleak.data.shadow_releases`): the stage
+        ``membership_release`` then attacks the release itself with an attack learned from them.
     root : str, optional
         With relational parts, the table of persons; needed only when the schema has several
         root tables (default: its only one).

@@ -193,6 +193,12 @@ METRICS: dict[str, MetricInfo] = {
             "never saw",
         ),
         _info(
+            "membership.release.auc",
+            "membership inference on the release, the attack learned from shadow releases of "
+            "the same generator: AUC on training against control records (0.5 = guessing)",
+            "the original and synthetic data, a control set and shadow releases",
+        ),
+        _info(
             "singling_out.risk",
             "singling-out risk: 0 = the attacker singles out training records no better than "
             "control records, 1 = every attempt succeeds because of the release",

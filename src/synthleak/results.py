@@ -98,6 +98,7 @@ from synthleak.games.attribute import AttributeGameResult
 from synthleak.games.attribute_release import ReleaseAttributeResult
 from synthleak.games.cost import Power
 from synthleak.games.membership import AttackSummary, MembershipConfig, MembershipResult
+from synthleak.games.membership_release import MembershipReleaseResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
 from synthleak.games.riskmap import RiskMapResult
@@ -1009,7 +1010,7 @@ class AuditOptions(Result):
     seed : int
         Same seed, same result.
     control_fraction, k, show_records, keep, claimed_epsilon, delta, neighbouring, max_time,
-    selector, special_values, root
+    selector, special_values, root, shadow_releases
         As :func:`synthleak.audit` documents them.
     """
 
@@ -1031,6 +1032,7 @@ class AuditOptions(Result):
     selector: str = TargetMethod.SCREEN.value
     special_values: tuple[str, ...] = ()
     root: str | None = None
+    shadow_releases: str | None = None
 
     def __post_init__(self) -> None:
         from synthleak.data.values import parse_special_values, special_specs
@@ -1075,6 +1077,8 @@ class AuditOptions(Result):
         object.__setattr__(self, "keep", tuple(self.keep))
         object.__setattr__(self, "seed", int(self.seed))
         object.__setattr__(self, "k", int(k))
+        if self.shadow_releases is not None:  # a Path given in Python: recorded as text
+            object.__setattr__(self, "shadow_releases", str(self.shadow_releases))
         check_claim(self.claimed_epsilon, self.delta, self.neighbouring)
         object.__setattr__(self, "neighbouring", Neighbouring(self.neighbouring).value)
         if self.secret == SWEEP_ALL:
@@ -1332,6 +1336,8 @@ class AuditResult(Result):
         (``member_rows``, ``records``) are rows of the original as given, like every row number
         of the audit; ``non_member_rows`` are rows of the control set (of the original when the
         control was held out of it).
+    membership_release : MembershipReleaseResult, optional
+        Membership inference on the release, learned from shadow releases (``shadow_releases``).
     person_membership : PersonMembershipResult, optional
         Membership inference of persons in a relational release (a root row and its child
         rows) against the control's persons; persons are named by their root key.
@@ -1373,6 +1379,7 @@ class AuditResult(Result):
     screening: ScreeningSection | None = None
     membership: MembershipResult | None = None
     nobox: NoBoxMembershipResult | None = None
+    membership_release: MembershipReleaseResult | None = field(default=None, repr=False)
     # left out of the repr, which stays short
     person_membership: PersonMembershipResult | None = field(default=None, repr=False)
     copies: CopyReport | None = None

@@ -119,6 +119,10 @@ KNOWLEDGE: dict[str, str] = {
         "the candidate records whose membership they test, the released synthetic data, and "
         "real records of the same population known not to be in the training data"
     ),
+    "release_membership": (
+        "the candidate records whose membership they test, the released synthetic data, and "
+        "shadow releases of the same generator with the records each was trained on"
+    ),
     "copies": "the released synthetic data and the record (or value) they look for",
     "singling_out": (
         "nothing but the synthetic data; success means a predicate drawn from it matches "

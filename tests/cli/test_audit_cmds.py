@@ -676,3 +676,13 @@ def test_audit_reads_a_relational_release_from_folders(
     only = ["--original", str(dirs["original"]), "--out-dir", str(tmp_path / "none")]
     assert main([*args[:5], *only]) == 2
     assert "--synthetic DIR" in capsys.readouterr().err
+
+
+def test_shadow_releases_must_be_a_folder(files, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "out"
+    args = ["audit", "--original", str(files["ori"]), "--synthetic", str(files["syn"])]
+    code = main([*args, "--shadow-releases", str(tmp_path / "none"), "--out-dir", str(out)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--shadow-releases" in err and "is not a folder" in err and "Traceback" not in err
+    assert not out.exists()

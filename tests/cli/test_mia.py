@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -363,7 +364,11 @@ def test_nobox_table_with_all_attacks(
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--generator", "nonprivate"], "--generator belong to the black-box form"),
+        # beside --synthetic, --generator is the release form's (it makes shadow releases)
+        (
+            ["--generator", "nonprivate", "--attacks", "dcr"],
+            "--attacks do not apply to the release",
+        ),
         (["--shadows", "10"], "--shadows belong to the black-box form"),
         (["--attacks", "query"], "unknown nobox-membership attack 'query'"),
         (["--rows", "x"], "--rows takes comma-separated"),
@@ -458,3 +463,144 @@ def test_a_dp_generator_given_an_inferred_domain_is_noted(
     err = capsys.readouterr().err
     assert "claims epsilon = 1, but the domain it was given" in err
     assert "shadow-model game does not measure this" in err
+
+
+# --- the release form: the shadow-release attack on the given release -------------------------
+
+
+@pytest.fixture(scope="module")
+def shadow_case(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    from tests.stages.release_shadows import write_case
+
+    return write_case(tmp_path_factory.mktemp("shadow"), n_original=200, n_control=300)
+
+
+@pytest.fixture()
+def _one_thread() -> Iterator[None]:
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        yield
+
+
+def _release_args(case: dict[str, Path]) -> list[str]:
+    return [
+        "mia",
+        "--synthetic",
+        str(case["synthetic"]),
+        "--original",
+        str(case["original"]),
+        "--control",
+        str(case["control"]),
+    ]
+
+
+def test_release_form_json_contract(
+    shadow_case: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], _one_thread
+) -> None:
+    out = tmp_path / "r.json"
+    args = [*_release_args(shadow_case), "--shadow-releases", str(shadow_case["shadows"])]
+    assert main([*args, "--format", "json", "--n-exposed", "3", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["mode"] == "release" and doc["n_shadows"] == 4
+    assert doc["n_members"] == 200 and doc["n_non_members"] == 300
+    assert set(doc["tpr_at_fpr"]) == {"0.1", "0.01", "0.001"}
+    assert doc["tpr_at_fpr"]["0.01"]["tpr"] >= 0.9  # the release copies its training records
+    assert len(doc["auc_ci"]) == 2 and len(doc["records"]) == 3 and doc["policy"] is None
+    assert all(0 <= r["row"] < 200 for r in doc["records"])
+    err = capsys.readouterr().err
+    assert "read 4 shadow releases" in err and "the attack took" in err
+    # the table names both games
+    assert main([*args, "--n-exposed", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "membership inference on the release" in text and "generator-level game" in text
+    assert text.count("  row ") == 2
+    # a release gate on the figure: the copying release fails it (exit 3)
+    assert main([*args, "--fail-on", "membership.release.auc>0.6"]) == 3
+
+
+def test_release_form_with_a_generator_makes_its_shadows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], _one_thread
+) -> None:
+    from tests.stages.release_shadows import copies, population
+
+    pop = population(2300, 7)
+    paths = {n: tmp_path / f"{n}.csv" for n in ("original", "synthetic", "control")}
+    pop.iloc[:300].to_csv(paths["original"], index=False)
+    copies(pop.iloc[:300], np.random.default_rng(0)).to_csv(paths["synthetic"], index=False)
+    pop.iloc[300:].to_csv(paths["control"], index=False)
+    args = [*_release_args(paths), "--generator", "leaky:fraction=1.0", "--shadows", "3"]
+    assert main([*args, "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["shadows_from"] == "generator leaky:fraction=1.0" and doc["n_shadows"] == 3
+    assert doc["n_non_members"] == 1000  # the half of the control no shadow was trained on
+    assert "shadow release 3/3 made" in captured.err and "to go" in captured.err
+
+
+def test_candidates_are_written_one_score_per_record(
+    shadow_case: dict[str, Path], tmp_path: Path, _one_thread
+) -> None:
+    out = tmp_path / "scores.csv"
+    args = ["mia", "--synthetic", str(shadow_case["synthetic"]), "--candidates"]
+    args += [str(shadow_case["candidates"]), "--shadow-releases", str(shadow_case["shadows"])]
+    assert main([*args, "--out", str(out)]) == 0
+    scores = pd.read_csv(out)
+    assert list(scores.columns) == ["row", "score"]
+    assert scores["row"].tolist() == list(range(50))
+    assert scores["score"].between(0, 1).all()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--generator", "indhist"], "not both"),
+        (["--shadows", "3"], "folder of shadow releases is used as it is: drop them"),
+        (["--synthetic-size", "30"], "--shadows and --synthetic-size size the shadow"),
+        (["--rows", "1"], "--rows do not apply to the release form"),
+        (["--candidates", "x.csv"], "use one"),
+    ],
+)
+def test_release_form_bad_input_one_line_exit_2(
+    shadow_case: dict[str, Path],
+    extra: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "o.json"
+    args = [*_release_args(shadow_case), "--shadow-releases", str(shadow_case["shadows"])]
+    assert main([*args, *extra, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_a_bad_shadow_folder_is_named(
+    shadow_case: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "s1").mkdir()
+    (tmp_path / "s1" / "release.csv").write_text("a,b\n1,2\n")
+    args = [*_release_args(shadow_case), "--shadow-releases"]
+    assert main([*args, str(tmp_path)]) == 2
+    assert f"{tmp_path / 's1'} has no training.csv" in capsys.readouterr().err
+    assert main([*args, str(tmp_path / "none")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+
+
+def test_release_form_reads_midst_published_layout(
+    shadow_case: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], _one_thread
+) -> None:
+    from synthleak.data.shadow_releases import read_shadow_releases
+
+    for i, s in enumerate(read_shadow_releases(shadow_case["shadows"]), start=1):
+        folder = tmp_path / f"tabddpm_{i}"
+        folder.mkdir()
+        assert s.training is not None
+        ids = pd.DataFrame({"trans_id": range(len(s.training)), "account_id": i})
+        pd.concat([ids, s.training], axis=1).to_csv(folder / "train_with_id.csv", index=False)
+        s.release.to_csv(folder / "trans_synthetic.csv", index=False)
+    args = [*_release_args(shadow_case), "--shadow-releases", str(tmp_path), "--format", "json"]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["n_shadows"] == 4 and doc["tpr_at_fpr"]["0.01"]["tpr"] >= 0.9

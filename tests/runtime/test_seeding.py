@@ -59,6 +59,8 @@ FROZEN = {
     "report/findings": (zlib.crc32(b"report.findings"), False, None),
     "riskmap/split": (10, False, None),
     "riskmap/pool": (11, False, None),
+    "release-membership/sample": (zlib.crc32(b"release-membership/sample"), False, None),
+    "release-membership/shadows": (zlib.crc32(b"release-membership/shadows"), False, None),
     "riskmap/attack": (13, False, None),
     "riskmap/metric": (14, False, None),
     "riskmap/valid": (15, False, None),

@@ -286,3 +286,15 @@ def test_a_ctrl_c_swallowed_inside_a_stage_stops_the_audit(split, tmp_path, monk
         signal.signal(signal.SIGINT, previous)
     with RunStore(tmp_path / "run" / "stages", {"kept": "audit stages"}) as store:
         assert {k.rsplit("-", 1)[0] for k in store.done()} == {"copies"}
+
+
+def test_a_kept_stage_key_follows_the_shadow_release_files(tmp_path) -> None:
+    from synthleak.stages.base import _folder_digest
+
+    assert _folder_digest(None) == []
+    (tmp_path / "s1").mkdir()
+    (tmp_path / "s1" / "release.csv").write_text("a\n1\n")
+    before = _folder_digest(str(tmp_path))
+    assert _folder_digest(str(tmp_path)) == before
+    (tmp_path / "s1" / "release.csv").write_text("a\n2\n")
+    assert _folder_digest(str(tmp_path)) != before

@@ -34,6 +34,7 @@ from synthleak.cli.common import (
     SecretOpt,
     SecretToleranceOpt,
     SeedOpt,
+    ShadowReleasesOpt,
     SpecialValuesOpt,
     SyntheticOpt,
     ToleranceKindOpt,
@@ -352,6 +353,7 @@ def audit_cmd(
             "tables.",
         ),
     ] = None,
+    shadow_releases: ShadowReleasesOpt = None,
 ) -> None:
     """Audit a synthetic release (or a generator) and write a report into --out-dir.
 
@@ -378,7 +380,13 @@ def audit_cmd(
         selector=selector.api,
         special_values=tuple(special_values or ()),
         root=root,
+        shadow_releases=None if shadow_releases is None else str(shadow_releases),
     )
+    if shadow_releases is not None and not shadow_releases.is_dir():
+        raise InputError(
+            f"--shadow-releases {shadow_releases} is not a folder: give the folder of shadow "
+            "releases (one sub-folder each, as the README describes)"
+        )
     html, outcome = _run_audit(
         options,
         original=original,

@@ -444,6 +444,7 @@ API_FLAGS: dict[str, str] = {
     "keep": "--keep",
     "rows": "--rows",
     "root": "--root",
+    "shadow_releases": "--shadow-releases",
 }
 
 
@@ -643,6 +644,15 @@ SyntheticSizeOpt = Annotated[
         "--synthetic-size",
         help="Synthetic records released per fit (|D^s|); comma-separated values run a sweep "
         "where the command offers one.",
+    ),
+]
+ShadowReleasesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--shadow-releases",
+        help="Folder of shadow releases of the release's generator, one sub-folder each "
+        "(training.csv + release.csv, or MIDST's train_with_id.csv + trans_synthetic.csv): "
+        "attack the release itself with an attack learned from them.",
     ),
 ]
 KOpt = Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")]

@@ -33,6 +33,22 @@ No-box (a release without its generator):
                   "scores": {"<name>": {"score": f, "percentile": f, "p_value": f}}}],
      "copies": {...}, "sizes": {...}, "notes": [...], "policy": {...}|null}
 
+Release form (the shadow-release attack on the given release:
+:func:`synthleak.stages.membership_release.play_membership_release`):
+``synthleak mia --synthetic REL --original ORI --control CTRL (--shadow-releases DIR |
+--generator SPEC [--shadows K])``::
+
+    {"mode": "release", "shadows_from": str, "n_shadows": int, "n_examples": int,
+     "n_members": int, "n_non_members": int, "n_dropped": int,
+     "auc": f, "auc_ci": [lo, hi], "auc_p_value": f,
+     "tpr_at_fpr": {"<fpr>": {"tpr": f | null, "ci": [lo, hi] | null, "n_non_members": int,
+                              "note": str}},
+     "records": [{"row": int, "score": f, "p_value": f}], "fit_seconds": f, "score_seconds": f,
+     "policy": {...}|null}
+
+With ``--candidates FILE`` instead of ``--original`` (and ``--control`` only for
+``--generator``), it writes a CSV ``row,score``: one score per candidate record, in file order.
+
 where ``TPR`` is ``{"tpr": f | null, "ci": [lo, hi] | null, "n_non_members": int,
 "note": str}`` (``null`` and a note when too few non-members resolve that FPR; ``best`` and
 ``ensemble`` are measured on the evaluation half).
@@ -47,6 +63,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -76,6 +93,7 @@ from synthleak.cli.common import (
     RunDirOpt,
     SchemaOpt,
     SeedOpt,
+    ShadowReleasesOpt,
     SpecialValuesOpt,
     SyntheticOpt,
     SyntheticSizeOpt,
@@ -375,6 +393,196 @@ def _black_box_attacks(attacks: str | None, knowledge: Knowledge) -> list[str]:
     return names
 
 
+RELEASE_FORM = (
+    "synthleak mia --synthetic REL --original ORI --control CTRL "
+    "(--shadow-releases DIR | --generator SPEC)"
+)
+CANDIDATES_FORM = (
+    "synthleak mia --synthetic REL --candidates FILE (--shadow-releases DIR | --generator SPEC "
+    "--control CTRL)"
+)
+
+
+def render_release_table(doc: dict[str, Any]) -> str:
+    """Plain text of the release form's JSON document."""
+    lines = [
+        f"membership inference on the release: attack learned from {doc['n_shadows']} shadow "
+        f"releases ({doc['shadows_from']}), {doc['n_members']} members (--original) against "
+        f"{doc['n_non_members']} non-members (--control)",
+        f"  AUC {_fmt(doc['auc'])} (95% CI {_fmt(doc['auc_ci'][0])}-{_fmt(doc['auc_ci'][1])}; "
+        "a random guess scores 0.5)",
+    ]
+    for f, t in doc["tpr_at_fpr"].items():
+        ci = t["ci"]
+        lines.append(
+            f"  TPR at FPR {f}: "
+            + (
+                f"{_fmt(t['tpr'])} (95% CI {_fmt(ci[0])}-{_fmt(ci[1])}, "
+                f"{t['n_non_members']} non-members)"
+                if t["tpr"] is not None
+                else f"not resolvable at this size ({t['n_non_members']} non-members)"
+            )
+        )
+    if doc["n_dropped"]:
+        lines.append(
+            f"note: {doc['n_dropped']} records held by a shadow release's training set were not "
+            "scored (their signals are calibrated on fewer shadow releases)"
+        )
+    if doc["records"]:
+        lines.append(
+            "records exposed (rows of --original; share: non-members scoring as high, "
+            "(1 + k) / (1 + n)):"
+        )
+        for r in doc["records"]:
+            lines.append(f"  row {r['row']:>7}: score {_fmt(r['score'])}, share {r['p_value']:.2g}")
+    lines.append(
+        "This attacks the release itself; the generator-level game (DATA --generator SPEC) "
+        "measures how much the generator leaks chosen targets on datasets it draws itself."
+    )
+    return "\n".join(lines)
+
+
+def _release_form(
+    *,
+    synthetic: str,
+    original: str | None,
+    control: str | None,
+    shadow_dir: str | None,
+    generator: str | None,
+    candidates: str | None,
+    n_shadows: int | None,
+    synthetic_size: int | None,
+    n_members: int | None,
+    n_non_members: int | None,
+    n_exposed: int,
+    seed: int,
+    fmt: TextFormat,
+    out: Path | None,
+    na_values: str | None,
+    gate: Any = None,
+    junit: Path | None = None,
+) -> None:
+    """The release form: the shadow-release attack on the given release
+    (:func:`~synthleak.stages.membership_release.play_membership_release`), or its scores of
+    records of unknown membership (``--candidates``)."""
+    import pandas as pd
+
+    from synthleak.data.io import check_source, read_frame
+    from synthleak.data.shadow_releases import read_shadow_releases
+    from synthleak.games.cost import format_seconds
+    from synthleak.stages.membership_release import (
+        DEFAULT_SHADOWS,
+        generator_shadows,
+        play_membership_release,
+        score_candidates,
+    )
+
+    if shadow_dir is not None and generator is not None:
+        raise InputError(
+            "give --shadow-releases DIR or --generator SPEC (synthleak makes the shadow releases "
+            "with it), not both"
+        )
+    if shadow_dir is None and generator is None:
+        raise InputError(
+            f"--candidates needs shadow releases to learn from: {CANDIDATES_FORM}"
+            if candidates is not None
+            else f"the release form needs --shadow-releases DIR or --generator SPEC: {RELEASE_FORM}"
+        )
+    if candidates is not None and original is not None:
+        raise InputError(
+            "--candidates scores records of unknown membership and --original gives the "
+            f"members: use one ({CANDIDATES_FORM}, or {RELEASE_FORM})"
+        )
+    if candidates is None:
+        missing = [f for f, p in (("--original", original), ("--control", control)) if p is None]
+        if missing:
+            raise InputError(f"the release form needs {', '.join(missing)} too: {RELEASE_FORM}")
+    if generator is not None and control is None:
+        raise InputError(
+            "--generator makes the shadow releases from --control's records: give --control CTRL"
+        )
+    if (n_shadows is not None or synthetic_size is not None) and generator is None:
+        raise InputError(
+            "--shadows and --synthetic-size size the shadow releases --generator makes; a "
+            "folder of shadow releases is used as it is: drop them"
+        )
+    if out is not None:
+        check_out_path(out)
+    sources = {"synthetic": synthetic, "original": original, "control": control}
+    sources |= {"candidates": candidates}
+    given = {k: v for k, v in sources.items() if v is not None}
+    for src in given.values():
+        check_source(src)
+    frames = {k: read_frame(v, na_values=split_list(na_values)) for k, v in given.items()}
+
+    def say(line: str) -> None:
+        typer.echo(f"synthleak: {line}", err=True)
+
+    started = time.perf_counter()
+    control_rows = None
+    if generator is not None:
+        k = DEFAULT_SHADOWS if n_shadows is None else n_shadows
+        say(
+            f"making {k} shadow releases with '{generator}', each trained on a random half of "
+            "half the control records (the other half is scored as non-members)"
+        )
+        shadows, control_rows = generator_shadows(
+            generator,
+            frames["control"],
+            n_shadows=k,
+            synthetic_size=synthetic_size,
+            seed=seed,
+            log=say,
+        )
+        shadows_from = f"generator {generator}"
+    else:
+        assert shadow_dir is not None
+        shadows = read_shadow_releases(shadow_dir)
+        shadows_from = f"folder {Path(shadow_dir).name}"
+        say(f"read {len(shadows)} shadow releases from {shadow_dir}")
+    if candidates is not None:
+        say(
+            f"learning from {len(shadows)} shadow releases, then scoring "
+            f"{len(frames['candidates'])} candidates"
+        )
+        scores = score_candidates(shadows, frames["synthetic"], frames["candidates"], seed=seed)
+        table = pd.DataFrame({"row": range(len(scores)), "score": scores})
+        emit(table.to_csv(index=False), out)
+        say(f"scored {len(scores)} candidates in {format_seconds(time.perf_counter() - started)}")
+        return
+    ctrl = frames["control"]
+    if control_rows is not None:
+        ctrl = ctrl.iloc[control_rows].reset_index(drop=True)
+    result = play_membership_release(
+        shadows,
+        frames["original"],
+        frames["synthetic"],
+        ctrl,
+        seed=seed,
+        n_members=n_members,
+        n_non_members=n_non_members,
+        n_exposed=n_exposed,
+        control_rows=control_rows,
+        shadows_from=shadows_from,
+        log=say,
+    )
+    say(f"the attack took {format_seconds(time.perf_counter() - started)}")
+    outcome = None
+    if gate is not None:
+        from synthleak.policy import METRICS, Metric
+
+        metrics = {name: None for name in METRICS}
+        outcome = gate.evaluate(
+            metrics | {"membership.release.auc": Metric.from_estimate(result.auc)}
+        )
+    doc = {"mode": "release"} | json.loads(to_json(result.summary()))
+    doc["policy"] = None if outcome is None else outcome.to_dict()
+    emit(to_json(doc) if fmt is TextFormat.JSON else render_release_table(doc), out)
+    report_policy(outcome, junit)
+    exit_for_policy(outcome)
+
+
+# long: the command composes the black-box game itself (not yet the membership stage's)
 @app.command("mia", rich_help_panel="Privacy games (one attack family each)")
 def mia_cmd(
     ctx: typer.Context,
@@ -387,11 +595,25 @@ def mia_cmd(
     ] = None,
     generator: Annotated[
         str | None,
-        typer.Option("--generator", help="Black-box form: generator spec, e.g. synthpop."),
+        typer.Option(
+            "--generator",
+            help="Black-box form: generator spec, e.g. synthpop. Beside --synthetic (release "
+            "form): the release's generator, run --shadows times (default 8) on halves of half "
+            "of --control to make shadow releases.",
+        ),
     ] = None,
     original: OriginalOpt = None,
     synthetic: SyntheticOpt = None,
     control: ControlOpt = None,
+    shadow_releases: ShadowReleasesOpt = None,
+    candidates: Annotated[
+        str | None,
+        typer.Option(
+            "--candidates",
+            help="Release form: records of unknown membership to score on --synthetic; writes "
+            "a CSV of row,score (to --out or stdout).",
+        ),
+    ] = None,
     rows: Annotated[
         str | None,
         typer.Option("--rows", help="No-box form: rows of --original to report, e.g. 3,17."),
@@ -477,13 +699,56 @@ def mia_cmd(
     na_values: NaValuesOpt = None,
     special_values: SpecialValuesOpt = None,
 ) -> None:
-    """Membership inference: against a generator (DATA --generator SPEC, shadow modelling) or
-    against a release without its generator (--original, --synthetic, --control).
+    """Membership inference: against a generator (DATA --generator SPEC, shadow modelling),
+    against a release without its generator (--original, --synthetic, --control), or against
+    the release with shadow releases of its generator (add --shadow-releases DIR, or
+    --generator SPEC to make them from --control; --candidates FILE scores records of unknown
+    membership).
 
     Method: Meeus et al. (2023), Sec. 2.3 (game) and Sec. 5.1 (query-based attack); no-box
     attacks after van Breugel et al. (2023), Houssiau et al. (2022) and Hayes et al. (2019).
     """
     gate = load_cli_policy(fail_on, policy, junit)
+    if (
+        shadow_releases is not None
+        or candidates is not None
+        or (synthetic is not None and generator is not None)
+    ):
+        wrong = (["DATA"] if data is not None else []) + [
+            flag
+            for flag, name in (*_BLACK_BOX_ONLY, ("--rows", "rows"), ("--attacks", "attacks"))
+            if _given(ctx, name) and name not in ("synthetic_size", "shadows")
+        ]
+        if candidates is not None:
+            wrong += [f for f, p in (("--fail-on", fail_on), ("--policy", policy)) if p is not None]
+        if wrong:
+            raise InputError(
+                f"{', '.join(wrong)} do not apply to the release form ({RELEASE_FORM}): drop them"
+            )
+        if synthetic is None:
+            raise InputError(f"give the release to attack with --synthetic: {RELEASE_FORM}")
+        _release_form(
+            synthetic=synthetic,
+            original=original,
+            control=control,
+            shadow_dir=None if shadow_releases is None else str(shadow_releases),
+            generator=generator,
+            candidates=candidates,
+            n_shadows=shadows if _given(ctx, "shadows") else None,
+            synthetic_size=None
+            if synthetic_size is None
+            else parse_sizes(synthetic_size, "--synthetic-size", default=[1000], single=True)[0],
+            n_members=n_members,
+            n_non_members=n_non_members,
+            n_exposed=n_exposed,
+            seed=seed,
+            fmt=fmt,
+            out=out,
+            na_values=na_values,
+            gate=gate,
+            junit=junit,
+        )
+        return
     nobox_given = [
         f
         for f, p in (("--original", original), ("--synthetic", synthetic), ("--control", control))

@@ -15,6 +15,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,7 @@ from synthleak.errors import BaselineWarning, InputError, raise_if_interrupted
 from synthleak.games.attribute import AttributeGameResult
 from synthleak.games.attribute_release import ReleaseAttributeResult
 from synthleak.games.membership import MembershipResult
+from synthleak.games.membership_release import MembershipReleaseResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
 from synthleak.games.shadow import table_fingerprint
@@ -106,6 +108,7 @@ class Sections(Result):
     screening: ScreeningSection | None = None
     membership: MembershipResult | None = None
     nobox: NoBoxMembershipResult | None = None
+    membership_release: MembershipReleaseResult | None = None
     person_membership: PersonMembershipResult | None = None
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
@@ -269,8 +272,8 @@ class Kept:
     long each took. The document's key holds a digest of everything the stage's output depends
     on: the versions of synthleak and of the packages it computes with, the random stream
     layout, the options (and so the seed), the schema, the values of the three parts (the
-    encoded tables, and the frames as read, whose left-out columns the copy check reads) and
-    what happened to every earlier stage.
+    encoded tables, and the frames as read, whose left-out columns the copy check reads), the
+    files of the shadow releases when given, and what happened to every earlier stage.
     Another audit in the same directory has other keys and runs every stage. Results
     round-trip through JSON losslessly (:mod:`synthleak.serde`), so a resumed audit reports
     what an uninterrupted one does.
@@ -312,6 +315,8 @@ class Kept:
                     list(ctx.identifiers),
                     parts,
                     _relational_digest(ctx.relational),
+                    # the shadow releases' files, when given (the options hold only the path)
+                    *_folder_digest(ctx.options.shadow_releases),
                 ]
             )
         before = [[r.name, r.status.value, r.reason, r.needs] for r in records]
@@ -327,6 +332,20 @@ class Kept:
 
     def put(self, key: str, output: StageOutput, seconds: float) -> None:
         self.store.put_document(key, output.to_dict(), {"seconds": seconds})
+
+
+def _folder_digest(folder: str | None) -> list[str]:
+    """A digest of every file under ``folder`` (names and bytes), or nothing without one."""
+    if folder is None:
+        return []
+    h = hashlib.sha256()
+    root = Path(folder)
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        h.update(json.dumps(path.relative_to(root).as_posix()).encode())
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    return [h.hexdigest()]
 
 
 def _relational_digest(parts: dict[str, RelationalData] | None) -> str:
