@@ -57,7 +57,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 
 from synthleak.attacks.base import AttackFamily, NoBoxMembershipAttack, resolve_attack
 from synthleak.data.io import encode_frames
@@ -135,6 +135,15 @@ class ShadowReleaseAttack:
         as much as a sparse one.
     max_iter : int, default 200
         Boosting rounds of the meta-classifier.
+    column_errors : bool, default True
+        Per-column prediction errors as signals (the idea of Cyber@BGU's EPT attack, MIDST
+        2025): on every release, one gradient-boosted predictor per column, fitted on the
+        release, predicts that column from the others; the signal of a record is minus its
+        error (a categorical column: the log probability of its value; a continuous one: minus
+        the log absolute error in population ranks). A generator that fits its training
+        records reproduces their column relations, so a member's errors are smaller.
+    error_rounds : int, default 30
+        Boosting rounds of each column predictor.
     """
 
     def __init__(
@@ -147,6 +156,8 @@ class ShadowReleaseAttack:
         metric: DistanceMetric | str = "minkowski",
         quantile: bool = True,
         max_iter: int = 200,
+        column_errors: bool = True,
+        error_rounds: int = 30,
     ) -> None:
         if not scales or any(int(k) < 1 for k in scales):
             raise InputError("scales must be positive integers, e.g. (1, 5, 20)")
@@ -155,6 +166,7 @@ class ShadowReleaseAttack:
             ("negatives_per_record", negatives_per_record, 1),
             ("reference_size", reference_size, 10),
             ("max_iter", max_iter, 1),
+            ("error_rounds", error_rounds, 1),
         ):
             if int(value) < low:
                 raise InputError(f"{name} must be at least {low}, got {value}")
@@ -168,6 +180,8 @@ class ShadowReleaseAttack:
         self.metric = metric
         self.quantile = bool(quantile)
         self.max_iter = int(max_iter)
+        self.column_errors = bool(column_errors)
+        self.error_rounds = int(error_rounds)
 
     # --- signals ----------------------------------------------------------------------------
 
@@ -177,7 +191,17 @@ class ShadowReleaseAttack:
         dists = [f"dist@{k}" for k in self.scales]
         if self.quantile:
             dists += [f"quantile-dist@{k}" for k in self.scales]
-        return (*dists, *(f"nobox:{n}" for n in self.nobox))
+        errors = []
+        if self.column_errors:
+            if not hasattr(self, "_schema"):
+                raise InputError(
+                    "the attack is not fitted: call fit_shadows(shadows, seed=...) first"
+                )
+            errors = [
+                f"error:{n}"
+                for n in (*self._schema.categorical_names, *self._schema.continuous_names)
+            ]
+        return (*dists, *(f"nobox:{n}" for n in self.nobox), *errors)
 
     def _fit_quantiles(self, population: Table) -> None:
         """The population's sorted values of every continuous column (for :meth:`_quantiles`)."""
@@ -202,10 +226,90 @@ class ShadowReleaseAttack:
             out[ok, c] = (lo + hi) / (2.0 * max(ref.size, 1))
         return Table.from_arrays(self._qschema, table.codes, out)
 
+    def _design(self, table: Table) -> tuple[np.ndarray, np.ndarray]:
+        """The column predictors' matrix (categorical codes, then continuous population ranks)
+        and which of its columns are categorical."""
+        codes = table.codes.astype(np.float64)
+        # a categorical column with more categories than the boosting's bins is read as ordinal
+        if table.schema.categorical:
+            wide = np.array([len(c.categories) + 1 > 255 for c in table.schema.categorical])
+        else:
+            wide = np.zeros(0, dtype=bool)
+        x = np.column_stack([codes, self._quantiles(table).values.astype(np.float64)])
+        is_cat = np.r_[~wide, np.zeros(table.values.shape[1], dtype=bool)]
+        return x, is_cat
+
+    def _fit_predictors(self, release: Table) -> list[object]:
+        """One predictor per column, fitted on ``release``, of that column from the others.
+
+        Deterministic: no early stopping (which would draw a validation split), no subsampling.
+        """
+        x, is_cat = self._design(release)
+        n_cat = release.codes.shape[1]
+        models: list[object] = []
+        for c in range(x.shape[1]):
+            others = np.delete(x, c, axis=1)
+            mask = np.delete(is_cat, c)
+            y = x[:, c]
+            ok = ~np.isnan(y)
+            if ok.sum() < 2 or np.unique(y[ok]).size < 2:
+                models.append(None)  # a constant column: no error to measure
+                continue
+            common = dict(
+                max_iter=self.error_rounds,
+                learning_rate=0.2,
+                max_leaf_nodes=31,
+                early_stopping=False,
+                categorical_features=mask if mask.any() else None,
+            )
+            model: object
+            if c < n_cat:
+                model = HistGradientBoostingClassifier(**common).fit(  # type: ignore[arg-type]
+                    others[ok], y[ok].astype(np.int64)
+                )
+            else:
+                model = HistGradientBoostingRegressor(**common).fit(others[ok], y[ok])  # type: ignore[arg-type]
+            models.append(model)
+        return models
+
+    def _errors(self, points: Table, models: Sequence[object]) -> np.ndarray:
+        """``(len(points), n_columns)``: minus each column's prediction error (higher: better
+        predicted by the release's relations, more member-like); NaN where it is undefined."""
+        x, _ = self._design(points)
+        n_cat = points.codes.shape[1]
+        out = np.full(x.shape, np.nan)
+        for c, model in enumerate(models):
+            if model is None:
+                continue
+            others = np.delete(x, c, axis=1)
+            y = x[:, c]
+            ok = ~np.isnan(y)
+            if not ok.any():
+                continue
+            if c < n_cat:
+                assert isinstance(model, HistGradientBoostingClassifier)
+                proba = model.predict_proba(others[ok])
+                col = np.searchsorted(model.classes_, y[ok].astype(np.int64))
+                col = np.minimum(col, model.classes_.size - 1)
+                seen = model.classes_[col] == y[ok].astype(np.int64)
+                p = np.where(seen, proba[np.arange(col.size), col], 0.0)
+                out[ok, c] = np.log(p + 1e-6)
+            else:
+                assert isinstance(model, HistGradientBoostingRegressor)
+                out[ok, c] = -np.log(np.abs(model.predict(others[ok]) - y[ok]) + 1e-4)
+        return out
+
     def _signals(
-        self, points: Table, release: Table, reference: Table, rng: np.random.Generator
+        self,
+        points: Table,
+        release: Table,
+        reference: Table,
+        rng: np.random.Generator,
+        predictors: Sequence[object] | None = None,
     ) -> np.ndarray:
-        """``(len(points), n_signals)``: minus log distances at each scale, then no-box scores."""
+        """``(len(points), n_signals)``: minus log distances at each scale, the no-box scores,
+        then minus the per-column prediction errors (``predictors``: the release's, fitted
+        here when not given)."""
         kmax = min(max(self.scales), len(release))
         cols = []
         for q in (False, True) if self.quantile else (False,):
@@ -217,6 +321,9 @@ class ShadowReleaseAttack:
             assert isinstance(attack, NoBoxMembershipAttack)
             attack.fit(release, reference, rng=rng)
             cols.append(np.asarray(attack.score(points), dtype=np.float64))
+        if self.column_errors:
+            models = self._fit_predictors(release) if predictors is None else predictors
+            cols += list(self._errors(points, models).T)
         return np.column_stack(cols)
 
     @property
@@ -303,6 +410,9 @@ class ShadowReleaseAttack:
         population = enc.tables["population"]
         self._fit_quantiles(population)
         self._releases = [enc.tables[f"shadow release {s.name}"] for s in shadows]
+        self._predictors = [
+            self._fit_predictors(r) if self.column_errors else [] for r in self._releases
+        ]
         sizes = np.array([len(t) for t in trainings])  # type: ignore[arg-type]
         starts = np.concatenate([[0], np.cumsum(sizes)])
         pop_keys = population.row_keys()
@@ -335,7 +445,7 @@ class ShadowReleaseAttack:
 
         signals = np.stack(
             [
-                self._signals(pool, r, self._reference(j), _NOBOX.rng(seed, j))
+                self._signals(pool, r, self._reference(j), _NOBOX.rng(seed, j), self._predictors[j])
                 for j, r in enumerate(self._releases)
             ],
             axis=1,
@@ -411,7 +521,13 @@ class ShadowReleaseAttack:
         )
         others = np.stack(
             [
-                self._signals(cand, r, self._reference(j, drop), _NOBOX.rng(self._seed, j))
+                self._signals(
+                    cand,
+                    r,
+                    self._reference(j, drop),
+                    _NOBOX.rng(self._seed, j),
+                    self._predictors[j],
+                )
                 for j, r in enumerate(self._releases)
             ],
             axis=1,
