@@ -74,6 +74,7 @@ _SAMPLE = stream("shadow-release/sample")
 _NOBOX = stream("shadow-release/nobox")
 _MODEL = stream("shadow-release/model")
 _BOOT = stream("shadow-release/bootstrap")
+_ERRORS = stream("shadow-release/errors")
 
 #: FPRs at which :func:`attack_release` reports the TPR.
 REPORTED_FPRS = (0.1, 0.01, 0.001)
@@ -144,6 +145,9 @@ class ShadowReleaseAttack:
         records reproduces their column relations, so a member's errors are smaller.
     error_rounds : int, default 30
         Boosting rounds of each column predictor.
+    error_sample : int, default 5000
+        Release records each column predictor is fitted on (a uniform sample of the release
+        when it is larger; the cost of the predictors grows with it).
     """
 
     def __init__(
@@ -158,6 +162,7 @@ class ShadowReleaseAttack:
         max_iter: int = 200,
         column_errors: bool = True,
         error_rounds: int = 30,
+        error_sample: int = 5000,
     ) -> None:
         if not scales or any(int(k) < 1 for k in scales):
             raise InputError("scales must be positive integers, e.g. (1, 5, 20)")
@@ -167,6 +172,7 @@ class ShadowReleaseAttack:
             ("reference_size", reference_size, 10),
             ("max_iter", max_iter, 1),
             ("error_rounds", error_rounds, 1),
+            ("error_sample", error_sample, 10),
         ):
             if int(value) < low:
                 raise InputError(f"{name} must be at least {low}, got {value}")
@@ -182,6 +188,7 @@ class ShadowReleaseAttack:
         self.max_iter = int(max_iter)
         self.column_errors = bool(column_errors)
         self.error_rounds = int(error_rounds)
+        self.error_sample = int(error_sample)
 
     # --- signals ----------------------------------------------------------------------------
 
@@ -239,11 +246,12 @@ class ShadowReleaseAttack:
         is_cat = np.r_[~wide, np.zeros(table.values.shape[1], dtype=bool)]
         return x, is_cat
 
-    def _fit_predictors(self, release: Table) -> list[object]:
-        """One predictor per column, fitted on ``release``, of that column from the others.
-
-        Deterministic: no early stopping (which would draw a validation split), no subsampling.
-        """
+    def _fit_predictors(self, release: Table, rng: np.random.Generator) -> list[object]:
+        """One predictor per column, fitted on ``release`` (at most ``error_sample`` of its
+        records, drawn with ``rng``), of that column from the others. No early stopping (which
+        would draw a validation split of its own)."""
+        if len(release) > self.error_sample:
+            release = release.take(np.sort(rng.choice(len(release), self.error_sample, False)))
         x, is_cat = self._design(release)
         n_cat = release.codes.shape[1]
         models: list[object] = []
@@ -306,10 +314,11 @@ class ShadowReleaseAttack:
         reference: Table,
         rng: np.random.Generator,
         predictors: Sequence[object] | None = None,
+        errors_rng: np.random.Generator | None = None,
     ) -> np.ndarray:
         """``(len(points), n_signals)``: minus log distances at each scale, the no-box scores,
         then minus the per-column prediction errors (``predictors``: the release's, fitted
-        here when not given)."""
+        here with ``errors_rng`` when not given)."""
         kmax = min(max(self.scales), len(release))
         cols = []
         for q in (False, True) if self.quantile else (False,):
@@ -322,7 +331,10 @@ class ShadowReleaseAttack:
             attack.fit(release, reference, rng=rng)
             cols.append(np.asarray(attack.score(points), dtype=np.float64))
         if self.column_errors:
-            models = self._fit_predictors(release) if predictors is None else predictors
+            if predictors is None:
+                assert errors_rng is not None
+                predictors = self._fit_predictors(release, errors_rng)
+            models = predictors
             cols += list(self._errors(points, models).T)
         return np.column_stack(cols)
 
@@ -411,7 +423,8 @@ class ShadowReleaseAttack:
         self._fit_quantiles(population)
         self._releases = [enc.tables[f"shadow release {s.name}"] for s in shadows]
         self._predictors = [
-            self._fit_predictors(r) if self.column_errors else [] for r in self._releases
+            self._fit_predictors(r, _ERRORS.rng(seed, j)) if self.column_errors else []
+            for j, r in enumerate(self._releases)
         ]
         sizes = np.array([len(t) for t in trainings])  # type: ignore[arg-type]
         starts = np.concatenate([[0], np.cumsum(sizes)])
@@ -517,7 +530,11 @@ class ShadowReleaseAttack:
         scored = set(cand_keys.tolist())
         drop = np.array([k in scored for k in self._ref_keys], dtype=bool)
         own = self._signals(
-            cand, rel, self._reference(None, drop), _NOBOX.rng(self._seed, len(self._releases))
+            cand,
+            rel,
+            self._reference(None, drop),
+            _NOBOX.rng(self._seed, len(self._releases)),
+            errors_rng=_ERRORS.rng(self._seed, len(self._releases)),
         )
         others = np.stack(
             [
