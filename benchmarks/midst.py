@@ -24,6 +24,11 @@ Attacks scored:
 * ``shadow-release+nobox``: the shadow-release attack with every no-box score as a calibrated
   signal too (the ensemble, learned on the shadows).
 
+``--only cv`` chooses a configuration without the dev split (which it does not read):
+leave-shadows-out, the 30 shadows in ``--folds`` folds, the attack fitted on the other folds'
+shadows and scored on each held-out shadow's labelled challenge points, pooled under the same
+rule (``--max-folds`` scores only the first folds).
+
 Usage::
 
     OMP_NUM_THREADS=1 nice -n 15 python benchmarks/midst.py --data MIDST_DIR \

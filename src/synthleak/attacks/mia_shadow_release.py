@@ -13,7 +13,11 @@ Method
    of ``r`` and the log mean distance to its ``k`` closest records for every ``k`` in
    ``scales`` (the mixed-type distance of :func:`synthleak.vulnerability.nearest_neighbours`),
    and, for every name in ``nobox``, that no-box attack's score fitted on ``r`` and a reference
-   sample of population records outside ``r``'s training set.
+   sample of population records outside ``r``'s training set; with ``column_errors``, minus the
+   error with which a predictor fitted on ``r`` predicts each column of ``x`` from its other
+   columns (per-column prediction errors, the idea of Cyber@BGU's EPT attack in the MIDST
+   challenge: a release reproduces the column relations of its training records, so a
+   member's errors are smaller).
 2. **Calibration across releases** (offline likelihood ratio; Carlini et al. 2022, Sec. 4;
    Zarifzadeh et al. 2024 for the pairwise form). A record's signal on one release means
    little alone: a typical record is close to any release. Each signal of ``x`` on ``r`` is
