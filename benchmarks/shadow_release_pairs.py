@@ -23,7 +23,7 @@ AUC difference likewise.
 Usage::
 
     OMP_NUM_THREADS=1 nice -n 15 python benchmarks/shadow_release_pairs.py \
-        --generators baynet,synthpop --out benchmarks/results/shadow_release_pairs.json
+        --generators baynet,synthpop --out benchmarks/results/shadow_release/pairs_adult.json
 """
 
 from __future__ import annotations
