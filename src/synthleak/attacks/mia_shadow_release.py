@@ -276,11 +276,11 @@ class ShadowReleaseAttack:
             )
             model: object
             if c < n_cat:
-                model = HistGradientBoostingClassifier(**common).fit(  # type: ignore[arg-type]
+                model = HistGradientBoostingClassifier(**common).fit(
                     others[ok], y[ok].astype(np.int64)
                 )
             else:
-                model = HistGradientBoostingRegressor(**common).fit(others[ok], y[ok])  # type: ignore[arg-type]
+                model = HistGradientBoostingRegressor(**common).fit(others[ok], y[ok])
             models.append(model)
         return models
 
