@@ -10,7 +10,7 @@ a data owner makes them with ``--generator`` on the control records).
 Scored on the same candidates:
 
 * ``shadow-release``: :class:`synthleak.attacks.mia_shadow_release.ShadowReleaseAttack`
-  (defaults) learned on the shadows;
+  (defaults; ``--column-errors`` adds the per-column prediction errors) learned on the shadows;
 * the ten no-box attacks, each fitted on the target release and a reference of ``--reference``
   population records (outside the target's training set and the candidates); the best of them
   by TPR at FPR 0.1 **on these candidates** (chosen after the fact, which favours the no-box
@@ -101,7 +101,7 @@ def run(generator: str, args: argparse.Namespace) -> dict:
     candidates = pop.take(cand_idx).to_frame()
 
     t0, c0 = time.perf_counter(), time.process_time()
-    attack = ShadowReleaseAttack()
+    attack = ShadowReleaseAttack(column_errors=args.column_errors)
     s_shadow = attack.fit_score(shadows, target_release, candidates, seed=args.seed)
     shadow_cost = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
 
@@ -142,13 +142,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--members", type=int, default=400, help="member candidates (as many non)")
     ap.add_argument("--shadows", type=int, default=8)
     ap.add_argument("--reference", type=int, default=2000)
+    ap.add_argument(
+        "--column-errors",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="per-column prediction errors as signals of the given-release attack",
+    )
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     if args.members > args.train:
         raise SystemExit("--members must not exceed --train")
     if os.environ.get("OMP_NUM_THREADS") != "1":
         print("note: OMP_NUM_THREADS is not 1; set it to use one core", file=sys.stderr)
-    results = {"seed": args.seed, "runs": [run(g, args) for g in args.generators.split(",")]}
+    results = {
+        "seed": args.seed,
+        "column_errors": args.column_errors,
+        "runs": [run(g, args) for g in args.generators.split(",")],
+    }
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(results, indent=2, default=float) + "\n")

@@ -135,7 +135,9 @@ def test_column_errors_are_smaller_where_the_release_keeps_a_records_relations()
     points = pd.DataFrame(
         {"a": [1.0, 1.0, -1.0], "b": [2.0, -2.0, -2.0], "colour": ["red", "red", "red"]}
     )
-    atk = ShadowReleaseAttack(records_per_shadow=50, max_iter=5, nobox=(), error_rounds=20)
+    atk = ShadowReleaseAttack(
+        records_per_shadow=50, max_iter=5, nobox=(), column_errors=True, error_rounds=20
+    )
     atk.fit_shadows(shadows, seed=0, targets=(points,))
     names = atk.signal_names
     assert names[-3:] == ("error:colour", "error:a", "error:b")
@@ -157,3 +159,12 @@ def test_without_column_errors_the_signals_are_the_distances_and_nobox_scores() 
     assert not any(n.startswith("error:") for n in atk.signal_names)
     with pytest.raises(InputError, match="error_rounds"):
         ShadowReleaseAttack(error_rounds=0)
+
+
+def test_a_copying_release_is_found_with_column_errors_too() -> None:
+    shadows, release, candidates, labels = _world(9, _copy)
+    atk = ShadowReleaseAttack(**(FAST | {"column_errors": True}))
+    res = attack_release(shadows, release, candidates, labels=labels, seed=0, attack=atk)
+    tpr01 = res.tpr[REPORTED_FPRS.index(0.01)]
+    assert tpr01.value is not None and tpr01.value >= 0.9
+    assert any(f.startswith("error:") for f in res.features)

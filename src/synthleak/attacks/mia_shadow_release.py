@@ -140,13 +140,16 @@ class ShadowReleaseAttack:
         as much as a sparse one.
     max_iter : int, default 200
         Boosting rounds of the meta-classifier.
-    column_errors : bool, default True
+    column_errors : bool, default False
         Per-column prediction errors as signals (the idea of Cyber@BGU's EPT attack, MIDST
         2025): on every release, one gradient-boosted predictor per column, fitted on the
         release, predicts that column from the others; the signal of a record is minus its
         error (a categorical column: the log probability of its value; a continuous one: minus
         the log absolute error in population ranks). A generator that fits its training
-        records reproduces their column relations, so a member's errors are smaller.
+        records reproduces their column relations, so a member's errors are smaller. Off by
+        default: on MIDST's TabDDPM shadows (10 held out, 2,000 labelled points) they did not
+        add power (TPR at FPR < 0.1 0.214 with them, 0.245 without) and they cost about 3 s
+        of CPU per release of 20,000 records.
     error_rounds : int, default 30
         Boosting rounds of each column predictor.
     error_sample : int, default 5000
@@ -164,7 +167,7 @@ class ShadowReleaseAttack:
         metric: DistanceMetric | str = "minkowski",
         quantile: bool = True,
         max_iter: int = 200,
-        column_errors: bool = True,
+        column_errors: bool = False,
         error_rounds: int = 30,
         error_sample: int = 5000,
     ) -> None:
