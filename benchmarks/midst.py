@@ -24,6 +24,11 @@ Attacks scored:
 * ``shadow-release+nobox``: the shadow-release attack with every no-box score as a calibrated
   signal too (the ensemble, learned on the shadows).
 
+``--only cv`` chooses a configuration without the dev split (which it does not read):
+leave-shadows-out, the 30 shadows in ``--folds`` folds, the attack fitted on the other folds'
+shadows and scored on each held-out shadow's labelled challenge points, pooled under the same
+rule (``--max-folds`` scores only the first folds).
+
 Usage::
 
     OMP_NUM_THREADS=1 nice -n 15 python benchmarks/midst.py --data MIDST_DIR \
@@ -45,8 +50,8 @@ from sklearn.metrics import roc_curve
 
 from synthleak.attacks.base import AttackFamily, list_attacks, resolve_attack
 from synthleak.attacks.mia_shadow_release import ShadowReleaseAttack
+from synthleak.data.io import encode_frames
 from synthleak.data.shadow_releases import read_shadow_releases
-from synthleak.games.base import encode_parts
 from synthleak.metrics.privacy import tpr_at_fpr_estimate
 
 
@@ -56,13 +61,15 @@ def official_tpr_at_fpr(labels: np.ndarray, scores: np.ndarray, max_fpr: float =
     return float(np.max(tpr[fpr < max_fpr]))
 
 
-def load(data: Path, generator: str) -> tuple[list, list]:
+def load(data: Path, generator: str, dev_too: bool = True) -> tuple[list, list]:
     for part in (data, data / generator):
         if "final" in str(part.resolve()).lower():
             raise SystemExit(
                 "refusing a path naming the final split: it is kept for an independent check"
             )
     shadows = read_shadow_releases(data / generator / "train")
+    if not dev_too:  # choosing a configuration on the shadows: the dev split is not read
+        return shadows, []
     dev = read_shadow_releases(data / generator / "dev", need_training=False)
     for d in dev:
         if d.challenge is None or d.labels is None:
@@ -88,8 +95,8 @@ def _auc(y: np.ndarray, s: np.ndarray) -> float:
     return auc(y, s)
 
 
-def run_shadow(shadows, dev, seed: int, nobox: tuple[str, ...], members: int) -> dict:
-    attack = ShadowReleaseAttack(nobox=nobox, records_per_shadow=members)
+def run_shadow(shadows, dev, seed: int, params: dict) -> dict:
+    attack = ShadowReleaseAttack(**params)
     t0, c0 = time.perf_counter(), time.process_time()
     attack.fit_shadows(shadows, seed=seed)
     fit_s, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -107,6 +114,35 @@ def run_shadow(shadows, dev, seed: int, nobox: tuple[str, ...], members: int) ->
     }
 
 
+def run_cv(shadows, seed: int, folds: int, params: dict, max_folds: int | None = None) -> dict:
+    """Leave-shadows-out: fit on the other folds' shadows, score each held-out shadow's labelled
+    challenge points; the official rule on all of them pooled. Chooses a configuration without
+    reading the dev split."""
+    order = np.random.default_rng([seed, 53]).permutation(len(shadows))
+    parts = np.array_split(order, folds)
+    scores, labels = [], []
+    t0, c0 = time.perf_counter(), time.process_time()
+    for f, held in enumerate(parts[:max_folds]):
+        fit_on = [shadows[i] for i in order if i not in set(held.tolist())]
+        attack = ShadowReleaseAttack(**params)
+        attack.fit_shadows(fit_on, seed=seed)
+        for i in held:
+            s = shadows[i]
+            if s.challenge is None or s.labels is None:
+                raise SystemExit(f"shadow {s.name} lacks labelled challenge points")
+            scores.append(attack.score(s.release, s.challenge))
+            labels.append(s.labels)
+        print(f"fold {f}: {pooled(scores, labels)}", flush=True)
+    return pooled(scores, labels) | {
+        "folds": folds,
+        "folds_run": len(parts[:max_folds]),
+        "params": params,
+        "seconds": time.perf_counter() - t0,
+        "cpu_seconds": time.process_time() - c0,
+        "load_average": os.getloadavg()[0],
+    }
+
+
 def run_nobox(shadows, dev, seed: int, names: list[str], reference_size: int) -> dict:
     """Each no-box attack on each dev release, reference drawn from the shadows' training sets."""
     population = pd.concat([s.training for s in shadows], ignore_index=True)
@@ -114,7 +150,7 @@ def run_nobox(shadows, dev, seed: int, names: list[str], reference_size: int) ->
     parts = {"population": population, "challenge": challenge} | {
         f"r{i}": d.release for i, d in enumerate(dev)
     }
-    enc = encode_parts(parts)
+    enc = encode_frames(parts)
     pop = enc.tables["population"]
     ch_keys = set(enc.tables["challenge"].row_keys().tolist())
     free = np.flatnonzero([k not in ch_keys for k in pop.row_keys().tolist()])
@@ -155,28 +191,45 @@ def main(argv: list[str] | None = None) -> int:
         default="dcr-diff",
         help="no-box signals of the shadow-release attack (comma list)",
     )
-    ap.add_argument("--only", choices=("shadow", "nobox", "ensemble"), action="append")
+    ap.add_argument("--only", choices=("shadow", "nobox", "ensemble", "cv"), action="append")
+    ap.add_argument("--folds", type=int, default=3, help="folds of the shadows for --only cv")
+    ap.add_argument("--max-folds", type=int, help="held-out folds scored (all by default)")
+    ap.add_argument(
+        "--no-column-errors",
+        action="store_true",
+        help="leave out the per-column prediction errors (the attack before issue 53)",
+    )
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
         if os.environ.get(var) != "1":
             print(f"note: {var} is not 1; set it to use one core", file=sys.stderr)
-    shadows, dev = load(args.data, args.generator)
     only = set(args.only or ("shadow", "nobox", "ensemble"))
+    shadows, dev = load(args.data, args.generator, dev_too=bool(only - {"cv"}))
     names = [a.name for a in list_attacks(AttackFamily.NOBOX_MEMBERSHIP)]
     out: dict = {"generator": args.generator, "split": "dev", "seed": args.seed, "attacks": {}}
     if args.out and args.out.exists():
         out = json.loads(args.out.read_text())
-    if "shadow" in only:
-        out["attacks"]["shadow-release"] = run_shadow(
-            shadows, dev, args.seed, tuple(n for n in args.nobox.split(",") if n), args.records
+    params = {
+        "nobox": tuple(n for n in args.nobox.split(",") if n),
+        "records_per_shadow": args.records,
+        "column_errors": not args.no_column_errors,
+    }
+    if "cv" in only:
+        key = "cv:" + ("no-errors" if args.no_column_errors else "errors")
+        out.setdefault("cv", {})[key] = run_cv(
+            shadows, args.seed, args.folds, params, args.max_folds
         )
+        print(key, json.dumps(out["cv"][key], default=str), flush=True)
+        only = only - {"cv"} if args.only else set()
+    if "shadow" in only:
+        out["attacks"]["shadow-release"] = run_shadow(shadows, dev, args.seed, params)
         print("shadow-release", json.dumps(out["attacks"]["shadow-release"]), flush=True)
     if "nobox" in only:
         out["attacks"] |= run_nobox(shadows, dev, args.seed, names, args.reference_size)
     if "ensemble" in only:
         out["attacks"]["shadow-release+nobox"] = run_shadow(
-            shadows, dev, args.seed, tuple(names), args.records
+            shadows, dev, args.seed, params | {"nobox": tuple(names)}
         )
         print(
             "shadow-release+nobox", json.dumps(out["attacks"]["shadow-release+nobox"]), flush=True

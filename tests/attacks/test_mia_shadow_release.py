@@ -16,6 +16,7 @@ from synthleak.attacks.mia_shadow_release import (
 )
 from synthleak.data.datasets import load_adult
 from synthleak.data.shadow_releases import ShadowRelease
+from synthleak.data.table import Table
 from synthleak.errors import InputError
 
 N_TRAIN = 400
@@ -54,7 +55,7 @@ def _independent(train: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
     )
 
 
-FAST = {"records_per_shadow": 100, "max_iter": 30, "nobox": ("dcr-diff",)}
+FAST = {"records_per_shadow": 100, "max_iter": 30, "nobox": ("dcr-diff",), "error_rounds": 10}
 
 
 def test_a_release_that_copies_its_training_records_is_found() -> None:
@@ -119,3 +120,51 @@ def test_bad_inputs_raise_input_errors() -> None:
         ShadowReleaseAttack(records_per_shadow=0)
     with pytest.raises(InputError, match="not fitted"):
         ShadowReleaseAttack().score(release, candidates)
+
+
+def test_column_errors_are_smaller_where_the_release_keeps_a_records_relations() -> None:
+    # on the release, b is a function of a (b = 2a, colour follows the sign of a); a record that
+    # keeps those relations is better predicted than one that breaks them
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=2000)
+    release = pd.DataFrame({"a": a, "b": 2 * a, "colour": np.where(a > 0, "red", "blue")})
+    shadows = [
+        ShadowRelease(f"s{j}", release, release.sample(800, random_state=j).reset_index(drop=True))
+        for j in range(3)
+    ]
+    points = pd.DataFrame(
+        {"a": [1.0, 1.0, -1.0], "b": [2.0, -2.0, -2.0], "colour": ["red", "red", "red"]}
+    )
+    atk = ShadowReleaseAttack(
+        records_per_shadow=50, max_iter=5, nobox=(), column_errors=True, error_rounds=20
+    )
+    atk.fit_shadows(shadows, seed=0, targets=(points,))
+    names = atk.signal_names
+    assert names[-3:] == ("error:colour", "error:a", "error:b")
+    table = Table.from_frame(points, atk._schema)
+    err = atk._errors(table, atk._predictors[0])
+    colour, b = err[:, 0], err[:, 2]
+    assert b[0] > b[1] + 1.0  # b = 2a kept vs broken
+    assert colour[0] > colour[2] + 1.0  # red with a > 0 kept vs red with a < 0 broken
+    assert atk.feature_names[-5:] == tuple(
+        f"error:b{s}" for s in ("", ":z_out", ":share_out_below", ":mean_out", ":in_gap")
+    )
+
+
+def test_without_column_errors_the_signals_are_the_distances_and_nobox_scores() -> None:
+    shadows, release, candidates, _ = _world(8, _independent)
+    atk = ShadowReleaseAttack(**(FAST | {"column_errors": False}))
+    scores = atk.fit_score(shadows, release, candidates, seed=0)
+    assert scores.shape == (len(candidates),)
+    assert not any(n.startswith("error:") for n in atk.signal_names)
+    with pytest.raises(InputError, match="error_rounds"):
+        ShadowReleaseAttack(error_rounds=0)
+
+
+def test_a_copying_release_is_found_with_column_errors_too() -> None:
+    shadows, release, candidates, labels = _world(9, _copy)
+    atk = ShadowReleaseAttack(**(FAST | {"column_errors": True}))
+    res = attack_release(shadows, release, candidates, labels=labels, seed=0, attack=atk)
+    tpr01 = res.tpr[REPORTED_FPRS.index(0.01)]
+    assert tpr01.value is not None and tpr01.value >= 0.9
+    assert any(f.startswith("error:") for f in res.features)

@@ -73,6 +73,7 @@ FROZEN = {
     "screen/second-pool": (410552247, False, None),
     "shadow/dataset": (2, False, None),
     "shadow-release/bootstrap": (zlib.crc32(b"shadow-release/bootstrap"), False, None),
+    "shadow-release/errors": (zlib.crc32(b"shadow-release/errors"), False, None),
     "shadow-release/model": (zlib.crc32(b"shadow-release/model"), False, None),
     "shadow-release/nobox": (zlib.crc32(b"shadow-release/nobox"), False, None),
     "shadow-release/sample": (zlib.crc32(b"shadow-release/sample"), False, None),
