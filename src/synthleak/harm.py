@@ -44,6 +44,8 @@ class FindingKey(StrEnum):
     MEMBERSHIP_NOBOX = "membership.nobox"
     MEMBERSHIP_RISKMAP = "membership.riskmap"
     MEMBERSHIP_PERSON = "membership.person"
+    COPIES_PERSON_HISTORY = "copies.person_history"
+    COPIES_PERSON_ROWS = "copies.person_rows"
     ATTRIBUTE_RELEASE = "attribute.recon.release"
 
 
@@ -62,9 +64,10 @@ def sweep_key(column: str) -> str:
     return f"attribute.sweep.{column}"
 
 
-#: Copy findings whose copies are real people's whole records: significant, they read severe
-#: whatever the rate (module docstring).
-PEOPLE_COPIES = frozenset({FindingKey.COPIES_EXACT})
+#: Copy findings whose copies are real people's whole records (or a person's whole history of
+#: child rows in a relational release): significant, they read severe whatever the rate (module
+#: docstring).
+PEOPLE_COPIES = frozenset({FindingKey.COPIES_EXACT, FindingKey.COPIES_PERSON_HISTORY})
 
 
 def harm_class(key: str) -> Harm:

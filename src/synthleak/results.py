@@ -100,6 +100,7 @@ from synthleak.games.cost import Power
 from synthleak.games.membership import AttackSummary, MembershipConfig, MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
+from synthleak.games.person_copies import PersonCopiesResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.games.secret import Measurement, SecretRule
 from synthleak.games.shadow import GeneratorFailures
@@ -543,11 +544,14 @@ class Finding(Result):
             )
         people = self.people_published()
         if people:
-            if self.key == FindingKey.COPIES_EXACT:
+            if self.key in PEOPLE_COPIES:
+                one, many = ("record", "records")
+                if self.key == FindingKey.COPIES_PERSON_HISTORY:
+                    one, many = ("whole history of child rows", "whole histories of child rows")
                 head += (
-                    " 1 real person's record appears verbatim in the release."
+                    f" 1 real person's {one} appears verbatim in the release."
                     if people == 1
-                    else f" {people} real people's records appear verbatim in the release."
+                    else f" {people} real people's {many} appear verbatim in the release."
                 )
             else:
                 head += (
@@ -1335,6 +1339,8 @@ class AuditResult(Result):
     person_membership : PersonMembershipResult, optional
         Membership inference of persons in a relational release (a root row and its child
         rows) against the control's persons; persons are named by their root key.
+    person_copies : PersonCopiesResult, optional
+        Persons' histories replayed verbatim, against the control's persons (by root key).
     copies : CopyReport, optional
         Verbatim copies of training records and of the values of every high-cardinality column
         (identifiers and free text included), against the control's rates; ``copied_rows`` are
@@ -1375,6 +1381,7 @@ class AuditResult(Result):
     nobox: NoBoxMembershipResult | None = None
     # left out of the repr, which stays short
     person_membership: PersonMembershipResult | None = field(default=None, repr=False)
+    person_copies: PersonCopiesResult | None = field(default=None, repr=False)
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None

@@ -30,6 +30,7 @@ from synthleak.games.attribute_release import ReleaseAttributeResult
 from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
+from synthleak.games.person_copies import PersonCopiesResult
 from synthleak.games.shadow import table_fingerprint
 from synthleak.games.sweep import AttributeSweepResult
 from synthleak.metrics.copies import (
@@ -105,6 +106,7 @@ class Sections:
     membership: MembershipResult | None = None
     nobox: NoBoxMembershipResult | None = None
     person_membership: PersonMembershipResult | None = None
+    person_copies: PersonCopiesResult | None = None
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None
@@ -222,6 +224,23 @@ def release_tables(ctx: Context) -> Release:
 
 def needs_synthetic(ctx: Context) -> Skip | None:
     return None if ctx.synthetic is not None else no_release_skip(ctx)
+
+
+PERSON_CONTROL_NEEDED = (
+    "a control: the tables of persons of the same population whose rows the generator never "
+    "saw (--control DIR with --relational; control= as RelationalData in Python)"
+)
+
+
+def needs_person_release(ctx: Context) -> Skip | None:
+    """What a person-level stage needs: relational parts with the release and a control."""
+    if ctx.relational is None:
+        return Skip(reason="the input is one table: person-level games need relational data")
+    if "synthetic" not in ctx.relational:
+        return Skip(needs="the synthetic release's tables (--synthetic DIR with --relational)")
+    if "control" not in ctx.relational:
+        return Skip(needs=PERSON_CONTROL_NEEDED)
+    return None
 
 
 #: The context fields a kept stage may change (``Stage.kept``).
