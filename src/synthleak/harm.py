@@ -3,10 +3,10 @@
 A finding's key names the attack and what it measured (``copies.exact``, ``membership.nobox``,
 ``attribute.sweep.income``): the stages write it, the report and the policy read it, and the JSON
 records it as text. The keys that are fixed are the members of :class:`FindingKey`; those that
-carry a name are built by :func:`singling_out_key`, :func:`attribute_game_key` and
-:func:`sweep_key`. The harm class of a key (:func:`harm_class`) orders an audit's findings by harm
-to people (``results.harm_order``): real people published verbatim, then records singled out,
-linked or inferred, then aggregate membership signals.
+carry a name are built by :func:`singling_out_key`, :func:`person_singling_out_key`,
+:func:`attribute_game_key` and :func:`sweep_key`. The harm class of a key (:func:`harm_class`)
+orders an audit's findings by harm to people (``results.harm_order``): real people published
+verbatim, then records singled out, linked or inferred, then aggregate membership signals.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ class FindingKey(StrEnum):
     :func:`singling_out_key`, :func:`attribute_game_key` and :func:`sweep_key`."""
 
     LINKABILITY = "linkability"
+    LINKABILITY_PERSONS = "linkability.persons"
     COPIES_EXACT = "copies.exact"
     COPIES_COLUMNS = "copies.columns"
     COPIES_RARE_VALUES = "copies.rare_values"
@@ -54,6 +55,11 @@ def singling_out_key(attack: str) -> str:
     return f"singling_out.{attack}"
 
 
+def person_singling_out_key(attack: str) -> str:
+    """The key of the singling-out finding of persons (relational release) of ``attack``."""
+    return f"singling_out.persons.{attack}"
+
+
 def attribute_game_key(attack: str, synthetic_size: int) -> str:
     """The key of the attribute game's finding of ``attack`` on releases of ``synthetic_size``."""
     return f"attribute.{attack}.m{synthetic_size}"
@@ -68,6 +74,14 @@ def sweep_key(column: str) -> str:
 #: child rows in a relational release): significant, they read severe whatever the rate (module
 #: docstring).
 PEOPLE_COPIES = frozenset({FindingKey.COPIES_EXACT, FindingKey.COPIES_PERSON_HISTORY})
+#: What each of :data:`PEOPLE_COPIES` publishes of a person, in the singular and the plural.
+PUBLISHED_WORDS = {
+    FindingKey.COPIES_EXACT: ("record", "records"),
+    FindingKey.COPIES_PERSON_HISTORY: (
+        "whole history of child rows",
+        "whole histories of child rows",
+    ),
+}
 
 
 def harm_class(key: str) -> Harm:

@@ -101,11 +101,12 @@ from synthleak.games.membership import AttackSummary, MembershipConfig, Membersh
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
 from synthleak.games.person_copies import PersonCopiesResult
+from synthleak.games.person_risks import PersonRisksResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.games.secret import Measurement, SecretRule
 from synthleak.games.shadow import GeneratorFailures
 from synthleak.games.sweep import AttributeSweepResult
-from synthleak.harm import PEOPLE_COPIES, FindingKey, Harm, harm_class
+from synthleak.harm import PEOPLE_COPIES, PUBLISHED_WORDS, FindingKey, Harm, harm_class
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
@@ -545,9 +546,7 @@ class Finding(Result):
         people = self.people_published()
         if people:
             if self.key in PEOPLE_COPIES:
-                one, many = ("record", "records")
-                if self.key == FindingKey.COPIES_PERSON_HISTORY:
-                    one, many = ("whole history of child rows", "whole histories of child rows")
+                one, many = PUBLISHED_WORDS[FindingKey(self.key)]
                 head += (
                     f" 1 real person's {one} appears verbatim in the release."
                     if people == 1
@@ -1336,11 +1335,9 @@ class AuditResult(Result):
         (``member_rows``, ``records``) are rows of the original as given, like every row number
         of the audit; ``non_member_rows`` are rows of the control set (of the original when the
         control was held out of it).
-    person_membership : PersonMembershipResult, optional
-        Membership inference of persons in a relational release (a root row and its child
-        rows) against the control's persons; persons are named by their root key.
-    person_copies : PersonCopiesResult, optional
-        Persons' histories replayed verbatim, against the control's persons (by root key).
+    person_membership, person_copies, person_risks, person_attribute : optional
+        Person-level games of a relational release (membership, histories copied, singling out
+        and linkability, attribute inference) against the control's persons, by root key.
     copies : CopyReport, optional
         Verbatim copies of training records and of the values of every high-cardinality column
         (identifiers and free text included), against the control's rates; ``copied_rows`` are
@@ -1382,6 +1379,7 @@ class AuditResult(Result):
     # left out of the repr, which stays short
     person_membership: PersonMembershipResult | None = field(default=None, repr=False)
     person_copies: PersonCopiesResult | None = field(default=None, repr=False)
+    person_risks: PersonRisksResult | None = field(default=None, repr=False)
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None

@@ -13,13 +13,14 @@ from synthleak.data.relational import RelationalData, RelationalSchema
 SCHEMA = RelationalSchema.build(
     {"person": "pid", "visit": "vid"},
     [("visit", "pid", "person")],
-    categorical={"person": ["region"], "visit": ["kind"]},
+    categorical={"person": ["sex", "region"], "visit": ["kind"]},
 )
 
 
 def population(n: int, rng: np.random.Generator, first_key: int = 0) -> RelationalData:
-    """Persons with an age, a region and one to a dozen visits (an amount, a kind), whose
-    region follows their visits (so a person's history says something about them)."""
+    """Persons with an age, a sex, an income, a region and one to a dozen visits (an amount, a
+    kind), whose region follows their visits (so a person's history says something about
+    them)."""
     pid = np.arange(first_key, first_key + n)
     n_visits = rng.poisson(3, n) + 1
     owner = np.repeat(pid, n_visits)
@@ -35,7 +36,15 @@ def population(n: int, rng: np.random.Generator, first_key: int = 0) -> Relation
     )
     share_x = pd.Series(kind == "x").groupby(owner).mean().reindex(pid).to_numpy()
     region = np.where(rng.random(n) < 0.7, np.where(share_x > 0.34, "a", "b"), "c")
-    person = pd.DataFrame({"pid": pid, "age": rng.integers(18, 90, n), "region": region})
+    person = pd.DataFrame(
+        {
+            "pid": pid,
+            "age": rng.integers(18, 90, n),
+            "sex": rng.choice(["f", "m"], n),
+            "income": np.round(rng.lognormal(10, 0.5, n), 2),
+            "region": region,
+        }
+    )
     return RelationalData(SCHEMA, {"person": person, "visit": visit})
 
 

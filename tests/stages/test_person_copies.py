@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from tests.games.person_parts import parts, replay
 
 from synthleak.harm import FindingKey, Harm
 from synthleak.pipeline import BudgetPlan, audit
 from synthleak.results import AuditResult, MetricKind, StageStatus, Verdict
-from tests.games.person_parts import parts, replay
 
 PLAN = BudgetPlan(
     n_attacks=60,

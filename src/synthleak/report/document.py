@@ -42,6 +42,7 @@ from synthleak.report.sections import (
     membership_nobox,
     person_copies,
     person_membership,
+    person_risks,
     utility,
     vulnerability,
 )
@@ -742,6 +743,7 @@ def build_document(result: AuditResult) -> Document:
         membership_nobox.section(result),
         person_membership.section(result),
         person_copies.section(result),
+        person_risks.section(result),
         attribute.section(result),
         attribute_sweep.section(result),
         membership.section(result),

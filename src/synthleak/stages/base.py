@@ -31,6 +31,7 @@ from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
 from synthleak.games.person_copies import PersonCopiesResult
+from synthleak.games.person_risks import PersonRisksResult
 from synthleak.games.shadow import table_fingerprint
 from synthleak.games.sweep import AttributeSweepResult
 from synthleak.metrics.copies import (
@@ -107,6 +108,7 @@ class Sections:
     nobox: NoBoxMembershipResult | None = None
     person_membership: PersonMembershipResult | None = None
     person_copies: PersonCopiesResult | None = None
+    person_risks: PersonRisksResult | None = None
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None
@@ -230,6 +232,17 @@ PERSON_CONTROL_NEEDED = (
     "a control: the tables of persons of the same population whose rows the generator never "
     "saw (--control DIR with --relational; control= as RelationalData in Python)"
 )
+
+
+def needs_control_of_records(ctx: Context) -> Skip | None:
+    """:func:`needs_control`, for the singling-out and linkability stages, which the
+    ``person_risks`` stage replaces on relational input."""
+    if ctx.relational is not None:
+        return Skip(
+            reason="the release is relational: the game is played on persons, who are named by "
+            "their root key (stage person_risks)"
+        )
+    return needs_control(ctx)
 
 
 def needs_person_release(ctx: Context) -> Skip | None:

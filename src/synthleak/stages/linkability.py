@@ -15,7 +15,13 @@ from synthleak.data.release import Release
 from synthleak.data.schema import Schema
 from synthleak.runtime import Runtime
 from synthleak.runtime.seeding import game_seed
-from synthleak.stages.base import Context, Stage, needs_control, release_tables, risk_finding
+from synthleak.stages.base import (
+    Context,
+    Stage,
+    needs_control_of_records,
+    release_tables,
+    risk_finding,
+)
 from synthleak.threat import threat_model
 
 if TYPE_CHECKING:
@@ -78,4 +84,4 @@ def _linkability(ctx: Context, rng: np.random.Generator) -> None:
     ctx.findings.append(risk_finding(ctx, "linkability", "Linkability", res, threat))
 
 
-STAGE = Stage("linkability", "Linkability", needs_control, _linkability, kept=True)
+STAGE = Stage("linkability", "Linkability", needs_control_of_records, _linkability, kept=True)

@@ -14,7 +14,13 @@ from synthleak.attacks.base import AttackFamily
 from synthleak.data.release import Release
 from synthleak.runtime import Runtime
 from synthleak.runtime.seeding import game_seed
-from synthleak.stages.base import Context, Stage, needs_control, release_tables, risk_finding
+from synthleak.stages.base import (
+    Context,
+    Stage,
+    needs_control_of_records,
+    release_tables,
+    risk_finding,
+)
 from synthleak.threat import threat_model
 
 if TYPE_CHECKING:
@@ -74,4 +80,4 @@ def _singling_out(ctx: Context, rng: np.random.Generator) -> None:
         ctx.findings.append(risk_finding(ctx, f"singling_out.{res.attack}", title, res, threat))
 
 
-STAGE = Stage("singling_out", "Singling out", needs_control, _singling_out, kept=True)
+STAGE = Stage("singling_out", "Singling out", needs_control_of_records, _singling_out, kept=True)

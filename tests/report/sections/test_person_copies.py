@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tests.games.person_parts import parts, replay
+from tests.stages.test_person_copies import only_person_copies, run  # noqa: F401 (the fixture)
+
 from synthleak.harm import FindingKey
 from synthleak.report.blocks import Paragraph, TableBlock, finding, verdict_text
 from synthleak.report.document import build_document
 from synthleak.report.sections.person_copies import N_SHOWN, section
-from tests.games.person_parts import parts, replay
-from tests.stages.test_person_copies import only_person_copies, run  # noqa: F401 (the fixture)
 
 
 def test_the_section_shows_rates_against_control_and_persons_by_root_key(
