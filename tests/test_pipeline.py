@@ -84,7 +84,7 @@ def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
     assert not a.vulnerability.top[0].values  # records are masked by default
     measured = {s.name for s in a.stages if s.status is StageStatus.MEASURED}
     # attribute_sweep: secret="all" only; the person stages: relational input only
-    person = {"person_membership", "person_copies", "person_risks"}
+    person = {"person_membership", "person_copies", "person_risks", "person_attribute"}
     assert measured == {s.name for s in STAGES} - {"attribute_sweep", *person}
     b = audit(train, generator="indhist", secret="sex", plan=TINY, seed=3)
 

@@ -4,9 +4,10 @@ A finding's key names the attack and what it measured (``copies.exact``, ``membe
 ``attribute.sweep.income``): the stages write it, the report and the policy read it, and the JSON
 records it as text. The keys that are fixed are the members of :class:`FindingKey`; those that
 carry a name are built by :func:`singling_out_key`, :func:`person_singling_out_key`,
-:func:`attribute_game_key` and :func:`sweep_key`. The harm class of a key (:func:`harm_class`)
-orders an audit's findings by harm to people (``results.harm_order``): real people published
-verbatim, then records singled out, linked or inferred, then aggregate membership signals.
+:func:`person_attribute_key`, :func:`attribute_game_key` and :func:`sweep_key`. The harm class
+of a key (:func:`harm_class`) orders an audit's findings by harm to people
+(``results.harm_order``): real people published verbatim, then records singled out, linked or
+inferred, then aggregate membership signals.
 """
 
 from __future__ import annotations
@@ -58,6 +59,11 @@ def singling_out_key(attack: str) -> str:
 def person_singling_out_key(attack: str) -> str:
     """The key of the singling-out finding of persons (relational release) of ``attack``."""
     return f"singling_out.persons.{attack}"
+
+
+def person_attribute_key(secret: str) -> str:
+    """The key of the attribute-inference finding of persons' ``secret`` (relational release)."""
+    return f"attribute.persons.{secret}"
 
 
 def attribute_game_key(attack: str, synthetic_size: int) -> str:

@@ -100,6 +100,7 @@ from synthleak.games.cost import Power
 from synthleak.games.membership import AttackSummary, MembershipConfig, MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
+from synthleak.games.person_attribute import PersonAttributeResult
 from synthleak.games.person_copies import PersonCopiesResult
 from synthleak.games.person_risks import PersonRisksResult
 from synthleak.games.riskmap import RiskMapResult
@@ -1380,6 +1381,7 @@ class AuditResult(Result):
     person_membership: PersonMembershipResult | None = field(default=None, repr=False)
     person_copies: PersonCopiesResult | None = field(default=None, repr=False)
     person_risks: PersonRisksResult | None = field(default=None, repr=False)
+    person_attribute: PersonAttributeResult | None = field(default=None, repr=False)
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None

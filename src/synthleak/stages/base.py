@@ -30,6 +30,7 @@ from synthleak.games.attribute_release import ReleaseAttributeResult
 from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
+from synthleak.games.person_attribute import PersonAttributeResult
 from synthleak.games.person_copies import PersonCopiesResult
 from synthleak.games.person_risks import PersonRisksResult
 from synthleak.games.shadow import table_fingerprint
@@ -109,6 +110,7 @@ class Sections:
     person_membership: PersonMembershipResult | None = None
     person_copies: PersonCopiesResult | None = None
     person_risks: PersonRisksResult | None = None
+    person_attribute: PersonAttributeResult | None = None
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None

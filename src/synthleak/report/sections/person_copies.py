@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from synthleak.games.person_copies import MAX_KEYS
 from synthleak.harm import FindingKey
 from synthleak.report.blocks import Paragraph, Section, TableBlock, finding, fmt, span, verdict_text
 from synthleak.results import AuditResult
@@ -79,13 +80,15 @@ def section(result: AuditResult) -> Section | None:
     )
     if pc.replayed_keys:
         shown = pc.replayed_keys[:N_SHOWN]
-        more = len(pc.replayed_keys) - len(shown)
+        more = pc.n_whole - len(shown)
+        first = f" (the first {len(shown)} of {pc.n_whole}; report.json lists up to {MAX_KEYS})"
+        first = first if more else ""
         sec.blocks.append(
             TableBlock(
                 (f"person ({root} key)",),
                 tuple((str(k),) for k in shown),
                 f"Persons of the original whose whole history the release replays, by their "
-                f"root key{f' (the first {len(shown)}; all are in report.json)' if more else ''}"
+                f"root key{first}"
                 ". A history of few, common child rows can be replayed by chance: read the list "
                 "with the verdict above.",
             )

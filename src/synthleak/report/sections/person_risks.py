@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from synthleak.games.person_risks import MAX_KEYS
 from synthleak.harm import FindingKey, person_singling_out_key
 from synthleak.report.blocks import Paragraph, Section, TableBlock, finding, fmt, span, verdict_text
 from synthleak.results import AuditResult
@@ -12,7 +13,8 @@ N_SHOWN = 20
 
 def _keys(keys: list, n: int) -> str:
     shown = ", ".join(str(k) for k in keys[:N_SHOWN])
-    return shown + (f" and {n - min(n, N_SHOWN)} more (in report.json)" if n > N_SHOWN else "")
+    more = f" and {n - N_SHOWN} more (report.json lists up to {MAX_KEYS})"
+    return shown + (more if n > N_SHOWN else "")
 
 
 def section(result: AuditResult) -> Section | None:
