@@ -263,7 +263,7 @@ def play_person_copies(
     )
     kw = {"confidence": confidence}
     whole = rate_excess(int(w_o.sum()), int(e_o.sum()), int(w_c.sum()), int(e_c.sum()), **kw)
-    part = rate_excess(int(c_o.sum()), int(h_o.sum()), int(c_c.sum()), int(h_c.sum()), **kw)
+    partial = rate_excess(int(c_o.sum()), int(h_o.sum()), int(c_c.sum()), int(h_c.sum()), **kw)
     keys = original.frames[root][sch.key_of(root)].to_numpy()
     nan = float("nan")
 
@@ -272,7 +272,7 @@ def play_person_copies(
 
     return PersonCopiesResult(
         whole=whole,
-        share=part,
+        share=partial,
         whole_rate=rate(w_o, e_o),
         whole_control_rate=rate(w_c, e_c),
         share_rate=rate(c_o, h_o),

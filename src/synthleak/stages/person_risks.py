@@ -81,16 +81,16 @@ def _person_risks(ctx: Context, rng: np.random.Generator) -> None:
         note = str(exc)
         ctx.notes.append(f"Linkability of persons was not measured: {note}")
     if link is not None:
-        res = link.persons.attacks[0]
+        lres = link.persons.attacks[0]
         threat = threat_model(
             AttackFamily.LINKABILITY,
             "linkability",
-            {"aux_a": list(res.aux_a), "aux_b": list(res.aux_b), "n_neighbors": res.n_neighbors},
-            aux_a=list(res.aux_a),
-            aux_b=list(res.aux_b),
+            {"aux_a": list(lres.aux_a), "aux_b": list(lres.aux_b), "n_neighbors": lres.n_neighbors},
+            aux_a=list(lres.aux_a),
+            aux_b=list(lres.aux_b),
         )
         title = f"Linkability of persons (a row of '{root}' to their child rows)"
-        f = risk_finding(ctx, FindingKey.LINKABILITY_PERSONS, title, res, threat)
+        f = risk_finding(ctx, FindingKey.LINKABILITY_PERSONS, title, lres, threat)
         more = {"root": root, "n_persons_linked": link.n_linked}
         ctx.findings.append(replace(f, details=f.details | more))
     ctx.sections.person_risks = PersonRisksResult(so, link, note)
