@@ -25,11 +25,14 @@ Stages, in order, each a module of :mod:`synthleak.stages` that exports its ``ST
    (2023));
 6. ``membership_nobox`` — membership signal of the release against the control set;
    ``person_membership`` — with relational parts, membership of persons (a root row and their
-   child rows) against the control's persons; the other stages then read the person-level
-   view, one row per person;
+   child rows) against the control's persons; ``person_copies`` (histories replayed verbatim)
+   and ``person_risks`` (singling out and linkability of persons, in place of the two
+   record-level stages) likewise; the other stages then read the person-level view, one row
+   per person;
 7. ``attribute_release`` — reconstruction attribute inference on the release (Annamalai et al.
    (2024a), Sec. 4.2), with the control set as baseline; ``attribute_sweep`` — the same with
    every column in turn as the secret (``secret="all"``), one finding per column;
+   ``person_attribute`` — with relational parts, a root column inferred from persons' child rows;
 8. ``utility`` — MRE over 3-way marginal counts above 10 and 3-TVD (Annamalai et al. (2024a),
    Sec. 5.3);
 9. ``attribute_game`` — the randomised-secret attribute-inference game against the generator;
