@@ -3,10 +3,11 @@
 A finding's key names the attack and what it measured (``copies.exact``, ``membership.nobox``,
 ``attribute.sweep.income``): the stages write it, the report and the policy read it, and the JSON
 records it as text. The keys that are fixed are the members of :class:`FindingKey`; those that
-carry a name are built by :func:`singling_out_key`, :func:`attribute_game_key` and
-:func:`sweep_key`. The harm class of a key (:func:`harm_class`) orders an audit's findings by harm
-to people (``results.harm_order``): real people published verbatim, then records singled out,
-linked or inferred, then aggregate membership signals.
+carry a name are built by :func:`singling_out_key`, :func:`person_singling_out_key`,
+:func:`person_attribute_key`, :func:`attribute_game_key` and :func:`sweep_key`. The harm class
+of a key (:func:`harm_class`) orders an audit's findings by harm to people
+(``results.harm_order``): real people published verbatim, then records singled out, linked or
+inferred, then aggregate membership signals.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class FindingKey(StrEnum):
     :func:`singling_out_key`, :func:`attribute_game_key` and :func:`sweep_key`."""
 
     LINKABILITY = "linkability"
+    LINKABILITY_PERSONS = "linkability.persons"
     COPIES_EXACT = "copies.exact"
     COPIES_COLUMNS = "copies.columns"
     COPIES_RARE_VALUES = "copies.rare_values"
@@ -45,12 +47,24 @@ class FindingKey(StrEnum):
     MEMBERSHIP_RISKMAP = "membership.riskmap"
     MEMBERSHIP_PERSON = "membership.person"
     MEMBERSHIP_RELEASE = "membership.release"
+    COPIES_PERSON_HISTORY = "copies.person_history"
+    COPIES_PERSON_ROWS = "copies.person_rows"
     ATTRIBUTE_RELEASE = "attribute.recon.release"
 
 
 def singling_out_key(attack: str) -> str:
     """The key of the singling-out finding of ``attack`` (``univariate``, ...)."""
     return f"singling_out.{attack}"
+
+
+def person_singling_out_key(attack: str) -> str:
+    """The key of the singling-out finding of persons (relational release) of ``attack``."""
+    return f"singling_out.persons.{attack}"
+
+
+def person_attribute_key(secret: str) -> str:
+    """The key of the attribute-inference finding of persons' ``secret`` (relational release)."""
+    return f"attribute.persons.{secret}"
 
 
 def attribute_game_key(attack: str, synthetic_size: int) -> str:
@@ -63,9 +77,18 @@ def sweep_key(column: str) -> str:
     return f"attribute.sweep.{column}"
 
 
-#: Copy findings whose copies are real people's whole records: significant, they read severe
-#: whatever the rate (module docstring).
-PEOPLE_COPIES = frozenset({FindingKey.COPIES_EXACT})
+#: Copy findings whose copies are real people's whole records (or a person's whole history of
+#: child rows in a relational release): significant, they read severe whatever the rate (module
+#: docstring).
+PEOPLE_COPIES = frozenset({FindingKey.COPIES_EXACT, FindingKey.COPIES_PERSON_HISTORY})
+#: What each of :data:`PEOPLE_COPIES` publishes of a person, in the singular and the plural.
+PUBLISHED_WORDS = {
+    FindingKey.COPIES_EXACT: ("record", "records"),
+    FindingKey.COPIES_PERSON_HISTORY: (
+        "whole history of child rows",
+        "whole histories of child rows",
+    ),
+}
 
 
 def harm_class(key: str) -> Harm:

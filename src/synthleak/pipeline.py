@@ -27,11 +27,14 @@ Stages, in order, each a module of :mod:`synthleak.stages` that exports its ``ST
    ``membership_release`` — with shadow releases (``shadow_releases=DIR``), membership inference
    on the release itself, the attack learned from the shadow releases;
    ``person_membership`` — with relational parts, membership of persons (a root row and their
-   child rows) against the control's persons; the other stages then read the person-level
-   view, one row per person;
+   child rows) against the control's persons; ``person_copies`` (histories replayed verbatim)
+   and ``person_risks`` (singling out and linkability of persons, in place of the two
+   record-level stages) likewise; the other stages then read the person-level view, one row
+   per person;
 7. ``attribute_release`` — reconstruction attribute inference on the release (Annamalai et al.
    (2024a), Sec. 4.2), with the control set as baseline; ``attribute_sweep`` — the same with
    every column in turn as the secret (``secret="all"``), one finding per column;
+   ``person_attribute`` — with relational parts, a root column inferred from persons' child rows;
 8. ``utility`` — MRE over 3-way marginal counts above 10 and 3-TVD (Annamalai et al. (2024a),
    Sec. 5.3);
 9. ``attribute_game`` — the randomised-secret attribute-inference game against the generator;
@@ -97,7 +100,10 @@ from synthleak.stages import (
     membership,
     membership_nobox,
     membership_release,
+    person_attribute,
+    person_copies,
     person_membership,
+    person_risks,
     release,
     singling_out,
     split,
@@ -125,8 +131,11 @@ STAGES: tuple[Stage, ...] = (
     membership_nobox.STAGE,
     membership_release.STAGE,
     person_membership.STAGE,
+    person_copies.STAGE,
+    person_risks.STAGE,
     attribute_release.STAGE,
     attribute_sweep.STAGE,
+    person_attribute.STAGE,
     utility.STAGE,
     attribute_game.STAGE,
     membership.STAGE,

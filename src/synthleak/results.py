@@ -101,11 +101,14 @@ from synthleak.games.membership import AttackSummary, MembershipConfig, Membersh
 from synthleak.games.membership_release import MembershipReleaseResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
+from synthleak.games.person_attribute import PersonAttributeResult
+from synthleak.games.person_copies import PersonCopiesResult
+from synthleak.games.person_risks import PersonRisksResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.games.secret import Measurement, SecretRule
 from synthleak.games.shadow import GeneratorFailures
 from synthleak.games.sweep import AttributeSweepResult
-from synthleak.harm import PEOPLE_COPIES, FindingKey, Harm, harm_class
+from synthleak.harm import PEOPLE_COPIES, PUBLISHED_WORDS, FindingKey, Harm, harm_class
 from synthleak.metrics.copies import CopyReport
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate, holm_adjusted
@@ -544,11 +547,12 @@ class Finding(Result):
             )
         people = self.people_published()
         if people:
-            if self.key == FindingKey.COPIES_EXACT:
+            if self.key in PEOPLE_COPIES:
+                one, many = PUBLISHED_WORDS[FindingKey(self.key)]
                 head += (
-                    " 1 real person's record appears verbatim in the release."
+                    f" 1 real person's {one} appears verbatim in the release."
                     if people == 1
-                    else f" {people} real people's records appear verbatim in the release."
+                    else f" {people} real people's {many} appear verbatim in the release."
                 )
             else:
                 head += (
@@ -1338,9 +1342,9 @@ class AuditResult(Result):
         control was held out of it).
     membership_release : MembershipReleaseResult, optional
         Membership inference on the release, learned from shadow releases (``shadow_releases``).
-    person_membership : PersonMembershipResult, optional
-        Membership inference of persons in a relational release (a root row and its child
-        rows) against the control's persons; persons are named by their root key.
+    person_membership, person_copies, person_risks, person_attribute : optional
+        Person-level games of a relational release (membership, histories copied, singling out
+        and linkability, attribute inference) against the control's persons, by root key.
     copies : CopyReport, optional
         Verbatim copies of training records and of the values of every high-cardinality column
         (identifiers and free text included), against the control's rates; ``copied_rows`` are
@@ -1382,6 +1386,9 @@ class AuditResult(Result):
     membership_release: MembershipReleaseResult | None = field(default=None, repr=False)
     # left out of the repr, which stays short
     person_membership: PersonMembershipResult | None = field(default=None, repr=False)
+    person_copies: PersonCopiesResult | None = field(default=None, repr=False)
+    person_risks: PersonRisksResult | None = field(default=None, repr=False)
+    person_attribute: PersonAttributeResult | None = field(default=None, repr=False)
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None

@@ -82,6 +82,8 @@ class LinkabilityAttackResult(Result):
     n_neighbors : int
     note : str
         Set when the attack does no better than random guessing.
+    linked_rows : tuple of int
+        The original targets linked, as rows of the original (sorted).
     """
 
     attack: str
@@ -100,6 +102,7 @@ class LinkabilityAttackResult(Result):
     aux_b: tuple[str, ...]
     n_neighbors: int
     note: str = ""
+    linked_rows: tuple[int, ...] = ()
 
     def summary(self) -> dict[str, Any]:
         """The command-line JSON object of this attack."""
@@ -268,7 +271,8 @@ class LinkabilityGame:
         n_ori = min(self.n_attacks, len(original))
         n_ctl = min(self.n_attacks, len(control))
         pick = _TARGETS.rng(seed)
-        targets = original.take(pick.choice(len(original), size=n_ori, replace=False))
+        target_rows = pick.choice(len(original), size=n_ori, replace=False)
+        targets = original.take(target_rows)
         controls = control.take(pick.choice(len(control), size=n_ctl, replace=False))
         results = []
         for name, attack in self._resolve():
@@ -281,7 +285,8 @@ class LinkabilityGame:
                 random_neighbors(m, self.n_attacks, k, rng=brng),
             )
             n_base = int(base.sum())
-            n_succ = int(np.asarray(_links(attack, targets, search)).sum())
+            linked = np.asarray(_links(attack, targets, search), dtype=bool)
+            n_succ = int(linked.sum())
             n_ctl_succ = int(np.asarray(_links(attack, controls, search)).sum())
             base_rate = rate_estimate(n_base, self.n_attacks, self.confidence)
             attack_rate = rate_estimate(n_succ, n_ori, self.confidence, base_rate.value)
@@ -318,6 +323,7 @@ class LinkabilityGame:
                     aux_b=tuple(getattr(attack, "aux_b", self.aux_b)),
                     n_neighbors=k,
                     note=note,
+                    linked_rows=tuple(sorted(int(r) for r in target_rows[linked])),
                 )
             )
         return LinkabilityResult(

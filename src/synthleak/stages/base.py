@@ -32,6 +32,9 @@ from synthleak.games.membership import MembershipResult
 from synthleak.games.membership_release import MembershipReleaseResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
+from synthleak.games.person_attribute import PersonAttributeResult
+from synthleak.games.person_copies import PersonCopiesResult
+from synthleak.games.person_risks import PersonRisksResult
 from synthleak.games.shadow import table_fingerprint
 from synthleak.games.sweep import AttributeSweepResult
 from synthleak.metrics.copies import (
@@ -110,6 +113,9 @@ class Sections(Result):
     nobox: NoBoxMembershipResult | None = None
     membership_release: MembershipReleaseResult | None = None
     person_membership: PersonMembershipResult | None = None
+    person_copies: PersonCopiesResult | None = None
+    person_risks: PersonRisksResult | None = None
+    person_attribute: PersonAttributeResult | None = None
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None
@@ -261,6 +267,34 @@ def release_tables(ctx: Context) -> Release:
 
 def needs_synthetic(ctx: Context) -> Skip | None:
     return None if ctx.synthetic is not None else no_release_skip(ctx)
+
+
+PERSON_CONTROL_NEEDED = (
+    "a control: the tables of persons of the same population whose rows the generator never "
+    "saw (--control DIR with --relational; control= as RelationalData in Python)"
+)
+
+
+def needs_control_of_records(ctx: Context) -> Skip | None:
+    """:func:`needs_control`, for the singling-out and linkability stages, which the
+    ``person_risks`` stage replaces on relational input."""
+    if ctx.relational is not None:
+        return Skip(
+            reason="the release is relational: the game is played on persons, who are named by "
+            "their root key (stage person_risks)"
+        )
+    return needs_control(ctx)
+
+
+def needs_person_release(ctx: Context) -> Skip | None:
+    """What a person-level stage needs: relational parts with the release and a control."""
+    if ctx.relational is None:
+        return Skip(reason="the input is one table: person-level games need relational data")
+    if "synthetic" not in ctx.relational:
+        return Skip(needs="the synthetic release's tables (--synthetic DIR with --relational)")
+    if "control" not in ctx.relational:
+        return Skip(needs=PERSON_CONTROL_NEEDED)
+    return None
 
 
 class Kept:

@@ -19,7 +19,7 @@ from synthleak.stages.base import (
     Context,
     Stage,
     StageOutput,
-    needs_control,
+    needs_control_of_records,
     release_tables,
     risk_finding,
 )
@@ -85,4 +85,4 @@ def _linkability(ctx: Context, rng: np.random.Generator) -> StageOutput:
     return StageOutput(findings=(risk_finding(ctx, "linkability", "Linkability", res, threat),))
 
 
-STAGE = Stage("linkability", "Linkability", needs_control, _linkability, kept=True)
+STAGE = Stage("linkability", "Linkability", needs_control_of_records, _linkability, kept=True)

@@ -18,7 +18,7 @@ from synthleak.stages.base import (
     Context,
     Stage,
     StageOutput,
-    needs_control,
+    needs_control_of_records,
     release_tables,
     risk_finding,
 )
@@ -83,4 +83,4 @@ def _singling_out(ctx: Context, rng: np.random.Generator) -> StageOutput:
     return StageOutput(findings=tuple(findings), notes=tuple(notes))
 
 
-STAGE = Stage("singling_out", "Singling out", needs_control, _singling_out, kept=True)
+STAGE = Stage("singling_out", "Singling out", needs_control_of_records, _singling_out, kept=True)

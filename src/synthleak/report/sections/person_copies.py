@@ -1,0 +1,96 @@
+"""The 'Verbatim copies of persons' histories' section (stage ``person_copies``)."""
+
+from __future__ import annotations
+
+from synthleak.games.person_copies import MAX_KEYS
+from synthleak.harm import FindingKey
+from synthleak.report.blocks import Paragraph, Section, TableBlock, finding, fmt, span, verdict_text
+from synthleak.results import AuditResult
+
+#: Root keys of replayed persons the report lists (report.json holds up to the result's cap).
+N_SHOWN = 20
+
+
+def section(result: AuditResult) -> Section | None:
+    pc = result.person_copies
+    if pc is None:
+        return None
+    root = result.config.root or "root"
+    sec = Section("Verbatim copies of persons' histories (linked tables)", "person-copies")
+    tables = ", ".join(f"'{t}'" for t in pc.tables)
+    sec.blocks.append(
+        Paragraph(
+            f"A person is a row of table '{root}' with their child rows in {tables}. A generator "
+            "that replays a person publishes their child rows as they are under a new key. Each "
+            "person's child rows (their own columns, without keys) were looked up in the "
+            "release: a person's whole history is replayed when one synthetic person holds "
+            f"exactly their child rows (persons with at least {pc.min_rows} child rows), and a "
+            f"share of it is copied when at least {pc.share_threshold:.0%} of their child rows "
+            "are found verbatim among the release's child rows. Child rows with few distinct "
+            "values recur by chance, so each rate among the persons of the original is compared "
+            "with the same rate among the persons of the control, who were never shown to the "
+            "generator."
+        )
+    )
+    rows = (
+        (
+            "whole history replayed",
+            f"{pc.n_whole} of {pc.n_persons}",
+            fmt(pc.whole_rate),
+            f"{pc.n_whole_control} of {pc.n_control_persons}",
+            fmt(pc.whole_control_rate),
+            fmt(pc.whole.value),
+            span(pc.whole.ci_low, pc.whole.ci_high),
+        ),
+        (
+            f"at least {pc.share_threshold:.0%} of the child rows copied",
+            f"{pc.n_share} of {pc.n_persons_with_rows}",
+            fmt(pc.share_rate),
+            f"{pc.n_share_control} of {pc.n_control_persons_with_rows}",
+            fmt(pc.share_control_rate),
+            fmt(pc.share.value),
+            span(pc.share.ci_low, pc.share.ci_high),
+        ),
+    )
+    sec.blocks.append(
+        TableBlock(
+            (
+                "persons",
+                "original",
+                "rate",
+                "control",
+                "rate",
+                "excess over control",
+                "95% CI",
+            ),
+            rows,
+            "Persons of the original (training) and of the control (baseline), the excess with "
+            "Newcombe's interval; the release holds "
+            f"{pc.n_synthetic_persons} synthetic persons.",
+        )
+    )
+    sec.blocks.append(
+        Paragraph(
+            f"Row level: {fmt(pc.row_copy_rate)} of the original's child rows and "
+            f"{fmt(pc.row_copy_control_rate)} of the control's are found verbatim in the "
+            "release. Verdicts: whole histories "
+            f"{verdict_text(finding(result, FindingKey.COPIES_PERSON_HISTORY))}; shares of a "
+            f"history {verdict_text(finding(result, FindingKey.COPIES_PERSON_ROWS))}."
+        )
+    )
+    if pc.replayed_keys:
+        shown = pc.replayed_keys[:N_SHOWN]
+        more = pc.n_whole - len(shown)
+        first = f" (the first {len(shown)} of {pc.n_whole}; report.json lists up to {MAX_KEYS})"
+        first = first if more else ""
+        sec.blocks.append(
+            TableBlock(
+                (f"person ({root} key)",),
+                tuple((str(k),) for k in shown),
+                f"Persons of the original whose whole history the release replays, by their "
+                f"root key{first}"
+                ". A history of few, common child rows can be replayed by chance: read the list "
+                "with the verdict above.",
+            )
+        )
+    return sec

@@ -1,0 +1,34 @@
+"""The 'Singling out and linkability of persons' section (report/sections/person_risks.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from tests.games.person_parts import parts, replay
+from tests.stages.test_person_risks import only_these, run  # noqa: F401 (the fixture)
+
+from synthleak.report.blocks import Paragraph, TableBlock
+from synthleak.report.document import build_document
+from synthleak.report.sections.person_risks import section
+
+
+@pytest.mark.usefixtures("only_these")
+def test_the_section_shows_person_risks_beside_the_root_rows_and_names_root_keys() -> None:
+    original, control, _ = parts(3, n_control=50)
+    r = run(original, replay(original, 10**7), control)
+    sec = section(r)
+    assert sec is not None
+    assert "person-risks" in [s.anchor for s in build_document(r).sections]
+    text = " ".join(b.text for b in sec.blocks if isinstance(b, Paragraph))
+    assert "row of table 'person'" in text and "row-level figure" in text
+    risks, named = [b for b in sec.blocks if isinstance(b, TableBlock)]
+    units = [row[1] for row in risks.rows]
+    assert units.count("persons") == 3 and "rows of 'person' alone" in units
+    assert all("–" in row[3] for row in risks.rows)
+    assert named.header == ("game", "persons (person key)")
+    keys = {str(k) for k in original.frames["person"]["pid"]}
+    for _, cell in named.rows:
+        shown = cell.split(" and ")[0].split(", ")
+        assert set(shown) <= keys  # root keys of the original, never the release's
+    assert section(replace(r, person_risks=None)) is None
