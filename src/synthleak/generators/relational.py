@@ -188,7 +188,7 @@ class BaseRelationalGenerator(Constrained):
                 raise GeneratorFailure(f"{who}: table {t!r} lacks column(s) {missing}")
             df = df[list(self.dtypes_[t])].reset_index(drop=True)
             for c, dt in self.dtypes_[t].items():  # text stays text, numbers numbers
-                if dt == object and df[c].dtype != object:
+                if dt.kind == "O" and df[c].dtype.kind != "O":
                     df[c] = df[c].astype(str).where(df[c].notna(), None)
             out[t] = df
         try:
@@ -345,7 +345,9 @@ class CommandRelationalGenerator(BaseRelationalGenerator):
         try:
             self.argv_ = shlex.split(self.cmd)
         except ValueError as exc:
-            raise InputError(f"cannot split the command {self.cmd!r} ({exc}): check its quotes")
+            raise InputError(
+                f"cannot split the command {self.cmd!r} ({exc}): check its quotes"
+            ) from None
         for ph in ("{input}", "{output}"):
             if not any(ph in a for a in self.argv_):
                 raise InputError(
@@ -399,7 +401,7 @@ class CommandRelationalGenerator(BaseRelationalGenerator):
                 f = out / f"{t}.csv"
                 if not f.is_file():
                     raise GeneratorFailure(f"{who} wrote no table {t}.csv to {{output}}")
-                text = {c: str for c, dt in self.dtypes_[t].items() if dt == object}
+                text = {c: str for c, dt in self.dtypes_[t].items() if dt.kind == "O"}
                 try:
                     frames[t] = pd.read_csv(
                         f, dtype=text, keep_default_na=False, na_values=[""], low_memory=False
