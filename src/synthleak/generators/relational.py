@@ -272,8 +272,9 @@ class PythonRelationalGenerator(BaseRelationalGenerator):
 
     def __init__(self, target: str = "", options: dict[str, str] | None = None) -> None:
         super().__init__()
-        self.target, self.options = target.strip(), options
+        self.target, self.options = target, options
         check_params(self, self._parameter_constraints)
+        self.target = target.strip()
         self.cls_ = _import_target(self.target)
         self.kwargs = {k: _literal(v) for k, v in (options or {}).items()}
         params = _parameters(self.cls_)
@@ -336,8 +337,9 @@ class CommandRelationalGenerator(BaseRelationalGenerator):
 
     def __init__(self, cmd: str = "", timeout: float = 600.0) -> None:
         super().__init__()
-        self.cmd, self.timeout = cmd.strip(), float(timeout)
+        self.cmd, self.timeout = cmd, timeout
         check_params(self, self._parameter_constraints)
+        self.cmd, self.timeout = cmd.strip(), float(timeout)
         if not self.cmd:
             raise InputError(
                 'the command generator needs a command line: command:"CMD {input} {output} {n}"'
