@@ -44,6 +44,7 @@ class FindingKey(StrEnum):
     MEMBERSHIP_NOBOX = "membership.nobox"
     MEMBERSHIP_RISKMAP = "membership.riskmap"
     MEMBERSHIP_PERSON = "membership.person"
+    MEMBERSHIP_PERSON_SHADOW = "membership.person_shadow"
     ATTRIBUTE_RELEASE = "attribute.recon.release"
 
 

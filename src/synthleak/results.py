@@ -100,6 +100,7 @@ from synthleak.games.cost import Power
 from synthleak.games.membership import AttackSummary, MembershipConfig, MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
+from synthleak.games.person_shadow import PersonShadowResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.games.secret import Measurement, SecretRule
 from synthleak.games.shadow import GeneratorFailures
@@ -1335,6 +1336,9 @@ class AuditResult(Result):
     person_membership : PersonMembershipResult, optional
         Membership inference of persons in a relational release (a root row and its child
         rows) against the control's persons; persons are named by their root key.
+    person_shadow : PersonShadowResult, optional
+        Shadow-model membership inference of persons against a relational generator (the
+        generator given with relational parts); targets are named by their root key.
     copies : CopyReport, optional
         Verbatim copies of training records and of the values of every high-cardinality column
         (identifiers and free text included), against the control's rates; ``copied_rows`` are
@@ -1375,6 +1379,7 @@ class AuditResult(Result):
     nobox: NoBoxMembershipResult | None = None
     # left out of the repr, which stays short
     person_membership: PersonMembershipResult | None = field(default=None, repr=False)
+    person_shadow: PersonShadowResult | None = field(default=None, repr=False)
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None

@@ -41,6 +41,7 @@ from synthleak.report.sections import (
     membership,
     membership_nobox,
     person_membership,
+    person_shadow,
     utility,
     vulnerability,
 )
@@ -745,6 +746,7 @@ def build_document(result: AuditResult) -> Document:
         membership.section(result),
         membership.riskmap_section(result),
         membership.epsilon_section(result),
+        person_shadow.section(result),
         utility.section(result),
         _assumptions(result),
         _notes(result),

@@ -18,7 +18,14 @@ from synthleak.results import (
     PrivacyUtilityPoint,
 )
 from synthleak.runtime.seeding import game_seed
-from synthleak.stages.base import GENERATOR_NEEDED, SECRET_NEEDED, Context, Skip, Stage
+from synthleak.stages.base import (
+    GENERATOR_NEEDED,
+    RELATIONAL_SKIP,
+    SECRET_NEEDED,
+    Context,
+    Skip,
+    Stage,
+)
 from synthleak.threat import threat_model
 
 #: Share of ``max_time`` the randomised-secret attribute-inference game may take.
@@ -32,6 +39,8 @@ AIA_MIN_GAMES = 100
 
 
 def _needs_generator_and_secret(ctx: Context) -> Skip | None:
+    if ctx.relational is not None:
+        return Skip(reason=RELATIONAL_SKIP)
     if ctx.options.secret is None:
         return Skip(needs=SECRET_NEEDED)
     if ctx.options.secret == SWEEP_ALL:

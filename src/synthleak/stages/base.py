@@ -30,6 +30,7 @@ from synthleak.games.attribute_release import ReleaseAttributeResult
 from synthleak.games.membership import MembershipResult
 from synthleak.games.nobox import NoBoxMembershipResult
 from synthleak.games.person import PersonMembershipResult
+from synthleak.games.person_shadow import PersonShadowResult
 from synthleak.games.shadow import table_fingerprint
 from synthleak.games.sweep import AttributeSweepResult
 from synthleak.metrics.copies import (
@@ -84,6 +85,12 @@ SECRET_NEEDED = (
 )
 
 
+RELATIONAL_SKIP = (
+    "the input is relational: the row-level games against the generator do not apply "
+    "(the person-level shadow-model game, stage person_shadow, plays membership of persons)"
+)
+
+
 GENERATOR_NEEDED = (
     "the generator, as a spec the audit can run many times for shadow models (--generator; "
     "generator= in Python); a release alone is audited without it"
@@ -105,6 +112,7 @@ class Sections:
     membership: MembershipResult | None = None
     nobox: NoBoxMembershipResult | None = None
     person_membership: PersonMembershipResult | None = None
+    person_shadow: PersonShadowResult | None = None
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None

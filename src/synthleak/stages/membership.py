@@ -47,12 +47,14 @@ from synthleak.runtime.seeding import game_seed, stream
 from synthleak.runtime.store import (
     write_atomic,
 )
-from synthleak.stages.base import GENERATOR_NEEDED, Context, Skip, Stage
+from synthleak.stages.base import GENERATOR_NEEDED, RELATIONAL_SKIP, Context, Skip, Stage
 from synthleak.stages.vulnerability import rare_columns
 from synthleak.vulnerability import rank_records
 
 
 def _needs_generator(ctx: Context) -> Skip | None:
+    if ctx.relational is not None:
+        return Skip(reason=RELATIONAL_SKIP)
     return None if ctx.options.generator is not None else Skip(needs=GENERATOR_NEEDED)
 
 
