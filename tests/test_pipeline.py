@@ -83,8 +83,9 @@ def test_generator_audit_runs_every_stage_and_is_seeded(split) -> None:
     assert len(a.vulnerability.top) == 10 and a.vulnerability.top[0].rank == 1
     assert not a.vulnerability.top[0].values  # records are masked by default
     measured = {s.name for s in a.stages if s.status is StageStatus.MEASURED}
-    # attribute_sweep: secret="all" only; person_membership: relational input only
-    assert measured == {s.name for s in STAGES} - {"attribute_sweep", "person_membership"}
+    # attribute_sweep: secret="all" only; the person stages: relational input only
+    relational_only = {"person_membership", "person_shadow"}
+    assert measured == {s.name for s in STAGES} - {"attribute_sweep", *relational_only}
     b = audit(train, generator="indhist", secret="sex", plan=TINY, seed=3)
 
     def strip(r: AuditResult) -> dict:
