@@ -229,6 +229,10 @@ def _run_relational_audit(
             "one file per table); --generator, if given, names a relational generator for the "
             "person-level shadow-model game"
         )
+    if options.generator is not None:
+        from synthleak.generators.relational import make_relational_generator
+
+        make_relational_generator(options.generator)  # a bad spec fails before any reading
     sch = RelationalSchema.from_sdv(metadata)
     na = tuple(split_list(na_values))
     parts = {k: load_relational(v, sch, na_values=na) for k, v in folders.items() if v}
