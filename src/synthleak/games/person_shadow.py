@@ -47,6 +47,7 @@ import pandas as pd
 
 from synthleak.data.relational import RelationalData, person_views
 from synthleak.data.release import encode_parts
+from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError
 from synthleak.metrics.privacy import RiskEstimate, TprAtFpr, auc, auc_estimate, tpr_estimates
 from synthleak.runtime.seeding import stream
@@ -165,8 +166,10 @@ def _nearest(queries: pd.DataFrame, pool: pd.DataFrame, ruler: pd.DataFrame) -> 
         return np.zeros(0)
     if len(pool) == 0:
         return np.full(len(queries), np.inf)
-    parts = {"ruler": ruler, "queries": queries, "pool": pool} if len(ruler) else {}
-    _, enc = encode_parts(parts or {"queries": queries, "pool": pool})
+    parts: dict[str, pd.DataFrame | Table] = {"queries": queries, "pool": pool}
+    if len(ruler):
+        parts = {"ruler": ruler, **parts}
+    _, enc = encode_parts(parts)
     d = nearest_neighbours(enc["queries"], enc["pool"], k=1, metric="minkowski")[0][:, 0]
     return np.asarray(d, dtype=np.float64)
 
@@ -338,9 +341,9 @@ class PersonShadowGame:
         xs, ys = np.array(feats[0]), np.array(labels[0])  # (sets, T, F), (sets, T)
         xt, yt = np.array(feats[1]), np.array(labels[1])
         scores = np.zeros((len(FEATURES) + 1, *yt.shape))
-        for t in range(T):
-            for f in range(len(FEATURES)):
-                scores[f, :, t] = _lr(xs[:, t, f], ys[:, t], xt[:, t, f])
+        for j in range(T):
+            for k in range(len(FEATURES)):
+                scores[k, :, j] = _lr(xs[:, j, k], ys[:, j], xt[:, j, k])
         scores[-1] = scores[:-1].sum(0)
         y = yt.ravel().astype(np.int64)
         attacks = {}

@@ -225,7 +225,7 @@ class HMAGenerator(BaseRelationalGenerator):
             from sdv.metadata import Metadata
             from sdv.multi_table import HMASynthesizer
         except ImportError:
-            raise MissingExtraError("sdv:hma needs SDV: pip install 'synthleak[sdv]'") from None
+            raise MissingExtraError("sdv", "sdv", "sdv:hma") from None
         self._fitted(data)
         meta = Metadata.load_from_dict(sdv_multi_table_metadata(data))
         synth = HMASynthesizer(meta, verbose=self.verbose)

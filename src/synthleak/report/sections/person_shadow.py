@@ -58,10 +58,10 @@ def section(result: AuditResult) -> Section | None:
             "the intervals are somewhat narrow when targets differ much.",
         )
     )
-    a = ps.primary_attack.auc
+    e = ps.primary_attack.auc
     sec.blocks.append(
         Paragraph(
-            f"'{ps.primary}': AUC {fmt(a.value)} (95% CI {span(a.ci_low, a.ci_high)}). This is "
+            f"'{ps.primary}': AUC {fmt(e.value)} (95% CI {span(e.ci_low, e.ci_high)}). This is "
             "the figure of the finding 'Membership inference of persons through the relational "
             "generator'. Verdict: "
             f"{verdict_text(finding(result, FindingKey.MEMBERSHIP_PERSON_SHADOW))}."
