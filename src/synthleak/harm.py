@@ -49,6 +49,7 @@ class FindingKey(StrEnum):
     MEMBERSHIP_RELEASE = "membership.release"
     COPIES_PERSON_HISTORY = "copies.person_history"
     COPIES_PERSON_ROWS = "copies.person_rows"
+    MEMBERSHIP_PERSON_SHADOW = "membership.person_shadow"
     ATTRIBUTE_RELEASE = "attribute.recon.release"
 
 

@@ -39,7 +39,12 @@ Stages, in order, each a module of :mod:`synthleak.stages` that exports its ``ST
    Sec. 5.3);
 9. ``attribute_game`` — the randomised-secret attribute-inference game against the generator;
 10. ``membership`` — black-box shadow-model membership inference against the generator, on the
-    most vulnerable records plus random records as a control group.
+    most vulnerable records plus random records as a control group;
+11. ``person_shadow`` — with relational parts and a relational generator (``sdv:hma``,
+    ``python:``, ``command:``; :mod:`synthleak.generators.relational`), shadow-model
+    membership of persons (:class:`~synthleak.games.person_shadow.PersonShadowGame`); the
+    row-level generator games (``attribute_game``, ``membership``) do not run on relational
+    parts.
 
 Every row number a stage reports is a row of the original as given.
 
@@ -104,6 +109,7 @@ from synthleak.stages import (
     person_copies,
     person_membership,
     person_risks,
+    person_shadow,
     release,
     singling_out,
     split,
@@ -139,6 +145,7 @@ STAGES: tuple[Stage, ...] = (
     utility.STAGE,
     attribute_game.STAGE,
     membership.STAGE,
+    person_shadow.STAGE,
 )
 
 
@@ -165,7 +172,8 @@ def audit(
         The real records the synthetic data was (or will be) generated from. A
         :class:`~synthleak.data.relational.RelationalData` (linked tables: a root table of
         persons and their child rows) audits a relational release: the given parts must all be
-        relational, with one schema, and ``synthetic`` is required (no generator). The
+        relational, with one schema, and ``synthetic`` is required (a ``generator`` is then a
+        relational generator, run only by the person-level shadow-model game). The
         single-table stages then audit the person-level view
         (:func:`~synthleak.data.relational.person_views`: one row per person of the root table,
         their child rows summarised), and ``person_membership`` plays membership of persons on
@@ -181,6 +189,8 @@ def audit(
         ``result.config.options`` gives it back to run the same audit again.
     generator : str, optional
         Generator spec (``baynet:k=2``, ...). Enables the black-box shadow-model attacks.
+        With relational parts, a relational generator spec (``sdv:hma``, ``python:...``,
+        ``command:...``) for the person-level shadow-model game (``person_shadow``).
     secret : str, optional
         A sensitive column: enables attribute inference. ``"all"`` sweeps every column of the
         release in turn (:func:`synthleak.games.sweep.attribute_sweep`), each ranked by its
@@ -343,7 +353,7 @@ def audit(
         raise InputError(
             f"the original has {len(ori)} records: an audit needs more than k = {opts.k}"
         )
-    if opts.generator is not None:
+    if opts.generator is not None and relational is None:
         make_generator(opts.generator)  # an unknown or bad spec fails before any work
 
     ctx = Context(
@@ -422,11 +432,16 @@ def _relational_parts(
             f"{', '.join(sorted(rel))} relational but {', '.join(single)} a single table: give "
             "every part as relational data (one folder of tables each) or every part as one table"
         )
-    if opts.generator is not None or "synthetic" not in rel:
+    if "synthetic" not in rel:
         raise InputError(
             "a relational release is audited from its tables: give synthetic as relational data "
-            "and leave generator out (relational generators are not supported by audit)"
+            "(a generator, if given, is a relational generator for the person-level "
+            "shadow-model game, not a source of the release)"
         )
+    if opts.generator is not None:
+        from synthleak.generators.relational import make_relational_generator
+
+        make_relational_generator(opts.generator)  # a bad spec fails before any work
     if encoded is not None:
         raise InputError("encoded holds single tables: leave it out with relational parts")
     schema = rel["original"].schema

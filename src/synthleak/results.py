@@ -104,6 +104,7 @@ from synthleak.games.person import PersonMembershipResult
 from synthleak.games.person_attribute import PersonAttributeResult
 from synthleak.games.person_copies import PersonCopiesResult
 from synthleak.games.person_risks import PersonRisksResult
+from synthleak.games.person_shadow import PersonShadowResult
 from synthleak.games.riskmap import RiskMapResult
 from synthleak.games.secret import Measurement, SecretRule
 from synthleak.games.shadow import GeneratorFailures
@@ -1345,6 +1346,9 @@ class AuditResult(Result):
     person_membership, person_copies, person_risks, person_attribute : optional
         Person-level games of a relational release (membership, histories copied, singling out
         and linkability, attribute inference) against the control's persons, by root key.
+    person_shadow : PersonShadowResult, optional
+        Shadow-model membership inference of persons against a relational generator (the
+        generator given with relational parts); targets are named by their root key.
     copies : CopyReport, optional
         Verbatim copies of training records and of the values of every high-cardinality column
         (identifiers and free text included), against the control's rates; ``copied_rows`` are
@@ -1389,6 +1393,7 @@ class AuditResult(Result):
     person_copies: PersonCopiesResult | None = field(default=None, repr=False)
     person_risks: PersonRisksResult | None = field(default=None, repr=False)
     person_attribute: PersonAttributeResult | None = field(default=None, repr=False)
+    person_shadow: PersonShadowResult | None = field(default=None, repr=False)
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None

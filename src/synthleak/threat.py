@@ -115,6 +115,11 @@ KNOWLEDGE: dict[str, str] = {
         "datasets of {train_size} records"
     ),
     "riskmap": "the target record and records of the same population to train shadow models on",
+    "person_shadow": (
+        "the target person (their root row and all their child rows), and {aux_size} "
+        "auxiliary persons from the same population to train shadow models on datasets of "
+        "{train_size} persons"
+    ),
     "nobox_membership": (
         "the candidate records whose membership they test, the released synthetic data, and "
         "real records of the same population known not to be in the training data"

@@ -685,4 +685,23 @@ def test_shadow_releases_must_be_a_folder(files, tmp_path: Path, capsys) -> None
     assert code == 2
     err = capsys.readouterr().err
     assert "--shadow-releases" in err and "is not a folder" in err and "Traceback" not in err
+
+
+def test_relational_audit_takes_a_relational_generator_spec(tmp_path: Path, capsys) -> None:
+    """--generator with --relational names a relational generator: a single-table spec is
+    refused before any work, in one line, with no report folder."""
+    from tests.stages.test_person_membership import parts
+
+    original, control, others = parts(2)
+    args = ["audit", "--relational", str(tmp_path / "metadata.json")]
+    (tmp_path / "metadata.json").write_text(json.dumps(SDV_METADATA))
+    for name, data in (("original", original), ("synthetic", others), ("control", control)):
+        (tmp_path / name).mkdir()
+        for table, frame in data.frames.items():
+            frame.to_csv(tmp_path / name / f"{table}.csv", index=False)
+        args += [f"--{name}", str(tmp_path / name)]
+    out = tmp_path / "out"
+    assert main([*args, "--generator", "baynet:k=2", "--out-dir", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "unknown relational generator 'baynet'" in err and len(err.splitlines()) == 1
     assert not out.exists()

@@ -264,10 +264,10 @@ def test_plan_game_counts_the_default_targets_of_a_game_given_none(
     data_csv: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A game built without targets plays Targets.top(10); the projection counts those 10."""
-    from synthleak.stages.membership import plan_game
     from synthleak.data.release import as_table
     from synthleak.games.membership import MembershipGame
     from synthleak.runtime import Runtime
+    from synthleak.stages.membership import plan_game
 
     table = as_table(pd.read_csv(data_csv))
     game = MembershipGame(

@@ -368,3 +368,30 @@ def test_null_oracle_copy_rates(rate: float) -> None:
     )
     # at 0.2 % the ~5 expected successes cannot reach 5 % however they fall: no power to ask for
     _assert_valid(p, power_at_5=0.0 if rate < 0.01 else 0.02)
+
+
+def test_bootstrap_aucs_equal_the_rank_formula_bit_for_bit() -> None:
+    """The bootstrap's draws are scored without ranking each one (``_boot_aucs``): the same
+    AUCs as the rank formula on every draw, with ties, infinities and more draws than a chunk."""
+    from synthleak.metrics.privacy import _BOOT_CHUNK, _auc_two, _boot_aucs
+
+    for trial in range(12):
+        r = np.random.default_rng(trial)
+        m, n = (int(v) for v in r.integers(1, 120, 2))
+        tied = trial % 2 == 1
+        pos = r.integers(0, 8, m).astype(float) if tied else r.normal(0.3, 1, m)
+        neg = r.integers(0, 8, n).astype(float) if tied else r.normal(0, 1, n)
+        if trial % 3 == 0:
+            pos[:2], neg[:1] = np.inf, -np.inf
+        draws = _BOOT_CHUNK + 7
+        bi_p, bi_n = r.integers(0, m, (draws, m)), r.integers(0, n, (draws, n))
+        slow = [_auc_two(pos[bi_p[b]], neg[bi_n[b]]) for b in range(draws)]
+        np.testing.assert_array_equal(_boot_aucs(pos, neg, bi_p, bi_n), slow)
+
+
+def test_auc_estimate_with_nan_scores_keeps_the_ranked_path() -> None:
+    y = np.r_[np.ones(30), np.zeros(30)]
+    s = np.r_[np.linspace(0, 1, 30), np.linspace(-0.5, 0.5, 30)]
+    s[[0, 40]] = np.nan
+    e = auc_estimate(y, s, rng=np.random.default_rng(0), n_boot=50)
+    assert 0 <= e.ci_low <= e.ci_high <= 1

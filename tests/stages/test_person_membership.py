@@ -148,7 +148,7 @@ def test_mixed_parts_generator_and_bad_root_are_refused() -> None:
     original, control, others = parts(3)
     with pytest.raises(InputError, match="every part as relational"):
         person_audit(original, others.frames["person"], control)
-    with pytest.raises(InputError, match="leave generator out"):
+    with pytest.raises(InputError, match="give synthetic as relational data"):
         audit(original, control=control, generator="indhist", plan=PLAN)
     with pytest.raises(InputError, match="root 'nope' is not a table"):
         person_audit(original, others, control, root="nope")

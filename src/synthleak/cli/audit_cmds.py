@@ -224,11 +224,16 @@ def _run_relational_audit(
             "--keep, --categorical, --continuous, --schema and --cluster describe one table: "
             "with --relational the metadata describes the tables, so leave them out"
         )
-    if options.generator is not None or folders["synthetic"] is None:
+    if folders["synthetic"] is None:
         raise InputError(
             "--relational audits a release from its tables: give --synthetic DIR (a folder of "
-            "one file per table) and leave --generator out"
+            "one file per table); --generator, if given, names a relational generator for the "
+            "person-level shadow-model game"
         )
+    if options.generator is not None:
+        from synthleak.generators.relational import make_relational_generator
+
+        make_relational_generator(options.generator)  # a bad spec fails before any reading
     sch = RelationalSchema.from_sdv(metadata)
     na = tuple(split_list(na_values))
     parts = {k: load_relational(v, sch, na_values=na) for k, v in folders.items() if v}
@@ -310,7 +315,12 @@ def audit_cmd(
     control: ControlOpt = None,
     generator: Annotated[
         str | None,
-        typer.Option("--generator", help="Generator spec; enables black-box shadow-model attacks."),
+        typer.Option(
+            "--generator",
+            help="Generator spec; enables black-box shadow-model attacks. With --relational: "
+            "a relational generator (sdv:hma, python:..., command:...) for the person-level "
+            "shadow-model game.",
+        ),
     ] = None,
     secret: SecretOpt = None,
     quasi_ids: QuasiIdsOpt = None,

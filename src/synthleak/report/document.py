@@ -45,6 +45,7 @@ from synthleak.report.sections import (
     person_copies,
     person_membership,
     person_risks,
+    person_shadow,
     utility,
     vulnerability,
 )
@@ -753,6 +754,7 @@ def build_document(result: AuditResult) -> Document:
         membership.section(result),
         membership.riskmap_section(result),
         membership.epsilon_section(result),
+        person_shadow.section(result),
         utility.section(result),
         _assumptions(result),
         _notes(result),

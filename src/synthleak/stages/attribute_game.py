@@ -20,6 +20,7 @@ from synthleak.results import (
 from synthleak.runtime.seeding import game_seed
 from synthleak.stages.base import (
     GENERATOR_NEEDED,
+    RELATIONAL_SKIP,
     SECRET_NEEDED,
     Context,
     Sections,
@@ -40,6 +41,8 @@ AIA_MIN_GAMES = 100
 
 
 def _needs_generator_and_secret(ctx: Context) -> Skip | None:
+    if ctx.relational is not None:
+        return Skip(reason=RELATIONAL_SKIP)
     if ctx.options.secret is None:
         return Skip(needs=SECRET_NEEDED)
     if ctx.options.secret == SWEEP_ALL:

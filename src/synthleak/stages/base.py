@@ -35,6 +35,7 @@ from synthleak.games.person import PersonMembershipResult
 from synthleak.games.person_attribute import PersonAttributeResult
 from synthleak.games.person_copies import PersonCopiesResult
 from synthleak.games.person_risks import PersonRisksResult
+from synthleak.games.person_shadow import PersonShadowResult
 from synthleak.games.shadow import table_fingerprint
 from synthleak.games.sweep import AttributeSweepResult
 from synthleak.metrics.copies import (
@@ -89,6 +90,12 @@ SECRET_NEEDED = (
 )
 
 
+RELATIONAL_SKIP = (
+    "the input is relational: the row-level games against the generator do not apply "
+    "(the person-level shadow-model game, stage person_shadow, plays membership of persons)"
+)
+
+
 GENERATOR_NEEDED = (
     "the generator, as a spec the audit can run many times for shadow models (--generator; "
     "generator= in Python); a release alone is audited without it"
@@ -116,6 +123,7 @@ class Sections(Result):
     person_copies: PersonCopiesResult | None = None
     person_risks: PersonRisksResult | None = None
     person_attribute: PersonAttributeResult | None = None
+    person_shadow: PersonShadowResult | None = None
     copies: CopyReport | None = None
     attribute: AttributeGameResult | None = None
     attribute_release: ReleaseAttributeResult | None = None

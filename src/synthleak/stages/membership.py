@@ -51,6 +51,7 @@ from synthleak.runtime.store import (
 )
 from synthleak.stages.base import (
     GENERATOR_NEEDED,
+    RELATIONAL_SKIP,
     Context,
     Log,
     Sections,
@@ -68,6 +69,8 @@ if TYPE_CHECKING:
 
 
 def _needs_generator(ctx: Context) -> Skip | None:
+    if ctx.relational is not None:
+        return Skip(reason=RELATIONAL_SKIP)
     return None if ctx.options.generator is not None else Skip(needs=GENERATOR_NEEDED)
 
 
