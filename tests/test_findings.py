@@ -15,7 +15,7 @@ from synthleak.games.membership import (
     TargetOutcome,
     attack_outcome,
 )
-from synthleak.results import Verdict, at_least_sentence
+from synthleak.verdicts import Verdict, at_least_sentence
 
 
 def _game(
@@ -230,7 +230,7 @@ def test_the_details_of_a_finding_read_back_typed_as_they_were_written() -> None
     from tests.report.conftest import make_membership
 
     from synthleak.findings import BlackBoxDetails, NoBoxDetails, RiskMapDetails
-    from synthleak.results import Finding
+    from synthleak.verdicts import Finding
 
     f = membership_finding(make_membership(np.random.default_rng(1)), rng=np.random.default_rng(2))
     d = BlackBoxDetails.of(f)

@@ -19,7 +19,7 @@ def test_finding_keys_are_the_strings_the_json_records() -> None:
         singling_out_key,
         sweep_key,
     )
-    from synthleak.results import Finding, MetricKind
+    from synthleak.verdicts import Finding, MetricKind
 
     tm = ThreatModel(AdversaryGoal.MEMBERSHIP, GeneratorAccess.NO_BOX, "the release")
     est = RiskEstimate(0.6, 0.55, 0.65, 0.95, 200, 0.5)

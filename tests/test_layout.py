@@ -157,7 +157,10 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("generators", ("generators",)),
     ("attacks", ("attacks",)),
     ("games", ("games", "partitioned")),
-    ("audit", ("stages", "pipeline", "results", "findings", "policy", "harm", "comparison")),
+    (
+        "audit",
+        ("stages", "pipeline", "results", "verdicts", "findings", "policy", "harm", "comparison"),
+    ),
     ("report", ("report",)),
     ("command line", ("cli",)),
     ("contract checks", ("testing",)),

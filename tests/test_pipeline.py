@@ -9,7 +9,8 @@ from tests.stages.audit_helpers import TINY, by_key, figures
 
 from synthleak import InputError, Table
 from synthleak.pipeline import BUDGETS, STAGES, Budget, audit
-from synthleak.results import AuditResult, StageStatus, Verdict
+from synthleak.results import AuditResult, StageStatus
+from synthleak.verdicts import Verdict
 
 
 def test_release_equal_to_original_is_maximal_risk(split) -> None:

@@ -123,15 +123,13 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         AuditOptions,
         AuditResult,
         BudgetPlan,
-        Finding,
-        MetricKind,
         StageRecord,
         StageStatus,
-        Verdict,
         load_result,
     )
     from synthleak.runtime import Runtime
     from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
+    from synthleak.verdicts import Finding, MetricKind, Verdict
     from synthleak.vulnerability import (
         DistanceMetric,
         TargetMethod,

@@ -63,10 +63,11 @@ from synthleak.metrics.paired import paired_auc_difference
 from synthleak.metrics.privacy import auc, holm_adjusted, paired_accuracy_difference
 from synthleak.pipeline import audit
 from synthleak.policy import Metric, Policy
-from synthleak.results import ALPHA, AuditOptions, AuditResult, Finding, Verdict
+from synthleak.results import AuditOptions, AuditResult
 from synthleak.runtime import Runtime, as_runtime
 from synthleak.runtime.seeding import stream, stream_key
 from synthleak.serde import Result
+from synthleak.verdicts import ALPHA, Finding, Verdict
 
 _RELEASE = stream("compare/release")
 _PAIRED = stream("compare/paired")

@@ -43,15 +43,13 @@ from synthleak.results import (
     CUSTOM_BUDGET,
     AuditConfig,
     AuditResult,
-    Finding,
-    MetricKind,
     StageRecord,
     StageStatus,
-    assess,
     package_versions,
 )
 from synthleak.runtime.seeding import stream, stream_key
 from synthleak.threat import ThreatModel, threat_model
+from synthleak.verdicts import Finding, MetricKind, assess
 
 _FINDINGS = stream("report/findings", key=stream_key("report.findings"))
 
@@ -467,7 +465,7 @@ def audit_metrics(result: AuditResult) -> dict[str, Metric | bool | None]:
     the worst case the evidence supports.
     """
     from synthleak.policy import Metric, epsilon_metrics
-    from synthleak.results import Verdict
+    from synthleak.verdicts import Verdict
 
     def worst(prefix: str) -> Finding | None:
         cands = [

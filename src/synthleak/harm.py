@@ -6,7 +6,7 @@ records it as text. The keys that are fixed are the members of :class:`FindingKe
 carry a name are built by :func:`singling_out_key`, :func:`person_singling_out_key`,
 :func:`person_attribute_key`, :func:`attribute_game_key` and :func:`sweep_key`. The harm class
 of a key (:func:`harm_class`) orders an audit's findings by harm to people
-(``results.harm_order``): real people published verbatim, then records singled out, linked or
+(``verdicts.harm_order``): real people published verbatim, then records singled out, linked or
 inferred, then aggregate membership signals.
 """
 

@@ -48,7 +48,7 @@ Stages, in order, each a module of :mod:`synthleak.stages` that exports its ``ST
 
 Every row number a stage reports is a row of the original as given.
 
-Findings get their verdicts together (:func:`synthleak.results.assess`): Holm's correction over
+Findings get their verdicts together (:func:`synthleak.verdicts.assess`): Holm's correction over
 all findings keeps the chance of any false "leak" verdict at 5 %.
 """
 
@@ -85,7 +85,6 @@ from synthleak.results import (
     AuditResult,
     DataSection,
     StageRecord,
-    assess,
     package_versions,
 )
 from synthleak.results import (
@@ -118,6 +117,7 @@ from synthleak.stages import (
 )
 from synthleak.stages.base import Context, Log, Stage, run_stages
 from synthleak.stages.copies import copy_checks_not_measured
+from synthleak.verdicts import assess
 
 #: How ``audit(selector=...)`` chooses the membership game's targets (the first is the default).
 SELECTORS = tuple(s.value for s in AUDIT_SELECTORS)
@@ -474,7 +474,7 @@ def _assemble(
     """The audit's result from what the stages left in ``ctx``: every section of
     ``ctx.sections`` (each field of :class:`~synthleak.stages.base.Sections` is the
     :class:`~synthleak.results.AuditResult` field of the same name), the findings (with their
-    verdicts, :func:`~synthleak.results.assess`) and the notes."""
+    verdicts, :func:`~synthleak.verdicts.assess`) and the notes."""
     sections = {f.name: getattr(ctx.sections, f.name) for f in fields(ctx.sections)}
     return AuditResult(
         config=config,

@@ -260,7 +260,7 @@ def test_auc_above_p_rejects_at_its_level_on_the_boundary_and_sees_a_strong_atta
 
 
 # --- null oracle of the p-values ---------------------------------------------------------------
-# Each family's p-value, read as a finding reads it (``results.one_sided_p`` of the estimate the
+# Each family's p-value, read as a finding reads it (``verdicts.one_sided_p`` of the estimate the
 # estimator returns), on null inputs drawn at the audit's shapes (the original four times the
 # control). Continuous tests: a KS test of uniformity over the draws. Discrete exact tests are
 # uniform only up to their discreteness: ``P(p <= a) <= a`` at several ``a`` (with a binomial
@@ -272,7 +272,7 @@ LEVELS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5)
 
 
 def _finding_p(est: RiskEstimate, baseline: float) -> float:
-    from synthleak.results import one_sided_p
+    from synthleak.verdicts import one_sided_p
 
     return one_sided_p(est, baseline)
 

@@ -226,7 +226,7 @@ def test_null_oracle_singling_out_p_is_uniform() -> None:
     (the risk is clipped at 0 on about half of them: a p read from that interval is 0.025)."""
     from scipy.stats import kstest
 
-    from synthleak.results import one_sided_p
+    from synthleak.verdicts import one_sided_p
 
     rng = np.random.default_rng(51)
     d = EqualSizeDesign(1000, 250)
@@ -245,7 +245,7 @@ def test_null_oracle_linkability_p_is_valid(rate: float) -> None:
     """Linkability, 500 targets of each part linking at the same rate: Fisher's exact test is
     discrete, so ``P(p <= a) <= a`` at several levels (3 binomial standard errors of 400 draws)
     and it does reject at 5 % (it is not pinned at 1)."""
-    from synthleak.results import one_sided_p
+    from synthleak.verdicts import one_sided_p
 
     rng = np.random.default_rng(52)
     a, c = rng.binomial(500, rate, 400), rng.binomial(500, rate, 400)

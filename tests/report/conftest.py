@@ -16,17 +16,15 @@ from synthleak.results import (
     AuditConfig,
     AuditResult,
     BudgetPlan,
-    Finding,
-    MetricKind,
     PrivacyUtilityPoint,
     RecordAtRisk,
     StageRecord,
     StageStatus,
     UtilitySection,
     VulnerabilitySection,
-    assess,
 )
 from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
+from synthleak.verdicts import Finding, MetricKind, assess
 
 
 def make_membership(rng: np.random.Generator) -> MembershipResult:
@@ -187,8 +185,8 @@ def make_every_state_result() -> AuditResult:
     from synthleak.games.secret import Measurement
     from synthleak.games.sweep import AttributeSweepResult, SweptColumn
     from synthleak.metrics.privacy import RiskEstimate
-    from synthleak.results import Finding, MetricKind, assess
     from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
+    from synthleak.verdicts import Finding, MetricKind, assess
 
     nan = math.nan
     tm = ThreatModel(AdversaryGoal.ATTRIBUTE, GeneratorAccess.BLACK_BOX, "quasi-identifiers")

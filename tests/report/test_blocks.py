@@ -6,7 +6,8 @@ import math
 
 from synthleak.metrics.privacy import RiskEstimate
 from synthleak.report.blocks import attack_table, ci, finding, fmt, p_cell, span, verdict_text
-from synthleak.results import AuditResult, Verdict
+from synthleak.results import AuditResult
+from synthleak.verdicts import Verdict
 
 
 def test_numbers_print_n_a_when_undefined_and_an_interval_once() -> None:

@@ -110,7 +110,7 @@ def test_every_verdict_reads_the_same_in_every_section_and_format() -> None:
     from tests.report.conftest import make_every_state_result
 
     from synthleak.report.writers import to_html, to_json, to_markdown
-    from synthleak.results import Verdict
+    from synthleak.verdicts import Verdict
 
     result = make_every_state_result()
     by_key = {f.key: f for f in result.findings}
@@ -210,7 +210,7 @@ def test_the_headline_and_its_table_agree_or_say_why_not(sample_result: AuditRes
     import numpy as np
 
     from synthleak.findings import membership_finding
-    from synthleak.results import assess, at_least_sentence
+    from synthleak.verdicts import assess, at_least_sentence
 
     mem = sample_result.membership
     assert mem is not None
@@ -339,7 +339,7 @@ def test_the_summary_headline_never_reads_no_evidence_on_unreadable_findings(
     import dataclasses
 
     from synthleak.report.document import _headline
-    from synthleak.results import Verdict
+    from synthleak.verdicts import Verdict
 
     base = sample_result.findings[0]
 
@@ -445,7 +445,7 @@ def test_membership_signals_alone_read_as_aggregate_signals_ranked_last(
 
     from synthleak.metrics.privacy import RiskEstimate
     from synthleak.report.document import _headline
-    from synthleak.results import Finding, MetricKind, Verdict, assess
+    from synthleak.verdicts import Finding, MetricKind, Verdict, assess
 
     tm = sample_result.findings[0].threat
 

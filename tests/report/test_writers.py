@@ -286,7 +286,7 @@ _FIRST = re.compile(r"First finding, by harm to people \(([^)]*)\): ([^\n<]*)")
 def test_the_summary_names_first_the_finding_that_harms_people_most(
     planted: dict[str, AuditResult],
 ) -> None:
-    from synthleak.results import Verdict
+    from synthleak.verdicts import Verdict
 
     firsts = {}
     for name, result in planted.items():

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from synthleak.pipeline import BudgetPlan
-from synthleak.results import AuditResult, Finding
+from synthleak.results import AuditResult
+from synthleak.verdicts import Finding
 
 #: The small audit budget the audit tests share (tests/stages, test_pipeline, test_partitioned).
 TINY = BudgetPlan(

@@ -11,7 +11,8 @@ import pytest
 from tests.stages.audit_helpers import TINY, by_key
 
 from synthleak.pipeline import STAGES, audit
-from synthleak.results import AuditResult, StageStatus, Verdict
+from synthleak.results import AuditResult, StageStatus
+from synthleak.verdicts import Verdict
 
 
 def test_fail_on_fails_a_copy_and_passes_a_disjoint_sample(split) -> None:
@@ -70,8 +71,8 @@ def test_null_oracle_copy_findings_p_values_are_valid() -> None:
     interval clipped at the excess's -1..1 scale or at 0 fails that."""
     from synthleak.metrics.copies import ColumnCopies, CopyReport
     from synthleak.metrics.privacy import RiskEstimate
-    from synthleak.results import one_sided_p
     from synthleak.stages.copies import copy_findings
+    from synthleak.verdicts import one_sided_p
 
     rng = np.random.default_rng(51)
     nan = float("nan")

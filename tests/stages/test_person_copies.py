@@ -7,7 +7,8 @@ from tests.games.person_parts import parts, replay
 
 from synthleak.harm import FindingKey, Harm
 from synthleak.pipeline import BudgetPlan, audit
-from synthleak.results import AuditResult, MetricKind, StageStatus, Verdict
+from synthleak.results import AuditResult, StageStatus
+from synthleak.verdicts import MetricKind, Verdict
 
 PLAN = BudgetPlan(
     n_attacks=60,

@@ -9,8 +9,9 @@ import pytest
 from synthleak.data.relational import RelationalData, RelationalSchema
 from synthleak.errors import InputError
 from synthleak.pipeline import BudgetPlan, audit
-from synthleak.results import AuditResult, MetricKind, StageStatus, Verdict
+from synthleak.results import AuditResult, StageStatus
 from synthleak.stages.person_membership import KEY
+from synthleak.verdicts import MetricKind, Verdict
 
 SCHEMA = RelationalSchema.build(
     {"person": "pid", "visit": "vid"},

@@ -8,7 +8,8 @@ from tests.stages.test_person_copies import PLAN
 
 from synthleak.harm import FindingKey, Harm, person_singling_out_key
 from synthleak.pipeline import audit
-from synthleak.results import AuditResult, MetricKind, StageStatus, Verdict
+from synthleak.results import AuditResult, StageStatus
+from synthleak.verdicts import MetricKind, Verdict
 
 STAGES = {"singling_out", "linkability", "person_risks"}
 

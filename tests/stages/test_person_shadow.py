@@ -12,8 +12,9 @@ from tests.stages.test_person_membership import parts
 import synthleak.pipeline as pipeline
 from synthleak.errors import InputError
 from synthleak.pipeline import BudgetPlan, audit
-from synthleak.results import AuditResult, MetricKind, StageStatus
+from synthleak.results import AuditResult, StageStatus
 from synthleak.stages.person_shadow import KEY
+from synthleak.verdicts import MetricKind
 
 #: 6 targets, 8 shadow and 8 test releases: 48 trials.
 PLAN = BudgetPlan(

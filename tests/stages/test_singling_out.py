@@ -13,8 +13,9 @@ import synthleak.pipeline as pipeline
 from synthleak.data.release import Release
 from synthleak.games.singling_out import SinglingOutResult
 from synthleak.pipeline import BUDGETS, Budget, audit
-from synthleak.results import StageStatus, Verdict
+from synthleak.results import StageStatus
 from synthleak.stages import singling_out
+from synthleak.verdicts import Verdict
 
 
 def test_small_data_says_too_small_with_the_size_it_needs(split) -> None:

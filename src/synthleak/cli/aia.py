@@ -616,7 +616,7 @@ def _sweep(
 
 def _holm_p(p: float) -> str:
     """A Holm p-value printed so that it agrees with the flag at 5 % ("> 0.050" just above)."""
-    from synthleak.results import ALPHA, p_text
+    from synthleak.verdicts import ALPHA, p_text
 
     return "-" if not math.isfinite(p) else p_text(p, ALPHA).removeprefix("= ")
 

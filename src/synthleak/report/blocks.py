@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from synthleak.references import Reference
-from synthleak.results import ALPHA, AuditResult, Finding, Verdict, p_text
+from synthleak.results import AuditResult
+from synthleak.verdicts import ALPHA, Finding, Verdict, p_text
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from synthleak.report.blocks import (
 )
 from synthleak.report.document import cited_references
 from synthleak.report.writers import to_html, to_markdown
-from synthleak.results import ALPHA, p_text
+from synthleak.verdicts import ALPHA, p_text
 
 #: Whether a higher figure means more exposure (all privacy families) and the words of a
 #: paired difference's two directions, by family.

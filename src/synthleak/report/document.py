@@ -5,7 +5,7 @@ owns are written here (executive summary, how to read it, findings, stages, data
 notes, glossary, references, reproducibility), each stage's section by its module of
 :mod:`synthleak.report.sections` (records at risk, copies, membership per target, utility, ...),
 one line each; the HTML, Markdown and JSON writers only lay it out. Every verdict is printed
-with the wording of :class:`~synthleak.results.Verdict` (the same in every section), and a
+with the wording of :class:`~synthleak.verdicts.Verdict` (the same in every section), and a
 section's own table shows the verdict of the finding it backs, never a second judgement. The
 text cites works by author and year (:func:`synthleak.references.cite`); the References section
 lists the full entries of exactly the works the text cites (:func:`cited_references`).
@@ -51,10 +51,10 @@ from synthleak.report.sections import (
 )
 from synthleak.report.sections.membership import game_size_sentence, headline_note
 from synthleak.report.sections.vulnerability import data_only_ranking, screened_measured
-from synthleak.results import (
+from synthleak.results import AuditResult
+from synthleak.verdicts import (
     ALPHA,
     VERDICT_MEANING,
-    AuditResult,
     Finding,
     MetricKind,
     Verdict,
@@ -240,7 +240,7 @@ def _harm_clause(harm: Harm, found: list[Finding]) -> str:
 
 def _headline(result: AuditResult) -> str:
     """The audit in one sentence, in the verdicts' words: the worst state any finding reached,
-    its leaks by harm to people (:func:`~synthleak.results.harm_order`), and never "no evidence"
+    its leaks by harm to people (:func:`~synthleak.verdicts.harm_order`), and never "no evidence"
     when findings were too small to measure or not measured. Real people found verbatim in the
     release are named with their count whatever the verdicts; a release whose only leaks are
     aggregate membership signals says so."""

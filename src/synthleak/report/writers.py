@@ -104,7 +104,7 @@ def to_json(result: AuditResult, doc: Document) -> str:
     ``references`` is a list of ``{"key", "authors", "title", "venue", "year", "arxiv", "doi",
     "url", "entry"}`` (:meth:`synthleak.references.Reference.to_dict`), in the order of the
     report's References section, and ``"harm_order"``: the findings as the report ranks them by
-    harm to people (:func:`synthleak.results.harm_order`), a list of ``{"key", "harm",
+    harm to people (:func:`synthleak.verdicts.harm_order`), a list of ``{"key", "harm",
     "verdict", "people_published"}`` (``findings`` keeps the audit's order).
     :meth:`AuditResult.from_json` ignores both, so the file still reads back as the result. This
     is the whole document; :func:`to_json_parts` splits it for files.

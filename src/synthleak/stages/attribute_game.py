@@ -11,12 +11,7 @@ import numpy as np
 
 from synthleak.attacks.base import AttackFamily
 from synthleak.metrics.privacy import wilson_interval
-from synthleak.results import (
-    SWEEP_ALL,
-    Finding,
-    MetricKind,
-    PrivacyUtilityPoint,
-)
+from synthleak.results import SWEEP_ALL, PrivacyUtilityPoint
 from synthleak.runtime.seeding import game_seed
 from synthleak.stages.base import (
     GENERATOR_NEEDED,
@@ -29,6 +24,7 @@ from synthleak.stages.base import (
     StageOutput,
 )
 from synthleak.threat import threat_model
+from synthleak.verdicts import Finding, MetricKind
 
 #: Share of ``max_time`` the randomised-secret attribute-inference game may take.
 AIA_GAME_SHARE = 0.25

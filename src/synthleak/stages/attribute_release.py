@@ -14,11 +14,7 @@ from synthleak import partitioned
 from synthleak.attacks.base import AttackFamily
 from synthleak.data.release import Release
 from synthleak.modes import BinStrategy
-from synthleak.results import (
-    SWEEP_ALL,
-    Finding,
-    MetricKind,
-)
+from synthleak.results import SWEEP_ALL
 from synthleak.runtime import Runtime
 from synthleak.runtime.seeding import game_seed
 from synthleak.stages.base import (
@@ -33,6 +29,7 @@ from synthleak.stages.base import (
     release_tables,
 )
 from synthleak.threat import threat_model
+from synthleak.verdicts import Finding, MetricKind
 
 if TYPE_CHECKING:
     from synthleak.games.attribute_release import ReleaseAttributeResult

@@ -13,11 +13,7 @@ import numpy as np
 from synthleak import partitioned
 from synthleak.attacks.base import AttackFamily
 from synthleak.data.release import Release
-from synthleak.results import (
-    SWEEP_ALL,
-    Finding,
-    MetricKind,
-)
+from synthleak.results import SWEEP_ALL
 from synthleak.runtime import Runtime
 from synthleak.stages.attribute_release import (
     AIA_PART_SIZE,
@@ -35,6 +31,7 @@ from synthleak.stages.base import (
     release_tables,
 )
 from synthleak.threat import threat_model
+from synthleak.verdicts import Finding, MetricKind
 
 if TYPE_CHECKING:
     from synthleak.games.sweep import AttributeSweepResult

@@ -44,20 +44,15 @@ from synthleak.metrics.copies import (
 from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate
 from synthleak.results import (
-    MAX_WIDTH,
-    TOO_SMALL_STATUS,
     AuditOptions,
     BudgetPlan,
     BudgetRecord,
-    Finding,
-    MetricKind,
     PrivacyUtilityPoint,
     ScreeningSection,
     StageRecord,
     StageStatus,
     UtilitySection,
     VulnerabilitySection,
-    min_trials,
     package_versions,
 )
 from synthleak.runtime import Runtime
@@ -69,6 +64,7 @@ from synthleak.runtime.store import (
 )
 from synthleak.serde import Result
 from synthleak.threat import ThreatModel
+from synthleak.verdicts import MAX_WIDTH, TOO_SMALL_STATUS, Finding, MetricKind, min_trials
 from synthleak.vulnerability import Ranking
 
 #: One stream per stage, keyed by the stage's name.
@@ -247,7 +243,7 @@ def risk_finding(ctx: Context, key: str, title: str, res: Any, threat: ThreatMod
 
     Its trials are predicates or link attempts, but they are all about the records of the
     training and control parts: however many trials there are, fewer records than
-    :func:`~synthleak.results.min_trials` cannot tell "no leak" from a serious one, and the
+    :func:`~synthleak.verdicts.min_trials` cannot tell "no leak" from a serious one, and the
     finding then says "too small to measure" with the size it needs.
     """
     r = res.risk

@@ -23,7 +23,7 @@ from synthleak.metrics.copies import (
     RareValues,
 )
 from synthleak.metrics.privacy import RiskEstimate, binomial_p, rate_excess, wilson_interval
-from synthleak.results import ALPHA, Finding, MetricKind, StageRecord, StageStatus
+from synthleak.results import StageRecord, StageStatus
 from synthleak.stages.base import (
     CONTROL_NEEDED,
     Context,
@@ -33,6 +33,7 @@ from synthleak.stages.base import (
     needs_synthetic,
 )
 from synthleak.threat import ThreatModel, threat_model
+from synthleak.verdicts import ALPHA, Finding, MetricKind
 
 #: Synthetic and control rows (at most, each) whose distance to the closest original record
 #: the copies stage measures for near copies; every original record stays in the search.

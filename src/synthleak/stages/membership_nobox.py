@@ -12,7 +12,6 @@ from synthleak import partitioned
 from synthleak.attacks.base import AttackFamily
 from synthleak.errors import InputError
 from synthleak.harm import FindingKey
-from synthleak.results import Finding, MetricKind
 from synthleak.runtime.seeding import game_seed
 from synthleak.stages.base import (
     Context,
@@ -23,6 +22,7 @@ from synthleak.stages.base import (
     release_tables,
 )
 from synthleak.threat import threat_model
+from synthleak.verdicts import Finding, MetricKind
 
 
 def _membership_nobox(ctx: Context, rng: np.random.Generator) -> StageOutput:

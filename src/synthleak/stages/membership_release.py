@@ -34,7 +34,6 @@ from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.games.membership_release import ExposedRecord, MembershipReleaseResult
 from synthleak.harm import FindingKey
-from synthleak.results import Finding, MetricKind
 from synthleak.runtime.seeding import game_seed, stream
 from synthleak.stages.base import (
     Context,
@@ -45,6 +44,7 @@ from synthleak.stages.base import (
     no_release_skip,
 )
 from synthleak.threat import threat_model
+from synthleak.verdicts import Finding, MetricKind
 
 _SAMPLE = stream("release-membership/sample")
 _SHADOWS = stream("release-membership/shadows")

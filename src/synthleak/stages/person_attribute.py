@@ -13,7 +13,7 @@ import numpy as np
 
 from synthleak.attacks.base import AttackFamily
 from synthleak.harm import person_attribute_key
-from synthleak.results import SWEEP_ALL, Finding, MetricKind
+from synthleak.results import SWEEP_ALL
 from synthleak.runtime.seeding import game_seed
 from synthleak.stages.attribute_release import aia_part_size
 from synthleak.stages.base import (
@@ -27,6 +27,7 @@ from synthleak.stages.base import (
     release_tables,
 )
 from synthleak.threat import threat_model
+from synthleak.verdicts import Finding, MetricKind
 
 
 def _needs(ctx: Context) -> Skip | None:

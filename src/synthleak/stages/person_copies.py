@@ -14,9 +14,9 @@ import numpy as np
 
 from synthleak.attacks.base import AttackFamily
 from synthleak.harm import FindingKey
-from synthleak.results import Finding, MetricKind
 from synthleak.stages.base import Context, Sections, Stage, StageOutput, needs_person_release
 from synthleak.threat import threat_model
+from synthleak.verdicts import Finding, MetricKind
 
 
 def _person_copies(ctx: Context, rng: np.random.Generator) -> StageOutput:

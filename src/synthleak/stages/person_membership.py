@@ -13,10 +13,10 @@ import numpy as np
 from synthleak.attacks.base import AttackFamily
 from synthleak.errors import InputError
 from synthleak.harm import FindingKey
-from synthleak.results import Finding, MetricKind
 from synthleak.runtime.seeding import game_seed
 from synthleak.stages.base import Context, Sections, Skip, Stage, StageOutput
 from synthleak.threat import threat_model
+from synthleak.verdicts import Finding, MetricKind
 
 #: The key of the stage's finding (the report's section reads it by this name).
 KEY = FindingKey.MEMBERSHIP_PERSON

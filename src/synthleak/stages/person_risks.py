@@ -18,7 +18,6 @@ from synthleak import partitioned
 from synthleak.attacks.base import AttackFamily
 from synthleak.errors import InputError
 from synthleak.harm import FindingKey, person_singling_out_key
-from synthleak.results import Finding
 from synthleak.runtime.seeding import game_seed
 from synthleak.stages.base import (
     Context,
@@ -30,6 +29,7 @@ from synthleak.stages.base import (
     risk_finding,
 )
 from synthleak.threat import threat_model
+from synthleak.verdicts import Finding
 
 
 def _person_risks(ctx: Context, rng: np.random.Generator) -> StageOutput:

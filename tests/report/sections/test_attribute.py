@@ -14,7 +14,7 @@ def test_the_attribute_section_states_one_verdict_per_secret_and_its_baseline() 
 
     from tests.report.conftest import make_every_state_result
 
-    from synthleak.results import Verdict
+    from synthleak.verdicts import Verdict
 
     result = make_every_state_result()
     labels = ["[1, 2)", "[2, 3)", "[3, 4)", "[4, 5)", "[5, 6]", "<missing>"]

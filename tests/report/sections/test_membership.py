@@ -126,8 +126,9 @@ def test_the_membership_figure_states_its_size_against_the_release(
     from synthleak.games.cost import power
     from synthleak.metrics.privacy import RiskEstimate
     from synthleak.report.document import _finding_text
-    from synthleak.results import BudgetRecord, Finding, MetricKind
+    from synthleak.results import BudgetRecord
     from synthleak.threat import AdversaryGoal, GeneratorAccess, ThreatModel
+    from synthleak.verdicts import Finding, MetricKind
 
     black_box = Finding(
         "membership.black_box",

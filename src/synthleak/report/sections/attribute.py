@@ -12,7 +12,8 @@ from synthleak.games.attribute import AttackAccuracy
 from synthleak.harm import FindingKey, attribute_game_key
 from synthleak.references import cite
 from synthleak.report.blocks import Paragraph, Section, attack_table, finding, fmt, verdict_text
-from synthleak.results import AuditResult, Verdict
+from synthleak.results import AuditResult
+from synthleak.verdicts import Verdict
 
 #: Verdicts from the least to the most telling of a leak: a secret measured several ways (on the
 #: release, in the game against the generator) reads as the most telling of its findings.

@@ -14,7 +14,8 @@ from synthleak.report.blocks import (
     p_cell,
     verdict_text,
 )
-from synthleak.results import AuditResult, Verdict
+from synthleak.results import AuditResult
+from synthleak.verdicts import Verdict
 
 #: Row numbers of the records inferred beyond baseline printed per column (all in report.json).
 SWEEP_ROWS_SHOWN = 20

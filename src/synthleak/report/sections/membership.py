@@ -27,7 +27,8 @@ from synthleak.report.blocks import (
     fmt,
     span,
 )
-from synthleak.results import AuditResult, Finding, at_least_sentence
+from synthleak.results import AuditResult
+from synthleak.verdicts import Finding, at_least_sentence
 
 
 def headline_note(result: AuditResult, f: Finding) -> str:
