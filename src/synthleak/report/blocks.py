@@ -109,7 +109,7 @@ def finite(x: Any) -> bool:
 
 
 def finding(result: AuditResult, key: str) -> Finding | None:
-    """The finding of ``key``: a :class:`~synthleak.results.FindingKey`, or a key built by
+    """The finding of ``key``: a :class:`~synthleak.harm.FindingKey`, or a key built by
     :func:`~synthleak.results.attribute_game_key` or :func:`~synthleak.results.sweep_key` (a
     section's table shows its verdict, not a judgement of its own)."""
     return next((f for f in result.findings if f.key == key), None)
