@@ -162,9 +162,16 @@ def play_person_singling_out(
     game = SinglingOutGame(tuple(attacks), n_attacks=n_attacks, attack_params=params)
     rec = _Recorder(counter, len(tuple(attacks)))
     persons = game.run(Release(enc.original, enc.synthetic, enc.control), seed=seed, counter=rec)
+    if not len(rec.original) == len(rec.control) == len(persons.attacks):
+        # the game's counting calls changed shape: naming persons from them would be wrong
+        raise RuntimeError(
+            "the singling-out game counted its predicates in an unexpected pattern "
+            f"({len(rec.original)} original and {len(rec.control)} control match lists for "
+            f"{len(persons.attacks)} attacks): the persons singled out cannot be named"
+        )
     singled: dict[str, list[Any]] = {}
     n_singled: dict[str, int] = {}
-    for res, m_o, m_c in zip(persons.attacks, rec.original, rec.control, strict=False):
+    for res, m_o, m_c in zip(persons.attacks, rec.original, rec.control, strict=True):
         hit = np.flatnonzero((m_o.counts == 1) & (m_c.counts == 0))
         rows = [int(m_o.rows_of(int(i))[0]) for i in hit]
         distinct = list(dict.fromkeys(rows))
