@@ -281,12 +281,9 @@ def auc_estimate(
     pos, neg = s[y], s[~y]
     if pos.size == 0 or neg.size == 0:
         return RiskEstimate(value, float("nan"), float("nan"), confidence, y.size, 0.5)
-    # vectorised stratified bootstrap via ranks of the pooled sample
     bi_p = rng.integers(0, pos.size, (n_boot, pos.size))
     bi_n = rng.integers(0, neg.size, (n_boot, neg.size))
-    vals = np.empty(n_boot)
-    for b in range(n_boot):
-        vals[b] = _auc_two(pos[bi_p[b]], neg[bi_n[b]])
+    vals = _boot_aucs(pos, neg, bi_p, bi_n)
     alpha = (1 - confidence) / 2
     return RiskEstimate(
         value,
@@ -341,9 +338,33 @@ def two_rate_p(successes: int, n: int, base_successes: int, base_n: int) -> floa
     return _p_or_nan(float(hypergeom.sf(k - 1, total, k + k2, n)))
 
 
-def _auc_two(pos: np.ndarray, neg: np.ndarray) -> float:
-    ranks = rankdata(np.concatenate([pos, neg]))
-    return float((ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+def _boot_aucs(
+    pos: np.ndarray, neg: np.ndarray, bi_p: np.ndarray, bi_n: np.ndarray, batch: int = 64
+) -> np.ndarray:
+    """The AUC of every bootstrap resample ``(pos[bi_p[b]], neg[bi_n[b]])``, equal bit for bit
+    to :func:`auc` of each, with one sort of the pooled sample instead of one per resample.
+
+    The Mann-Whitney count of a resample, twice over (so that ties, which count one half, stay
+    whole numbers), is the sum over its positives of ``2 * (negatives below) + (negatives
+    equal)``, read from the cumulative counts of its negatives over the distinct values. That
+    count is exact in integers, and :func:`auc`'s rank sum minus ``m (m + 1) / 2`` is the
+    same count exactly (half-integers far below 2**53), so both divide the same number by
+    ``m n``.
+    """
+    m, n = pos.size, neg.size
+    _, code = np.unique(np.concatenate([pos, neg]), return_inverse=True)
+    code = code.reshape(-1)
+    k = int(code.max()) + 1
+    p_code, n_code = code[:m], code[m:]
+    vals = np.empty(bi_p.shape[0])
+    for lo in range(0, bi_p.shape[0], batch):
+        rows = min(batch, bi_p.shape[0] - lo)
+        flat = (n_code[bi_n[lo : lo + rows]] + k * np.arange(rows)[:, None]).ravel()
+        counts = np.bincount(flat, minlength=rows * k).reshape(rows, k)
+        twice = 2 * np.cumsum(counts, axis=1) - counts  # 2 * below + equal
+        u2 = np.take_along_axis(twice, p_code[bi_p[lo : lo + rows]], axis=1).sum(axis=1)
+        vals[lo : lo + rows] = (u2 / 2.0) / (m * n)
+    return vals
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
