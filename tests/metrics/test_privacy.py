@@ -133,6 +133,24 @@ def test_paired_difference_detects_a_better_attack_and_not_an_equal_one() -> Non
     assert again == cmp
 
 
+@pytest.mark.parametrize("shuffled_clusters", [False, True])
+def test_paired_difference_one_secret_per_cluster_is_bit_identical(
+    shuffled_clusters: bool,
+) -> None:
+    # one secret per cluster takes an exact integer path: it must give the bootstrap of the
+    # cluster sums over cluster sizes bit for bit (clusters given in any order included)
+    rng = np.random.default_rng(5)
+    a, b = rng.random(701) < 0.5, rng.random(701) < 0.45
+    labels = rng.permutation(701) if shuffled_clusters else None
+    got = paired_accuracy_difference(a, b, clusters=labels, rng=np.random.default_rng(2))
+    diff = a.astype(float) - b.astype(float)
+    _, inv = np.unique(np.arange(701) if labels is None else labels, return_inverse=True)
+    sums = np.bincount(inv, weights=diff, minlength=701)
+    draws = np.random.default_rng(2).integers(0, 701, (2000, 701))
+    vals = sums[draws].sum(axis=1) / np.ones(701)[draws].sum(axis=1)
+    assert (got.ci_low, got.ci_high) == (np.quantile(vals, 0.025), np.quantile(vals, 0.975))
+
+
 def test_cluster_bootstrap_is_wider_for_correlated_outcomes() -> None:
     rng = np.random.default_rng(3)
     # whole games go one way: 40 clusters of 10 identical differences
