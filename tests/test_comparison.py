@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -97,6 +99,24 @@ def test_every_candidate_plays_the_same_draws_and_the_result_round_trips(
     assert r.candidate(r.names[0]).criteria[2].verdict == "not measured"  # no secret column
     assert r.candidate(r.names[0]).criteria[2].needs == "a secret column: secret"
     assert type(r).from_json(r.to_json()).same_as(r)
+
+
+def test_a_candidate_in_a_comparison_finds_what_its_lone_audit_finds(
+    parts: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    # what compare shares (encoding, draws) must not move a figure: each candidate's findings
+    # and measured sections equal those of its own audit() with the same seed
+    ori, ctl = parts
+    releases = {"a": _release(ori, 1), "b": _release(ori, 2)}
+    r = compare(ori, control=ctl, releases=releases, options=OPTS, seed=2)
+    for name, release in releases.items():
+        lone = sl.audit(ori, synthetic=release, control=ctl, options=replace(OPTS, seed=2))
+        mine = r.audits[name]
+        assert [f.to_json() for f in mine.findings] == [f.to_json() for f in lone.findings]
+        assert mine.nobox is not None and lone.nobox is not None
+        assert mine.nobox.same_as(lone.nobox)
+        assert mine.copies is not None and lone.copies is not None
+        assert mine.copies.same_as(lone.copies)
 
 
 @pytest.mark.slow
