@@ -119,6 +119,29 @@ def test_a_candidate_in_a_comparison_finds_what_its_lone_audit_finds(
         assert mine.copies.same_as(lone.copies)
 
 
+def test_release_attribute_inference_is_paired_over_the_same_attacked_records(
+    parts: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    ori, ctl = parts
+    releases = {"a": _release(ori, 1), "b": ori.sample(frac=1.0, random_state=0)}
+    opts = replace(OPTS, secret="sex")
+    r = compare(ori, control=ctl, releases=releases, options=opts, seed=3)
+    ga, gb = r.audits["a"].attribute_release, r.audits["b"].attribute_release
+    assert ga is not None and gb is not None and ga.training is not None
+    (d,) = [d for d in r.differences if d.family == "attribute.accuracy"]
+    assert d.n == ga.training.rows.size > 0
+    # the paired difference is the difference of the two games' accuracies on the same records
+    assert d.difference == pytest.approx(ga.accuracy.value - gb.accuracy.value)
+    # the original itself as release lets far more secrets be inferred than a baynet:k=1 one
+    assert d.difference < 0 and d.significant and d.ci_high < 0
+    assert {x.family for x in r.differences} == {
+        "copies.rate",
+        "membership.nobox.auc",
+        "attribute.accuracy",
+    }
+    assert type(r).from_json(r.to_json()).same_as(r)
+
+
 @pytest.mark.slow
 def test_null_oracle_same_generator_other_seeds_is_rarely_called_different(
     parts: tuple[pd.DataFrame, pd.DataFrame],
