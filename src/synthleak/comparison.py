@@ -28,11 +28,11 @@ A difference between two candidates is then *paired*, over the same records:
 
 Holm's correction (Holm (1979)) runs over every paired test of the comparison (every pair of
 candidates, every family), so the chance of calling any two candidates different when none is
-stays at 5 %. Singling out, linkability, the generator's attribute game and the every-column
-sweep are compared by their intervals only (their stages keep no per-target outcomes;
-singling-out predicates are drawn from each release, so they are not the same across
-candidates): :data:`NOT_PAIRED` says why. Utility (MRE over 3-way marginal
-counts) is each candidate's own figure with its bootstrap interval.
+stays at 5 %. Singling out, linkability and the every-column attribute sweep are compared by
+their intervals only (their stages keep no per-target outcomes; singling-out predicates are
+drawn from each release, so they are not the same across candidates): :data:`NOT_PAIRED` says
+why. Utility (MRE over 3-way marginal counts) is each candidate's own figure with its bootstrap
+interval.
 
 Candidates named ``BASE@seedN`` (the generated ones are named so) differ only by seed: they form
 one group, whose spread across seeds is reported (:class:`SeedSpread`), so a lucky seed is not
@@ -104,9 +104,9 @@ NOT_PAIRED: dict[str, str] = {
     ),
     "linkability.risk": "the stage keeps no per-target outcomes: compare the intervals",
     "attribute.accuracy": (
-        "paired only for the release attribute game (secret=, no generator), whose result "
-        "keeps each attacked record's outcome; the generator's attribute game and the "
-        "every-column sweep keep none: compare their intervals"
+        "paired for the release attribute game of one secret column, whose result keeps each "
+        "attacked record's outcome; the every-column sweep (secret 'all') keeps none: compare "
+        "its intervals"
     ),
 }
 
