@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -96,6 +98,47 @@ def test_every_candidate_plays_the_same_draws_and_the_result_round_trips(
     assert spread.group == "baynet:k=1" and spread.members == r.names
     assert r.candidate(r.names[0]).criteria[2].verdict == "not measured"  # no secret column
     assert r.candidate(r.names[0]).criteria[2].needs == "a secret column: secret"
+    assert type(r).from_json(r.to_json()).same_as(r)
+
+
+def test_a_candidate_in_a_comparison_finds_what_its_lone_audit_finds(
+    parts: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    # what compare shares (encoding, draws) must not move a figure: each candidate's findings
+    # and measured sections equal those of its own audit() with the same seed
+    ori, ctl = parts
+    releases = {"a": _release(ori, 1), "b": _release(ori, 2)}
+    r = compare(ori, control=ctl, releases=releases, options=OPTS, seed=2)
+    for name, release in releases.items():
+        lone = sl.audit(ori, synthetic=release, control=ctl, options=replace(OPTS, seed=2))
+        mine = r.audits[name]
+        assert [f.to_json() for f in mine.findings] == [f.to_json() for f in lone.findings]
+        assert mine.nobox is not None and lone.nobox is not None
+        assert mine.nobox.same_as(lone.nobox)
+        assert mine.copies is not None and lone.copies is not None
+        assert mine.copies.same_as(lone.copies)
+
+
+def test_release_attribute_inference_is_paired_over_the_same_attacked_records(
+    parts: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    ori, ctl = parts
+    releases = {"a": _release(ori, 1), "b": ori.sample(frac=1.0, random_state=0)}
+    opts = replace(OPTS, secret="sex")
+    r = compare(ori, control=ctl, releases=releases, options=opts, seed=3)
+    ga, gb = r.audits["a"].attribute_release, r.audits["b"].attribute_release
+    assert ga is not None and gb is not None and ga.training is not None
+    (d,) = [d for d in r.differences if d.family == "attribute.accuracy"]
+    assert d.n == ga.training.rows.size > 0
+    # the paired difference is the difference of the two games' accuracies on the same records
+    assert d.difference == pytest.approx(ga.accuracy.value - gb.accuracy.value)
+    # the original itself as release lets far more secrets be inferred than a baynet:k=1 one
+    assert d.difference < 0 and d.significant and d.ci_high < 0
+    assert {x.family for x in r.differences} == {
+        "copies.rate",
+        "membership.nobox.auc",
+        "attribute.accuracy",
+    }
     assert type(r).from_json(r.to_json()).same_as(r)
 
 

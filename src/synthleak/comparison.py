@@ -19,14 +19,20 @@ A difference between two candidates is then *paired*, over the same records:
   one with the highest AUC against either candidate on the *selection* half (chosen without
   the records it is measured on), and the difference has DeLong's interval and test for
   correlated ROC curves (:func:`~synthleak.metrics.paired.paired_auc_difference`;
-  DeLong et al. (1988)).
+  DeLong et al. (1988));
+* **attribute inference** — with a secret column and no generator, per attacked training
+  record, whether the release attribute game guessed its secret right (the same records, in
+  the same parts, for every candidate): the difference of the two accuracies, McNemar's exact
+  test and a paired bootstrap interval that resamples the game's parts (the records of one
+  part share one linear program, so their outcomes are clustered).
 
 Holm's correction (Holm (1979)) runs over every paired test of the comparison (every pair of
 candidates, every family), so the chance of calling any two candidates different when none is
-stays at 5 %. Singling out and linkability are compared by their intervals only (their stages
-keep no per-target outcomes; singling-out predicates are drawn from each release, so they are
-not the same across candidates): :data:`NOT_PAIRED` says why. Utility (MRE over 3-way marginal
-counts) is each candidate's own figure with its bootstrap interval.
+stays at 5 %. Singling out, linkability and the every-column attribute sweep are compared by
+their intervals only (their stages keep no per-target outcomes; singling-out predicates are
+drawn from each release, so they are not the same across candidates): :data:`NOT_PAIRED` says
+why. Utility (MRE over 3-way marginal counts) is each candidate's own figure with its bootstrap
+interval.
 
 Candidates named ``BASE@seedN`` (the generated ones are named so) differ only by seed: they form
 one group, whose spread across seeds is reported (:class:`SeedSpread`), so a lucky seed is not
@@ -86,6 +92,9 @@ FAMILIES: dict[str, str] = {
 PAIRED: dict[str, str] = {
     "copies.rate": "share of the original records the release publishes verbatim",
     "membership.nobox.auc": "no-box membership AUC (one attack, evaluation half)",
+    "attribute.accuracy": (
+        "release attribute-inference accuracy on the same attacked training records"
+    ),
 }
 
 #: Why the other families are compared by their intervals only.
@@ -95,7 +104,11 @@ NOT_PAIRED: dict[str, str] = {
         "compare the intervals"
     ),
     "linkability.risk": "the stage keeps no per-target outcomes: compare the intervals",
-    "attribute.accuracy": "the stage keeps no per-target outcomes: compare the intervals",
+    "attribute.accuracy": (
+        "paired for the release attribute game of one secret column, whose result keeps each "
+        "attacked record's outcome; the every-column sweep (secret 'all') keeps none: compare "
+        "its intervals"
+    ),
 }
 
 #: The Article 29 Working Party's three criteria (Opinion 05/2014) and the findings
@@ -610,6 +623,31 @@ def _nobox_pair(a: AuditResult, b: AuditResult) -> tuple[str, np.ndarray, np.nda
     return name, labels[ev], a.nobox.scores[name][ev], b.nobox.scores[name][ev]
 
 
+def _attribute_pair(
+    a: AuditResult, b: AuditResult
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Per attacked training record, whether the release attribute game of ``a`` and of ``b``
+    guessed its secret right, and the game's part of each record (its outcomes are clustered
+    by part), when both games attacked the same records of the same secret in the same parts;
+    else ``None``."""
+    ga, gb = a.attribute_release, b.attribute_release
+    if ga is None or gb is None or ga.training is None or gb.training is None:
+        return None
+    ta, tb = ga.training, gb.training
+    if ta.right is None or tb.right is None or ta.part is None or tb.part is None:
+        return None
+    if ga.config.get("secret") != gb.config.get("secret"):
+        return None
+    same = (
+        np.array_equal(ta.rows, tb.rows)
+        and np.array_equal(ta.truth, tb.truth)
+        and np.array_equal(ta.part, tb.part)
+    )
+    if not same or ta.rows.size == 0:
+        return None
+    return ta.right.astype(bool), tb.right.astype(bool), np.asarray(ta.part)
+
+
 def _differences(
     audits: Mapping[str, AuditResult], names: Sequence[str], seed: int, notes: list[str]
 ) -> tuple[PairedDifference, ...]:
@@ -657,6 +695,26 @@ def _differences(
                     n=d2.n_positive + d2.n_negative,
                     method="DeLong's test for correlated ROC curves",
                     attack=attack,
+                )
+            )
+        pair = _attribute_pair(a, b)
+        if pair is not None:
+            ra, rb, parts = pair
+            d3 = paired_accuracy_difference(ra, rb, clusters=parts, rng=_PAIRED.rng(seed, i, j, 1))
+            raw.append(
+                dict(
+                    family="attribute.accuracy",
+                    a=na,
+                    b=nb,
+                    difference=d3.difference,
+                    ci_low=d3.ci_low,
+                    ci_high=d3.ci_high,
+                    p_value=d3.p_value,
+                    n=d3.n,
+                    method=(
+                        "McNemar's exact test; paired bootstrap interval over the attacked "
+                        "records, resampling the game's parts"
+                    ),
                 )
             )
     adjusted = holm_adjusted([float(r["p_value"]) for r in raw])  # type: ignore[arg-type]

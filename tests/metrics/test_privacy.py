@@ -10,6 +10,7 @@ from sklearn.metrics import roc_auc_score
 
 from synthleak.metrics.privacy import (
     RiskEstimate,
+    _boot_aucs,
     accuracy_difference,
     accuracy_estimate,
     auc,
@@ -45,6 +46,27 @@ def test_auc_estimate_ci_contains_value_and_is_seeded() -> None:
     assert a == b and a.ci_low <= a.value <= a.ci_high and a.baseline == 0.5
     assert 0.7 < a.value < 0.85 and a.ci_high - a.ci_low < 0.2
     assert RiskEstimate.from_dict(a.to_dict()) == a
+
+
+@pytest.mark.parametrize("values", [None, 4, 1])
+def test_auc_estimate_bootstrap_is_bit_identical_to_a_rank_auc_per_resample(
+    values: int | None,
+) -> None:
+    # the one-sort bootstrap must give exactly the AUC of each resample (ties included, and the
+    # all-tied case), so that no figure moved when it replaced one rank sort per resample
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 301)
+    s = y + rng.normal(0, 1, 301) if values is None else rng.integers(0, values, 301) + 0.0
+    got = auc_estimate(y, s, rng=np.random.default_rng(7), n_boot=200)
+    draw = np.random.default_rng(7)
+    pos, neg = s[y == 1], s[y == 0]
+    bi_p = draw.integers(0, pos.size, (200, pos.size))
+    bi_n = draw.integers(0, neg.size, (200, neg.size))
+    lab = np.r_[np.ones(pos.size), np.zeros(neg.size)]
+    vals = np.array([auc(lab, np.r_[pos[bi_p[b]], neg[bi_n[b]]]) for b in range(200)])
+    assert np.array_equal(_boot_aucs(pos, neg, bi_p, bi_n), vals)
+    assert (got.ci_low, got.ci_high) == (np.quantile(vals, 0.025), np.quantile(vals, 0.975))
+    assert got.value == auc(y, s)
 
 
 def test_roc_and_tpr_at_fpr() -> None:
@@ -109,6 +131,24 @@ def test_paired_difference_detects_a_better_attack_and_not_an_equal_one() -> Non
         better, truth_b, clusters=np.repeat(np.arange(120), 5), rng=np.random.default_rng(1)
     )
     assert again == cmp
+
+
+@pytest.mark.parametrize("shuffled_clusters", [False, True])
+def test_paired_difference_one_secret_per_cluster_is_bit_identical(
+    shuffled_clusters: bool,
+) -> None:
+    # one secret per cluster takes an exact integer path: it must give the bootstrap of the
+    # cluster sums over cluster sizes bit for bit (clusters given in any order included)
+    rng = np.random.default_rng(5)
+    a, b = rng.random(701) < 0.5, rng.random(701) < 0.45
+    labels = rng.permutation(701) if shuffled_clusters else None
+    got = paired_accuracy_difference(a, b, clusters=labels, rng=np.random.default_rng(2))
+    diff = a.astype(float) - b.astype(float)
+    _, inv = np.unique(np.arange(701) if labels is None else labels, return_inverse=True)
+    sums = np.bincount(inv, weights=diff, minlength=701)
+    draws = np.random.default_rng(2).integers(0, 701, (2000, 701))
+    vals = sums[draws].sum(axis=1) / np.ones(701)[draws].sum(axis=1)
+    assert (got.ci_low, got.ci_high) == (np.quantile(vals, 0.025), np.quantile(vals, 0.975))
 
 
 def test_cluster_bootstrap_is_wider_for_correlated_outcomes() -> None:

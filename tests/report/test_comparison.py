@@ -134,6 +134,26 @@ def test_a_significant_difference_reads_as_a_direction_else_as_none(
     assert "attack 'dcr'" in same
 
 
+def test_a_paired_attribute_difference_reads_as_secrets_inferred() -> None:
+    d = PairedDifference(
+        family="attribute.accuracy",
+        a="dp",
+        b="plain",
+        difference=-0.12,
+        ci_low=-0.18,
+        ci_high=-0.06,
+        p_value=0.0001,
+        p_holm=0.0004,
+        significant=True,
+        n=400,
+        method="McNemar",
+    )
+    assert difference_sentence(d).startswith(
+        "dp lets fewer secrets be inferred from the release than plain: -0.120 [-0.180, -0.060] "
+        "(release attribute-inference accuracy on the same attacked training records;"
+    )
+
+
 def test_the_json_leaves_the_audits_to_the_candidates_reports(
     result: ComparisonResult, tmp_path: Path
 ) -> None:

@@ -281,7 +281,6 @@ def auc_estimate(
     pos, neg = s[y], s[~y]
     if pos.size == 0 or neg.size == 0:
         return RiskEstimate(value, float("nan"), float("nan"), confidence, y.size, 0.5)
-    # vectorised stratified bootstrap via ranks of the pooled sample
     bi_p = rng.integers(0, pos.size, (n_boot, pos.size))
     bi_n = rng.integers(0, neg.size, (n_boot, neg.size))
     if np.isnan(s).any():  # NaN ranks as its own value: the pooled ranks say how
@@ -542,7 +541,13 @@ def paired_accuracy_difference(
     sums = np.bincount(inverse, weights=diff, minlength=n_cl)
     sizes = np.bincount(inverse, minlength=n_cl).astype(np.float64)
     draws = rng.integers(0, n_cl, (n_boot, n_cl))
-    vals = sums[draws].sum(axis=1) / sizes[draws].sum(axis=1)
+    if n_cl == n:  # one secret per cluster: whole-number sums over n, counted exactly in int8
+        step = sums.astype(np.int8)  # -1, 0 or 1 per cluster
+        vals = np.empty(n_boot)
+        for lo in range(0, n_boot, 100):
+            vals[lo : lo + 100] = step[draws[lo : lo + 100]].sum(axis=1, dtype=np.int64) / float(n)
+    else:
+        vals = sums[draws].sum(axis=1) / sizes[draws].sum(axis=1)
     alpha = (1 - confidence) / 2
     return PairedComparison(
         difference=float(diff.mean()),

@@ -59,6 +59,10 @@ _DIRECTION = {
         "is less exposed to no-box membership inference",
         "is more exposed to no-box membership inference",
     ),
+    "attribute.accuracy": (
+        "lets fewer secrets be inferred from the release",
+        "lets more secrets be inferred from the release",
+    ),
 }
 
 _CITED = ("wp29_2014", "delong1988", "mcnemar1947", "holm1979", "annamalai2024linear")
@@ -227,7 +231,10 @@ def _differences(result: ComparisonResult) -> Section:
             f"McNemar's exact test ({cite('mcnemar1947')}) with a paired bootstrap interval. "
             "No-box membership: the AUC of one attack on the same evaluation half, the attack "
             "chosen on the selection half as the strongest against either candidate; DeLong's "
-            f"test and interval for correlated ROC curves ({cite('delong1988')}). Holm's "
+            f"test and interval for correlated ROC curves ({cite('delong1988')}). Attribute "
+            "inference (release game, with a secret column): per attacked training record, "
+            "whether the secret was guessed right; McNemar's exact test with a bootstrap "
+            "interval that resamples the game's parts. Holm's "
             f"correction ({cite('holm1979')}) runs over every test of this table: a difference "
             "is called significant when its Holm-adjusted p-value is at most 0.05."
         )
