@@ -672,7 +672,7 @@ class PrivacyUtilityPoint(Result):
     tvd3: float | None = None
 
 
-@dataclass(frozen=True, repr=False, eq=False, kw_only=True)
+@dataclass(frozen=True, repr=False, kw_only=True)
 class AuditSections(Result):
     """The sections of an audit that its stages measure: each declared once, here, as an
     optional field (``None`` until measured) of :class:`AuditResult`, which derives from this.
@@ -789,6 +789,10 @@ class AuditResult(AuditSections, _AuditHead):
     """
 
     result_kind = "audit"
+    # compared by identity, as before it derived from AuditSections (whose equality, by value,
+    # a stage's output uses)
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     riskmap: RiskMapResult | None = None
     privacy_utility: tuple[PrivacyUtilityPoint, ...] = ()
