@@ -672,20 +672,18 @@ class PrivacyUtilityPoint(Result):
     tvd3: float | None = None
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class AuditResult(Result):
-    """Everything an audit found; the report is built from this alone.
+@dataclass(frozen=True, repr=False, kw_only=True)
+class AuditSections(Result):
+    """The sections of an audit that its stages measure: each declared once, here, as an
+    optional field (``None`` until measured) of :class:`AuditResult`, which derives from this.
+
+    A stage returns the sections it measured as this class
+    (:class:`synthleak.stages.base.Sections` is its name there) in its
+    :class:`~synthleak.stages.base.StageOutput`; ``pipeline._assemble`` carries every field
+    into the result by name, and the JSON and :func:`load_result` carry it with no other edit.
 
     Attributes
     ----------
-    config : AuditConfig
-    schema : Schema
-    data : DataSection, optional
-        Columns analysed and left out, reading warnings and the domain check.
-    stages : tuple of StageRecord
-        Every stage of the audit, measured or not (and why not, and what it needs).
-    findings : tuple of Finding
-        One per attack outcome, with verdicts corrected for multiple testing.
     vulnerability : VulnerabilitySection, optional
     screening : ScreeningSection, optional
         The two-stage screen that chose the membership game's targets (``selector="screen"``).
@@ -715,14 +713,73 @@ class AuditResult(Result):
     attribute_sweep : AttributeSweepResult, optional
         Attribute inference of every column of the release (``secret="all"``), ranked by
         excess risk; its record rows are rows of the original.
-    riskmap : RiskMapResult, optional
-        A membership risk map of every record (``synthleak riskmap`` results).
     utility : UtilitySection, optional
-    privacy_utility : tuple of PrivacyUtilityPoint
     epsilon : EpsilonEstimate, optional
         Empirical epsilon of the black-box membership game, with the verdict on a claimed one.
     budget : BudgetRecord, optional
         The shadow-model budget used, its projected and measured cost, and its power.
+    """
+
+    vulnerability: VulnerabilitySection | None = None
+    screening: ScreeningSection | None = None
+    membership: MembershipResult | None = None
+    nobox: NoBoxMembershipResult | None = None
+    # left out of the repr, which stays short
+    membership_release: MembershipReleaseResult | None = field(default=None, repr=False)
+    person_membership: PersonMembershipResult | None = field(default=None, repr=False)
+    person_copies: PersonCopiesResult | None = field(default=None, repr=False)
+    person_risks: PersonRisksResult | None = field(default=None, repr=False)
+    person_attribute: PersonAttributeResult | None = field(default=None, repr=False)
+    person_shadow: PersonShadowResult | None = field(default=None, repr=False)
+    copies: CopyReport | None = None
+    attribute: AttributeGameResult | None = None
+    attribute_release: ReleaseAttributeResult | None = None
+    attribute_sweep: AttributeSweepResult | None = field(default=None, repr=False)
+    utility: UtilitySection | None = None
+    epsilon: EpsilonEstimate | None = None
+    budget: BudgetRecord | None = None
+
+    def measured(self) -> dict[str, Any]:
+        """The sections set (not ``None``), by name."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(AuditSections)
+            if getattr(self, f.name) is not None
+        }
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class _AuditHead(Result):
+    """The fields an audit's JSON starts with (:class:`AuditResult` derives from this and from
+    :class:`AuditSections`, in this order, so that its JSON reads config, schema, data, stages
+    and findings first, then the sections)."""
+
+    config: AuditConfig
+    schema: Schema
+    data: DataSection | None = None
+    stages: tuple[StageRecord, ...] = ()
+    findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class AuditResult(AuditSections, _AuditHead):
+    """Everything an audit found; the report is built from this alone.
+
+    Attributes
+    ----------
+    config : AuditConfig
+    schema : Schema
+    data : DataSection, optional
+        Columns analysed and left out, reading warnings and the domain check.
+    stages : tuple of StageRecord
+        Every stage of the audit, measured or not (and why not, and what it needs).
+    findings : tuple of Finding
+        One per attack outcome, with verdicts corrected for multiple testing.
+    vulnerability, screening, membership, ..., utility, epsilon, budget : optional
+        The sections the stages measure, declared on :class:`AuditSections`.
+    riskmap : RiskMapResult, optional
+        A membership risk map of every record (``synthleak riskmap`` results).
+    privacy_utility : tuple of PrivacyUtilityPoint
     policy : PolicyResult, optional
         The pass/fail policy the audit was checked against.
     notes : tuple of str
@@ -732,33 +789,13 @@ class AuditResult(Result):
     """
 
     result_kind = "audit"
+    # compared by identity, as before it derived from AuditSections (whose equality, by value,
+    # a stage's output uses)
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
-    config: AuditConfig
-    schema: Schema
-    data: DataSection | None = None
-    stages: tuple[StageRecord, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    vulnerability: VulnerabilitySection | None = None
-    screening: ScreeningSection | None = None
-    membership: MembershipResult | None = None
-    nobox: NoBoxMembershipResult | None = None
-    membership_release: MembershipReleaseResult | None = field(default=None, repr=False)
-    # left out of the repr, which stays short
-    person_membership: PersonMembershipResult | None = field(default=None, repr=False)
-    person_copies: PersonCopiesResult | None = field(default=None, repr=False)
-    person_risks: PersonRisksResult | None = field(default=None, repr=False)
-    person_attribute: PersonAttributeResult | None = field(default=None, repr=False)
-    person_shadow: PersonShadowResult | None = field(default=None, repr=False)
-    copies: CopyReport | None = None
-    attribute: AttributeGameResult | None = None
-    attribute_release: ReleaseAttributeResult | None = None
-    # left out of the repr, which stays short
-    attribute_sweep: AttributeSweepResult | None = field(default=None, repr=False)
     riskmap: RiskMapResult | None = None
-    utility: UtilitySection | None = None
     privacy_utility: tuple[PrivacyUtilityPoint, ...] = ()
-    epsilon: EpsilonEstimate | None = None
-    budget: BudgetRecord | None = None
     policy: PolicyResult | None = None
     notes: tuple[str, ...] = ()
     version: int = RESULT_VERSION

@@ -478,3 +478,68 @@ def test_membership_signals_alone_read_as_aggregate_signals_ranked_last(
         "copies.exact: 2 real people of the data found verbatim in the release, though not "
         "significantly more often than among people who were not in the data"
     ) in _headline(quiet)
+
+
+def test_a_new_stage_and_its_section_reach_the_audit_and_the_report(split, monkeypatch) -> None:
+    """Adding a stage with a section is its stage, its section module and one line of the stage
+    list: a throwaway stage placed before ``utility`` and a module
+    ``synthleak.report.sections.<its name>`` appear in the audit and, at the stage's place, in
+    the report, with no other edit."""
+    import importlib.machinery
+    import sys
+    import types
+
+    from tests.stages.audit_helpers import TINY
+
+    import synthleak.pipeline as pipeline
+    from synthleak.report.blocks import Section
+    from synthleak.results import StageStatus
+    from synthleak.stages.base import Stage, StageOutput
+
+    def run(ctx, rng):  # type: ignore[no-untyped-def]
+        return StageOutput(notes=(f"probe saw {len(ctx.train)} training records",))
+
+    probe = Stage("probe_stage", "A throwaway stage", lambda ctx: None, run)
+    module = types.ModuleType("synthleak.report.sections.probe_stage")
+    module.__spec__ = importlib.machinery.ModuleSpec(module.__name__, None)
+
+    def section(result):  # type: ignore[no-untyped-def]
+        by = {s.name: s for s in result.stages}
+        if by["probe_stage"].status is not StageStatus.MEASURED:
+            return None
+        return Section("Probe section", "probe", [Paragraph(result.notes[0])])
+
+    module.section = section  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    stages = [st for st in pipeline.STAGES if st.name in ("copies", "utility")]
+    monkeypatch.setattr(pipeline, "STAGES", (stages[0], probe, stages[1]))
+    train, ctl, other = split
+    r = pipeline.audit(train, synthetic=other, control=ctl, plan=TINY, seed=2)
+    assert [s.name for s in r.stages if s.name in ("copies", "probe_stage", "utility")] == [
+        "copies",
+        "probe_stage",
+        "utility",
+    ]
+    doc = build_document(r)
+    titles = [s.title for s in doc.sections]
+    assert "Probe section" in titles
+    # at its stage's place: after the copies section, before utility (read last)
+    assert titles.index("Verbatim copies") < titles.index("Probe section") < titles.index("Utility")
+    text = next(s for s in doc.sections if s.title == "Probe section").blocks[0]
+    assert isinstance(text, Paragraph) and "probe saw 1000 training records" in text.text
+
+
+def test_every_section_module_is_reached_from_the_stage_list() -> None:
+    """Each module of report/sections is a stage's (named after it, or shared through
+    SECTION_MODULE): a module named after no stage would never be read."""
+    from pathlib import Path
+
+    import synthleak.pipeline as pipeline
+    import synthleak.report.sections as sections_pkg
+    from synthleak.report.document import SECTION_MODULE, stage_sections
+
+    folder = Path(sections_pkg.__file__).parent
+    modules = {p.stem for p in folder.glob("*.py")} - {"__init__"}
+    reached = {SECTION_MODULE.get(st.name, st.name) for st in pipeline.STAGES}
+    assert modules <= reached, f"section modules no stage reaches: {modules - reached}"
+    assert {f.__module__.rsplit(".", 1)[-1] for f in stage_sections()} == modules

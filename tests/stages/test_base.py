@@ -48,15 +48,21 @@ def test_a_failing_stage_is_recorded_and_the_others_run(split, monkeypatch) -> N
     assert by["linkability"].status is StageStatus.MEASURED and r.utility is None
 
 
-def test_sections_are_the_results_fields_of_the_same_type() -> None:
-    """Every section a stage writes is a field of AuditResult with the same name and type."""
+def test_each_section_is_declared_once() -> None:
+    """A stage's section type is declared once, on AuditSections: the stages' Sections is that
+    class, AuditResult derives from it and redeclares none of its fields, and every section is
+    optional (None until a stage measures it)."""
     from dataclasses import fields
 
-    result_types = {f.name: f.type for f in fields(AuditResult)}
+    from synthleak.results import AuditSections
+
+    assert Sections is AuditSections and issubclass(AuditResult, AuditSections)
+    own = set(AuditResult.__annotations__)
     for f in fields(Sections):
-        assert f.name in result_types, f"AuditResult has no field {f.name!r}"
-        assert f.type == result_types[f.name], f.name
-        assert f.default is None
+        assert f.name not in own, f"AuditResult declares the section {f.name!r} again"
+        assert f.default is None, f.name
+    result_fields = [f.name for f in fields(AuditResult)]
+    assert result_fields[:5] == ["config", "schema", "data", "stages", "findings"]
 
 
 def test_every_section_reaches_the_result(split, monkeypatch) -> None:

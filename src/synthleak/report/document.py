@@ -4,7 +4,8 @@
 owns are written here (executive summary, how to read it, findings, stages, data, assumptions,
 notes, glossary, references, reproducibility), each stage's section by its module of
 :mod:`synthleak.report.sections` (records at risk, copies, membership per target, utility, ...),
-one line each; the HTML, Markdown and JSON writers only lay it out. Every verdict is printed
+found from the stage list (:func:`stage_sections`), so a new stage's section needs no line
+here; the HTML, Markdown and JSON writers only lay it out. Every verdict is printed
 with the wording of :class:`~synthleak.verdicts.Verdict` (the same in every section), and a
 section's own table shows the verdict of the finding it backs, never a second judgement. The
 text cites works by author and year (:func:`synthleak.references.cite`); the References section
@@ -13,8 +14,12 @@ lists the full entries of exactly the works the text cites (:func:`cited_referen
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+from collections.abc import Callable
 from typing import Any
 
+from synthleak import pipeline
 from synthleak.attacks.base import AttackFamily, attack_info
 from synthleak.errors import InputError
 from synthleak.findings import BlackBoxDetails
@@ -33,21 +38,6 @@ from synthleak.report.blocks import (
     fmt,
     p_cell,
     verdict_text,
-)
-from synthleak.report.sections import (
-    attribute,
-    attribute_sweep,
-    copies,
-    membership,
-    membership_nobox,
-    membership_release,
-    person_attribute,
-    person_copies,
-    person_membership,
-    person_risks,
-    person_shadow,
-    utility,
-    vulnerability,
 )
 from synthleak.report.sections.membership import game_size_sentence, headline_note
 from synthleak.report.sections.vulnerability import data_only_ranking, screened_measured
@@ -733,29 +723,47 @@ def _references(refs: tuple[Reference, ...]) -> Section | None:
     return sec
 
 
+#: The stages whose section is not the module of :mod:`synthleak.report.sections` named after
+#: them: the two attribute-inference stages share one (one verdict per secret). A stage with no
+#: module of that name (``split``, ``release``, ``singling_out``, ``linkability``: their
+#: findings are the findings table's) has no section of its own.
+SECTION_MODULE: dict[str, str] = {"attribute_release": "attribute", "attribute_game": "attribute"}
+#: Sections read after every privacy section, whatever their stage's place in the run.
+READ_LAST: tuple[str, ...] = ("utility",)
+_SECTIONS_PACKAGE = "synthleak.report.sections"
+
+
+def stage_sections() -> list[Callable[[AuditResult], Section | None]]:
+    """The sections of the audit's stages, in reading order: the stage order
+    (:data:`synthleak.pipeline.STAGES`), each section module once at its first stage's place,
+    the modules of :data:`READ_LAST` last. A stage's section module is
+    ``synthleak.report.sections.<stage name>`` (or the one :data:`SECTION_MODULE` names) when it
+    exists; the module's ``SECTIONS`` lists its sections when it has several, its ``section``
+    otherwise."""
+    names = list(dict.fromkeys(SECTION_MODULE.get(st.name, st.name) for st in pipeline.STAGES))
+    names = [n for n in names if n not in READ_LAST] + [n for n in READ_LAST if n in names]
+    out: list[Callable[[AuditResult], Section | None]] = []
+    for name in names:
+        module_name = f"{_SECTIONS_PACKAGE}.{name}"
+        if importlib.util.find_spec(module_name) is None:
+            continue
+        module = importlib.import_module(module_name)
+        out.extend(getattr(module, "SECTIONS", (module.section,)))
+    return out
+
+
 def build_document(result: AuditResult) -> Document:
-    """The report's content, in reading order; the References section lists the works cited."""
+    """The report's content, in reading order; the References section lists the works cited.
+
+    The sections no stage owns (summary, findings, stages, data; assumptions, notes, glossary)
+    frame the stages' sections (:func:`stage_sections`)."""
     parts = [
         _summary(result),
         _how_to_read(result),
         _findings(result),
         _stages(result),
         _data(result),
-        vulnerability.section(result),
-        copies.section(result),
-        membership_nobox.section(result),
-        membership_release.section(result),
-        person_membership.section(result),
-        person_copies.section(result),
-        person_risks.section(result),
-        person_attribute.section(result),
-        attribute.section(result),
-        attribute_sweep.section(result),
-        membership.section(result),
-        membership.riskmap_section(result),
-        membership.epsilon_section(result),
-        person_shadow.section(result),
-        utility.section(result),
+        *(section(result) for section in stage_sections()),
         _assumptions(result),
         _notes(result),
         _glossary(result),

@@ -14,7 +14,7 @@ import math
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,33 +26,15 @@ from synthleak.data.release import Release
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import BaselineWarning, InputError, raise_if_interrupted
-from synthleak.games.attribute import AttributeGameResult
-from synthleak.games.attribute_release import ReleaseAttributeResult
-from synthleak.games.membership import MembershipResult
-from synthleak.games.membership_release import MembershipReleaseResult
-from synthleak.games.nobox import NoBoxMembershipResult
-from synthleak.games.person import PersonMembershipResult
-from synthleak.games.person_attribute import PersonAttributeResult
-from synthleak.games.person_copies import PersonCopiesResult
-from synthleak.games.person_risks import PersonRisksResult
-from synthleak.games.person_shadow import PersonShadowResult
 from synthleak.games.shadow import table_fingerprint
-from synthleak.games.sweep import AttributeSweepResult
-from synthleak.metrics.copies import (
-    CopyReport,
-)
-from synthleak.metrics.epsilon import EpsilonEstimate
 from synthleak.metrics.privacy import RiskEstimate
 from synthleak.results import (
     AuditOptions,
+    AuditSections,
     BudgetPlan,
-    BudgetRecord,
     PrivacyUtilityPoint,
-    ScreeningSection,
     StageRecord,
     StageStatus,
-    UtilitySection,
-    VulnerabilitySection,
     package_versions,
 )
 from synthleak.runtime import Runtime
@@ -98,41 +80,12 @@ GENERATOR_NEEDED = (
 )
 
 
-@dataclass(frozen=True, repr=False)
-class Sections(Result):
-    """The report sections the stages measure, one typed field per stage-written section of
-    :class:`~synthleak.results.AuditResult` (same name, same type; ``None`` until measured).
-
-    A stage returns the fields it measured in its :class:`StageOutput` (``Sections(utility=
-    ...)``, the others ``None``); :func:`run_stages` sets them in ``ctx.sections`` and
-    ``pipeline._assemble`` carries every field into the result. ``tests/stages/test_base.py``
-    checks that the names and types match :class:`~synthleak.results.AuditResult` and that none
-    is dropped on the way.
-    """
-
-    vulnerability: VulnerabilitySection | None = None
-    screening: ScreeningSection | None = None
-    membership: MembershipResult | None = None
-    nobox: NoBoxMembershipResult | None = None
-    membership_release: MembershipReleaseResult | None = None
-    person_membership: PersonMembershipResult | None = None
-    person_copies: PersonCopiesResult | None = None
-    person_risks: PersonRisksResult | None = None
-    person_attribute: PersonAttributeResult | None = None
-    person_shadow: PersonShadowResult | None = None
-    copies: CopyReport | None = None
-    attribute: AttributeGameResult | None = None
-    attribute_release: ReleaseAttributeResult | None = None
-    attribute_sweep: AttributeSweepResult | None = None
-    utility: UtilitySection | None = None
-    epsilon: EpsilonEstimate | None = None
-    budget: BudgetRecord | None = None
-
-    def measured(self) -> dict[str, Any]:
-        """The sections set (not ``None``), by name."""
-        return {
-            f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
-        }
+#: The report sections the stages measure: :class:`~synthleak.results.AuditSections`, where each
+#: section's type is declared once. A stage returns the fields it measured in its
+#: :class:`StageOutput` (``Sections(utility=...)``, the others ``None``); :func:`run_stages` sets
+#: them in ``ctx.sections`` and ``pipeline._assemble`` carries every field into the result, an
+#: :class:`~synthleak.results.AuditResult`, which derives from it.
+Sections = AuditSections
 
 
 @dataclass(frozen=True, repr=False)

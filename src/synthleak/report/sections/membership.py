@@ -456,3 +456,8 @@ def epsilon_section(result: AuditResult) -> Section | None:
     )
     sec.blocks.append(Paragraph(e.message))
     return sec
+
+
+#: The membership stage's sections, in reading order (the risk map, written by ``synthleak
+#: riskmap``, reads beside the game it summarises).
+SECTIONS = (section, riskmap_section, epsilon_section)
