@@ -55,6 +55,7 @@ import re
 import shlex
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -80,6 +81,48 @@ def _tail(text: str | bytes | None, limit: int = _STDERR_TAIL) -> str:
         text = text.decode(errors="replace")
     text = text.strip()
     return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def run_command(
+    argv: Sequence[str],
+    who: str,
+    timeout: float,
+    cwd: str,
+    *,
+    inp: Path,
+    out: Path,
+    n: int,
+    seed: int,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run an external generator's program once: ``{input}``, ``{output}``, ``{n}`` and ``{seed}``
+    in its arguments replaced, in ``cwd``, stopped after ``timeout`` seconds. A program that
+    cannot start, runs too long or exits non-zero is a :class:`GeneratorFailure` naming ``who``
+    and the tail of its standard error."""
+    subs = {"{input}": str(inp), "{output}": str(out), "{n}": str(n), "{seed}": str(seed)}
+    args = []
+    for a in argv:
+        for ph, val in subs.items():
+            a = a.replace(ph, val)
+        args.append(a)
+    try:
+        proc = subprocess.run(args, capture_output=True, timeout=timeout, cwd=cwd, check=False)
+    except FileNotFoundError:
+        raise GeneratorFailure(
+            f"{who} cannot run: program {args[0]!r} not found (check the PATH or give a full path)"
+        ) from None
+    except PermissionError:
+        raise GeneratorFailure(f"{who} cannot run: program {args[0]!r} is not executable") from None
+    except subprocess.TimeoutExpired as exc:
+        raise GeneratorFailure(
+            f"{who} did not finish within {timeout:g} s and was stopped; "
+            f"stderr tail: {_tail(exc.stderr) or '(empty)'}"
+        ) from None
+    if proc.returncode != 0:
+        raise GeneratorFailure(
+            f"{who} failed with exit code {proc.returncode}; "
+            f"stderr tail: {_tail(proc.stderr) or '(empty)'}"
+        )
+    return proc
 
 
 def _read_output_csv(path: Path, table_schema: Any) -> pd.DataFrame:
@@ -188,35 +231,7 @@ class CommandGenerator(BaseGenerator):
         with tempfile.TemporaryDirectory(prefix="synthleak-cmd-") as tmp:
             inp, out = Path(tmp) / "input.csv", Path(tmp) / "output.csv"
             self.data_.to_frame().to_csv(inp, index=False)
-            subs = {"{input}": str(inp), "{output}": str(out), "{n}": str(n), "{seed}": str(seed)}
-            argv = []
-            for a in self.argv_:
-                for ph, val in subs.items():
-                    a = a.replace(ph, val)
-                argv.append(a)
-            try:
-                proc = subprocess.run(
-                    argv, capture_output=True, timeout=self.timeout, cwd=tmp, check=False
-                )
-            except FileNotFoundError:
-                raise GeneratorFailure(
-                    f"{who} cannot run: program {argv[0]!r} not found "
-                    "(check the PATH or give a full path)"
-                ) from None
-            except PermissionError:
-                raise GeneratorFailure(
-                    f"{who} cannot run: program {argv[0]!r} is not executable"
-                ) from None
-            except subprocess.TimeoutExpired as exc:
-                raise GeneratorFailure(
-                    f"{who} did not finish within {self.timeout:g} s and was stopped; "
-                    f"stderr tail: {_tail(exc.stderr) or '(empty)'}"
-                ) from None
-            if proc.returncode != 0:
-                raise GeneratorFailure(
-                    f"{who} failed with exit code {proc.returncode}; "
-                    f"stderr tail: {_tail(proc.stderr) or '(empty)'}"
-                )
+            proc = run_command(self.argv_, who, self.timeout, tmp, inp=inp, out=out, n=n, seed=seed)
             if not out.is_file():
                 raise GeneratorFailure(
                     f"{who} exited without writing the output file {{output}}; "

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -60,8 +59,8 @@ from synthleak.generators.external import (
     _import_target,
     _literal,
     _parameters,
-    _tail,
     _takes_rng,
+    run_command,
 )
 
 __all__ = [
@@ -374,30 +373,7 @@ class CommandRelationalGenerator(BaseRelationalGenerator):
             for t, df in self.data_.frames.items():
                 df.to_csv(inp / f"{t}.csv", index=False)
             (inp / "metadata.json").write_text(json.dumps(sdv_multi_table_metadata(self.data_)))
-            subs = {"{input}": str(inp), "{output}": str(out), "{n}": str(n), "{seed}": str(seed)}
-            argv = []
-            for a in self.argv_:
-                for ph, val in subs.items():
-                    a = a.replace(ph, val)
-                argv.append(a)
-            try:
-                proc = subprocess.run(
-                    argv, capture_output=True, timeout=self.timeout, cwd=tmp, check=False
-                )
-            except (FileNotFoundError, PermissionError):
-                raise GeneratorFailure(
-                    f"{who} cannot run: program {argv[0]!r} not found or not executable"
-                ) from None
-            except subprocess.TimeoutExpired as exc:
-                raise GeneratorFailure(
-                    f"{who} did not finish within {self.timeout:g} s and was stopped; "
-                    f"stderr tail: {_tail(exc.stderr) or '(empty)'}"
-                ) from None
-            if proc.returncode != 0:
-                raise GeneratorFailure(
-                    f"{who} failed with exit code {proc.returncode}; "
-                    f"stderr tail: {_tail(proc.stderr) or '(empty)'}"
-                )
+            run_command(self.argv_, who, self.timeout, tmp, inp=inp, out=out, n=n, seed=seed)
             frames: dict[str, pd.DataFrame] = {}
             for t in self.data_.schema.tables:
                 f = out / f"{t}.csv"
