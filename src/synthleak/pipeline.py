@@ -447,20 +447,7 @@ def _relational_parts(
     schema = rel["original"].schema
     if any(v.schema != schema for v in rel.values()):
         raise InputError("all parts of a relational release must share one schema")
-    root = opts.root
-    if root is None:
-        if len(schema.roots) != 1:
-            raise InputError(
-                f"root must name the table of persons: the schema has root tables "
-                f"{list(schema.roots)}",
-                parameter="root",
-            )
-        root = schema.roots[0]
-    elif root not in schema.tables:
-        raise InputError(
-            f"root {root!r} is not a table of the schema ({list(schema.tables)})",
-            parameter="root",
-        )
+    root = schema.person_table(opts.root)
     return rel, root
 
 

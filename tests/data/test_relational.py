@@ -185,3 +185,14 @@ def test_a_parent_needs_a_primary_key_and_a_leaf_may_lack_one():
         {"a": pd.DataFrame({"id": [1, 2]}), "b": pd.DataFrame({"a_id": [1, 1], "x": [1, 1]})},
     )
     assert person_views({"o": data.validate()})["o"]["b.n_rows"].tolist() == [2.0, 0.0]
+
+
+def test_the_table_of_persons_is_the_one_root_or_named():
+    one = RelationalSchema.from_sdv(SDV_META)
+    assert one.person_table() == "users" and one.person_table("users") == "users"
+    with pytest.raises(InputError, match="'nope' is not a table") as exc:
+        one.person_table("nope")
+    assert exc.value.parameter == "root"
+    two = dict(SDV_META, tables={**SDV_META["tables"], "shops": {"primary_key": "shop"}})
+    with pytest.raises(InputError, match=r"root tables \['users', 'shops'\]: name the table"):
+        RelationalSchema.from_sdv(two).person_table()

@@ -203,6 +203,25 @@ class RelationalSchema:
         """Tables without a parent."""
         return tuple(t for t in self.tables if self.parent_of(t) is None)
 
+    def person_table(self, root: str | None = None) -> str:
+        """The table of persons: ``root``, or the schema's one root table when ``root`` is
+        ``None``. Several roots and no ``root``, or a ``root`` that is no table, is an
+        :class:`~synthleak.errors.InputError` (its parameter ``root``)."""
+        if root is None:
+            if len(self.roots) != 1:
+                raise InputError(
+                    f"the schema has root tables {list(self.roots)}: name the table of persons "
+                    "(root)",
+                    parameter="root",
+                )
+            return self.roots[0]
+        if root not in self.tables:
+            raise InputError(
+                f"root {root!r} is not a table of the schema ({list(self.tables)})",
+                parameter="root",
+            )
+        return root
+
     def descendants(self, root: str) -> tuple[str, ...]:
         """Tables below ``root`` (through first parents), parents before children."""
         out: list[str] = []
@@ -498,14 +517,7 @@ def person_views(
     sch = datas[0].schema
     if any(d.schema != sch for d in datas):
         raise InputError("all parts of a relational release must share one schema")
-    if root is None:
-        if len(sch.roots) != 1:
-            raise InputError(
-                f"the schema has root tables {list(sch.roots)}: name the table of persons (root)"
-            )
-        root = sch.roots[0]
-    if root not in sch.primary_keys:
-        raise InputError(f"root {root!r} is not a table of the schema ({list(sch.tables)})")
+    root = sch.person_table(root)
     sch.key_of(root)  # persons are shown by their root key
     if (
         isinstance(max_categories, bool)

@@ -233,14 +233,7 @@ def play_person_copies(
     sch = original.schema
     if synthetic.schema != sch or control.schema != sch:
         raise InputError("all parts of a relational release must share one schema")
-    if root is None:
-        if len(sch.roots) != 1:
-            raise InputError(
-                f"the schema has root tables {list(sch.roots)}: name the table of persons (root)"
-            )
-        root = sch.roots[0]
-    if root not in sch.primary_keys:
-        raise InputError(f"root {root!r} is not a table of the schema ({list(sch.tables)})")
+    root = sch.person_table(root)
     if isinstance(min_rows, bool) or not isinstance(min_rows, int) or min_rows < 1:
         raise InputError(f"min_rows must be an integer >= 1, got {min_rows!r}")
     if not 0.0 < float(share) <= 1.0:

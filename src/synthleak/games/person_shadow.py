@@ -255,13 +255,7 @@ class PersonShadowGame:
         if not isinstance(population, RelationalData):
             raise InputError(f"population must be RelationalData, got {type(population).__name__}")
         sch = population.schema
-        root = self.root
-        if root is None:
-            if len(sch.roots) != 1:
-                raise InputError(f"root must name the table of persons: roots {list(sch.roots)}")
-            root = sch.roots[0]
-        elif root not in sch.tables:
-            raise InputError(f"root {root!r} is not a table of the schema ({list(sch.tables)})")
+        root = sch.person_table(self.root)
         n = len(population.frames[root])
         pool = (n - self.n_targets) // 2
         train_size = self.train_size if self.train_size is not None else min(pool // 2, 1000)
