@@ -140,6 +140,23 @@ def test_release_attribute_inference_is_paired_over_the_same_attacked_records(
         "attribute.accuracy",
     }
     assert type(r).from_json(r.to_json()).same_as(r)
+    # a pair whose no-box games cannot be compared keeps its other paired families
+    from synthleak import comparison
+
+    notes: list[str] = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(comparison, "_same_draws", lambda a, b: False)
+        rows = comparison._pair_rows(
+            r.audits["a"],
+            r.audits["b"],
+            "a",
+            "b",
+            np.random.default_rng(0),
+            np.random.default_rng(1),
+            notes,
+        )
+    assert [x["family"] for x in rows] == ["copies.rate", "attribute.accuracy"]
+    assert notes and "scored different records" in notes[0]
 
 
 @pytest.mark.slow

@@ -54,6 +54,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -654,69 +655,7 @@ def _differences(
     raw: list[dict[str, object]] = []
     for (i, na), (j, nb) in itertools.combinations(enumerate(names), 2):
         a, b = audits[na], audits[nb]
-        ca, cb = _copied(a), _copied(b)
-        if ca is not None and cb is not None and ca.size == cb.size:
-            d = paired_accuracy_difference(ca, cb, rng=_PAIRED.rng(seed, i, j))
-            raw.append(
-                dict(
-                    family="copies.rate",
-                    a=na,
-                    b=nb,
-                    difference=d.difference,
-                    ci_low=d.ci_low,
-                    ci_high=d.ci_high,
-                    p_value=d.p_value,
-                    n=d.n,
-                    method="McNemar's exact test; paired bootstrap interval over the records",
-                )
-            )
-        if a.nobox is not None and b.nobox is not None:
-            if not _same_draws(a, b):
-                notes.append(
-                    f"No-box membership of {na} and {nb} was not compared: their games scored "
-                    "different records"
-                )
-                continue
-            try:
-                attack, y, sa, sb = _nobox_pair(a, b)
-                d2 = paired_auc_difference(y, sa, sb)
-            except ValueError as exc:
-                notes.append(f"No-box membership of {na} and {nb} was not compared: {exc}")
-                continue
-            raw.append(
-                dict(
-                    family="membership.nobox.auc",
-                    a=na,
-                    b=nb,
-                    difference=d2.difference,
-                    ci_low=d2.ci_low,
-                    ci_high=d2.ci_high,
-                    p_value=d2.p_value,
-                    n=d2.n_positive + d2.n_negative,
-                    method="DeLong's test for correlated ROC curves",
-                    attack=attack,
-                )
-            )
-        pair = _attribute_pair(a, b)
-        if pair is not None:
-            ra, rb, parts = pair
-            d3 = paired_accuracy_difference(ra, rb, clusters=parts, rng=_PAIRED.rng(seed, i, j, 1))
-            raw.append(
-                dict(
-                    family="attribute.accuracy",
-                    a=na,
-                    b=nb,
-                    difference=d3.difference,
-                    ci_low=d3.ci_low,
-                    ci_high=d3.ci_high,
-                    p_value=d3.p_value,
-                    n=d3.n,
-                    method=(
-                        "McNemar's exact test; paired bootstrap interval over the attacked "
-                        "records, resampling the game's parts"
-                    ),
-                )
-            )
+        raw += _pair_rows(a, b, na, nb, _PAIRED.rng(seed, i, j), _PAIRED.rng(seed, i, j, 1), notes)
     adjusted = holm_adjusted([float(r["p_value"]) for r in raw])  # type: ignore[arg-type]
     return tuple(
         PairedDifference(
@@ -726,6 +665,78 @@ def _differences(
         )
         for r, p in zip(raw, adjusted, strict=True)
     )
+
+
+def _pair_rows(
+    a: AuditResult,
+    b: AuditResult,
+    na: str,
+    nb: str,
+    rng_copies: np.random.Generator,
+    rng_attribute: np.random.Generator,
+    notes: list[str],
+) -> list[dict[str, object]]:
+    """The paired differences of two candidates, one row per family both measured on the
+    same records (before Holm's correction)."""
+    rows: list[dict[str, object]] = []
+
+    def row(family: str, d: Any, n: int, method: str, **more: object) -> None:
+        rows.append(
+            dict(
+                family=family,
+                a=na,
+                b=nb,
+                difference=d.difference,
+                ci_low=d.ci_low,
+                ci_high=d.ci_high,
+                p_value=d.p_value,
+                n=n,
+                method=method,
+                **more,
+            )
+        )
+
+    ca, cb = _copied(a), _copied(b)
+    if ca is not None and cb is not None and ca.size == cb.size:
+        d = paired_accuracy_difference(ca, cb, rng=rng_copies)
+        row(
+            "copies.rate",
+            d,
+            d.n,
+            "McNemar's exact test; paired bootstrap interval over the records",
+        )
+    if a.nobox is not None and b.nobox is not None:
+        if not _same_draws(a, b):
+            notes.append(
+                f"No-box membership of {na} and {nb} was not compared: their games scored "
+                "different records"
+            )
+        else:
+            try:
+                attack, y, sa, sb = _nobox_pair(a, b)
+                d2 = paired_auc_difference(y, sa, sb)
+            except ValueError as exc:
+                notes.append(f"No-box membership of {na} and {nb} was not compared: {exc}")
+            else:
+                row(
+                    "membership.nobox.auc",
+                    d2,
+                    d2.n_positive + d2.n_negative,
+                    "DeLong's test for correlated ROC curves",
+                    attack=attack,
+                )
+    pair = _attribute_pair(a, b)
+    if pair is not None:
+        ra, rb, parts = pair
+        d3 = paired_accuracy_difference(ra, rb, clusters=parts, rng=rng_attribute)
+        row(
+            "attribute.accuracy",
+            d3,
+            d3.n,
+            "McNemar's exact test; paired bootstrap interval over the attacked records, "
+            "resampling the game's parts",
+        )
+    return rows
 
 
 def _spreads(candidates: Sequence[Candidate]) -> tuple[SeedSpread, ...]:
