@@ -5,7 +5,7 @@ number formatting every section shares. The writers lay these blocks out; the se
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +80,27 @@ def span(low: Any, high: Any, digits: int = 3) -> str:
 
 def ci(f: Finding) -> str:
     return span(f.estimate.ci_low, f.estimate.ci_high)
+
+
+#: Persons a report table lists by their root key (report.json keeps more).
+PERSONS_SHOWN = 20
+
+
+def persons_table(
+    keys: Sequence[object], n_total: int, root: str, kept: int, head: str, tail: str
+) -> TableBlock:
+    """Persons listed by their root key, :data:`PERSONS_SHOWN` at most: the caption is
+    ``head``, then (when some are left out) how many of ``n_total`` are shown and that
+    report.json lists up to ``kept``, then ``tail``."""
+    shown = keys[:PERSONS_SHOWN]
+    first = (
+        f" (the first {len(shown)} of {n_total}; report.json lists up to {kept})"
+        if n_total - len(shown)
+        else ""
+    )
+    return TableBlock(
+        (f"person ({root} key)",), tuple((str(k),) for k in shown), f"{head}{first}{tail}"
+    )
 
 
 def attack_table(

@@ -8,9 +8,9 @@ import pytest
 from tests.games.person_parts import parts, replay
 from tests.stages.test_person_attribute import only_person_attribute, run  # noqa: F401
 
-from synthleak.report.blocks import Paragraph, TableBlock
+from synthleak.report.blocks import PERSONS_SHOWN, Paragraph, TableBlock
 from synthleak.report.document import build_document
-from synthleak.report.sections.person_attribute import N_SHOWN, section
+from synthleak.report.sections.person_attribute import section
 
 
 @pytest.mark.usefixtures("only_person_attribute")
@@ -27,6 +27,6 @@ def test_the_section_compares_with_control_persons_and_names_root_keys() -> None
     pa = r.person_attribute
     assert pa is not None
     assert named.header == ("person (person key)",)
-    assert [row[0] for row in named.rows] == [str(k) for k in pa.inferred[:N_SHOWN]]
+    assert [row[0] for row in named.rows] == [str(k) for k in pa.inferred[:PERSONS_SHOWN]]
     assert {int(row[0]) for row in named.rows} <= set(original.frames["person"]["pid"])
     assert section(replace(r, person_attribute=None)) is None

@@ -8,9 +8,9 @@ from tests.games.person_parts import parts, replay
 from tests.stages.test_person_copies import only_person_copies, run  # noqa: F401 (the fixture)
 
 from synthleak.harm import FindingKey
-from synthleak.report.blocks import Paragraph, TableBlock, finding, verdict_text
+from synthleak.report.blocks import PERSONS_SHOWN, Paragraph, TableBlock, finding, verdict_text
 from synthleak.report.document import build_document
-from synthleak.report.sections.person_copies import N_SHOWN, section
+from synthleak.report.sections.person_copies import section
 
 
 def test_the_section_shows_rates_against_control_and_persons_by_root_key(
@@ -29,7 +29,7 @@ def test_the_section_shows_rates_against_control_and_persons_by_root_key(
     assert keys.header == ("person (person key)",)
     pc = r.person_copies
     assert pc is not None
-    assert [row[0] for row in keys.rows] == [str(k) for k in pc.replayed_keys[:N_SHOWN]]
+    assert [row[0] for row in keys.rows] == [str(k) for k in pc.replayed_keys[:PERSONS_SHOWN]]
     # root keys of the original (the release's keys, 10**7 on, are never shown)
     assert {int(row[0]) for row in keys.rows} <= set(original.frames["person"]["pid"])
     assert "report.json" in keys.caption

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from synthleak.games.person_attribute import MAX_KEYS
 from synthleak.harm import person_attribute_key
-from synthleak.report.blocks import Paragraph, Section, TableBlock, finding, fmt, span, verdict_text
+from synthleak.report.blocks import (
+    Paragraph,
+    Section,
+    TableBlock,
+    finding,
+    fmt,
+    persons_table,
+    span,
+    verdict_text,
+)
 from synthleak.results import AuditResult
 
 #: Root keys the report lists (report.json holds up to the result's cap).
-N_SHOWN = 20
 
 
 def section(result: AuditResult) -> Section | None:
@@ -52,17 +60,15 @@ def section(result: AuditResult) -> Section | None:
         )
     )
     if pa.inferred:
-        shown = pa.inferred[:N_SHOWN]
-        more = pa.n_inferred - len(shown)
-        first = f" (the first {len(shown)} of {pa.n_inferred}; report.json lists up to {MAX_KEYS})"
-        first = first if more else ""
         sec.blocks.append(
-            TableBlock(
-                (f"person ({root} key)",),
-                tuple((str(k),) for k in shown),
+            persons_table(
+                pa.inferred,
+                pa.n_inferred,
+                root,
+                MAX_KEYS,
                 f"Training persons whose '{pa.secret}' the attack infers right while a classifier "
-                f"trained on the control's persons alone does not, by their root key{first}. "
-                "Some are inferred by chance, as control persons are: read the list with the "
+                "trained on the control's persons alone does not, by their root key",
+                ". Some are inferred by chance, as control persons are: read the list with the "
                 "verdict above.",
             )
         )

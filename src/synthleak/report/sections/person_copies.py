@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from synthleak.games.person_copies import MAX_KEYS
 from synthleak.harm import FindingKey
-from synthleak.report.blocks import Paragraph, Section, TableBlock, finding, fmt, span, verdict_text
+from synthleak.report.blocks import (
+    Paragraph,
+    Section,
+    TableBlock,
+    finding,
+    fmt,
+    persons_table,
+    span,
+    verdict_text,
+)
 from synthleak.results import AuditResult
 
 #: Root keys of replayed persons the report lists (report.json holds up to the result's cap).
-N_SHOWN = 20
 
 
 def section(result: AuditResult) -> Section | None:
@@ -79,16 +87,14 @@ def section(result: AuditResult) -> Section | None:
         )
     )
     if pc.replayed_keys:
-        shown = pc.replayed_keys[:N_SHOWN]
-        more = pc.n_whole - len(shown)
-        first = f" (the first {len(shown)} of {pc.n_whole}; report.json lists up to {MAX_KEYS})"
-        first = first if more else ""
         sec.blocks.append(
-            TableBlock(
-                (f"person ({root} key)",),
-                tuple((str(k),) for k in shown),
-                f"Persons of the original whose whole history the release replays, by their "
-                f"root key{first}"
+            persons_table(
+                pc.replayed_keys,
+                pc.n_whole,
+                root,
+                MAX_KEYS,
+                "Persons of the original whose whole history the release replays, by their "
+                "root key",
                 ". A history of few, common child rows can be replayed by chance: read the list "
                 "with the verdict above.",
             )

@@ -4,17 +4,25 @@ from __future__ import annotations
 
 from synthleak.games.person_risks import MAX_KEYS
 from synthleak.harm import FindingKey, person_singling_out_key
-from synthleak.report.blocks import Paragraph, Section, TableBlock, finding, fmt, span, verdict_text
+from synthleak.report.blocks import (
+    PERSONS_SHOWN,
+    Paragraph,
+    Section,
+    TableBlock,
+    finding,
+    fmt,
+    span,
+    verdict_text,
+)
 from synthleak.results import AuditResult
 
 #: Root keys the report lists per attack (report.json holds up to the result's cap).
-N_SHOWN = 20
 
 
 def _keys(keys: list, n: int) -> str:
-    shown = ", ".join(str(k) for k in keys[:N_SHOWN])
-    more = f" and {n - N_SHOWN} more (report.json lists up to {MAX_KEYS})"
-    return shown + (more if n > N_SHOWN else "")
+    shown = ", ".join(str(k) for k in keys[:PERSONS_SHOWN])
+    more = f" and {n - PERSONS_SHOWN} more (report.json lists up to {MAX_KEYS})"
+    return shown + (more if n > PERSONS_SHOWN else "")
 
 
 def section(result: AuditResult) -> Section | None:
