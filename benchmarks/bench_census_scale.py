@@ -233,7 +233,7 @@ def run_audit(
             sampler.reset()
             t = time.perf_counter()
             try:
-                st.run(ctx, rng)
+                return st.run(ctx, rng)  # the stage's output, applied by run_stages
             finally:
                 stages[st.name] = sampler.record(time.perf_counter() - t)
                 if progress is not None:

@@ -97,7 +97,7 @@ def main() -> None:
             snapper = Snapper(int(a.step_mb * 1e6))
             t = time.perf_counter()
             try:
-                st.run(ctx, rng)
+                return st.run(ctx, rng)
             finally:
                 snapper.stop()
                 _, peak = tracemalloc.get_traced_memory()
