@@ -189,13 +189,17 @@ class RssSampler:
         self._t.join()
 
 
-def _figures_digest(result) -> str:
-    """SHA-256 of the result's JSON without what measures the machine (stage times, clock)."""
+def _figures_digest(result, dump: Path | None = None) -> str:
+    """SHA-256 of the result's JSON without what measures the machine (stage times, clock);
+    that JSON is also written to ``dump`` when given (for ``benchmarks/identity.py --diff``)."""
     import hashlib
 
     from synthleak.serde import without_timings
 
     text = json.dumps(without_timings(json.loads(result.to_json())), sort_keys=True)
+    if dump is not None:
+        dump.parent.mkdir(parents=True, exist_ok=True)
+        dump.write_text(text)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -221,6 +225,7 @@ def run_audit(
     sampler: RssSampler,
     client=None,
     progress: list | None = None,
+    dump: Path | None = None,
 ) -> dict:
     from synthleak import pipeline
     from synthleak.cli.common import make_runtime, read_cli_parts
@@ -282,7 +287,7 @@ def run_audit(
         "status": status,
         "verdicts": verdicts,
         "figures": figures,
-        "result_digest": _figures_digest(result),
+        "result_digest": _figures_digest(result, dump),
         "sample_notes": list(nb.notes if nb is not None else ())
         + list(result.copies.notes if result.copies is not None else ()),
     }
@@ -362,7 +367,8 @@ def audit_size(size: str, paths: dict[str, Path], a, sampler: RssSampler, mode: 
             cluster, client = start_cluster(a.memory_limit)
             workers = client.run(os.getpid)
         with tempfile.TemporaryDirectory() as tmp:
-            rec = run_audit(paths, Path(tmp) / "report", a.seed, sampler, client, progress)
+            dump = Path(a.dump) / f"{paths['original'].parent.name}-{mode}.json" if a.dump else None
+            rec = run_audit(paths, Path(tmp) / "report", a.seed, sampler, client, progress, dump)
     except KeyboardInterrupt:
         rec = {
             "interrupted_after_seconds": round(time.perf_counter() - t0, 1),
@@ -394,6 +400,9 @@ def main() -> None:
     ap.add_argument("--so-sizes", default="10000,32500,168388", help="rows tried by Anonymeter")
     ap.add_argument("--peer-timeout", type=float, default=1200, help="seconds per peer try")
     ap.add_argument("--out", default="")
+    ap.add_argument(
+        "--dump", default="", help="write each run's result JSON, timings left out, to this folder"
+    )
     ap.add_argument(
         "--modes", default="local", help="local, cluster or local,cluster (then compared)"
     )

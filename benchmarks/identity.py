@@ -21,6 +21,12 @@ Run it on two trees and compare the digests::
 
 ``--dump DIR`` writes each cell's normalised JSON there, to diff when digests differ. Takes a
 few minutes on one core.
+
+When two versions differ on purpose in some fields (a field added by another change, p-values
+computed by a new test), ``--diff BEFORE.json AFTER.json [--ignore KEY,...]`` tells a changed
+value from an added field: it prints every path whose value changed (keys in ``--ignore`` left
+out, wherever they sit) and counts the fields only the second holds. The 1M-row audit is dumped
+for it by ``benchmarks/bench_census_scale.py --dump DIR``.
 """
 
 from __future__ import annotations
@@ -128,11 +134,55 @@ CELLS: dict[str, Callable[[], dict[str, Any]]] = {
 }
 
 
+def _named(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, dict) and "name" in v for v in value)
+
+
+def changed_values(
+    before: Any, after: Any, ignore: frozenset[str], path: str = ""
+) -> tuple[list[str], int]:
+    """Paths whose value differs between two JSON documents, and the count of added fields.
+
+    A key present only in ``after`` counts as added (not changed); a key of ``ignore`` is skipped
+    at any depth; lists of named records (the stage records) are matched by name, so a stage
+    only ``after`` has is added; other lists of different lengths are one change at their path.
+    """
+    if _named(before) and _named(after):
+        before = {item["name"]: item for item in before}
+        after = {item["name"]: item for item in after}
+    if isinstance(before, dict) and isinstance(after, dict):
+        changed: list[str] = [f"{path}/{k}" for k in before if k not in after and k not in ignore]
+        added = sum(1 for k in after if k not in before and k not in ignore)
+        for key in before.keys() & after.keys() - ignore:
+            more, more_added = changed_values(before[key], after[key], ignore, f"{path}/{key}")
+            changed += more
+            added += more_added
+        return changed, added
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        changed, added = [], 0
+        for i, (b, a) in enumerate(zip(before, after, strict=True)):
+            more, more_added = changed_values(b, a, ignore, f"{path}[{i}]")
+            changed += more
+            added += more_added
+        return changed, added
+    return ([] if before == after else [path or "/"]), 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", default=",".join(CELLS), help="comma-separated cells")
     parser.add_argument("--dump", type=Path, help="write each cell's normalised JSON here")
+    parser.add_argument("--diff", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
+    parser.add_argument("--ignore", default="", help="comma-separated keys --diff leaves out")
     args = parser.parse_args()
+    if args.diff is not None:
+        before, after = (json.loads(p.read_text()) for p in args.diff)
+        ignore = frozenset(k for k in args.ignore.split(",") if k)
+        changed, added = changed_values(before, after, ignore)
+        for path in changed:
+            print(f"changed: {path}")
+        print(f"{len(changed)} changed values, {added} added fields")
+        return
     print(f"synthleak from {Path(synthleak.__file__).parent}")
     for name in args.cells.split(","):
         started = time.perf_counter()
