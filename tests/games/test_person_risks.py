@@ -17,6 +17,7 @@ from synthleak.games.person_risks import (
     PersonSinglingOutResult,
     play_person_linkability,
     play_person_singling_out,
+    root_link_columns,
 )
 
 SEEDS = range(4)
@@ -48,6 +49,8 @@ def test_null_oracle_a_release_of_other_people_shows_no_risk() -> None:
             assert res.measured and res.risk.ci_low == 0.0, (seed, res.attack)
         assert link.persons.attacks[0].risk.ci_low == 0.0, seed
         assert so.root_rows is None and "root_rows=False" in so.root_rows_note
+        # the row-level figure: other people's root rows link no more than the control's
+        assert link.root_rows is not None and link.root_rows.attacks[0].risk.ci_low == 0.0, seed
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -65,6 +68,11 @@ def test_copy_oracle_persons_singled_out_and_linked_by_root_key(seed: int) -> No
     assert all(c.startswith("visit.") for c in res.aux_b)
     assert res.risk.ci_low > 0.4
     assert set(link.linked) <= keys and len(link.linked) == link.n_linked == res.n_success
+    # the row-level figure: the root rows copied link one half of their columns to the other
+    assert link.root_rows is not None and link.root_rows_note == ""
+    rows = link.root_rows.attacks[0]
+    assert (rows.aux_a, rows.aux_b) == (("age", "sex"), ("income", "region"))
+    assert rows.risk.ci_low > 0.3
 
 
 def test_the_row_level_figure_plays_the_root_table_alone() -> None:
@@ -101,3 +109,27 @@ def test_bad_arguments() -> None:
         release, keys, root="person", child_tables=["visit"], n_attacks=20, seed=0
     )
     assert PersonLinkabilityResult.from_json(link.to_json()).same_as(link)
+    assert link.root_rows is not None
+
+
+def test_root_link_columns_and_a_root_too_narrow_to_link() -> None:
+    assert root_link_columns(["a", "b", "c"]) == (["a"], ["b", "c"])
+    assert root_link_columns(["a"]) == ([], [])
+    original, control, others = parts(2, n_control=20)
+    narrow = {
+        name: RelationalData(
+            d.schema,
+            {"person": d.frames["person"][["pid", "age"]], "visit": d.frames["visit"]},
+        )
+        for name, d in (("o", original), ("c", control), ("s", others))
+    }
+    release, keys = views(narrow["o"], narrow["s"], narrow["c"])
+    link = play_person_linkability(
+        release, keys, root="person", child_tables=["visit"], n_attacks=20, seed=0
+    )
+    assert link.persons.attacks[0].aux_a == ("age",)  # persons are still linked
+    assert link.root_rows is None and "needs at least two" in link.root_rows_note
+    off = play_person_linkability(
+        release, keys, root="person", child_tables=["visit"], n_attacks=20, seed=0, root_rows=False
+    )
+    assert off.root_rows is None and "root_rows=False" in off.root_rows_note

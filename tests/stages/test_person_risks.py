@@ -47,7 +47,9 @@ def test_persons_replace_records_and_a_copy_release_is_found_and_named() -> None
         assert "persons" in x.title and x.details["root"] == "person"
         assert x.verdict in (Verdict.NO_EVIDENCE, Verdict.TOO_SMALL)
     pr = r.person_risks
-    assert pr is not None and pr.singling_out.root_rows is not None  # the row-level figure
+    assert pr is not None and pr.singling_out.root_rows is not None  # the row-level figures
+    assert pr.linkability is not None and pr.linkability.root_rows is not None
+    assert pr.linkability.root_rows.attacks[0].risk.ci_low == 0.0  # other people's root rows
 
     c = run(original, replay(original, 10**7), control)
     f = {x.key: x for x in c.findings}
@@ -59,6 +61,8 @@ def test_persons_replace_records_and_a_copy_release_is_found_and_named() -> None
     assert set(pr.singling_out.singled_out["univariate"]) <= keys
     assert set(pr.linkability.linked) <= keys and pr.linkability.linked
     assert f[FindingKey.LINKABILITY_PERSONS].details["n_persons_linked"] == pr.linkability.n_linked
+    assert pr.linkability.root_rows is not None
+    assert pr.linkability.root_rows.attacks[0].risk.ci_low > 0.3  # the root rows copied link
     again = AuditResult.from_json(c.to_json())
     assert again.person_risks is not None and again.person_risks.same_as(pr)
 

@@ -20,8 +20,12 @@ name and the person-level question:
 * :func:`play_person_linkability`: the two sources the adversary links are a person's root row
   (``aux_a``: the root table's own columns, say a customer file) and their history (``aux_b``:
   the child-row summaries, say a transaction log without names); the persons linked are named by
-  root key. A predicate or a link can succeed on one person by chance, so the lists are read with
-  the risks' intervals.
+  root key; and, as the row-level figure, the same game on the root table's own columns alone,
+  its columns split in two halves as the audit's record-level ``linkability`` stage splits a
+  table's (the link the root rows allow without the child rows).
+
+A predicate or a link can succeed on one person by chance, so the lists are read with the risks'
+intervals.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ __all__ = [
     "PersonSinglingOutResult",
     "play_person_linkability",
     "play_person_singling_out",
+    "root_link_columns",
 ]
 
 #: The singling-out attacks played on persons (those of the audit's ``singling_out`` stage).
@@ -217,12 +222,30 @@ class PersonLinkabilityResult(Result):
         :data:`MAX_KEYS`).
     n_linked : int
     root : str
+    root_rows : LinkabilityResult, optional
+        The row-level figure: the game on the root table's own columns, ``root_aux_a`` linked to
+        ``root_aux_b`` (``None`` when it could not be played; ``root_rows_note`` says why).
+    root_rows_note : str
     """
 
     persons: LinkabilityResult
     linked: list[Any]
     n_linked: int
     root: str
+    root_rows: LinkabilityResult | None = None
+    root_rows_note: str = ""
+
+
+def root_link_columns(own: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The two halves of the root table's own columns the row-level linkability figure links:
+    the first half and the rest, as the record-level ``linkability`` stage splits a table's
+    columns (:func:`synthleak.stages.linkability._default_link_columns`). Empty halves when
+    the root has fewer than two columns of its own."""
+    own = list(own)
+    if len(own) < 2:
+        return [], []
+    half = len(own) // 2
+    return own[:half], own[half:]
 
 
 def play_person_linkability(
@@ -237,6 +260,7 @@ def play_person_linkability(
     n_neighbors: int = 1,
     seed: int,
     search: Any = None,
+    root_rows: bool = True,
 ) -> PersonLinkabilityResult:
     """Play linkability on persons (module docstring).
 
@@ -244,7 +268,9 @@ def play_person_linkability(
     ``aux_a`` defaults to the root table's own columns of the view and ``aux_b`` to its
     child-row summaries. ``n_attacks``, ``n_neighbors`` and ``seed`` as
     :func:`synthleak.stages.linkability.play_linkability`; ``search`` is the game's
-    nearest-neighbour search (default: the attack's own).
+    nearest-neighbour search (default: the attack's own). With ``root_rows`` (default) the
+    game is also played on the root table's own columns alone, the halves of
+    :func:`root_link_columns` linked (the row-level figure), with the same seed and search.
     """
     from synthleak.games.linkability import LinkabilityGame
 
@@ -265,7 +291,27 @@ def play_person_linkability(
     game = LinkabilityGame(a, b, n_attacks=n_attacks, n_neighbors=n_neighbors)
     res = game.run(Release(enc.original, enc.synthetic, enc.control), seed=seed, search=search)
     rows = res.attacks[0].linked_rows if res.attacks else ()
-    return PersonLinkabilityResult(res, [_plain(keys[r]) for r in rows[:MAX_KEYS]], len(rows), root)
+    rr, note = None, "not asked for (root_rows=False)"
+    if root_rows:
+        ra, rb = root_link_columns(own)
+        if not ra:
+            note = (
+                f"table {root!r} has {len(own)} column(s) of its own beside its key: linking two "
+                "parts of its rows needs at least two"
+            )
+        else:
+            root_game = LinkabilityGame(ra, rb, n_attacks=n_attacks, n_neighbors=n_neighbors)
+            rr = root_game.run(
+                Release(
+                    enc.original.select(own), enc.synthetic.select(own), enc.control.select(own)
+                ),
+                seed=seed,
+                search=search,
+            )
+            note = ""
+    return PersonLinkabilityResult(
+        res, [_plain(keys[r]) for r in rows[:MAX_KEYS]], len(rows), root, rr, note
+    )
 
 
 @dataclass(frozen=True, repr=False)

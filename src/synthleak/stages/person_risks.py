@@ -5,7 +5,7 @@ Anonymeter's games on the person-level view against the control's persons
 It runs only on relational input, in place of the ``singling_out`` and ``linkability`` stages
 (which then do not apply): the same games on the same one-row-per-person view, labelled as
 persons, with the persons singled out or linked named by their root key, and the row-level
-figure of the root table beside them.
+figures of the root table (both games on its own columns alone) beside them.
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@ def test_the_section_shows_rates_against_control_and_persons_by_root_key(
     assert "person-copies" in [s.anchor for s in build_document(r).sections]
     text = " ".join(b.text for b in sec.blocks if isinstance(b, Paragraph))
     assert "row of table 'person'" in text and "control" in text and "Row level" in text
+    # the root table's row-level figure, named by its table: every root row is copied
+    assert "of the rows of 'person' (their own columns), 1.000 of the original's" in text
     assert verdict_text(finding(r, FindingKey.COPIES_PERSON_HISTORY)) in text
     rates, keys = [b for b in sec.blocks if isinstance(b, TableBlock)]
     assert rates.rows[0][0] == "whole history replayed" and "–" in rates.rows[0][6]

@@ -24,7 +24,11 @@ def test_the_section_shows_person_risks_beside_the_root_rows_and_names_root_keys
     assert "row of table 'person'" in text and "row-level figure" in text
     risks, named = [b for b in sec.blocks if isinstance(b, TableBlock)]
     units = [row[1] for row in risks.rows]
-    assert units.count("persons") == 3 and "rows of 'person' alone" in units
+    assert units.count("persons") == 3
+    # the row-level figures of the root table: singling out (two attacks) and linkability
+    assert units.count("rows of 'person' alone") == 3
+    games = [row[0] for row in risks.rows if row[1] == "rows of 'person' alone"]
+    assert "linkability (age, sex to income, region)" in games
     assert all("–" in row[3] for row in risks.rows)
     assert named.header == ("game", "persons (person key)")
     keys = {str(k) for k in original.frames["person"]["pid"]}

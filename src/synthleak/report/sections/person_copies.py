@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from synthleak.games.person_copies import MAX_KEYS
+from synthleak.games.person_copies import MAX_KEYS, PersonCopiesResult
 from synthleak.harm import FindingKey
 from synthleak.report.blocks import (
     Paragraph,
@@ -73,7 +73,7 @@ def section(result: AuditResult) -> Section | None:
             ),
             rows,
             "Persons of the original (training) and of the control (baseline), the excess with "
-            "Newcombe's interval; the release holds "
+            "Newcombe's interval (continuity-corrected); the release holds "
             f"{pc.n_synthetic_persons} synthetic persons.",
         )
     )
@@ -81,7 +81,7 @@ def section(result: AuditResult) -> Section | None:
         Paragraph(
             f"Row level: {fmt(pc.row_copy_rate)} of the original's child rows and "
             f"{fmt(pc.row_copy_control_rate)} of the control's are found verbatim in the "
-            "release. Verdicts: whole histories "
+            f"release{_root_rows(pc, root)}. Verdicts: whole histories "
             f"{verdict_text(finding(result, FindingKey.COPIES_PERSON_HISTORY))}; shares of a "
             f"history {verdict_text(finding(result, FindingKey.COPIES_PERSON_ROWS))}."
         )
@@ -100,3 +100,15 @@ def section(result: AuditResult) -> Section | None:
             )
         )
     return sec
+
+
+def _root_rows(pc: PersonCopiesResult, root: str) -> str:
+    """The root table's row-level copy figure, as a clause of the row-level sentence."""
+    if pc.root_copy is None:
+        return f" (rows of '{root}' not compared: the table has no column of its own)"
+    e = pc.root_copy
+    return (
+        f"; of the rows of '{root}' (their own columns), {fmt(pc.root_copy_rate)} of the "
+        f"original's and {fmt(pc.root_copy_control_rate)} of the control's are, an excess of "
+        f"{fmt(e.value)} (95% CI {span(e.ci_low, e.ci_high)}; row-level figure, no finding)"
+    )

@@ -40,8 +40,10 @@ def section(result: AuditResult) -> Section | None:
             "release match exactly one person of the original more often than one person of the "
             "control, at equal size; linkability asks whether the release lets an attacker join "
             f"a person's row of '{root}' to their child rows (two separate sources) more often "
-            "for the persons of the original than for the control's. The row-level figure plays "
-            f"singling out on the columns of '{root}' alone."
+            "for the persons of the original than for the control's. The row-level figures play "
+            f"both games on the columns of '{root}' alone, without the child rows (linkability "
+            f"joins one half of those columns to the other, as for a single table): what the "
+            f"rows of '{root}' give away by themselves."
         )
     )
     rows = []
@@ -80,6 +82,18 @@ def section(result: AuditResult) -> Section | None:
                 "row-level figure (no finding)",
             )
         )
+    if link is not None and link.root_rows is not None:
+        res_r = link.root_rows.attacks[0]
+        rows.append(
+            (
+                f"linkability ({', '.join(res_r.aux_a)} to {', '.join(res_r.aux_b)})",
+                f"rows of '{root}' alone",
+                fmt(res_r.risk.value),
+                span(res_r.risk.ci_low, res_r.risk.ci_high),
+                f"{res_r.n_success} of {res_r.n_attacks}",
+                "row-level figure (no finding)",
+            )
+        )
     sec.blocks.append(
         TableBlock(
             ("game", "unit", "risk", "95% CI", "successes on the original", "verdict"),
@@ -106,7 +120,16 @@ def section(result: AuditResult) -> Section | None:
                 "the list with the verdicts above.",
             )
         )
-    notes = [n for n in (so.root_rows_note, pr.linkability_note) if n]
+    link_rows_note = link.root_rows_note if link is not None else ""
+    notes = [
+        n
+        for n in (
+            so.root_rows_note and f"singling out of rows of '{root}' alone: {so.root_rows_note}",
+            pr.linkability_note,
+            link_rows_note and f"linkability of rows of '{root}' alone: {link_rows_note}",
+        )
+        if n
+    ]
     if notes:
         sec.blocks.append(Paragraph("Not measured: " + "; ".join(notes) + "."))
     return sec
