@@ -530,7 +530,7 @@ def test_release_form_with_a_generator_makes_its_shadows(
     copies(pop.iloc[:300], np.random.default_rng(0)).to_csv(paths["synthetic"], index=False)
     pop.iloc[300:].to_csv(paths["control"], index=False)
     args = [*_release_args(paths), "--generator", "leaky:fraction=1.0", "--shadows", "3"]
-    assert main([*args, "--format", "json"]) == 0
+    assert main([*args, "--format", "json", "--workers", "2"]) == 0
     captured = capsys.readouterr()
     doc = json.loads(captured.out)
     assert doc["shadows_from"] == "generator leaky:fraction=1.0" and doc["n_shadows"] == 3
