@@ -1,7 +1,8 @@
 """The given-release attack against the best no-box attack on the same candidates (issue 53).
 
-On synthleak's own releases of Adult, for each generator: a target trained on ``--train``
-records of a population (the first 20,000 complete records of Adult, shuffled by ``--seed``),
+On synthleak's own releases of ``--dataset``, for each generator: a target trained on ``--train``
+records of a population (the first 20,000 complete records of Adult, shuffled by ``--seed``, or
+all records of an ACS excerpt, e.g. ``acs-tx18``: 8,775 Texas records of the 2018 ACS),
 its release of the same size, ``--members`` of its training records and as many population
 records outside its training set as candidates; ``--shadows`` shadow releases made with the same
 generator, each trained on ``--train`` population records outside the target's training set (as
@@ -24,6 +25,8 @@ Usage::
 
     OMP_NUM_THREADS=1 nice -n 15 python benchmarks/shadow_release_pairs.py \
         --generators baynet,synthpop --out benchmarks/results/shadow_release/pairs_adult.json
+    OMP_NUM_THREADS=1 nice -n 15 python benchmarks/shadow_release_pairs.py --dataset acs-tx18 \
+        --generators baynet,synthpop --out benchmarks/results/shadow_release/pairs_acs_tx18.json
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from synthleak.attacks.mia_shadow_release import ShadowReleaseAttack
 from synthleak.data.datasets import load_adult
 from synthleak.data.io import encode_frames
 from synthleak.data.shadow_releases import ShadowRelease
+from synthleak.data.table import Table
 from synthleak.generators.base import make_generator
 from synthleak.metrics.privacy import auc, tpr_at_fpr, tpr_at_fpr_estimate
 
@@ -69,11 +73,24 @@ def summary(y: np.ndarray, s: np.ndarray) -> dict:
     return {"tpr_at_fpr_0.1": est.value, "ci": [est.ci_low, est.ci_high], "auc": auc(y, s)}
 
 
+def population(dataset: str, seed: int) -> Table:
+    """The population: the first 20,000 complete records of Adult shuffled by ``seed``, or a
+    whole dataset of ``benchmarks/datasets.py`` (``acs-tx18``: 8,775 records, 22 columns)."""
+    if dataset == "adult":
+        adult = load_adult(complete_cases=True).sample(frac=1.0, random_state=seed)
+        adult = adult.iloc[:20000].reset_index(drop=True)
+        return encode_frames({"population": adult}).tables["population"]
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.datasets import load_table
+
+    return load_table(dataset)
+
+
 def run(generator: str, args: argparse.Namespace) -> dict:
-    adult = load_adult(complete_cases=True).sample(frac=1.0, random_state=args.seed)
-    adult = adult.iloc[:20000].reset_index(drop=True)
-    enc = encode_frames({"population": adult})
-    pop = enc.tables["population"]
+    pop = population(args.dataset, args.seed)
+    needed = args.train + args.members + args.reference
+    if needed > len(pop):
+        raise SystemExit(f"{args.dataset} has {len(pop)} records; the run needs {needed}")
     rng = np.random.default_rng([args.seed, 53])
     order = rng.permutation(len(pop))
     target_idx = order[: args.train]
@@ -119,6 +136,7 @@ def run(generator: str, args: argparse.Namespace) -> dict:
         nobox[info.name] = summary(y, s) | {"seconds": time.perf_counter() - t0}
     best = max(nobox, key=lambda n: tpr_at_fpr(y, nobox_scores[n], 0.1))
     out = {
+        "dataset": args.dataset,
         "generator": generator,
         "train": args.train,
         "shadows": args.shadows,
@@ -136,7 +154,12 @@ def run(generator: str, args: argparse.Namespace) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--generators", default="baynet,synthpop")
+    ap.add_argument("--dataset", default="adult", help="adult, or a name of benchmarks/datasets.py")
+    ap.add_argument(
+        "--generators",
+        default="baynet,synthpop",
+        help="generator specs separated by ',' (e.g. ctgan:epochs=50)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--train", type=int, default=1000, help="training records of each model")
     ap.add_argument("--members", type=int, default=400, help="member candidates (as many non)")

@@ -189,6 +189,10 @@ def audit(
         ``result.config.options`` gives it back to run the same audit again.
     generator : str, optional
         Generator spec (``baynet:k=2``, ...). Enables the black-box shadow-model attacks.
+        Beside ``synthetic`` it names the release's generator: the games against the generator
+        (``attribute_game``, ``membership``) play it on the original as without a release, and
+        ``membership_release`` attacks the given release with shadow releases it makes from
+        the control records (``n_shadows``), unless ``shadow_releases`` gives them.
         With relational parts, a relational generator spec (``sdv:hma``, ``python:...``,
         ``command:...``) for the person-level shadow-model game (``person_shadow``).
     secret : str, optional
@@ -245,6 +249,12 @@ def audit(
         A folder of shadow releases of the release's generator (one sub-folder each, in
         synthleak's or MIDST's layout: :mod:`synthleak.data.shadow_releases`): the stage
         ``membership_release`` then attacks the release itself with an attack learned from them.
+        Without a folder, ``generator`` beside a given ``synthetic`` makes them: ``n_shadows``
+        runs of it (default 8), each on a random half of half the control records, whose other
+        half are the non-members scored (the folder, when given, is used instead).
+    n_shadows : int, optional
+        The shadow releases ``generator`` makes for ``membership_release`` (at least 3; only
+        with ``generator`` and no ``shadow_releases``).
     root : str, optional
         With relational parts, the table of persons; needed only when the schema has several
         root tables (default: its only one).
@@ -368,6 +378,7 @@ def audit(
         frames=frames,
         identifiers=tuple(enc.profile.identifiers),
         domain_from_data=enc.inferred,
+        release_given=syn is not None,
         relational=relational,
         root=root if relational is not None else None,
     )

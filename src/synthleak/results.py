@@ -23,6 +23,7 @@ import pandas as pd
 from synthleak.data.domain import DomainReport
 from synthleak.data.profile import DataProfile, DataWarning
 from synthleak.data.schema import Schema
+from synthleak.data.shadow_releases import MIN_SHADOWS
 from synthleak.errors import InputError
 from synthleak.games.attribute import AttributeGameResult
 from synthleak.games.attribute_release import ReleaseAttributeResult
@@ -370,7 +371,7 @@ class AuditOptions(Result):
     seed : int
         Same seed, same result.
     control_fraction, k, show_records, keep, claimed_epsilon, delta, neighbouring, max_time,
-    selector, special_values, root, shadow_releases
+    selector, special_values, root, shadow_releases, n_shadows
         As :func:`synthleak.audit` documents them.
     """
 
@@ -393,6 +394,7 @@ class AuditOptions(Result):
     special_values: tuple[str, ...] = ()
     root: str | None = None
     shadow_releases: str | None = None
+    n_shadows: int | None = None
 
     def __post_init__(self) -> None:
         from synthleak.data.values import parse_special_values, special_specs
@@ -439,6 +441,25 @@ class AuditOptions(Result):
         object.__setattr__(self, "k", int(k))
         if self.shadow_releases is not None:  # a Path given in Python: recorded as text
             object.__setattr__(self, "shadow_releases", str(self.shadow_releases))
+        n_shadows = self.n_shadows
+        if n_shadows is not None:
+            if isinstance(n_shadows, bool) or not isinstance(n_shadows, int | np.integer):
+                raise InputError(
+                    f"n_shadows must be a whole number, got {n_shadows!r}", parameter="n_shadows"
+                )
+            if n_shadows < MIN_SHADOWS:
+                raise InputError(
+                    f"n_shadows must be at least {MIN_SHADOWS}, got {n_shadows}",
+                    parameter="n_shadows",
+                )
+            if self.generator is None or self.shadow_releases is not None:
+                raise InputError(
+                    "n_shadows sizes the shadow releases the generator makes for the "
+                    "release's membership stage: give generator and no shadow_releases, or drop "
+                    "n_shadows",
+                    parameter="n_shadows",
+                )
+            object.__setattr__(self, "n_shadows", int(n_shadows))
         check_claim(self.claimed_epsilon, self.delta, self.neighbouring)
         object.__setattr__(self, "neighbouring", Neighbouring(self.neighbouring).value)
         if self.secret == SWEEP_ALL:

@@ -705,3 +705,45 @@ def test_relational_audit_takes_a_relational_generator_spec(tmp_path: Path, caps
     err = capsys.readouterr().err.strip()
     assert "unknown relational generator 'baynet'" in err and len(err.splitlines()) == 1
     assert not out.exists()
+
+
+def test_generator_beside_the_release_attacks_it_with_shadow_releases(
+    adult_df: pd.DataFrame, tmp_path: Path, capsys
+) -> None:
+    """--generator beside --synthetic makes --shadows shadow releases from half the control
+    records: a release that copies its original is flagged, the report has the section, the
+    finding is in the audit's family of tests, and 1 or 2 workers give the same figures."""
+    rows = np.random.default_rng(3).choice(len(adult_df), 1100, replace=False)
+    ori, ctl = tmp_path / "ori.csv", tmp_path / "ctl.csv"
+    adult_df.iloc[rows[:300]].to_csv(ori, index=False, na_rep="?")
+    adult_df.iloc[rows[300:]].to_csv(ctl, index=False, na_rep="?")
+    args = ["audit", "--original", str(ori), "--synthetic", str(ori), "--control", str(ctl)]
+    args += ["--generator", "baynet:k=1", "--shadows", "3", "--na-values", "?"]
+    args += ["--budget", "quick"]
+    docs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"rep{workers}"
+        assert main([*args, "--workers", workers, "--out-dir", str(out)]) == 0
+        docs.append(json.loads((out / "report.json").read_text()))
+    err = capsys.readouterr().err
+    assert "making 3 shadow releases with 'baynet:k=1'" in err and "projected time" in err
+    doc = docs[0]
+    (f,) = [f for f in doc["findings"] if f["key"] == "membership.release"]
+    # the copies are found, in the audit's family of tests (the shadows never copy: the
+    # attack learned on them sees members of a copying release as far out of the usual)
+    assert f["verdict"] in ("measurable leakage", "severe leakage") and f["n_tests"] > 1
+    assert f["estimate"]["ci_low"] > 0.7
+    sec = doc["membership_release"]
+    assert sec["shadows_from"] == "generator baynet:k=1" and sec["n_shadows"] == 3
+    assert doc["config"]["n_shadows"] == 3
+    assert "Membership inference on the release" in (tmp_path / "rep1" / "report.md").read_text()
+    # the non-members are control records no shadow release was trained on
+    assert sec["n_dropped"] == 0 and max(sec["non_member_rows"]) < 800
+    drop = ("fit_seconds", "score_seconds")
+    from synthleak.serde import without_timings
+
+    one, two = (without_timings(d["membership_release"], drop) for d in docs)
+    assert one == two
+    # the shadows are kept in the run directory, one unit each
+    kept = tmp_path / "rep1" / "run" / "membership-release" / "shadow-releases" / "units"
+    assert len(list(kept.iterdir())) == 3

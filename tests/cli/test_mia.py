@@ -530,12 +530,15 @@ def test_release_form_with_a_generator_makes_its_shadows(
     copies(pop.iloc[:300], np.random.default_rng(0)).to_csv(paths["synthetic"], index=False)
     pop.iloc[300:].to_csv(paths["control"], index=False)
     args = [*_release_args(paths), "--generator", "leaky:fraction=1.0", "--shadows", "3"]
-    assert main([*args, "--format", "json"]) == 0
+    assert main([*args, "--format", "json", "--workers", "2"]) == 0
     captured = capsys.readouterr()
     doc = json.loads(captured.out)
     assert doc["shadows_from"] == "generator leaky:fraction=1.0" and doc["n_shadows"] == 3
     assert doc["n_non_members"] == 1000  # the half of the control no shadow was trained on
-    assert "shadow release 3/3 made" in captured.err and "to go" in captured.err
+    assert "3 of 3 shadow releases done" in captured.err and "projected time" in captured.err
+    # two shadow releases cannot calibrate any labelled example: a one-line error
+    assert main([*args[:-1], "2"]) == 2
+    assert "--shadows must be at least 3" in capsys.readouterr().err
 
 
 def test_candidates_are_written_one_score_per_record(

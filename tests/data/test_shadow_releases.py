@@ -85,7 +85,7 @@ def test_bad_folders_and_labels_raise_input_errors(tmp_path: Path) -> None:
 
 
 def test_check_shadows_refuses_too_few(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="at least 2"):
-        check_shadows([ShadowRelease("x", _frame(3, 0), _frame(3, 1))])
+    with pytest.raises(InputError, match="at least 3"):
+        check_shadows([ShadowRelease("x", _frame(3, 0), _frame(3, 1))] * 2)
     with pytest.raises(InputError, match="no training records"):
-        check_shadows([ShadowRelease("x", _frame(3, 0)), ShadowRelease("y", _frame(3, 0))])
+        check_shadows([ShadowRelease(n, _frame(3, 0)) for n in "xyz"])

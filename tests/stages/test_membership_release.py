@@ -112,7 +112,7 @@ def test_bad_inputs_are_one_line_input_errors() -> None:
         play_membership_release(shs, original.drop(columns="d"), original, control, seed=0)
     with pytest.raises(InputError, match="too small to measure: 10 control records"):
         play_membership_release(shs, original, original, control.iloc[:10], seed=0)
-    with pytest.raises(InputError, match="at least 2 are needed"):
+    with pytest.raises(InputError, match="at least 3 are needed"):
         play_membership_release(shs[:1], original, original, control, seed=0)
 
 
@@ -123,7 +123,7 @@ def test_shadow_releases_made_with_a_generator_find_a_copying_release() -> None:
     shs, held_out = generator_shadows(
         "leaky:fraction=1.0", control, n_shadows=4, seed=0, log=lines.append
     )
-    assert len(shs) == 4 and len(lines) == 4 and "to go" in lines[0]
+    assert len(shs) == 4 and len(lines) == 4 and "projected time" in lines[0]
     trained = set(map(tuple, np.concatenate([s.training.to_numpy() for s in shs]).tolist()))
     assert not any(tuple(r) in trained for r in control.iloc[held_out].to_numpy().tolist())
     res = play_membership_release(
@@ -137,6 +137,29 @@ def test_shadow_releases_made_with_a_generator_find_a_copying_release() -> None:
     )
     assert res.n_dropped == 0 and set(res.non_member_rows) == set(held_out.tolist())
     assert res.tpr_at_fpr()["0.01"].value >= 0.9  # type: ignore[operator]
+
+
+def test_shadow_releases_are_the_same_on_two_workers_and_resume_from_the_run_dir(
+    tmp_path: Path,
+) -> None:
+    from synthleak.runtime import Runtime
+
+    control = population(600, 7)
+    inline, _ = generator_shadows("indhist", control, n_shadows=3, seed=1)
+    pooled, _ = generator_shadows("indhist", control, n_shadows=3, seed=1, runtime=Runtime(2))
+    for a, b in zip(inline, pooled, strict=True):
+        assert a.name == b.name and a.release.equals(b.release) and a.training.equals(b.training)
+    # a run directory keeps each finished shadow release; a longer run reloads the first three
+    rt = Runtime(run_dir=tmp_path / "run")
+    generator_shadows("indhist", control, n_shadows=3, seed=1, runtime=rt)
+    lines: list[str] = []
+    again, _ = generator_shadows(
+        "indhist", control, n_shadows=4, seed=1, runtime=rt, log=lines.append
+    )
+    assert "3 of 4 shadow releases reloaded from the run directory" in lines[0]
+    assert all(a.release.equals(b.release) for a, b in zip(inline, again[:3], strict=False))
+    with pytest.raises(InputError, match="n_shadows must be at least 3"):
+        generator_shadows("indhist", control, n_shadows=2, seed=1)
 
 
 def test_candidates_are_scored_one_per_record_in_order(tmp_path: Path) -> None:
@@ -200,3 +223,28 @@ def test_the_audit_attacks_the_release_with_shadow_releases(tmp_path: Path) -> N
     ctx.options = replace(r.config.options, shadow_releases=None)
     skip = STAGE.needs(ctx)  # type: ignore[arg-type]
     assert skip is not None and "shadow releases" in skip.needs
+
+
+def test_a_generator_makes_shadow_releases_only_for_a_given_release() -> None:
+    from synthleak.results import AuditOptions
+    from synthleak.stages.membership_release import STAGE
+
+    def ctx(given: bool, relational: object = None) -> SimpleNamespace:
+        opts = AuditOptions(generator="indhist", n_shadows=3)
+        return SimpleNamespace(
+            synthetic=object(),
+            control=object(),
+            options=opts,
+            release_given=given,
+            relational=relational,
+        )
+
+    assert STAGE.needs(ctx(True)) is None  # type: ignore[arg-type]
+    made = STAGE.needs(ctx(False))  # type: ignore[arg-type]
+    assert made is not None and not made.needs and "generator-level game" in made.reason
+    rel = STAGE.needs(ctx(True, relational={}))  # type: ignore[arg-type]
+    assert rel is not None and "--shadow-releases DIR" in rel.needs
+    with pytest.raises(InputError, match="n_shadows must be at least 3"):
+        AuditOptions(generator="indhist", n_shadows=2)
+    with pytest.raises(InputError, match="give generator and no shadow_releases"):
+        AuditOptions(n_shadows=4)

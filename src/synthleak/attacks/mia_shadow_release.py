@@ -579,7 +579,7 @@ def attack_release(
     Parameters
     ----------
     shadows : sequence of ShadowRelease
-        At least two, each with its training records
+        At least three, each with its training records
         (:func:`synthleak.data.shadow_releases.read_shadow_releases`).
     release : DataFrame or Table
         The target release.

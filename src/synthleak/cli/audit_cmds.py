@@ -317,9 +317,10 @@ def audit_cmd(
         str | None,
         typer.Option(
             "--generator",
-            help="Generator spec; enables black-box shadow-model attacks. With --relational: "
-            "a relational generator (sdv:hma, python:..., command:...) for the person-level "
-            "shadow-model game.",
+            help="Generator spec; enables black-box shadow-model attacks. Beside --synthetic: "
+            "the release's generator, also run --shadows times on halves of half of --control "
+            "to attack the release itself. With --relational: a relational generator (sdv:hma, "
+            "python:..., command:...) for the person-level shadow-model game.",
         ),
     ] = None,
     secret: SecretOpt = None,
@@ -364,6 +365,14 @@ def audit_cmd(
         ),
     ] = None,
     shadow_releases: ShadowReleasesOpt = None,
+    shadows: Annotated[
+        int | None,
+        typer.Option(
+            "--shadows",
+            help="With --synthetic and --generator (no --shadow-releases): shadow releases the "
+            "generator makes from half the control records to attack the release (default 8).",
+        ),
+    ] = None,
 ) -> None:
     """Audit a synthetic release (or a generator) and write a report into --out-dir.
 
@@ -391,6 +400,7 @@ def audit_cmd(
         special_values=tuple(special_values or ()),
         root=root,
         shadow_releases=None if shadow_releases is None else str(shadow_releases),
+        n_shadows=shadows,
     )
     if shadow_releases is not None and not shadow_releases.is_dir():
         raise InputError(

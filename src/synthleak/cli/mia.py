@@ -461,10 +461,12 @@ def _release_form(
     na_values: str | None,
     gate: Any = None,
     junit: Path | None = None,
+    workers: int = 1,
 ) -> None:
     """The release form: the shadow-release attack on the given release
     (:func:`~synthleak.stages.membership_release.play_membership_release`), or its scores of
-    records of unknown membership (``--candidates``)."""
+    records of unknown membership (``--candidates``). ``workers`` train the shadow releases
+    ``--generator`` makes (the same shadows on any number)."""
     import pandas as pd
 
     from synthleak.data.io import check_source, read_frame
@@ -533,6 +535,7 @@ def _release_form(
             synthetic_size=synthetic_size,
             seed=seed,
             log=say,
+            runtime=make_runtime(workers=workers),
         )
         shadows_from = f"generator {generator}"
     else:
@@ -747,6 +750,7 @@ def mia_cmd(
             na_values=na_values,
             gate=gate,
             junit=junit,
+            workers=workers,
         )
         return
     nobox_given = [

@@ -195,12 +195,19 @@ def write_shadow_release(folder: str | Path, shadow: ShadowRelease) -> Path:
     return path
 
 
-def check_shadows(shadows: Sequence[ShadowRelease], minimum: int = 2) -> None:
+#: The fewest shadow releases the attack learns from: a labelled example (a record on one
+#: shadow release) is calibrated on the shadows other than that one and the one it was drawn
+#: from, so with two no example is ever calibrated.
+MIN_SHADOWS = 3
+
+
+def check_shadows(shadows: Sequence[ShadowRelease], minimum: int = MIN_SHADOWS) -> None:
     """Refuse fewer than ``minimum`` shadow releases or one without training records."""
     if len(shadows) < minimum:
         raise InputError(
             f"shadow_releases: {len(shadows)} given, at least {minimum} are needed to calibrate "
-            "a record's signal across releases it was not in; give more shadow releases"
+            "a record's signal across releases it was not in (an example of the attack is "
+            "calibrated on shadows other than its own two); give more shadow releases"
         )
     for s in shadows:
         if s.training is None or len(s.training) == 0 or len(s.release) == 0:

@@ -130,6 +130,7 @@ class Context:
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
     identifiers: tuple[str, ...] = ()
     domain_from_data: bool = False  # the schema's domains were read from the data
+    release_given: bool = False  # the release was an input (not made by the stage release)
     #: A relational release's parts as given (``original``, ``synthetic``, ``control``), for the
     #: person stages; the single-table stages then read the person-level view (one row per
     #: person of the root table ``root``). ``None`` for a single-table audit.

@@ -2,8 +2,10 @@
 learned from shadow releases of the same generator.
 
 :func:`play_membership_release` is the game, played by this stage (``audit(shadow_releases=
-DIR)``) and by ``synthleak mia --synthetic REL --original ORI --control CTRL --shadow-releases
-DIR`` (or ``--generator SPEC``, shadow releases made by :func:`make_shadow_releases`). The
+DIR)``, or ``audit(synthetic=REL, generator=SPEC)``: shadow releases made by
+:func:`generator_shadows` from the control records) and by ``synthleak mia --synthetic REL
+--original ORI --control CTRL --shadow-releases DIR`` (or ``--generator SPEC``, shadow releases
+made by :func:`make_shadow_releases`). The
 attack is :class:`~synthleak.attacks.mia_shadow_release.ShadowReleaseAttack`: it learns, on the
 shadow releases' members and non-members, what distinguishes a member of a release, and scores
 the original's records (members) and the control's (non-members) on the target release.
@@ -19,9 +21,9 @@ that would set the non-members apart for a reason that has nothing to do with th
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,11 +31,17 @@ import pandas as pd
 from synthleak.attacks.base import AttackFamily
 from synthleak.attacks.mia_shadow_release import ShadowReleaseAttack, attack_release
 from synthleak.data.io import encode_frames
-from synthleak.data.shadow_releases import ShadowRelease, check_shadows, read_shadow_releases
+from synthleak.data.shadow_releases import (
+    MIN_SHADOWS,
+    ShadowRelease,
+    check_shadows,
+    read_shadow_releases,
+)
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.games.membership_release import ExposedRecord, MembershipReleaseResult
 from synthleak.harm import FindingKey
+from synthleak.runtime import Runtime
 from synthleak.runtime.seeding import game_seed, stream
 from synthleak.stages.base import (
     Context,
@@ -58,7 +66,8 @@ MIN_CANDIDATES = 20
 SHADOWS_NEEDED = (
     "shadow releases of the same generator: a folder with one sub-folder per shadow release "
     "(training.csv and release.csv, or MIDST's layout; --shadow-releases DIR, shadow_releases= "
-    "in Python)"
+    "in Python), or the release's generator to make them from the control records "
+    "(--generator SPEC beside --synthetic; generator= in Python)"
 )
 
 Log = Callable[[str], None]
@@ -109,6 +118,25 @@ def _held_by_shadows(
     }
 
 
+def _shadow_training(
+    n: int, half: int, seed: int, i: int
+) -> tuple[np.random.Generator, np.ndarray]:
+    """Shadow release ``i``'s stream and the rows of its training set among ``n`` records."""
+    rng = _SHADOWS.rng(seed, i)
+    return rng, np.sort(rng.choice(n, half, replace=False))
+
+
+def _shadow_unit(shared: dict[str, Any], i: int) -> dict[str, np.ndarray]:
+    """Work unit: shadow release ``i`` (the generator fitted on its half of the population)."""
+    from synthleak.generators import make_generator
+
+    table: Table = shared["population"]
+    rng, idx = _shadow_training(len(table), shared["half"], shared["seed"], i)
+    gen = make_generator(shared["generator"]).fit(table.take(idx), rng=rng)
+    release = gen.sample(shared["m"], rng=rng)
+    return {"codes": release.codes, "values": release.values}
+
+
 def make_shadow_releases(
     generator: str,
     population: pd.DataFrame | Table,
@@ -117,18 +145,29 @@ def make_shadow_releases(
     synthetic_size: int | None = None,
     seed: int,
     log: Log | None = None,
+    runtime: Runtime | None = None,
 ) -> list[ShadowRelease]:
     """Shadow releases made with ``generator``: each trained on a random half of
     ``population`` (records of the population the release's generator never saw), releasing
     ``synthetic_size`` records (default: as many as it was trained on).
 
-    Prints one progress line per shadow release with the projected time of the rest.
+    Each shadow release is one work unit of ``runtime`` (default: inline, nothing kept): its
+    randomness is its own stream (``release-membership/shadows``, keyed by its number), so the
+    shadows are the same on any number of workers; with a run directory a finished shadow is
+    kept (``RUN_DIR/shadow-releases``) and a re-run reloads it instead of training it again.
+    ``log`` receives the projected time after the first and progress lines as they finish.
     """
-    from synthleak.games.cost import format_seconds
+    from synthleak.games.secret import run_logged
+    from synthleak.games.shadow import table_fingerprint
     from synthleak.generators import make_generator
+    from synthleak.runtime import WorkUnit
 
-    if n_shadows < 2:
-        raise InputError(f"n_shadows must be at least 2, got {n_shadows}", parameter="n_shadows")
+    if n_shadows < MIN_SHADOWS:
+        raise InputError(
+            f"n_shadows must be at least {MIN_SHADOWS} (the attack calibrates every example on "
+            f"shadows other than its own two), got {n_shadows}",
+            parameter="n_shadows",
+        )
     table = population if isinstance(population, Table) else None
     if table is None:
         table = encode_frames({"population": _frame(population)}).tables["population"]
@@ -140,22 +179,43 @@ def make_shadow_releases(
     make_generator(generator)  # a bad spec fails before any work
     half = len(table) // 2
     m = half if synthetic_size is None else int(synthetic_size)
+    rt = (runtime or Runtime()).sub("shadow-releases")
+    shared = {"population": table, "half": half, "m": m, "seed": int(seed), "generator": generator}
+    store = rt.store(
+        {
+            "kind": "shadow releases",
+            "generator": generator,
+            "population": table_fingerprint(table),
+            "half": half,
+            "m": m,
+            "seed": int(seed),
+        }
+    )
+    units = [WorkUnit(f"shadow{i}", (i,)) for i in range(n_shadows)]
+    try:
+        done = run_logged(
+            rt,
+            _shadow_unit,
+            units,
+            shared=shared,
+            store=store,
+            description=f"shadow releases made with '{generator}'",
+            what="shadow releases",
+            log=log,
+        )
+    finally:
+        if store is not None:
+            store.close()
     out: list[ShadowRelease] = []
-    t0 = time.perf_counter()
-    for i in range(n_shadows):
-        rng = _SHADOWS.rng(seed, i)
-        idx = np.sort(rng.choice(len(table), half, replace=False))
-        train = table.take(idx)
-        gen = make_generator(generator).fit(train, rng=rng)
-        release = gen.sample(m, rng=rng)
-        out.append(ShadowRelease(f"shadow{i}", release.to_frame(), train.to_frame()))
-        if log is not None:
-            spent = time.perf_counter() - t0
-            left = spent / (i + 1) * (n_shadows - i - 1)
-            log(
-                f"shadow release {i + 1}/{n_shadows} made with '{generator}' "
-                f"({format_seconds(spent)} so far, about {format_seconds(left)} to go)"
+    for i, unit in enumerate(units):
+        res = done[unit.key]
+        if not res.ok:
+            raise RuntimeError(
+                f"shadow release {i} could not be made with '{generator}': {res.error}"
             )
+        release = Table.from_arrays(table.schema, res.arrays["codes"], res.arrays["values"])
+        _, idx = _shadow_training(len(table), half, int(seed), i)
+        out.append(ShadowRelease(unit.key, release.to_frame(), table.take(idx).to_frame()))
     return out
 
 
@@ -167,23 +227,26 @@ def generator_shadows(
     synthetic_size: int | None = None,
     seed: int,
     log: Log | None = None,
+    runtime: Runtime | None = None,
 ) -> tuple[list[ShadowRelease], np.ndarray]:
     """Shadow releases made with ``generator`` on half of the control records, and the rows of
     the other half (records no shadow release saw: the non-members the game scores).
 
     Each shadow release is trained on a random half of the first half
-    (:func:`make_shadow_releases`).
+    (:func:`make_shadow_releases`, on ``runtime``). A :class:`Table` keeps its schema.
     """
-    frame = _frame(control)
-    order = _SHADOWS.rng(seed, 2**16).permutation(len(frame))
-    pool, held_out = np.sort(order[: len(frame) // 2]), np.sort(order[len(frame) // 2 :])
+    order = _SHADOWS.rng(seed, 2**16).permutation(len(control))
+    pool, held_out = np.sort(order[: len(control) // 2]), np.sort(order[len(control) // 2 :])
     shadows = make_shadow_releases(
         generator,
-        frame.iloc[pool].reset_index(drop=True),
+        control.take(pool)
+        if isinstance(control, Table)
+        else control.iloc[pool].reset_index(drop=True),
         n_shadows=n_shadows,
         synthetic_size=synthetic_size,
         seed=seed,
         log=log,
+        runtime=runtime,
     )
     return shadows, held_out
 
@@ -209,7 +272,7 @@ def play_membership_release(
     Parameters
     ----------
     shadows : sequence of ShadowRelease
-        At least two, each with its training records.
+        At least three, each with its training records.
     original : DataFrame or Table
         The records the release was made from (the members).
     synthetic : DataFrame or Table
@@ -339,31 +402,66 @@ def _needs(ctx: Context) -> Skip | None:
     if ctx.synthetic is None:
         return no_release_skip(ctx)
     if ctx.options.shadow_releases is None:
-        return Skip(needs=SHADOWS_NEEDED)
+        if ctx.options.generator is None:
+            return Skip(needs=SHADOWS_NEEDED)
+        if not ctx.release_given:
+            return Skip(
+                reason="the audit made the release with the generator: the generator-level "
+                "game (stage membership) measures it; give the release (--synthetic) to "
+                "attack it with shadow releases of --generator"
+            )
+        if ctx.relational is not None:
+            return Skip(
+                needs="shadow releases of the persons' view: a folder (--shadow-releases DIR); "
+                "a relational generator makes no shadow releases of it"
+            )
     if ctx.control is None:
         return Skip(needs="a control set: the non-members the release is attacked on")
     return None
 
 
 def _membership_release(ctx: Context, rng: np.random.Generator) -> StageOutput:
-    """The game on the release (logic in :func:`play_membership_release`)."""
+    """The game on the release (logic in :func:`play_membership_release`), with the shadow
+    releases of the folder ``shadow_releases`` or, without one, made with ``generator`` on half
+    the control records (:func:`generator_shadows`; the other half are the non-members)."""
     seed = game_seed(rng)
     assert ctx.synthetic is not None and ctx.control is not None
     folder = ctx.options.shadow_releases
-    assert folder is not None
-    shadows = read_shadow_releases(folder)
+    control, control_rows = ctx.control, ctx.control_rows
+    if folder is not None:
+        shadows = read_shadow_releases(folder)
+        shadows_from = f"folder {Path(folder).name}"
+    else:
+        spec = ctx.options.generator
+        assert spec is not None
+        k = DEFAULT_SHADOWS if ctx.options.n_shadows is None else ctx.options.n_shadows
+        ctx.log(
+            f"making {k} shadow releases with '{spec}', each trained on a random half of half "
+            "the control records (the other half is scored as non-members)"
+        )
+        shadows, held_out = generator_shadows(
+            spec,
+            ctx.control,
+            n_shadows=k,
+            seed=seed,
+            log=ctx.log,
+            runtime=ctx.runtime.sub("membership-release"),
+        )
+        control = ctx.control.take(held_out)
+        control_rows = held_out if control_rows is None else control_rows[held_out]
+        shadows_from = f"generator {spec}"
     n = min(ctx.plan.n_attacks, len(ctx.train))
     res = play_membership_release(
         shadows,
         ctx.train,
         ctx.synthetic,
-        ctx.control,
+        control,
         seed=seed,
         n_members=n,
         n_non_members=n,
         original_rows=ctx.train_rows,
-        control_rows=ctx.control_rows,
-        shadows_from=f"folder {Path(folder).name}",
+        control_rows=control_rows,
+        shadows_from=shadows_from,
         log=ctx.log,
     )
     threat = threat_model(
