@@ -160,7 +160,11 @@ class ShadowReleaseAttack:
         shadow is left out of the record's calibration on every one of its examples, member or
         not, so its membership pattern on the calibrating shadows stays independent of the
         label; each record then gives at least one member example (otherwise only the rare
-        records that another shadow's training set holds give one).
+        records that another shadow's training set holds give one). A source example also
+        leaves out one shadow not holding the record, so that, like every other example, it is
+        calibrated on all shadows but two (a count the share feature would reveal). Off by
+        default: measured on MIDST's shadows only (with 1,500 records and 4 non-member
+        examples, leave-shadows-out TPR at FPR < 0.1 0.246 against 0.244 without it).
     """
 
     def __init__(
