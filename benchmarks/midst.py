@@ -185,6 +185,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--records", type=int, default=500, help="training records drawn per shadow as examples"
     )
+    ap.add_argument("--negatives", type=int, default=2, help="non-member examples per drawn record")
+    ap.add_argument(
+        "--source-examples",
+        action="store_true",
+        help="each drawn record is a member example of the shadow it was drawn from too",
+    )
     ap.add_argument("--reference-size", type=int, default=5000)
     ap.add_argument(
         "--nobox",
@@ -213,10 +219,14 @@ def main(argv: list[str] | None = None) -> int:
     params = {
         "nobox": tuple(n for n in args.nobox.split(",") if n),
         "records_per_shadow": args.records,
+        "negatives_per_record": args.negatives,
+        "source_examples": args.source_examples,
         "column_errors": not args.no_column_errors,
     }
     if "cv" in only:
         key = "cv:" + ("no-errors" if args.no_column_errors else "errors")
+        key += f":records={args.records}:negatives={args.negatives}"
+        key += ":source" if args.source_examples else ""
         out.setdefault("cv", {})[key] = run_cv(
             shadows, args.seed, args.folds, params, args.max_folds
         )

@@ -168,3 +168,50 @@ def test_a_copying_release_is_found_with_column_errors_too() -> None:
     tpr01 = res.tpr[REPORTED_FPRS.index(0.01)]
     assert tpr01.value is not None and tpr01.value >= 0.9
     assert any(f.startswith("error:") for f in res.features)
+
+
+def test_source_examples_add_one_member_example_per_record_with_two_shadows_left_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # with source examples every drawn record is also a member example of its own shadow; each
+    # example's calibration leaves out exactly two shadows, so that how many shadows calibrate
+    # it (the denominator of its share feature) does not reveal its label
+    shadows = _world(10, _independent)[0]
+    seen: list[np.ndarray] = []
+    features = ShadowReleaseAttack._features
+
+    def spy(own, others, member_of, use=None):  # type: ignore[no-untyped-def]
+        if use is not None:
+            seen.append(use)
+        return features(own, others, member_of, use)
+
+    monkeypatch.setattr(ShadowReleaseAttack, "_features", staticmethod(spy))
+    plain = ShadowReleaseAttack(**FAST).fit_shadows(shadows, seed=0)
+    more = ShadowReleaseAttack(**(FAST | {"source_examples": True})).fit_shadows(shadows, seed=0)
+    drawn = FAST["records_per_shadow"] * len(shadows)
+    assert 0.95 * drawn <= more.n_examples_ - plain.n_examples_ <= drawn
+    assert len(seen) == 2
+    for use in seen:
+        assert (use.sum(axis=1) == len(shadows) - 2).all()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_source_examples_keep_the_null_tpr(seed: int) -> None:
+    shadows, release, candidates, _ = _world(seed, _independent)
+    unseen = candidates.iloc[150:].reset_index(drop=True)
+    more = load_adult().sample(frac=1.0, random_state=seed).iloc[1950:2100, :8]
+    pool = pd.concat([unseen, more], ignore_index=True)
+    labels = np.random.default_rng(seed).permutation(np.r_[np.ones(150, bool), np.zeros(150, bool)])
+    atk = ShadowReleaseAttack(**(FAST | {"source_examples": True, "negatives_per_record": 4}))
+    res = attack_release(shadows, release, pool, labels=labels, seed=seed, attack=atk)
+    tpr = res.tpr[0]
+    assert tpr.ci_low is not None and tpr.ci_high is not None
+    assert tpr.ci_low <= 0.1 <= tpr.ci_high
+
+
+def test_a_copying_release_is_found_with_source_examples_too() -> None:
+    shadows, release, candidates, labels = _world(0, _copy)
+    atk = ShadowReleaseAttack(**(FAST | {"source_examples": True, "negatives_per_record": 4}))
+    res = attack_release(shadows, release, candidates, labels=labels, seed=0, attack=atk)
+    tpr01 = res.tpr[REPORTED_FPRS.index(0.01)]
+    assert tpr01.value is not None and tpr01.value >= 0.9

@@ -155,6 +155,16 @@ class ShadowReleaseAttack:
     error_sample : int, default 5000
         Release records each column predictor is fitted on (a uniform sample of the release
         when it is larger; the cost of the predictors grows with it).
+    source_examples : bool, default False
+        Also make every drawn record a member example of the shadow it was drawn from. That
+        shadow is left out of the record's calibration on every one of its examples, member or
+        not, so its membership pattern on the calibrating shadows stays independent of the
+        label; each record then gives at least one member example (otherwise only the rare
+        records that another shadow's training set holds give one). A source example also
+        leaves out one shadow not holding the record, so that, like every other example, it is
+        calibrated on all shadows but two (a count the share feature would reveal). Off by
+        default: measured on MIDST's shadows only (with 1,500 records and 4 non-member
+        examples, leave-shadows-out TPR at FPR < 0.1 0.246 against 0.244 without it).
     """
 
     def __init__(
@@ -170,6 +180,7 @@ class ShadowReleaseAttack:
         column_errors: bool = False,
         error_rounds: int = 30,
         error_sample: int = 5000,
+        source_examples: bool = False,
     ) -> None:
         if not scales or any(int(k) < 1 for k in scales):
             raise InputError("scales must be positive integers, e.g. (1, 5, 20)")
@@ -196,6 +207,7 @@ class ShadowReleaseAttack:
         self.column_errors = bool(column_errors)
         self.error_rounds = int(error_rounds)
         self.error_sample = int(error_sample)
+        self.source_examples = bool(source_examples)
 
     # --- signals ----------------------------------------------------------------------------
 
@@ -471,21 +483,30 @@ class ShadowReleaseAttack:
             axis=1,
         )  # (n_pool, m, s)
         # examples (record i, release j): every other shadow holding i is a member example,
-        # `negatives_per_record` shadows not holding it are non-member examples
+        # `negatives_per_record` shadows not holding it are non-member examples; each example
+        # leaves two shadows out of its calibration, j and a second one (i's source; for a
+        # source example, a shadow not holding i), so that the number of calibrating shadows,
+        # which the share feature's denominator reveals, says nothing of the label
         pick = _SAMPLE.rng(seed, 1)
-        ex_i, ex_j = [], []
+        ex_i, ex_j, ex_k = [], [], []
         for i in range(len(pool)):
             holds = pool_member[i].copy()
             holds[src[i]] = False
             ins = np.flatnonzero(holds)
             outs = np.flatnonzero(~pool_member[i])
+            free = outs
             outs = pick.choice(outs, min(outs.size, self.negatives_per_record), replace=False)
             ex_i += [i] * (ins.size + outs.size)
             ex_j += [*ins.tolist(), *outs.tolist()]
-        ii, jj = np.asarray(ex_i), np.asarray(ex_j)
+            ex_k += [src[i]] * (ins.size + outs.size)
+            if self.source_examples and free.size:
+                ex_i.append(i)
+                ex_j.append(src[i])
+                ex_k.append(int(pick.choice(free)))
+        ii, jj, kk = np.asarray(ex_i), np.asarray(ex_j), np.asarray(ex_k)
         use = np.ones((ii.size, m), dtype=bool)
         use[np.arange(ii.size), jj] = False
-        use[np.arange(ii.size), src[ii]] = False
+        use[np.arange(ii.size), kk] = False
         x = self._features(signals[ii, jj, :], signals[ii], pool_member[ii], use)
         y = pool_member[ii, jj]
         if y.all() or not y.any():

@@ -1,0 +1,205 @@
+"""MIDST shadows only: meta-classifier variants of the given-release attack on leave-shadows-out
+folds, with the signals computed once (issue 53).
+
+``benchmarks/midst.py --only cv`` refits the whole attack for every configuration; most choices
+(how many records, which examples, which signals, the records' own values) change only the
+meta-classifier's examples, so this script computes the signals once and compares the variants
+on the same folds. It reads the ``train`` split (the 30 shadow models) only, never ``dev`` or
+``final``.
+
+``signals``: for ``--records`` training records drawn from each shadow (as
+:meth:`ShadowReleaseAttack.fit_shadows` draws them) and for every shadow's 200 labelled
+challenge points, the signals (distances at 1, 5 and 20 neighbours on the values and on
+population ranks, ``dcr-diff``, ``domias``) on all 30 shadow releases, saved to ``--cache``.
+The population ranks are those of the 30 training sets; the no-box reference is 5,000 of their
+records outside the drawn records and the challenge points.
+
+``variants``: the 30 shadows in 3 folds (the order of ``midst.py --only cv``); for each fold
+the meta-classifier (the attack's features and settings) is fitted on examples of the other 20
+shadows, calibrated on those 20, and scores the held-out shadows' challenge points, calibrated
+on the same 20; the official rule on the 6,000 pooled points. Every example leaves two shadows
+out of its calibration, as the attack's do.
+
+Usage::
+
+    OMP_NUM_THREADS=1 nice -n 15 python benchmarks/midst_folds.py signals --data MIDST_DIR \
+        --generator tabddpm --cache /tmp/tabddpm_1500.npz
+    nice -n 15 python benchmarks/midst_folds.py variants --cache /tmp/tabddpm_1500.npz \
+        --config '{"neg4src": {"per": 1500, "neg": 4, "source": true}}'
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.metrics import roc_auc_score, roc_curve
+
+from synthleak.attacks.mia_shadow_release import _NOBOX, _SAMPLE, ShadowReleaseAttack
+from synthleak.data.io import encode_frames
+from synthleak.data.shadow_releases import read_shadow_releases
+
+BASE = (
+    "dist@1",
+    "dist@5",
+    "dist@20",
+    "quantile-dist@1",
+    "quantile-dist@5",
+    "quantile-dist@20",
+    "nobox:dcr-diff",
+)
+
+
+def signals(data: Path, generator: str, per: int, cache: Path) -> None:
+    if "final" in str(data.resolve()).lower():
+        raise SystemExit("refusing a path naming the final split")
+    shadows = read_shadow_releases(data / generator / "train")
+    m = len(shadows)
+    atk = ShadowReleaseAttack(nobox=("dcr-diff", "domias"))
+    t0 = time.process_time()
+    parts = {"population": pd.concat([s.training for s in shadows], ignore_index=True)}
+    for s in shadows:
+        parts[f"r{s.name}"] = s.release
+    parts["challenge"] = pd.concat([s.challenge for s in shadows], ignore_index=True)
+    enc = encode_frames(parts)
+    atk._schema = enc.schema
+    pop = enc.tables["population"]
+    atk._fit_quantiles(pop)
+    rels = [enc.tables[f"r{s.name}"] for s in shadows]
+    sizes = np.array([len(s.training) for s in shadows])
+    starts = np.r_[0, np.cumsum(sizes)]
+    keys = pop.row_keys()
+    atk._train_keys = [set(keys[starts[j] : starts[j + 1]].tolist()) for j in range(m)]
+    rng = _SAMPLE.rng(0)
+    idx = [starts[k] + rng.choice(int(sizes[k]), per, replace=False) for k in range(m)]
+    pool = pop.take(np.concatenate(idx))
+    src = np.repeat(np.arange(m), per)
+    ch = enc.tables["challenge"]
+    excluded = set(pool.row_keys().tolist()) | set(ch.row_keys().tolist())
+    free = np.flatnonzero([k not in excluded for k in keys.tolist()])
+    atk._reference_idx = rng.choice(free, 5000, replace=False)
+    atk._population = pop
+    atk._ref_member = atk._membership(keys[atk._reference_idx])
+
+    def on_all(points):  # (n, m, s)
+        return np.stack(
+            [
+                atk._signals(points, r, atk._reference(j), _NOBOX.rng(0, j))
+                for j, r in enumerate(rels)
+            ],
+            axis=1,
+        )
+
+    np.savez_compressed(
+        cache,
+        P=on_all(pool),
+        C=on_all(ch),
+        pmem=atk._membership(pool.row_keys()),
+        src=src,
+        cmem=atk._membership(ch.row_keys()),
+        csrc=np.repeat(np.arange(m), [len(s.challenge) for s in shadows]),
+        clab=np.concatenate([s.labels for s in shadows]).astype(bool),
+        pval=np.column_stack([pool.codes, atk._quantiles(pool).values]).astype(float),
+        cval=np.column_stack([ch.codes, atk._quantiles(ch).values]).astype(float),
+        names=np.array(atk.signal_names),
+        per=per,
+    )
+    print(f"signals: {time.process_time() - t0:.0f} s CPU", flush=True)
+
+
+def official(y: np.ndarray, s: np.ndarray) -> float:
+    fpr, tpr, _ = roc_curve(y, s)
+    return float(tpr[fpr < 0.1].max())
+
+
+def variant(
+    d, per=500, neg=2, source=False, values=False, sig=BASE, folds=3, seed=0
+) -> dict[str, object]:
+    P, C, pmem, src = d["P"], d["C"], d["pmem"], d["src"]
+    cmem, csrc, clab = d["cmem"], d["csrc"], d["clab"]
+    names, drawn = list(d["names"]), int(d["per"])
+    cols = [names.index(s) for s in sig]
+    m = P.shape[1]
+    order = np.random.default_rng([seed, 53]).permutation(m)
+    scores, labels = [], []
+    for held in np.array_split(order, folds):
+        fit = np.array([j for j in order if j not in set(held.tolist())])
+        pos = {j: a for a, j in enumerate(fit)}
+        rng = np.random.default_rng([seed, 1])
+        ii, jj, kk = [], [], []
+        for i in np.flatnonzero(np.isin(src, fit) & (np.arange(src.size) % drawn < per)):
+            mem = pmem[i, fit]
+            s0 = pos[src[i]]
+            holds = mem.copy()
+            holds[s0] = False
+            outs = np.flatnonzero(~mem)
+            js = [*np.flatnonzero(holds), *rng.choice(outs, min(outs.size, neg), replace=False)]
+            ks = [s0] * len(js)
+            if source:  # a member example of its own shadow, one OUT shadow left out too
+                js.append(s0)
+                ks.append(int(rng.choice(outs)))
+            ii += [i] * len(js)
+            jj += js
+            kk += ks
+        ii, jj, kk = map(np.asarray, (ii, jj, kk))
+        pf = P[:, fit][:, :, cols]
+        use = np.ones((ii.size, fit.size), bool)
+        use[np.arange(ii.size), jj] = False
+        use[np.arange(ii.size), kk] = False
+        x = ShadowReleaseAttack._features(pf[ii, jj], pf[ii], pmem[ii][:, fit], use)
+        y = pmem[ii][:, fit][np.arange(ii.size), jj]
+        test = np.flatnonzero(np.isin(csrc, held))
+        cf = C[:, fit][:, :, cols]
+        xt = ShadowReleaseAttack._features(
+            C[test, csrc[test]][:, cols], cf[test], cmem[test][:, fit], None
+        )
+        if values:
+            x, xt = np.column_stack([x, d["pval"][ii]]), np.column_stack([xt, d["cval"][test]])
+        model = HistGradientBoostingClassifier(
+            max_iter=200,
+            learning_rate=0.03,
+            max_leaf_nodes=15,
+            min_samples_leaf=100,
+            l2_regularization=1.0,
+            random_state=0,
+        ).fit(x, y)
+        scores.append(model.predict_proba(xt)[:, 1])
+        labels.append(clab[test])
+    s, y = np.concatenate(scores), np.concatenate(labels)
+    return {
+        "official_tpr_at_fpr_0.1": round(official(y, s), 4),
+        "auc": round(float(roc_auc_score(y, s)), 4),
+        "per_fold": [round(official(a, b), 3) for a, b in zip(labels, scores, strict=True)],
+        "n_examples_last_fold": int(x.shape[0]),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("mode", choices=("signals", "variants"))
+    ap.add_argument("--data", type=Path)
+    ap.add_argument("--generator", choices=("tabddpm", "tabsyn"), default="tabddpm")
+    ap.add_argument("--records", type=int, default=1500)
+    ap.add_argument("--cache", type=Path, required=True)
+    ap.add_argument("--config", default='{"base": {}}', help="JSON: name -> variant keywords")
+    args = ap.parse_args(argv)
+    if args.mode == "signals":
+        if args.data is None:
+            raise SystemExit("--data is needed for signals")
+        signals(args.data, args.generator, args.records, args.cache)
+        return 0
+    d = dict(np.load(args.cache))
+    for name, cfg in json.loads(args.config).items():
+        t0 = time.process_time()
+        out = variant(d, **cfg)
+        print(name, json.dumps(cfg), json.dumps(out), f"{time.process_time() - t0:.0f} s CPU")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
