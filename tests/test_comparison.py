@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -117,6 +118,33 @@ def test_a_candidate_in_a_comparison_finds_what_its_lone_audit_finds(
         assert mine.nobox.same_as(lone.nobox)
         assert mine.copies is not None and lone.copies is not None
         assert mine.copies.same_as(lone.copies)
+
+
+def _without_timings(doc: object) -> object:
+    """A result's JSON document without what changes from run to run: the stages' seconds
+    and the audits' creation times."""
+    if isinstance(doc, dict):
+        return {k: _without_timings(v) for k, v in doc.items() if k not in ("seconds", "created")}
+    if isinstance(doc, list):
+        return [_without_timings(v) for v in doc]
+    return doc
+
+
+def test_a_comparison_finds_the_same_whatever_the_workers(
+    parts: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    # with two workers the candidates are audited side by side, each in a worker: the
+    # comparison's JSON must equal the one-worker comparison's, timings aside
+    ori, ctl = parts
+    releases = {"a": _release(ori, 1), "b": _release(ori, 2), "c": _release(ori, 3)}
+    runs = [
+        compare(ori, control=ctl, releases=releases, options=OPTS, seed=4, runtime=sl.Runtime(w))
+        for w in (1, 2)
+    ]
+    one, two = (_without_timings(json.loads(r.to_json())) for r in runs)
+    assert one == two
+    # the timings were there to leave out
+    assert any(st.seconds > 0 for st in runs[1].audits["c"].stages)
 
 
 def test_release_attribute_inference_is_paired_over_the_same_attacked_records(

@@ -51,9 +51,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import pickle
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -63,7 +65,7 @@ from synthleak.data.io import EncodedFrames
 from synthleak.data.release import encode_parts
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
-from synthleak.errors import InputError
+from synthleak.errors import InputError, raise_if_interrupted
 from synthleak.findings import audit_metrics
 from synthleak.generators import make_generator
 from synthleak.metrics.paired import paired_auc_difference
@@ -71,7 +73,8 @@ from synthleak.metrics.privacy import auc, holm_adjusted, paired_accuracy_differ
 from synthleak.pipeline import audit
 from synthleak.policy import Metric, Policy
 from synthleak.results import AuditOptions, AuditResult
-from synthleak.runtime import Runtime, as_runtime
+from synthleak.runtime import Runtime, WorkUnit, as_runtime
+from synthleak.runtime.executor import one_thread_limit
 from synthleak.runtime.seeding import stream, stream_key
 from synthleak.serde import Result
 from synthleak.verdicts import ALPHA, Finding, Verdict
@@ -424,24 +427,22 @@ def compare(
         sources.setdefault(name, s)
 
     folders = _folder_names(names)
-    audits: dict[str, AuditResult] = {}
-    for name, folder in zip(names, folders, strict=True):
-        say(f"auditing candidate {name}")
-        audits[name] = _audit_one(
-            enc,
-            name,
-            tables[name],
-            frames.get(name),
-            opts,
-            policy=policy,
-            runtime=rt.sub(f"candidates/{folder}"),
-            log=_prefixed(say, name),
-            sources={
+    shared = _Shared(
+        enc,
+        tables,
+        frames,
+        opts,
+        policy,
+        {
+            name: {
                 "original": sources.get("original", "original"),
                 "synthetic": sources.get(name, name),
                 "control": sources.get("control", "control"),
-            },
-        )
+            }
+            for name in names
+        },
+    )
+    audits = _audit_candidates(shared, names, folders, rt, say)
     candidates = tuple(
         _candidate(name, folder, sources.get(name, name), audits[name])
         for name, folder in zip(names, folders, strict=True)
@@ -462,6 +463,101 @@ def compare(
         },
         audits=audits,
     )
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """What every candidate's audit reads (sent once to each worker)."""
+
+    enc: EncodedFrames
+    tables: dict[str, Table]
+    frames: dict[str, pd.DataFrame]
+    opts: AuditOptions
+    policy: Policy | None
+    sources: dict[str, dict[str, str]]
+
+    def audit(self, name: str, runtime: Runtime, log: Log) -> AuditResult:
+        """Candidate ``name``'s audit, with one thread for arithmetic (as every work unit:
+        :mod:`synthleak.runtime.executor`), so that it finds the same whether it runs here or
+        in a worker."""
+        with one_thread_limit():
+            return _audit_one(
+                self.enc,
+                name,
+                self.tables[name],
+                self.frames.get(name),
+                self.opts,
+                policy=self.policy,
+                runtime=runtime,
+                log=log,
+                sources=self.sources[name],
+            )
+
+
+def _audit_unit(shared: _Shared, name: str, run_dir: str | None) -> dict[str, np.ndarray]:
+    """Work unit: one candidate's audit, inline in a worker (its stages' units too), returned
+    pickled (a unit returns arrays); an exception the audit raises is returned the same way,
+    to be raised again by the caller as itself."""
+    runtime = Runtime(run_dir=None if run_dir is None else Path(run_dir))
+    try:
+        result = shared.audit(name, runtime, lambda _msg: None)
+    except Exception as exc:  # raised again, as itself, by _audit_candidates
+        raise_if_interrupted(exc)
+        text = f"{type(exc).__name__}: {exc}".encode()
+        try:
+            out = pickle.dumps(exc, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # an exception that does not pickle: its message
+            out = pickle.dumps(RuntimeError(text.decode()))
+        return {"error": np.frombuffer(out, np.uint8), "message": np.frombuffer(text, np.uint8)}
+    return {
+        "result": np.frombuffer(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL), np.uint8)
+    }
+
+
+def _audit_candidates(
+    shared: _Shared, names: Sequence[str], folders: Sequence[str], rt: Runtime, say: Log
+) -> dict[str, AuditResult]:
+    """Every candidate's audit, by name. With one local worker, one after the other, each
+    audit's stages on the runtime; with more (or a cluster), the candidates side by side, one
+    work unit each, every audit inline in its worker: the candidates are independent once the
+    draws are shared, while one audit's stages mostly run one after the other. The results
+    are the same either way (same seed, one thread for arithmetic in both)."""
+    if rt.cluster is None and (rt.workers == 1 or len(names) == 1):
+        audits: dict[str, AuditResult] = {}
+        for name, folder in zip(names, folders, strict=True):
+            say(f"auditing candidate {name}")
+            audits[name] = shared.audit(name, rt.sub(f"candidates/{folder}"), _prefixed(say, name))
+        return audits
+    where = "on the cluster" if rt.cluster is not None else f"on {rt.workers} workers"
+    say(f"auditing {len(names)} candidates side by side {where}")
+    units = [
+        WorkUnit(
+            f"candidate-{i}",
+            (
+                name,
+                None if rt.run_dir is None else str(rt.sub(f"candidates/{folder}").run_dir),
+            ),
+        )
+        for i, (name, folder) in enumerate(zip(names, folders, strict=True))
+    ]
+    done = replace(rt, run_dir=None).run(
+        _audit_unit, units, shared=shared, description="candidates, side by side"
+    )
+    audits = {}
+    for unit, name in zip(units, names, strict=True):
+        res = done[unit.key]
+        if res.arrays is None:  # the unit's machinery failed, not the audit
+            raise RuntimeError(f"the audit of candidate {name} did not finish: {res.error}")
+        if "error" in res.arrays:
+            try:
+                exc = pickle.loads(res.arrays["error"].tobytes())
+            except Exception:  # an exception that does not unpickle: its message
+                text = res.arrays["message"].tobytes().decode()
+                raise RuntimeError(f"the audit of candidate {name} failed: {text}") from None
+            raise exc
+        audits[name] = pickle.loads(res.arrays["result"].tobytes())
+        say(f"[{name}] audited")
+    return audits
 
 
 def _prefixed(say: Log, name: str) -> Log:
