@@ -13,8 +13,10 @@ A difference between two candidates is then *paired*, over the same records:
 
 * **copies** — per original record, whether the release publishes it verbatim: the difference
   of the two shares, with a paired bootstrap interval and McNemar's exact test on the records
-  only one of the two publishes (:func:`~synthleak.metrics.privacy.paired_accuracy_difference`;
-  McNemar (1947));
+  only one of the two publishes (:func:`~synthleak.metrics.paired.paired_share_difference`;
+  McNemar (1947)); each bootstrap resample is drawn as one multinomial draw (how many records
+  that only one candidate publishes it draws), the same distribution as resampling the
+  records one by one without drawing 10,000 records per resample for 10,000 records;
 * **no-box membership** — the AUC of one attack on the same evaluation half: the attack is the
   one with the highest AUC against either candidate on the *selection* half (chosen without
   the records it is measured on), and the difference has DeLong's interval and test for
@@ -68,7 +70,7 @@ from synthleak.data.table import Table
 from synthleak.errors import InputError, raise_if_interrupted
 from synthleak.findings import audit_metrics
 from synthleak.generators import make_generator
-from synthleak.metrics.paired import paired_auc_difference
+from synthleak.metrics.paired import paired_auc_difference, paired_share_difference
 from synthleak.metrics.privacy import auc, holm_adjusted, paired_accuracy_difference
 from synthleak.pipeline import audit
 from synthleak.policy import Metric, Policy
@@ -794,7 +796,7 @@ def _pair_rows(
 
     ca, cb = _copied(a), _copied(b)
     if ca is not None and cb is not None and ca.size == cb.size:
-        d = paired_accuracy_difference(ca, cb, rng=rng_copies)
+        d = paired_share_difference(ca, cb, rng=rng_copies)
         row(
             "copies.rate",
             d,

@@ -6,8 +6,11 @@ structural components (one per member, one per non-member) give the covariance o
 without resampling. The interval and the two-sided p-value come from one normal approximation,
 so the interval excludes 0 exactly when the p-value is below ``1 - confidence``.
 
-(The paired comparison of two 0/1 outcome vectors, such as "this record is copied verbatim",
-is :func:`synthleak.metrics.privacy.paired_accuracy_difference`: McNemar's exact test.)
+The paired comparison of two 0/1 outcome vectors, such as "this record is copied verbatim",
+is :func:`synthleak.metrics.privacy.paired_accuracy_difference` (McNemar's exact test, a
+bootstrap over clusters of outcomes); with one outcome per cluster, :func:`paired_share_difference`
+gives the same test and the same bootstrap distribution, drawn without resampling the records
+one by one.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from synthleak.metrics.privacy import rankdata
+from synthleak.metrics.privacy import PairedComparison, mcnemar_exact, rankdata
 from synthleak.serde import Result
 
 
@@ -92,3 +95,60 @@ def paired_auc_difference(
     sd = math.sqrt(var)
     p = 2.0 * NormalDist().cdf(-abs(diff) / sd)
     return AucDifference(diff, diff - z * sd, diff + z * sd, p, auc_a, auc_b, m, n, confidence)
+
+
+def share_difference_resamples(
+    a_only: int, b_only: int, n: int, *, rng: np.random.Generator, n_boot: int = 2000
+) -> np.ndarray:
+    """``n_boot`` bootstrap resamples of the difference of two shares over ``n`` paired records,
+    of which ``a_only`` count for ``a`` alone and ``b_only`` for ``b`` alone.
+
+    A bootstrap resample draws ``n`` records with replacement, each uniformly; its difference is
+    (records of ``a_only`` drawn − records of ``b_only`` drawn) / ``n``, and only those two
+    counts matter. They are one multinomial draw of ``n`` over the three kinds of record
+    (shares ``a_only/n``, ``b_only/n`` and the rest), so the resample is drawn as that: the same
+    distribution as resampling the records, at the cost of ``n_boot`` multinomial draws instead
+    of ``n_boot`` x ``n`` record draws.
+    """
+    counts = rng.multinomial(n, [a_only / n, b_only / n, (n - a_only - b_only) / n], size=n_boot)
+    return (counts[:, 0] - counts[:, 1]) / float(n)
+
+
+def paired_share_difference(
+    correct_a: np.ndarray,
+    correct_b: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    n_boot: int = 2000,
+    confidence: float = 0.95,
+) -> PairedComparison:
+    """Compare two 0/1 outcome vectors on the same records, one outcome per record (such as
+    "the release publishes this original record verbatim"): the difference of the two shares,
+    McNemar's exact test (McNemar (1947)) and a percentile bootstrap interval over the records.
+
+    The figures are those of :func:`~synthleak.metrics.privacy.paired_accuracy_difference`
+    without clusters: the same difference and p-value, and an interval from the same bootstrap
+    distribution, drawn by :func:`share_difference_resamples` (the resamples themselves differ:
+    another use of the random stream).
+    """
+    a = np.asarray(correct_a).astype(bool)
+    b = np.asarray(correct_b).astype(bool)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("paired outcomes must be two 1-d vectors of the same length")
+    n = int(a.size)
+    a_only, b_only = int((a & ~b).sum()), int((~a & b).sum())
+    if n == 0:
+        nan = float("nan")
+        return PairedComparison(nan, nan, nan, 1.0, 0, 0, 0, confidence)
+    vals = share_difference_resamples(a_only, b_only, n, rng=rng, n_boot=n_boot)
+    alpha = (1 - confidence) / 2
+    return PairedComparison(
+        difference=float((a_only - b_only) / n),
+        ci_low=float(np.quantile(vals, alpha)),
+        ci_high=float(np.quantile(vals, 1 - alpha)),
+        p_value=mcnemar_exact(a_only, b_only),
+        n=n,
+        a_only=a_only,
+        b_only=b_only,
+        confidence=confidence,
+    )
