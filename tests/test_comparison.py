@@ -93,7 +93,11 @@ def test_every_candidate_plays_the_same_draws_and_the_result_round_trips(
     np.testing.assert_array_equal(a.nobox.selection, b.nobox.selection)
     # the two seeds made two releases (the same draws scored other scores)
     assert not np.array_equal(a.nobox.scores["dcr"], b.nobox.scores["dcr"])
-    assert {d.family for d in r.differences} == {"copies.rate", "membership.nobox.auc"}
+    assert {d.family for d in r.differences} == {
+        "copies.rate",
+        "linkability.risk",
+        "membership.nobox.auc",
+    }
     assert all((d.a, d.b) == r.names for d in r.differences)
     (spread,) = r.spreads
     assert spread.group == "baynet:k=1" and spread.members == r.names
@@ -164,6 +168,7 @@ def test_release_attribute_inference_is_paired_over_the_same_attacked_records(
     assert d.difference < 0 and d.significant and d.ci_high < 0
     assert {x.family for x in r.differences} == {
         "copies.rate",
+        "linkability.risk",
         "membership.nobox.auc",
         "attribute.accuracy",
     }
@@ -182,8 +187,9 @@ def test_release_attribute_inference_is_paired_over_the_same_attacked_records(
             np.random.default_rng(0),
             np.random.default_rng(1),
             notes,
+            rng_linkability=np.random.default_rng(2),
         )
-    assert [x["family"] for x in rows] == ["copies.rate", "attribute.accuracy"]
+    assert [x["family"] for x in rows] == ["copies.rate", "linkability.risk", "attribute.accuracy"]
     assert notes and "scored different records" in notes[0]
 
 
@@ -191,7 +197,7 @@ def test_release_attribute_inference_is_paired_over_the_same_attacked_records(
 def test_null_oracle_same_generator_other_seeds_is_rarely_called_different(
     parts: tuple[pd.DataFrame, pd.DataFrame],
 ) -> None:
-    """Three seeds of one generator, compared under four audit seeds: 4 x 3 pairs x 2 families,
+    """Three seeds of one generator, compared under four audit seeds: 4 x 3 pairs x 3 families,
     Holm within each comparison. At most one comparison of four may call any pair different
     (each does so with probability at most 5 %: at least two in four has probability < 2 %).
     Slow (12 audits); benchmarks/bench_compare.py runs it with more comparisons."""
@@ -205,7 +211,7 @@ def test_null_oracle_same_generator_other_seeds_is_rarely_called_different(
             options=OPTS,
             seed=seed,
         )
-        assert len(r.differences) == 6
+        assert len(r.differences) == 9
         called += any(d.significant for d in r.differences)
     assert called <= 1
 

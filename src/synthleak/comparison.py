@@ -22,6 +22,14 @@ A difference between two candidates is then *paired*, over the same records:
   the records it is measured on), and the difference has DeLong's interval and test for
   correlated ROC curves (:func:`~synthleak.metrics.paired.paired_auc_difference`;
   DeLong et al. (1988));
+* **linkability** — per target of the linkability game (the same training and control targets
+  for every candidate: they are drawn from the seed and the parts' sizes alone), whether the
+  attack on the release linked its two halves: the difference of the two candidates' excess
+  link rates (training targets minus control targets), with a paired bootstrap interval over
+  each set of targets and an exact sign-flip test, McNemar's exact test when no control
+  target tells the two apart (:func:`~synthleak.metrics.paired.paired_excess_difference`).
+  The frontier's linkability figure is the stage's residual risk, the excess divided by one
+  minus the control rate; the paired figure is the excess itself, linear in the outcomes;
 * **attribute inference** — with a secret column and no generator, per attacked training
   record, whether the release attribute game guessed its secret right (the same records, in
   the same parts, for every candidate): the difference of the two accuracies, McNemar's exact
@@ -30,10 +38,9 @@ A difference between two candidates is then *paired*, over the same records:
 
 Holm's correction (Holm (1979)) runs over every paired test of the comparison (every pair of
 candidates, every family), so the chance of calling any two candidates different when none is
-stays at 5 %. Singling out, linkability and the every-column attribute sweep are compared by
-their intervals only (their stages keep no per-target outcomes; singling-out predicates are
-drawn from each release, so they are not the same across candidates): :data:`NOT_PAIRED` says
-why. Utility (MRE over 3-way marginal counts) is each candidate's own figure with its bootstrap
+stays at 5 %. Singling out and the every-column attribute sweep are compared by their
+intervals only (singling-out predicates are drawn from each release, so they are not the same
+across candidates; the sweep keeps no per-record outcomes): :data:`NOT_PAIRED` says why. Utility (MRE over 3-way marginal counts) is each candidate's own figure with its bootstrap
 interval.
 
 Candidates named ``BASE@seedN`` (the generated ones are named so) differ only by seed: they form
@@ -70,7 +77,11 @@ from synthleak.data.table import Table
 from synthleak.errors import InputError, raise_if_interrupted
 from synthleak.findings import audit_metrics
 from synthleak.generators import make_generator
-from synthleak.metrics.paired import paired_auc_difference, paired_share_difference
+from synthleak.metrics.paired import (
+    paired_auc_difference,
+    paired_excess_difference,
+    paired_share_difference,
+)
 from synthleak.metrics.privacy import auc, holm_adjusted, paired_accuracy_difference
 from synthleak.pipeline import audit
 from synthleak.policy import Metric, Policy
@@ -97,6 +108,10 @@ FAMILIES: dict[str, str] = {
 #: The families compared record by record, and the figure each difference is about.
 PAIRED: dict[str, str] = {
     "copies.rate": "share of the original records the release publishes verbatim",
+    "linkability.risk": (
+        "linkability excess: the share of the same training targets linked minus the share of "
+        "the same control targets linked"
+    ),
     "membership.nobox.auc": "no-box membership AUC (one attack, evaluation half)",
     "attribute.accuracy": (
         "release attribute-inference accuracy on the same attacked training records"
@@ -109,7 +124,6 @@ NOT_PAIRED: dict[str, str] = {
         "each release draws its own predicates and the stage keeps no per-predicate outcomes: "
         "compare the intervals"
     ),
-    "linkability.risk": "the stage keeps no per-target outcomes: compare the intervals",
     "attribute.accuracy": (
         "paired for the release attribute game of one secret column, whose result keeps each "
         "attacked record's outcome; the every-column sweep (secret 'all') keeps none: compare "
@@ -722,6 +736,33 @@ def _nobox_pair(a: AuditResult, b: AuditResult) -> tuple[str, np.ndarray, np.nda
     return name, labels[ev], a.nobox.scores[name][ev], b.nobox.scores[name][ev]
 
 
+def _linkability_pair(
+    a: AuditResult, b: AuditResult
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Per training target and per control target of the linkability game, whether the attack
+    on ``a`` and on ``b`` linked it, when both games attacked the same targets with the same
+    columns; else ``None``."""
+    la, lb = a.linkability, b.linkability
+    if la is None or lb is None or not la.attacks or not lb.attacks:
+        return None
+    x, y = la.attacks[0], lb.attacks[0]
+    same = (
+        x.attack == y.attack
+        and (x.aux_a, x.aux_b, x.n_neighbors) == (y.aux_a, y.aux_b, y.n_neighbors)
+        and x.target_rows == y.target_rows
+        and x.control_rows == y.control_rows
+    )
+    if not same or not x.target_rows or not x.control_rows:
+        return None
+    t, c = np.asarray(x.target_rows), np.asarray(x.control_rows)
+    return (
+        np.isin(t, x.linked_rows),
+        np.isin(t, y.linked_rows),
+        np.isin(c, x.control_linked_rows),
+        np.isin(c, y.control_linked_rows),
+    )
+
+
 def _attribute_pair(
     a: AuditResult, b: AuditResult
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -753,7 +794,16 @@ def _differences(
     raw: list[dict[str, object]] = []
     for (i, na), (j, nb) in itertools.combinations(enumerate(names), 2):
         a, b = audits[na], audits[nb]
-        raw += _pair_rows(a, b, na, nb, _PAIRED.rng(seed, i, j), _PAIRED.rng(seed, i, j, 1), notes)
+        raw += _pair_rows(
+            a,
+            b,
+            na,
+            nb,
+            _PAIRED.rng(seed, i, j),
+            _PAIRED.rng(seed, i, j, 1),
+            notes,
+            rng_linkability=_PAIRED.rng(seed, i, j, 2),
+        )
     adjusted = holm_adjusted([float(r["p_value"]) for r in raw])  # type: ignore[arg-type]
     return tuple(
         PairedDifference(
@@ -773,6 +823,8 @@ def _pair_rows(
     rng_copies: np.random.Generator,
     rng_attribute: np.random.Generator,
     notes: list[str],
+    *,
+    rng_linkability: np.random.Generator,
 ) -> list[dict[str, object]]:
     """The paired differences of two candidates, one row per family both measured on the
     same records (before Holm's correction)."""
@@ -802,6 +854,17 @@ def _pair_rows(
             d,
             d.n,
             "McNemar's exact test; paired bootstrap interval over the records",
+        )
+    links = _linkability_pair(a, b)
+    if links is not None:
+        d4 = paired_excess_difference(*links, rng=rng_linkability)
+        row(
+            "linkability.risk",
+            d4,
+            d4.n_targets + d4.n_controls,
+            "exact sign-flip test (McNemar's on the training targets, less the control "
+            "targets' discordance); paired bootstrap interval over the training and the "
+            "control targets apart",
         )
     if a.nobox is not None and b.nobox is not None:
         if not _same_draws(a, b):

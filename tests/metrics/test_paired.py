@@ -9,8 +9,10 @@ import pytest
 
 from synthleak.metrics.paired import (
     paired_auc_difference,
+    paired_excess_difference,
     paired_share_difference,
     share_difference_resamples,
+    sign_flip_p_value,
 )
 from synthleak.metrics.privacy import auc, paired_accuracy_difference
 
@@ -109,3 +111,42 @@ def test_share_difference_resamples_follow_the_record_bootstraps_distribution() 
         a_only + 4, b_only, n, rng=np.random.default_rng(4), n_boot=20_000
     )
     assert ks_2samp(by_record, shifted).pvalue < 1e-6
+
+
+def test_the_sign_flip_test_is_mcnemars_without_control_discordance_and_exact() -> None:
+    from itertools import product
+
+    from synthleak.metrics.privacy import mcnemar_exact
+
+    for a_only, b_only in ((0, 0), (7, 2), (3, 11), (20, 20)):
+        assert sign_flip_p_value(a_only, b_only, 100, 0, 0, 80) == pytest.approx(
+            mcnemar_exact(a_only, b_only), rel=1e-9
+        )
+    # against every sign assignment of 5 discordant training and 3 discordant control targets
+    n, m, a1, b1, a2, b2 = 40, 30, 4, 1, 0, 3
+    obs = abs((a1 - b1) / n - (a2 - b2) / m)
+    hits = 0
+    for signs in product((1, -1), repeat=a1 + b1 + a2 + b2):
+        t = sum(signs[: a1 + b1]) / n - sum(signs[a1 + b1 :]) / m
+        hits += abs(t) >= obs - 1e-12
+    assert sign_flip_p_value(a1, b1, n, a2, b2, m) == pytest.approx(hits / 2**8)
+
+
+def test_paired_excess_difference_subtracts_the_controls_discordance() -> None:
+    rng = np.random.default_rng(2)
+    ta = rng.random(400) < 0.3
+    tb = ta & (rng.random(400) < 0.5)  # b links half of what a links on the training targets
+    ca = rng.random(300) < 0.1
+    d = paired_excess_difference(ta, tb, ca, ca, rng=np.random.default_rng(0))
+    assert d.difference == pytest.approx(ta.mean() - tb.mean())
+    assert d.ci_low > 0 and d.p_value < 1e-6 and (d.b_only, d.control_a_only) == (0, 0)
+    # a linking as much more of the control targets: no excess left
+    cb = ca.copy()
+    more = np.flatnonzero(~ca)[: d.a_only * 300 // 400]
+    ca2 = ca.copy()
+    ca2[more] = True
+    e = paired_excess_difference(ta, tb, ca2, cb, rng=np.random.default_rng(0))
+    assert abs(e.difference) < 0.01 and e.ci_low < 0 < e.ci_high and e.p_value > 0.5
+    assert paired_excess_difference(ta, tb, ca2, cb, rng=np.random.default_rng(0)) == e
+    with pytest.raises(ValueError, match="control targets"):
+        paired_excess_difference(ta, tb, ca[:0], ca[:0], rng=np.random.default_rng(0))

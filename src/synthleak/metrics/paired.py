@@ -152,3 +152,105 @@ def paired_share_difference(
         b_only=b_only,
         confidence=confidence,
     )
+
+
+@dataclass(frozen=True, repr=False)
+class ExcessDifference(Result):
+    """Candidate ``a``'s excess minus candidate ``b``'s, where a candidate's excess is its
+    success rate on the training targets minus its rate on the control targets, every target
+    attacked in both (:func:`paired_excess_difference`).
+
+    Attributes
+    ----------
+    difference : float
+    ci_low, ci_high : float
+        Percentile bootstrap interval, resampling the training and the control targets apart.
+    p_value : float
+        Two-sided exact sign-flip test of "no difference" (McNemar's exact test when no
+        control target tells the candidates apart).
+    n_targets, n_controls : int
+    a_only, b_only : int
+        Training targets only ``a``'s attack succeeded on, and only ``b``'s.
+    control_a_only, control_b_only : int
+        The same on the control targets.
+    confidence : float
+    """
+
+    difference: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    n_targets: int
+    n_controls: int
+    a_only: int
+    b_only: int
+    control_a_only: int
+    control_b_only: int
+    confidence: float = 0.95
+
+
+def sign_flip_p_value(
+    a_only: int, b_only: int, n: int, ca_only: int, cb_only: int, m: int
+) -> float:
+    """Two-sided exact p-value of ``(a_only - b_only) / n - (ca_only - cb_only) / m`` under the
+    hypothesis that the two candidates are exchangeable on every target: each discordant target
+    then counts for ``a`` or for ``b`` with probability 1/2, independently, so the statistic is
+    ``(2I - k) / n - (2J - l) / m`` with ``I ~ Bin(k, 1/2)`` over the ``k`` discordant training
+    targets and ``J ~ Bin(l, 1/2)`` over the ``l`` discordant control targets. Without control
+    targets that tell them apart this is McNemar's exact test (McNemar (1947))."""
+    from scipy.stats import binom  # scipy.stats is slow to import; only needed here
+
+    k, ell = a_only + b_only, ca_only + cb_only
+    observed = abs((a_only - b_only) / n - ((ca_only - cb_only) / m if m else 0.0))
+    i, j = np.arange(k + 1), np.arange(ell + 1)
+    t = (2 * i[:, None] - k) / n - ((2 * j[None, :] - ell) / m if m else 0.0)
+    prob = binom.pmf(i, k, 0.5)[:, None] * binom.pmf(j, ell, 0.5)[None, :]
+    p = float(prob[np.abs(t) >= observed * (1 - 1e-9) - 1e-12].sum())
+    return min(1.0, p)
+
+
+def paired_excess_difference(
+    train_a: np.ndarray,
+    train_b: np.ndarray,
+    control_a: np.ndarray,
+    control_b: np.ndarray,
+    *,
+    rng: np.random.Generator,
+    n_boot: int = 2000,
+    confidence: float = 0.95,
+) -> ExcessDifference:
+    """Compare two candidates' excess success over the control on the same targets.
+
+    ``train_a`` and ``train_b`` say, per training target, whether the attack on candidate
+    ``a`` and on ``b`` succeeded (the same targets, in one order); ``control_a`` and
+    ``control_b`` the same per control target. The figure is
+    ``(rate(train_a) - rate(control_a)) - (rate(train_b) - rate(control_b))``: paired within
+    each set of targets, the two sets independent. Its interval resamples each set apart (each
+    as :func:`share_difference_resamples`); its p-value is :func:`sign_flip_p_value`.
+    """
+    ta, tb = np.asarray(train_a).astype(bool), np.asarray(train_b).astype(bool)
+    ca, cb = np.asarray(control_a).astype(bool), np.asarray(control_b).astype(bool)
+    if ta.shape != tb.shape or ca.shape != cb.shape or ta.ndim != 1 or ca.ndim != 1:
+        raise ValueError("paired outcomes must be 1-d vectors, of one length per set of targets")
+    n, m = int(ta.size), int(ca.size)
+    if n == 0 or m == 0:
+        raise ValueError("a paired excess needs training targets and control targets")
+    a1, b1 = int((ta & ~tb).sum()), int((~ta & tb).sum())
+    a2, b2 = int((ca & ~cb).sum()), int((~ca & cb).sum())
+    vals = share_difference_resamples(
+        a1, b1, n, rng=rng, n_boot=n_boot
+    ) - share_difference_resamples(a2, b2, m, rng=rng, n_boot=n_boot)
+    alpha = (1 - confidence) / 2
+    return ExcessDifference(
+        difference=(a1 - b1) / n - (a2 - b2) / m,
+        ci_low=float(np.quantile(vals, alpha)),
+        ci_high=float(np.quantile(vals, 1 - alpha)),
+        p_value=sign_flip_p_value(a1, b1, n, a2, b2, m),
+        n_targets=n,
+        n_controls=m,
+        a_only=a1,
+        b_only=b1,
+        control_a_only=a2,
+        control_b_only=b2,
+        confidence=confidence,
+    )
