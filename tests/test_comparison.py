@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 from dataclasses import replace
 
 import numpy as np
@@ -149,6 +150,23 @@ def test_a_comparison_finds_the_same_whatever_the_workers(
     assert one == two
     # the timings were there to leave out
     assert any(st.seconds > 0 for st in runs[1].audits["c"].stages)
+    # an audit's own error, raised in a worker, comes back as itself: an InputError (CLI exit 2),
+    # one that does not pickle as given (MissingExtraError's arguments) as an InputError too
+    bad = replace(OPTS, secret="nosuch")
+    with pytest.raises(InputError, match="nosuch"):
+        compare(ori, control=ctl, releases=releases, options=bad, runtime=sl.Runtime(2))
+    from synthleak import comparison
+    from synthleak.errors import MissingExtraError
+
+    def missing(*args: object, **kwargs: object) -> None:
+        raise MissingExtraError("nosuchpkg", "dask", "this test")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(comparison, "_audit_one", missing)
+        shared = comparison._Shared(None, {"a": None}, {}, OPTS, None, {"a": {}})  # type: ignore[arg-type]
+        out = comparison._audit_unit(shared, "a", None)
+    err = pickle.loads(out["error"].tobytes())
+    assert type(err) is InputError and "nosuchpkg" in str(err)
 
 
 def test_release_attribute_inference_is_paired_over_the_same_attacked_records(

@@ -40,8 +40,13 @@ Holm's correction (Holm (1979)) runs over every paired test of the comparison (e
 candidates, every family), so the chance of calling any two candidates different when none is
 stays at 5 %. Singling out and the every-column attribute sweep are compared by their
 intervals only (singling-out predicates are drawn from each release, so they are not the same
-across candidates; the sweep keeps no per-record outcomes): :data:`NOT_PAIRED` says why. Utility (MRE over 3-way marginal counts) is each candidate's own figure with its bootstrap
+across candidates; the sweep keeps no per-record outcomes): :data:`NOT_PAIRED` says why.
+Utility (MRE over 3-way marginal counts) is each candidate's own figure with its bootstrap
 interval.
+
+With two workers or more (or a cluster) the candidates are audited side by side, one work unit
+each (:func:`_audit_candidates`); every candidate's audit runs with one thread for arithmetic,
+wherever it runs, so the comparison is the same whatever the workers.
 
 Candidates named ``BASE@seedN`` (the generated ones are named so) differ only by seed: they form
 one group, whose spread across seeds is reported (:class:`SeedSpread`), so a lucky seed is not
@@ -513,18 +518,24 @@ class _Shared:
 def _audit_unit(shared: _Shared, name: str, run_dir: str | None) -> dict[str, np.ndarray]:
     """Work unit: one candidate's audit, inline in a worker (its stages' units too), returned
     pickled (a unit returns arrays); an exception the audit raises is returned the same way,
-    to be raised again by the caller as itself."""
+    to be raised again by the caller as itself (or, if it cannot be pickled, as an
+    :class:`InputError` or a ``RuntimeError`` with its message)."""
     runtime = Runtime(run_dir=None if run_dir is None else Path(run_dir))
     try:
         result = shared.audit(name, runtime, lambda _msg: None)
     except Exception as exc:  # raised again, as itself, by _audit_candidates
         raise_if_interrupted(exc)
-        text = f"{type(exc).__name__}: {exc}".encode()
         try:
             out = pickle.dumps(exc, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception:  # an exception that does not pickle: its message
-            out = pickle.dumps(RuntimeError(text.decode()))
-        return {"error": np.frombuffer(out, np.uint8), "message": np.frombuffer(text, np.uint8)}
+            pickle.loads(out)
+        except Exception:  # one that does not travel: its message, as an InputError if it was one
+            again: Exception = (
+                InputError(str(exc), parameter=exc.parameter)
+                if isinstance(exc, InputError)
+                else RuntimeError(f"the audit of candidate {name} failed: {exc}")
+            )
+            out = pickle.dumps(again, protocol=pickle.HIGHEST_PROTOCOL)
+        return {"error": np.frombuffer(out, np.uint8)}
     return {
         "result": np.frombuffer(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL), np.uint8)
     }
@@ -565,12 +576,7 @@ def _audit_candidates(
         if res.arrays is None:  # the unit's machinery failed, not the audit
             raise RuntimeError(f"the audit of candidate {name} did not finish: {res.error}")
         if "error" in res.arrays:
-            try:
-                exc = pickle.loads(res.arrays["error"].tobytes())
-            except Exception:  # an exception that does not unpickle: its message
-                text = res.arrays["message"].tobytes().decode()
-                raise RuntimeError(f"the audit of candidate {name} failed: {text}") from None
-            raise exc
+            raise pickle.loads(res.arrays["error"].tobytes())
         audits[name] = pickle.loads(res.arrays["result"].tobytes())
         say(f"[{name}] audited")
     return audits
