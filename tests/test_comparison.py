@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import pickle
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -259,3 +260,27 @@ def test_positive_oracle_verbatim_copies_rank_below_the_clean_twin(
     assert r.candidate("leaky").passed is False
     assert r.recommendation is not None and r.recommendation.best != "leaky"
     assert "leaky" not in r.recommendation.passing
+
+
+def test_shadow_release_membership_is_paired_over_the_same_candidates(tmp_path: Path) -> None:
+    # with shadow releases, every candidate's shadow-release game scores the same members and
+    # non-members: the AUCs pair (DeLong); a release copying its training records is more
+    # exposed than a noisy one
+    from tests.stages.release_shadows import noisy, write_case
+
+    paths = write_case(tmp_path, n_original=200, n_control=300)
+    ori, ctl = pd.read_csv(paths["original"]), pd.read_csv(paths["control"])
+    releases = {
+        "copying": pd.read_csv(paths["synthetic"]),
+        "noisy": noisy(ori, np.random.default_rng(3)),
+    }
+    opts = replace(OPTS, shadow_releases=str(paths["shadows"]))
+    r = compare(ori, control=ctl, releases=releases, options=opts, seed=0)
+    ga, gb = (r.audits[n].membership_release for n in ("copying", "noisy"))
+    assert ga is not None and gb is not None
+    assert (ga.member_rows, ga.non_member_rows) == (gb.member_rows, gb.non_member_rows)
+    (d,) = [x for x in r.differences if x.family == "membership.release.auc"]
+    assert d.n == len(ga.member_rows) + len(ga.non_member_rows)
+    assert d.difference == pytest.approx(ga.auc.value - gb.auc.value)
+    assert d.significant and d.ci_low > 0
+    assert type(r).from_json(r.to_json()).same_as(r)

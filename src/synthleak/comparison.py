@@ -30,6 +30,11 @@ A difference between two candidates is then *paired*, over the same records:
   target tells the two apart (:func:`~synthleak.metrics.paired.paired_excess_difference`).
   The frontier's linkability figure is the stage's residual risk, the excess divided by one
   minus the control rate; the paired figure is the excess itself, linear in the outcomes;
+* **shadow-release membership** — with shadow releases (``options.shadow_releases``): the
+  attack learned from them scores the same members and non-members of every candidate (they
+  are drawn from the seed, the parts and the shadows alone), so the AUCs pair as the no-box
+  one does (DeLong). The same shadow releases serve every candidate: they stand for the
+  candidates' generator, which suits candidates of one generator (seeds, privacy budgets);
 * **attribute inference** — with a secret column and no generator, per attacked training
   record, whether the release attribute game guessed its secret right (the same records, in
   the same parts, for every candidate): the difference of the two accuracies, McNemar's exact
@@ -118,6 +123,9 @@ PAIRED: dict[str, str] = {
         "the same control targets linked"
     ),
     "membership.nobox.auc": "no-box membership AUC (one attack, evaluation half)",
+    "membership.release.auc": (
+        "shadow-release membership AUC (the same shadow releases, members and non-members)"
+    ),
     "attribute.accuracy": (
         "release attribute-inference accuracy on the same attacked training records"
     ),
@@ -769,6 +777,31 @@ def _linkability_pair(
     )
 
 
+def _release_mia_pair(
+    a: AuditResult, b: AuditResult
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The labels of the shadow-release membership game's candidates and both releases' scores,
+    when both games learned from the same shadow releases and scored the same records; else
+    ``None``."""
+    x, y = a.membership_release, b.membership_release
+    if x is None or y is None or x.shadows_from != y.shadows_from:
+        return None
+    if (x.member_rows, x.non_member_rows) != (y.member_rows, y.non_member_rows):
+        return None
+    sizes = (len(x.member_rows), len(x.non_member_rows))
+    if (len(x.member_scores), len(x.non_member_scores)) != sizes or (
+        len(y.member_scores),
+        len(y.non_member_scores),
+    ) != sizes:
+        return None  # scores not kept (a stage kept by an earlier version)
+    labels = np.r_[np.ones(sizes[0], dtype=bool), np.zeros(sizes[1], dtype=bool)]
+    return (
+        labels,
+        np.r_[x.member_scores, x.non_member_scores],
+        np.r_[y.member_scores, y.non_member_scores],
+    )
+
+
 def _attribute_pair(
     a: AuditResult, b: AuditResult
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -892,6 +925,19 @@ def _pair_rows(
                     "DeLong's test for correlated ROC curves",
                     attack=attack,
                 )
+    mia = _release_mia_pair(a, b)
+    if mia is not None:
+        try:
+            d5 = paired_auc_difference(*mia)
+        except ValueError as exc:
+            notes.append(f"Shadow-release membership of {na} and {nb} was not compared: {exc}")
+        else:
+            row(
+                "membership.release.auc",
+                d5,
+                d5.n_positive + d5.n_negative,
+                "DeLong's test for correlated ROC curves",
+            )
     pair = _attribute_pair(a, b)
     if pair is not None:
         ra, rb, parts = pair

@@ -63,6 +63,10 @@ _DIRECTION = {
         "is less exposed to no-box membership inference",
         "is more exposed to no-box membership inference",
     ),
+    "membership.release.auc": (
+        "is less exposed to membership inference learned from the shadow releases",
+        "is more exposed to membership inference learned from the shadow releases",
+    ),
     "attribute.accuracy": (
         "lets fewer secrets be inferred from the release",
         "lets more secrets be inferred from the release",
@@ -241,7 +245,10 @@ def _differences(result: ComparisonResult) -> Section:
             "the excess link rates (training minus control), an exact sign-flip test "
             "(McNemar's when no control target tells the two apart) and a bootstrap interval "
             "over each set of targets. The frontier shows the residual risk (the excess "
-            "divided by one minus the control rate); the paired figure is the excess. Attribute "
+            "divided by one minus the control rate); the paired figure is the excess. "
+            "Shadow-release membership (with shadow releases): the AUC of the attack learned "
+            "from the same shadow releases on the same members and non-members; DeLong's test "
+            "and interval. Attribute "
             "inference (release game, with a secret column): per attacked training record, "
             "whether the secret was guessed right; McNemar's exact test with a bootstrap "
             "interval that resamples the game's parts. Holm's "
