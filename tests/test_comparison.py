@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import pickle
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -92,7 +95,11 @@ def test_every_candidate_plays_the_same_draws_and_the_result_round_trips(
     np.testing.assert_array_equal(a.nobox.selection, b.nobox.selection)
     # the two seeds made two releases (the same draws scored other scores)
     assert not np.array_equal(a.nobox.scores["dcr"], b.nobox.scores["dcr"])
-    assert {d.family for d in r.differences} == {"copies.rate", "membership.nobox.auc"}
+    assert {d.family for d in r.differences} == {
+        "copies.rate",
+        "linkability.risk",
+        "membership.nobox.auc",
+    }
     assert all((d.a, d.b) == r.names for d in r.differences)
     (spread,) = r.spreads
     assert spread.group == "baynet:k=1" and spread.members == r.names
@@ -119,6 +126,50 @@ def test_a_candidate_in_a_comparison_finds_what_its_lone_audit_finds(
         assert mine.copies.same_as(lone.copies)
 
 
+def _without_timings(doc: object) -> object:
+    """A result's JSON document without what changes from run to run: the stages' seconds
+    and the audits' creation times."""
+    if isinstance(doc, dict):
+        return {k: _without_timings(v) for k, v in doc.items() if k not in ("seconds", "created")}
+    if isinstance(doc, list):
+        return [_without_timings(v) for v in doc]
+    return doc
+
+
+def test_a_comparison_finds_the_same_whatever_the_workers(
+    parts: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    # with two workers the candidates are audited side by side, each in a worker: the
+    # comparison's JSON must equal the one-worker comparison's, timings aside
+    ori, ctl = parts
+    releases = {"a": _release(ori, 1), "b": _release(ori, 2), "c": _release(ori, 3)}
+    runs = [
+        compare(ori, control=ctl, releases=releases, options=OPTS, seed=4, runtime=sl.Runtime(w))
+        for w in (1, 2)
+    ]
+    one, two = (_without_timings(json.loads(r.to_json())) for r in runs)
+    assert one == two
+    # the timings were there to leave out
+    assert any(st.seconds > 0 for st in runs[1].audits["c"].stages)
+    # an audit's own error, raised in a worker, comes back as itself: an InputError (CLI exit 2),
+    # one that does not pickle as given (MissingExtraError's arguments) as an InputError too
+    bad = replace(OPTS, secret="nosuch")
+    with pytest.raises(InputError, match="nosuch"):
+        compare(ori, control=ctl, releases=releases, options=bad, runtime=sl.Runtime(2))
+    from synthleak import comparison
+    from synthleak.errors import MissingExtraError
+
+    def missing(*args: object, **kwargs: object) -> None:
+        raise MissingExtraError("nosuchpkg", "dask", "this test")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(comparison, "_audit_one", missing)
+        shared = comparison._Shared(None, {"a": None}, {}, OPTS, None, {"a": {}})  # type: ignore[arg-type]
+        out = comparison._audit_unit(shared, "a", None)
+    err = pickle.loads(out["error"].tobytes())
+    assert type(err) is InputError and "nosuchpkg" in str(err)
+
+
 def test_release_attribute_inference_is_paired_over_the_same_attacked_records(
     parts: tuple[pd.DataFrame, pd.DataFrame],
 ) -> None:
@@ -136,6 +187,7 @@ def test_release_attribute_inference_is_paired_over_the_same_attacked_records(
     assert d.difference < 0 and d.significant and d.ci_high < 0
     assert {x.family for x in r.differences} == {
         "copies.rate",
+        "linkability.risk",
         "membership.nobox.auc",
         "attribute.accuracy",
     }
@@ -154,8 +206,9 @@ def test_release_attribute_inference_is_paired_over_the_same_attacked_records(
             np.random.default_rng(0),
             np.random.default_rng(1),
             notes,
+            rng_linkability=np.random.default_rng(2),
         )
-    assert [x["family"] for x in rows] == ["copies.rate", "attribute.accuracy"]
+    assert [x["family"] for x in rows] == ["copies.rate", "linkability.risk", "attribute.accuracy"]
     assert notes and "scored different records" in notes[0]
 
 
@@ -163,7 +216,7 @@ def test_release_attribute_inference_is_paired_over_the_same_attacked_records(
 def test_null_oracle_same_generator_other_seeds_is_rarely_called_different(
     parts: tuple[pd.DataFrame, pd.DataFrame],
 ) -> None:
-    """Three seeds of one generator, compared under four audit seeds: 4 x 3 pairs x 2 families,
+    """Three seeds of one generator, compared under four audit seeds: 4 x 3 pairs x 3 families,
     Holm within each comparison. At most one comparison of four may call any pair different
     (each does so with probability at most 5 %: at least two in four has probability < 2 %).
     Slow (12 audits); benchmarks/bench_compare.py runs it with more comparisons."""
@@ -177,7 +230,7 @@ def test_null_oracle_same_generator_other_seeds_is_rarely_called_different(
             options=OPTS,
             seed=seed,
         )
-        assert len(r.differences) == 6
+        assert len(r.differences) == 9
         called += any(d.significant for d in r.differences)
     assert called <= 1
 
@@ -207,3 +260,27 @@ def test_positive_oracle_verbatim_copies_rank_below_the_clean_twin(
     assert r.candidate("leaky").passed is False
     assert r.recommendation is not None and r.recommendation.best != "leaky"
     assert "leaky" not in r.recommendation.passing
+
+
+def test_shadow_release_membership_is_paired_over_the_same_candidates(tmp_path: Path) -> None:
+    # with shadow releases, every candidate's shadow-release game scores the same members and
+    # non-members: the AUCs pair (DeLong); a release copying its training records is more
+    # exposed than a noisy one
+    from tests.stages.release_shadows import noisy, write_case
+
+    paths = write_case(tmp_path, n_original=200, n_control=300)
+    ori, ctl = pd.read_csv(paths["original"]), pd.read_csv(paths["control"])
+    releases = {
+        "copying": pd.read_csv(paths["synthetic"]),
+        "noisy": noisy(ori, np.random.default_rng(3)),
+    }
+    opts = replace(OPTS, shadow_releases=str(paths["shadows"]))
+    r = compare(ori, control=ctl, releases=releases, options=opts, seed=0)
+    ga, gb = (r.audits[n].membership_release for n in ("copying", "noisy"))
+    assert ga is not None and gb is not None
+    assert (ga.member_rows, ga.non_member_rows) == (gb.member_rows, gb.non_member_rows)
+    (d,) = [x for x in r.differences if x.family == "membership.release.auc"]
+    assert d.n == len(ga.member_rows) + len(ga.non_member_rows)
+    assert d.difference == pytest.approx(ga.auc.value - gb.auc.value)
+    assert d.significant and d.ci_low > 0
+    assert type(r).from_json(r.to_json()).same_as(r)

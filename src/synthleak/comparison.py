@@ -13,13 +13,28 @@ A difference between two candidates is then *paired*, over the same records:
 
 * **copies** — per original record, whether the release publishes it verbatim: the difference
   of the two shares, with a paired bootstrap interval and McNemar's exact test on the records
-  only one of the two publishes (:func:`~synthleak.metrics.privacy.paired_accuracy_difference`;
-  McNemar (1947));
+  only one of the two publishes (:func:`~synthleak.metrics.paired.paired_share_difference`;
+  McNemar (1947)); each bootstrap resample is drawn as one multinomial draw (how many records
+  that only one candidate publishes it draws), the same distribution as resampling the
+  records one by one without drawing 10,000 records per resample for 10,000 records;
 * **no-box membership** — the AUC of one attack on the same evaluation half: the attack is the
   one with the highest AUC against either candidate on the *selection* half (chosen without
   the records it is measured on), and the difference has DeLong's interval and test for
   correlated ROC curves (:func:`~synthleak.metrics.paired.paired_auc_difference`;
   DeLong et al. (1988));
+* **linkability** — per target of the linkability game (the same training and control targets
+  for every candidate: they are drawn from the seed and the parts' sizes alone), whether the
+  attack on the release linked its two halves: the difference of the two candidates' excess
+  link rates (training targets minus control targets), with a paired bootstrap interval over
+  each set of targets and an exact sign-flip test, McNemar's exact test when no control
+  target tells the two apart (:func:`~synthleak.metrics.paired.paired_excess_difference`).
+  The frontier's linkability figure is the stage's residual risk, the excess divided by one
+  minus the control rate; the paired figure is the excess itself, linear in the outcomes;
+* **shadow-release membership** — with shadow releases (``options.shadow_releases``): the
+  attack learned from them scores the same members and non-members of every candidate (they
+  are drawn from the seed, the parts and the shadows alone), so the AUCs pair as the no-box
+  one does (DeLong). The same shadow releases serve every candidate: they stand for the
+  candidates' generator, which suits candidates of one generator (seeds, privacy budgets);
 * **attribute inference** — with a secret column and no generator, per attacked training
   record, whether the release attribute game guessed its secret right (the same records, in
   the same parts, for every candidate): the difference of the two accuracies, McNemar's exact
@@ -28,11 +43,15 @@ A difference between two candidates is then *paired*, over the same records:
 
 Holm's correction (Holm (1979)) runs over every paired test of the comparison (every pair of
 candidates, every family), so the chance of calling any two candidates different when none is
-stays at 5 %. Singling out, linkability and the every-column attribute sweep are compared by
-their intervals only (their stages keep no per-target outcomes; singling-out predicates are
-drawn from each release, so they are not the same across candidates): :data:`NOT_PAIRED` says
-why. Utility (MRE over 3-way marginal counts) is each candidate's own figure with its bootstrap
+stays at 5 %. Singling out and the every-column attribute sweep are compared by their
+intervals only (singling-out predicates are drawn from each release, so they are not the same
+across candidates; the sweep keeps no per-record outcomes): :data:`NOT_PAIRED` says why.
+Utility (MRE over 3-way marginal counts) is each candidate's own figure with its bootstrap
 interval.
+
+With two workers or more (or a cluster) the candidates are audited side by side, one work unit
+each (:func:`_audit_candidates`); every candidate's audit runs with one thread for arithmetic,
+wherever it runs, so the comparison is the same whatever the workers.
 
 Candidates named ``BASE@seedN`` (the generated ones are named so) differ only by seed: they form
 one group, whose spread across seeds is reported (:class:`SeedSpread`), so a lucky seed is not
@@ -51,9 +70,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import pickle
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -63,15 +84,20 @@ from synthleak.data.io import EncodedFrames
 from synthleak.data.release import encode_parts
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
-from synthleak.errors import InputError
+from synthleak.errors import InputError, raise_if_interrupted
 from synthleak.findings import audit_metrics
 from synthleak.generators import make_generator
-from synthleak.metrics.paired import paired_auc_difference
+from synthleak.metrics.paired import (
+    paired_auc_difference,
+    paired_excess_difference,
+    paired_share_difference,
+)
 from synthleak.metrics.privacy import auc, holm_adjusted, paired_accuracy_difference
 from synthleak.pipeline import audit
 from synthleak.policy import Metric, Policy
 from synthleak.results import AuditOptions, AuditResult
-from synthleak.runtime import Runtime, as_runtime
+from synthleak.runtime import Runtime, WorkUnit, as_runtime
+from synthleak.runtime.executor import one_thread_limit
 from synthleak.runtime.seeding import stream, stream_key
 from synthleak.serde import Result
 from synthleak.verdicts import ALPHA, Finding, Verdict
@@ -92,7 +118,14 @@ FAMILIES: dict[str, str] = {
 #: The families compared record by record, and the figure each difference is about.
 PAIRED: dict[str, str] = {
     "copies.rate": "share of the original records the release publishes verbatim",
+    "linkability.risk": (
+        "linkability excess: the share of the same training targets linked minus the share of "
+        "the same control targets linked"
+    ),
     "membership.nobox.auc": "no-box membership AUC (one attack, evaluation half)",
+    "membership.release.auc": (
+        "shadow-release membership AUC (the same shadow releases, members and non-members)"
+    ),
     "attribute.accuracy": (
         "release attribute-inference accuracy on the same attacked training records"
     ),
@@ -104,7 +137,6 @@ NOT_PAIRED: dict[str, str] = {
         "each release draws its own predicates and the stage keeps no per-predicate outcomes: "
         "compare the intervals"
     ),
-    "linkability.risk": "the stage keeps no per-target outcomes: compare the intervals",
     "attribute.accuracy": (
         "paired for the release attribute game of one secret column, whose result keeps each "
         "attacked record's outcome; the every-column sweep (secret 'all') keeps none: compare "
@@ -424,24 +456,22 @@ def compare(
         sources.setdefault(name, s)
 
     folders = _folder_names(names)
-    audits: dict[str, AuditResult] = {}
-    for name, folder in zip(names, folders, strict=True):
-        say(f"auditing candidate {name}")
-        audits[name] = _audit_one(
-            enc,
-            name,
-            tables[name],
-            frames.get(name),
-            opts,
-            policy=policy,
-            runtime=rt.sub(f"candidates/{folder}"),
-            log=_prefixed(say, name),
-            sources={
+    shared = _Shared(
+        enc,
+        tables,
+        frames,
+        opts,
+        policy,
+        {
+            name: {
                 "original": sources.get("original", "original"),
                 "synthetic": sources.get(name, name),
                 "control": sources.get("control", "control"),
-            },
-        )
+            }
+            for name in names
+        },
+    )
+    audits = _audit_candidates(shared, names, folders, rt, say)
     candidates = tuple(
         _candidate(name, folder, sources.get(name, name), audits[name])
         for name, folder in zip(names, folders, strict=True)
@@ -462,6 +492,102 @@ def compare(
         },
         audits=audits,
     )
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """What every candidate's audit reads (sent once to each worker)."""
+
+    enc: EncodedFrames
+    tables: dict[str, Table]
+    frames: dict[str, pd.DataFrame]
+    opts: AuditOptions
+    policy: Policy | None
+    sources: dict[str, dict[str, str]]
+
+    def audit(self, name: str, runtime: Runtime, log: Log) -> AuditResult:
+        """Candidate ``name``'s audit, with one thread for arithmetic (as every work unit:
+        :mod:`synthleak.runtime.executor`), so that it finds the same whether it runs here or
+        in a worker."""
+        with one_thread_limit():
+            return _audit_one(
+                self.enc,
+                name,
+                self.tables[name],
+                self.frames.get(name),
+                self.opts,
+                policy=self.policy,
+                runtime=runtime,
+                log=log,
+                sources=self.sources[name],
+            )
+
+
+def _audit_unit(shared: _Shared, name: str, run_dir: str | None) -> dict[str, np.ndarray]:
+    """Work unit: one candidate's audit, inline in a worker (its stages' units too), returned
+    pickled (a unit returns arrays); an exception the audit raises is returned the same way,
+    to be raised again by the caller as itself (or, if it cannot be pickled, as an
+    :class:`InputError` or a ``RuntimeError`` with its message)."""
+    runtime = Runtime(run_dir=None if run_dir is None else Path(run_dir))
+    try:
+        result = shared.audit(name, runtime, lambda _msg: None)
+    except Exception as exc:  # raised again, as itself, by _audit_candidates
+        raise_if_interrupted(exc)
+        try:
+            out = pickle.dumps(exc, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.loads(out)
+        except Exception:  # one that does not travel: its message, as an InputError if it was one
+            again: Exception = (
+                InputError(str(exc), parameter=exc.parameter)
+                if isinstance(exc, InputError)
+                else RuntimeError(f"the audit of candidate {name} failed: {exc}")
+            )
+            out = pickle.dumps(again, protocol=pickle.HIGHEST_PROTOCOL)
+        return {"error": np.frombuffer(out, np.uint8)}
+    return {
+        "result": np.frombuffer(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL), np.uint8)
+    }
+
+
+def _audit_candidates(
+    shared: _Shared, names: Sequence[str], folders: Sequence[str], rt: Runtime, say: Log
+) -> dict[str, AuditResult]:
+    """Every candidate's audit, by name. With one local worker, one after the other, each
+    audit's stages on the runtime; with more (or a cluster), the candidates side by side, one
+    work unit each, every audit inline in its worker: the candidates are independent once the
+    draws are shared, while one audit's stages mostly run one after the other. The results
+    are the same either way (same seed, one thread for arithmetic in both)."""
+    if rt.cluster is None and (rt.workers == 1 or len(names) == 1):
+        audits: dict[str, AuditResult] = {}
+        for name, folder in zip(names, folders, strict=True):
+            say(f"auditing candidate {name}")
+            audits[name] = shared.audit(name, rt.sub(f"candidates/{folder}"), _prefixed(say, name))
+        return audits
+    where = "on the cluster" if rt.cluster is not None else f"on {rt.workers} workers"
+    say(f"auditing {len(names)} candidates side by side {where}")
+    units = [
+        WorkUnit(
+            f"candidate-{i}",
+            (
+                name,
+                None if rt.run_dir is None else str(rt.sub(f"candidates/{folder}").run_dir),
+            ),
+        )
+        for i, (name, folder) in enumerate(zip(names, folders, strict=True))
+    ]
+    done = replace(rt, run_dir=None).run(
+        _audit_unit, units, shared=shared, description="candidates, side by side"
+    )
+    audits = {}
+    for unit, name in zip(units, names, strict=True):
+        res = done[unit.key]
+        if res.arrays is None:  # the unit's machinery failed, not the audit
+            raise RuntimeError(f"the audit of candidate {name} did not finish: {res.error}")
+        if "error" in res.arrays:
+            raise pickle.loads(res.arrays["error"].tobytes())
+        audits[name] = pickle.loads(res.arrays["result"].tobytes())
+        say(f"[{name}] audited")
+    return audits
 
 
 def _prefixed(say: Log, name: str) -> Log:
@@ -624,6 +750,58 @@ def _nobox_pair(a: AuditResult, b: AuditResult) -> tuple[str, np.ndarray, np.nda
     return name, labels[ev], a.nobox.scores[name][ev], b.nobox.scores[name][ev]
 
 
+def _linkability_pair(
+    a: AuditResult, b: AuditResult
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Per training target and per control target of the linkability game, whether the attack
+    on ``a`` and on ``b`` linked it, when both games attacked the same targets with the same
+    columns; else ``None``."""
+    la, lb = a.linkability, b.linkability
+    if la is None or lb is None or not la.attacks or not lb.attacks:
+        return None
+    x, y = la.attacks[0], lb.attacks[0]
+    same = (
+        x.attack == y.attack
+        and (x.aux_a, x.aux_b, x.n_neighbors) == (y.aux_a, y.aux_b, y.n_neighbors)
+        and x.target_rows == y.target_rows
+        and x.control_rows == y.control_rows
+    )
+    if not same or not x.target_rows or not x.control_rows:
+        return None
+    t, c = np.asarray(x.target_rows), np.asarray(x.control_rows)
+    return (
+        np.isin(t, x.linked_rows),
+        np.isin(t, y.linked_rows),
+        np.isin(c, x.control_linked_rows),
+        np.isin(c, y.control_linked_rows),
+    )
+
+
+def _release_mia_pair(
+    a: AuditResult, b: AuditResult
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The labels of the shadow-release membership game's candidates and both releases' scores,
+    when both games learned from the same shadow releases and scored the same records; else
+    ``None``."""
+    x, y = a.membership_release, b.membership_release
+    if x is None or y is None or x.shadows_from != y.shadows_from:
+        return None
+    if (x.member_rows, x.non_member_rows) != (y.member_rows, y.non_member_rows):
+        return None
+    sizes = (len(x.member_rows), len(x.non_member_rows))
+    if (len(x.member_scores), len(x.non_member_scores)) != sizes or (
+        len(y.member_scores),
+        len(y.non_member_scores),
+    ) != sizes:
+        return None  # scores not kept (a stage kept by an earlier version)
+    labels = np.r_[np.ones(sizes[0], dtype=bool), np.zeros(sizes[1], dtype=bool)]
+    return (
+        labels,
+        np.r_[x.member_scores, x.non_member_scores],
+        np.r_[y.member_scores, y.non_member_scores],
+    )
+
+
 def _attribute_pair(
     a: AuditResult, b: AuditResult
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -655,7 +833,16 @@ def _differences(
     raw: list[dict[str, object]] = []
     for (i, na), (j, nb) in itertools.combinations(enumerate(names), 2):
         a, b = audits[na], audits[nb]
-        raw += _pair_rows(a, b, na, nb, _PAIRED.rng(seed, i, j), _PAIRED.rng(seed, i, j, 1), notes)
+        raw += _pair_rows(
+            a,
+            b,
+            na,
+            nb,
+            _PAIRED.rng(seed, i, j),
+            _PAIRED.rng(seed, i, j, 1),
+            notes,
+            rng_linkability=_PAIRED.rng(seed, i, j, 2),
+        )
     adjusted = holm_adjusted([float(r["p_value"]) for r in raw])  # type: ignore[arg-type]
     return tuple(
         PairedDifference(
@@ -675,6 +862,8 @@ def _pair_rows(
     rng_copies: np.random.Generator,
     rng_attribute: np.random.Generator,
     notes: list[str],
+    *,
+    rng_linkability: np.random.Generator,
 ) -> list[dict[str, object]]:
     """The paired differences of two candidates, one row per family both measured on the
     same records (before Holm's correction)."""
@@ -698,12 +887,23 @@ def _pair_rows(
 
     ca, cb = _copied(a), _copied(b)
     if ca is not None and cb is not None and ca.size == cb.size:
-        d = paired_accuracy_difference(ca, cb, rng=rng_copies)
+        d = paired_share_difference(ca, cb, rng=rng_copies)
         row(
             "copies.rate",
             d,
             d.n,
             "McNemar's exact test; paired bootstrap interval over the records",
+        )
+    links = _linkability_pair(a, b)
+    if links is not None:
+        d4 = paired_excess_difference(*links, rng=rng_linkability)
+        row(
+            "linkability.risk",
+            d4,
+            d4.n_targets + d4.n_controls,
+            "exact sign-flip test (McNemar's on the training targets, less the control "
+            "targets' discordance); paired bootstrap interval over the training and the "
+            "control targets apart",
         )
     if a.nobox is not None and b.nobox is not None:
         if not _same_draws(a, b):
@@ -725,6 +925,19 @@ def _pair_rows(
                     "DeLong's test for correlated ROC curves",
                     attack=attack,
                 )
+    mia = _release_mia_pair(a, b)
+    if mia is not None:
+        try:
+            d5 = paired_auc_difference(*mia)
+        except ValueError as exc:
+            notes.append(f"Shadow-release membership of {na} and {nb} was not compared: {exc}")
+        else:
+            row(
+                "membership.release.auc",
+                d5,
+                d5.n_positive + d5.n_negative,
+                "DeLong's test for correlated ROC curves",
+            )
     pair = _attribute_pair(a, b)
     if pair is not None:
         ra, rb, parts = pair

@@ -28,6 +28,7 @@ from synthleak.errors import InputError
 from synthleak.games.attribute import AttributeGameResult
 from synthleak.games.attribute_release import ReleaseAttributeResult
 from synthleak.games.cost import Power
+from synthleak.games.linkability import LinkabilityResult
 from synthleak.games.membership import AttackSummary, MembershipConfig, MembershipResult
 from synthleak.games.membership_release import MembershipReleaseResult
 from synthleak.games.nobox import NoBoxMembershipResult
@@ -717,6 +718,11 @@ class AuditSections(Result):
         control was held out of it).
     membership_release : MembershipReleaseResult, optional
         Membership inference on the release, learned from shadow releases (``shadow_releases``).
+    linkability : LinkabilityResult, optional
+        The linkability game against the control set (its finding is ``linkability``), with
+        each target's outcome; ``target_rows`` and ``linked_rows`` are rows of the original as
+        given, the control rows rows of the control set (of the original when the control was
+        held out of it).
     person_membership, person_copies, person_risks, person_attribute : optional
         Person-level games of a relational release (membership, histories copied, singling out
         and linkability, attribute inference) against the control's persons, by root key.
@@ -747,6 +753,7 @@ class AuditSections(Result):
     nobox: NoBoxMembershipResult | None = None
     # left out of the repr, which stays short
     membership_release: MembershipReleaseResult | None = field(default=None, repr=False)
+    linkability: LinkabilityResult | None = field(default=None, repr=False)
     person_membership: PersonMembershipResult | None = field(default=None, repr=False)
     person_copies: PersonCopiesResult | None = field(default=None, repr=False)
     person_risks: PersonRisksResult | None = field(default=None, repr=False)

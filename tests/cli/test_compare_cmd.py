@@ -141,3 +141,41 @@ def test_parse_releases() -> None:
     assert parse_releases(["a=x.csv", " b = y.csv "]) == {"a": "x.csv", "b": "y.csv"}
     with pytest.raises(InputError, match="NAME=PATH"):
         parse_releases(["=x.csv"])
+
+
+def test_shadow_releases_pair_the_release_membership_on_two_workers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.stages.release_shadows import noisy, write_case
+
+    paths = write_case(tmp_path, n_original=200, n_control=300)
+    other = tmp_path / "noisy.csv"
+    noisy(pd.read_csv(paths["original"]), np.random.default_rng(3)).to_csv(other, index=False)
+    out = tmp_path / "cmp"
+    args = [
+        "compare",
+        "--original",
+        str(paths["original"]),
+        "--control",
+        str(paths["control"]),
+        "--release",
+        f"copying={paths['synthetic']}",
+        "--release",
+        f"noisy={other}",
+        "--shadow-releases",
+        str(paths["shadows"]),
+        "--budget",
+        "quick",
+        "--workers",
+        "2",
+        "--out-dir",
+        str(out),
+    ]
+    assert main(args) == 0
+    doc = json.loads((out / "comparison.json").read_text())
+    (mia,) = [d for d in doc["differences"] if d["family"] == "membership.release.auc"]
+    assert mia["significant"] and mia["difference"] > 0  # copying minus noisy
+    md = (out / "comparison.md").read_text()
+    assert "copying is more exposed to membership inference learned from the shadow" in md
+    for name in ("copying", "noisy"):  # each candidate's stages kept, from its worker
+        assert any((out / "run" / "candidates" / name).iterdir())

@@ -11,6 +11,7 @@ import pytest
 from tests.report.browser import artifacts_dir, check_page, chromium_path
 
 from synthleak.comparison import (
+    NOT_PAIRED,
     Candidate,
     ComparisonResult,
     CriterionAnswer,
@@ -152,6 +153,28 @@ def test_a_paired_attribute_difference_reads_as_secrets_inferred() -> None:
         "dp lets fewer secrets be inferred from the release than plain: -0.120 [-0.180, -0.060] "
         "(release attribute-inference accuracy on the same attacked training records;"
     )
+
+
+def test_a_paired_linkability_difference_reads_as_targets_linked_net_of_the_control() -> None:
+    d = PairedDifference(
+        family="linkability.risk",
+        a="copycat",
+        b="clean",
+        difference=0.05,
+        ci_low=0.02,
+        ci_high=0.08,
+        p_value=0.0002,
+        p_holm=0.001,
+        significant=True,
+        n=600,
+        method="sign flip",
+    )
+    assert difference_sentence(d).startswith(
+        "copycat links more training targets, net of the control targets, than clean: "
+        "+0.050 [+0.020, +0.080] (linkability excess: the share of the same training targets "
+        "linked minus the share of the same control targets linked;"
+    )
+    assert "linkability.risk" not in NOT_PAIRED and "singling_out.risk" in NOT_PAIRED
 
 
 def test_the_json_leaves_the_audits_to_the_candidates_reports(

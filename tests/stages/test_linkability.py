@@ -58,3 +58,26 @@ def test_play_linkability_is_the_stages_game(split, monkeypatch: pytest.MonkeyPa
     leak = linkability.play_linkability(Release(train, train, ctl), n_attacks=60, seed=1, **halves)
     none = linkability.play_linkability(Release(train, other, ctl), n_attacks=60, seed=1, **halves)
     assert leak.attacks[0].risk.value > none.attacks[0].risk.value
+
+
+def test_the_section_keeps_each_targets_outcome_as_rows_given(
+    split, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the section holds the targets attacked and those linked (what a comparison pairs), as
+    # rows of the original and of the control; two releases share the targets
+    monkeypatch.setattr(pipeline, "STAGES", (linkability.STAGE,))
+    train, ctl, other = split
+    plan = replace(TINY, n_attacks=60)
+    r = audit(train, synthetic=train, control=ctl, plan=plan, seed=0)
+    s = audit(train, synthetic=other, control=ctl, plan=plan, seed=0)
+    assert r.linkability is not None and s.linkability is not None
+    a, b = r.linkability.attacks[0], s.linkability.attacks[0]
+    assert len(a.target_rows) == len(set(a.target_rows)) == a.n_attacks == 60
+    assert len(a.control_rows) == a.n_control_attacks
+    assert set(a.linked_rows) <= set(a.target_rows) and len(a.linked_rows) == a.n_success
+    assert set(a.control_linked_rows) <= set(a.control_rows)
+    assert len(a.control_linked_rows) == a.n_control_success
+    assert max(a.target_rows) < len(train) and max(a.control_rows) < len(ctl)
+    assert (a.target_rows, a.control_rows) == (b.target_rows, b.control_rows)
+    assert a.n_success > b.n_success  # the original itself re-links far more halves
+    assert type(r).from_json(r.to_json()).linkability == r.linkability

@@ -23,6 +23,7 @@ from synthleak.cli.common import (
     SchemaOpt,
     SecretOpt,
     SeedOpt,
+    ShadowReleasesOpt,
     SpecialValuesOpt,
     WorkersOpt,
     load_cli_policy,
@@ -84,6 +85,7 @@ def compare_cmd(
     fail_on: FailOnOpt = None,
     policy: PolicyOpt = None,
     keep: KeepOpt = None,
+    shadow_releases: ShadowReleasesOpt = None,
     workers: WorkersOpt = 1,
     seed: SeedOpt = 0,
     categorical: CategoricalOpt = None,
@@ -127,6 +129,7 @@ def compare_cmd(
         seed=seed,
         keep=tuple(split_list(keep)),
         special_values=tuple(special_values or ()),
+        shadow_releases=None if shadow_releases is None else str(shadow_releases),
     )
     _check_out_dir(out_dir)
     pol = load_cli_policy(fail_on, policy, None)

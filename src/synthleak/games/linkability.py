@@ -84,6 +84,13 @@ class LinkabilityAttackResult(Result):
         Set when the attack does no better than random guessing.
     linked_rows : tuple of int
         The original targets linked, as rows of the original (sorted).
+    target_rows : tuple of int
+        The original targets attacked, as rows of the original (in the order drawn): they
+        depend on the seed and the original's size alone, so two releases of one original
+        attacked with one seed share them, and each target's outcome (linked or not) pairs.
+    control_rows, control_linked_rows : tuple of int
+        The control targets attacked (in the order drawn) and those linked (sorted), as rows
+        of the control.
     """
 
     attack: str
@@ -103,6 +110,9 @@ class LinkabilityAttackResult(Result):
     n_neighbors: int
     note: str = ""
     linked_rows: tuple[int, ...] = ()
+    target_rows: tuple[int, ...] = ()
+    control_rows: tuple[int, ...] = ()
+    control_linked_rows: tuple[int, ...] = ()
 
     def summary(self) -> dict[str, Any]:
         """The command-line JSON object of this attack."""
@@ -273,7 +283,8 @@ class LinkabilityGame:
         pick = _TARGETS.rng(seed)
         target_rows = pick.choice(len(original), size=n_ori, replace=False)
         targets = original.take(target_rows)
-        controls = control.take(pick.choice(len(control), size=n_ctl, replace=False))
+        control_rows = pick.choice(len(control), size=n_ctl, replace=False)
+        controls = control.take(control_rows)
         results = []
         for name, attack in self._resolve():
             attack.fit(synthetic, rng=_FIT.sub(name).rng(seed))
@@ -287,7 +298,8 @@ class LinkabilityGame:
             n_base = int(base.sum())
             linked = np.asarray(_links(attack, targets, search), dtype=bool)
             n_succ = int(linked.sum())
-            n_ctl_succ = int(np.asarray(_links(attack, controls, search)).sum())
+            ctl_linked = np.asarray(_links(attack, controls, search), dtype=bool)
+            n_ctl_succ = int(ctl_linked.sum())
             base_rate = rate_estimate(n_base, self.n_attacks, self.confidence)
             attack_rate = rate_estimate(n_succ, n_ori, self.confidence, base_rate.value)
             note = ""
@@ -324,6 +336,9 @@ class LinkabilityGame:
                     n_neighbors=k,
                     note=note,
                     linked_rows=tuple(sorted(int(r) for r in target_rows[linked])),
+                    target_rows=tuple(int(r) for r in target_rows),
+                    control_rows=tuple(int(r) for r in control_rows),
+                    control_linked_rows=tuple(sorted(int(r) for r in control_rows[ctl_linked])),
                 )
             )
         return LinkabilityResult(

@@ -64,6 +64,10 @@ class MembershipReleaseResult(Result):
         The members the attack ranks highest, highest first.
     fit_seconds, score_seconds : float
         Seconds to learn from the shadows and to score the candidates.
+    member_scores, non_member_scores : tuple of float
+        The attack's score of every member and non-member, in the order of ``member_rows`` and
+        ``non_member_rows`` (two releases attacked with the same shadows and seed score the
+        same records: a comparison pairs their AUCs).
     """
 
     shadows_from: str
@@ -77,6 +81,8 @@ class MembershipReleaseResult(Result):
     records: tuple[ExposedRecord, ...] = ()
     fit_seconds: float = 0.0
     score_seconds: float = 0.0
+    member_scores: tuple[float, ...] = ()
+    non_member_scores: tuple[float, ...] = ()
 
     def tpr_at_fpr(self) -> dict[str, TprAtFpr]:
         """The TPRs keyed by their FPR as text (``"0.1"``, ``"0.01"``, ``"0.001"``)."""

@@ -55,9 +55,17 @@ _DIRECTION = {
         "publishes fewer original records verbatim",
         "publishes more original records verbatim",
     ),
+    "linkability.risk": (
+        "links fewer training targets, net of the control targets,",
+        "links more training targets, net of the control targets,",
+    ),
     "membership.nobox.auc": (
         "is less exposed to no-box membership inference",
         "is more exposed to no-box membership inference",
+    ),
+    "membership.release.auc": (
+        "is less exposed to membership inference learned from the shadow releases",
+        "is more exposed to membership inference learned from the shadow releases",
     ),
     "attribute.accuracy": (
         "lets fewer secrets be inferred from the release",
@@ -231,7 +239,16 @@ def _differences(result: ComparisonResult) -> Section:
             f"McNemar's exact test ({cite('mcnemar1947')}) with a paired bootstrap interval. "
             "No-box membership: the AUC of one attack on the same evaluation half, the attack "
             "chosen on the selection half as the strongest against either candidate; DeLong's "
-            f"test and interval for correlated ROC curves ({cite('delong1988')}). Attribute "
+            f"test and interval for correlated ROC curves ({cite('delong1988')}). "
+            "Linkability: per target of the game (the same training and control targets for "
+            "every candidate), whether the release linked its two halves; the difference of "
+            "the excess link rates (training minus control), an exact sign-flip test "
+            "(McNemar's when no control target tells the two apart) and a bootstrap interval "
+            "over each set of targets. The frontier shows the residual risk (the excess "
+            "divided by one minus the control rate); the paired figure is the excess. "
+            "Shadow-release membership (with shadow releases): the AUC of the attack learned "
+            "from the same shadow releases on the same members and non-members; DeLong's test "
+            "and interval. Attribute "
             "inference (release game, with a secret column): per attacked training record, "
             "whether the secret was guessed right; McNemar's exact test with a bootstrap "
             "interval that resamples the game's parts. Holm's "

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,6 +18,7 @@ from synthleak.runtime import Runtime
 from synthleak.runtime.seeding import game_seed
 from synthleak.stages.base import (
     Context,
+    Sections,
     Stage,
     StageOutput,
     needs_control_of_records,
@@ -26,7 +28,7 @@ from synthleak.stages.base import (
 from synthleak.threat import threat_model
 
 if TYPE_CHECKING:
-    from synthleak.games.linkability import LinkabilityResult
+    from synthleak.games.linkability import LinkabilityAttackResult, LinkabilityResult
 
 
 def _default_link_columns(schema: Schema, quasi_ids: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -67,14 +69,18 @@ def play_linkability(
 def _linkability(ctx: Context, rng: np.random.Generator) -> StageOutput:
     ctx.log("linkability")
     aux_a, aux_b = _default_link_columns(ctx.train.schema, ctx.options.quasi_ids)
-    res = play_linkability(
+    game = play_linkability(
         release_tables(ctx),
         aux_a=aux_a,
         aux_b=aux_b,
         n_attacks=ctx.plan.n_attacks,
         seed=game_seed(rng),
         runtime=ctx.runtime.sub("linkability"),
-    ).attacks[0]
+    )
+    # one record identity everywhere: rows of the user's original and control, not of the
+    # training split (the section keeps each target's outcome: a comparison pairs them)
+    game = replace(game, attacks=tuple(_as_given_rows(ctx, a) for a in game.attacks))
+    res = game.attacks[0]
     threat = threat_model(
         AttackFamily.LINKABILITY,
         "linkability",
@@ -82,7 +88,25 @@ def _linkability(ctx: Context, rng: np.random.Generator) -> StageOutput:
         aux_a=aux_a,
         aux_b=aux_b,
     )
-    return StageOutput(findings=(risk_finding(ctx, "linkability", "Linkability", res, threat),))
+    return StageOutput(
+        findings=(risk_finding(ctx, "linkability", "Linkability", res, threat),),
+        sections=Sections(linkability=game),
+    )
+
+
+def _as_given_rows(ctx: Context, res: LinkabilityAttackResult) -> LinkabilityAttackResult:
+    """``res`` with its row numbers as rows of the original and of the control as given."""
+
+    def rows(given: np.ndarray | None, of: tuple[int, ...]) -> tuple[int, ...]:
+        return of if given is None else tuple(int(given[r]) for r in of)
+
+    return replace(
+        res,
+        linked_rows=tuple(sorted(rows(ctx.train_rows, res.linked_rows))),
+        target_rows=rows(ctx.train_rows, res.target_rows),
+        control_rows=rows(ctx.control_rows, res.control_rows),
+        control_linked_rows=tuple(sorted(rows(ctx.control_rows, res.control_linked_rows))),
+    )
 
 
 STAGE = Stage("linkability", "Linkability", needs_control_of_records, _linkability, kept=True)

@@ -375,6 +375,8 @@ def play_membership_release(
         records=records,
         fit_seconds=res.fit_seconds,
         score_seconds=res.score_seconds,
+        member_scores=tuple(float(x) for x in s_mem),
+        non_member_scores=tuple(float(x) for x in s_non),
     )
 
 
