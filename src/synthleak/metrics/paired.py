@@ -21,7 +21,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from synthleak.metrics.privacy import PairedComparison, mcnemar_exact, rankdata
+from synthleak.metrics.privacy import PairedComparison, rankdata
 from synthleak.serde import Result
 
 
@@ -141,16 +141,8 @@ def paired_share_difference(
         nan = float("nan")
         return PairedComparison(nan, nan, nan, 1.0, 0, 0, 0, confidence)
     vals = share_difference_resamples(a_only, b_only, n, rng=rng, n_boot=n_boot)
-    alpha = (1 - confidence) / 2
-    return PairedComparison(
-        difference=float((a_only - b_only) / n),
-        ci_low=float(np.quantile(vals, alpha)),
-        ci_high=float(np.quantile(vals, 1 - alpha)),
-        p_value=mcnemar_exact(a_only, b_only),
-        n=n,
-        a_only=a_only,
-        b_only=b_only,
-        confidence=confidence,
+    return PairedComparison.from_resamples(
+        (a_only - b_only) / n, vals, a_only, b_only, n, confidence
     )
 
 

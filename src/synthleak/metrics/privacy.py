@@ -524,6 +524,30 @@ class PairedComparison(Result):
     b_only: int
     confidence: float = 0.95
 
+    @classmethod
+    def from_resamples(
+        cls,
+        difference: float,
+        resamples: np.ndarray,
+        a_only: int,
+        b_only: int,
+        n: int,
+        confidence: float,
+    ) -> PairedComparison:
+        """The comparison of ``difference``: its percentile interval over the bootstrap
+        ``resamples`` and McNemar's exact test of the discordant pairs."""
+        alpha = (1 - confidence) / 2
+        return cls(
+            difference=float(difference),
+            ci_low=float(np.quantile(resamples, alpha)),
+            ci_high=float(np.quantile(resamples, 1 - alpha)),
+            p_value=mcnemar_exact(a_only, b_only),
+            n=n,
+            a_only=a_only,
+            b_only=b_only,
+            confidence=confidence,
+        )
+
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
     """Two-sided exact McNemar p-value: a binomial test of the discordant pairs at 1/2."""
@@ -570,17 +594,7 @@ def paired_accuracy_difference(
             vals[lo : lo + 100] = step[draws[lo : lo + 100]].sum(axis=1, dtype=np.int64) / float(n)
     else:
         vals = sums[draws].sum(axis=1) / sizes[draws].sum(axis=1)
-    alpha = (1 - confidence) / 2
-    return PairedComparison(
-        difference=float(diff.mean()),
-        ci_low=float(np.quantile(vals, alpha)),
-        ci_high=float(np.quantile(vals, 1 - alpha)),
-        p_value=mcnemar_exact(a_only, b_only),
-        n=n,
-        a_only=a_only,
-        b_only=b_only,
-        confidence=confidence,
-    )
+    return PairedComparison.from_resamples(diff.mean(), vals, a_only, b_only, n, confidence)
 
 
 @dataclass(frozen=True, repr=False)
