@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from synthleak.attacks.predicates import CountRequest, Matches, answer_requests
-from synthleak.data.release import Release
+from synthleak.data.release import EncodedRelease, Release
 from synthleak.errors import InputError
 from synthleak.games.linkability import LinkabilityResult
 from synthleak.games.singling_out import SinglingOutResult
@@ -122,6 +122,12 @@ def _own_columns(names: Sequence[str], child_tables: Sequence[str]) -> list[str]
     return [c for c in names if not c.startswith(prefixes)]
 
 
+def _root_release(enc: EncodedRelease, own: list[str]) -> Release:
+    """The three parts on the root table's own columns alone (the row-level figures' input)."""
+    control = None if enc.control is None else enc.control.select(own)
+    return Release(enc.original.select(own), enc.synthetic.select(own), control)
+
+
 def play_person_singling_out(
     release: Release,
     keys: Sequence[Any] | np.ndarray,
@@ -195,13 +201,7 @@ def play_person_singling_out(
             root_game = SinglingOutGame(
                 tuple(attacks), n_attacks=n_attacks, attack_params=root_params
             )
-            rr = root_game.run(
-                Release(
-                    enc.original.select(own), enc.synthetic.select(own), enc.control.select(own)
-                ),
-                seed=seed,
-                counter=counter,
-            )
+            rr = root_game.run(_root_release(enc, own), seed=seed, counter=counter)
             note = ""
         except InputError as exc:  # a root table too narrow for an attack's predicates
             note = f"on the {len(own)} column(s) of table {root!r} alone: {exc}"
@@ -301,13 +301,7 @@ def play_person_linkability(
             )
         else:
             root_game = LinkabilityGame(ra, rb, n_attacks=n_attacks, n_neighbors=n_neighbors)
-            rr = root_game.run(
-                Release(
-                    enc.original.select(own), enc.synthetic.select(own), enc.control.select(own)
-                ),
-                seed=seed,
-                search=search,
-            )
+            rr = root_game.run(_root_release(enc, own), seed=seed, search=search)
             note = ""
     return PersonLinkabilityResult(
         res, [_plain(keys[r]) for r in rows[:MAX_KEYS]], len(rows), root, rr, note

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from synthleak.games.person_risks import MAX_KEYS
 from synthleak.harm import FindingKey, person_singling_out_key
 from synthleak.report.blocks import (
@@ -71,29 +73,23 @@ def section(result: AuditResult) -> Section | None:
                 verdict_text(finding(result, FindingKey.LINKABILITY_PERSONS)),
             )
         )
-    for res in so.root_rows.attacks if so.root_rows is not None else ():
-        rows.append(
-            (
-                f"singling out ({res.attack})",
-                f"rows of '{root}' alone",
-                fmt(res.risk.value),
-                span(res.risk.ci_low, res.risk.ci_high),
-                f"{res.n_success} of {res.n_attacks}",
-                "row-level figure (no finding)",
-            )
+
+    def row_level(what: str, res: Any) -> tuple[str, str, str, str, str, str]:
+        return (
+            what,
+            f"rows of '{root}' alone",
+            fmt(res.risk.value),
+            span(res.risk.ci_low, res.risk.ci_high),
+            f"{res.n_success} of {res.n_attacks}",
+            "row-level figure (no finding)",
         )
+
+    for res in so.root_rows.attacks if so.root_rows is not None else ():
+        rows.append(row_level(f"singling out ({res.attack})", res))
     if link is not None and link.root_rows is not None:
         res_r = link.root_rows.attacks[0]
-        rows.append(
-            (
-                f"linkability ({', '.join(res_r.aux_a)} to {', '.join(res_r.aux_b)})",
-                f"rows of '{root}' alone",
-                fmt(res_r.risk.value),
-                span(res_r.risk.ci_low, res_r.risk.ci_high),
-                f"{res_r.n_success} of {res_r.n_attacks}",
-                "row-level figure (no finding)",
-            )
-        )
+        linked = f"linkability ({', '.join(res_r.aux_a)} to {', '.join(res_r.aux_b)})"
+        rows.append(row_level(linked, res_r))
     sec.blocks.append(
         TableBlock(
             ("game", "unit", "risk", "95% CI", "successes on the original", "verdict"),
