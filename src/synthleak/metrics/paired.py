@@ -21,7 +21,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from synthleak.metrics.privacy import PairedComparison, rankdata
+from synthleak.metrics.privacy import PairedComparison, paired_outcomes, rankdata
 from synthleak.serde import Result
 
 
@@ -131,12 +131,8 @@ def paired_share_difference(
     distribution, drawn by :func:`share_difference_resamples` (the resamples themselves differ:
     another use of the random stream).
     """
-    a = np.asarray(correct_a).astype(bool)
-    b = np.asarray(correct_b).astype(bool)
-    if a.shape != b.shape or a.ndim != 1:
-        raise ValueError("paired outcomes must be two 1-d vectors of the same length")
+    a, _, a_only, b_only = paired_outcomes(correct_a, correct_b)
     n = int(a.size)
-    a_only, b_only = int((a & ~b).sum()), int((~a & b).sum())
     if n == 0:
         nan = float("nan")
         return PairedComparison(nan, nan, nan, 1.0, 0, 0, 0, confidence)

@@ -549,6 +549,18 @@ class PairedComparison(Result):
         )
 
 
+def paired_outcomes(
+    correct_a: np.ndarray, correct_b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Two 0/1 outcome vectors on the same records as booleans, with the counts of the records
+    only ``a`` got right and only ``b`` got right (the discordant pairs)."""
+    a = np.asarray(correct_a).astype(bool)
+    b = np.asarray(correct_b).astype(bool)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError("paired outcomes must be two 1-d vectors of the same length")
+    return a, b, int((a & ~b).sum()), int((~a & b).sum())
+
+
 def mcnemar_exact(a_only: int, b_only: int) -> float:
     """Two-sided exact McNemar p-value: a binomial test of the discordant pairs at 1/2."""
     from scipy.stats import binomtest  # scipy.stats is slow to import; only needed here
@@ -571,12 +583,8 @@ def paired_accuracy_difference(
     ``clusters`` (one label per secret, e.g. the game) makes the bootstrap resample clusters
     instead of single secrets; without it every secret is its own cluster.
     """
-    a = np.asarray(correct_a).astype(bool)
-    b = np.asarray(correct_b).astype(bool)
-    if a.shape != b.shape or a.ndim != 1:
-        raise ValueError("paired outcomes must be two 1-d vectors of the same length")
+    a, b, a_only, b_only = paired_outcomes(correct_a, correct_b)
     n = int(a.size)
-    a_only, b_only = int((a & ~b).sum()), int((~a & b).sum())
     if n == 0:
         nan = float("nan")
         return PairedComparison(nan, nan, nan, 1.0, 0, 0, 0, confidence)
