@@ -219,7 +219,9 @@ def test_the_audit_attacks_the_release_with_shadow_releases(tmp_path: Path) -> N
     one, two = (without_timings(x.membership_release.summary(), drop) for x in (r, r2))
     assert one == two
     # without shadow releases the stage is not measured, and says what it needs
-    ctx = SimpleNamespace(synthetic=object(), control=object(), options=r.config.options)
+    ctx = SimpleNamespace(
+        synthetic=object(), control=object(), options=r.config.options, relational=None
+    )
     ctx.options = replace(r.config.options, shadow_releases=None)
     skip = STAGE.needs(ctx)  # type: ignore[arg-type]
     assert skip is not None and "shadow releases" in skip.needs
@@ -229,8 +231,8 @@ def test_a_generator_makes_shadow_releases_only_for_a_given_release() -> None:
     from synthleak.results import AuditOptions
     from synthleak.stages.membership_release import STAGE
 
-    def ctx(given: bool, relational: object = None) -> SimpleNamespace:
-        opts = AuditOptions(generator="indhist", n_shadows=3)
+    def ctx(given: bool, relational: object = None, generator: bool = True) -> SimpleNamespace:
+        opts = AuditOptions(generator="indhist", n_shadows=3) if generator else AuditOptions()
         return SimpleNamespace(
             synthetic=object(),
             control=object(),
@@ -244,6 +246,9 @@ def test_a_generator_makes_shadow_releases_only_for_a_given_release() -> None:
     assert made is not None and not made.needs and "generator-level game" in made.reason
     rel = STAGE.needs(ctx(True, relational={}))  # type: ignore[arg-type]
     assert rel is not None and "--shadow-releases DIR" in rel.needs
+    # relational input: the folder is the one way in, whether or not a generator was named
+    bare = STAGE.needs(ctx(True, relational={}, generator=False))  # type: ignore[arg-type]
+    assert bare is not None and bare.needs == rel.needs and "--generator" not in bare.needs
     with pytest.raises(InputError, match="n_shadows must be at least 3"):
         AuditOptions(generator="indhist", n_shadows=2)
     with pytest.raises(InputError, match="give generator and no shadow_releases"):

@@ -404,6 +404,11 @@ def _needs(ctx: Context) -> Skip | None:
     if ctx.synthetic is None:
         return no_release_skip(ctx)
     if ctx.options.shadow_releases is None:
+        if ctx.relational is not None:
+            return Skip(
+                needs="shadow releases of the persons' view: a folder (--shadow-releases DIR); "
+                "a relational generator makes no shadow releases of it"
+            )
         if ctx.options.generator is None:
             return Skip(needs=SHADOWS_NEEDED)
         if not ctx.release_given:
@@ -411,11 +416,6 @@ def _needs(ctx: Context) -> Skip | None:
                 reason="the audit made the release with the generator: the generator-level "
                 "game (stage membership) measures it; give the release (--synthetic) to "
                 "attack it with shadow releases of --generator"
-            )
-        if ctx.relational is not None:
-            return Skip(
-                needs="shadow releases of the persons' view: a folder (--shadow-releases DIR); "
-                "a relational generator makes no shadow releases of it"
             )
     if ctx.control is None:
         return Skip(needs="a control set: the non-members the release is attacked on")
