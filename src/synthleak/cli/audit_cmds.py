@@ -14,6 +14,7 @@ import typer
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
+    SHADOWS_HELP,
     CategoricalOpt,
     ClaimedEpsilonOpt,
     ClusterOpt,
@@ -369,8 +370,7 @@ def audit_cmd(
         int | None,
         typer.Option(
             "--shadows",
-            help="With --synthetic and --generator (no --shadow-releases): shadow releases the "
-            "generator makes from half the control records to attack the release (default 8).",
+            help=SHADOWS_HELP,
         ),
     ] = None,
 ) -> None:

@@ -655,6 +655,12 @@ ShadowReleasesOpt = Annotated[
         "attack the release itself with an attack learned from them.",
     ),
 ]
+#: ``--shadows``: one meaning in every command, the shadows the attacker trains.
+SHADOWS_HELP = (
+    "Shadows the attacker trains: the shadow datasets of the black-box game, or, with "
+    "--synthetic and --generator (no --shadow-releases), the shadow releases the generator makes "
+    "from half the control records to attack the release (default 8 there)."
+)
 KOpt = Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")]
 NQueriesOpt = Annotated[
     int | None,

@@ -71,6 +71,7 @@ import typer
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
+    SHADOWS_HELP,
     BatchSizeOpt,
     CategoricalOpt,
     ClaimedEpsilonOpt,
@@ -648,7 +649,7 @@ def mia_cmd(
     ] = "screen:10",
     train_size: GameTrainSizeOpt = 1000,
     synthetic_size: SyntheticSizeOpt = None,
-    shadows: Annotated[int, typer.Option("--shadows", help="Shadow datasets (attacker).")] = 4000,
+    shadows: Annotated[int, typer.Option("--shadows", help=SHADOWS_HELP)] = 4000,
     tests: Annotated[int, typer.Option("--tests", help="Test datasets (challenger).")] = 200,
     attacks: Annotated[
         str | None,

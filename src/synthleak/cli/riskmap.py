@@ -23,6 +23,7 @@ import typer
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
+    SHADOWS_HELP,
     BatchSizeOpt,
     CategoricalOpt,
     ClusterOpt,
@@ -65,7 +66,7 @@ def riskmap_cmd(
             help="Draw D and the fillers from a random P-record population (LiRA-style).",
         ),
     ] = None,
-    shadows: Annotated[int, typer.Option("--shadows", help="Shadow datasets (attacker).")] = 200,
+    shadows: Annotated[int, typer.Option("--shadows", help=SHADOWS_HELP)] = 200,
     tests: Annotated[int, typer.Option("--tests", help="Test datasets (challenger).")] = 100,
     attacks: Annotated[
         str, typer.Option("--attacks", help="Membership attacks, comma-separated.")
