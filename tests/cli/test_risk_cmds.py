@@ -167,6 +167,8 @@ def test_mismatched_columns_exit_2(
         (["singling-out", "--n-cols", "99"], "--n-cols 99 is out of range"),
         (["singling-out", "--format", "csv"], "csv"),
         (["singling-out", "--mode", "multivariate"], "--mode"),
+        (["linkability", "--aux-b", "race"], "missing --aux-a"),
+        (["singling-out", "--root", "person"], "--root names the table of persons"),
     ],
 )
 def test_bad_options_exit_2(
@@ -231,3 +233,111 @@ def test_a_declared_special_code_is_read_as_its_own_value(
     assert "--special-values" in capsys.readouterr().err
     assert main([*args, "--special-values", "age=NA-CODE"]) == 0
     assert json.loads(capsys.readouterr().out)
+
+
+# --- --relational: the person-level games on folders of tables ---------------------------------
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Folders of tables (person, visit) of a release that replays the original's histories
+    under new keys, and the metadata describing them."""
+    from tests.cli.test_audit_cmds import SDV_METADATA
+    from tests.games.person_parts import parts, replay
+
+    d = tmp_path_factory.mktemp("relational")
+    original, control, _ = parts(3, n_control=25)
+    out = {"meta": d / "metadata.json"}
+    out["meta"].write_text(json.dumps(SDV_METADATA))
+    for name, data in (
+        ("original", original),
+        ("synthetic", replay(original, 9000)),
+        ("control", control),
+    ):
+        out[name] = d / name
+        out[name].mkdir()
+        for table, frame in data.frames.items():
+            frame.to_csv(out[name] / f"{table}.csv", index=False)
+    return out
+
+
+def _rel_args(folders: dict[str, Path], **change: Path) -> list[str]:
+    args = ["--relational", str(folders["meta"])]
+    for role in ("original", "synthetic", "control"):
+        args += [f"--{role}", str(change.get(role, folders[role]))]
+    return args
+
+
+@pytest.mark.parametrize(
+    ("command", "name", "options"),
+    [
+        ("singling-out", "play_person_singling_out", ["--attacks", "univariate"]),
+        ("linkability", "play_person_linkability", []),
+    ],
+)
+def test_relational_input_plays_the_person_level_game(
+    folders: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    name: str,
+    options: list[str],
+) -> None:
+    """With --relational each command plays the person_risks stage's game on the persons and
+    prints its figures, the root table's row-level figure beside them and the persons by root
+    key (JSON and text); a release replaying the original's histories is flagged."""
+    import synthleak.games.person_risks as games
+
+    play, played = getattr(games, name), []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        played.append(play(*args, **kwargs))
+        return played[-1]
+
+    monkeypatch.setattr(games, name, spy)
+    argv = [command, *_rel_args(folders), *options, "--n-attacks", "30"]
+    assert main([*argv, "--format", "json"]) == 0
+    (res,) = played
+    printed = json.loads(capsys.readouterr().out)
+    persons = res.persons.attacks
+    assert [a["risk"] for a in printed] == [a.risk.value for a in persons]
+    keys = set(pd.read_csv(folders["original"] / "person.csv")["pid"])
+    for a, r in zip(printed, persons, strict=True):
+        assert a["level"] == "persons" and a["root"] == "person" and a["key"] == "pid"
+        assert a["ci"][0] > 0 and a["baseline_rate"] == r.baseline_rate.value  # a replay leaks
+        listed = a.get("persons_singled_out", a.get("persons_linked"))
+        assert listed and set(listed) <= keys
+        (row_level,) = res.root_rows.attacks  # one attack asked: its row-level twin
+        assert a["root_rows"]["risk"] == pytest.approx(row_level.risk.value)
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "persons (rows of table 'person' with their child rows, key 'pid')" in text
+    assert "Row-level figure: the same game on the columns of table 'person' alone" in text
+    assert "by 'pid'" in text and str(listed[0]) in text
+
+
+@pytest.mark.parametrize("command", ["singling-out", "linkability"])
+def test_bad_relational_input_exits_2_in_one_line(
+    folders: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """A folder missing a table, an orphaned foreign key, a single-table option beside
+    --relational and an unknown column of the person-level view are one line, exit 2."""
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    (partial / "person.csv").write_bytes((folders["control"] / "person.csv").read_bytes())
+    orphan = tmp_path / "orphan"
+    orphan.mkdir()
+    (orphan / "person.csv").write_bytes((folders["control"] / "person.csv").read_bytes())
+    visit = pd.read_csv(folders["control"] / "visit.csv")
+    visit.loc[0, "pid"] = 123456
+    visit.to_csv(orphan / "visit.csv", index=False)
+    cases = [
+        (_rel_args(folders, control=partial), "['visit'] named in the metadata are missing"),
+        (_rel_args(folders, synthetic=orphan), "123456"),
+        ([*_rel_args(folders), "--categorical", "sex"], "--categorical, --continuous and"),
+        ([*_rel_args(folders), "--root", "visits"], "--root 'visits' is not a table"),
+    ]
+    if command == "linkability":
+        cases.append(([*_rel_args(folders), "--aux-b", "nope"], "--aux-b names unknown"))
+    for argv, message in cases:
+        assert main([command, *argv, "--n-attacks", "10"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and message in err, err

@@ -30,6 +30,8 @@ from synthleak.cli.common import (
     OriginalOpt,
     PolicyOpt,
     QuasiIdsOpt,
+    RelationalOpt,
+    RootOpt,
     SchemaOpt,
     SecretBinsOpt,
     SecretOpt,
@@ -43,8 +45,10 @@ from synthleak.cli.common import (
     check_writable,
     exit_for_policy,
     load_cli_policy,
+    load_relational_parts,
     make_runtime,
     read_cli_parts,
+    refuse_single_table_flags,
     report_policy,
     secret_rule,
     split_list,
@@ -127,7 +131,13 @@ def _run_audit(
             out=out,
             junit=junit,
             na_values=na_values,
-            single_table=(keep, categorical, continuous, schema, cluster),
+            single_table={
+                "--keep": keep,
+                "--categorical": categorical,
+                "--continuous": continuous,
+                "--schema": schema,
+                "--cluster": cluster,
+            },
         )
     enc = read_cli_parts(
         {"original": original, "synthetic": synthetic, "control": control},
@@ -212,19 +222,14 @@ def _run_relational_audit(
     out: Path,
     junit: Path | None,
     na_values: str | None,
-    single_table: tuple[Any, ...],
+    single_table: dict[str, Any],
 ) -> tuple[Path, Any]:
     """``synthleak audit --relational METADATA.json``: each part a folder of tables
     (:func:`~synthleak.data.relational.load_relational`), audited by :func:`synthleak.audit`
     with relational parts."""
-    from synthleak.data.relational import RelationalSchema, load_relational
     from synthleak.pipeline import audit
 
-    if any(v is not None for v in single_table):
-        raise InputError(
-            "--keep, --categorical, --continuous, --schema and --cluster describe one table: "
-            "with --relational the metadata describes the tables, so leave them out"
-        )
+    refuse_single_table_flags(single_table)
     if folders["synthetic"] is None:
         raise InputError(
             "--relational audits a release from its tables: give --synthetic DIR (a folder of "
@@ -235,11 +240,10 @@ def _run_relational_audit(
         from synthleak.generators.relational import make_relational_generator
 
         make_relational_generator(options.generator)  # a bad spec fails before any reading
-    sch = RelationalSchema.from_sdv(metadata)
-    na = tuple(split_list(na_values))
-    parts = {k: load_relational(v, sch, na_values=na) for k, v in folders.items() if v}
+    parts = load_relational_parts(metadata, folders, na_values=na_values)
     log = _logger()
-    log(f"auditing {folders['original']}: relational, tables {', '.join(sch.tables)}")
+    tables = parts["original"].schema.tables
+    log(f"auditing {folders['original']}: relational, tables {', '.join(tables)}")
     result, paths = _write_audit(
         out,
         lambda: audit(
@@ -348,23 +352,8 @@ def audit_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
     special_values: SpecialValuesOpt = None,
-    relational: Annotated[
-        Path | None,
-        typer.Option(
-            "--relational",
-            help="SDV multi-table metadata (JSON): the release is relational, and --original, "
-            "--synthetic and --control are folders of one CSV/Parquet file per table. The "
-            "audit then measures persons (a root row with their child rows).",
-        ),
-    ] = None,
-    root: Annotated[
-        str | None,
-        typer.Option(
-            "--root",
-            help="With --relational: the table of persons, when the metadata has several root "
-            "tables.",
-        ),
-    ] = None,
+    relational: RelationalOpt = None,
+    root: RootOpt = None,
     shadow_releases: ShadowReleasesOpt = None,
     shadows: Annotated[
         int | None,

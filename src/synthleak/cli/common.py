@@ -655,6 +655,52 @@ ShadowReleasesOpt = Annotated[
         "attack the release itself with an attack learned from them.",
     ),
 ]
+RelationalOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--relational",
+        help="SDV multi-table metadata (JSON): the release is relational, and --original, "
+        "--synthetic and --control are folders of one CSV/Parquet file per table. The "
+        "command then measures persons (a root row with their child rows).",
+    ),
+]
+RootOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--root",
+        help="With --relational: the table of persons, when the metadata has several root tables.",
+    ),
+]
+
+
+def refuse_single_table_flags(flags: dict[str, Any]) -> None:
+    """With ``--relational``: ``flags`` maps the command's flags that describe one table to
+    their values; any one given is an error (the metadata describes the tables)."""
+    if any(v is not None for v in flags.values()):
+        names = list(flags)
+        named = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+        raise InputError(
+            f"{named} describe{'' if len(names) > 1 else 's'} one table: with --relational the "
+            "metadata describes the tables, so leave them out"
+        )
+
+
+def load_relational_parts(
+    metadata: Path, folders: dict[str, str | None], *, na_values: str | None
+) -> dict[str, Any]:
+    """``--relational METADATA.json``: each part given (``folders``: role to folder, ``None``
+    for a part not given) read as a folder of one file per table
+    (:func:`synthleak.data.relational.load_relational`) with the metadata's schema, and
+    validated (a missing table, an orphaned foreign key, a key that is not unique are one
+    :class:`~synthleak.errors.InputError`); the
+    :class:`~synthleak.data.relational.RelationalData` of each part, by role."""
+    from synthleak.data.relational import RelationalSchema, load_relational
+
+    sch = RelationalSchema.from_sdv(metadata)
+    na = tuple(split_list(na_values))
+    return {k: load_relational(v, sch, na_values=na) for k, v in folders.items() if v}
+
+
 #: ``--shadows``: one meaning in every command, the shadows the attacker trains.
 SHADOWS_HELP = (
     "Shadows the attacker trains: the shadow datasets of the black-box game, or, with "
