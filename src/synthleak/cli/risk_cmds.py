@@ -7,6 +7,17 @@ inferred on the original (or read from ``--schema``) and widened with categories
 synthetic or control data hold (:func:`synthleak.data.schema.widen`); files whose columns differ
 are rejected with one line listing the differences (exit 2).
 
+With ``--relational METADATA.json`` (SDV multi-table metadata) the three are folders of one file
+per table, read as ``audit --relational`` reads them
+(:func:`synthleak.cli.common.load_relational_parts`), and each command plays the audit's
+``person_risks`` game (:func:`~synthleak.games.person_risks.play_person_singling_out`,
+:func:`~synthleak.games.person_risks.play_person_linkability`) on the person-level view, encoded
+as the audit encodes it: the persons' figures, the persons singled out or linked by root key,
+and the same game on the root table's own columns (the row-level figure). The JSON objects then
+also hold ``level`` ("persons"), ``root``, ``key``, ``n_persons_singled_out`` and
+``persons_singled_out`` (or ``n_persons_linked`` and ``persons_linked``), ``root_rows`` (the
+row-level figure's object, or null) and ``root_rows_note``.
+
 Output (``--format json``): a JSON list with one object per attack, holding ``risk``, ``ci``,
 the rates (``attack_rate``, ``control_rate``, ``baseline_rate``), the counts, the table sizes and
 size correction, and for singling out where the successes are (``columns``: per column, the
