@@ -6,6 +6,7 @@ import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -607,3 +608,95 @@ def test_release_form_reads_midst_published_layout(
     assert main(args) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["n_shadows"] == 4 and doc["tpr_at_fpr"]["0.01"]["tpr"] >= 0.9
+
+
+# --- --relational: the no-box game on persons ---------------------------------------------------
+@pytest.fixture(scope="module")
+def relational_folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Folders of tables (person, visit) of a release that replays the original's histories
+    under new keys, and the metadata describing them."""
+    from tests.cli.test_audit_cmds import SDV_METADATA
+    from tests.games.person_parts import parts, replay
+
+    d = tmp_path_factory.mktemp("relational")
+    original, control, _ = parts(4, n_control=50)
+    out = {"meta": d / "metadata.json"}
+    out["meta"].write_text(json.dumps(SDV_METADATA))
+    for name, data in (
+        ("original", original),
+        ("synthetic", replay(original, 9000)),
+        ("control", control),
+    ):
+        out[name] = d / name
+        out[name].mkdir()
+        for table, frame in data.frames.items():
+            frame.to_csv(out[name] / f"{table}.csv", index=False)
+    return out
+
+
+def _relational_args(folders: dict[str, Path]) -> list[str]:
+    args = ["mia", "--relational", str(folders["meta"])]
+    return args + [
+        x for r in ("original", "synthetic", "control") for x in (f"--{r}", str(folders[r]))
+    ]
+
+
+def test_relational_no_box_form_plays_the_person_membership_game(
+    relational_folders: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """mia --relational plays the person_membership stage's game on the folders' persons:
+    every attack's figures, the strongest one's held-out AUC, the most exposed members by root
+    key; a release replaying the original's histories is flagged."""
+    import synthleak.games.person as person
+
+    played: list[Any] = []
+    game = person.PersonMembershipGame
+
+    class Spy(game):  # type: ignore[misc,valid-type]
+        def run(self, *args: Any, **kwargs: Any) -> Any:
+            played.append(super().run(*args, **kwargs))
+            return played[-1]
+
+    monkeypatch.setattr(person, "PersonMembershipGame", Spy)
+    argv = [*_relational_args(relational_folders), "--attacks", "dcr", "--n-members", "30"]
+    assert main([*argv, "--format", "json"]) == 0
+    (res,) = played
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["mode"] == "no-box persons" and doc["root"] == "person" and doc["key"] == "pid"
+    assert doc["best"] == res.best and len(doc["member_keys"]) == 30
+    best = doc["attacks"][res.best]["evaluation_auc"]
+    assert best["ci_low"] > 0.5  # the replayed histories are found
+    keys = set(pd.read_csv(relational_folders["original"] / "person.csv")["pid"])
+    exposed = [p["key"] for p in doc["exposed"]]
+    assert exposed and set(exposed) <= keys
+    assert "root:dcr" in doc["attacks"] and "child-dcr" in doc["attacks"]  # row-level beside
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "no-box membership inference of persons (rows of table 'person'" in text
+    assert f"strongest (auc on a random half of the persons): {res.best}" in text
+    assert f"  {exposed[0]}: " in text
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--rows", "1,2"], "--rows do not apply to mia --relational"),
+        (["--generator", "baynet"], "--generator do not apply"),
+        (["--categorical", "sex"], "--categorical, --continuous and --schema describe one table"),
+        (["--root", "nope"], "--root 'nope' is not a table"),
+    ],
+)
+def test_relational_no_box_form_refuses_what_does_not_apply(
+    relational_folders: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    message: str,
+) -> None:
+    assert main([*_relational_args(relational_folders), *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+    args = _relational_args(relational_folders)
+    assert main(args[: args.index("--control")]) == 2
+    assert "needs --control too" in capsys.readouterr().err

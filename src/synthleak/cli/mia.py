@@ -91,6 +91,8 @@ from synthleak.cli.common import (
     OriginalOpt,
     OutOpt,
     PolicyOpt,
+    RelationalOpt,
+    RootOpt,
     RunDirOpt,
     SchemaOpt,
     SeedOpt,
@@ -106,10 +108,12 @@ from synthleak.cli.common import (
     load_cli_data,
     load_cli_policy,
     load_cli_tables,
+    load_relational_parts,
     make_runtime,
     note_inferred_domain,
     parse_sizes,
     parse_targets,
+    refuse_single_table_flags,
     report_policy,
     screen_targets,
     split_list,
@@ -341,6 +345,97 @@ def _nobox(
     emit(to_json(doc) if fmt is TextFormat.JSON else render_nobox_table(doc), out)
     report_policy(outcome, junit)
     exit_for_policy(outcome)
+
+
+def render_person_table(result: Any, root: str, key: str) -> str:
+    """Plain text of :class:`~synthleak.games.person.PersonMembershipResult`: every attack's AUC
+    and TPR at FPR 0.1 with intervals, the strongest attack's held-out figures, and the most
+    exposed members by root key."""
+
+    def tpr(t: Any) -> str:
+        if t.value is None:
+            return "n/a"
+        return f"{_fmt(t.value)} ({_fmt(t.ci_low)}-{_fmt(t.ci_high)})"
+
+    lines = [
+        f"no-box membership inference of persons (rows of table {root!r} with their child "
+        f"rows, key {key!r}): {len(result.member_keys)} members, {len(result.non_member_keys)} "
+        f"non-members (control persons), reference {result.n_reference}, synthetic "
+        f"{result.n_synthetic_persons} persons",
+        f"{'attack':<40} {'AUC':>6}  {'95% CI':<13} TPR@.1 (95% CI)",
+    ]
+    for name, a in result.attacks.items():
+        ci = f"{_fmt(a.auc.ci_low)}-{_fmt(a.auc.ci_high)}"
+        lines.append(f"{name:<40} {_fmt(a.auc.value):>6}  {ci:<13} {tpr(a.tpr_at_fpr['0.1'])}")
+    b = result.best_attack
+    e = b.evaluation_auc
+    lines.append(
+        f"strongest ({result.select_by} on a random half of the persons): {result.best}, AUC "
+        f"{_fmt(e.value)} (95% CI {_fmt(e.ci_low)}-{_fmt(e.ci_high)}; baseline 0.5) on "
+        f"{e.n_trials} held-out persons; on the selection half AUC {_fmt(b.selection_auc)}"
+    )
+    for f, t in b.evaluation_tpr.items():
+        lines.append(
+            f"  strongest TPR at FPR {f} (held out): "
+            + (tpr(t) if t.value is not None else f"not resolvable ({t.note})")
+        )
+    lines.append(
+        "  attacks named root:... see the root table's own columns only (the row-level figure); "
+        "child-... see the child rows"
+    )
+    if result.exposed:
+        lines.append(
+            f"most exposed members by {key!r} (percentile of the score among non-members):"
+        )
+        for p in result.exposed:
+            lines.append(f"  {p.key}: {p.percentile:.1f}")
+    for note in result.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def _nobox_persons(
+    relational: Path,
+    folders: dict[str, str | None],
+    *,
+    root: str | None,
+    attack_names: list[str],
+    n_members: int | None,
+    n_non_members: int | None,
+    seed: int,
+    fmt: TextFormat,
+    out: Path | None,
+    na_values: str | None,
+) -> None:
+    """``mia --relational``: the no-box game on persons, as the audit's ``person_membership``
+    stage plays it (:class:`~synthleak.games.person.PersonMembershipGame`)."""
+    from synthleak.games.nobox import DEFAULT_ATTACKS
+    from synthleak.games.person import PersonMembershipGame
+
+    missing = [f"--{k}" for k, v in folders.items() if v is None]
+    if missing:
+        raise InputError(
+            f"mia --relational needs {', '.join(missing)} too: --original, --synthetic and "
+            "--control, each a folder of one file per table"
+        )
+    if out is not None:
+        check_out_path(out)
+    parts = load_relational_parts(relational, folders, na_values=na_values)
+    sch = parts["original"].schema
+    person = sch.person_table(root)
+    key = sch.key_of(person)
+    result = PersonMembershipGame(
+        attacks=tuple(attack_names) or DEFAULT_ATTACKS,
+        root=person,
+        n_members=n_members,
+        n_non_members=n_non_members,
+    ).run(parts["original"], parts["synthetic"], parts["control"], seed=seed)
+    if fmt is TextFormat.JSON:
+        doc = {"mode": "no-box persons", "root": person, "key": key, **result.to_dict()}
+        text = to_json(doc)
+    else:
+        text = render_person_table(result, person, key)
+    emit(text, out)
 
 
 def _check_form(
@@ -702,6 +797,8 @@ def mia_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
     special_values: SpecialValuesOpt = None,
+    relational: RelationalOpt = None,
+    root: RootOpt = None,
 ) -> None:
     """Membership inference: against a generator (DATA --generator SPEC, shadow modelling),
     against a release without its generator (--original, --synthetic, --control), or against
@@ -713,6 +810,48 @@ def mia_cmd(
     attacks after van Breugel et al. (2023), Houssiau et al. (2022) and Hayes et al. (2019).
     """
     gate = load_cli_policy(fail_on, policy, junit)
+    if relational is not None:  # the no-box form on persons
+        wrong = (["DATA"] if data is not None else []) + [
+            flag
+            for flag, name in (
+                *_BLACK_BOX_ONLY,
+                ("--generator", "generator"),
+                ("--shadow-releases", "shadow_releases"),
+                ("--candidates", "candidates"),
+                ("--rows", "rows"),
+                ("--n-exposed", "n_exposed"),
+                ("--k", "k"),
+                ("--fail-on", "fail_on"),
+                ("--policy", "policy"),
+                ("--junit", "junit"),
+                ("--special-values", "special_values"),
+            )
+            if _given(ctx, name)
+        ]
+        if wrong:
+            raise InputError(
+                f"{', '.join(wrong)} do not apply to mia --relational (the no-box game on "
+                "persons: --relational META --original DIR --synthetic DIR --control DIR): "
+                "drop them"
+            )
+        refuse_single_table_flags(
+            {"--categorical": categorical, "--continuous": continuous, "--schema": schema}
+        )
+        _nobox_persons(
+            relational,
+            {"original": original, "synthetic": synthetic, "control": control},
+            root=root,
+            attack_names=split_list(attacks),
+            n_members=n_members,
+            n_non_members=n_non_members,
+            seed=seed,
+            fmt=fmt,
+            out=out,
+            na_values=na_values,
+        )
+        return
+    if root is not None:
+        raise InputError("--root names the table of persons of --relational: leave it out")
     if (
         shadow_releases is not None
         or candidates is not None
