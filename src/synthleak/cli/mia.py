@@ -46,6 +46,15 @@ Release form (the shadow-release attack on the given release:
      "records": [{"row": int, "score": f, "p_value": f}], "fit_seconds": f, "score_seconds": f,
      "policy": {...}|null}
 
+No-box form on persons (a relational release, :class:`synthleak.games.person.PersonMembershipGame`
+as the audit's ``person_membership`` stage plays it):
+``synthleak mia --relational META.json --original DIR --synthetic DIR --control DIR``, each
+folder one file per table::
+
+    {"mode": "no-box persons", "root": str, "key": str,
+     ...PersonMembershipResult.to_dict(): "attacks", "best", "select_by", "member_keys",
+     "non_member_keys", "n_reference", "n_synthetic_persons", "notes", "exposed"}
+
 With ``--candidates FILE`` instead of ``--original`` (and ``--control`` only for
 ``--generator``), it writes a CSV ``row,score``: one score per candidate record, in file order.
 
