@@ -331,3 +331,103 @@ def test_render_sweep_prints_a_holm_p_just_above_5_percent_as_above_it() -> None
     res = AttributeSweepResult(attack="recon", n_targets=None, alpha=0.05, columns=(col,))
     text = render_sweep(res)
     assert "p(Holm) > 0.050  measured" in text and "0.050  " not in text.replace("> 0.050", "")
+
+
+# --- --relational: attribute inference of persons ----------------------------------------------
+@pytest.fixture(scope="module")
+def relational_folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Folders of tables (person, visit) of a release that replays the original's histories
+    under new keys, and the metadata describing them."""
+    from tests.cli.test_audit_cmds import SDV_METADATA
+    from tests.games.person_parts import parts, replay
+
+    d = tmp_path_factory.mktemp("relational")
+    original, control, _ = parts(3, n_control=25)
+    out = {"meta": d / "metadata.json"}
+    out["meta"].write_text(json.dumps(SDV_METADATA))
+    for name, data in (
+        ("original", original),
+        ("synthetic", replay(original, 9000)),
+        ("control", control),
+    ):
+        out[name] = d / name
+        out[name].mkdir()
+        for table, frame in data.frames.items():
+            frame.to_csv(out[name] / f"{table}.csv", index=False)
+    return out
+
+
+def _relational_args(folders: dict[str, Path]) -> list[str]:
+    args = ["aia", "--relational", str(folders["meta"])]
+    args += [x for r in ("original", "synthetic", "control") for x in (f"--{r}", str(folders[r]))]
+    return args
+
+
+def test_relational_input_plays_the_person_attribute_game(
+    relational_folders: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """aia --relational plays the person_attribute stage's game (the same function, the
+    stage's parameters) on the folders' persons: the excess with its interval over the control
+    persons' baseline, the persons inferred by root key; replayed histories are flagged."""
+    import synthleak.games.person_attribute as games
+
+    play, played, calls = games.play_person_attribute, [], []
+
+    def spy(*args: object, **kwargs: object) -> object:
+        calls.append(kwargs)
+        played.append(play(*args, **kwargs))  # type: ignore[arg-type]
+        return played[-1]
+
+    monkeypatch.setattr(games, "play_person_attribute", spy)
+    argv = [*_relational_args(relational_folders), "--secret", "region", "--n-targets", "60"]
+    assert main([*argv, "--format", "json"]) == 0
+    (res,) = played
+    kw = calls[0]
+    assert kw["root"] == "person" and list(kw["child_tables"]) == ["visit"]
+    assert kw["attack_params"] == {"time_limit": 120.0} and kw["n_targets"] == 60
+    assert kw["part_size"] == 60  # aia_part_size of the records attacked, as the stage
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["level"] == "persons" and doc["root"] == "person" and doc["key"] == "pid"
+    game = doc["game"]
+    assert game["accuracy"]["value"] == res.game.accuracy.value
+    assert game["difference"]["ci_low"] > 0  # the replayed histories give the region away
+    assert game["config"]["n_targets_asked"] == 60 <= game["config"]["n_targets"]  # whole parts
+    keys = set(pd.read_csv(relational_folders["original"] / "person.csv")["pid"])
+    assert doc["inferred"] and set(doc["inferred"]) <= keys
+    assert doc["n_inferred"] == res.n_inferred
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "Attribute inference of persons (rows of table 'person' with their child rows" in text
+    assert "control (baseline)" in text and "excess over the control persons (baseline 0)" in text
+    d = res.game.advantage
+    assert f"{d.value:+.3f}" in text and f"{d.ci_low:+.3f} - {d.ci_high:+.3f}" in text
+    assert f"by 'pid': {res.n_inferred}: {res.inferred[0]}, " in text
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--attacks", "dcr"], "--attacks do not apply to aia --relational"),
+        (["--generator", "baynet", "--bins", "5"], "--generator, --bins do not apply"),
+        (["--categorical", "region"], "--categorical, --continuous and --schema describe one"),
+        (["--root", "nope"], "--root 'nope' is not a table"),
+        (["--secret", "all"], "--secret all sweeps the columns of one table"),
+        (["--secret", "visit.n_rows"], "is not a column of table 'person'"),
+        (["--secret", "nope"], "nope"),
+    ],
+)
+def test_relational_input_refuses_what_does_not_apply(
+    relational_folders: dict[str, Path],
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    message: str,
+) -> None:
+    secret = [] if "--secret" in extra else ["--secret", "region"]
+    assert main([*_relational_args(relational_folders), *secret, *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+    args = _relational_args(relational_folders)
+    assert main([*args[: args.index("--control")], "--secret", "region"]) == 2
+    assert "aia --relational needs --control too" in capsys.readouterr().err

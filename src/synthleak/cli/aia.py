@@ -63,6 +63,8 @@ from synthleak.cli.common import (
     OriginalOpt,
     OutOpt,
     QuasiIdsOpt,
+    RelationalOpt,
+    RootOpt,
     RunDirOpt,
     SchemaOpt,
     SecretBinsOpt,
@@ -80,6 +82,7 @@ from synthleak.cli.common import (
     load_cli_data,
     load_cli_tables,
     make_rng,
+    refuse_single_table_flags,
     secret_rule,
     split_list,
     to_json,
@@ -90,6 +93,7 @@ from synthleak.modes import BinStrategy, InferenceModel, QueryMode, ToleranceKin
 if TYPE_CHECKING:
     from synthleak.games.attribute import AttributeGameResult
     from synthleak.games.attribute_release import ReleaseAttributeResult
+    from synthleak.games.person_attribute import PersonAttributeResult
     from synthleak.runtime import Runtime
 
 
@@ -310,6 +314,7 @@ def _left_out(profile: Any) -> dict[str, str]:
 
 @app.command("aia", rich_help_panel="Privacy games (one attack family each)")
 def aia_cmd(
+    ctx: typer.Context,
     secret: SecretOpt,
     data: Annotated[
         str | None,
@@ -366,7 +371,11 @@ def aia_cmd(
     ] = None,
     time_limit: Annotated[
         float | None,
-        typer.Option("--time-limit", help="recon: seconds per linear program (default 600)."),
+        typer.Option(
+            "--time-limit",
+            help="recon: seconds per linear program (default 600; 120 with --relational, as "
+            "the audit).",
+        ),
     ] = None,
     infer_model: Annotated[
         InferenceModel | None,
@@ -392,11 +401,54 @@ def aia_cmd(
     special_values: SpecialValuesOpt = None,
     fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
+    relational: RelationalOpt = None,
+    root: RootOpt = None,
 ) -> None:
     """Attribute inference: the privacy game against a generator on DATA, or the audit of a
-    release (--original, --synthetic, --control)."""
+    release (--original, --synthetic, --control).
+
+    With --relational, the release audit is played on persons (a root row with their child
+    rows): the attacker knows a person's child rows and infers --secret, a column of the root
+    table, as the audit's person_attribute stage does; the persons inferred are named by root
+    key.
+    """
     if secret is None:  # typer requires --secret; this narrows its type
         raise InputError("missing option --secret: name the column the attacker infers")
+    if relational is not None:
+        _refuse_for_persons(ctx, data is not None)
+        refuse_single_table_flags(
+            {"--categorical": categorical, "--continuous": continuous, "--schema": schema}
+        )
+        if out is not None:
+            check_out_path(out)
+        recon = _attack_params(
+            ["recon"],
+            query_mode=query_mode,
+            n_queries=n_queries,
+            order=order,
+            time_limit=time_limit,
+            infer_model=None,
+        ).get("recon", {})
+        from synthleak.runtime import Runtime
+
+        text = _release_persons(
+            relational,
+            {"original": original, "synthetic": synthetic, "control": control},
+            root=root,
+            secret=secret,
+            rule=secret_rule(secret_tolerance, tolerance_kind, secret_bins, secret=secret),
+            params={"time_limit": 120.0, **recon},
+            n_targets=n_targets,
+            seed=seed,
+            runtime=Runtime(workers=workers, cluster=cluster, run_dir=run_dir, progress=True),
+            fmt=fmt,
+            na_values=na_values,
+            special_values=special_values,
+        )
+        emit(text, out)
+        return
+    if root is not None:
+        raise InputError("--root names the table of persons of --relational: leave it out")
     release_mode = original is not None or synthetic is not None or control is not None
     if release_mode:
         if data is not None:
@@ -496,6 +548,146 @@ def aia_cmd(
     )
     result = game.run(loaded.table, seed=seed, runtime=runtime)
     emit(result.to_json() if fmt is TextFormat.JSON else render_game(result), out)
+
+
+#: ``aia`` options that the person-level game does not take (flag, parameter name).
+_NOT_FOR_PERSONS = (
+    ("--generator", "generator"),
+    ("--quasi-ids", "quasi_ids"),
+    ("--train-size", "train_size"),
+    ("--synthetic-size", "synthetic_size"),
+    ("--n-games", "n_games"),
+    ("--targets-per-game", "targets_per_game"),
+    ("--attacks", "attacks"),
+    ("--infer-model", "infer_model"),
+    ("--bins", "bins"),
+    ("--bin-strategy", "bin_strategy"),
+)
+
+
+def _refuse_for_persons(ctx: typer.Context, data_given: bool) -> None:
+    """``aia --relational``: one line naming every option given that the game on persons does
+    not take (it plays the recon attack on every child-row summary, as the audit does)."""
+
+    def given(name: str) -> bool:
+        src = ctx.get_parameter_source(name)
+        return src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")
+
+    wrong = (["DATA"] if data_given else []) + [f for f, n in _NOT_FOR_PERSONS if given(n)]
+    if wrong:
+        raise InputError(
+            f"{', '.join(wrong)} do not apply to aia --relational (attribute inference of "
+            "persons from their child rows: --relational META --original DIR --synthetic DIR "
+            "--control DIR --secret COLUMN): drop them"
+        )
+
+
+def _span(lo: Any, hi: Any, spec: str = ".3f") -> str:
+    return f"{_fmt(lo, spec)} - {_fmt(hi, spec)}"
+
+
+def render_person_release(result: PersonAttributeResult, what: str, key: str) -> str:
+    """Plain text of :func:`~synthleak.games.person_attribute.play_person_attribute`: the
+    training and control persons' accuracies, the excess with its interval (baseline 0), and
+    the persons inferred by root key."""
+    g = result.game
+    a, c, d = g.accuracy, g.control_accuracy, g.advantage
+    lines = [
+        f"Attribute inference of {what}: the attacker knows {len(result.known)} summaries of a "
+        f"person's child rows and infers their {result.secret!r} from the release "
+        f"(attack {g.attack!r}; {g.n_classes} classes, {_majority_name(g.config)} "
+        f"{_fmt(g.majority_rate)} of the training persons)",
+        *_rule_lines(g.config),
+    ]
+    lines += _table(
+        ["persons", "attacked", "accuracy", "95% CI"],
+        [
+            ["original (training)", str(a.n_trials), _fmt(a.value), _span(a.ci_low, a.ci_high)],
+            ["control (baseline)", str(c.n_trials), _fmt(c.value), _span(c.ci_low, c.ci_high)],
+            ["excess", "", _fmt(d.value, "+.3f"), _span(d.ci_low, d.ci_high, "+.3f")],
+        ],
+    )
+    lines.append(
+        f"excess over the control persons (baseline 0): {g.status.value}, one-sided p "
+        f"{_fmt(g.difference.p_value, '.3g')}"
+    )
+    if g.reason:
+        lines.append(f"  {g.reason}")
+    n, keys = result.n_inferred, result.inferred
+    more = f" (the first {len(keys)} shown)" if n > len(keys) else ""
+    shown = ": " + ", ".join(str(k) for k in keys) if keys else ""
+    lines.append(
+        f"persons inferred beyond the population's statistics, by {key!r}: {n}{more}{shown}"
+    )
+    lines.append(
+        "  their secret is inferred right while a classifier trained on the control persons "
+        "alone gets it wrong; some are inferred by chance, as control persons are: read the list "
+        "with the excess's interval"
+    )
+    return "\n".join(lines)
+
+
+def _release_persons(
+    relational: Path,
+    folders: dict[str, str | None],
+    *,
+    root: str | None,
+    secret: str,
+    rule: Any,
+    params: dict[str, Any],
+    n_targets: int | None,
+    seed: int,
+    runtime: Runtime,
+    fmt: TextFormat,
+    na_values: str | None,
+    special_values: list[str] | None,
+) -> str:
+    """``aia --relational``: :func:`~synthleak.games.person_attribute.play_person_attribute`
+    on the release's persons, with the parameters the audit's ``person_attribute`` stage gives
+    it (``n_targets`` in the place of the budget's records)."""
+    from synthleak.cli.risk_cmds import _Persons
+    from synthleak.games.person_attribute import play_person_attribute
+    from synthleak.games.secret import validate_secret
+    from synthleak.stages.attribute_release import aia_part_size
+
+    missing = [f"--{k}" for k, v in folders.items() if v is None]
+    if missing:
+        raise InputError(
+            f"aia --relational needs {', '.join(missing)} too: --original, --synthetic and "
+            "--control, each a folder of one file per table"
+        )
+    if secret == "all":
+        raise InputError(
+            "--secret all sweeps the columns of one table; aia --relational infers one column "
+            "of the table of persons: name it"
+        )
+    p = _Persons(relational, folders, root=root, na_values=na_values, special_values=special_values)
+    validate_secret(
+        p.release.schema,
+        secret,
+        None,
+        data=p.release.original,
+        rule=rule,
+        left_out=_left_out(p.profile),
+    )
+    n_records = None if n_targets is None else min(n_targets, len(p.keys))
+    result = play_person_attribute(
+        p.release,
+        p.keys,
+        root=p.root,
+        child_tables=p.children,
+        secret=secret,
+        attack_params=params,
+        n_targets=n_records,
+        part_size=aia_part_size(n_records),
+        secret_rule=rule,
+        seed=seed,
+        runtime=runtime.sub("person-attribute"),
+        log=_stderr_log,
+    )
+    if fmt is TextFormat.JSON:
+        return to_json({"level": "persons", "root": p.root, "key": p.key, **result.to_dict()})
+    return render_person_release(result, p.what, p.key)
 
 
 def _release(

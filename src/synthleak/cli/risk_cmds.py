@@ -238,6 +238,7 @@ class _Persons:
             enc.tables["original"], enc.tables["synthetic"], enc.tables["control"], enc.schema
         )
         self.columns: list[str] = list(enc.schema.names)
+        self.profile = enc.profile
 
     @property
     def what(self) -> str:
