@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -168,3 +169,90 @@ def test_special_values_are_read_with_the_data(
     assert json.loads(capsys.readouterr().out)["n_records"] == 2500
     assert main([*args, "--special-values", "gain=99999"]) == 2
     assert "--special-values names unknown column(s) ['gain']" in capsys.readouterr().err
+
+
+# --- --relational: persons ranked by root key ----------------------------------------------------
+@pytest.fixture(scope="module")
+def relational_folder(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A folder of tables (person, visit) where one person has an outlying history (forty
+    visits of a huge amount), and the metadata describing them."""
+    from tests.cli.test_audit_cmds import SDV_METADATA
+    from tests.games.person_parts import parts
+
+    d = tmp_path_factory.mktemp("relational")
+    original, _, _ = parts(2, n_control=20)
+    person, visit = original.frames["person"], original.frames["visit"]
+    odd = int(person["pid"].iloc[7])
+    extra = pd.DataFrame(
+        {
+            "vid": np.arange(40) + 10**6,
+            "pid": odd,
+            "amount": 10**5.0,
+            "kind": visit["kind"].iloc[0],
+        }
+    )
+    out: dict[str, Any] = {"meta": d / "metadata.json", "data": d / "original", "odd": odd}
+    out["meta"].write_text(json.dumps(SDV_METADATA))
+    out["data"].mkdir()
+    person.to_csv(out["data"] / "person.csv", index=False)
+    pd.concat([visit, extra[visit.columns]]).to_csv(out["data"] / "visit.csv", index=False)
+    return out
+
+
+def test_relational_input_ranks_persons_by_root_key(
+    relational_folder: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """vulnerable --relational ranks the person-level view of the folder's tables (encoded as
+    the audit encodes it) and lists persons by root key, never by row: the outlying history
+    ranks first, and the ranking is rank_records' on that view."""
+    import io
+
+    from synthleak.data.relational import RelationalSchema, load_relational, person_views
+    from synthleak.data.release import encode_parts
+    from synthleak.modes import TargetMethod
+    from synthleak.vulnerability import rank_records
+
+    odd = relational_folder["odd"]
+    argv = ["vulnerable", str(relational_folder["data"]), "--relational"]
+    argv += [str(relational_folder["meta"]), "--top", "5"]
+    for method in ("distance", "rarity"):
+        assert main([*argv, "--method", method, "--format", "json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["level"] == "persons" and doc["root"] == "person" and doc["key"] == "pid"
+        assert doc["n_records"] == 80 and doc["records"][0]["pid"] == odd
+        assert all(set(r) == {"rank", "pid", "score"} for r in doc["records"])
+        sch = RelationalSchema.from_sdv(relational_folder["meta"])
+        view = person_views({"o": load_relational(relational_folder["data"], sch)})["o"]
+        table = encode_parts({"original": view}).tables["original"]
+        expected = rank_records(table, TargetMethod(method), top=5)
+        assert [r["pid"] for r in doc["records"]] == view.index[expected.rows].tolist()
+        assert [r["score"] for r in doc["records"]] == pytest.approx(expected.scores)
+    assert main([*argv, "--format", "csv"]) == 0
+    csv = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(csv.columns[:4]) == ["rank", "pid", "score", "age"] and csv["pid"][0] == odd
+    assert "visit.n_rows" in csv.columns and "row" not in csv.columns
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "most vulnerable persons of 80 (rows of table 'person' with their child rows" in text
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--categorical", "sex"], "--categorical, --continuous and --schema describe one table"),
+        (["--root", "nope"], "--root 'nope' is not a table"),
+    ],
+)
+def test_relational_input_bad_options_exit_2_in_one_line(
+    relational_folder: dict[str, Any],
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    message: str,
+) -> None:
+    argv = ["vulnerable", str(relational_folder["data"]), "--relational"]
+    assert main([*argv, str(relational_folder["meta"]), *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+    person = str(relational_folder["data"] / "person.csv")
+    assert main(["vulnerable", person, "--root", "person"]) == 2
+    assert "--root names the table of persons of --relational" in capsys.readouterr().err

@@ -646,6 +646,7 @@ def _release_persons(
     on the release's persons, with the parameters the audit's ``person_attribute`` stage gives
     it (``n_targets`` in the place of the budget's records)."""
     from synthleak.cli.risk_cmds import _Persons
+    from synthleak.data.table import Table
     from synthleak.games.person_attribute import play_person_attribute
     from synthleak.games.secret import validate_secret
     from synthleak.stages.attribute_release import aia_part_size
@@ -662,11 +663,13 @@ def _release_persons(
             "of the table of persons: name it"
         )
     p = _Persons(relational, folders, root=root, na_values=na_values, special_values=special_values)
+    ori = p.release.original
+    assert isinstance(ori, Table)  # encoded by _Persons
     validate_secret(
-        p.release.schema,
+        ori.schema,
         secret,
         None,
-        data=p.release.original,
+        data=ori,
         rule=rule,
         left_out=_left_out(p.profile),
     )

@@ -32,13 +32,17 @@ from synthleak.cli.common import (
     NaValuesOpt,
     OutOpt,
     OutputFormat,
+    RelationalOpt,
+    RootOpt,
     RowsFormatOpt,
     SchemaOpt,
     SeedOpt,
     SpecialValuesOpt,
     emit,
     load_cli_data,
+    load_relational_parts,
     make_rng,
+    refuse_single_table_flags,
     to_json,
 )
 from synthleak.errors import InputError
@@ -71,23 +75,34 @@ def ranking_document(ranking: Ranking, *, k: int, metric: DistanceMetric) -> dic
     }
 
 
-def _ranked_frame(ranking: Ranking, frame: pd.DataFrame) -> pd.DataFrame:
+def _ranked_frame(ranking: Ranking, frame: pd.DataFrame, key: str | None = None) -> pd.DataFrame:
+    """The ranking's ``rank,row,score`` and the records' columns; with ``key`` (persons of a
+    relational release, ``frame`` their person-level view indexed by root key) the root key
+    under that name in the place of the row."""
     import pandas as pd
 
+    where = "row" if key is None else key
     head = pd.DataFrame(
         {
             "rank": range(1, len(ranking.rows) + 1),
-            "row": ranking.rows,
+            where: ranking.rows if key is None else frame.index[ranking.rows],
             "score": ranking.scores if ranking.scores is not None else [None] * len(ranking.rows),
         }
     )
     records = frame.iloc[ranking.rows].reset_index(drop=True)
-    # a data column called rank, row or score must not clash with the ranking's columns
-    records = records.rename(columns={c: f"{c}_" for c in ("rank", "row", "score")})
+    # a data column called rank, row (the key) or score must not clash with the ranking's columns
+    records = records.rename(columns={c: f"{c}_" for c in ("rank", where, "score")})
     return pd.concat([head, records], axis=1)
 
 
-def _render_table(ranking: Ranking, frame: pd.DataFrame, *, k: int, metric: DistanceMetric) -> str:
+def _render_table(
+    ranking: Ranking,
+    frame: pd.DataFrame,
+    *,
+    k: int,
+    metric: DistanceMetric,
+    persons: tuple[str, str] | None = None,
+) -> str:
     from rich.console import Console
     from rich.table import Table as RichTable
 
@@ -97,8 +112,15 @@ def _render_table(ranking: Ranking, frame: pd.DataFrame, *, k: int, metric: Dist
         what = "random order"
     else:
         what = f"{ranking.method.value} score"
-    tab = RichTable(title=f"most vulnerable records of {ranking.n_records} by {what}")
-    df = _ranked_frame(ranking, frame)
+    if persons is None:
+        title = f"most vulnerable records of {ranking.n_records} by {what}"
+    else:
+        title = (
+            f"most vulnerable persons of {ranking.n_records} (rows of table {persons[0]!r} with "
+            f"their child rows, key {persons[1]!r}) by {what}"
+        )
+    tab = RichTable(title=title)
+    df = _ranked_frame(ranking, frame, None if persons is None else persons[1])
     for c in df.columns:
         tab.add_column(str(c), no_wrap=c in ("rank", "row", "score"))
     for rec in df.itertuples(index=False):
@@ -117,7 +139,11 @@ def _render_table(ranking: Ranking, frame: pd.DataFrame, *, k: int, metric: Dist
 @app.command("vulnerable", rich_help_panel="Privacy games (one attack family each)")
 def vulnerable_cmd(
     data: Annotated[
-        str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")
+        str,
+        typer.Argument(
+            help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'; with --relational, "
+            "a folder of one file per table."
+        ),
     ],
     k: KOpt = 5,
     metric: Annotated[
@@ -146,8 +172,14 @@ def vulnerable_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
     special_values: SpecialValuesOpt = None,
+    relational: RelationalOpt = None,
+    root: RootOpt = None,
 ) -> None:
     """Rank the records of DATA from most to least vulnerable (distance to their k nearest records).
+
+    With --relational, DATA is a folder of one file per table and the persons (a root row
+    with their child rows: the person-level view of DATA, encoded as the audit encodes it) are
+    ranked and listed by root key.
 
     Method: Meeus et al. (2023), Sec. 4 (V_k) and Sec. 5.2 (other selectors).
     """
@@ -157,16 +189,26 @@ def vulnerable_cmd(
         raise InputError(f"--p must be at least 1 (a Minkowski order), got {p}")
     if top < 1:
         raise InputError(f"--top must be at least 1, got {top}")
-    loaded = load_cli_data(
-        data,
-        categorical=categorical,
-        continuous=continuous,
-        schema=schema,
-        na_values=na_values,
-        min_rows=2,
-        special_values=special_values,
-    )
-    n = len(loaded.table)
+    persons: tuple[str, str] | None = None
+    if relational is not None:
+        refuse_single_table_flags(
+            {"--categorical": categorical, "--continuous": continuous, "--schema": schema}
+        )
+        table, frame, persons = _persons(relational, data, root, na_values, special_values)
+    else:
+        if root is not None:
+            raise InputError("--root names the table of persons of --relational: leave it out")
+        loaded = load_cli_data(
+            data,
+            categorical=categorical,
+            continuous=continuous,
+            schema=schema,
+            na_values=na_values,
+            min_rows=2,
+            special_values=special_values,
+        )
+        table, frame = loaded.table, loaded.frame
+    n = len(table)
     if method == TargetMethod.DISTANCE and k >= n:
         raise InputError(
             f"--k {k} needs more than {k} records but {data} has {n}: "
@@ -175,12 +217,42 @@ def vulnerable_cmd(
     from synthleak.vulnerability import rank_records
 
     ranking = rank_records(
-        loaded.table, TargetMethod(method), top=top, rng=make_rng(seed), k=k, metric=metric, p=p
+        table, TargetMethod(method), top=top, rng=make_rng(seed), k=k, metric=metric, p=p
     )
+    key = None if persons is None else persons[1]
     if format is OutputFormat.JSON:
-        text = to_json(ranking_document(ranking, k=k, metric=metric))
+        doc = ranking_document(ranking, k=k, metric=metric)
+        if persons is not None:  # persons by root key, not by row
+            doc = {"level": "persons", "root": persons[0], "key": key, **doc}
+            keys = frame.index[ranking.rows].tolist()  # plain Python values
+            doc["records"] = [
+                {"rank": r["rank"], key: person, "score": r["score"]}
+                for r, person in zip(doc["records"], keys, strict=True)
+            ]
+        text = to_json(doc)
     elif format is OutputFormat.CSV:
-        text = _ranked_frame(ranking, loaded.frame).to_csv(index=False)
+        text = _ranked_frame(ranking, frame, key).to_csv(index=False)
     else:
-        text = _render_table(ranking, loaded.frame, k=k, metric=metric)
+        text = _render_table(ranking, frame, k=k, metric=metric, persons=persons)
     emit(text, out)
+
+
+def _persons(
+    metadata: Any, folder: str, root: str | None, na_values: str | None, special: Any
+) -> tuple[Any, pd.DataFrame, tuple[str, str]]:
+    """``vulnerable --relational``: the person-level view of the tables in ``folder``
+    (:func:`~synthleak.data.relational.person_views`) encoded as the audit encodes it, the view,
+    and the table of persons with its key."""
+    from synthleak.data.relational import person_views
+    from synthleak.data.release import encode_parts
+
+    parts = load_relational_parts(metadata, {"original": folder}, na_values=na_values)
+    sch = parts["original"].schema
+    person = sch.person_table(root)
+    view = person_views(parts, root=person)["original"]
+    if len(view) < 2:
+        raise InputError(
+            f"table {person!r} in {folder} has {len(view)} person(s): ranking needs at least 2"
+        )
+    enc = encode_parts({"original": view}, special_values=tuple(special or ()))
+    return enc.tables["original"], view, (person, sch.key_of(person))
