@@ -645,7 +645,7 @@ def _release_persons(
     """``aia --relational``: :func:`~synthleak.games.person_attribute.play_person_attribute`
     on the release's persons, with the parameters the audit's ``person_attribute`` stage gives
     it (``n_targets`` in the place of the budget's records)."""
-    from synthleak.cli.risk_cmds import _Persons
+    from synthleak.cli.risk_cmds import PersonParts
     from synthleak.data.table import Table
     from synthleak.games.person_attribute import play_person_attribute
     from synthleak.games.secret import validate_secret
@@ -662,9 +662,11 @@ def _release_persons(
             "--secret all sweeps the columns of one table; aia --relational infers one column "
             "of the table of persons: name it"
         )
-    p = _Persons(relational, folders, root=root, na_values=na_values, special_values=special_values)
+    p = PersonParts(
+        relational, folders, root=root, na_values=na_values, special_values=special_values
+    )
     ori = p.release.original
-    assert isinstance(ori, Table)  # encoded by _Persons
+    assert isinstance(ori, Table)  # encoded by PersonParts
     validate_secret(
         ori.schema,
         secret,

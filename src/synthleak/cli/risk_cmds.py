@@ -206,7 +206,7 @@ def render_linkability(result: LinkabilityResult, *, unit: str = "records") -> s
     return "\n".join(lines)
 
 
-class _Persons:
+class PersonParts:
     """A relational release read for a person-level game: the person-level views
     (:func:`synthleak.data.relational.person_views`) of the three parts, encoded with one
     schema as the audit encodes them, and what the games need to name persons."""
@@ -253,9 +253,9 @@ def _relational(
     na_values: str | None,
     special_values: Sequence[str] | None,
     single_table: dict[str, Any],
-) -> _Persons:
+) -> PersonParts:
     refuse_single_table_flags(single_table)
-    return _Persons(
+    return PersonParts(
         relational, folders, root=root, na_values=na_values, special_values=special_values
     )
 
@@ -272,7 +272,7 @@ def _root_rows_lines(rendered: str | None, root: str, note: str) -> list[str]:
     return [f"Row-level figure: the same game on the columns of table {root!r} alone", rendered]
 
 
-def render_person_singling_out(result: PersonSinglingOutResult, persons: _Persons) -> str:
+def render_person_singling_out(result: PersonSinglingOutResult, persons: PersonParts) -> str:
     """Plain-text report of :func:`~synthleak.games.person_risks.play_person_singling_out`:
     the persons' figures, the persons singled out by root key, and the root table's row-level
     figures beside them."""
@@ -294,7 +294,7 @@ def render_person_singling_out(result: PersonSinglingOutResult, persons: _Person
     return "\n".join(lines + _root_rows_lines(rendered, result.root, result.root_rows_note))
 
 
-def render_person_linkability(result: PersonLinkabilityResult, persons: _Persons) -> str:
+def render_person_linkability(result: PersonLinkabilityResult, persons: PersonParts) -> str:
     """Plain-text report of :func:`~synthleak.games.person_risks.play_person_linkability`:
     the persons' figure, the persons linked by root key, and the root table's row-level figure
     beside it."""
