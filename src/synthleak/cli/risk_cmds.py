@@ -368,16 +368,18 @@ def singling_out_cmd(
     params = {n: {"n_cols": n_cols} for n in names if n in RECORD_ATTACKS}
     if relational is not None:
         _singling_out_persons(
-            relational,
-            {"original": original, "synthetic": synthetic, "control": control},
-            root=root,
-            na_values=na_values,
-            special_values=special_values,
-            single_table={
-                "--categorical": categorical,
-                "--continuous": continuous,
-                "--schema": schema,
-            },
+            _relational(
+                relational,
+                {"original": original, "synthetic": synthetic, "control": control},
+                root=root,
+                na_values=na_values,
+                special_values=special_values,
+                single_table={
+                    "--categorical": categorical,
+                    "--continuous": continuous,
+                    "--schema": schema,
+                },
+            ),
             names=names,
             n_attacks=n_attacks,
             n_cols=n_cols,
@@ -408,13 +410,8 @@ def singling_out_cmd(
 
 
 def _singling_out_persons(
-    relational: Path,
-    folders: dict[str, str | None],
+    p: PersonParts,
     *,
-    root: str | None,
-    na_values: str | None,
-    special_values: Sequence[str] | None,
-    single_table: dict[str, Any],
     names: list[str],
     n_attacks: int,
     n_cols: int,
@@ -427,14 +424,6 @@ def _singling_out_persons(
     as the audit's ``person_risks`` stage plays it."""
     from synthleak.games.person_risks import play_person_singling_out
 
-    p = _relational(
-        relational,
-        folders,
-        root=root,
-        na_values=na_values,
-        special_values=special_values,
-        single_table=single_table,
-    )
     if n_cols > len(p.columns):
         raise InputError(
             f"--n-cols {n_cols} is out of range: the person-level view has {len(p.columns)} columns"
@@ -479,13 +468,8 @@ def _singling_out_persons(
 
 
 def _linkability_persons(
-    relational: Path,
-    folders: dict[str, str | None],
+    p: PersonParts,
     *,
-    root: str | None,
-    na_values: str | None,
-    special_values: Sequence[str] | None,
-    single_table: dict[str, Any],
     cols_a: list[str] | None,
     cols_b: list[str] | None,
     n_attacks: int,
@@ -499,14 +483,6 @@ def _linkability_persons(
     their child-row summaries)."""
     from synthleak.games.person_risks import play_person_linkability
 
-    p = _relational(
-        relational,
-        folders,
-        root=root,
-        na_values=na_values,
-        special_values=special_values,
-        single_table=single_table,
-    )
     _check_columns(cols_a, cols_b, p.columns, "the person-level view's columns")
     result, _ = _caught(
         lambda: play_person_linkability(
@@ -627,16 +603,18 @@ def linkability_cmd(
         check_out_path(out)
     if relational is not None:
         _linkability_persons(
-            relational,
-            {"original": original, "synthetic": synthetic, "control": control},
-            root=root,
-            na_values=na_values,
-            special_values=special_values,
-            single_table={
-                "--categorical": categorical,
-                "--continuous": continuous,
-                "--schema": schema,
-            },
+            _relational(
+                relational,
+                {"original": original, "synthetic": synthetic, "control": control},
+                root=root,
+                na_values=na_values,
+                special_values=special_values,
+                single_table={
+                    "--categorical": categorical,
+                    "--continuous": continuous,
+                    "--schema": schema,
+                },
+            ),
             cols_a=cols_a,
             cols_b=cols_b,
             n_attacks=n_attacks,
