@@ -338,23 +338,9 @@ def test_render_sweep_prints_a_holm_p_just_above_5_percent_as_above_it() -> None
 def relational_folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Folders of tables (person, visit) of a release that replays the original's histories
     under new keys, and the metadata describing them."""
-    from tests.cli.test_audit_cmds import SDV_METADATA
-    from tests.games.person_parts import parts, replay
+    from tests.cli.relational_folders import replay_folders
 
-    d = tmp_path_factory.mktemp("relational")
-    original, control, _ = parts(3, n_control=25)
-    out = {"meta": d / "metadata.json"}
-    out["meta"].write_text(json.dumps(SDV_METADATA))
-    for name, data in (
-        ("original", original),
-        ("synthetic", replay(original, 9000)),
-        ("control", control),
-    ):
-        out[name] = d / name
-        out[name].mkdir()
-        for table, frame in data.frames.items():
-            frame.to_csv(out[name] / f"{table}.csv", index=False)
-    return out
+    return replay_folders(tmp_path_factory.mktemp("relational"), 3, 25)
 
 
 def _relational_args(folders: dict[str, Path]) -> list[str]:

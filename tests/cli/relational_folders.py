@@ -1,0 +1,28 @@
+"""Folders of tables for the commands' ``--relational`` tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.test_audit_cmds import SDV_METADATA
+from tests.games.person_parts import parts, replay
+
+
+def replay_folders(d: Path, seed: int, n_control: int) -> dict[str, Path]:
+    """Folders of tables (person, visit) under ``d`` of a release that replays the original's
+    histories under new keys, with the control's and the metadata describing them
+    (``meta``, ``original``, ``synthetic``, ``control``)."""
+    original, control, _ = parts(seed, n_control=n_control)
+    out = {"meta": d / "metadata.json"}
+    out["meta"].write_text(json.dumps(SDV_METADATA))
+    for name, data in (
+        ("original", original),
+        ("synthetic", replay(original, 9000)),
+        ("control", control),
+    ):
+        out[name] = d / name
+        out[name].mkdir()
+        for table, frame in data.frames.items():
+            frame.to_csv(out[name] / f"{table}.csv", index=False)
+    return out
