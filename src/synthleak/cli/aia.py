@@ -82,6 +82,7 @@ from synthleak.cli.common import (
     load_cli_data,
     load_cli_tables,
     make_rng,
+    refuse_root_alone,
     refuse_single_table_flags,
     secret_rule,
     split_list,
@@ -447,8 +448,7 @@ def aia_cmd(
         )
         emit(text, out)
         return
-    if root is not None:
-        raise InputError("--root names the table of persons of --relational: leave it out")
+    refuse_root_alone(root)
     release_mode = original is not None or synthetic is not None or control is not None
     if release_mode:
         if data is not None:

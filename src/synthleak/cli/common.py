@@ -685,6 +685,12 @@ def refuse_single_table_flags(flags: dict[str, Any]) -> None:
         )
 
 
+def refuse_root_alone(root: str | None) -> None:
+    """Without ``--relational``: ``--root`` names nothing, and is an error."""
+    if root is not None:
+        raise InputError("--root names the table of persons of --relational: leave it out")
+
+
 def load_relational_parts(
     metadata: Path, folders: dict[str, str | None], *, na_values: str | None
 ) -> dict[str, Any]:

@@ -122,6 +122,7 @@ from synthleak.cli.common import (
     note_inferred_domain,
     parse_sizes,
     parse_targets,
+    refuse_root_alone,
     refuse_single_table_flags,
     report_policy,
     screen_targets,
@@ -859,8 +860,7 @@ def mia_cmd(
             na_values=na_values,
         )
         return
-    if root is not None:
-        raise InputError("--root names the table of persons of --relational: leave it out")
+    refuse_root_alone(root)
     if (
         shadow_releases is not None
         or candidates is not None

@@ -62,6 +62,7 @@ from synthleak.cli.common import (
     emit,
     load_cli_tables,
     load_relational_parts,
+    refuse_root_alone,
     refuse_single_table_flags,
     split_list,
     to_json,
@@ -247,14 +248,23 @@ class PersonParts:
 
 def _relational(
     relational: Path,
-    folders: dict[str, str | None],
+    original: str | None,
+    synthetic: str | None,
+    control: str | None,
     *,
     root: str | None,
     na_values: str | None,
     special_values: Sequence[str] | None,
-    single_table: dict[str, Any],
+    categorical: str | None,
+    continuous: str | None,
+    schema: Path | None,
 ) -> PersonParts:
-    refuse_single_table_flags(single_table)
+    """The persons of the three folders of a ``--relational`` command, the flags that describe
+    one table refused."""
+    refuse_single_table_flags(
+        {"--categorical": categorical, "--continuous": continuous, "--schema": schema}
+    )
+    folders = {"original": original, "synthetic": synthetic, "control": control}
     return PersonParts(
         relational, folders, root=root, na_values=na_values, special_values=special_values
     )
@@ -370,15 +380,15 @@ def singling_out_cmd(
         _singling_out_persons(
             _relational(
                 relational,
-                {"original": original, "synthetic": synthetic, "control": control},
+                original,
+                synthetic,
+                control,
                 root=root,
                 na_values=na_values,
                 special_values=special_values,
-                single_table={
-                    "--categorical": categorical,
-                    "--continuous": continuous,
-                    "--schema": schema,
-                },
+                categorical=categorical,
+                continuous=continuous,
+                schema=schema,
             ),
             names=names,
             n_attacks=n_attacks,
@@ -389,8 +399,7 @@ def singling_out_cmd(
             out=out,
         )
         return
-    if root is not None:
-        raise InputError("--root names the table of persons of --relational: leave it out")
+    refuse_root_alone(root)
     o, s, c = _load(
         original, synthetic, control, categorical, continuous, schema, na_values, special_values
     )
@@ -605,15 +614,15 @@ def linkability_cmd(
         _linkability_persons(
             _relational(
                 relational,
-                {"original": original, "synthetic": synthetic, "control": control},
+                original,
+                synthetic,
+                control,
                 root=root,
                 na_values=na_values,
                 special_values=special_values,
-                single_table={
-                    "--categorical": categorical,
-                    "--continuous": continuous,
-                    "--schema": schema,
-                },
+                categorical=categorical,
+                continuous=continuous,
+                schema=schema,
             ),
             cols_a=cols_a,
             cols_b=cols_b,
@@ -624,8 +633,7 @@ def linkability_cmd(
             out=out,
         )
         return
-    if root is not None:
-        raise InputError("--root names the table of persons of --relational: leave it out")
+    refuse_root_alone(root)
     assert cols_a is not None and cols_b is not None  # given without --relational
     o, s, c = _load(
         original, synthetic, control, categorical, continuous, schema, na_values, special_values

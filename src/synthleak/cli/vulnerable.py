@@ -42,6 +42,7 @@ from synthleak.cli.common import (
     load_cli_data,
     load_relational_parts,
     make_rng,
+    refuse_root_alone,
     refuse_single_table_flags,
     to_json,
 )
@@ -196,8 +197,7 @@ def vulnerable_cmd(
         )
         table, frame, persons = _persons(relational, data, root, na_values, special_values)
     else:
-        if root is not None:
-            raise InputError("--root names the table of persons of --relational: leave it out")
+        refuse_root_alone(root)
         loaded = load_cli_data(
             data,
             categorical=categorical,
