@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import pickle
 from dataclasses import replace
 from pathlib import Path
 
@@ -151,23 +150,39 @@ def test_a_comparison_finds_the_same_whatever_the_workers(
     assert one == two
     # the timings were there to leave out
     assert any(st.seconds > 0 for st in runs[1].audits["c"].stages)
-    # an audit's own error, raised in a worker, comes back as itself: an InputError (CLI exit 2),
-    # one that does not pickle as given (MissingExtraError's arguments) as an InputError too
+    # an audit's own error is raised before any stage runs on the workers, as itself (an
+    # InputError: CLI exit 2)
     bad = replace(OPTS, secret="nosuch")
     with pytest.raises(InputError, match="nosuch"):
         compare(ori, control=ctl, releases=releases, options=bad, runtime=sl.Runtime(2))
-    from synthleak import comparison
-    from synthleak.errors import MissingExtraError
 
-    def missing(*args: object, **kwargs: object) -> None:
-        raise MissingExtraError("nosuchpkg", "dask", "this test")
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(comparison, "_audit_one", missing)
-        shared = comparison._Shared(None, {"a": None}, {}, OPTS, None, {"a": {}})  # type: ignore[arg-type]
-        out = comparison._audit_unit(shared, "a", None)
-    err = pickle.loads(out["error"].tobytes())
-    assert type(err) is InputError and "nosuchpkg" in str(err)
+def test_stages_run_side_by_side_are_kept_under_the_whole_audits_keys(
+    parts: tuple[pd.DataFrame, pd.DataFrame], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # on two workers each stage of each candidate runs alone in a worker and is kept in the
+    # candidate's run directory: a later run (here on one worker, every audit whole in this
+    # process) takes every stage back and runs none
+    ori, ctl = parts
+    releases = {"a": _release(ori, 1), "b": _release(ori, 2)}
+    kw = {"control": ctl, "releases": releases, "options": OPTS, "seed": 4}
+    first = compare(ori, **kw, runtime=sl.Runtime(2, run_dir=tmp_path / "run"))
+    from synthleak import pipeline
+
+    def never(ctx: object, rng: object) -> None:
+        raise AssertionError("a kept stage ran again")
+
+    monkeypatch.setattr(
+        pipeline,
+        "STAGES",
+        tuple(st if st.input else replace(st, run=never) for st in pipeline.STAGES),
+    )
+    again = compare(ori, **kw, runtime=sl.Runtime(1, run_dir=tmp_path / "run"))
+    assert _without_timings(json.loads(again.to_json())) == _without_timings(
+        json.loads(first.to_json())
+    )
+    measured = [st for st in again.audits["b"].stages if st.status.value == "measured"]
+    assert len(measured) >= 5
 
 
 def test_release_attribute_inference_is_paired_over_the_same_attacked_records(

@@ -72,6 +72,7 @@ import itertools
 import math
 import pickle
 import re
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -84,7 +85,7 @@ from synthleak.data.io import EncodedFrames
 from synthleak.data.release import encode_parts
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
-from synthleak.errors import InputError, raise_if_interrupted
+from synthleak.errors import InputError
 from synthleak.findings import audit_metrics
 from synthleak.generators import make_generator
 from synthleak.metrics.paired import (
@@ -93,13 +94,14 @@ from synthleak.metrics.paired import (
     paired_share_difference,
 )
 from synthleak.metrics.privacy import auc, holm_adjusted, paired_accuracy_difference
-from synthleak.pipeline import audit
+from synthleak.pipeline import STAGES, audit, audit_context, audit_result
 from synthleak.policy import Metric, Policy
 from synthleak.results import AuditOptions, AuditResult
 from synthleak.runtime import Runtime, WorkUnit, as_runtime
 from synthleak.runtime.executor import one_thread_limit
 from synthleak.runtime.seeding import stream, stream_key
 from synthleak.serde import Result
+from synthleak.stages.base import Context, Played, play_inputs, play_stage, run_stages
 from synthleak.verdicts import ALPHA, Finding, Verdict
 
 _RELEASE = stream("compare/release")
@@ -494,6 +496,27 @@ def compare(
     )
 
 
+#: Stages whose work units go first when the candidates' stages run side by side: those that
+#: usually take longest, so that the workers finish together (the rest follow in audit order).
+_LONGEST_FIRST = (
+    "membership",
+    "person_shadow",
+    "attribute_game",
+    "membership_release",
+    "attribute_sweep",
+    "membership_nobox",
+    "person_membership",
+    "singling_out",
+    "person_risks",
+    "attribute_release",
+    "person_attribute",
+)
+
+#: Each process's contexts of the candidates whose stages it ran, by run token and name:
+#: the context and its input stages are made once per candidate and process.
+_CONTEXTS: dict[tuple[str, str], tuple[Context, EncodedFrames, dict[str, Played]]] = {}
+
+
 @dataclass(frozen=True)
 class _Shared:
     """What every candidate's audit reads (sent once to each worker)."""
@@ -504,48 +527,88 @@ class _Shared:
     opts: AuditOptions
     policy: Policy | None
     sources: dict[str, dict[str, str]]
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def audit(self, name: str, runtime: Runtime, log: Log) -> AuditResult:
         """Candidate ``name``'s audit, with one thread for arithmetic (as every work unit:
         :mod:`synthleak.runtime.executor`), so that it finds the same whether it runs here or
         in a worker."""
         with one_thread_limit():
-            return _audit_one(
-                self.enc,
-                name,
-                self.tables[name],
-                self.frames.get(name),
-                self.opts,
-                policy=self.policy,
+            return audit(
+                **self._parts(name),
+                options=self.opts,
                 runtime=runtime,
+                policy=self.policy,
                 log=log,
                 sources=self.sources[name],
             )
 
+    def context(
+        self, name: str, runtime: Runtime, log: Log
+    ) -> tuple[Context, EncodedFrames, dict[str, Played]]:
+        """Candidate ``name``'s audit context with its input stages played (one thread)."""
+        ctx, enc = audit_context(
+            **self._parts(name),
+            options=self.opts,
+            runtime=runtime,
+            log=log,
+            settings={},
+        )
+        with one_thread_limit():
+            return ctx, enc, play_inputs(ctx, STAGES)
 
-def _audit_unit(shared: _Shared, name: str, run_dir: str | None) -> dict[str, np.ndarray]:
-    """Work unit: one candidate's audit, inline in a worker (its stages' units too), returned
-    pickled (a unit returns arrays); an exception the audit raises is returned the same way,
-    to be raised again by the caller as itself (or, if it cannot be pickled, as an
-    :class:`InputError` or a ``RuntimeError`` with its message)."""
-    runtime = Runtime(run_dir=None if run_dir is None else Path(run_dir))
-    try:
-        result = shared.audit(name, runtime, lambda _msg: None)
-    except Exception as exc:  # raised again, as itself, by _audit_candidates
-        raise_if_interrupted(exc)
-        try:
-            out = pickle.dumps(exc, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.loads(out)
-        except Exception:  # one that does not travel: its message, as an InputError if it was one
-            again: Exception = (
-                InputError(str(exc), parameter=exc.parameter)
-                if isinstance(exc, InputError)
-                else RuntimeError(f"the audit of candidate {name} failed: {exc}")
+    def _parts(self, name: str) -> dict[str, Any]:
+        """The data arguments of candidate ``name``'s audit on the shared encoding: its frames
+        when the data came as DataFrames (the encoding given with them), else its tables."""
+        enc, release, frame = self.enc, self.tables[name], self.frames.get(name)
+        ori, ctl = enc.tables["original"], enc.tables["control"]
+        if frame is not None and "original" in enc.frames:
+            one = EncodedFrames(
+                enc.schema,
+                {"original": ori, "synthetic": release, "control": ctl},
+                enc.profile,
+                enc.domain,
+                frames={
+                    "original": enc.frames["original"],
+                    "synthetic": frame,
+                    "control": enc.frames["control"],
+                },
+                inferred=enc.inferred,
             )
-            out = pickle.dumps(again, protocol=pickle.HIGHEST_PROTOCOL)
-        return {"error": np.frombuffer(out, np.uint8)}
+            frames = one.frames
+            return {
+                "original": frames["original"],
+                "synthetic": frames["synthetic"],
+                "control": frames["control"],
+                "encoded": one,
+                "schema": None,
+            }
+        return {
+            "original": ori,
+            "synthetic": release,
+            "control": ctl,
+            "encoded": None,
+            "schema": enc.schema,
+        }
+
+
+def _stage_unit(
+    shared: _Shared, name: str, stage: str, run_dir: str | None
+) -> dict[str, np.ndarray]:
+    """Work unit: stage ``stage`` of candidate ``name``'s audit, inline in a worker (the
+    stage's own units too), its record and output returned pickled (a unit returns arrays).
+    The candidate's context is made on the worker's first stage of it; with a run directory
+    the stage is kept in the candidate's, as its whole audit keeps it."""
+    key = (shared.token, name)
+    if key not in _CONTEXTS:
+        for old in [k for k in _CONTEXTS if k[0] != shared.token]:  # an earlier run's
+            del _CONTEXTS[old]
+        runtime = Runtime(run_dir=None if run_dir is None else Path(run_dir))
+        _CONTEXTS[key] = shared.context(name, runtime, lambda _msg: None)
+    ctx, _, inputs = _CONTEXTS[key]
+    played = play_stage(ctx, STAGES, stage, inputs)
     return {
-        "result": np.frombuffer(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL), np.uint8)
+        "played": np.frombuffer(pickle.dumps(played, protocol=pickle.HIGHEST_PROTOCOL), np.uint8)
     }
 
 
@@ -553,98 +616,56 @@ def _audit_candidates(
     shared: _Shared, names: Sequence[str], folders: Sequence[str], rt: Runtime, say: Log
 ) -> dict[str, AuditResult]:
     """Every candidate's audit, by name. With one local worker, one after the other, each
-    audit's stages on the runtime; with more (or a cluster), the candidates side by side, one
-    work unit each, every audit inline in its worker: the candidates are independent once the
-    draws are shared, while one audit's stages mostly run one after the other. The results
-    are the same either way (same seed, one thread for arithmetic in both)."""
+    audit's stages on the runtime. With more (or a cluster), every stage of every candidate is
+    a work unit of its own, run inline in its worker, the longest first: once its inputs exist
+    (the split, the release, the ranking: made here, and again in each worker) a stage reads
+    nothing another made, and units finer than a candidate keep every worker busy to the end.
+    Each audit is then assembled here from its stages' outputs. The results are the same either
+    way (same seed, one thread for arithmetic in both)."""
+    subs = {n: rt.sub(f"candidates/{f}") for n, f in zip(names, folders, strict=True)}
     if rt.cluster is None and (rt.workers == 1 or len(names) == 1):
         audits: dict[str, AuditResult] = {}
-        for name, folder in zip(names, folders, strict=True):
+        for name in names:
             say(f"auditing candidate {name}")
-            audits[name] = shared.audit(name, rt.sub(f"candidates/{folder}"), _prefixed(say, name))
+            audits[name] = shared.audit(name, subs[name], _prefixed(say, name))
         return audits
-    where = "on the cluster" if rt.cluster is not None else f"on {rt.workers} workers"
-    say(f"auditing {len(names)} candidates side by side {where}")
-    units = [
-        WorkUnit(
-            f"candidate-{i}",
-            (
-                name,
-                None if rt.run_dir is None else str(rt.sub(f"candidates/{folder}").run_dir),
-            ),
-        )
-        for i, (name, folder) in enumerate(zip(names, folders, strict=True))
+    contexts = {n: shared.context(n, subs[n], _prefixed(say, n)) for n in names}
+    todo = [
+        (name, st.name)
+        for name in names
+        for st in STAGES
+        if not st.input and st.needs(contexts[name][0]) is None
     ]
+    order = {s: i for i, s in enumerate(_LONGEST_FIRST)}
+    todo.sort(key=lambda u: order.get(u[1], len(order)))  # stable: candidates in order
+    where = "on the cluster" if rt.cluster is not None else f"on {rt.workers} workers"
+    say(f"auditing {len(names)} candidates side by side {where}: {len(todo)} stages")
+    run_dirs = {n: None if r.run_dir is None else str(r.run_dir) for n, r in subs.items()}
+    units = [WorkUnit(f"{name}/{stage}", (name, stage, run_dirs[name])) for name, stage in todo]
     done = replace(rt, run_dir=None).run(
-        _audit_unit, units, shared=shared, description="candidates, side by side"
+        _stage_unit, units, shared=shared, description="candidates' stages, side by side"
     )
-    audits = {}
-    for unit, name in zip(units, names, strict=True):
+    played: dict[str, dict[str, Played]] = {n: dict(contexts[n][2]) for n in names}
+    for unit, (name, stage) in zip(units, todo, strict=True):
         res = done[unit.key]
-        if res.arrays is None:  # the unit's machinery failed, not the audit
-            raise RuntimeError(f"the audit of candidate {name} did not finish: {res.error}")
-        if "error" in res.arrays:
-            raise pickle.loads(res.arrays["error"].tobytes())
-        audits[name] = pickle.loads(res.arrays["result"].tobytes())
+        if res.arrays is None:  # the unit's machinery failed, not the stage
+            raise RuntimeError(f"stage {stage} of candidate {name} did not finish: {res.error}")
+        played[name][stage] = pickle.loads(res.arrays["played"].tobytes())
+    audits = {}
+    for name in names:
+        ctx, enc, _ = contexts[name]
+        records = run_stages(ctx, STAGES, played=played[name])
+        audits[name] = audit_result(
+            ctx, enc, records, policy=shared.policy, sources=shared.sources[name], command_line=None
+        )
         say(f"[{name}] audited")
+    _CONTEXTS.clear()  # this process's, when a lone unit ran here
     return audits
 
 
 def _prefixed(say: Log, name: str) -> Log:
     """``say`` with each line prefixed by the candidate's name."""
     return lambda msg: say(f"[{name}] {msg}")
-
-
-def _audit_one(
-    enc: EncodedFrames,
-    name: str,
-    release: Table,
-    frame: pd.DataFrame | None,
-    opts: AuditOptions,
-    *,
-    policy: Policy | None,
-    runtime: Runtime,
-    log: Log,
-    sources: dict[str, str],
-) -> AuditResult:
-    """One candidate's audit on the shared encoding (its frames when the data came as
-    DataFrames, else its tables)."""
-    ori, ctl = enc.tables["original"], enc.tables["control"]
-    if frame is not None and "original" in enc.frames:
-        one = EncodedFrames(
-            enc.schema,
-            {"original": ori, "synthetic": release, "control": ctl},
-            enc.profile,
-            enc.domain,
-            frames={
-                "original": enc.frames["original"],
-                "synthetic": frame,
-                "control": enc.frames["control"],
-            },
-            inferred=enc.inferred,
-        )
-        return audit(
-            one.frames["original"],
-            synthetic=frame,
-            control=one.frames["control"],
-            options=opts,
-            encoded=one,
-            runtime=runtime,
-            policy=policy,
-            log=log,
-            sources=sources,
-        )
-    return audit(
-        ori,
-        synthetic=release,
-        control=ctl,
-        options=opts,
-        schema=enc.schema,
-        runtime=runtime,
-        policy=policy,
-        log=log,
-        sources=sources,
-    )
 
 
 def _worst(result: AuditResult, prefixes: tuple[str, ...]) -> Finding | None:

@@ -286,6 +286,36 @@ def audit(
     Meeus et al. (2023) (vulnerability, membership inference); Annamalai et al. (2024a)
     (attribute inference, utility); Giomi et al. (2023) (singling out, linkability).
     """
+    ctx, enc = audit_context(
+        original,
+        synthetic=synthetic,
+        control=control,
+        options=options,
+        schema=schema,
+        runtime=runtime,
+        log=log,
+        encoded=encoded,
+        settings=settings,
+    )
+    return audit_result(
+        ctx, enc, run_stages(ctx, STAGES), policy=policy, sources=sources, command_line=command_line
+    )
+
+
+def audit_context(
+    original: pd.DataFrame | Table | RelationalData,
+    *,
+    synthetic: pd.DataFrame | Table | RelationalData | None,
+    control: pd.DataFrame | Table | RelationalData | None,
+    options: AuditOptions | None,
+    schema: Schema | None,
+    runtime: Runtime | None,
+    log: Log | None,
+    encoded: EncodedFrames | None,
+    settings: dict[str, Any],
+) -> tuple[Context, EncodedFrames]:
+    """:func:`audit`'s inputs checked and encoded: the context its stages run on, and the
+    encoding (its arguments; nothing has run yet)."""
     say: Log = log or (lambda _msg: None)
     if options is None:
         try:
@@ -400,7 +430,21 @@ def audit(
             )
     if rt.run_dir is not None:  # never resume numbers drawn under another layout
         check_layout(rt.run_dir, STREAMS_VERSION)
-    records = run_stages(ctx, STAGES)
+    return ctx, enc
+
+
+def audit_result(
+    ctx: Context,
+    enc: EncodedFrames,
+    records: Sequence[StageRecord],
+    *,
+    policy: Policy | None,
+    sources: dict[str, str] | None,
+    command_line: str | None,
+) -> AuditResult:
+    """The result of the audit whose stages ran on ``ctx`` (``records``, what happened to
+    each) from :func:`audit_context`, and its policy's verdicts."""
+    opts, sch, ori = ctx.options, ctx.schema, ctx.original
     sources = sources or {}
     config = AuditConfig.of(
         opts,

@@ -116,7 +116,7 @@ class Context:
     ``sections``, ``findings``, ``notes`` and ``privacy_utility``. Only the stages that make
     the audit's inputs set fields themselves: ``split`` (``train``, ``train_rows``,
     ``control``, ``control_rows``), ``release`` (``synthetic``) and ``vulnerability``
-    (``ranking``); they are never kept (:attr:`Stage.kept`).
+    (``ranking``), the input stages (:attr:`Stage.input`), never kept (:attr:`Stage.kept`).
     """
 
     options: AuditOptions
@@ -172,9 +172,12 @@ class Stage:
     needs: Callable[[Context], Skip | None]
     run: Callable[[Context, np.random.Generator], StageOutput]
     #: Whether a finished run of the stage is kept in the run directory (:class:`Kept`): only
-    #: for stages whose whole effect is their output, never for one that sets an input of the
-    #: audit in the context (``split``, ``release``, ``vulnerability``).
+    #: for stages whose whole effect is their output, never for an input stage.
     kept: bool = False
+    #: Whether the stage makes an input of the audit, a field of the context that later stages
+    #: read (``split``, ``release``, ``vulnerability``). Every other stage reads only the
+    #: inputs, never another stage's output, so it can run alone (:func:`play_stage`).
+    input: bool = False
 
 
 def needs_control(ctx: Context) -> Skip | None:
@@ -265,9 +268,12 @@ class Kept:
     on: the versions of synthleak and of the packages it computes with, the random stream
     layout, the options (and so the seed), the schema, the values of the three parts (the
     encoded tables, and the frames as read, whose left-out columns the copy check reads), the
-    files of the shadow releases when given, and what happened to every earlier stage.
-    Another audit in the same directory has other keys and runs every stage. Results
-    round-trip through JSON losslessly (:mod:`synthleak.serde`), so a resumed audit reports
+    files of the shadow releases when given, and what happened to the stages that made the
+    audit's inputs (:attr:`Stage.input`: the split, the release, the ranking). A kept stage
+    reads nothing another kept stage made, so its key does not depend on them, and each can
+    run alone (:func:`play_stage`) under the key the whole audit uses. Another audit in the
+    same directory has other keys and runs every stage. Results round-trip through JSON
+    losslessly (:mod:`synthleak.serde`), so a resumed audit reports
     what an uninterrupted one does.
     """
 
@@ -294,7 +300,7 @@ class Kept:
         return h.hexdigest()
 
     def key(self, st: Stage, records: Sequence[StageRecord]) -> str:
-        """The key of ``st``'s output, after the stages ``records`` describe."""
+        """The key of ``st``'s output, after the input stages ``records`` describe."""
         if self._base is None:  # at the first kept stage: after the release exists
             ctx = self.ctx
             parts = [self._part(n) for n in ("original", "synthetic", "control")]
@@ -358,77 +364,130 @@ def _relational_digest(parts: dict[str, RelationalData] | None) -> str:
     return h.hexdigest()
 
 
-def run_stages(ctx: Context, stages: Sequence[Stage]) -> list[StageRecord]:
+#: A stage played elsewhere (in another process, by :func:`play_stage`): its record, and its
+#: output when it measured something (``None`` otherwise, or for an input stage whose output
+#: is already in the context).
+Played = tuple[StageRecord, "StageOutput | None"]
+
+
+def run_stages(
+    ctx: Context, stages: Sequence[Stage], *, played: dict[str, Played] | None = None
+) -> list[StageRecord]:
     """Run every stage that has its inputs; record what happened to each. With a run directory,
     a stage marked ``kept`` that an earlier run of the same audit finished is taken from it
-    (:class:`Kept`)."""
+    (:class:`Kept`). A stage in ``played`` is not run: its record is taken and its output
+    added to the context (and kept), as if it had run here."""
     kept = Kept(ctx) if ctx.runtime.run_dir is not None else None
     try:
         with interrupts_noticed():
-            return _run_stages(ctx, stages, kept)
+            return _run_stages(ctx, stages, kept, played or {})
     finally:
         if kept is not None:
             kept.store.close()
 
 
-def _run_stages(ctx: Context, stages: Sequence[Stage], kept: Kept | None) -> list[StageRecord]:
+def play_inputs(ctx: Context, stages: Sequence[Stage]) -> dict[str, Played]:
+    """Run the stages that make the audit's inputs (:attr:`Stage.input`: the split, the
+    release, the vulnerability ranking) on ``ctx``; their records, to pass to
+    :func:`play_stage` and, as played, to :func:`run_stages` on the same context."""
+    with interrupts_noticed():
+        return {st.name: (_run_one(ctx, st, None, []), None) for st in stages if st.input}
+
+
+def play_stage(
+    ctx: Context, stages: Sequence[Stage], name: str, inputs: dict[str, Played]
+) -> Played:
+    """Stage ``name`` alone on a context whose inputs :func:`play_inputs` made (``inputs`` its
+    records), its output returned, not added to ``ctx``. The stages of one audit are
+    independent once its inputs exist, so each can run in another process; with a run
+    directory it is kept, and taken back, under the key the whole audit would use."""
+    (st,) = [s for s in stages if s.name == name]
+    kept = Kept(ctx) if ctx.runtime.run_dir is not None and st.kept else None
+    try:
+        with interrupts_noticed():
+            out: list[StageOutput] = []
+            record = _run_one(ctx, st, kept, [r for r, _ in inputs.values()], out)
+            return record, (out[0] if out else None)
+    finally:
+        if kept is not None:
+            kept.store.close()
+
+
+def _run_stages(
+    ctx: Context, stages: Sequence[Stage], kept: Kept | None, played: dict[str, Played]
+) -> list[StageRecord]:
     records: list[StageRecord] = []
+    inputs: list[StageRecord] = []  # the records of the input stages (what a kept key holds)
     for st in stages:
-        skip = st.needs(ctx)
-        if skip is not None:
-            status = StageStatus.NOT_MEASURED if skip.needs else StageStatus.NOT_APPLICABLE
-            records.append(StageRecord(st.name, st.title, status, skip.reason, skip.needs))
-            continue
-        key = kept.key(st, records) if kept is not None and st.kept else None
-        stored = kept.get(key) if kept is not None and key is not None else None
-        if stored is not None:
-            stored[0].apply(ctx)
-            ctx.log(f"{st.title}: finished in an earlier run, kept")
-            records.append(StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", stored[1]))
-            continue
-        t0 = time.perf_counter()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", BaselineWarning)  # the verdict carries it
-                output = st.run(ctx, STAGE_STREAM.sub(st.name).rng(ctx.options.seed))
-            if not isinstance(output, StageOutput):
-                raise TypeError(
-                    f"stage {st.name!r} returned {type(output).__name__}, not StageOutput"
-                )
-        except InputError as exc:
-            check_interrupted()
-            ctx.log(f"{st.title}: not measured ({exc})")
-            records.append(
-                StageRecord(
-                    st.name,
-                    st.title,
-                    StageStatus.NOT_MEASURED,
-                    str(exc),
-                    "",
-                    time.perf_counter() - t0,
-                )
-            )
-            continue
-        except Exception as exc:  # a failing stage never loses the others' work
-            raise_if_interrupted(exc)
-            check_interrupted()
-            msg = str(exc).splitlines()[0] if str(exc) else ""
-            ctx.log(f"{st.title}: failed ({type(exc).__name__}: {msg})")
-            records.append(
-                StageRecord(
-                    st.name,
-                    st.title,
-                    StageStatus.FAILED,
-                    f"{type(exc).__name__}: {msg}",
-                    "",
-                    time.perf_counter() - t0,
-                )
-            )
-            continue
-        seconds = time.perf_counter() - t0
-        check_interrupted()  # a Ctrl-C that the stage's code swallowed: nothing is kept
-        output.apply(ctx)
-        if kept is not None and key is not None:
-            kept.put(key, output, seconds)
-        records.append(StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", seconds))
+        if st.name in played:
+            record, output = played[st.name]
+            if output is not None:
+                output.apply(ctx)
+                key = kept.key(st, inputs) if kept is not None and st.kept else None
+                if kept is not None and key is not None and kept.get(key) is None:
+                    kept.put(key, output, record.seconds)
+        else:
+            record = _run_one(ctx, st, kept, inputs)
+        records.append(record)
+        if st.input:
+            inputs.append(record)
     return records
+
+
+def _run_one(
+    ctx: Context,
+    st: Stage,
+    kept: Kept | None,
+    inputs: Sequence[StageRecord],
+    out: list[StageOutput] | None = None,
+) -> StageRecord:
+    """Stage ``st``'s record; its output is added to ``ctx``, or to ``out`` when given."""
+
+    def done(output: StageOutput) -> None:
+        if out is None:
+            output.apply(ctx)
+        else:
+            out.append(output)
+
+    skip = st.needs(ctx)
+    if skip is not None:
+        status = StageStatus.NOT_MEASURED if skip.needs else StageStatus.NOT_APPLICABLE
+        return StageRecord(st.name, st.title, status, skip.reason, skip.needs)
+    key = kept.key(st, inputs) if kept is not None and st.kept else None
+    stored = kept.get(key) if kept is not None and key is not None else None
+    if stored is not None:
+        done(stored[0])
+        ctx.log(f"{st.title}: finished in an earlier run, kept")
+        return StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", stored[1])
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", BaselineWarning)  # the verdict carries it
+            output = st.run(ctx, STAGE_STREAM.sub(st.name).rng(ctx.options.seed))
+        if not isinstance(output, StageOutput):
+            raise TypeError(f"stage {st.name!r} returned {type(output).__name__}, not StageOutput")
+    except InputError as exc:
+        check_interrupted()
+        ctx.log(f"{st.title}: not measured ({exc})")
+        return StageRecord(
+            st.name, st.title, StageStatus.NOT_MEASURED, str(exc), "", time.perf_counter() - t0
+        )
+    except Exception as exc:  # a failing stage never loses the others' work
+        raise_if_interrupted(exc)
+        check_interrupted()
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        ctx.log(f"{st.title}: failed ({type(exc).__name__}: {msg})")
+        return StageRecord(
+            st.name,
+            st.title,
+            StageStatus.FAILED,
+            f"{type(exc).__name__}: {msg}",
+            "",
+            time.perf_counter() - t0,
+        )
+    seconds = time.perf_counter() - t0
+    check_interrupted()  # a Ctrl-C that the stage's code swallowed: nothing is kept
+    done(output)
+    if kept is not None and key is not None:
+        kept.put(key, output, seconds)
+    return StageRecord(st.name, st.title, StageStatus.MEASURED, "", "", seconds)

@@ -26,4 +26,4 @@ def _release(ctx: Context, rng: np.random.Generator) -> StageOutput:
     return StageOutput(notes=() if note is None else (note,))
 
 
-STAGE = Stage("release", "Synthetic release generated", _needs_release, _release)
+STAGE = Stage("release", "Synthetic release generated", _needs_release, _release, input=True)

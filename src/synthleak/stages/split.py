@@ -31,4 +31,4 @@ def _split(ctx: Context, rng: np.random.Generator) -> StageOutput:
     return StageOutput(notes=(note,))
 
 
-STAGE = Stage("split", "Control set held out", _needs_split, _split)
+STAGE = Stage("split", "Control set held out", _needs_split, _split, input=True)
