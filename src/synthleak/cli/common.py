@@ -691,6 +691,24 @@ def refuse_root_alone(root: str | None) -> None:
         raise InputError("--root names the table of persons of --relational: leave it out")
 
 
+def refuse_relational_spec(generator: str) -> None:
+    """Without ``--relational``: a generator spec that only names a relational generator
+    (``sdv:hma``) is an error naming what to give."""
+    from synthleak.generators.base import parse_spec
+    from synthleak.generators.relational import make_relational_generator
+
+    try:
+        if parse_spec(generator)[0] in ("python", "command"):
+            return  # single-table or relational: --relational decides
+        make_relational_generator(generator)
+    except InputError:
+        return  # not a relational spec: the single-table registry judges it
+    raise InputError(
+        f"--generator {generator!r} is a relational generator: give --relational "
+        "METADATA.json with DATA a folder of one file per table"
+    )
+
+
 def load_relational_parts(
     metadata: Path, folders: dict[str, str | None], *, na_values: str | None
 ) -> dict[str, Any]:
