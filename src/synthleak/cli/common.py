@@ -731,6 +731,12 @@ SHADOWS_HELP = (
     "--synthetic and --generator (no --shadow-releases), the shadow releases the generator makes "
     "from half the control records to attack the release (default 8 there)."
 )
+#: ``--n-targets``: one meaning in every command, the targets the attack is scored on.
+N_TARGETS_HELP = (
+    "Targets attacked: in aia's release audit, training records (default all; as many control "
+    "records at most); in riskmap --relational, persons drawn at random (default 10; fewer "
+    "than a third of the persons)."
+)
 KOpt = Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")]
 NQueriesOpt = Annotated[
     int | None,

@@ -44,6 +44,7 @@ from synthleak.cli.common import (
     SchemaOpt,
     SeedOpt,
     SpecialValuesOpt,
+    SyntheticSizeOpt,
     TextFormat,
     TrainSizeOpt,
     atomic_write,
@@ -189,14 +190,7 @@ def generate_cmd(
             "(one CSV per table and metadata.json).",
         ),
     ],
-    n: Annotated[
-        str | None,
-        typer.Option(
-            "--synthetic-size",
-            help="Synthetic records released per fit (|D^s|; required on one table); with "
-            "--relational the persons (rows of the root table), default as many as DATA's.",
-        ),
-    ] = None,
+    n: SyntheticSizeOpt = None,
     train_size: TrainSizeOpt = None,
     seed: SeedOpt = 0,
     categorical: CategoricalOpt = None,
@@ -207,12 +201,13 @@ def generate_cmd(
     relational: RelationalOpt = None,
     root: RootOpt = None,
 ) -> None:
-    """Fit a generator on DATA and write N synthetic records to --out (declared special codes
-    written back into their columns).
+    """Fit a generator on DATA and write N (--synthetic-size, required) synthetic records to
+    --out (declared special codes written back into their columns).
 
     With --relational, DATA is a folder of one file per table, the generator a relational one,
     and --out a new folder that receives the release: one CSV per table with N persons in the
-    root table, and the metadata as metadata.json (read it back with --relational).
+    root table (default as many as DATA's), and the metadata as metadata.json (read it back
+    with --relational).
     """
     size = None if n is None else parse_sizes(n, "--synthetic-size", default=[], single=True)[0]
     if size is not None and size < 0:

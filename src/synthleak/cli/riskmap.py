@@ -23,6 +23,7 @@ import typer
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
+    N_TARGETS_HELP,
     SHADOWS_HELP,
     BatchSizeOpt,
     CategoricalOpt,
@@ -134,8 +135,7 @@ def riskmap_cmd(
         int | None,
         typer.Option(
             "--n-targets",
-            help="With --relational: target persons drawn at random (default 10; fewer than a "
-            "third of the persons).",
+            help=N_TARGETS_HELP,
         ),
     ] = None,
 ) -> None:
