@@ -314,7 +314,7 @@ def _generate_relational(
     if not parent.is_dir():
         raise InputError(f"the folder {out.parent} of --out does not exist: create it first")
     check_writable(parent, "--out")
-    gen = make_relational_generator(spec)  # a single-table spec fails before the data is read
+    gen: Any = make_relational_generator(spec)  # a single-table spec fails before reading
     data = load_relational_parts(metadata, {"original": folder}, na_values=na_values)["original"]
     sch = data.schema
     person = sch.person_table(root)

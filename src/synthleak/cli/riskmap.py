@@ -8,6 +8,16 @@ precision of every selector, failures, timings), or one CSV line per record with
 rare_value, log_likelihood``. ``auc`` is the best attack's AUC for that record. With
 ``--run-dir`` the JSON document is also written there (``result.json``).
 
+With ``--relational METADATA.json`` (and ``--root``) DATA is a folder of one file per table and
+the generator a relational one: the command plays
+:func:`~synthleak.games.person_shadow.play_person_shadow` (the ``person_shadow`` stage's game)
+with ``--n-targets``, ``--shadows``, ``--tests``, ``--train-size`` and ``--seed`` (the game's
+defaults where not given). JSON: the game's :class:`PersonShadowResult` with ``level``
+("persons"), ``root`` and ``key``; CSV: one line per target person, ``<root key>, auc,
+game_auc, game_auc_ci_low, game_auc_ci_high`` (the person's AUC over the test releases, which
+the game gives without an interval, and the game's AUC with its interval). The game runs in one
+process: ``--workers``, ``--cluster``, ``--run-dir`` and the single-table options are refused.
+
 References
 ----------
 Meeus et al. (2023), Sec. 3, 4 and 5.2, Table 1; Carlini et al. (2022) (shared shadow models).
