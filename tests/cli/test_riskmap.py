@@ -178,7 +178,8 @@ def test_relational_plays_the_person_shadow_game_by_root_key(
         ("workers", "--workers, --run-dir do not apply to riskmap --relational"),
         ("population", "--population does not apply to riskmap --relational"),
         ("schema", "--special-values describe one table"),
-        ("targets", "too small to measure"),
+        ("targets", "--train-size must be above --n-targets"),
+        ("one", "--n-targets must be an integer >= 2, got 1"),
     ],
 )
 def test_relational_bad_input_exit_2_and_no_file(
@@ -205,8 +206,10 @@ def test_relational_bad_input_exit_2_and_no_file(
         argv += ["--population", "100"]
     elif change == "schema":
         argv += ["--categorical", "kind"]
-    else:
+    elif change == "targets":
         argv += ["--n-targets", "30"]
+    else:
+        argv += ["--n-targets", "1"]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1, err

@@ -432,6 +432,7 @@ API_FLAGS: dict[str, str] = {
     "run_dir": "--run-dir",
     "attacks": "--attacks",
     "targets": "--targets",
+    "n_targets": "--n-targets",
     "secret": "--secret",
     "secret_tolerance": "--secret-tolerance",
     "tolerance_kind": "--tolerance-kind",
