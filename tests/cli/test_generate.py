@@ -6,6 +6,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -323,3 +324,137 @@ def test_generate_keeps_declared_special_codes(tmp_path: Path) -> None:
 
     assert invented()  # as a number, -8 turns into ages no one has
     assert invented("--special-values", "age=-8") == set()
+
+
+# --- --relational: a relational release written as a folder of tables --------------------------
+@pytest.fixture
+def relational(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The folders of tests/cli/relational_folders.py and the python: spec of the resampling
+    relational generator of tests/generators/test_relational.py (seeded by its rng)."""
+    from tests.cli.relational_folders import replay_folders
+    from tests.generators.test_relational import USER_MODULE
+
+    name = f"cli_relgens_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(USER_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    folders: dict[str, Any] = replay_folders(tmp_path, seed=5, n_control=10)
+    folders["spec"] = f"python:{name}:Resampler"
+    return folders
+
+
+def _relational_argv(rel: dict[str, Any], out: Path, *extra: str) -> list[str]:
+    return [
+        "generate",
+        str(rel["original"]),
+        "--relational",
+        str(rel["meta"]),
+        "-g",
+        rel["spec"],
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
+def test_generate_relational_writes_a_folder_that_reads_back(
+    tmp_path: Path, relational: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """N persons (default as many as DATA's) with their child rows, one CSV per table and the
+    metadata, read back by load_relational; same seed, same release; another seed another."""
+    from synthleak.data.relational import load_relational
+
+    a, b, c, d = (tmp_path / x for x in ("a", "b", "c", "d"))
+    assert main(_relational_argv(relational, a, "--seed", "7")) == 0
+    assert "wrote 40 persons" in capsys.readouterr().err
+    assert sorted(p.name for p in a.iterdir()) == ["metadata.json", "person.csv", "visit.csv"]
+    back = load_relational(a, a / "metadata.json")
+    assert len(back.frames["person"]) == 40 and len(back.frames["visit"]) > 40
+    assert main(_relational_argv(relational, b, "--seed", "7")) == 0
+    assert main(_relational_argv(relational, c, "--seed", "8")) == 0
+    for t in ("person.csv", "visit.csv"):
+        assert (a / t).read_bytes() == (b / t).read_bytes()
+    assert (a / "visit.csv").read_bytes() != (c / "visit.csv").read_bytes()
+    argv = _relational_argv(relational, d, "--synthetic-size", "12", "--train-size", "20")
+    assert main([*argv, "--root", "person"]) == 0
+    assert len(pd.read_csv(d / "person.csv")) == 12
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("missing", "table(s) ['visit'] named in the metadata are missing"),
+        ("orphan", "foreign key visit.pid has 1 orphaned row(s)"),
+        ("single", "unknown relational generator 'indhist'"),
+        ("categorical", "--special-values describe one table"),
+        ("root", "--root 'visit' is a child table"),
+        ("exists", "exists: with --relational give a new folder"),
+        ("failing", "failed: "),
+    ],
+)
+def test_generate_relational_bad_input_exit_2_nothing_written(
+    tmp_path: Path,
+    relational: dict[str, Any],
+    capsys: pytest.CaptureFixture[str],
+    change: str,
+    message: str,
+) -> None:
+    out = tmp_path / "release"
+    argv = _relational_argv(relational, out)
+    data = relational["original"]
+    if change == "missing":
+        (data / "visit.csv").unlink()
+    elif change == "orphan":
+        visit = pd.read_csv(data / "visit.csv")
+        visit.loc[0, "pid"] = 123456
+        visit.to_csv(data / "visit.csv", index=False)
+    elif change == "single":
+        argv[argv.index("-g") + 1] = "indhist"
+    elif change == "categorical":
+        argv += ["--categorical", "kind"]
+    elif change == "root":
+        argv += ["--root", "visit"]
+    elif change == "exists":
+        out.mkdir()
+    else:  # the generator releases orphaned child rows: a failed run
+        argv[argv.index("-g") + 1] += ",orphan=true"
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    assert out.exists() == (change == "exists")
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".release")]
+
+
+def test_generate_relational_spec_without_relational_is_refused(
+    tmp_path: Path, data_csv: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "x.csv"
+    argv = ["generate", str(data_csv), "-g", "sdv:hma", "--synthetic-size", "5", "--out", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--generator 'sdv:hma' is a relational generator: give --relational" in err
+    assert err.count("\n") == 1 and not out.exists()
+    assert main([*argv[:4], "--out", str(out)]) == 2
+    assert "--synthetic-size is missing" in capsys.readouterr().err
+    assert main([*argv, "--root", "person"]) == 2
+    assert "--root names the table of persons of --relational" in capsys.readouterr().err
+
+
+def test_generate_relational_interrupted_while_writing_leaves_nothing(
+    tmp_path: Path,
+    relational: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Ctrl-C after the first table is written: exit 130, no folder, no temporary folder."""
+    import shutil
+
+    def interrupt(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(shutil, "copyfile", interrupt)
+    out = tmp_path / "release"
+    assert main(_relational_argv(relational, out)) == 130
+    capsys.readouterr()
+    assert not out.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".release")]

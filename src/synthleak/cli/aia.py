@@ -52,6 +52,7 @@ import typer
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
+    N_TARGETS_HELP,
     CategoricalOpt,
     ClusterOpt,
     ContinuousOpt,
@@ -350,8 +351,7 @@ def aia_cmd(
         int | None,
         typer.Option(
             "--n-targets",
-            help="Release audit: training records attacked (default all); as many control "
-            "records at most.",
+            help=N_TARGETS_HELP,
         ),
     ] = None,
     attacks: Annotated[

@@ -432,6 +432,7 @@ API_FLAGS: dict[str, str] = {
     "run_dir": "--run-dir",
     "attacks": "--attacks",
     "targets": "--targets",
+    "n_targets": "--n-targets",
     "secret": "--secret",
     "secret_tolerance": "--secret-tolerance",
     "tolerance_kind": "--tolerance-kind",
@@ -691,6 +692,24 @@ def refuse_root_alone(root: str | None) -> None:
         raise InputError("--root names the table of persons of --relational: leave it out")
 
 
+def refuse_relational_spec(generator: str) -> None:
+    """Without ``--relational``: a generator spec that only names a relational generator
+    (``sdv:hma``) is an error naming what to give."""
+    from synthleak.generators.base import parse_spec
+    from synthleak.generators.relational import make_relational_generator
+
+    try:
+        if parse_spec(generator)[0] in ("python", "command"):
+            return  # single-table or relational: --relational decides
+        make_relational_generator(generator)
+    except InputError:
+        return  # not a relational spec: the single-table registry judges it
+    raise InputError(
+        f"--generator {generator!r} is a relational generator: give --relational "
+        "METADATA.json with DATA a folder of one file per table"
+    )
+
+
 def load_relational_parts(
     metadata: Path, folders: dict[str, str | None], *, na_values: str | None
 ) -> dict[str, Any]:
@@ -712,6 +731,12 @@ SHADOWS_HELP = (
     "Shadows the attacker trains: the shadow datasets of the black-box game, or, with "
     "--synthetic and --generator (no --shadow-releases), the shadow releases the generator makes "
     "from half the control records to attack the release (default 8 there)."
+)
+#: ``--n-targets``: one meaning in every command, the targets the attack is scored on.
+N_TARGETS_HELP = (
+    "Targets attacked: in aia's release audit, training records (default all; as many control "
+    "records at most); in riskmap --relational, persons drawn at random (default 10; fewer "
+    "than a third of the persons)."
 )
 KOpt = Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")]
 NQueriesOpt = Annotated[

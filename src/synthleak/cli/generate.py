@@ -7,6 +7,16 @@ Parquet when FILE ends with ``.parquet``/``.pq``. The file is written through a 
 renamed, so a failure leaves nothing behind. A generator failure (for example an external command
 exiting non-zero) is reported as one line with exit code 2.
 
+``synthleak generate --relational METADATA.json DIR --generator SPEC --out OUTDIR
+[--synthetic-size N] [--train-size M] [--seed S] [--root T]`` reads DIR as a folder of one file
+per table described by the SDV multi-table metadata (checked as every ``--relational`` command
+checks it), fits the relational generator SPEC (``sdv:hma``, ``python:...``, ``command:...``;
+:func:`synthleak.generators.relational.make_relational_generator`) on its persons (``M`` of them
+drawn without replacement, or all) and writes ``N`` persons (default: as many as DIR's root
+table) to the new folder OUTDIR: one CSV per table and the metadata as ``metadata.json``, so
+OUTDIR reads back with ``--relational``. The folder is written under a temporary name and
+renamed at the end: an error or an interrupt leaves no folder behind.
+
 ``synthleak generators [--format table|json]`` lists the registry: each generator's parameters
 (type, default), whether it is differentially private and the optional extra it needs (and whether
 that is installed).
@@ -16,6 +26,8 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import os
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -27,18 +39,26 @@ from synthleak.cli.common import (
     ContinuousOpt,
     FormatOpt,
     NaValuesOpt,
+    RelationalOpt,
+    RootOpt,
     SchemaOpt,
     SeedOpt,
     SpecialValuesOpt,
+    SyntheticSizeOpt,
     TextFormat,
     TrainSizeOpt,
     atomic_write,
     check_out_path,
+    check_writable,
     emit,
     load_cli_data,
+    load_relational_parts,
     make_rng,
     note_inferred_domain,
     parse_sizes,
+    refuse_relational_spec,
+    refuse_root_alone,
+    refuse_single_table_flags,
     to_json,
 )
 from synthleak.errors import GeneratorFailure, InputError
@@ -143,7 +163,11 @@ def generators_cmd(
 @app.command("generate", rich_help_panel="Data, generators and utility")
 def generate_cmd(
     data: Annotated[
-        str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")
+        str,
+        typer.Argument(
+            help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'; with --relational, "
+            "a folder of one file per table."
+        ),
     ],
     generator: Annotated[
         str,
@@ -153,19 +177,20 @@ def generate_cmd(
             help=(
                 "Generator spec NAME[:key=value,...], e.g. 'baynet:k=2', 'sdv:ctgan:epochs=10', "
                 "'realtabformer:epochs=50', 'python:pkg.mod:Class,key=value' "
-                "(see 'synthleak generators')."
+                "(see 'synthleak generators'); with --relational a relational spec: 'sdv:hma', "
+                "'python:...' or 'command:\"CMD {input} {output} {n}\"'."
             ),
         ),
     ],
-    n: Annotated[
-        str,
+    out: Annotated[
+        Path,
         typer.Option(
-            "--synthetic-size",
-            help="Synthetic records released per fit (|D^s|); comma-separated values run a sweep "
-            "where the command offers one.",
+            "--out",
+            help="Output file: .csv, or .parquet for Parquet; with --relational a new folder "
+            "(one CSV per table and metadata.json).",
         ),
     ],
-    out: Annotated[Path, typer.Option("--out", help="Output file: .csv, or .parquet for Parquet.")],
+    n: SyntheticSizeOpt = None,
     train_size: TrainSizeOpt = None,
     seed: SeedOpt = 0,
     categorical: CategoricalOpt = None,
@@ -173,14 +198,47 @@ def generate_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
     special_values: SpecialValuesOpt = None,
+    relational: RelationalOpt = None,
+    root: RootOpt = None,
 ) -> None:
-    """Fit a generator on DATA and write N synthetic records to --out (declared special codes
-    written back into their columns)."""
-    size = parse_sizes(n, "--synthetic-size", default=[], single=True)[0]
-    if size < 0:
+    """Fit a generator on DATA and write N (--synthetic-size, required) synthetic records to
+    --out (declared special codes written back into their columns).
+
+    With --relational, DATA is a folder of one file per table, the generator a relational one,
+    and --out a new folder that receives the release: one CSV per table with N persons in the
+    root table (default as many as DATA's), and the metadata as metadata.json (read it back
+    with --relational).
+    """
+    size = None if n is None else parse_sizes(n, "--synthetic-size", default=[], single=True)[0]
+    if size is not None and size < 0:
         raise InputError(f"--synthetic-size must be >= 0, got {size}")
     if train_size is not None and train_size < 1:
         raise InputError(f"--train-size must be >= 1, got {train_size}")
+    if relational is not None:
+        refuse_single_table_flags(
+            {
+                "--categorical": categorical,
+                "--continuous": continuous,
+                "--schema": schema,
+                "--special-values": special_values,
+            }
+        )
+        _generate_relational(
+            relational,
+            data,
+            generator,
+            out,
+            size=size,
+            train_size=train_size,
+            seed=seed,
+            root=root,
+            na_values=na_values,
+        )
+        return
+    refuse_root_alone(root)
+    if size is None:
+        raise InputError("--synthetic-size is missing: give the number of records to write")
+    refuse_relational_spec(generator)
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".parquet", ".pq"):
         raise InputError(f"--out {out}: the file name must end in .csv or .parquet")
@@ -222,3 +280,74 @@ def generate_cmd(
         frame.to_parquet(buf, index=False)
         atomic_write(out, buf.getvalue())
     typer.echo(f"wrote {len(frame)} synthetic records from {gen.spec!r} to {out}", err=True)
+
+
+def _generate_relational(
+    metadata: Path,
+    folder: str,
+    spec: str,
+    out: Path,
+    *,
+    size: int | None,
+    train_size: int | None,
+    seed: int,
+    root: str | None,
+    na_values: str | None,
+) -> None:
+    """``generate --relational``: fit the relational generator ``spec`` on the tables of
+    ``folder`` (``train_size`` persons drawn without replacement, or all) and write ``size``
+    persons (default: as many as the folder's) to the new folder ``out``, one CSV per table and
+    the metadata as ``metadata.json``, through a temporary folder renamed at the end."""
+    import shutil
+
+    import numpy as np
+
+    from synthleak.games.person_shadow import subset_persons
+    from synthleak.generators.relational import make_relational_generator
+
+    if size == 0:
+        raise InputError("--synthetic-size must be >= 1 with --relational (persons to release)")
+    out = Path(out)
+    if out.exists():
+        raise InputError(f"--out {out} exists: with --relational give a new folder")
+    parent = out.absolute().parent
+    if not parent.is_dir():
+        raise InputError(f"the folder {out.parent} of --out does not exist: create it first")
+    check_writable(parent, "--out")
+    gen: Any = make_relational_generator(spec)  # a single-table spec fails before reading
+    data = load_relational_parts(metadata, {"original": folder}, na_values=na_values)["original"]
+    sch = data.schema
+    person = sch.person_table(root)
+    if len(sch.roots) == 1 and person != sch.roots[0]:
+        raise InputError(
+            f"--root {person!r} is a child table: the relational generator makes persons of "
+            f"the root table {sch.roots[0]!r}, so name it or leave --root out"
+        )
+    n_persons = len(data.frames[person])
+    rng = make_rng(seed)
+    if train_size is not None:
+        if train_size > n_persons:
+            raise InputError(
+                f"--train-size {train_size} is larger than the data ({n_persons} persons in "
+                f"table {person!r}): ask for fewer"
+            )
+        data = subset_persons(data, person, np.sort(rng.choice(n_persons, train_size, False)))
+    n = n_persons if size is None else size
+    try:
+        release = gen.fit(data, rng=rng).sample(n, rng=rng)
+    except GeneratorFailure as exc:
+        raise InputError(f"generator {spec!r} failed: {exc}") from exc
+    tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{out.name}.", suffix=".tmp"))
+    try:
+        for table in sch.tables:
+            release.frames[table].to_csv(tmp / f"{table}.csv", index=False)
+        shutil.copyfile(metadata, tmp / "metadata.json")
+        os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    rows = sum(len(release.frames[t]) for t in sch.tables)
+    typer.echo(
+        f"wrote {n} persons ({rows} rows in {len(sch.tables)} tables) from {gen.spec!r} to {out}",
+        err=True,
+    )

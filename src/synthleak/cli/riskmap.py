@@ -8,6 +8,16 @@ precision of every selector, failures, timings), or one CSV line per record with
 rare_value, log_likelihood``. ``auc`` is the best attack's AUC for that record. With
 ``--run-dir`` the JSON document is also written there (``result.json``).
 
+With ``--relational METADATA.json`` (and ``--root``) DATA is a folder of one file per table and
+the generator a relational one: the command plays
+:func:`~synthleak.games.person_shadow.play_person_shadow` (the ``person_shadow`` stage's game)
+with ``--n-targets``, ``--shadows``, ``--tests``, ``--train-size`` and ``--seed`` (the game's
+defaults where not given). JSON: the game's :class:`PersonShadowResult` with ``level``
+("persons"), ``root`` and ``key``; CSV: one line per target person, ``<root key>, auc,
+game_auc, game_auc_ci_low, game_auc_ci_high`` (the person's AUC over the test releases, which
+the game gives without an interval, and the game's AUC with its interval). The game runs in one
+process: ``--workers``, ``--cluster``, ``--run-dir`` and the single-table options are refused.
+
 References
 ----------
 Meeus et al. (2023), Sec. 3, 4 and 5.2, Table 1; Carlini et al. (2022) (shared shadow models).
@@ -23,6 +33,7 @@ import typer
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
+    N_TARGETS_HELP,
     SHADOWS_HELP,
     BatchSizeOpt,
     CategoricalOpt,
@@ -32,6 +43,8 @@ from synthleak.cli.common import (
     KOpt,
     NaValuesOpt,
     NQueriesOpt,
+    RelationalOpt,
+    RootOpt,
     RunDirOpt,
     SchemaOpt,
     SeedOpt,
@@ -41,20 +54,56 @@ from synthleak.cli.common import (
     atomic_write,
     check_out_path,
     load_cli_data,
+    load_relational_parts,
     make_runtime,
     parse_sizes,
+    refuse_relational_spec,
+    refuse_root_alone,
+    refuse_single_table_flags,
     split_list,
+    to_json,
 )
-from synthleak.errors import BaselineWarning, InputError
+from synthleak.errors import BaselineWarning, GeneratorFailure, InputError
+
+#: Options of the single-table risk map that the person-level game does not take (``--relational``).
+_NOT_FOR_PERSONS = (
+    ("--synthetic-size", "synthetic_size"),
+    ("--population", "population"),
+    ("--attacks", "attacks"),
+    ("--n-queries", "n_queries"),
+    ("--n-trees", "n_trees"),
+    ("--k", "k"),
+    ("--n-boot", "n_boot"),
+    ("--chunk", "chunk"),
+    ("--batch-size", "batch_size"),
+    ("--workers", "workers"),
+    ("--cluster", "cluster"),
+    ("--run-dir", "run_dir"),
+)
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    src = ctx.get_parameter_source(name)
+    return src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
 @app.command("riskmap", rich_help_panel="Privacy games (one attack family each)")
 def riskmap_cmd(
+    ctx: typer.Context,
     data: Annotated[
-        str, typer.Argument(help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'.")
+        str,
+        typer.Argument(
+            help="CSV, CSV.GZ or Parquet file, or 'adult'/'adult-complete'; with --relational, "
+            "a folder of one file per table."
+        ),
     ],
     generator: Annotated[
-        str, typer.Option("--generator", help="Generator spec, e.g. baynet or synthpop.")
+        str,
+        typer.Option(
+            "--generator",
+            help="Generator spec, e.g. baynet or synthpop; with --relational a relational "
+            "spec (sdv:hma, python:..., command:...).",
+        ),
     ],
     out: Annotated[Path, typer.Option("--out", help="Output file: .json or .csv.")],
     train_size: GameTrainSizeOpt = 1000,
@@ -90,6 +139,15 @@ def riskmap_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
     special_values: SpecialValuesOpt = None,
+    relational: RelationalOpt = None,
+    root: RootOpt = None,
+    n_targets: Annotated[
+        int | None,
+        typer.Option(
+            "--n-targets",
+            help=N_TARGETS_HELP,
+        ),
+    ] = None,
 ) -> None:
     """Membership AUC (bootstrap CI) of every record of a sample of DATA, with V_k validation.
 
@@ -97,11 +155,58 @@ def riskmap_cmd(
     the rest of DATA (or of a P-record population with --population), so each record is IN about
     half the datasets; one shadow pool and one test pool serve all records (after Carlini et al.
     (2022); scores of Meeus et al. (2023), Sec. 4 and 5.2).
+
+    With --relational, DATA is a folder of one file per table and the generator a relational
+    one: the audit's person-level shadow game (person_shadow; --shadows default 32, --tests 16,
+    --train-size half the smaller pool, at most 1000) is played on --n-targets persons, each in
+    half of the training sets. Per target person, by root key: its AUC over the test releases
+    (the game gives no interval per person, and on few test releases it is coarse); beside it,
+    the game's AUC over all targets with its interval (the figure to quote; baseline 0.5).
     """
     suffix = out.suffix.lower()
     if suffix not in (".json", ".csv"):
         raise InputError(f"--out {out} must end in .json or .csv")
     check_out_path(out)
+    if relational is not None:
+        refuse_single_table_flags(
+            {
+                "--categorical": categorical,
+                "--continuous": continuous,
+                "--schema": schema,
+                "--special-values": special_values,
+            }
+        )
+        wrong = [flag for flag, name in _NOT_FOR_PERSONS if _given(ctx, name)]
+        if wrong:
+            raise InputError(
+                f"{', '.join(wrong)} do{'es' if len(wrong) == 1 else ''} not apply to riskmap "
+                "--relational (the person-level shadow game in one process: --n-targets, "
+                "--shadows, --tests, --train-size, --seed, --root): drop "
+                f"{'it' if len(wrong) == 1 else 'them'}"
+            )
+        _riskmap_persons(
+            relational,
+            data,
+            generator,
+            out,
+            root=root,
+            na_values=na_values,
+            seed=seed,
+            options={
+                "n_targets": n_targets,
+                "n_shadows": shadows if _given(ctx, "shadows") else None,
+                "n_tests": tests if _given(ctx, "tests") else None,
+                "train_size": train_size if _given(ctx, "train_size") else None,
+            },
+        )
+        return
+    refuse_root_alone(root)
+    if n_targets is not None:
+        raise InputError(
+            "--n-targets is for --relational: on one table riskmap maps every record of a "
+            "--train-size sample"
+        )
+    refuse_relational_spec(generator)
     runtime = make_runtime(workers=workers, run_dir=run_dir)
     from synthleak.games.riskmap import RiskMap
 
@@ -160,5 +265,63 @@ def riskmap_cmd(
         f"{result.auc_mean():.3f}; Spearman(V_k, AUC) "
         f"{vk.spearman if vk else float('nan'):.3f}, precision@10 "
         f"{vk.precision_at_k if vk else float('nan'):.2f}",
+        err=True,
+    )
+
+
+def _riskmap_persons(
+    metadata: Path,
+    folder: str,
+    spec: str,
+    out: Path,
+    *,
+    root: str | None,
+    na_values: str | None,
+    seed: int,
+    options: dict[str, int | None],
+) -> None:
+    """``riskmap --relational``: :func:`~synthleak.games.person_shadow.play_person_shadow` (the
+    ``person_shadow`` stage's game) on the persons of ``folder`` with the relational generator
+    ``spec``; ``options`` are the game's parameters given (``None``: the game's default)."""
+    import json
+
+    import pandas as pd
+
+    from synthleak.games.person_shadow import play_person_shadow
+    from synthleak.generators.relational import make_relational_generator
+
+    make_relational_generator(spec)  # a single-table spec fails before the data is read
+    population = load_relational_parts(metadata, {"original": folder}, na_values=na_values)
+    data = population["original"]
+    person = data.schema.person_table(root)
+    key = data.schema.key_of(person)
+    given = {k: v for k, v in options.items() if v is not None}
+    try:
+        result = play_person_shadow(data, spec, seed=seed, root=person, **given)
+    except GeneratorFailure as exc:
+        raise InputError(f"generator {spec!r} failed: {exc}") from exc
+    a = result.primary_attack.auc
+    if out.suffix.lower() == ".json":
+        doc = {"level": "persons", "root": person, "key": key, **json.loads(result.to_json())}
+        text = to_json(doc) + "\n"
+    else:
+        frame = pd.DataFrame(
+            {
+                key: result.target_keys,
+                "auc": result.target_auc,
+                "game_auc": a.value,
+                "game_auc_ci_low": a.ci_low,
+                "game_auc_ci_high": a.ci_high,
+            }
+        )
+        text = frame.to_csv(index=False)
+    atomic_write(out, text)
+    for note in result.notes:
+        typer.echo(f"synthleak: warning: {note}", err=True)
+    typer.echo(
+        f"risk map of {len(result.target_keys)} persons (rows of table {person!r}, key "
+        f"{key!r}) written to {out}: AUC of the person-level shadow game {a.value:.3f} "
+        f"({a.confidence:.0%} CI {a.ci_low:.3f} - {a.ci_high:.3f}, baseline 0.5) on "
+        f"{result.n_tests} test releases; each person's AUC has no interval",
         err=True,
     )
