@@ -430,3 +430,25 @@ def test_relational_bad_input_is_one_error_before_any_work(
             releases={"a": clean, "b": clean},
             schema=sl.infer_schema(ori),
         )
+
+
+def test_relational_results_without_per_person_outcomes_are_not_paired_and_said_so(
+    relational_comparison: ComparisonResult,
+) -> None:
+    """Results kept by an earlier version (no scores, no per-person copy outcomes) are not
+    paired: the comparison says so in a note, and pairs what it can."""
+    from synthleak import comparison
+
+    a, b = (relational_comparison.audits[n] for n in ("copy", "clean"))
+    pm, pc = b.person_membership, b.person_copies
+    assert pm is not None and pc is not None
+    old = replace(
+        b,
+        person_membership=replace(pm, scores=None, selection=None),
+        person_copies=replace(pc, whole_rows=None, share_rows=None),
+    )
+    notes: list[str] = []
+    rows = comparison._person_pair_rows(a, old, "copy", "clean", 0, (0, 1), notes)
+    assert {r["family"] for r in rows} <= {"linkability.persons", "attribute.persons"}
+    assert any("Membership of persons of copy and clean was not compared" in n for n in notes)
+    assert any("Copies of persons' histories of copy and clean were not" in n for n in notes)

@@ -41,6 +41,15 @@ A difference between two candidates is then *paired*, over the same records:
   test and a paired bootstrap interval that resamples the game's parts (the records of one
   part share one linear program, so their outcomes are clustered).
 
+Relational candidates (every part a :class:`~synthleak.data.relational.RelationalData`) are
+each audited as :func:`~synthleak.pipeline.audit` audits one relational release, with one seed,
+so the person-level games draw the same persons for every candidate; a candidate's figures are
+its findings of persons (:data:`PERSON_FAMILIES`), and the pairs are person by person
+(:func:`_person_pair_rows`): membership of persons (DeLong, as no-box membership), whole
+histories and half-histories copied per training person (McNemar, as copies), linkability and
+attribute inference of persons (as their record-level games); singling out of persons is
+compared by its intervals (:data:`PERSON_NOT_PAIRED`).
+
 Holm's correction (Holm (1979)) runs over every paired test of the comparison (every pair of
 candidates, every family), so the chance of calling any two candidates different when none is
 stays at 5 %. Singling out and the every-column attribute sweep are compared by their
@@ -1291,9 +1300,15 @@ def _person_pair_rows(
         )
 
     i, j = ij
-    for k, (family, (ca, cb)) in enumerate(sorted(_person_copied(a, b).items())):
+    copied = _person_copied(a, b)
+    for k, (family, (ca, cb)) in enumerate(sorted(copied.items())):
         d = paired_share_difference(ca, cb, rng=_PAIRED.rng(seed, i, j, 3 + k))
         row(family, d, d.n, "McNemar's exact test; paired bootstrap interval over the persons")
+    if not copied and a.person_copies is not None and b.person_copies is not None:
+        notes.append(
+            f"Copies of persons' histories of {na} and {nb} were not compared: their games "
+            "counted other persons or kept no per-person outcomes: compare the intervals"
+        )
     if a.person_membership is not None and b.person_membership is not None:
         pa, pb = a.person_membership, b.person_membership
         if not _person_draws_shared(a, b):
