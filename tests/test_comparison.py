@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 import synthleak as sl
-from synthleak.comparison import compare, expand_grid, group_of
+from synthleak.comparison import ComparisonResult, compare, expand_grid, group_of
+from synthleak.data.relational import RelationalData
 from synthleak.errors import InputError
 from synthleak.generators import make_generator
 from synthleak.policy import parse_fail_on
@@ -299,3 +300,170 @@ def test_shadow_release_membership_is_paired_over_the_same_candidates(tmp_path: 
     assert d.difference == pytest.approx(ga.auc.value - gb.auc.value)
     assert d.significant and d.ci_low > 0
     assert type(r).from_json(r.to_json()).same_as(r)
+
+
+# --- relational candidates: persons compared person by person ---------------------------------
+REL_OPTS = AuditOptions(plan=replace(PLAN, n_attacks=60, n=60))
+N_REPLAYED = 40  # of the copy oracle's 200 persons, training persons' histories replayed
+Rel = tuple[RelationalData, RelationalData, dict[str, RelationalData]]
+
+
+def _relational_candidates() -> Rel:
+    """The original (200 persons), the control (50) and two candidates: a release of other
+    people's histories (``clean``, the null oracle) and its twin with 40 of its persons
+    replaced by training persons' histories replayed under new keys (``copy``)."""
+    from tests.games.person_parts import parts, replay, subset
+
+    original, control, clean = parts(4, n_control=50)
+    keys = clean.frames["person"]["pid"].to_numpy()
+    members = original.frames["person"]["pid"].to_numpy()[:N_REPLAYED]
+    replayed, rest = replay(subset(original, members), 5 * 10**6), subset(clean, keys[N_REPLAYED:])
+    copy = RelationalData(
+        original.schema,
+        {
+            t: pd.concat([rest.frames[t], replayed.frames[t]], ignore_index=True)
+            for t in original.schema.tables
+        },
+    )
+    return original, control, {"copy": copy, "clean": clean}
+
+
+@pytest.fixture(scope="module")
+def relational() -> Rel:
+    return _relational_candidates()
+
+
+@pytest.fixture(scope="module")
+def relational_comparison(relational: Rel) -> ComparisonResult:
+    original, control, releases = relational
+    return compare(original, control=control, releases=releases, options=REL_OPTS, seed=0)
+
+
+def test_relational_candidates_are_compared_person_by_person(
+    relational_comparison: ComparisonResult,
+) -> None:
+    """Each relational candidate is audited as audit() audits one relational release; the
+    person-level games draw the same persons for both, the figures are those of persons, and
+    the copy oracle replays more training persons' histories than its clean twin, significantly."""
+    r = relational_comparison
+    a, b = (r.audits[n] for n in ("copy", "clean"))
+    pa, pb = a.person_membership, b.person_membership
+    assert pa is not None and pb is not None
+    assert pa.member_keys == pb.member_keys and pa.non_member_keys == pb.non_member_keys
+    np.testing.assert_array_equal(pa.selection, pb.selection)
+    assert r.options.root == "person"
+    assert {d.family for d in r.differences} >= {
+        "copies.person_history",
+        "copies.person_rows",
+        "membership.person.auc",
+    }
+    assert all((d.a, d.b) == ("copy", "clean") for d in r.differences)
+    # the figures are the findings of persons
+    copy = r.candidate("copy")
+    assert copy.worst_finding["membership.nobox.auc"] == "membership.person"
+    assert copy.worst_finding["copies.rate"] in ("copies.person_history", "copies.person_rows")
+    # the copy oracle: 40 histories replayed, the clean twin none, paired person by person
+    ca, cb = a.person_copies, b.person_copies
+    assert ca is not None and cb is not None and ca.whole_rows is not None
+    (d,) = [x for x in r.differences if x.family == "copies.person_history"]
+    assert d.n == ca.n_persons
+    assert d.difference == pytest.approx(ca.whole_rate - cb.whole_rate)
+    assert ca.n_whole >= 0.9 * N_REPLAYED and cb.n_whole == 0
+    assert d.significant and d.ci_low > 0
+    # membership of persons: DeLong on the evaluation half of the same persons
+    (m,) = [x for x in r.differences if x.family == "membership.person.auc"]
+    assert pa.scores is not None and m.attack in pa.scores
+    assert m.n == int((pa.selection == 0).sum())
+    assert any("singling out: not paired" in n for n in r.notes)
+    assert type(r).from_json(r.to_json()).same_as(r)
+
+
+def test_a_replayed_release_is_more_exposed_to_membership_of_persons(
+    relational: Rel,
+) -> None:
+    """Every training person's history replayed (the copy oracle at 100 %): membership of
+    persons is significantly higher than against the clean twin, on the same persons."""
+    from tests.games.person_parts import replay
+
+    from synthleak import pipeline
+
+    original, control, releases = relational
+    kept = {"person_membership", "person_copies"}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pipeline, "STAGES", tuple(s for s in pipeline.STAGES if s.name in kept))
+        r = compare(
+            original,
+            control=control,
+            releases={"replay": replay(original, 9000), "clean": releases["clean"]},
+            options=REL_OPTS,
+            seed=1,
+        )
+    (m,) = [x for x in r.differences if x.family == "membership.person.auc"]
+    assert m.significant and m.ci_low > 0 and m.difference > 0.3
+
+
+def test_relational_comparison_is_the_same_on_one_and_two_workers(
+    relational: Rel, relational_comparison: ComparisonResult
+) -> None:
+    original, control, releases = relational
+    two = compare(
+        original,
+        control=control,
+        releases=releases,
+        options=REL_OPTS,
+        seed=0,
+        runtime=sl.Runtime(2),
+    )
+    one = relational_comparison
+    assert _without_timings(json.loads(one.to_json())) == _without_timings(
+        json.loads(two.to_json())
+    )
+
+
+def test_relational_bad_input_is_one_error_before_any_work(
+    relational: Rel, parts: tuple[pd.DataFrame, pd.DataFrame]
+) -> None:
+    original, control, releases = relational
+    clean = releases["clean"]
+    ori, _ = parts
+    with pytest.raises(InputError, match=r"release 'b' a single table"):
+        compare(original, control=control, releases={"a": clean, "b": ori})
+    with pytest.raises(InputError, match="generator_specs fit single-table generators"):
+        compare(original, control=control, releases={"a": clean}, generator_specs=["baynet"])
+    no_visits = RelationalData(clean.schema, {"person": clean.frames["person"]})
+    with pytest.raises(InputError, match=r"^release 'b': table\(s\) \['visit'\] .* missing"):
+        compare(original, control=control, releases={"a": clean, "b": no_visits})
+    visit = clean.frames["visit"].copy()
+    visit.loc[visit.index[0], "pid"] = -77
+    orphan = RelationalData(clean.schema, {"person": clean.frames["person"], "visit": visit})
+    with pytest.raises(InputError, match=r"^release 'b': .*orphaned.*-77"):
+        compare(original, control=control, releases={"a": clean, "b": orphan})
+    with pytest.raises(InputError, match="leave schema out"):
+        compare(
+            original,
+            control=control,
+            releases={"a": clean, "b": clean},
+            schema=sl.infer_schema(ori),
+        )
+
+
+def test_relational_results_without_per_person_outcomes_are_not_paired_and_said_so(
+    relational_comparison: ComparisonResult,
+) -> None:
+    """Results kept by an earlier version (no scores, no per-person copy outcomes) are not
+    paired: the comparison says so in a note, and pairs what it can."""
+    from synthleak import comparison
+
+    a, b = (relational_comparison.audits[n] for n in ("copy", "clean"))
+    pm, pc = b.person_membership, b.person_copies
+    assert pm is not None and pc is not None
+    old = replace(
+        b,
+        person_membership=replace(pm, scores=None, selection=None),
+        person_copies=replace(pc, whole_rows=None, share_rows=None),
+    )
+    notes: list[str] = []
+    rows = comparison._person_pair_rows(a, old, "copy", "clean", 0, (0, 1), notes)
+    assert {r["family"] for r in rows} <= {"linkability.persons", "attribute.persons"}
+    assert any("Membership of persons of copy and clean was not compared" in n for n in notes)
+    assert any("Copies of persons' histories of copy and clean were not" in n for n in notes)

@@ -41,6 +41,15 @@ A difference between two candidates is then *paired*, over the same records:
   test and a paired bootstrap interval that resamples the game's parts (the records of one
   part share one linear program, so their outcomes are clustered).
 
+Relational candidates (every part a :class:`~synthleak.data.relational.RelationalData`) are
+each audited as :func:`~synthleak.pipeline.audit` audits one relational release, with one seed,
+so the person-level games draw the same persons for every candidate; a candidate's figures are
+its findings of persons (:data:`PERSON_FAMILIES`), and the pairs are person by person
+(:func:`_person_pair_rows`): membership of persons (DeLong, as no-box membership), whole
+histories and half-histories copied per training person (McNemar, as copies), linkability and
+attribute inference of persons (as their record-level games); singling out of persons is
+compared by its intervals (:data:`PERSON_NOT_PAIRED`).
+
 Holm's correction (Holm (1979)) runs over every paired test of the comparison (every pair of
 candidates, every family), so the chance of calling any two candidates different when none is
 stays at 5 %. Singling out and the every-column attribute sweep are compared by their
@@ -82,11 +91,14 @@ import numpy as np
 import pandas as pd
 
 from synthleak.data.io import EncodedFrames
+from synthleak.data.relational import RelationalData
 from synthleak.data.release import encode_parts
 from synthleak.data.schema import Schema
 from synthleak.data.table import Table
 from synthleak.errors import InputError
 from synthleak.findings import audit_metrics
+from synthleak.games.attribute_release import ReleaseAttributeResult
+from synthleak.games.linkability import LinkabilityResult
 from synthleak.generators import make_generator
 from synthleak.metrics.paired import (
     paired_auc_difference,
@@ -130,6 +142,24 @@ PAIRED: dict[str, str] = {
     ),
     "attribute.accuracy": (
         "release attribute-inference accuracy on the same attacked training records"
+    ),
+    "membership.person.auc": (
+        "no-box membership AUC of persons (one attack, evaluation half, the same members and "
+        "non-members)"
+    ),
+    "copies.person_history": (
+        "share of the training persons whose whole history of child rows the release replays"
+    ),
+    "copies.person_rows": (
+        "share of the training persons with at least half of their child rows in the release "
+        "verbatim"
+    ),
+    "linkability.persons": (
+        "linkability excess of persons: the share of the same training persons linked minus "
+        "the share of the same control persons linked"
+    ),
+    "attribute.persons": (
+        "attribute-inference accuracy of persons on the same attacked training persons"
     ),
 }
 
@@ -357,10 +387,10 @@ def _folder_names(names: Sequence[str]) -> list[str]:
 
 
 def compare(
-    original: Part,
+    original: Part | RelationalData,
     *,
-    control: Part | None,
-    releases: Mapping[str, Part] | None = None,
+    control: Part | RelationalData | None,
+    releases: Mapping[str, Part | RelationalData] | None = None,
     generator_specs: Sequence[str] = (),
     seed: int | None = None,
     policy: Policy | None = None,
@@ -374,12 +404,16 @@ def compare(
 
     Parameters
     ----------
-    original : DataFrame or Table
-        The real records every candidate was generated from (the training records).
-    control : DataFrame or Table
+    original : DataFrame, Table or RelationalData
+        The real records every candidate was generated from (the training records). As
+        :class:`~synthleak.data.relational.RelationalData` (linked tables: persons and their
+        child rows), every part is relational and every candidate is audited as
+        :func:`~synthleak.pipeline.audit` audits one relational release, its figures those of
+        persons (:func:`_compare_relational`).
+    control : DataFrame, Table or RelationalData
         Real records of the same population that no candidate's generator saw (required: the
         copy, singling-out, linkability and no-box membership figures are measured against it).
-    releases : mapping of str to DataFrame or Table, optional
+    releases : mapping of str to DataFrame, Table or RelationalData, optional
         The candidate releases by name. Names ``BASE@seedN`` mark candidates that differ only by
         seed (one group).
     generator_specs : sequence of str
@@ -393,6 +427,7 @@ def compare(
         What every audit measures (budget, secret, ...); ``generator`` must be left out (give
         ``generator_specs``).
     schema : Schema, optional
+        Single tables only (relational parts carry their own schema).
     runtime : Runtime, optional
         With a run directory, candidate ``c``'s stages are kept in ``candidates/<folder>``
         under it and resumed as :func:`~synthleak.pipeline.audit` does.
@@ -434,6 +469,21 @@ def compare(
         raise InputError(
             f"candidate names must be unique: {', '.join(dup)} given twice", parameter="releases"
         )
+    single, relational = _parts_by_kind(original, control, releases)
+    if relational is not None:  # relational candidates: each audited as audit() audits one
+        return _compare_relational(
+            *relational,
+            names,
+            specs=bool(specs),
+            opts=opts,
+            policy=policy,
+            schema=schema,
+            runtime=runtime,
+            say=say,
+            sources=dict(sources or {}),
+        )
+    assert single is not None
+    original, control, releases = single
     for s, _ in specs:
         make_generator(s)  # an unknown or bad spec fails before any work
     sources = dict(sources or {})
@@ -496,6 +546,160 @@ def compare(
     )
 
 
+def _parts_by_kind(
+    original: Part | RelationalData,
+    control: Part | RelationalData,
+    releases: Mapping[str, Part | RelationalData],
+) -> tuple[
+    tuple[Part, Part, dict[str, Part]] | None,
+    tuple[RelationalData, RelationalData, dict[str, RelationalData]] | None,
+]:
+    """The parts as single tables (first) or, when every part is relational, as relational
+    data (second); a mix is refused."""
+    parts: dict[str, Part | RelationalData] = {"original": original, "control": control}
+    parts.update({f"release {n!r}": r for n, r in releases.items()})
+    rel = [k for k, v in parts.items() if isinstance(v, RelationalData)]
+    if not rel:
+        single = {n: r for n, r in releases.items() if not isinstance(r, RelationalData)}
+        assert not isinstance(original, RelationalData) and not isinstance(control, RelationalData)
+        return (original, control, single), None
+    if len(rel) != len(parts):
+        single_names = [k for k in parts if k not in rel]
+        raise InputError(
+            f"{', '.join(rel)} relational but {', '.join(single_names)} a single table: give "
+            "every part as relational data (one folder of tables each) or every part as one "
+            "table",
+            parameter="releases",
+        )
+    rels = {n: r for n, r in releases.items() if isinstance(r, RelationalData)}
+    assert isinstance(original, RelationalData) and isinstance(control, RelationalData)
+    return None, (original, control, rels)
+
+
+#: Per family of :data:`FAMILIES`, the findings of persons that give a relational candidate's
+#: figure (the person-level findings of :func:`~synthleak.pipeline.audit`).
+PERSON_FAMILIES: dict[str, tuple[str, ...]] = {
+    "copies.rate": ("copies.person_history", "copies.person_rows"),
+    "singling_out.risk": ("singling_out.persons",),
+    "linkability.risk": ("linkability.persons",),
+    "membership.nobox.auc": ("membership.person",),
+    "attribute.accuracy": ("attribute.persons",),
+}
+
+#: Why the person-level families not paired are compared by their intervals only.
+PERSON_NOT_PAIRED: dict[str, str] = {
+    "singling_out.risk": (
+        "singling out of persons: each release draws its own predicates and the stage keeps "
+        "no per-predicate outcomes: compare the intervals"
+    ),
+}
+
+
+def _compare_relational(
+    original: RelationalData,
+    control: RelationalData,
+    releases: Mapping[str, RelationalData],
+    names: Sequence[str],
+    *,
+    specs: bool,
+    opts: AuditOptions,
+    policy: Policy | None,
+    schema: Schema | None,
+    runtime: Runtime | None,
+    say: Log,
+    sources: dict[str, str],
+) -> ComparisonResult:
+    """:func:`compare` of relational candidates: every candidate audited as
+    :func:`~synthleak.pipeline.audit` audits one relational release (with one seed: the
+    person-level games draw the same members, non-members and selection half for every
+    candidate), its figures those of persons (:data:`PERSON_FAMILIES`), and the differences
+    paired person by person (:func:`_person_pair_rows`)."""
+    if specs:
+        raise InputError(
+            "generator_specs fit single-table generators: with relational parts give each "
+            "candidate's tables as releases (a relational generator's release, made beforehand)",
+            parameter="generator_specs",
+        )
+    if schema is not None:
+        raise InputError(
+            "schema describes one table: relational parts carry their own schema, so leave "
+            "schema out",
+            parameter="schema",
+        )
+    sch = original.schema
+    for label, part in (
+        ("control", control),
+        *((f"release {n!r}", r) for n, r in releases.items()),
+    ):
+        if part.schema != sch:
+            raise InputError(
+                f"{label} has other tables or keys than original: every part of a relational "
+                "comparison must share one schema",
+                parameter="releases",
+            )
+    for label, part in (
+        ("original", original),
+        ("control", control),
+        *((f"release {n!r}", r) for n, r in releases.items()),
+    ):
+        try:
+            part.validate()
+        except InputError as exc:
+            raise InputError(f"{label}: {exc}", parameter=exc.parameter) from None
+    root = sch.person_table(opts.root)
+    rt = as_runtime(runtime)
+    folders = _folder_names(names)
+    shared = _Shared(
+        None,
+        {},
+        {},
+        opts,
+        policy,
+        {
+            name: {
+                "original": sources.get("original", "original"),
+                "synthetic": sources.get(name, name),
+                "control": sources.get("control", "control"),
+            }
+            for name in names
+        },
+        relational=(original, control, dict(releases)),
+    )
+    audits = _audit_candidates(shared, names, folders, rt, say)
+    candidates = tuple(
+        _candidate(name, folder, sources.get(name, name), audits[name], person=True)
+        for name, folder in zip(names, folders, strict=True)
+    )
+    notes: list[str] = [
+        f"The candidates are relational releases (persons: rows of table {root!r} with their "
+        "child rows). Each family's figure is the worst finding of persons: membership.person, "
+        "copies.person_history and copies.person_rows, singling_out.persons, "
+        "linkability.persons, attribute.persons; the row-level figures of the person-level "
+        "view are in each candidate's own report."
+    ]
+    notes += [
+        f"{FAMILIES[f]}: not paired ({why})."
+        for f, why in PERSON_NOT_PAIRED.items()
+        if any(f in c.worst for c in candidates)
+    ]
+    raw: list[dict[str, object]] = []
+    for (i, na), (j, nb) in itertools.combinations(enumerate(names), 2):
+        raw += _person_pair_rows(audits[na], audits[nb], na, nb, opts.seed, (i, j), notes)
+    return ComparisonResult(
+        options=replace(opts, root=root),
+        candidates=candidates,
+        differences=_holm(raw),
+        spreads=_spreads(candidates),
+        recommendation=None if policy is None else _recommend(policy, candidates),
+        notes=tuple(notes),
+        sources={
+            "original": sources.get("original", "original"),
+            "control": sources.get("control", "control"),
+        },
+        audits=audits,
+    )
+
+
 #: Stages whose work units go first when the candidates' stages run side by side: those that
 #: usually take longest, so that the workers finish together (the rest follow in audit order).
 _LONGEST_FIRST = (
@@ -521,12 +725,14 @@ _CONTEXTS: dict[tuple[str, str], tuple[Context, EncodedFrames, dict[str, Played]
 class _Shared:
     """What every candidate's audit reads (sent once to each worker)."""
 
-    enc: EncodedFrames
+    enc: EncodedFrames | None  # the single-table parts' encoding, None for relational parts
     tables: dict[str, Table]
     frames: dict[str, pd.DataFrame]
     opts: AuditOptions
     policy: Policy | None
     sources: dict[str, dict[str, str]]
+    #: Relational parts (original, control, releases by name), audited as given.
+    relational: tuple[RelationalData, RelationalData, dict[str, RelationalData]] | None = None
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def audit(self, name: str, runtime: Runtime, log: Log) -> AuditResult:
@@ -559,8 +765,19 @@ class _Shared:
 
     def _parts(self, name: str) -> dict[str, Any]:
         """The data arguments of candidate ``name``'s audit on the shared encoding: its frames
-        when the data came as DataFrames (the encoding given with them), else its tables."""
+        when the data came as DataFrames (the encoding given with them), else its tables, or
+        the relational parts as given."""
+        if self.relational is not None:
+            original, control, releases = self.relational
+            return {
+                "original": original,
+                "synthetic": releases[name],
+                "control": control,
+                "encoded": None,
+                "schema": None,
+            }
         enc, release, frame = self.enc, self.tables[name], self.frames.get(name)
+        assert enc is not None
         ori, ctl = enc.tables["original"], enc.tables["control"]
         if frame is not None and "original" in enc.frames:
             one = EncodedFrames(
@@ -688,18 +905,26 @@ _FAMILY_PREFIX = {
 }
 
 
-def _candidate(name: str, folder: str, source: str, result: AuditResult) -> Candidate:
+def _candidate(
+    name: str, folder: str, source: str, result: AuditResult, *, person: bool = False
+) -> Candidate:
+    """A candidate's headline figures; ``person``: a relational candidate's, from its findings
+    of persons (:data:`PERSON_FAMILIES`)."""
     metrics = audit_metrics(result)
     worst: dict[str, Metric] = {}
     keys: dict[str, str] = {}
     for fam in FAMILIES:
         m = metrics.get(fam)
-        f = _worst(result, _FAMILY_PREFIX[fam])
+        f = _worst(result, (PERSON_FAMILIES if person else _FAMILY_PREFIX)[fam])
+        if person and f is not None:  # the policy's metric reads every finding of the family
+            m = Metric.from_estimate(replace(f.estimate, baseline=f.baseline))
         if isinstance(m, Metric) and f is not None:
             worst[fam], keys[fam] = m, f.key
     u = result.utility
     criteria = []
     for criterion, prefixes, needs in CRITERIA:
+        if person:
+            prefixes = tuple(p + ".persons" for p in prefixes)
         f = _worst(result, prefixes)
         if f is None:
             criteria.append(CriterionAnswer(criterion, Verdict.NOT_MEASURED.value, needs=needs))
@@ -752,11 +977,22 @@ def _nobox_pair(a: AuditResult, b: AuditResult) -> tuple[str, np.ndarray, np.nda
     """The attack compared (the highest selection-half AUC against either candidate) and, on
     the evaluation half, the labels and both candidates' scores."""
     assert a.nobox is not None and b.nobox is not None
-    labels = a.nobox.labels
-    sel = a.nobox.selection.astype(bool)
+    return _auc_pair(a.nobox.labels, a.nobox.selection, a.nobox.scores, b.nobox.scores)
+
+
+def _auc_pair(
+    labels: np.ndarray,
+    selection: np.ndarray,
+    scores_a: Mapping[str, np.ndarray],
+    scores_b: Mapping[str, np.ndarray],
+) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
+    """Of two candidates' scores of the same records (``labels``, ``selection`` half): the
+    attack with the highest selection-half AUC against either, and on the evaluation half the
+    labels and both candidates' scores by it."""
+    sel = np.asarray(selection).astype(bool)
     best: tuple[float, str] | None = None
-    for name in sorted(set(a.nobox.scores) & set(b.nobox.scores)):
-        sa, sb = a.nobox.scores[name], b.nobox.scores[name]
+    for name in sorted(set(scores_a) & set(scores_b)):
+        sa, sb = scores_a[name], scores_b[name]
         if sa.size != labels.size or sb.size != labels.size:
             continue
         if not (np.isfinite(sa).all() and np.isfinite(sb).all()):
@@ -768,7 +1004,7 @@ def _nobox_pair(a: AuditResult, b: AuditResult) -> tuple[str, np.ndarray, np.nda
         raise ValueError("no attack scored every record of both candidates")
     ev = ~sel
     name = best[1]
-    return name, labels[ev], a.nobox.scores[name][ev], b.nobox.scores[name][ev]
+    return name, labels[ev], scores_a[name][ev], scores_b[name][ev]
 
 
 def _linkability_pair(
@@ -777,7 +1013,13 @@ def _linkability_pair(
     """Per training target and per control target of the linkability game, whether the attack
     on ``a`` and on ``b`` linked it, when both games attacked the same targets with the same
     columns; else ``None``."""
-    la, lb = a.linkability, b.linkability
+    return _linked_outcomes(a.linkability, b.linkability)
+
+
+def _linked_outcomes(
+    la: LinkabilityResult | None, lb: LinkabilityResult | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`_linkability_pair` of two linkability games (of records or of persons)."""
     if la is None or lb is None or not la.attacks or not lb.attacks:
         return None
     x, y = la.attacks[0], lb.attacks[0]
@@ -830,7 +1072,13 @@ def _attribute_pair(
     guessed its secret right, and the game's part of each record (its outcomes are clustered
     by part), when both games attacked the same records of the same secret in the same parts;
     else ``None``."""
-    ga, gb = a.attribute_release, b.attribute_release
+    return _guessed_outcomes(a.attribute_release, b.attribute_release)
+
+
+def _guessed_outcomes(
+    ga: ReleaseAttributeResult | None, gb: ReleaseAttributeResult | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`_attribute_pair` of two release attribute games (of records or of persons)."""
     if ga is None or gb is None or ga.training is None or gb.training is None:
         return None
     ta, tb = ga.training, gb.training
@@ -864,6 +1112,11 @@ def _differences(
             notes,
             rng_linkability=_PAIRED.rng(seed, i, j, 2),
         )
+    return _holm(raw)
+
+
+def _holm(raw: Sequence[dict[str, object]]) -> tuple[PairedDifference, ...]:
+    """The paired differences of ``raw`` (rows of :func:`_pair_rows`), Holm-adjusted over all."""
     adjusted = holm_adjusted([float(r["p_value"]) for r in raw])  # type: ignore[arg-type]
     return tuple(
         PairedDifference(
@@ -969,6 +1222,161 @@ def _pair_rows(
             d3.n,
             "McNemar's exact test; paired bootstrap interval over the attacked records, "
             "resampling the game's parts",
+        )
+    return rows
+
+
+def _person_draws_shared(a: AuditResult, b: AuditResult) -> bool:
+    """Whether the person-level membership games of ``a`` and ``b`` scored the same members and
+    non-members with the same selection half (and kept their scores)."""
+    x, y = a.person_membership, b.person_membership
+    return (
+        x is not None
+        and y is not None
+        and x.selection is not None
+        and y.selection is not None
+        and x.scores is not None
+        and y.scores is not None
+        and x.member_keys == y.member_keys
+        and x.non_member_keys == y.non_member_keys
+        and np.array_equal(x.selection, y.selection)
+    )
+
+
+def _person_copied(a: AuditResult, b: AuditResult) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per family of the person copies (``copies.person_history``, ``copies.person_rows``), two
+    outcome vectors over the same training persons (those the figure counts), whether ``a``'s
+    and ``b``'s release copies each; empty when the two games did not count the same persons
+    or did not keep the outcomes. Persons neither release copies stand last: neither McNemar's
+    test nor the bootstrap of two shares depends on the persons' order."""
+    x, y = a.person_copies, b.person_copies
+    if x is None or y is None:
+        return {}
+    same = (x.n_persons, x.n_persons_with_rows, x.min_rows, x.share_threshold, x.tables) == (
+        y.n_persons,
+        y.n_persons_with_rows,
+        y.min_rows,
+        y.share_threshold,
+        y.tables,
+    )
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for family, ra, rb, n in (
+        ("copies.person_history", x.whole_rows, y.whole_rows, x.n_persons),
+        ("copies.person_rows", x.share_rows, y.share_rows, x.n_persons_with_rows),
+    ):
+        if not same or ra is None or rb is None or n == 0:
+            continue
+        ids = np.union1d(ra, rb)  # rows of the one original's root table
+        va, vb = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        va[: ids.size], vb[: ids.size] = np.isin(ids, ra), np.isin(ids, rb)
+        out[family] = (va, vb)
+    return out
+
+
+def _person_pair_rows(
+    a: AuditResult,
+    b: AuditResult,
+    na: str,
+    nb: str,
+    seed: int,
+    ij: tuple[int, int],
+    notes: list[str],
+) -> list[dict[str, object]]:
+    """The paired differences of two relational candidates, person by person, one row per
+    family both measured on the same persons (before Holm's correction): membership of persons
+    (DeLong on the same members and non-members, the attack chosen on the selection half),
+    histories and shares of histories copied (McNemar on the same training persons),
+    linkability and attribute inference of persons (as the record-level families)."""
+    rows: list[dict[str, object]] = []
+
+    def row(family: str, d: Any, n: int, method: str, **more: object) -> None:
+        rows.append(
+            dict(
+                family=family,
+                a=na,
+                b=nb,
+                difference=d.difference,
+                ci_low=d.ci_low,
+                ci_high=d.ci_high,
+                p_value=d.p_value,
+                n=n,
+                method=method,
+                **more,
+            )
+        )
+
+    i, j = ij
+    copied = _person_copied(a, b)
+    for k, (family, (ca, cb)) in enumerate(sorted(copied.items())):
+        d = paired_share_difference(ca, cb, rng=_PAIRED.rng(seed, i, j, 3 + k))
+        row(family, d, d.n, "McNemar's exact test; paired bootstrap interval over the persons")
+    if not copied and a.person_copies is not None and b.person_copies is not None:
+        notes.append(
+            f"Copies of persons' histories of {na} and {nb} were not compared: their games "
+            "counted other persons or kept no per-person outcomes: compare the intervals"
+        )
+    if a.person_membership is not None and b.person_membership is not None:
+        pa, pb = a.person_membership, b.person_membership
+        if not _person_draws_shared(a, b):
+            notes.append(
+                f"Membership of persons of {na} and {nb} was not compared: their games scored "
+                "different persons (or kept no scores)"
+            )
+        else:
+            assert pa.selection is not None and pa.scores is not None and pb.scores is not None
+            labels = np.r_[
+                np.ones(len(pa.member_keys), dtype=bool),
+                np.zeros(len(pa.non_member_keys), dtype=bool),
+            ]
+            try:
+                attack, y, sa, sb = _auc_pair(labels, pa.selection, pa.scores, pb.scores)
+                d2 = paired_auc_difference(y, sa, sb)
+            except ValueError as exc:
+                notes.append(f"Membership of persons of {na} and {nb} was not compared: {exc}")
+            else:
+                row(
+                    "membership.person.auc",
+                    d2,
+                    d2.n_positive + d2.n_negative,
+                    "DeLong's test for correlated ROC curves",
+                    attack=attack,
+                )
+    ra, rb = a.person_risks, b.person_risks
+    la = ra.linkability.persons if ra is not None and ra.linkability is not None else None
+    lb = rb.linkability.persons if rb is not None and rb.linkability is not None else None
+    links = _linked_outcomes(la, lb)
+    if links is not None:
+        d4 = paired_excess_difference(*links, rng=_PAIRED.rng(seed, i, j, 5))
+        row(
+            "linkability.persons",
+            d4,
+            d4.n_targets + d4.n_controls,
+            "exact sign-flip test (McNemar's on the training persons, less the control "
+            "persons' discordance); paired bootstrap interval over the training and the "
+            "control persons apart",
+        )
+    elif la is not None and lb is not None:
+        notes.append(
+            f"Linkability of persons of {na} and {nb} was not compared: their games attacked "
+            "other persons or other columns: compare the intervals"
+        )
+    ga = a.person_attribute.game if a.person_attribute is not None else None
+    gb = b.person_attribute.game if b.person_attribute is not None else None
+    pair = _guessed_outcomes(ga, gb)
+    if pair is not None:
+        xa, xb, parts = pair
+        d3 = paired_accuracy_difference(xa, xb, clusters=parts, rng=_PAIRED.rng(seed, i, j, 6))
+        row(
+            "attribute.persons",
+            d3,
+            d3.n,
+            "McNemar's exact test; paired bootstrap interval over the attacked persons, "
+            "resampling the game's parts",
+        )
+    elif ga is not None and gb is not None:
+        notes.append(
+            f"Attribute inference of persons of {na} and {nb} was not compared: their games "
+            "attacked other persons or kept no outcomes: compare the intervals"
         )
     return rows
 

@@ -9,18 +9,22 @@ from tests.cli.test_audit_cmds import SDV_METADATA
 from tests.games.person_parts import parts, replay
 
 
-def replay_folders(d: Path, seed: int, n_control: int) -> dict[str, Path]:
+def replay_folders(d: Path, seed: int, n_control: int, *, others: bool = False) -> dict[str, Path]:
     """Folders of tables (person, visit) under ``d`` of a release that replays the original's
     histories under new keys, with the control's and the metadata describing them
-    (``meta``, ``original``, ``synthetic``, ``control``)."""
-    original, control, _ = parts(seed, n_control=n_control)
+    (``meta``, ``original``, ``synthetic``, ``control``); with ``others``, also a release of
+    other people's histories (``others``: the null oracle, as many persons as the original)."""
+    original, control, other_people = parts(seed, n_control=n_control)
     out = {"meta": d / "metadata.json"}
     out["meta"].write_text(json.dumps(SDV_METADATA))
-    for name, data in (
+    written = [
         ("original", original),
         ("synthetic", replay(original, 9000)),
         ("control", control),
-    ):
+    ]
+    if others:
+        written.append(("others", other_people))
+    for name, data in written:
         out[name] = d / name
         out[name].mkdir()
         for table, frame in data.frames.items():

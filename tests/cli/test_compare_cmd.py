@@ -179,3 +179,101 @@ def test_shadow_releases_pair_the_release_membership_on_two_workers(
     assert "copying is more exposed to membership inference learned from the shadow" in md
     for name in ("copying", "noisy"):  # each candidate's stages kept, from its worker
         assert any((out / "run" / "candidates" / name).iterdir())
+
+
+# --- --relational: candidates as folders of tables, compared person by person -----------------
+@pytest.fixture(scope="module")
+def relational_folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Folders of tables (person, visit): the original, the control, a release replaying the
+    original's histories (``synthetic``) and one of other people's (``others``)."""
+    from tests.cli.relational_folders import replay_folders
+
+    return replay_folders(tmp_path_factory.mktemp("relational"), 4, 50, others=True)
+
+
+def _relational_args(folders: dict[str, Path], out: Path, *extra: str) -> list[str]:
+    return [
+        "compare",
+        "--relational",
+        str(folders["meta"]),
+        "--original",
+        str(folders["original"]),
+        "--control",
+        str(folders["control"]),
+        *extra,
+        "--budget",
+        "quick",
+        "--out-dir",
+        str(out),
+    ]
+
+
+def test_relational_compare_pairs_persons_and_recommends_the_clean_release(
+    relational_folders: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from synthleak import pipeline
+
+    # the stages whose figures the comparison pairs (the others are audit's, tested there)
+    kept = {"person_membership", "person_copies", "utility"}
+    monkeypatch.setattr(pipeline, "STAGES", tuple(s for s in pipeline.STAGES if s.name in kept))
+    f = relational_folders
+    out = tmp_path / "cmp"
+    releases = ["--release", f"replay={f['synthetic']}", "--release", f"clean={f['others']}"]
+    args = _relational_args(f, out, *releases, "--fail-on", "copies.rate>0")
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert captured.out.strip() == str(out / "comparison.html")
+    assert "recommended: clean" in captured.err
+    doc = json.loads((out / "comparison.json").read_text())
+    diffs = {d["family"]: d for d in doc["differences"]}
+    for family in ("copies.person_history", "membership.person.auc"):
+        assert diffs[family]["significant"] and diffs[family]["difference"] > 0  # replay - clean
+    replay = next(c for c in doc["candidates"] if c["name"] == "replay")
+    assert replay["worst_finding"]["membership.nobox.auc"] == "membership.person"
+    md = (out / "comparison.md").read_text()
+    assert "replay replays more training persons' whole histories than clean" in md
+    for name in ("replay", "clean"):
+        assert (out / "candidates" / name / "report.html").is_file()
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("file", "is not a folder"),
+        ("missing", "--release b="),
+        ("orphan", "orphaned"),
+        ("generator", "--generator fits single-table generators"),
+        ("categorical", "--categorical, --continuous and --schema describe one table"),
+    ],
+)
+def test_relational_bad_input_is_exit_2_with_one_line_and_no_output(
+    relational_folders: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    case: str,
+    message: str,
+) -> None:
+    f = relational_folders
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    person = pd.read_csv(f["others"] / "person.csv")
+    person.to_csv(bad / "person.csv", index=False)
+    if case == "orphan":
+        visit = pd.read_csv(f["others"] / "visit.csv")
+        visit.loc[0, "pid"] = 123456
+        visit.to_csv(bad / "visit.csv", index=False)
+    b = {"file": bad / "person.csv"}.get(case, bad)
+    extra = ["--release", f"a={f['synthetic']}", "--release", f"b={b}"]
+    extra += {"generator": ["--generator", "baynet"], "categorical": ["--categorical", "sex"]}.get(
+        case, []
+    )
+    out = tmp_path / "cmp"
+    assert main(_relational_args(f, out, *extra)) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+    if case == "missing":
+        assert "['visit']" in err and "missing" in err
+    assert not out.exists()

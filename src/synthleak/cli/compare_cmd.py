@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +21,8 @@ from synthleak.cli.common import (
     OriginalOpt,
     PolicyOpt,
     QuasiIdsOpt,
+    RelationalOpt,
+    RootOpt,
     SchemaOpt,
     SecretOpt,
     SeedOpt,
@@ -27,12 +30,21 @@ from synthleak.cli.common import (
     SpecialValuesOpt,
     WorkersOpt,
     load_cli_policy,
+    load_relational_parts,
     make_runtime,
     read_cli_parts,
+    refuse_root_alone,
+    refuse_single_table_flags,
     split_list,
 )
 from synthleak.errors import InputError
 from synthleak.modes import Budget
+
+if TYPE_CHECKING:
+    from synthleak.comparison import ComparisonResult
+    from synthleak.data.relational import RelationalData
+    from synthleak.policy import Policy
+    from synthleak.results import AuditOptions
 
 #: Exit code when no candidate passes the policy (as ``audit``'s failed policy).
 NONE_PASSES = 3
@@ -93,12 +105,18 @@ def compare_cmd(
     schema: SchemaOpt = None,
     na_values: NaValuesOpt = None,
     special_values: SpecialValuesOpt = None,
+    relational: RelationalOpt = None,
+    root: RootOpt = None,
 ) -> None:
     """Compare candidate releases of --original: every candidate audited with the same draws,
     paired differences with intervals, a privacy-utility frontier, the Article 29 criteria.
 
     With --policy or --fail-on the passing candidate with the best utility is recommended, and
     the command exits with code 3 when no candidate passes (after writing the reports).
+
+    With --relational METADATA.json, --original, --control and every --release are folders of
+    one file per table: each candidate is audited as 'audit --relational' audits one, and the
+    candidates are compared person by person.
     """
     if original is None:  # typer requires --original; this narrows its type
         raise InputError("missing option --original: give the real records of the releases")
@@ -113,6 +131,18 @@ def compare_cmd(
         )
     releases = parse_releases(release or [])
     specs = list(generator or [])
+    if relational is not None:
+        refuse_single_table_flags(
+            {"--categorical": categorical, "--continuous": continuous, "--schema": schema}
+        )
+        if specs:
+            raise InputError(
+                "--generator fits single-table generators: with --relational give each "
+                "candidate's tables as --release NAME=DIR (a relational generator's release, "
+                "made beforehand)"
+            )
+    else:
+        refuse_root_alone(root)
     n = len(releases) + sum(len(expand_grid(s)) for s in specs)
     if n < 2:
         raise InputError(
@@ -130,10 +160,23 @@ def compare_cmd(
         keep=tuple(split_list(keep)),
         special_values=tuple(special_values or ()),
         shadow_releases=None if shadow_releases is None else str(shadow_releases),
+        root=root,
     )
     _check_out_dir(out_dir)
     pol = load_cli_policy(fail_on, policy, None)
     sources = {"original": original, "control": control}
+    if relational is not None:
+        _compare_relational(
+            relational,
+            sources,
+            releases,
+            options=options,
+            policy=pol,
+            out_dir=out_dir,
+            workers=workers,
+            na_values=na_values,
+        )
+        return
     enc = read_cli_parts(
         {**sources, **{f"release:{k}": v for k, v in releases.items()}},
         categorical=categorical,
@@ -167,8 +210,80 @@ def compare_cmd(
         if created and out_dir.exists() and not _has_finished_work(out_dir / "run"):
             shutil.rmtree(out_dir, ignore_errors=True)
         raise
-    log(f"comparison written: {paths['html']}")
-    typer.echo(str(paths["html"]))
+    _report_written(log, paths["html"], result)
+
+
+def _read_relational_candidates(
+    metadata: Path, sources: dict[str, str], releases: dict[str, str], na_values: str | None
+) -> tuple[dict[str, RelationalData], dict[str, RelationalData]]:
+    """The relational parts of ``compare --relational``: the original's and control's tables
+    and each candidate's, each folder read and validated; an error names the option of the
+    folder at fault."""
+    parts: dict[str, RelationalData] = {}
+    for role, folder in sources.items():
+        parts[role] = _read_folder(metadata, f"--{role}", folder, na_values)
+    cands = {
+        name: _read_folder(metadata, f"--release {name}=", folder, na_values)
+        for name, folder in releases.items()
+    }
+    return parts, cands
+
+
+def _read_folder(metadata: Path, option: str, folder: str, na_values: str | None) -> RelationalData:
+    try:
+        return load_relational_parts(metadata, {"part": folder}, na_values=na_values)["part"]
+    except InputError as exc:
+        sep = "" if option.endswith("=") else " "
+        raise InputError(
+            f"{option}{sep}{folder}: {exc}" if folder not in str(exc) else str(exc),
+            parameter=exc.parameter,
+        ) from None
+
+
+def _compare_relational(
+    metadata: Path,
+    sources: dict[str, str],
+    releases: dict[str, str],
+    *,
+    options: AuditOptions,
+    policy: Policy | None,
+    out_dir: Path,
+    workers: int,
+    na_values: str | None,
+) -> None:
+    """``compare --relational``: every part a folder of tables, compared person by person
+    (:func:`synthleak.comparison.compare` with relational parts)."""
+    from synthleak.comparison import compare
+    from synthleak.report.comparison import write_comparison_report
+
+    parts, cands = _read_relational_candidates(metadata, sources, releases, na_values)
+    created = not out_dir.exists()
+    log = _logger()
+    tables = ", ".join(parts["original"].schema.tables)
+    log(f"comparing {len(cands)} relational candidates: tables {tables}")
+    try:
+        result = compare(
+            parts["original"],
+            control=parts["control"],
+            releases=cands,
+            policy=policy,
+            options=options,
+            runtime=make_runtime(workers=workers, run_dir=out_dir / "run"),
+            log=log,
+            sources={**sources, **releases},
+        )
+        paths = write_comparison_report(result, out_dir)
+    except BaseException:
+        if created and out_dir.exists() and not _has_finished_work(out_dir / "run"):
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
+    _report_written(log, paths["html"], result)
+
+
+def _report_written(log: Callable[[str], None], html: Path, result: ComparisonResult) -> None:
+    """Say where the comparison is and what it recommends; exit 3 when no candidate passes."""
+    log(f"comparison written: {html}")
+    typer.echo(str(html))
     rec = result.recommendation
     if rec is not None:
         typer.echo(

@@ -68,7 +68,7 @@ from synthleak.metrics.privacy import (
     tpr_estimates,
 )
 from synthleak.runtime.seeding import stream
-from synthleak.serde import Result
+from synthleak.serde import FloatArray, IntArray, Result
 from synthleak.vulnerability import nearest_neighbours
 
 __all__ = [
@@ -165,6 +165,14 @@ class PersonMembershipResult(Result):
     exposed : tuple of ExposedPerson
         The :data:`N_EXPOSED` members the best attack scores highest, by root key, most
         exposed first.
+    selection : IntArray
+        Per candidate (members, then non-members, in the order of ``member_keys`` and
+        ``non_member_keys``), 1 if it is in the selection half; ``None`` in a result of an
+        earlier version, which did not keep it (nor ``scores``).
+    scores : dict of str to FloatArray
+        Every attack's score of each candidate, in the same order (higher: more member-like);
+        two releases scored on the same draws can be compared candidate by candidate
+        (:func:`synthleak.comparison.compare`).
     """
 
     attacks: dict[str, PersonAttack]
@@ -176,6 +184,8 @@ class PersonMembershipResult(Result):
     n_synthetic_persons: int
     notes: tuple[str, ...] = field(default_factory=tuple)
     exposed: tuple[ExposedPerson, ...] = ()
+    selection: IntArray | None = None
+    scores: dict[str, FloatArray] | None = None
 
     @property
     def best_attack(self) -> PersonAttack:
@@ -472,6 +482,8 @@ class PersonMembershipGame:
             len(views["synthetic"]),
             tuple(notes),
             exposed,
+            sel.astype(np.int64),
+            {a: np.asarray(s, dtype=np.float64) for a, s in scores.items()},
         )
 
 

@@ -49,7 +49,7 @@ import pandas as pd
 from synthleak.data.relational import RelationalData
 from synthleak.errors import InputError
 from synthleak.metrics.privacy import RiskEstimate, rate_excess
-from synthleak.serde import Result
+from synthleak.serde import IntArray, Result
 
 __all__ = [
     "DEFAULT_MIN_ROWS",
@@ -109,6 +109,12 @@ class PersonCopiesResult(Result):
         control's share, same interval; ``None`` when the root has no column of its own.
     root_copy_rate, root_copy_control_rate : float
         The two shares it is made of (NaN when not measured).
+    whole_rows, share_rows : IntArray
+        Rows of the original's root table (as given) of the training persons replayed whole and
+        of those with at least ``share_threshold`` of their child rows copied: each training
+        person's outcome, so that two releases can be compared person by person
+        (:func:`synthleak.comparison.compare`); ``None`` in a result of an earlier version,
+        which did not keep them.
     """
 
     whole: RiskEstimate
@@ -135,6 +141,8 @@ class PersonCopiesResult(Result):
     root_copy: RiskEstimate | None = None
     root_copy_rate: float = float("nan")
     root_copy_control_rate: float = float("nan")
+    whole_rows: IntArray | None = None
+    share_rows: IntArray | None = None
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
@@ -316,6 +324,8 @@ def play_person_copies(
         root_copy=root_copy,
         root_copy_rate=root_rates[0],
         root_copy_control_rate=root_rates[1],
+        whole_rows=np.flatnonzero(w_o).astype(np.int64),
+        share_rows=np.flatnonzero(c_o).astype(np.int64),
     )
 
 

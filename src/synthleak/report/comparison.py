@@ -71,6 +71,26 @@ _DIRECTION = {
         "lets fewer secrets be inferred from the release",
         "lets more secrets be inferred from the release",
     ),
+    "membership.person.auc": (
+        "is less exposed to membership inference of persons",
+        "is more exposed to membership inference of persons",
+    ),
+    "copies.person_history": (
+        "replays fewer training persons' whole histories",
+        "replays more training persons' whole histories",
+    ),
+    "copies.person_rows": (
+        "copies at least half the child rows of fewer training persons",
+        "copies at least half the child rows of more training persons",
+    ),
+    "linkability.persons": (
+        "links fewer training persons, net of the control persons,",
+        "links more training persons, net of the control persons,",
+    ),
+    "attribute.persons": (
+        "lets fewer persons' secrets be inferred from the release",
+        "lets more persons' secrets be inferred from the release",
+    ),
 }
 
 _CITED = ("wp29_2014", "delong1988", "mcnemar1947", "holm1979", "annamalai2024linear")
@@ -251,7 +271,11 @@ def _differences(result: ComparisonResult) -> Section:
             "and interval. Attribute "
             "inference (release game, with a secret column): per attacked training record, "
             "whether the secret was guessed right; McNemar's exact test with a bootstrap "
-            "interval that resamples the game's parts. Holm's "
+            "interval that resamples the game's parts. Relational candidates are compared "
+            "person by person in the same ways: membership of persons on the same members and "
+            "non-members (DeLong), whole histories and half-histories copied per training "
+            "person (McNemar), linkability and attribute inference of persons on the same "
+            "targets. Holm's "
             f"correction ({cite('holm1979')}) runs over every test of this table: a difference "
             "is called significant when its Holm-adjusted p-value is at most 0.05."
         )
@@ -265,7 +289,8 @@ def _differences(result: ComparisonResult) -> Section:
             tuple(
                 f"{FAMILIES[f]}: not paired ({why})."
                 for f, why in NOT_PAIRED.items()
-                if f in _families(result)
+                # relational candidates (a table of persons): the notes say what is not paired
+                if f in _families(result) and result.options.root is None
             )
         )
     )
