@@ -184,10 +184,32 @@ def test_classifier_scores_are_log_odds_of_synthetic(adult_1000: Table) -> None:
     syn, ref, recs = _split(adult_1000, 400, 300, 50)
     att = make_attack("nobox-membership", "classifier", max_iter=20)
     att.fit(syn, ref, rng=np.random.default_rng(0))
-    p = att.model_.predict_proba(
-        np.concatenate([recs.codes, recs.values], axis=1).astype(np.float64)
-    )[:, 1]
+    from synthleak.attacks.mia_nobox import _binned, _features
+
+    x, _ = _features(recs)
+    p = att.model_.predict_proba(_binned(x, att.edges_))[:, 1]
     np.testing.assert_allclose(att.score(recs), np.log(p / (1 - p)), atol=1e-6)
+
+
+def test_classifier_bins_only_wide_numeric_columns_into_equal_counts() -> None:
+    from synthleak.attacks.mia_nobox import _bin_edges, _binned
+
+    rng = np.random.default_rng(0)
+    wide = rng.normal(size=10_000)
+    wide[::100] = np.nan
+    narrow = rng.integers(0, 40, size=10_000).astype(np.float64)
+    codes = rng.integers(0, 300, size=10_000).astype(np.float64)  # a categorical column
+    x = np.c_[wide, narrow, codes]
+    edges = _bin_edges(x, np.array([False, False, True]))
+    assert edges[1] is None and edges[2] is None and edges[0] is not None
+    b = _binned(x, edges)
+    np.testing.assert_array_equal(b[:, 1:], x[:, 1:])
+    assert np.isnan(b[::100, 0]).all()
+    counts = np.unique(b[~np.isnan(b[:, 0]), 0], return_counts=True)[1]
+    assert len(counts) <= 255 and counts.max() - counts.min() <= 2
+    # the order of the values is kept: a bin holds a range
+    keep = ~np.isnan(wide)
+    assert (np.diff(b[keep, 0][np.argsort(wide[keep])]) >= 0).all()
 
 
 @pytest.mark.parametrize("name", NAMES)
