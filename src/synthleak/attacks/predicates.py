@@ -63,6 +63,24 @@ class Op(IntEnum):
 
 _SYMBOL = {Op.EQ: "==", Op.NE: "!=", Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">="}
 
+# Where the rows an atom matches lie in its sorted column (missing values last), by operator:
+# the run's start and stop, each one of 0, the present values' count, n, and the run of the
+# atom's value from ``left`` to ``right`` (:meth:`TableIndex.bounds`): 0, 1, 2, 3, 4 below.
+# An operator without a run of its own (``!=``) scans the whole column, 0 to n.
+_ZERO, _PRESENT, _ALL, _LEFT, _RIGHT = range(5)
+_RUN_LO = np.full(len(Op), _ZERO, dtype=np.intp)
+_RUN_HI = np.full(len(Op), _ALL, dtype=np.intp)
+for _op, (_lo, _hi) in {
+    Op.EQ: (_LEFT, _RIGHT),
+    Op.LT: (_ZERO, _LEFT),
+    Op.LE: (_ZERO, _RIGHT),
+    Op.GT: (_RIGHT, _PRESENT),
+    Op.GE: (_LEFT, _PRESENT),
+    Op.ISNULL: (_PRESENT, _ALL),
+    Op.NOTNULL: (_ZERO, _PRESENT),
+}.items():
+    _RUN_LO[_op], _RUN_HI[_op] = _lo, _hi
+
 
 def encoded_matrix(table: Table) -> np.ndarray:
     """All columns in schema order as float64 (codes as exact small integers, NaN = missing)."""
@@ -356,39 +374,22 @@ class PredicateSet:
             active = np.flatnonzero(self.ops[:, j] != Op.ANY)
             if active.size == 0:
                 continue
-            npres = int(index.n_present[j])
-            o = self.ops[active, j]
+            o = self.ops[active, j].astype(np.intp)
             v = np.nan_to_num(self.values[active, j], nan=0.0)
             left, right = index.bounds(j, v)
-            zero = np.zeros_like(left)
-            full_p = np.full_like(left, npres)
-            full_n = np.full_like(left, n)
-            lo[active, j] = np.select(
+            # the candidate ends of the run, one row each: 0, n_present, n, left, right
+            ends = np.stack(
                 [
-                    o == Op.EQ,
-                    o == Op.LT,
-                    o == Op.LE,
-                    o == Op.GT,
-                    o == Op.GE,
-                    o == Op.ISNULL,
-                    o == Op.NOTNULL,
-                ],
-                [left, zero, zero, right, left, full_p, zero],
-                zero,
+                    np.zeros_like(left),
+                    np.full_like(left, int(index.n_present[j])),
+                    np.full_like(left, n),
+                    left,
+                    right,
+                ]
             )
-            hi[active, j] = np.select(
-                [
-                    o == Op.EQ,
-                    o == Op.LT,
-                    o == Op.LE,
-                    o == Op.GT,
-                    o == Op.GE,
-                    o == Op.ISNULL,
-                    o == Op.NOTNULL,
-                ],
-                [right, left, right, full_p, full_p, full_n, full_p],
-                full_n,
-            )
+            cols = np.arange(o.size)
+            lo[active, j] = ends[_RUN_LO[o], cols]
+            hi[active, j] = ends[_RUN_HI[o], cols]
         best = np.argmin(hi - lo, axis=1)
         r = np.arange(q)
         return best.astype(np.int64), lo[r, best], hi[r, best]
