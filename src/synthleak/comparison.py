@@ -100,6 +100,7 @@ from synthleak.findings import audit_metrics
 from synthleak.games.attribute_release import ReleaseAttributeResult
 from synthleak.games.linkability import LinkabilityResult
 from synthleak.generators import make_generator
+from synthleak.generators.base import SPEC_PARAMS, split_spec
 from synthleak.metrics.paired import (
     paired_auc_difference,
     paired_excess_difference,
@@ -342,14 +343,17 @@ def expand_grid(spec: str) -> list[tuple[str, int | None]]:
     A parameter with several values separated by commas spans them
     (``privbayes:epsilon=1,4,10,k=2`` gives three specs); ``seed=0,1,2`` is not passed to the
     generator but seeds its fit and sample, one candidate per seed."""
-    name, colon, rest = spec.partition(":")
-    name = name.strip()
+    name, joiner, rest = split_spec(spec)
     if not name:
         raise InputError(f"generator spec {spec!r} names no generator (e.g. privbayes:epsilon=1)")
     params: list[tuple[str, list[str]]] = []
-    for token in (t.strip() for t in rest.split(",")) if colon else ():
-        if "=" in token:
-            key, _, value = token.partition("=")
+    tokens = [t.strip() for t in rest.split(",")] if rest.strip() else []
+    for i, token in enumerate(tokens):
+        key, eq, value = token.partition("=")
+        if eq and key.strip().lower() in SPEC_PARAMS:  # a spec as value: the rest of the spec
+            params.append((key.strip(), [",".join([value, *tokens[i + 1 :]]).strip()]))
+            break
+        if eq:
             params.append((key.strip(), [value.strip()]))
         elif token and params:
             params[-1][1].append(token)
@@ -373,7 +377,7 @@ def expand_grid(spec: str) -> list[tuple[str, int | None]]:
     out: list[tuple[str, int | None]] = []
     for combo in itertools.product(*(values for _, values in grid)):
         one = ",".join(f"{k}={v}" for (k, _), v in zip(grid, combo, strict=True))
-        text = f"{name}:{one}" if one else name
+        text = f"{name}{joiner}{one}" if one else name
         out.extend((text, s) for s in seeds)
     return out
 
@@ -474,7 +478,7 @@ def compare(
         return _compare_relational(
             *relational,
             names,
-            specs=bool(specs),
+            specs=specs,
             opts=opts,
             policy=policy,
             schema=schema,
@@ -601,7 +605,7 @@ def _compare_relational(
     releases: Mapping[str, RelationalData],
     names: Sequence[str],
     *,
-    specs: bool,
+    specs: Sequence[tuple[str, int | None]],
     opts: AuditOptions,
     policy: Policy | None,
     schema: Schema | None,
@@ -614,12 +618,6 @@ def _compare_relational(
     person-level games draw the same members, non-members and selection half for every
     candidate), its figures those of persons (:data:`PERSON_FAMILIES`), and the differences
     paired person by person (:func:`_person_pair_rows`)."""
-    if specs:
-        raise InputError(
-            "generator_specs fit single-table generators: with relational parts give each "
-            "candidate's tables as releases (a relational generator's release, made beforehand)",
-            parameter="generator_specs",
-        )
     if schema is not None:
         raise InputError(
             "schema describes one table: relational parts carry their own schema, so leave "
@@ -647,6 +645,18 @@ def _compare_relational(
         except InputError as exc:
             raise InputError(f"{label}: {exc}", parameter=exc.parameter) from None
     root = sch.person_table(opts.root)
+    from synthleak.generators.relational import make_relational_generator
+
+    for s, _ in specs:
+        make_relational_generator(s)  # an unknown or bad spec fails before any work
+    releases = dict(releases)
+    for s, gs in specs:
+        name = s if gs is None else f"{s}@seed{gs}"
+        rng = _RELEASE.rng(opts.seed if gs is None else gs, stream_key(s))
+        say(f"{name}: fitting on the original's persons and generating as many")
+        gen: Any = make_relational_generator(s)
+        releases[name] = gen.fit(original, rng=rng).sample_like(rng=rng)
+        sources.setdefault(name, s)
     rt = as_runtime(runtime)
     folders = _folder_names(names)
     shared = _Shared(

@@ -245,7 +245,7 @@ def test_relational_compare_pairs_persons_and_recommends_the_clean_release(
         ("file", "is not a folder"),
         ("missing", "--release b="),
         ("orphan", "orphaned"),
-        ("generator", "--generator fits single-table generators"),
+        ("generator", "unknown relational generator 'baynet'"),
         ("categorical", "--categorical, --continuous and --schema describe one table"),
     ],
 )

@@ -88,7 +88,8 @@ def compare_cmd(
         typer.Option(
             "--generator",
             help="A generator to fit on --original, with a grid of values "
-            "(privbayes:epsilon=1,4,10; seed=0,1,2 gives one candidate per seed). Repeatable.",
+            "(privbayes:epsilon=1,4,10; seed=0,1,2 gives one candidate per seed); with "
+            "--relational a relational generator (sdv:hma, python:..., command:...). Repeatable.",
         ),
     ] = None,
     secret: SecretOpt = None,
@@ -135,12 +136,6 @@ def compare_cmd(
         refuse_single_table_flags(
             {"--categorical": categorical, "--continuous": continuous, "--schema": schema}
         )
-        if specs:
-            raise InputError(
-                "--generator fits single-table generators: with --relational give each "
-                "candidate's tables as --release NAME=DIR (a relational generator's release, "
-                "made beforehand)"
-            )
     else:
         refuse_root_alone(root)
     n = len(releases) + sum(len(expand_grid(s)) for s in specs)
@@ -149,9 +144,14 @@ def compare_cmd(
             f"compare needs at least two candidates (--release NAME=PATH or --generator SPEC); "
             f"got {n}"
         )
+    from synthleak.generators.relational import make_relational_generator
+
+    make: Callable[[str], object] = make_generator
+    if relational is not None:
+        make = make_relational_generator
     for s in specs:
         for one, _ in expand_grid(s):
-            make_generator(one)  # an unknown or bad spec fails before any file is read
+            make(one)  # an unknown or bad spec fails before any file is read
     options = AuditOptions(
         secret=secret,
         quasi_ids=tuple(split_list(quasi_ids)),
@@ -170,6 +170,7 @@ def compare_cmd(
             relational,
             sources,
             releases,
+            specs,
             options=options,
             policy=pol,
             out_dir=out_dir,
@@ -244,6 +245,7 @@ def _compare_relational(
     metadata: Path,
     sources: dict[str, str],
     releases: dict[str, str],
+    specs: list[str],
     *,
     options: AuditOptions,
     policy: Policy | None,
@@ -252,7 +254,8 @@ def _compare_relational(
     na_values: str | None,
 ) -> None:
     """``compare --relational``: every part a folder of tables, compared person by person
-    (:func:`synthleak.comparison.compare` with relational parts)."""
+    (:func:`synthleak.comparison.compare` with relational parts; ``specs`` relational
+    generators fitted on the original's persons)."""
     from synthleak.comparison import compare
     from synthleak.report.comparison import write_comparison_report
 
@@ -266,6 +269,7 @@ def _compare_relational(
             parts["original"],
             control=parts["control"],
             releases=cands,
+            generator_specs=specs,
             policy=policy,
             options=options,
             runtime=make_runtime(workers=workers, run_dir=out_dir / "run"),

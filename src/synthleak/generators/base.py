@@ -360,6 +360,35 @@ def _quoted(text: str) -> tuple[str, str] | None:
     return None
 
 
+def split_spec(spec: str) -> tuple[str, str, str]:
+    """``(head, joiner, params)``: the part of a spec that names the generator (with a
+    namespace's model, ``python:``'s target, ``command:``'s quoted command line), the character
+    that joins parameters to it (``":"`` or ``","``), and the ``key=value,...`` text after it,
+    as :func:`parse_spec` reads them: ``head + joiner + params`` is the same spec. For a grid
+    of parameters (``synthleak.comparison.expand_grid``)."""
+    spec = spec.strip()
+    name, colon, rest = spec.partition(":")
+    low = name.strip().lower()
+    if not colon:
+        return spec, ":", ""
+    if low in NAMESPACES:
+        member, sep, tail = rest.partition(":")
+        if "," in member:
+            member, _, more = member.partition(",")
+            tail = more + (sep + tail if sep else "")
+        return f"{name}:{member.strip()}", ":", tail
+    if low == "command":
+        quoted = _quoted(rest)
+        if quoted is None:
+            return spec, ",", ""
+        after = quoted[1].strip()
+        return spec[: len(spec) - len(after)].strip(), ",", after[1:] if after else ""
+    if low in ("python", "env"):
+        head, _, tail = rest.partition(",")
+        return f"{name}:{head.strip()}", ",", tail
+    return name.strip(), ":", rest
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split a spec string (module docstring) into the generator name and raw parameters.
 
