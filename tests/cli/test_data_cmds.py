@@ -74,3 +74,84 @@ def test_schema_with_special_values(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert cols["age"]["low"] == 20.0 and cols["age (special)"]["categories"] == ["-8"]
     assert main(["schema", str(data), "--special-values", "ag=-8"]) == 2
     assert "--special-values names unknown column(s) ['ag']" in capsys.readouterr().err
+
+
+# --- schema --relational -------------------------------------------------------------------------
+def test_relational_schema_prints_and_writes_every_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """schema --relational: the roots and, per table, its keys, links, rows and the schema of
+    its other columns as schema infers one table's (the metadata's categorical kept)."""
+    import pandas as pd
+    from tests.cli.relational_folders import replay_folders
+
+    dirs = replay_folders(tmp_path, 3, 20)
+    argv = ["schema", "--relational", str(dirs["meta"]), str(dirs["original"])]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["roots"] == ["person"] and list(doc["tables"]) == ["person", "visit"]
+    person, visit = doc["tables"]["person"], doc["tables"]["visit"]
+    assert person["primary_key"] == "pid" and person["foreign_keys"] == []
+    assert visit["primary_key"] == "vid"
+    assert visit["foreign_keys"] == [{"column": "pid", "parent": "person", "parent_key": "pid"}]
+    for t in ("person", "visit"):
+        assert doc["tables"][t]["n_rows"] == len(pd.read_csv(dirs["original"] / f"{t}.csv"))
+    cols = Schema.from_dict(visit["schema"])  # each table's schema is one --schema file
+    assert list(cols.names) == ["amount", "kind"] and cols["kind"].is_categorical
+    assert not cols["amount"].is_categorical
+    assert "pid" not in Schema.from_dict(person["schema"]).names  # keys are listed as keys
+    out = tmp_path / "rel.json"
+    assert main([*argv, "--out", str(out)]) == 0
+    assert json.loads(out.read_text()) == doc
+
+
+def _cycle(meta: dict) -> dict:
+    meta["relationships"].append(
+        {
+            "parent_table_name": "visit",
+            "parent_primary_key": "vid",
+            "child_table_name": "person",
+            "child_foreign_key": "vid",
+        }
+    )
+    return meta
+
+
+@pytest.mark.parametrize(
+    ("broken", "message"),
+    [
+        ("missing table", "table(s) ['visit'] named in the metadata are missing"),
+        ("orphaned", "foreign key visit.pid has 1 orphaned row(s)"),
+        ("repeated key", "primary key person.pid is not unique"),
+        ("cycle", "the foreign keys form a cycle"),
+        ("--categorical", "--categorical, --continuous and --schema describe one table"),
+    ],
+)
+def test_relational_schema_bad_input_exit_2_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], broken: str, message: str
+) -> None:
+    import pandas as pd
+    from tests.cli.relational_folders import replay_folders
+
+    dirs = replay_folders(tmp_path, 3, 20)
+    data, extra = dirs["original"], []
+    person, visit = data / "person.csv", data / "visit.csv"
+    if broken == "missing table":
+        visit.unlink()
+    elif broken == "orphaned":
+        v = pd.read_csv(visit)
+        stray = v.iloc[[0]].assign(vid=10**8, pid=10**8)
+        pd.concat([v, stray]).to_csv(visit, index=False)
+    elif broken == "repeated key":
+        p = pd.read_csv(person)
+        pd.concat([p, p.iloc[[3]]]).to_csv(person, index=False)
+    elif broken == "cycle":
+        dirs["meta"].write_text(json.dumps(_cycle(json.loads(dirs["meta"].read_text()))))
+    else:
+        extra = ["--categorical", "kind"]
+    out = tmp_path / "rel.json"
+    argv = ["schema", "--relational", str(dirs["meta"]), str(data), "--out", str(out), *extra]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+    assert not out.exists()
