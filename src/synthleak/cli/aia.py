@@ -856,14 +856,7 @@ def utility_cmd(
     na_values: NaValuesOpt = None,
     fmt: FormatOpt = TextFormat.TABLE,
     out: OutOpt = None,
-    control: Annotated[
-        str | None,
-        typer.Option(
-            "--control",
-            help="With --relational: a folder of real persons' tables the generator never "
-            "saw, whose utility against --original is the reference.",
-        ),
-    ] = None,
+    control: ControlOpt = None,
     relational: RelationalOpt = None,
     root: RootOpt = None,
 ) -> None:
