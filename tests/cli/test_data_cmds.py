@@ -155,3 +155,59 @@ def test_relational_schema_bad_input_exit_2_nothing_written(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message in err, err
     assert not out.exists()
+
+
+def test_relational_schema_keeps_metadata_kinds_and_key_only_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A numeric column the metadata calls categorical is categorical; a table of keys only
+    has no column schema (null); --special-values must name a column of some table."""
+    meta = {
+        "tables": {
+            "hh": {"primary_key": "h", "columns": {"h": {"sdtype": "id"}, "size": {}}},
+            "member": {
+                "primary_key": "m",
+                "columns": {
+                    "m": {"sdtype": "id"},
+                    "h": {"sdtype": "id"},
+                    "code": {"sdtype": "categorical"},
+                },
+            },
+            "link": {"primary_key": "l", "columns": {"l": {"sdtype": "id"}, "m": {"sdtype": "id"}}},
+        },
+        "relationships": [
+            {
+                "parent_table_name": "hh",
+                "parent_primary_key": "h",
+                "child_table_name": "member",
+                "child_foreign_key": "h",
+            },
+            {
+                "parent_table_name": "member",
+                "parent_primary_key": "m",
+                "child_table_name": "link",
+                "child_foreign_key": "m",
+            },
+        ],
+    }
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    d = tmp_path / "data"
+    d.mkdir()
+    (d / "hh.csv").write_text("h,size\n" + "".join(f"{i},{i * 1.7 + 0.3:.2f}\n" for i in range(12)))
+    (d / "member.csv").write_text(
+        "m,h,code\n" + "".join(f"{i},{i % 12},{i * 13}\n" for i in range(30))
+    )
+    (d / "link.csv").write_text("l,m\n" + "".join(f"{i},{i % 30}\n" for i in range(5)))
+    argv = ["schema", "--relational", str(tmp_path / "meta.json"), str(d)]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["roots"] == ["hh"]
+    assert Schema.from_dict(doc["tables"]["member"]["schema"])["code"].is_categorical
+    assert not Schema.from_dict(doc["tables"]["hh"]["schema"])["size"].is_categorical
+    link = doc["tables"]["link"]
+    assert link["schema"] is None and link["n_rows"] == 5
+    assert link["foreign_keys"] == [{"column": "m", "parent": "member", "parent_key": "m"}]
+    assert main([*argv, "--special-values", "size=-8"]) == 0
+    assert main([*argv, "--special-values", "age=-8"]) == 2
+    err = capsys.readouterr().err
+    assert "--special-values names unknown column(s) ['age']" in err
