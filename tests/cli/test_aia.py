@@ -417,3 +417,81 @@ def test_relational_input_refuses_what_does_not_apply(
     args = _relational_args(relational_folders)
     assert main([*args[: args.index("--control")], "--secret", "region"]) == 2
     assert "aia --relational needs --control too" in capsys.readouterr().err
+
+
+# --- utility --relational: the audit's utility stage on persons -----------------------------------
+def test_utility_relational_is_the_audit_stage_figure_on_persons(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """utility --relational gives utility_estimate (the audit's utility stage's function, with
+    its stream) on the person-level views of the three folders, encoded as the audit encodes
+    them; JSON names the level, root and key, text says it is one row per person."""
+    from tests.cli.relational_folders import replay_folders
+
+    from synthleak.data.relational import RelationalSchema, load_relational, person_views
+    from synthleak.data.release import encode_parts
+    from synthleak.metrics.utility import utility_estimate
+    from synthleak.stages.base import STAGE_STREAM
+
+    dirs = replay_folders(tmp_path, 3, 20)
+    args = ["utility", "--relational", str(dirs["meta"])]
+    args += [x for n in ("original", "synthetic") for x in (f"--{n}", str(dirs[n]))]
+    out = tmp_path / "u.json"
+    ctl = ["--control", str(dirs["control"])]
+    assert main([*args, *ctl, "--seed", "4", "--format", "json", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert (doc["level"], doc["root"], doc["key"]) == ("persons", "person", "pid")
+    sch = RelationalSchema.from_sdv(dirs["meta"])
+    parts = {n: load_relational(dirs[n], sch) for n in ("original", "synthetic", "control")}
+    enc = encode_parts(person_views(parts))
+    want = utility_estimate(
+        enc.tables["original"],
+        enc.tables["synthetic"],
+        enc.tables["control"],
+        rng=STAGE_STREAM.sub("utility").rng(4),
+    )
+    assert doc["n_original"] == 80 and doc["n_reference"] == 20
+    for k in ("mre_gt10", "tvd3", "reference_mre_gt10", "reference_tvd"):
+        assert doc[k] == pytest.approx(want[k])
+    assert doc["reference_tvd_ci"] == pytest.approx(list(want["reference_tvd_ci"]))  # type: ignore[call-overload]
+    # the replayed histories match the original's persons; the control's do not
+    assert doc["tvd3"] == 0.0 < doc["reference_tvd"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("Measured on one row per person: the rows of table 'person'")
+    assert "child rows in 'visit' summarised" in text
+    assert "reference          not measured: needs --control DIR" in text
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--categorical", "age"], "--categorical, --continuous and --schema describe one table"),
+        (["--root", "nope"], "--root 'nope' is not a table"),
+        (["--synthetic", "SAME"], "Missing option '--original'"),
+    ],
+)
+def test_utility_relational_bad_input_exit_2_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    from tests.cli.relational_folders import replay_folders
+
+    dirs = replay_folders(tmp_path, 3, 20)
+    out = tmp_path / "u.json"
+    args = ["utility", "--relational", str(dirs["meta"]), "--out", str(out)]
+    if extra[0] == "--synthetic":  # no --original
+        args += ["--synthetic", str(dirs["synthetic"])]
+    else:
+        args += ["--original", str(dirs["original"]), "--synthetic", str(dirs["synthetic"])]
+        args += extra
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+    assert not out.exists()
+    person = str(dirs["original"] / "person.csv")
+    for flags, said in (
+        (["--root", "person"], "--root names the table of persons of --relational"),
+        (["--control", person], "--control gives the reference of utility --relational"),
+    ):
+        assert main(["utility", "--original", person, "--synthetic", person, *flags]) == 2
+        assert said in capsys.readouterr().err

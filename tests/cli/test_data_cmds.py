@@ -74,3 +74,140 @@ def test_schema_with_special_values(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert cols["age"]["low"] == 20.0 and cols["age (special)"]["categories"] == ["-8"]
     assert main(["schema", str(data), "--special-values", "ag=-8"]) == 2
     assert "--special-values names unknown column(s) ['ag']" in capsys.readouterr().err
+
+
+# --- schema --relational -------------------------------------------------------------------------
+def test_relational_schema_prints_and_writes_every_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """schema --relational: the roots and, per table, its keys, links, rows and the schema of
+    its other columns as schema infers one table's (the metadata's categorical kept)."""
+    import pandas as pd
+    from tests.cli.relational_folders import replay_folders
+
+    dirs = replay_folders(tmp_path, 3, 20)
+    argv = ["schema", "--relational", str(dirs["meta"]), str(dirs["original"])]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["roots"] == ["person"] and list(doc["tables"]) == ["person", "visit"]
+    person, visit = doc["tables"]["person"], doc["tables"]["visit"]
+    assert person["primary_key"] == "pid" and person["foreign_keys"] == []
+    assert visit["primary_key"] == "vid"
+    assert visit["foreign_keys"] == [{"column": "pid", "parent": "person", "parent_key": "pid"}]
+    for t in ("person", "visit"):
+        assert doc["tables"][t]["n_rows"] == len(pd.read_csv(dirs["original"] / f"{t}.csv"))
+    cols = Schema.from_dict(visit["schema"])  # each table's schema is one --schema file
+    assert list(cols.names) == ["amount", "kind"] and cols["kind"].is_categorical
+    assert not cols["amount"].is_categorical
+    assert "pid" not in Schema.from_dict(person["schema"]).names  # keys are listed as keys
+    out = tmp_path / "rel.json"
+    assert main([*argv, "--out", str(out)]) == 0
+    assert json.loads(out.read_text()) == doc
+
+
+def _cycle(meta: dict) -> dict:
+    meta["relationships"].append(
+        {
+            "parent_table_name": "visit",
+            "parent_primary_key": "vid",
+            "child_table_name": "person",
+            "child_foreign_key": "vid",
+        }
+    )
+    return meta
+
+
+@pytest.mark.parametrize(
+    ("broken", "message"),
+    [
+        ("missing table", "table(s) ['visit'] named in the metadata are missing"),
+        ("orphaned", "foreign key visit.pid has 1 orphaned row(s)"),
+        ("repeated key", "primary key person.pid is not unique"),
+        ("cycle", "the foreign keys form a cycle"),
+        ("--categorical", "--categorical, --continuous and --schema describe one table"),
+    ],
+)
+def test_relational_schema_bad_input_exit_2_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], broken: str, message: str
+) -> None:
+    import pandas as pd
+    from tests.cli.relational_folders import replay_folders
+
+    dirs = replay_folders(tmp_path, 3, 20)
+    data, extra = dirs["original"], []
+    person, visit = data / "person.csv", data / "visit.csv"
+    if broken == "missing table":
+        visit.unlink()
+    elif broken == "orphaned":
+        v = pd.read_csv(visit)
+        stray = v.iloc[[0]].assign(vid=10**8, pid=10**8)
+        pd.concat([v, stray]).to_csv(visit, index=False)
+    elif broken == "repeated key":
+        p = pd.read_csv(person)
+        pd.concat([p, p.iloc[[3]]]).to_csv(person, index=False)
+    elif broken == "cycle":
+        dirs["meta"].write_text(json.dumps(_cycle(json.loads(dirs["meta"].read_text()))))
+    else:
+        extra = ["--categorical", "kind"]
+    out = tmp_path / "rel.json"
+    argv = ["schema", "--relational", str(dirs["meta"]), str(data), "--out", str(out), *extra]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+    assert not out.exists()
+
+
+def test_relational_schema_keeps_metadata_kinds_and_key_only_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A numeric column the metadata calls categorical is categorical; a table of keys only
+    has no column schema (null); --special-values must name a column of some table."""
+    meta = {
+        "tables": {
+            "hh": {"primary_key": "h", "columns": {"h": {"sdtype": "id"}, "size": {}}},
+            "member": {
+                "primary_key": "m",
+                "columns": {
+                    "m": {"sdtype": "id"},
+                    "h": {"sdtype": "id"},
+                    "code": {"sdtype": "categorical"},
+                },
+            },
+            "link": {"primary_key": "l", "columns": {"l": {"sdtype": "id"}, "m": {"sdtype": "id"}}},
+        },
+        "relationships": [
+            {
+                "parent_table_name": "hh",
+                "parent_primary_key": "h",
+                "child_table_name": "member",
+                "child_foreign_key": "h",
+            },
+            {
+                "parent_table_name": "member",
+                "parent_primary_key": "m",
+                "child_table_name": "link",
+                "child_foreign_key": "m",
+            },
+        ],
+    }
+    (tmp_path / "meta.json").write_text(json.dumps(meta))
+    d = tmp_path / "data"
+    d.mkdir()
+    (d / "hh.csv").write_text("h,size\n" + "".join(f"{i},{i * 1.7 + 0.3:.2f}\n" for i in range(12)))
+    (d / "member.csv").write_text(
+        "m,h,code\n" + "".join(f"{i},{i % 12},{i * 13}\n" for i in range(30))
+    )
+    (d / "link.csv").write_text("l,m\n" + "".join(f"{i},{i % 30}\n" for i in range(5)))
+    argv = ["schema", "--relational", str(tmp_path / "meta.json"), str(d)]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["roots"] == ["hh"]
+    assert Schema.from_dict(doc["tables"]["member"]["schema"])["code"].is_categorical
+    assert not Schema.from_dict(doc["tables"]["hh"]["schema"])["size"].is_categorical
+    link = doc["tables"]["link"]
+    assert link["schema"] is None and link["n_rows"] == 5
+    assert link["foreign_keys"] == [{"column": "m", "parent": "member", "parent_key": "m"}]
+    assert main([*argv, "--special-values", "size=-8"]) == 0
+    assert main([*argv, "--special-values", "age=-8"]) == 2
+    err = capsys.readouterr().err
+    assert "--special-values names unknown column(s) ['age']" in err

@@ -209,8 +209,9 @@ def render_linkability(result: LinkabilityResult, *, unit: str = "records") -> s
 
 class PersonParts:
     """A relational release read for a person-level game: the person-level views
-    (:func:`synthleak.data.relational.person_views`) of the three parts, encoded with one
-    schema as the audit encodes them, and what the games need to name persons."""
+    (:func:`synthleak.data.relational.person_views`) of the parts given (original and
+    synthetic, and the control when its folder is given), encoded with one schema as the audit
+    encodes them, and what the games need to name persons."""
 
     def __init__(
         self,
@@ -232,11 +233,11 @@ class PersonParts:
         views = person_views(parts, root=self.root)
         self.keys = views["original"].index.to_numpy()
         enc = encode_parts(
-            {k: views[k] for k in ("original", "synthetic", "control")},
+            {k: views[k] for k in ("original", "synthetic", "control") if k in views},
             special_values=tuple(special_values or ()),
         )
-        self.release: Release = Release(
-            enc.tables["original"], enc.tables["synthetic"], enc.tables["control"], enc.schema
+        self.release: Release = Release(  # without a control folder, no control
+            enc.tables["original"], enc.tables["synthetic"], enc.tables.get("control"), enc.schema
         )
         self.columns: list[str] = list(enc.schema.names)
         self.profile = enc.profile
