@@ -57,6 +57,20 @@ def test_expand_grid_spans_values_and_seeds() -> None:
     ]
     assert expand_grid("baynet:k=2,seed=0,1") == [("baynet:k=2", 0), ("baynet:k=2", 1)]
     assert expand_grid("indhist") == [("indhist", None)]
+    # the spec's head is kept whole: a namespace's model, python:'s target, command:'s line,
+    # and a spec given as a parameter's value (base=) takes the rest of the spec
+    assert expand_grid("sdv:ctgan,epochs=1,2") == [
+        ("sdv:ctgan:epochs=1", None),
+        ("sdv:ctgan:epochs=2", None),
+    ]
+    assert expand_grid("python:pkg.mod:Gen,k=1,seed=3") == [("python:pkg.mod:Gen,k=1", 3)]
+    cmd = 'command:"prog {input} {output} {n}",timeout=60'
+    assert expand_grid(f"{cmd},seed=0,1") == [(cmd, 0), (cmd, 1)]
+    assert expand_grid("sdv:hma") == [("sdv:hma", None)]
+    assert expand_grid("dp:epsilon=1,4,base=baynet:k=1,2") == [
+        ("dp:epsilon=1,base=baynet:k=1,2", None),
+        ("dp:epsilon=4,base=baynet:k=1,2", None),
+    ]
     with pytest.raises(InputError, match="key=value"):
         expand_grid("baynet:2")
     with pytest.raises(InputError, match="whole numbers"):

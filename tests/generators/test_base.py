@@ -19,53 +19,62 @@ from synthleak.generators import (
     register_generator,
 )
 from synthleak.generators import base as base_mod
-from synthleak.generators.base import parameter_docs, params_of
+from synthleak.generators.base import parameter_docs, params_of, split_spec
 from synthleak.generators.rap import Relaxation
 from synthleak.generators.simple import IndHist
 
+#: Specs and what parse_spec reads in them.
+SPECS = [
+    ("indhist", "indhist", {}),
+    ("  IndHist:bins=5 ", "indhist", {"bins": "5"}),
+    ("privbayes:epsilon=1, k=2", "privbayes", {"epsilon": "1", "k": "2"}),
+    ("rap-softmax:epsilon=10", "rap-softmax", {"epsilon": "10"}),
+    ("ctgan:batch-size=100", "ctgan", {"batch_size": "100"}),
+    (
+        'command:"Rscript s.R {input} {output} {n}"',
+        "command",
+        {"cmd": "Rscript s.R {input} {output} {n}"},
+    ),
+    ("command:'a,b=c {input}'", "command", {"cmd": "a,b=c {input}"}),
+    ("python:pkg.mod:Class", "python", {"target": "pkg.mod:Class"}),
+    (
+        "python:pkg.mod:Class,epochs=2,Flag=false",
+        "python",
+        {"target": "pkg.mod:Class", "epochs": "2", "flag": "false"},
+    ),
+    (
+        'command:"p {input} {output}",timeout=5,claimed_epsilon=1',
+        "command",
+        {"cmd": "p {input} {output}", "timeout": "5", "claimed_epsilon": "1"},
+    ),
+    ("sdv:gaussiancopula", "sdv:gaussiancopula", {}),
+    ("SDV:CTGAN:epochs=2,batch-size=100", "sdv:ctgan", {"epochs": "2", "batch_size": "100"}),
+    ("sdv:ctgan,epochs=2", "sdv:ctgan", {"epochs": "2"}),
+    (
+        "leaky:fraction=0.1,base=baynet:k=2,bins=10",
+        "leaky",
+        {"fraction": "0.1", "base": "baynet:k=2,bins=10"},
+    ),
+    (
+        "leaky:base=python:m:C,x=1",
+        "leaky",
+        {"base": "python:m:C,x=1"},
+    ),
+]
 
-@pytest.mark.parametrize(
-    ("spec", "name", "params"),
-    [
-        ("indhist", "indhist", {}),
-        ("  IndHist:bins=5 ", "indhist", {"bins": "5"}),
-        ("privbayes:epsilon=1, k=2", "privbayes", {"epsilon": "1", "k": "2"}),
-        ("rap-softmax:epsilon=10", "rap-softmax", {"epsilon": "10"}),
-        ("ctgan:batch-size=100", "ctgan", {"batch_size": "100"}),
-        (
-            'command:"Rscript s.R {input} {output} {n}"',
-            "command",
-            {"cmd": "Rscript s.R {input} {output} {n}"},
-        ),
-        ("command:'a,b=c {input}'", "command", {"cmd": "a,b=c {input}"}),
-        ("python:pkg.mod:Class", "python", {"target": "pkg.mod:Class"}),
-        (
-            "python:pkg.mod:Class,epochs=2,Flag=false",
-            "python",
-            {"target": "pkg.mod:Class", "epochs": "2", "flag": "false"},
-        ),
-        (
-            'command:"p {input} {output}",timeout=5,claimed_epsilon=1',
-            "command",
-            {"cmd": "p {input} {output}", "timeout": "5", "claimed_epsilon": "1"},
-        ),
-        ("sdv:gaussiancopula", "sdv:gaussiancopula", {}),
-        ("SDV:CTGAN:epochs=2,batch-size=100", "sdv:ctgan", {"epochs": "2", "batch_size": "100"}),
-        ("sdv:ctgan,epochs=2", "sdv:ctgan", {"epochs": "2"}),
-        (
-            "leaky:fraction=0.1,base=baynet:k=2,bins=10",
-            "leaky",
-            {"fraction": "0.1", "base": "baynet:k=2,bins=10"},
-        ),
-        (
-            "leaky:base=python:m:C,x=1",
-            "leaky",
-            {"base": "python:m:C,x=1"},
-        ),
-    ],
-)
+
+@pytest.mark.parametrize(("spec", "name", "params"), SPECS)
 def test_parse_spec(spec: str, name: str, params: dict[str, str]) -> None:
     assert parse_spec(spec) == (name, params)
+
+
+@pytest.mark.parametrize(("spec", "name", "params"), SPECS)
+def test_split_spec_gives_the_parts_parse_spec_reads(
+    spec: str, name: str, params: dict[str, str]
+) -> None:
+    head, joiner, rest = split_spec(spec)
+    assert parse_spec(head + (joiner + rest if rest else "")) == (name, params)
+    assert parse_spec(head) == (name, {k: v for k, v in params.items() if k in ("cmd", "target")})
 
 
 @pytest.mark.parametrize(
