@@ -8,6 +8,7 @@ A finding's verdict, its wording and the harm order of findings are :mod:`synthl
 
 from __future__ import annotations
 
+import functools
 import math
 import platform
 from collections.abc import Sequence
@@ -162,13 +163,20 @@ BUDGETS: dict[Budget, BudgetPlan] = {
 
 def package_versions() -> dict[str, str]:
     """Versions of Python and of the packages behind a result (recorded in its config)."""
+    return dict(_package_versions())
+
+
+@functools.cache
+def _package_versions() -> tuple[tuple[str, str], ...]:
+    """:func:`package_versions`, read once per process (each reading of the installed
+    packages' metadata took about 40 ms, several per audit and kept stage)."""
     out = {"python": platform.python_version()}
     for pkg in ("synthleak", "numpy", "pandas", "scikit-learn", "scipy", "torch", "dask"):
         try:
             out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             continue
-    return out
+    return tuple(out.items())
 
 
 @dataclass(frozen=True, repr=False)
