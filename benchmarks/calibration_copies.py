@@ -24,6 +24,7 @@ Usage::
 
     nice -n 15 python -m benchmarks.calibration_copies --table adult_coarse --seeds 5000 \\
         --name adult_coarse_5000
+    python -m benchmarks.calibration_copies --exact   # exact sums at the same sizes, no data
 
 writes ``benchmarks/results/copies/<name>.json``: the summary, the seeds any figure flagged and
 the run's provenance (``benchmarks/provenance.py``). Results: ``benchmarks/RESULTS_copies.md``
@@ -153,6 +154,16 @@ def summarise(rows: list[dict], fig: str) -> dict[str, Any]:
     return out
 
 
+def print_exact(n: int, m: int) -> None:
+    """P(the excess's lower end > 0) when both rates are ``p``, summed exactly over every pair
+    of binomial counts of ``n`` and ``m`` trials (no sampling), for both intervals."""
+    from tests.metrics.test_privacy import _exact_flag_rate
+
+    for p in (0.005, 0.02, 0.2, 0.5, 0.8, 0.95, 0.99):
+        plain, corrected = (_exact_flag_rate(n, m, p, c) for c in (False, True))
+        print(f"rate {p:<6} uncorrected {plain:.2%}  corrected {corrected:.2%}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--table", default="adult_coarse")
@@ -161,7 +172,15 @@ def main() -> None:
     ap.add_argument("--n-original", type=int, default=2000)
     ap.add_argument("--ratio", type=int, default=4, help="original records per control record")
     ap.add_argument("--name", default=None, help="write results/copies/NAME.json")
+    ap.add_argument(
+        "--exact",
+        action="store_true",
+        help="print instead the exact flag rates of both intervals at these sizes (no data)",
+    )
     args = ap.parse_args()
+    if args.exact:
+        print_exact(args.n_original, args.n_original // args.ratio)
+        return
     prov = Provenance.start()
     df = table(args.table)
     categorical = infer_schema(df).categorical_names
