@@ -87,6 +87,32 @@ def test_the_row_level_figure_plays_the_root_table_alone() -> None:
     assert again.same_as(so)
 
 
+def test_a_row_level_interval_from_0_to_1_is_not_measured_with_what_it_needs() -> None:
+    """The root rows copied, 20 control persons: every multivariate predicate singles out an
+    original row (attack rate 1, so the risk is 1 whenever the excess is above 0) while the
+    excess at the control's size is not distinguishable from 0; its interval would read 0 to 1.
+    It says "not measured" and what it needs instead; the univariate attack still finds the
+    copy."""
+    original, control, _ = parts(0, n_control=20)
+    release, keys = views(original, replay(original, 10**7), control)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BaselineWarning)
+        so = play_person_singling_out(
+            release, keys, root="person", child_tables=["visit"], n_attacks=N, seed=0
+        )
+    assert so.root_rows is not None
+    rows = {a.attack: a for a in so.root_rows.attacks}
+    multi = rows["multivariate"]
+    assert not multi.measured and np.isnan([multi.risk.value, multi.risk.ci_low]).all()
+    assert multi.n_success == multi.n_attacks > 0  # the counts stay
+    assert "spans every risk from 0 to 1" in multi.note and "larger control set" in multi.note
+    assert so.root_rows_note == f"multivariate: {multi.note}"
+    assert rows["univariate"].measured and rows["univariate"].risk.ci_low > 0.9
+    for res in so.root_rows.attacks:  # no measured figure anywhere spans all of 0 to 1
+        assert not (res.measured and res.risk.ci_low <= 0 and res.risk.ci_high >= 1)
+    assert PersonSinglingOutResult.from_json(so.to_json()).same_as(so)
+
+
 def test_bad_arguments() -> None:
     original, control, others = parts(1, n_control=20)
     release, keys = views(original, others, control)

@@ -113,6 +113,37 @@ def test_null_oracle_copy_findings_p_values_are_valid() -> None:
     assert float(np.mean(np.array(columns) <= 0.5)) >= 0.25
 
 
+def test_every_copy_excess_has_newcombes_continuity_corrected_interval() -> None:
+    """Each copy finding's interval is Newcombe's method 11 (the one the person-level figures
+    use, ``benchmarks/RESULTS_copies.md``): against his published worked examples (Newcombe
+    1998, Table II) for the whole records, the one column checked (Bonferroni over one column
+    is the 95 % interval) and the values one record holds; the uncorrected interval (method 10,
+    0.0524 to 0.3339 and 0.1705 to 0.8090) is narrower and fails this."""
+    from synthleak.metrics.copies import ColumnCopies, CopyReport, RareValues
+    from synthleak.metrics.privacy import RiskEstimate
+    from synthleak.stages.copies import copy_findings
+
+    nan = float("nan")
+
+    def rate(k: int, n: int) -> RiskEstimate:
+        return RiskEstimate(k / n, nan, nan, 0.95, n, None)
+
+    examples = {(56, 70, 48, 80): (0.0428, 0.3422), (9, 10, 3, 10): (0.1013, 0.8387)}
+    for (k1, n1, k2, n2), want in examples.items():
+        column = ColumnCopies("c", 0.9, rate(k1, n1), None, 10, rate(k1, n1), rate(k2, n2))
+        rv = RareValues(("c",), n1, k1, n2, k2, np.arange(k1, dtype=np.int64), ("c",))
+        rep = CopyReport(
+            n1 + n2, n1, n2, rate(k1, n1), rate(0, n1), rate(k2, n2), None,
+            np.arange(k1, dtype=np.int64), (column,), None, 0.0, None, None, rare_values=rv,
+        )  # fmt: skip
+        found = {f.key: f for f in copy_findings(rep)}
+        for key in ("copies.exact", "copies.columns", "copies.rare_values"):
+            e = found[key].estimate
+            assert e.value == pytest.approx(k1 / n1 - k2 / n2), key
+            assert (e.ci_low, e.ci_high) == pytest.approx(want, abs=5e-5), (key, k1, n1)
+            assert "continuity-corrected" in found[key].details["excess"], key
+
+
 def _titles(n: int, seed: int) -> pd.DataFrame:
     """Records with a free-text title each (long, held by one record) and two features."""
     rng = np.random.default_rng(seed)

@@ -31,7 +31,7 @@ intervals.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -41,6 +41,7 @@ from synthleak.data.release import EncodedRelease, Release
 from synthleak.errors import InputError
 from synthleak.games.linkability import LinkabilityResult
 from synthleak.games.singling_out import SinglingOutResult
+from synthleak.metrics.privacy import RiskEstimate
 from synthleak.serde import Result
 
 __all__ = [
@@ -201,11 +202,45 @@ def play_person_singling_out(
             root_game = SinglingOutGame(
                 tuple(attacks), n_attacks=n_attacks, attack_params=root_params
             )
-            rr = root_game.run(_root_release(enc, own), seed=seed, counter=counter)
-            note = ""
+            rr, vacuous = _without_vacuous_intervals(
+                root_game.run(_root_release(enc, own), seed=seed, counter=counter)
+            )
+            note = "; ".join(vacuous)
         except InputError as exc:  # a root table too narrow for an attack's predicates
             note = f"on the {len(own)} column(s) of table {root!r} alone: {exc}"
     return PersonSinglingOutResult(persons, singled, n_singled, rr, note, root)
+
+
+def _without_vacuous_intervals(res: SinglingOutResult) -> tuple[SinglingOutResult, list[str]]:
+    """The row-level game's result with every attack whose risk interval spans all of 0 to 1
+    made "not measured", and one line per such attack saying why and what it needs.
+
+    On a root table of few columns against a small control the multivariate attack's
+    predicates often all single out one original row (an attack rate of 1) while the
+    equal-size excess, read at the control's size, is not distinguishable from 0: the risk
+    (the excess over one minus the control's rate) is then 1 and its interval 0 to 1, a figure
+    that says nothing either way.
+    """
+    attacks, lines = [], []
+    for a in res.attacks:
+        r = a.risk
+        if a.measured and r.ci_low <= 0.0 and r.ci_high >= 1.0:
+            why = (
+                f"not measured: its {r.confidence:.0%} interval spans every risk from 0 to 1 "
+                f"({a.n_success} of {a.n_attacks} predicates single out one row of the original, "
+                f"{a.n_control_success} one of the control's {res.design.n_control}); it needs a "
+                "larger control set"
+            )
+            nan = float("nan")
+            a = replace(
+                a,
+                measured=False,
+                note=why,
+                risk=RiskEstimate(nan, nan, nan, r.confidence, r.n_trials, r.baseline),
+            )
+            lines.append(f"{a.attack}: {why}")
+        attacks.append(a)
+    return replace(res, attacks=tuple(attacks)), lines
 
 
 @dataclass(frozen=True, repr=False)

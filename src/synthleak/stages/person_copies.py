@@ -15,6 +15,7 @@ import numpy as np
 from synthleak.attacks.base import AttackFamily
 from synthleak.harm import FindingKey
 from synthleak.stages.base import Context, Sections, Stage, StageOutput, needs_person_release
+from synthleak.stages.copies import EXCESS_INTERVAL
 from synthleak.threat import threat_model
 from synthleak.verdicts import Finding, MetricKind
 
@@ -36,7 +37,7 @@ def _person_copies(ctx: Context, rng: np.random.Generator) -> StageOutput:
         "tables": list(res.tables),
         "baseline_of": "control persons",
         "compared_with": "control",
-        "excess": "rate minus the baseline rate (Newcombe interval)",
+        "excess": EXCESS_INTERVAL.format("the baseline rate"),
     }
     findings.append(
         Finding(

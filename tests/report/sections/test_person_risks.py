@@ -29,7 +29,15 @@ def test_the_section_shows_person_risks_beside_the_root_rows_and_names_root_keys
     assert units.count("rows of 'person' alone") == 3
     games = [row[0] for row in risks.rows if row[1] == "rows of 'person' alone"]
     assert "linkability (age, sex to income, region)" in games
-    assert all("–" in row[3] for row in risks.rows)
+    # the root rows' multivariate figure here spans 0 to 1 (every predicate singles out an
+    # original row, the excess at 50 control persons not above 0): not measured, with what it
+    # needs, never "1.000" with an interval "0.000 – 1.000"
+    vacuous = ("singling out (multivariate)", "rows of 'person' alone", "n/a", "n/a")
+    assert [row[:4] for row in risks.rows if row[2] == "n/a"] == [vacuous]
+    assert all("–" in row[3] for row in risks.rows if row[2] != "n/a")
+    assert "0.000 – 1.000" not in [row[3] for row in risks.rows]
+    assert "multivariate: not measured: its 95% interval spans every risk from 0 to 1" in text
+    assert "it needs a larger control set" in text
     assert named.header == ("game", "persons (person key)")
     keys = {str(k) for k in original.frames["person"]["pid"]}
     for _, cell in named.rows:
