@@ -380,6 +380,42 @@ def test_generate_relational_writes_a_folder_that_reads_back(
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
+KEYS = "person(pid) visit(vid, pid->person)"
+
+
+def test_generate_relational_takes_the_keys_on_the_command_line(
+    tmp_path: Path, relational: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--relational with the tables' keys instead of a metadata file: the same release, and
+    SDV metadata of those keys written beside it, which reads back."""
+    from synthleak.data.relational import load_relational
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(_relational_argv(relational, a, "--seed", "7")) == 0
+    argv = _relational_argv(relational, b, "--seed", "7")
+    argv[argv.index("--relational") + 1] = KEYS
+    assert main(argv) == 0
+    for t in ("person.csv", "visit.csv"):
+        assert (a / t).read_bytes() == (b / t).read_bytes()
+    back = load_relational(b, b / "metadata.json")
+    assert back.schema.primary_keys == {"person": "pid", "visit": "vid"}
+    assert [(k.child, k.column, k.parent) for k in back.schema.foreign_keys] == [
+        ("visit", "pid", "person")
+    ]
+    capsys.readouterr()
+    for bad, message in (
+        (str(tmp_path / "nosuch.json"), "nosuch.json"),
+        ("nosuch", "no such metadata file"),
+        ("person(pid) visit(vid, pid)", "is not COLUMN->PARENT"),
+    ):
+        argv = _relational_argv(relational, tmp_path / "c", "--seed", "7")
+        argv[argv.index("--relational") + 1] = bad
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1, err
+        assert not (tmp_path / "c").exists()
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

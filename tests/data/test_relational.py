@@ -1,4 +1,5 @@
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -196,3 +197,25 @@ def test_the_table_of_persons_is_the_one_root_or_named():
     two = dict(SDV_META, tables={**SDV_META["tables"], "shops": {"primary_key": "shop"}})
     with pytest.raises(InputError, match=r"root tables \['users', 'shops'\]: name the table"):
         RelationalSchema.from_sdv(two).person_table()
+
+
+def test_keys_on_a_command_line_give_the_schema() -> None:
+    sch = RelationalSchema.from_keys(
+        " household(hid); person(pid, hid->household) trip(-, pid->person) "
+    )
+    assert sch.primary_keys == {"household": "hid", "person": "pid", "trip": None}
+    assert [(k.child, k.column, k.parent) for k in sch.foreign_keys] == [
+        ("person", "hid", "household"),
+        ("trip", "pid", "person"),
+    ]
+    for bad, message in (
+        ("person", "are not a list of NAME"),
+        ("person(pid) junk", "are not a list of NAME"),
+        ("person(pid) visit(vid, pid)", "'pid' in table 'visit' is not COLUMN->PARENT"),
+        ("person(pid) person(x)", "declare table 'person' twice"),
+        ("visit(vid, pid->person)", "names table 'person' that is not declared"),
+        ("person(, x->y)", "starts with no primary key"),
+        ("a(x, y->b) b(z, w->a)", "cycle"),
+    ):
+        with pytest.raises(InputError, match=re.escape(message)):
+            RelationalSchema.from_keys(bad)

@@ -660,7 +660,9 @@ RelationalOpt = Annotated[
     Path | None,
     typer.Option(
         "--relational",
-        help="SDV multi-table metadata (JSON): the release is relational, and --original, "
+        help="SDV multi-table metadata (JSON), or the tables' keys as "
+        "'person(pid) visit(vid, pid->person)' (each table's primary key, '-' for none, then "
+        "its foreign keys as COLUMN->PARENT): the release is relational, and --original, "
         "--synthetic and --control are folders of one CSV/Parquet file per table. The "
         "command then measures persons (a root row with their child rows).",
     ),
@@ -721,7 +723,16 @@ def load_relational_parts(
     :class:`~synthleak.data.relational.RelationalData` of each part, by role."""
     from synthleak.data.relational import RelationalSchema, load_relational
 
-    sch = RelationalSchema.from_sdv(metadata)
+    text = str(metadata)
+    if metadata.is_file() or metadata.suffix.lower() == ".json":
+        sch = RelationalSchema.from_sdv(metadata)
+    elif "(" in text:  # keys on the command line
+        sch = RelationalSchema.from_keys(text)
+    else:
+        raise InputError(
+            f"--relational {text}: no such metadata file; give SDV multi-table metadata (JSON) "
+            "or the tables' keys, such as 'person(pid) visit(vid, pid->person)'"
+        )
     na = tuple(split_list(na_values))
     return {k: load_relational(v, sch, na_values=na) for k, v in folders.items() if v}
 

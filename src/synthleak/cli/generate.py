@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -341,7 +342,13 @@ def _generate_relational(
     try:
         for table in sch.tables:
             release.frames[table].to_csv(tmp / f"{table}.csv", index=False)
-        shutil.copyfile(metadata, tmp / "metadata.json")
+        if metadata.is_file():  # the user's metadata as given
+            shutil.copyfile(metadata, tmp / "metadata.json")
+        else:  # keys given on the command line: SDV metadata of them
+            from synthleak.generators.relational import sdv_multi_table_metadata
+
+            doc = sdv_multi_table_metadata(release)
+            (tmp / "metadata.json").write_text(json.dumps(doc, indent=2) + "\n")
         os.rename(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -36,6 +36,7 @@ child rows of 100,000 persons (three numeric, two categorical columns, ordered):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,10 @@ __all__ = [
 TABLE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq", ".tsv")
 #: Most values of one categorical child column counted in the person view (the most frequent).
 DEFAULT_MAX_CHILD_CATEGORIES = 30
+
+
+#: One table of :meth:`RelationalSchema.from_keys`: ``NAME(...)``.
+_TABLE_SPEC = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*\(([^()]*)\)")
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,46 @@ class RelationalSchema:
             dict(categorical or {}),
             dict(order_by or {}),
         )
+
+    @classmethod
+    def from_keys(cls, spec: str) -> RelationalSchema:
+        """From a spec of keys, as a command line gives them without SDV metadata: every table
+        as ``NAME(KEY, COLUMN->PARENT, ...)``, separated by spaces or ``;``; its primary key
+        first (``-`` for a table without one), then its foreign keys, each a column referring
+        to a parent table's primary key. ``person(pid) visit(vid, pid->person)`` is a table of
+        persons and their visits. Column kinds are read from the values."""
+        text = spec.strip()
+        example = "person(pid) visit(vid, pid->person)"
+        pks: dict[str, str | None] = {}
+        fks: list[ForeignKey] = []
+        pos = 0
+        for m in _TABLE_SPEC.finditer(text):
+            if text[pos : m.start()].strip(" ;\t\n"):
+                break
+            pos = m.end()
+            name, inside = m.group(1), [p.strip() for p in m.group(2).split(",")]
+            if name in pks:
+                raise InputError(f"keys {spec!r} declare table {name!r} twice: declare it once")
+            if not inside[0] or "->" in inside[0]:
+                raise InputError(
+                    f"keys {spec!r}: table {name!r} starts with no primary key: write its key "
+                    f"first, '-' for none (e.g. {example})"
+                )
+            pks[name] = None if inside[0] == "-" else inside[0]
+            for link in inside[1:]:
+                col, arrow, parent = (x.strip() for x in link.partition("->"))
+                if not arrow or not col or not parent:
+                    raise InputError(
+                        f"keys {spec!r}: {link!r} in table {name!r} is not COLUMN->PARENT "
+                        f"(e.g. {example})"
+                    )
+                fks.append(ForeignKey(name, col, parent))
+        if not pks or text[pos:].strip(" ;\t\n"):
+            raise InputError(
+                f"keys {spec!r} are not a list of NAME(KEY, COLUMN->PARENT, ...) tables "
+                f"(e.g. {example})"
+            )
+        return cls(pks, tuple(fks))
 
     @classmethod
     def from_sdv(cls, metadata: str | Path | Mapping[str, Any]) -> RelationalSchema:
