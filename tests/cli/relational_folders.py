@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from tests.cli.test_audit_cmds import SDV_METADATA
 from tests.games.person_parts import parts, replay
 
@@ -30,3 +31,15 @@ def replay_folders(d: Path, seed: int, n_control: int, *, others: bool = False) 
         for table, frame in data.frames.items():
             frame.to_csv(out[name] / f"{table}.csv", index=False)
     return out
+
+
+def resampler_spec(d: Path, monkeypatch: pytest.MonkeyPatch, prefix: str) -> str:
+    """The ``python:`` spec of the resampling relational generator of
+    tests/generators/test_relational.py (training persons drawn with replacement, whole
+    histories), importable from ``d`` for the test's duration."""
+    from tests.generators.test_relational import USER_MODULE
+
+    name = f"{prefix}_{d.name.replace('-', '_')}"
+    (d / f"{name}.py").write_text(USER_MODULE)
+    monkeypatch.syspath_prepend(str(d))
+    return f"python:{name}:Resampler"

@@ -669,7 +669,7 @@ def test_relational_no_box_form_plays_the_person_membership_game(
     ("extra", "message"),
     [
         (["--rows", "1,2"], "--rows do not apply to mia --relational"),
-        (["--generator", "baynet"], "--generator do not apply"),
+        (["--generator", "baynet"], "--control do not apply to mia --relational with --generator"),
         (["--categorical", "sex"], "--categorical, --continuous and --schema describe one table"),
         (["--root", "nope"], "--root 'nope' is not a table"),
     ],
@@ -686,3 +686,44 @@ def test_relational_no_box_form_refuses_what_does_not_apply(
     args = _relational_args(relational_folders)
     assert main(args[: args.index("--control")]) == 2
     assert "needs --control too" in capsys.readouterr().err
+
+
+def test_relational_generator_form_plays_the_person_shadow_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mia --relational DATA --generator SPEC plays the person_shadow stage's game
+    (play_person_shadow, the same parameters) and names the targets by root key; the options
+    of the other forms are refused in one line."""
+    from tests.cli.relational_folders import replay_folders, resampler_spec
+
+    from synthleak.data.relational import RelationalSchema, load_relational
+    from synthleak.games.person_shadow import play_person_shadow
+
+    f = replay_folders(tmp_path, seed=6, n_control=10)
+    spec = resampler_spec(tmp_path, monkeypatch, "mia_relgens")
+    argv = ["mia", str(f["original"]), "--relational", str(f["meta"]), "--generator", spec]
+    argv += ["--targets", "random:3", "--shadows", "4", "--tests", "4", "--seed", "2"]
+    assert main([*argv, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["mode"] == "black-box persons" and doc["key"] == "pid"
+    data = load_relational(f["original"], RelationalSchema.from_sdv(f["meta"]))
+    game = play_person_shadow(
+        data, spec, seed=2, n_targets=3, n_shadows=4, n_tests=4, root="person"
+    )
+    assert doc["target_keys"] == json.loads(game.to_json())["target_keys"]
+    assert doc["attacks"] == json.loads(game.to_json())["attacks"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "shadow-model membership inference of persons" in text and "baseline 0.5" in text
+    for key in game.target_keys:
+        assert f"  {key}: " in text
+    for extra, message in (
+        (["--control", str(f["control"])], "--control do not apply"),
+        (["--targets", "screen:5"], "give random:N"),
+        (["--pool", "single"], "--pool do not apply"),
+    ):
+        assert main([*argv, *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1, err
+    assert main(argv[:1] + argv[2:]) == 2
+    assert "needs DATA" in capsys.readouterr().err

@@ -119,14 +119,10 @@ def test_bad_out_suffix(data_csv: Path, tmp_path: Path, capsys: pytest.CaptureFi
 def relational(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """The folders of tests/cli/relational_folders.py (40 original persons) and the python:
     spec of the resampling relational generator of tests/generators/test_relational.py."""
-    from tests.cli.relational_folders import replay_folders
-    from tests.generators.test_relational import USER_MODULE
+    from tests.cli.relational_folders import replay_folders, resampler_spec
 
-    name = f"riskmap_relgens_{tmp_path.name.replace('-', '_')}"
-    (tmp_path / f"{name}.py").write_text(USER_MODULE)
-    monkeypatch.syspath_prepend(str(tmp_path))
     folders: dict[str, Any] = replay_folders(tmp_path, seed=6, n_control=10)
-    folders["spec"] = f"python:{name}:Resampler"
+    folders["spec"] = resampler_spec(tmp_path, monkeypatch, "riskmap_relgens")
     return folders
 
 

@@ -55,6 +55,15 @@ folder one file per table::
      ...PersonMembershipResult.to_dict(): "attacks", "best", "select_by", "member_keys",
      "non_member_keys", "n_reference", "n_synthetic_persons", "notes", "exposed"}
 
+Black-box form on persons (a relational generator,
+:func:`synthleak.games.person_shadow.play_person_shadow` as the audit's ``person_shadow``
+stage plays it): ``synthleak mia --relational META.json DIR --generator SPEC`` (``--targets
+random:N``, ``--shadows``, ``--tests``, ``--train-size``)::
+
+    {"mode": "black-box persons", "root": str, "key": str,
+     ...PersonShadowResult.to_dict(): "attacks", "primary", "generator", "target_keys",
+     "target_auc", "n_shadows", "n_tests", "train_size", "failed", "notes"}
+
 With ``--candidates FILE`` instead of ``--original`` (and ``--control`` only for
 ``--generator``), it writes a CSV ``row,score``: one score per candidate record, in file order.
 
@@ -130,7 +139,7 @@ from synthleak.cli.common import (
     split_screen_targets,
     to_json,
 )
-from synthleak.errors import InputError
+from synthleak.errors import GeneratorFailure, InputError
 from synthleak.modes import Knowledge, Neighbouring, PoolMode
 
 if TYPE_CHECKING:
@@ -446,6 +455,77 @@ def _nobox_persons(
     else:
         text = render_person_table(result, person, key)
     emit(text, out)
+
+
+def _random_targets(value: str) -> int:
+    """``--targets random:N`` of the shadow-model game on persons (its targets are drawn at
+    random); any other selector is refused."""
+    kind, _, n = value.partition(":")
+    if kind.strip() != "random" or not n.strip().isdigit() or int(n) < 1:
+        raise InputError(
+            f"--targets {value}: the shadow-model game on persons draws its targets at random; "
+            "give random:N (N persons) or leave --targets out"
+        )
+    return int(n)
+
+
+def _shadow_persons(
+    relational: Path,
+    folder: str,
+    spec: str,
+    *,
+    root: str | None,
+    options: dict[str, int | None],
+    seed: int,
+    fmt: TextFormat,
+    out: Path | None,
+    na_values: str | None,
+) -> None:
+    """``mia --relational DATA --generator SPEC``: the shadow-model game on persons, as the
+    audit's ``person_shadow`` stage plays it
+    (:func:`~synthleak.games.person_shadow.play_person_shadow`); ``options`` are the game's
+    parameters given (``None``: its default)."""
+    from synthleak.games.person_shadow import play_person_shadow
+    from synthleak.generators.relational import make_relational_generator
+
+    make_relational_generator(spec)  # a single-table spec fails before the data is read
+    if out is not None:
+        check_out_path(out)
+    data = load_relational_parts(relational, {"data": folder}, na_values=na_values)["data"]
+    person = data.schema.person_table(root)
+    key = data.schema.key_of(person)
+    given = {k: v for k, v in options.items() if v is not None}
+    try:
+        result = play_person_shadow(data, spec, seed=seed, root=person, **given)
+    except GeneratorFailure as exc:
+        raise InputError(f"generator {spec!r} failed: {exc}") from exc
+    if fmt is TextFormat.JSON:
+        doc = {"mode": "black-box persons", "root": person, "key": key, **result.to_dict()}
+        emit(to_json(doc), out)
+        return
+    a = result.primary_attack
+    lines = [
+        f"shadow-model membership inference of persons (rows of table {person!r} with their "
+        f"child rows, key {key!r}), generator {result.generator}: {len(result.target_keys)} "
+        f"target persons, {result.n_shadows} shadow and {result.n_tests} test releases of "
+        f"{result.train_size} persons",
+        f"AUC of {result.primary} {_fmt(a.auc.value)} (95% CI {_fmt(a.auc.ci_low)}-"
+        f"{_fmt(a.auc.ci_high)}; baseline 0.5)",
+    ]
+    for f, t in a.tpr_at_fpr.items():
+        lines.append(
+            f"  TPR at FPR {f}: "
+            + (
+                f"{_fmt(t.value)} ({_fmt(t.ci_low)}-{_fmt(t.ci_high)})"
+                if t.value is not None
+                else f"not resolvable ({t.note})"
+            )
+        )
+    lines.append(f"targets by {key!r}, their AUC over the test releases (no interval per person):")
+    order = sorted(range(len(result.target_keys)), key=lambda i: -result.target_auc[i])
+    lines += [f"  {result.target_keys[i]}: {_fmt(result.target_auc[i])}" for i in order]
+    lines += [f"note: {n}" for n in result.notes]
+    emit("\n".join(lines), out)
 
 
 def _check_form(
@@ -820,6 +900,55 @@ def mia_cmd(
     attacks after van Breugel et al. (2023), Houssiau et al. (2022) and Hayes et al. (2019).
     """
     gate = load_cli_policy(fail_on, policy, junit)
+    if relational is not None and generator is not None:  # the shadow-model game on persons
+        wrong = [
+            flag
+            for flag, name in (
+                ("--original", "original"),
+                ("--synthetic", "synthetic"),
+                ("--control", "control"),
+                *(
+                    (f, n)
+                    for f, n in _BLACK_BOX_ONLY
+                    if n not in ("targets", "train_size", "shadows", "tests")
+                ),
+                *_NO_BOX_ONLY,
+                ("--shadow-releases", "shadow_releases"),
+                ("--candidates", "candidates"),
+                ("--attacks", "attacks"),
+                ("--k", "k"),
+                ("--fail-on", "fail_on"),
+                ("--policy", "policy"),
+                ("--junit", "junit"),
+                ("--special-values", "special_values"),
+            )
+            if _given(ctx, name)
+        ]
+        if wrong:
+            raise InputError(
+                f"{', '.join(wrong)} do not apply to mia --relational with --generator (the "
+                "shadow-model game on persons: --relational META DATA --generator SPEC): drop "
+                "them"
+            )
+        if data is None:
+            raise InputError(
+                "mia --relational --generator needs DATA: the folder of the persons' tables "
+                "(the population the shadow training sets are drawn from)"
+            )
+        refuse_single_table_flags(
+            {"--categorical": categorical, "--continuous": continuous, "--schema": schema}
+        )
+        given = {
+            "n_targets": _random_targets(targets) if _given(ctx, "targets") else None,
+            "train_size": train_size if _given(ctx, "train_size") else None,
+            "n_shadows": shadows if _given(ctx, "shadows") else None,
+            "n_tests": tests if _given(ctx, "tests") else None,
+        }
+        _shadow_persons(
+            relational, data, generator, root=root, options=given, seed=seed, fmt=fmt, out=out,
+            na_values=na_values,
+        )  # fmt: skip
+        return
     if relational is not None:  # the no-box form on persons
         wrong = (["DATA"] if data is not None else []) + [
             flag
