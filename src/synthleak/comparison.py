@@ -1138,19 +1138,9 @@ def _holm(raw: Sequence[dict[str, object]]) -> tuple[PairedDifference, ...]:
     )
 
 
-def _pair_rows(
-    a: AuditResult,
-    b: AuditResult,
-    na: str,
-    nb: str,
-    rng_copies: np.random.Generator,
-    rng_attribute: np.random.Generator,
-    notes: list[str],
-    *,
-    rng_linkability: np.random.Generator,
-) -> list[dict[str, object]]:
-    """The paired differences of two candidates, one row per family both measured on the
-    same records (before Holm's correction)."""
+def _rows_of(na: str, nb: str) -> tuple[list[dict[str, object]], Callable[..., None]]:
+    """The paired-difference rows of candidates ``na`` and ``nb`` (empty), and the function
+    that adds one: ``row(family, d, n, method, **more)`` with ``d`` a paired difference."""
     rows: list[dict[str, object]] = []
 
     def row(family: str, d: Any, n: int, method: str, **more: object) -> None:
@@ -1168,6 +1158,24 @@ def _pair_rows(
                 **more,
             )
         )
+
+    return rows, row
+
+
+def _pair_rows(
+    a: AuditResult,
+    b: AuditResult,
+    na: str,
+    nb: str,
+    rng_copies: np.random.Generator,
+    rng_attribute: np.random.Generator,
+    notes: list[str],
+    *,
+    rng_linkability: np.random.Generator,
+) -> list[dict[str, object]]:
+    """The paired differences of two candidates, one row per family both measured on the
+    same records (before Holm's correction)."""
+    rows, row = _rows_of(na, nb)
 
     ca, cb = _copied(a), _copied(b)
     if ca is not None and cb is not None and ca.size == cb.size:
@@ -1297,23 +1305,7 @@ def _person_pair_rows(
     (DeLong on the same members and non-members, the attack chosen on the selection half),
     histories and shares of histories copied (McNemar on the same training persons),
     linkability and attribute inference of persons (as the record-level families)."""
-    rows: list[dict[str, object]] = []
-
-    def row(family: str, d: Any, n: int, method: str, **more: object) -> None:
-        rows.append(
-            dict(
-                family=family,
-                a=na,
-                b=nb,
-                difference=d.difference,
-                ci_low=d.ci_low,
-                ci_high=d.ci_high,
-                p_value=d.p_value,
-                n=n,
-                method=method,
-                **more,
-            )
-        )
+    rows, row = _rows_of(na, nb)
 
     i, j = ij
     copied = _person_copied(a, b)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from tests.cli.test_audit_cmds import SDV_METADATA
 from tests.games.person_parts import parts, replay
@@ -43,3 +44,17 @@ def resampler_spec(d: Path, monkeypatch: pytest.MonkeyPatch, prefix: str) -> str
     (d / f"{name}.py").write_text(USER_MODULE)
     monkeypatch.syspath_prepend(str(d))
     return f"python:{name}:Resampler"
+
+
+def break_folder(folder: Path, change: str) -> None:
+    """Break the tables of ``folder`` in place: ``missing`` removes the visit table, ``orphan``
+    points the first visit at person 123456, who does not exist."""
+    visit = folder / "visit.csv"
+    if change == "missing":
+        visit.unlink()
+    elif change == "orphan":
+        frame = pd.read_csv(visit)
+        frame.loc[0, "pid"] = 123456
+        frame.to_csv(visit, index=False)
+    else:
+        raise ValueError(f"unknown change {change!r}")

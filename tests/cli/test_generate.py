@@ -437,13 +437,10 @@ def test_generate_relational_bad_input_exit_2_nothing_written(
 ) -> None:
     out = tmp_path / "release"
     argv = _relational_argv(relational, out)
-    data = relational["original"]
-    if change == "missing":
-        (data / "visit.csv").unlink()
-    elif change == "orphan":
-        visit = pd.read_csv(data / "visit.csv")
-        visit.loc[0, "pid"] = 123456
-        visit.to_csv(data / "visit.csv", index=False)
+    from tests.cli.relational_folders import break_folder
+
+    if change in ("missing", "orphan"):
+        break_folder(relational["original"], change)
     elif change == "single":
         argv[argv.index("-g") + 1] = "indhist"
     elif change == "categorical":

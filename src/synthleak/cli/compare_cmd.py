@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -188,30 +188,19 @@ def compare_cmd(
         min_rows=2,
         special_values=options.special_values,
     )
-    from synthleak.comparison import compare
-    from synthleak.report.comparison import write_comparison_report
-
-    created = not out_dir.exists()
-    log = _logger()
-    try:
-        result = compare(
-            enc.frames["original"],
-            control=enc.frames["control"],
-            releases={k: enc.frames[f"release:{k}"] for k in releases},
-            generator_specs=specs,
-            policy=pol,
-            options=options,
-            schema=enc.schema,
-            runtime=make_runtime(workers=workers, run_dir=out_dir / "run"),
-            log=log,
-            sources={**sources, **releases},
-        )
-        paths = write_comparison_report(result, out_dir)
-    except BaseException:
-        if created and out_dir.exists() and not _has_finished_work(out_dir / "run"):
-            shutil.rmtree(out_dir, ignore_errors=True)
-        raise
-    _report_written(log, paths["html"], result)
+    _compare_and_write(
+        out_dir,
+        _logger(),
+        workers,
+        original=enc.frames["original"],
+        control=enc.frames["control"],
+        releases={k: enc.frames[f"release:{k}"] for k in releases},
+        generator_specs=specs,
+        policy=pol,
+        options=options,
+        schema=enc.schema,
+        sources={**sources, **releases},
+    )
 
 
 def _read_relational_candidates(
@@ -256,25 +245,37 @@ def _compare_relational(
     """``compare --relational``: every part a folder of tables, compared person by person
     (:func:`synthleak.comparison.compare` with relational parts; ``specs`` relational
     generators fitted on the original's persons)."""
-    from synthleak.comparison import compare
-    from synthleak.report.comparison import write_comparison_report
-
     parts, cands = _read_relational_candidates(metadata, sources, releases, na_values)
-    created = not out_dir.exists()
     log = _logger()
     tables = ", ".join(parts["original"].schema.tables)
     log(f"comparing {len(cands)} relational candidates: tables {tables}")
+    _compare_and_write(
+        out_dir,
+        log,
+        workers,
+        original=parts["original"],
+        control=parts["control"],
+        releases=cands,
+        generator_specs=specs,
+        policy=policy,
+        options=options,
+        sources={**sources, **releases},
+    )
+
+
+def _compare_and_write(
+    out_dir: Path, log: Callable[[str], None], workers: int, **parts: Any
+) -> None:
+    """:func:`synthleak.comparison.compare` of ``parts`` (its arguments) with its candidates'
+    stages kept in ``out_dir/run``, and the reports written; a new ``out_dir`` is removed
+    again when the comparison fails before any stage finished."""
+    from synthleak.comparison import compare
+    from synthleak.report.comparison import write_comparison_report
+
+    created = not out_dir.exists()
     try:
         result = compare(
-            parts["original"],
-            control=parts["control"],
-            releases=cands,
-            generator_specs=specs,
-            policy=policy,
-            options=options,
-            runtime=make_runtime(workers=workers, run_dir=out_dir / "run"),
-            log=log,
-            sources={**sources, **releases},
+            runtime=make_runtime(workers=workers, run_dir=out_dir / "run"), log=log, **parts
         )
         paths = write_comparison_report(result, out_dir)
     except BaseException:

@@ -82,6 +82,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -139,7 +140,7 @@ from synthleak.cli.common import (
     split_screen_targets,
     to_json,
 )
-from synthleak.errors import GeneratorFailure, InputError
+from synthleak.errors import InputError
 from synthleak.modes import Knowledge, Neighbouring, PoolMode
 
 if TYPE_CHECKING:
@@ -219,6 +220,28 @@ _NO_BOX_ONLY = (
     ("--n-non-members", "n_non_members"),
     ("--n-exposed", "n_exposed"),
 )
+
+
+#: Options of neither form on persons (``--relational``).
+_NOT_ON_PERSONS = (
+    ("--shadow-releases", "shadow_releases"),
+    ("--candidates", "candidates"),
+    ("--k", "k"),
+    ("--fail-on", "fail_on"),
+    ("--policy", "policy"),
+    ("--junit", "junit"),
+    ("--special-values", "special_values"),
+)
+
+
+def _refuse_given(
+    ctx: typer.Context, flags: Sequence[tuple[str, str]], form: str, *, data: str | None = None
+) -> None:
+    """One line naming the options of ``flags`` given (and DATA, when ``data`` is), which
+    ``form`` does not take."""
+    wrong = (["DATA"] if data is not None else []) + [f for f, n in flags if _given(ctx, n)]
+    if wrong:
+        raise InputError(f"{', '.join(wrong)} do not apply to {form}: drop them")
 
 
 def _given(ctx: typer.Context, name: str) -> bool:
@@ -485,20 +508,13 @@ def _shadow_persons(
     audit's ``person_shadow`` stage plays it
     (:func:`~synthleak.games.person_shadow.play_person_shadow`); ``options`` are the game's
     parameters given (``None``: its default)."""
-    from synthleak.games.person_shadow import play_person_shadow
-    from synthleak.generators.relational import make_relational_generator
+    from synthleak.cli.riskmap import shadow_persons
 
-    make_relational_generator(spec)  # a single-table spec fails before the data is read
     if out is not None:
         check_out_path(out)
-    data = load_relational_parts(relational, {"data": folder}, na_values=na_values)["data"]
-    person = data.schema.person_table(root)
-    key = data.schema.key_of(person)
-    given = {k: v for k, v in options.items() if v is not None}
-    try:
-        result = play_person_shadow(data, spec, seed=seed, root=person, **given)
-    except GeneratorFailure as exc:
-        raise InputError(f"generator {spec!r} failed: {exc}") from exc
+    result, person, key = shadow_persons(
+        relational, folder, spec, root=root, na_values=na_values, seed=seed, options=options
+    )
     if fmt is TextFormat.JSON:
         doc = {"mode": "black-box persons", "root": person, "key": key, **result.to_dict()}
         emit(to_json(doc), out)
@@ -901,9 +917,9 @@ def mia_cmd(
     """
     gate = load_cli_policy(fail_on, policy, junit)
     if relational is not None and generator is not None:  # the shadow-model game on persons
-        wrong = [
-            flag
-            for flag, name in (
+        _refuse_given(
+            ctx,
+            (
                 ("--original", "original"),
                 ("--synthetic", "synthetic"),
                 ("--control", "control"),
@@ -913,23 +929,12 @@ def mia_cmd(
                     if n not in ("targets", "train_size", "shadows", "tests")
                 ),
                 *_NO_BOX_ONLY,
-                ("--shadow-releases", "shadow_releases"),
-                ("--candidates", "candidates"),
                 ("--attacks", "attacks"),
-                ("--k", "k"),
-                ("--fail-on", "fail_on"),
-                ("--policy", "policy"),
-                ("--junit", "junit"),
-                ("--special-values", "special_values"),
-            )
-            if _given(ctx, name)
-        ]
-        if wrong:
-            raise InputError(
-                f"{', '.join(wrong)} do not apply to mia --relational with --generator (the "
-                "shadow-model game on persons: --relational META DATA --generator SPEC): drop "
-                "them"
-            )
+                *_NOT_ON_PERSONS,
+            ),
+            "mia --relational with --generator (the shadow-model game on persons: --relational "
+            "META DATA --generator SPEC)",
+        )
         if data is None:
             raise InputError(
                 "mia --relational --generator needs DATA: the folder of the persons' tables "
@@ -950,29 +955,13 @@ def mia_cmd(
         )  # fmt: skip
         return
     if relational is not None:  # the no-box form on persons
-        wrong = (["DATA"] if data is not None else []) + [
-            flag
-            for flag, name in (
-                *_BLACK_BOX_ONLY,
-                ("--generator", "generator"),
-                ("--shadow-releases", "shadow_releases"),
-                ("--candidates", "candidates"),
-                ("--rows", "rows"),
-                ("--n-exposed", "n_exposed"),
-                ("--k", "k"),
-                ("--fail-on", "fail_on"),
-                ("--policy", "policy"),
-                ("--junit", "junit"),
-                ("--special-values", "special_values"),
-            )
-            if _given(ctx, name)
-        ]
-        if wrong:
-            raise InputError(
-                f"{', '.join(wrong)} do not apply to mia --relational (the no-box game on "
-                "persons: --relational META --original DIR --synthetic DIR --control DIR): "
-                "drop them"
-            )
+        _refuse_given(
+            ctx,
+            (*_BLACK_BOX_ONLY, ("--rows", "rows"), ("--n-exposed", "n_exposed"), *_NOT_ON_PERSONS),
+            "mia --relational (the no-box game on persons: --relational META --original DIR "
+            "--synthetic DIR --control DIR)",
+            data=data,
+        )
         refuse_single_table_flags(
             {"--categorical": categorical, "--continuous": continuous, "--schema": schema}
         )

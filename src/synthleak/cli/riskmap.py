@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -64,6 +64,9 @@ from synthleak.cli.common import (
     to_json,
 )
 from synthleak.errors import BaselineWarning, GeneratorFailure, InputError
+
+if TYPE_CHECKING:
+    from synthleak.games.person_shadow import PersonShadowResult
 
 #: Options of the single-table risk map that the person-level game does not take (``--relational``).
 _NOT_FOR_PERSONS = (
@@ -269,6 +272,35 @@ def riskmap_cmd(
     )
 
 
+def shadow_persons(
+    metadata: Path,
+    folder: str,
+    spec: str,
+    *,
+    root: str | None,
+    na_values: str | None,
+    seed: int,
+    options: dict[str, int | None],
+) -> tuple[PersonShadowResult, str, str]:
+    """The ``person_shadow`` stage's game
+    (:func:`~synthleak.games.person_shadow.play_person_shadow`) on the persons of the tables
+    in ``folder`` with the relational generator ``spec`` (``riskmap`` and ``mia`` with
+    ``--relational`` and ``--generator``): its result, the table of persons and its key.
+    ``options`` are the game's parameters given (``None``: the game's default)."""
+    from synthleak.games.person_shadow import play_person_shadow
+    from synthleak.generators.relational import make_relational_generator
+
+    make_relational_generator(spec)  # a single-table spec fails before the data is read
+    data = load_relational_parts(metadata, {"data": folder}, na_values=na_values)["data"]
+    person = data.schema.person_table(root)
+    given = {k: v for k, v in options.items() if v is not None}
+    try:
+        result = play_person_shadow(data, spec, seed=seed, root=person, **given)
+    except GeneratorFailure as exc:
+        raise InputError(f"generator {spec!r} failed: {exc}") from exc
+    return result, person, data.schema.key_of(person)
+
+
 def _riskmap_persons(
     metadata: Path,
     folder: str,
@@ -287,19 +319,9 @@ def _riskmap_persons(
 
     import pandas as pd
 
-    from synthleak.games.person_shadow import play_person_shadow
-    from synthleak.generators.relational import make_relational_generator
-
-    make_relational_generator(spec)  # a single-table spec fails before the data is read
-    population = load_relational_parts(metadata, {"original": folder}, na_values=na_values)
-    data = population["original"]
-    person = data.schema.person_table(root)
-    key = data.schema.key_of(person)
-    given = {k: v for k, v in options.items() if v is not None}
-    try:
-        result = play_person_shadow(data, spec, seed=seed, root=person, **given)
-    except GeneratorFailure as exc:
-        raise InputError(f"generator {spec!r} failed: {exc}") from exc
+    result, person, key = shadow_persons(
+        metadata, folder, spec, root=root, na_values=na_values, seed=seed, options=options
+    )
     a = result.primary_attack.auc
     if out.suffix.lower() == ".json":
         doc = {"level": "persons", "root": person, "key": key, **json.loads(result.to_json())}
