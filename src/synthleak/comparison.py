@@ -382,6 +382,21 @@ def expand_grid(spec: str) -> list[tuple[str, int | None]]:
     return out
 
 
+def _candidate_sources(
+    sources: Mapping[str, str], names: Sequence[str]
+) -> dict[str, dict[str, str]]:
+    """Each candidate's audit's names of its inputs (for its report): the original's, its
+    release's and the control's."""
+    return {
+        name: {
+            "original": sources.get("original", "original"),
+            "synthetic": sources.get(name, name),
+            "control": sources.get("control", "control"),
+        }
+        for name in names
+    }
+
+
 def _folder_names(names: Sequence[str]) -> list[str]:
     out: list[str] = []
     for i, name in enumerate(names):
@@ -518,14 +533,7 @@ def compare(
         frames,
         opts,
         policy,
-        {
-            name: {
-                "original": sources.get("original", "original"),
-                "synthetic": sources.get(name, name),
-                "control": sources.get("control", "control"),
-            }
-            for name in names
-        },
+        _candidate_sources(sources, names),
     )
     audits = _audit_candidates(shared, names, folders, rt, say)
     candidates = tuple(
@@ -665,14 +673,7 @@ def _compare_relational(
         {},
         opts,
         policy,
-        {
-            name: {
-                "original": sources.get("original", "original"),
-                "synthetic": sources.get(name, name),
-                "control": sources.get("control", "control"),
-            }
-            for name in names
-        },
+        _candidate_sources(sources, names),
         relational=(original, control, dict(releases)),
     )
     audits = _audit_candidates(shared, names, folders, rt, say)
