@@ -715,8 +715,9 @@ def test_relational_generator_form_plays_the_person_shadow_game(
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "shadow-model membership inference of persons" in text and "baseline 0.5" in text
-    for key in game.target_keys:
-        assert f"  {key}: " in text
+    assert game.target_ci_low is not None and game.target_ci_high is not None
+    for key, lo, hi in zip(game.target_keys, game.target_ci_low, game.target_ci_high, strict=True):
+        assert f"  {key}: " in text and f"({lo:.3f}-{hi:.3f})" in text
     for extra, message in (
         (["--control", str(f["control"])], "--control do not apply"),
         (["--targets", "screen:5"], "give random:N"),

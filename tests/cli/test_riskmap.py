@@ -157,9 +157,19 @@ def test_relational_plays_the_person_shadow_game_by_root_key(
     csv = tmp_path / "map.csv"
     assert main(_persons_argv(relational, csv)) == 0
     frame = pd.read_csv(csv)
-    assert list(frame.columns) == ["pid", "auc", "game_auc", "game_auc_ci_low", "game_auc_ci_high"]
+    assert list(frame.columns) == [
+        "pid",
+        "auc",
+        "auc_ci_low",
+        "auc_ci_high",
+        "game_auc",
+        "game_auc_ci_low",
+        "game_auc_ci_high",
+    ]
     assert frame["pid"].tolist() == doc["target_keys"]
     assert frame["auc"].to_numpy() == pytest.approx(np.array(game.target_auc, float), nan_ok=True)
+    for col, want in (("auc_ci_low", game.target_ci_low), ("auc_ci_high", game.target_ci_high)):
+        assert frame[col].to_numpy() == pytest.approx(np.array(want, float), nan_ok=True)
     a = game.primary_attack.auc
     assert frame["game_auc"].tolist() == pytest.approx([a.value] * 3)
     assert frame["game_auc_ci_low"].tolist() == pytest.approx([a.ci_low] * 3)

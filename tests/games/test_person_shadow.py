@@ -97,17 +97,32 @@ def test_copy_oracle_is_caught(copied: PersonShadowResult) -> None:
     assert res.primary_attack.tpr_at_fpr["0.1"].value > 0.8
     assert len(res.target_keys) == 6 and set(res.target_keys) <= set(POP.frames["person"]["pid"])
     assert res.n_shadows == 8 and res.n_tests == 8 and res.failed == 0
+    # each target's AUC over the test releases comes with its bootstrap interval, high for
+    # a generator that replays its training persons
+    assert res.target_ci_low is not None and res.target_ci_high is not None
+    for v, lo, hi in zip(res.target_auc, res.target_ci_low, res.target_ci_high, strict=True):
+        assert lo <= v <= hi and lo >= 0.0 and hi <= 1.0
+    assert np.nanmedian(res.target_ci_low) > 0.5
 
 
 def test_null_oracle_is_not_a_leak() -> None:
     excluded = 0
     values = []
+    covered, defined = 0, 0
     for seed in range(3):
-        a = GAME.run(POP, OtherPeople, seed=seed).primary_attack.auc
+        res = GAME.run(POP, OtherPeople, seed=seed)
+        a = res.primary_attack.auc
         values.append(a.value)
         excluded += not (a.ci_low <= 0.5 <= a.ci_high)
+        assert res.target_ci_low is not None and res.target_ci_high is not None
+        for lo, hi in zip(res.target_ci_low, res.target_ci_high, strict=True):
+            if not np.isnan(lo):
+                defined += 1
+                covered += lo <= 0.5 <= hi
     assert excluded <= 1
     assert 0.35 < float(np.mean(values)) < 0.65
+    # the targets' own intervals cover the null about as often as they claim (18 targets)
+    assert defined >= 15 and covered >= defined - 3
 
 
 def test_same_seed_same_result(copied: PersonShadowResult) -> None:

@@ -62,7 +62,8 @@ random:N``, ``--shadows``, ``--tests``, ``--train-size``)::
 
     {"mode": "black-box persons", "root": str, "key": str,
      ...PersonShadowResult.to_dict(): "attacks", "primary", "generator", "target_keys",
-     "target_auc", "n_shadows", "n_tests", "train_size", "failed", "notes"}
+     "target_auc", "n_shadows", "n_tests", "train_size", "failed", "notes",
+     "target_ci_low", "target_ci_high"}
 
 With ``--candidates FILE`` instead of ``--original`` (and ``--control`` only for
 ``--generator``), it writes a CSV ``row,score``: one score per candidate record, in file order.
@@ -537,9 +538,14 @@ def _shadow_persons(
                 else f"not resolvable ({t.note})"
             )
         )
-    lines.append(f"targets by {key!r}, their AUC over the test releases (no interval per person):")
+    lines.append(f"targets by {key!r}, their AUC over the test releases (95% CI):")
+    nan = [float("nan")] * len(result.target_keys)
+    low, high = result.target_ci_low or nan, result.target_ci_high or nan
     order = sorted(range(len(result.target_keys)), key=lambda i: -result.target_auc[i])
-    lines += [f"  {result.target_keys[i]}: {_fmt(result.target_auc[i])}" for i in order]
+    lines += [
+        f"  {result.target_keys[i]}: {_fmt(result.target_auc[i])} ({_fmt(low[i])}-{_fmt(high[i])})"
+        for i in order
+    ]
     lines += [f"note: {n}" for n in result.notes]
     emit("\n".join(lines), out)
 

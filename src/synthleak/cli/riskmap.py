@@ -14,9 +14,10 @@ the generator a relational one: the command plays
 with ``--n-targets``, ``--shadows``, ``--tests``, ``--train-size`` and ``--seed`` (the game's
 defaults where not given). JSON: the game's :class:`PersonShadowResult` with ``level``
 ("persons"), ``root`` and ``key``; CSV: one line per target person, ``<root key>, auc,
-game_auc, game_auc_ci_low, game_auc_ci_high`` (the person's AUC over the test releases, which
-the game gives without an interval, and the game's AUC with its interval). The game runs in one
-process: ``--workers``, ``--cluster``, ``--run-dir`` and the single-table options are refused.
+auc_ci_low, auc_ci_high, game_auc, game_auc_ci_low, game_auc_ci_high`` (the person's AUC over
+the test releases with its bootstrap interval, and the game's AUC with its interval). The
+game runs in one process: ``--workers``, ``--cluster``, ``--run-dir`` and the single-table
+options are refused.
 
 References
 ----------
@@ -163,7 +164,7 @@ def riskmap_cmd(
     one: the audit's person-level shadow game (person_shadow; --shadows default 32, --tests 16,
     --train-size half the smaller pool, at most 1000) is played on --n-targets persons, each in
     half of the training sets. Per target person, by root key: its AUC over the test releases
-    (the game gives no interval per person, and on few test releases it is coarse); beside it,
+    with its bootstrap interval over them (wide: few test releases); beside it,
     the game's AUC over all targets with its interval (the figure to quote; baseline 0.5).
     """
     suffix = out.suffix.lower()
@@ -327,10 +328,13 @@ def _riskmap_persons(
         doc = {"level": "persons", "root": person, "key": key, **json.loads(result.to_json())}
         text = to_json(doc) + "\n"
     else:
+        nan = [float("nan")] * len(result.target_keys)
         frame = pd.DataFrame(
             {
                 key: result.target_keys,
                 "auc": result.target_auc,
+                "auc_ci_low": result.target_ci_low or nan,
+                "auc_ci_high": result.target_ci_high or nan,
                 "game_auc": a.value,
                 "game_auc_ci_low": a.ci_low,
                 "game_auc_ci_high": a.ci_high,
@@ -344,6 +348,6 @@ def _riskmap_persons(
         f"risk map of {len(result.target_keys)} persons (rows of table {person!r}, key "
         f"{key!r}) written to {out}: AUC of the person-level shadow game {a.value:.3f} "
         f"({a.confidence:.0%} CI {a.ci_low:.3f} - {a.ci_high:.3f}, baseline 0.5) on "
-        f"{result.n_tests} test releases; each person's AUC has no interval",
+        f"{result.n_tests} test releases; each person's AUC with its interval over them",
         err=True,
     )

@@ -49,7 +49,7 @@ from synthleak.data.relational import RelationalData, person_views
 from synthleak.data.release import encode_parts
 from synthleak.data.table import Table
 from synthleak.errors import GeneratorFailure, InputError
-from synthleak.metrics.privacy import RiskEstimate, TprAtFpr, auc, auc_estimate, tpr_estimates
+from synthleak.metrics.privacy import RiskEstimate, TprAtFpr, auc_estimate, tpr_estimates
 from synthleak.runtime.seeding import stream
 from synthleak.serde import Result
 from synthleak.vulnerability import nearest_neighbours
@@ -109,6 +109,10 @@ class PersonShadowResult(Result):
         The targets' root keys.
     target_auc : list of float
         Each target's AUC of ``combined`` over the test releases (NaN when undefined).
+    target_ci_low, target_ci_high : list of float, optional
+        Its 95 % interval, a stratified bootstrap over the test releases the target was in and
+        out of (as the single-table risk map's per record); ``None`` in results kept by
+        versions that did not compute it.
     n_shadows, n_tests : int
         Releases fitted and used (after failures).
     train_size : int
@@ -128,6 +132,8 @@ class PersonShadowResult(Result):
     train_size: int
     failed: int = 0
     notes: tuple[str, ...] = field(default_factory=tuple)
+    target_ci_low: list[float] | None = None
+    target_ci_high: list[float] | None = None
 
     @property
     def primary_attack(self) -> PersonShadowAttack:
@@ -346,10 +352,13 @@ class PersonShadowGame:
             attacks[name] = PersonShadowAttack(
                 auc_estimate(y, s, rng=_METRIC.sub(name).rng(int(seed))), tpr_estimates(y, s)
             )
+        nan = float("nan")
         per_target = [
-            float(auc(yt[:, t].astype(np.int64), scores[-1][:, t]))
+            auc_estimate(
+                yt[:, t].astype(np.int64), scores[-1][:, t], rng=_METRIC.sub("target").rng(seed, t)
+            )
             if 0 < yt[:, t].sum() < len(yt)
-            else float("nan")
+            else RiskEstimate(nan, nan, nan, 0.95, len(yt), 0.5)
             for t in range(T)
         ]
         keys = population.frames[root][population.schema.key_of(root)].to_numpy()[targets]
@@ -361,12 +370,14 @@ class PersonShadowGame:
             PRIMARY,
             label,
             [k.item() if isinstance(k, np.generic) else k for k in keys],
-            per_target,
+            [float(e.value) for e in per_target],
             len(labels[0]),
             len(labels[1]),
             train_size,
             failed,
             tuple(notes),
+            [float(e.ci_low) for e in per_target],
+            [float(e.ci_high) for e in per_target],
         )
 
 

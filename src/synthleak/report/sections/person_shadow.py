@@ -67,16 +67,24 @@ def section(result: AuditResult) -> Section | None:
             f"{verdict_text(finding(result, FindingKey.MEMBERSHIP_PERSON_SHADOW))}."
         )
     )
+    nan = [math.nan] * len(ps.target_keys)
     listed = sorted(
-        zip(ps.target_keys, ps.target_auc, strict=True),
+        zip(
+            ps.target_keys,
+            ps.target_auc,
+            ps.target_ci_low or nan,
+            ps.target_ci_high or nan,
+            strict=True,
+        ),
         key=lambda kv: -kv[1] if not math.isnan(kv[1]) else math.inf,
     )[:N_LISTED]
     sec.blocks.append(
         TableBlock(
-            (f"person ({root or 'root'} key)", "AUC over the test releases"),
-            tuple((str(k), fmt(v)) for k, v in listed),
+            (f"person ({root or 'root'} key)", "AUC over the test releases", "95% CI"),
+            tuple((str(k), fmt(v), span(lo, hi)) for k, v, lo, hi in listed),
             f"Target persons by their root key, the most exposed first ('{ps.primary}'); each "
-            f"AUC rests on {ps.n_tests} releases only, so read it as a ranking, with the "
+            f"AUC rests on the {ps.n_tests} test releases only (about half with the person, "
+            "half without), so its interval is wide: read the list as a ranking, with the "
             "verdict above.",
         )
     )
