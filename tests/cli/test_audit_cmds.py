@@ -752,3 +752,11 @@ def test_generator_beside_the_release_attacks_it_with_shadow_releases(
     # the shadows are kept in the run directory, one unit each
     units = tmp_path / "rep1" / "run" / "membership-release" / "shadow-releases" / "units"
     assert len(list(units.iterdir())) == 3
+
+
+def test_log_lines_are_printed_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    # a candidate's lines start with its name in brackets, which rich would read as markup
+    from synthleak.cli.audit_cmds import _logger
+
+    _logger()("[baynet:k=1@seed0] audited [bold]")
+    assert "[baynet:k=1@seed0] audited [bold]" in capsys.readouterr().err

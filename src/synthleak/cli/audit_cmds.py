@@ -62,12 +62,14 @@ if TYPE_CHECKING:
 
 def _logger() -> Callable[[str], None]:
     from rich.console import Console
+    from rich.markup import escape
 
     console = Console(stderr=True, soft_wrap=True)
     start = time.monotonic()
 
     def log(msg: str) -> None:
-        console.print(f"[dim]{time.monotonic() - start:7.1f}s[/dim] {msg}", highlight=False)
+        # the message is text, not markup: "[name] ..." (a candidate's lines) stays as written
+        console.print(f"[dim]{time.monotonic() - start:7.1f}s[/dim] {escape(msg)}", highlight=False)
 
     return log
 
