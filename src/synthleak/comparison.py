@@ -550,10 +550,7 @@ def compare(
         spreads=spreads,
         recommendation=None if policy is None else _recommend(policy, candidates),
         notes=tuple(notes),
-        sources={
-            "original": sources.get("original", "original"),
-            "control": sources.get("control", "control"),
-        },
+        sources={k: sources.get(k, k) for k in ("original", "control")},
         audits=audits,
     )
 
@@ -703,10 +700,7 @@ def _compare_relational(
         spreads=_spreads(candidates),
         recommendation=None if policy is None else _recommend(policy, candidates),
         notes=tuple(notes),
-        sources={
-            "original": sources.get("original", "original"),
-            "control": sources.get("control", "control"),
-        },
+        sources={k: sources.get(k, k) for k in ("original", "control")},
         audits=audits,
     )
 

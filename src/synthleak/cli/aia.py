@@ -52,7 +52,6 @@ import typer
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
-    N_TARGETS_HELP,
     CategoricalOpt,
     ClusterOpt,
     ContinuousOpt,
@@ -61,6 +60,7 @@ from synthleak.cli.common import (
     GameTrainSizeOpt,
     NaValuesOpt,
     NQueriesOpt,
+    NTargetsOpt,
     OriginalOpt,
     OutOpt,
     QuasiIdsOpt,
@@ -347,13 +347,7 @@ def aia_cmd(
             help="Game: unique targets whose secret is randomised per game (the paper: 1).",
         ),
     ] = 1,
-    n_targets: Annotated[
-        int | None,
-        typer.Option(
-            "--n-targets",
-            help=N_TARGETS_HELP,
-        ),
-    ] = None,
+    n_targets: NTargetsOpt = None,
     attacks: Annotated[
         str | None,
         typer.Option(

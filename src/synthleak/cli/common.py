@@ -749,6 +749,7 @@ N_TARGETS_HELP = (
     "records at most); in riskmap --relational, persons drawn at random (default 10; fewer "
     "than a third of the persons)."
 )
+NTargetsOpt = Annotated[int | None, typer.Option("--n-targets", help=N_TARGETS_HELP)]
 KOpt = Annotated[int, typer.Option("--k", help="Neighbours of the vulnerability score V_k.")]
 NQueriesOpt = Annotated[
     int | None,

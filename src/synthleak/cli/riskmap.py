@@ -34,7 +34,6 @@ import typer
 
 from synthleak.cli.app import app
 from synthleak.cli.common import (
-    N_TARGETS_HELP,
     SHADOWS_HELP,
     BatchSizeOpt,
     CategoricalOpt,
@@ -44,6 +43,7 @@ from synthleak.cli.common import (
     KOpt,
     NaValuesOpt,
     NQueriesOpt,
+    NTargetsOpt,
     RelationalOpt,
     RootOpt,
     RunDirOpt,
@@ -145,13 +145,7 @@ def riskmap_cmd(
     special_values: SpecialValuesOpt = None,
     relational: RelationalOpt = None,
     root: RootOpt = None,
-    n_targets: Annotated[
-        int | None,
-        typer.Option(
-            "--n-targets",
-            help=N_TARGETS_HELP,
-        ),
-    ] = None,
+    n_targets: NTargetsOpt = None,
 ) -> None:
     """Membership AUC (bootstrap CI) of every record of a sample of DATA, with V_k validation.
 
