@@ -75,6 +75,9 @@ def test_expand_grid_spans_values_and_seeds() -> None:
         expand_grid("baynet:2")
     with pytest.raises(InputError, match="whole numbers"):
         expand_grid("baynet:seed=a")
+    # the grid reads a spec's grammar as make_generator does (generators.base.split_spec)
+    with pytest.raises(InputError, match="after the quoted command line put ,key=value"):
+        expand_grid('command:"prog {input}"timeout=5')
     assert group_of("ctgan@seed3") == "ctgan" and group_of("ctgan") == "ctgan"
 
 

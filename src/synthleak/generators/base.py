@@ -362,10 +362,11 @@ def _quoted(text: str) -> tuple[str, str] | None:
 
 def split_spec(spec: str) -> tuple[str, str, str]:
     """``(head, joiner, params)``: the part of a spec that names the generator (with a
-    namespace's model, ``python:``'s target, ``command:``'s quoted command line), the character
-    that joins parameters to it (``":"`` or ``","``), and the ``key=value,...`` text after it,
-    as :func:`parse_spec` reads them: ``head + joiner + params`` is the same spec. For a grid
-    of parameters (``synthleak.comparison.expand_grid``)."""
+    namespace's model, ``python:``'s target, ``command:``'s command line), the character that
+    joins parameters to it (``":"`` or ``","``), and the ``key=value,...`` text after it:
+    ``head + joiner + params`` is the same spec. The one reading of a spec's grammar, which
+    :func:`parse_spec` interprets and a grid of parameters
+    (``synthleak.comparison.expand_grid``) spans."""
     spec = spec.strip()
     name, colon, rest = spec.partition(":")
     low = name.strip().lower()
@@ -373,16 +374,21 @@ def split_spec(spec: str) -> tuple[str, str, str]:
         return spec, ":", ""
     if low in NAMESPACES:
         member, sep, tail = rest.partition(":")
-        if "," in member:
+        if "," in member:  # sdv:ctgan,epochs=2 -> the parameters start at the comma
             member, _, more = member.partition(",")
             tail = more + (sep + tail if sep else "")
         return f"{name}:{member.strip()}", ":", tail
     if low == "command":
         quoted = _quoted(rest)
-        if quoted is None:
+        if quoted is None:  # the whole rest is the command line
             return spec, ",", ""
         after = quoted[1].strip()
-        return spec[: len(spec) - len(after)].strip(), ",", after[1:] if after else ""
+        if after and not after.startswith(","):
+            raise InputError(
+                f"generator spec {spec!r}: after the quoted command line put ,key=value "
+                '(example: command:"prog {input} {output} {n}",timeout=60)'
+            )
+        return spec[: len(spec) - len(after)].strip(), ",", after[1:]
     if low in ("python", "env"):
         head, _, tail = rest.partition(",")
         return f"{name}:{head.strip()}", ",", tail
@@ -393,51 +399,34 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split a spec string (module docstring) into the generator name and raw parameters.
 
     ``command:...`` puts the (unquoted) command line in ``cmd`` and ``python:module:Class`` the
-    target in ``target``; parameters that follow them come after a comma.
+    target in ``target``; parameters that follow them come after a comma
+    (:func:`split_spec` reads the grammar).
     """
     spec = spec.strip()
     if not spec:
         raise InputError(
             "empty generator spec: give one such as 'baynet:k=2' (see synthleak generators)"
         )
-    name, _, rest = spec.partition(":")
+    head, _, tail = split_spec(spec)
+    name, _, rest = head.partition(":")
     name = name.strip().lower()
+    if name in NAMESPACES and not rest.strip():
+        raise InputError(
+            f"generator spec {spec!r} names no {name} model: write it as {name}:MODEL "
+            f"(e.g. sdv:gaussiancopula; see synthleak generators)"
+        )
+    params = _split_params(spec, tail)
     if name in NAMESPACES:
-        member, sep, tail = rest.partition(":")
-        if "," in member:  # sdv:ctgan,epochs=2 -> the parameters start at the comma
-            member, _, more = member.partition(",")
-            tail, sep = more + (sep + tail if sep else ""), ":"
-        member = member.strip().lower()
-        if not member:
-            raise InputError(
-                f"generator spec {spec!r} names no {name} model: write it as {name}:MODEL "
-                f"(e.g. sdv:gaussiancopula; see synthleak generators)"
-            )
-        return f"{name}:{member}", _split_params(spec, tail if sep else "")
+        return f"{name}:{rest.strip().lower()}", params
     if name == "command":
         quoted = _quoted(rest)
-        if quoted is None:
-            return name, {"cmd": rest.strip()}
-        cmd, after = quoted
-        after = after.strip()
-        if after and not after.startswith(","):
-            raise InputError(
-                f"generator spec {spec!r}: after the quoted command line put ,key=value "
-                '(example: command:"prog {input} {output} {n}",timeout=60)'
-            )
-        return name, {"cmd": cmd, **_split_params(spec, after[1:])}
+        return name, {"cmd": rest.strip() if quoted is None else quoted[0], **params}
     if name == "python":
-        target, _, tail = rest.partition(",")
-        return name, {"target": target.strip(), **_split_params(spec, tail)}
+        return name, {"target": rest.strip(), **params}
     if name == "env":
-        head, _, tail = rest.partition(",")
-        python, _, target = head.partition(":")
-        return name, {
-            "python": python.strip(),
-            "target": target.strip(),
-            **_split_params(spec, tail),
-        }
-    return name, _split_params(spec, rest)
+        python, _, target = rest.partition(":")
+        return name, {"python": python.strip(), "target": target.strip(), **params}
+    return name, params
 
 
 def make_generator(spec: str) -> Any:
