@@ -140,6 +140,10 @@ class Context:
     train_rows: np.ndarray = field(init=False)
     control_rows: np.ndarray | None = None  # rows of the original held out as control, if any
     ranking: Ranking | None = None  # the vulnerability stage's ranking (V_k or cell rarity)
+    #: What every kept stage's key digests (:meth:`Kept.key`), made at its first kept stage,
+    #: once the inputs exist; kept here so that each stage played alone on the same context
+    #: (:func:`play_stage`) does not digest the three parts again.
+    kept_base: str | None = field(default=None, repr=False)
     sections: Sections = field(default_factory=Sections)
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -281,7 +285,6 @@ class Kept:
         assert ctx.runtime.run_dir is not None
         self.ctx = ctx
         self.store = RunStore(ctx.runtime.run_dir / "stages", {"kept": "audit stages"})
-        self._base: str | None = None
 
     def _part(self, name: str) -> str:
         ctx = self.ctx
@@ -301,10 +304,10 @@ class Kept:
 
     def key(self, st: Stage, records: Sequence[StageRecord]) -> str:
         """The key of ``st``'s output, after the input stages ``records`` describe."""
-        if self._base is None:  # at the first kept stage: after the release exists
-            ctx = self.ctx
+        ctx = self.ctx
+        if ctx.kept_base is None:  # at the first kept stage: after the release exists
             parts = [self._part(n) for n in ("original", "synthetic", "control")]
-            self._base = json.dumps(
+            ctx.kept_base = json.dumps(
                 [
                     package_versions(),  # synthleak, numpy, scikit-learn, ...: same numbers
                     STREAMS_VERSION,
@@ -318,7 +321,7 @@ class Kept:
                 ]
             )
         before = [[r.name, r.status.value, r.reason, r.needs] for r in records]
-        text = json.dumps([self._base, before]).encode()
+        text = json.dumps([ctx.kept_base, before]).encode()
         return f"{st.name}-{hashlib.sha256(text).hexdigest()[:24]}"
 
     def get(self, key: str) -> tuple[StageOutput, float] | None:
