@@ -83,6 +83,7 @@ from synthleak.cli.common import (
     load_cli_data,
     load_cli_tables,
     make_rng,
+    refuse_given,
     refuse_root_alone,
     refuse_single_table_flags,
     secret_rule,
@@ -562,18 +563,13 @@ _NOT_FOR_PERSONS = (
 def _refuse_for_persons(ctx: typer.Context, data_given: bool) -> None:
     """``aia --relational``: one line naming every option given that the game on persons does
     not take (it plays the recon attack on every child-row summary, as the audit does)."""
-
-    def given(name: str) -> bool:
-        src = ctx.get_parameter_source(name)
-        return src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")
-
-    wrong = (["DATA"] if data_given else []) + [f for f, n in _NOT_FOR_PERSONS if given(n)]
-    if wrong:
-        raise InputError(
-            f"{', '.join(wrong)} do not apply to aia --relational (attribute inference of "
-            "persons from their child rows: --relational META --original DIR --synthetic DIR "
-            "--control DIR --secret COLUMN): drop them"
-        )
+    refuse_given(
+        ctx,
+        _NOT_FOR_PERSONS,
+        "aia --relational (attribute inference of persons from their child rows: --relational "
+        "META --original DIR --synthetic DIR --control DIR --secret COLUMN)",
+        data=True if data_given else None,
+    )
 
 
 def _span(lo: Any, hi: Any, spec: str = ".3f") -> str:

@@ -688,6 +688,23 @@ def refuse_single_table_flags(flags: dict[str, Any]) -> None:
         )
 
 
+def option_given(ctx: typer.Context, name: str) -> bool:
+    """Whether the option of parameter ``name`` was given on the command line (not its
+    default)."""
+    src = ctx.get_parameter_source(name)
+    return src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def refuse_given(
+    ctx: typer.Context, flags: Sequence[tuple[str, str]], form: str, *, data: object = None
+) -> None:
+    """One line naming the options of ``flags`` (flag, parameter name) given, and DATA when
+    ``data`` is not ``None``, which ``form`` (a command's form, in words) does not take."""
+    wrong = (["DATA"] if data is not None else []) + [f for f, n in flags if option_given(ctx, n)]
+    if wrong:
+        raise InputError(f"{', '.join(wrong)} do not apply to {form}: drop them")
+
+
 def refuse_root_alone(root: str | None) -> None:
     """Without ``--relational``: ``--root`` names nothing, and is an error."""
     if root is not None:

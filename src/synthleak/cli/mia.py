@@ -83,7 +83,6 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -131,8 +130,10 @@ from synthleak.cli.common import (
     load_relational_parts,
     make_runtime,
     note_inferred_domain,
+    option_given,
     parse_sizes,
     parse_targets,
+    refuse_given,
     refuse_root_alone,
     refuse_single_table_flags,
     report_policy,
@@ -233,21 +234,6 @@ _NOT_ON_PERSONS = (
     ("--junit", "junit"),
     ("--special-values", "special_values"),
 )
-
-
-def _refuse_given(
-    ctx: typer.Context, flags: Sequence[tuple[str, str]], form: str, *, data: str | None = None
-) -> None:
-    """One line naming the options of ``flags`` given (and DATA, when ``data`` is), which
-    ``form`` does not take."""
-    wrong = (["DATA"] if data is not None else []) + [f for f, n in flags if _given(ctx, n)]
-    if wrong:
-        raise InputError(f"{', '.join(wrong)} do not apply to {form}: drop them")
-
-
-def _given(ctx: typer.Context, name: str) -> bool:
-    src = ctx.get_parameter_source(name)
-    return src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
 def _parse_rows(value: str | None) -> list[int]:
@@ -558,7 +544,7 @@ def _check_form(
         mixed = (["DATA"] if data is not None else []) + (
             ["--generator"] if generator is not None else []
         )
-        mixed += [flag for flag, name in _BLACK_BOX_ONLY if _given(ctx, name)]
+        mixed += [flag for flag, name in _BLACK_BOX_ONLY if option_given(ctx, name)]
         if mixed:
             raise InputError(
                 f"{', '.join(mixed)} belong to the black-box form ({BLACK_BOX_FORM}); "
@@ -568,7 +554,7 @@ def _check_form(
         if missing:
             raise InputError(f"the no-box form needs {', '.join(missing)} too: {NO_BOX_FORM}")
         return
-    nobox_only = [flag for flag, name in _NO_BOX_ONLY if _given(ctx, name)]
+    nobox_only = [flag for flag, name in _NO_BOX_ONLY if option_given(ctx, name)]
     if nobox_only:
         raise InputError(
             f"{', '.join(nobox_only)} belong to the no-box form ({NO_BOX_FORM}); "
@@ -923,7 +909,7 @@ def mia_cmd(
     """
     gate = load_cli_policy(fail_on, policy, junit)
     if relational is not None and generator is not None:  # the shadow-model game on persons
-        _refuse_given(
+        refuse_given(
             ctx,
             (
                 ("--original", "original"),
@@ -950,10 +936,10 @@ def mia_cmd(
             {"--categorical": categorical, "--continuous": continuous, "--schema": schema}
         )
         given = {
-            "n_targets": _random_targets(targets) if _given(ctx, "targets") else None,
-            "train_size": train_size if _given(ctx, "train_size") else None,
-            "n_shadows": shadows if _given(ctx, "shadows") else None,
-            "n_tests": tests if _given(ctx, "tests") else None,
+            "n_targets": _random_targets(targets) if option_given(ctx, "targets") else None,
+            "train_size": train_size if option_given(ctx, "train_size") else None,
+            "n_shadows": shadows if option_given(ctx, "shadows") else None,
+            "n_tests": tests if option_given(ctx, "tests") else None,
         }
         _shadow_persons(
             relational, data, generator, root=root, options=given, seed=seed, fmt=fmt, out=out,
@@ -961,7 +947,7 @@ def mia_cmd(
         )  # fmt: skip
         return
     if relational is not None:  # the no-box form on persons
-        _refuse_given(
+        refuse_given(
             ctx,
             (*_BLACK_BOX_ONLY, ("--rows", "rows"), ("--n-exposed", "n_exposed"), *_NOT_ON_PERSONS),
             "mia --relational (the no-box game on persons: --relational META --original DIR "
@@ -993,7 +979,7 @@ def mia_cmd(
         wrong = (["DATA"] if data is not None else []) + [
             flag
             for flag, name in (*_BLACK_BOX_ONLY, ("--rows", "rows"), ("--attacks", "attacks"))
-            if _given(ctx, name) and name not in ("synthetic_size", "shadows")
+            if option_given(ctx, name) and name not in ("synthetic_size", "shadows")
         ]
         if candidates is not None:
             wrong += [f for f, p in (("--fail-on", fail_on), ("--policy", policy)) if p is not None]
@@ -1010,7 +996,7 @@ def mia_cmd(
             shadow_dir=None if shadow_releases is None else str(shadow_releases),
             generator=generator,
             candidates=candidates,
-            n_shadows=shadows if _given(ctx, "shadows") else None,
+            n_shadows=shadows if option_given(ctx, "shadows") else None,
             synthetic_size=None
             if synthetic_size is None
             else parse_sizes(synthetic_size, "--synthetic-size", default=[1000], single=True)[0],

@@ -57,6 +57,7 @@ from synthleak.cli.common import (
     load_cli_data,
     load_relational_parts,
     make_runtime,
+    option_given,
     parse_sizes,
     refuse_relational_spec,
     refuse_root_alone,
@@ -84,11 +85,6 @@ _NOT_FOR_PERSONS = (
     ("--cluster", "cluster"),
     ("--run-dir", "run_dir"),
 )
-
-
-def _given(ctx: typer.Context, name: str) -> bool:
-    src = ctx.get_parameter_source(name)
-    return src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
 @app.command("riskmap", rich_help_panel="Privacy games (one attack family each)")
@@ -174,7 +170,7 @@ def riskmap_cmd(
                 "--special-values": special_values,
             }
         )
-        wrong = [flag for flag, name in _NOT_FOR_PERSONS if _given(ctx, name)]
+        wrong = [flag for flag, name in _NOT_FOR_PERSONS if option_given(ctx, name)]
         if wrong:
             raise InputError(
                 f"{', '.join(wrong)} do{'es' if len(wrong) == 1 else ''} not apply to riskmap "
@@ -192,9 +188,9 @@ def riskmap_cmd(
             seed=seed,
             options={
                 "n_targets": n_targets,
-                "n_shadows": shadows if _given(ctx, "shadows") else None,
-                "n_tests": tests if _given(ctx, "tests") else None,
-                "train_size": train_size if _given(ctx, "train_size") else None,
+                "n_shadows": shadows if option_given(ctx, "shadows") else None,
+                "n_tests": tests if option_given(ctx, "tests") else None,
+                "train_size": train_size if option_given(ctx, "train_size") else None,
             },
         )
         return
