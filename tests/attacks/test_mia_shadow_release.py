@@ -215,3 +215,39 @@ def test_a_copying_release_is_found_with_source_examples_too() -> None:
     res = attack_release(shadows, release, candidates, labels=labels, seed=0, attack=atk)
     tpr01 = res.tpr[REPORTED_FPRS.index(0.01)]
     assert tpr01.value is not None and tpr01.value >= 0.9
+
+
+def test_marginal_signals_read_each_columns_closest_release_value() -> None:
+    # on the release, a takes the values 0..99 (x 10): a record whose a is one of them is at
+    # distance 0 on that column, one between two of them farther, one outside the range farthest
+    release = pd.DataFrame({"a": np.arange(100) * 10.0, "b": np.r_[np.nan, np.arange(99.0)]})
+    shadows = [
+        ShadowRelease(f"s{j}", release, release.sample(60, random_state=j).reset_index(drop=True))
+        for j in range(3)
+    ]
+    points = pd.DataFrame({"a": [500.0, 505.0, 5000.0], "b": [np.nan, 3.0, 3.5]})
+    atk = ShadowReleaseAttack(records_per_shadow=20, max_iter=5, nobox=(), quantile=False)
+    atk.fit_shadows(shadows, seed=0, targets=(points,))
+    assert atk.signal_names[-2:] == ("marginal:a", "marginal:b")
+    rel = atk._quantiles(Table.from_frame(release, atk._schema)).values
+    pts = atk._quantiles(Table.from_frame(points, atk._schema)).values
+    m = atk._marginals(pts, rel)
+    assert m[0, 0] > m[1, 0] > m[2, 0]  # equal value, then between two values, then outside
+    assert m[0, 0] == pytest.approx(-np.log(1e-9))  # an exact match stands apart
+    assert m[0, 1] == m[0, 0]  # a missing value, and the release has missing values there
+    no_missing = rel.copy()
+    no_missing[:, 1] = 0.5
+    assert atk._marginals(pts, no_missing)[0, 1] == pytest.approx(-np.log(1.0 + 1e-9))
+
+
+def test_marginal_signals_find_a_release_that_reuses_its_records_values_column_by_column() -> None:
+    # each column of the release is resampled from the training set on its own: no training
+    # record survives whole, but a member's values do, one column at a time
+    shadows, release, candidates, labels = _world(10, _independent)
+    aucs = {}
+    for marginals in (True, False):
+        atk = ShadowReleaseAttack(**(FAST | {"marginals": marginals}))
+        res = attack_release(shadows, release, candidates, labels=labels, seed=0, attack=atk)
+        assert res.auc is not None
+        aucs[marginals] = res.auc
+    assert aucs[True].ci_low > 0.5 and aucs[True].value > aucs[False].value + 0.05
