@@ -10,21 +10,26 @@ on the same folds. It reads the ``train`` split (the 30 shadow models) only, nev
 ``signals``: for ``--records`` training records drawn from each shadow (as
 :meth:`ShadowReleaseAttack.fit_shadows` draws them) and for every shadow's 200 labelled
 challenge points, the signals (distances at 1, 5 and 20 neighbours on the values and on
-population ranks, ``dcr-diff``, ``domias``) on all 30 shadow releases, saved to ``--cache``.
-The population ranks are those of the 30 training sets; the no-box reference is 5,000 of their
-records outside the drawn records and the challenge points.
+population ranks, the per-column distances in ranks, ``dcr-diff``, ``domias``) on all 30
+shadow releases, saved to ``--cache``. The population ranks are those of the 30 training sets
+(a record of them ranked among the others); the no-box reference is 5,000 of their records
+outside the drawn records and the challenge points.
 
 ``variants``: the 30 shadows in 3 folds (the order of ``midst.py --only cv``); for each fold
 the meta-classifier (the attack's features and settings) is fitted on examples of the other 20
 shadows, calibrated on those 20, and scores the held-out shadows' challenge points, calibrated
 on the same 20; the official rule on the 6,000 pooled points. Every example leaves two shadows
-out of its calibration, as the attack's do.
+out of its calibration, as the attack's do. With ``--data`` (the protocol of record), the
+signals in population ranks are made again per fold with the fitting shadows' training sets
+alone as the population (:func:`fold_signals`): without it a held-out shadow's members are
+population records and most of its non-members are not, which ranks reveal.
 
 Usage::
 
     OMP_NUM_THREADS=1 nice -n 15 python benchmarks/midst_folds.py signals --data MIDST_DIR \
         --generator tabddpm --cache /tmp/tabddpm_1500.npz
     nice -n 15 python benchmarks/midst_folds.py variants --cache /tmp/tabddpm_1500.npz \
+        --data MIDST_DIR --generator tabddpm \
         --config '{"neg4src": {"per": 1500, "neg": 4, "source": true}}'
 """
 
@@ -40,9 +45,10 @@ import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import roc_auc_score, roc_curve
 
-from synthleak.attacks.mia_shadow_release import _NOBOX, _SAMPLE, ShadowReleaseAttack
+from synthleak.attacks.mia_shadow_release import _EPS, _NOBOX, _SAMPLE, ShadowReleaseAttack
 from synthleak.data.io import encode_frames
 from synthleak.data.shadow_releases import read_shadow_releases
+from synthleak.vulnerability import nearest_neighbours
 
 BASE = (
     "dist@1",
@@ -55,31 +61,52 @@ BASE = (
 )
 
 
-def signals(data: Path, generator: str, per: int, cache: Path) -> None:
+def _shadows(data: Path, generator: str, per: int) -> dict:
+    """The shadows encoded together, the population (their training sets), the drawn records
+    (``per`` from each shadow, as the attack draws them) and the challenge points."""
     if "final" in str(data.resolve()).lower():
         raise SystemExit("refusing a path naming the final split")
     shadows = read_shadow_releases(data / generator / "train")
-    m = len(shadows)
-    atk = ShadowReleaseAttack(nobox=("dcr-diff", "domias"))
-    t0 = time.process_time()
     parts = {"population": pd.concat([s.training for s in shadows], ignore_index=True)}
     for s in shadows:
         parts[f"r{s.name}"] = s.release
     parts["challenge"] = pd.concat([s.challenge for s in shadows], ignore_index=True)
     enc = encode_frames(parts)
-    atk._schema = enc.schema
-    pop = enc.tables["population"]
-    atk._fit_quantiles(pop)
-    rels = [enc.tables[f"r{s.name}"] for s in shadows]
     sizes = np.array([len(s.training) for s in shadows])
     starts = np.r_[0, np.cumsum(sizes)]
+    rng = _SAMPLE.rng(0)
+    idx = [starts[k] + rng.choice(int(sizes[k]), per, replace=False) for k in range(len(shadows))]
+    pop = enc.tables["population"]
+    return {
+        "shadows": shadows,
+        "schema": enc.schema,
+        "population": pop,
+        "releases": [enc.tables[f"r{s.name}"] for s in shadows],
+        "starts": starts,
+        "pool": pop.take(np.concatenate(idx)),
+        "challenge": enc.tables["challenge"],
+        "rng": rng,
+    }
+
+
+def _rank_ready(atk: ShadowReleaseAttack, population) -> None:
+    """``atk`` ranks values among ``population`` (as ``fit_shadows`` sets it up)."""
+    atk._fit_quantiles(population)
+    atk._population_keys = set(population.row_keys().tolist())
+
+
+def signals(data: Path, generator: str, per: int, cache: Path) -> None:
+    w = _shadows(data, generator, per)
+    shadows, pop, rels, starts = w["shadows"], w["population"], w["releases"], w["starts"]
+    pool, ch, rng = w["pool"], w["challenge"], w["rng"]
+    m = len(shadows)
+    atk = ShadowReleaseAttack(nobox=("dcr-diff", "domias"))
+    t0 = time.process_time()
+    atk._schema = w["schema"]
+    _rank_ready(atk, pop)
     keys = pop.row_keys()
     atk._train_keys = [set(keys[starts[j] : starts[j + 1]].tolist()) for j in range(m)]
-    rng = _SAMPLE.rng(0)
-    idx = [starts[k] + rng.choice(int(sizes[k]), per, replace=False) for k in range(m)]
-    pool = pop.take(np.concatenate(idx))
     src = np.repeat(np.arange(m), per)
-    ch = enc.tables["challenge"]
     excluded = set(pool.row_keys().tolist()) | set(ch.row_keys().tolist())
     free = np.flatnonzero([k not in excluded for k in keys.tolist()])
     atk._reference_idx = rng.choice(free, 5000, replace=False)
@@ -104,12 +131,54 @@ def signals(data: Path, generator: str, per: int, cache: Path) -> None:
         cmem=atk._membership(ch.row_keys()),
         csrc=np.repeat(np.arange(m), [len(s.challenge) for s in shadows]),
         clab=np.concatenate([s.labels for s in shadows]).astype(bool),
-        pval=np.column_stack([pool.codes, atk._quantiles(pool).values]).astype(float),
-        cval=np.column_stack([ch.codes, atk._quantiles(ch).values]).astype(float),
+        pval=np.column_stack([pool.codes, atk._quantiles(pool, True).values]).astype(float),
+        cval=np.column_stack([ch.codes, atk._quantiles(ch, True).values]).astype(float),
         names=np.array(atk.signal_names),
         per=per,
     )
     print(f"signals: {time.process_time() - t0:.0f} s CPU", flush=True)
+
+
+def fold_signals(data: Path, generator: str, d: dict, seed: int, folds: int) -> list:
+    """Per fold, the cache's signals with those in population ranks (``quantile-dist@k``,
+    ``marginal:*``) made again with the population of the fitting shadows alone: a held-out
+    shadow stands for a target, whose training set the attacker does not hold. With every
+    shadow in the population (the cache), a held-out shadow's members are population records
+    and most of its non-members are not, which the ranks reveal (on TabDDPM the per-column
+    distances gained 0.05 of AUC from it, and none without it)."""
+    w = _shadows(data, generator, int(d["per"]))
+    pop, rels, starts = w["population"], w["releases"], w["starts"]
+    names = list(d["names"])
+    atk = ShadowReleaseAttack()
+    scales = [k for k in atk.scales if f"quantile-dist@{k}" in names]
+    qi = np.array([names.index(f"quantile-dist@{k}") for k in scales], dtype=int)
+    mi = np.array([i for i, n in enumerate(names) if n.startswith("marginal:")], dtype=int)
+    m = len(rels)
+    order = np.random.default_rng([seed, 53]).permutation(m)
+    out = []
+    for held in np.array_split(order, folds):
+        fit = [j for j in order if j not in set(held.tolist())]
+        rows = np.concatenate([np.arange(starts[j], starts[j + 1]) for j in fit])
+        _rank_ready(atk, pop.take(rows))
+        P, C = d["P"].copy(), d["C"].copy()
+        prow = np.flatnonzero(np.isin(d["src"], fit))
+        crow = np.flatnonzero(np.isin(d["csrc"], held))
+        qp = atk._quantiles(w["pool"].take(prow), points=True)
+        qc = atk._quantiles(w["challenge"].take(crow), points=True)
+        for j in range(m):
+            qr = atk._quantiles(rels[j])
+            for q, r, arr in ((qp, prow, P), (qc, crow, C)):
+                if arr is P and j not in fit:
+                    continue  # a drawn record is only ever seen on the fitting shadows
+                if qi.size:
+                    dist, _ = nearest_neighbours(q, qr, k=max(scales), metric=atk.metric)
+                    arr[r[:, None], j, qi[None, :]] = np.column_stack(
+                        [-np.log(dist[:, :k].mean(axis=1) + _EPS) for k in scales]
+                    )
+                if mi.size:
+                    arr[r[:, None], j, mi[None, :]] = atk._marginals(q.values, qr.values)
+        out.append((P, C))
+    return out
 
 
 def official(y: np.ndarray, s: np.ndarray) -> float:
@@ -118,7 +187,15 @@ def official(y: np.ndarray, s: np.ndarray) -> float:
 
 
 def variant(
-    d, per=500, neg=2, source=False, values=False, sig=BASE, folds=3, seed=0
+    d,
+    per=500,
+    neg=2,
+    source=False,
+    values=False,
+    sig=BASE,
+    folds=3,
+    seed=0,
+    per_fold=None,
 ) -> dict[str, object]:
     P, C, pmem, src = d["P"], d["C"], d["pmem"], d["src"]
     cmem, csrc, clab = d["cmem"], d["csrc"], d["clab"]
@@ -127,7 +204,9 @@ def variant(
     m = P.shape[1]
     order = np.random.default_rng([seed, 53]).permutation(m)
     scores, labels = [], []
-    for held in np.array_split(order, folds):
+    for f, held in enumerate(np.array_split(order, folds)):
+        if per_fold is not None:  # the signals made with this fold's population
+            P, C = per_fold[f]
         fit = np.array([j for j in order if j not in set(held.tolist())])
         pos = {j: a for a, j in enumerate(fit)}
         rng = np.random.default_rng([seed, 1])
@@ -194,9 +273,16 @@ def main(argv: list[str] | None = None) -> int:
         signals(args.data, args.generator, args.records, args.cache)
         return 0
     d = dict(np.load(args.cache))
+    made: dict[tuple[int, int], list] = {}
     for name, cfg in json.loads(args.config).items():
         t0 = time.process_time()
+        if args.data is not None:  # the held-out shadows' training sets out of the ranks
+            key = (int(cfg.get("seed", 0)), int(cfg.get("folds", 3)))
+            if key not in made:
+                made[key] = fold_signals(args.data, args.generator, d, *key)
+            cfg = cfg | {"per_fold": made[key]}
         out = variant(d, **cfg)
+        cfg.pop("per_fold", None)
         print(name, json.dumps(cfg), json.dumps(out), f"{time.process_time() - t0:.0f} s CPU")
     return 0
 

@@ -108,9 +108,13 @@ def run(generator: str, args: argparse.Namespace) -> dict:
         return gen.sample(len(idx), rng=np.random.default_rng([args.seed, k, 1])).to_frame()
 
     target_release = release_of(target_idx, 0)
+    # the shadows' training sets leave the candidates out, as the audit's stage leaves out the
+    # candidates a shadow holds: a non-member some shadow was trained on would have releases it
+    # was in, which no member has, a difference between the two that the release does not make
+    shadow_pool = outside[args.members :]
     shadows = []
     for j in range(args.shadows):
-        idx = rng.choice(outside, args.train, replace=False)
+        idx = rng.choice(shadow_pool, args.train, replace=False)
         shadows.append(ShadowRelease(f"s{j}", release_of(idx, j + 1), pop.take(idx).to_frame()))
     gen_seconds = time.perf_counter() - t0
     cand_idx = np.r_[members, non_members]
@@ -118,7 +122,7 @@ def run(generator: str, args: argparse.Namespace) -> dict:
     candidates = pop.take(cand_idx).to_frame()
 
     t0, c0 = time.perf_counter(), time.process_time()
-    attack = ShadowReleaseAttack(column_errors=args.column_errors)
+    attack = ShadowReleaseAttack(column_errors=args.column_errors, marginals=args.marginals)
     s_shadow = attack.fit_score(shadows, target_release, candidates, seed=args.seed)
     shadow_cost = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
 
@@ -171,6 +175,12 @@ def main(argv: list[str] | None = None) -> int:
         default=False,
         help="per-column prediction errors as signals of the given-release attack",
     )
+    ap.add_argument(
+        "--marginals",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="per-column distances as signals of the given-release attack",
+    )
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     if args.members > args.train:
@@ -180,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {
         "seed": args.seed,
         "column_errors": args.column_errors,
+        "marginals": args.marginals,
         "runs": [run(g, args) for g in args.generators.split(",")],
     }
     if args.out:
