@@ -114,9 +114,10 @@ def signals(data: Path, generator: str, per: int, cache: Path) -> None:
     atk._ref_member = atk._membership(keys[atk._reference_idx])
 
     def on_all(points):  # (n, m, s)
+        ranks = atk._quantiles(points, points=True)
         return np.stack(
             [
-                atk._signals(points, r, atk._reference(j), _NOBOX.rng(0, j))
+                atk._signals(points, r, atk._reference(j), _NOBOX.rng(0, j), ranks=ranks)
                 for j, r in enumerate(rels)
             ],
             axis=1,

@@ -286,16 +286,17 @@ class ShadowReleaseAttack:
             out[ok, c] = (lo + hi) / (2.0 * max(ref.size, 1))
         return Table.from_arrays(self._qschema, table.codes, out)
 
-    def _design(self, table: Table, points: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """The column predictors' matrix (categorical codes, then continuous population ranks,
-        :meth:`_quantiles` with ``points``) and which of its columns are categorical."""
+    def _design(self, table: Table, ranks: Table) -> tuple[np.ndarray, np.ndarray]:
+        """The column predictors' matrix (categorical codes, then the continuous population
+        ranks ``ranks``, :meth:`_quantiles` of ``table``) and which of its columns are
+        categorical."""
         codes = table.codes.astype(np.float64)
         # a categorical column with more categories than the boosting's bins is read as ordinal
         if table.schema.categorical:
             wide = np.array([len(c.categories) + 1 > 255 for c in table.schema.categorical])
         else:
             wide = np.zeros(0, dtype=bool)
-        x = np.column_stack([codes, self._quantiles(table, points).values.astype(np.float64)])
+        x = np.column_stack([codes, ranks.values.astype(np.float64)])
         is_cat = np.r_[~wide, np.zeros(table.values.shape[1], dtype=bool)]
         return x, is_cat
 
@@ -305,7 +306,7 @@ class ShadowReleaseAttack:
         would draw a validation split of its own)."""
         if len(release) > self.error_sample:
             release = release.take(np.sort(rng.choice(len(release), self.error_sample, False)))
-        x, is_cat = self._design(release)
+        x, is_cat = self._design(release, self._quantiles(release))
         n_cat = release.codes.shape[1]
         models: list[object] = []
         for c in range(x.shape[1]):
@@ -333,10 +334,16 @@ class ShadowReleaseAttack:
             models.append(model)
         return models
 
-    def _errors(self, points: Table, models: Sequence[object]) -> np.ndarray:
+    def _errors(
+        self, points: Table, models: Sequence[object], ranks: Table | None = None
+    ) -> np.ndarray:
         """``(len(points), n_columns)``: minus each column's prediction error (higher: better
-        predicted by the release's relations, more member-like); NaN where it is undefined."""
-        x, _ = self._design(points, points=True)
+        predicted by the release's relations, more member-like); NaN where it is undefined.
+        ``ranks``: the points in population ranks (:meth:`_quantiles` with ``points``), made
+        here when not given."""
+        if ranks is None:
+            ranks = self._quantiles(points, points=True)
+        x, _ = self._design(points, ranks)
         n_cat = points.codes.shape[1]
         out = np.full(x.shape, np.nan)
         for c, model in enumerate(models):
@@ -368,23 +375,27 @@ class ShadowReleaseAttack:
         rng: np.random.Generator,
         predictors: Sequence[object] | None = None,
         errors_rng: np.random.Generator | None = None,
+        ranks: Table | None = None,
     ) -> np.ndarray:
         """``(len(points), n_signals)``: minus log distances at each scale, the per-column
         distances, the no-box scores, then minus the per-column prediction errors
-        (``predictors``: the release's, fitted here with ``errors_rng`` when not given)."""
+        (``predictors``: the release's, fitted here with ``errors_rng`` when not given).
+        ``ranks``: the points in population ranks (:meth:`_quantiles` with ``points``), the
+        same on every release, so a caller scoring them on several makes them once; made here
+        when not given."""
         kmax = min(max(self.scales), len(release))
         cols = []
-        ranked = (
-            (self._quantiles(points, points=True), self._quantiles(release))
-            if self.quantile or self.marginals
-            else None
-        )
+        if ranks is None and (self.quantile or self.marginals or self.column_errors):
+            ranks = self._quantiles(points, points=True)
+        release_ranks = self._quantiles(release) if self.quantile or self.marginals else None
         for q in (False, True) if self.quantile else (False,):
-            a, b = ranked if q and ranked is not None else (points, release)
+            a, b = (ranks, release_ranks) if q else (points, release)
+            assert a is not None and b is not None
             dist, _ = nearest_neighbours(a, b, k=kmax, metric=self.metric)
             cols += [-np.log(dist[:, : min(k, kmax)].mean(axis=1) + _EPS) for k in self.scales]
-        if self.marginals and ranked is not None:
-            cols += list(self._marginals(ranked[0].values, ranked[1].values).T)
+        if self.marginals:
+            assert ranks is not None and release_ranks is not None
+            cols += list(self._marginals(ranks.values, release_ranks.values).T)
         for name in self.nobox:
             _, attack = resolve_attack(AttackFamily.NOBOX_MEMBERSHIP, name)
             assert isinstance(attack, NoBoxMembershipAttack)
@@ -395,7 +406,7 @@ class ShadowReleaseAttack:
                 assert errors_rng is not None
                 predictors = self._fit_predictors(release, errors_rng)
             models = predictors
-            cols += list(self._errors(points, models).T)
+            cols += list(self._errors(points, models, ranks).T)
         return np.column_stack(cols)
 
     def _marginals(self, points: np.ndarray, release: np.ndarray) -> np.ndarray:
@@ -539,9 +550,17 @@ class ShadowReleaseAttack:
         self._ref_member = self._membership(pop_keys[ref_idx])
         self._seed = seed
 
+        ranks = self._quantiles(pool, points=True)
         signals = np.stack(
             [
-                self._signals(pool, r, self._reference(j), _NOBOX.rng(seed, j), self._predictors[j])
+                self._signals(
+                    pool,
+                    r,
+                    self._reference(j),
+                    _NOBOX.rng(seed, j),
+                    self._predictors[j],
+                    ranks=ranks,
+                )
                 for j, r in enumerate(self._releases)
             ],
             axis=1,
@@ -621,12 +640,14 @@ class ShadowReleaseAttack:
         cand_keys = cand.row_keys()
         scored = set(cand_keys.tolist())
         drop = np.array([k in scored for k in self._ref_keys], dtype=bool)
+        ranks = self._quantiles(cand, points=True)
         own = self._signals(
             cand,
             rel,
             self._reference(None, drop),
             _NOBOX.rng(self._seed, len(self._releases)),
             errors_rng=_ERRORS.rng(self._seed, len(self._releases)),
+            ranks=ranks,
         )
         others = np.stack(
             [
@@ -636,6 +657,7 @@ class ShadowReleaseAttack:
                     self._reference(j, drop),
                     _NOBOX.rng(self._seed, j),
                     self._predictors[j],
+                    ranks=ranks,
                 )
                 for j, r in enumerate(self._releases)
             ],
