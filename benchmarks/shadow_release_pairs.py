@@ -147,6 +147,7 @@ def run(generator: str, args: argparse.Namespace) -> dict:
         "candidates": int(y.size),
         "generation_seconds": gen_seconds,
         "shadow-release": summary(y, s_shadow) | shadow_cost,
+        "verbatim": attack.verbatim_.to_dict(),
         "nobox": nobox,
         "best_nobox": best,
         "paired_vs_best_nobox": paired(y, s_shadow, nobox_scores[best], args.seed),

@@ -66,6 +66,26 @@ def test_a_release_that_copies_its_training_records_is_found() -> None:
     tpr01 = res.tpr[REPORTED_FPRS.index(0.01)]
     assert tpr01.value is not None and tpr01.value >= 0.9
     assert res.auc is not None and res.auc.value > 0.95
+    # the shadows copy as much as the target: the meta-classifier learned it, no override
+    assert res.verbatim is not None and not res.verbatim.applied
+    assert res.verbatim.shadow_found == res.verbatim.shadow_records
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_copy_is_found_by_an_attack_learned_on_shadows_that_never_copy(seed: int) -> None:
+    # the target copies its training records, the shadows never do: the meta-classifier never
+    # saw a member's distance of 0, the verbatim check finds the copies instead
+    shadows, _, candidates, labels = _world(seed, _independent)
+    release = candidates.iloc[:150]  # the members, verbatim (part of the target's training set)
+    res = attack_release(
+        shadows, release, candidates, labels=labels, seed=seed, attack=ShadowReleaseAttack(**FAST)
+    )
+    v = res.verbatim
+    assert v is not None and v.applied and v.found == 150 and v.shadow_found == 0
+    assert v.p_value < 1e-3 and "scored 1" in v.sentence()
+    tpr01 = res.tpr[REPORTED_FPRS.index(0.01)]
+    assert tpr01.value is not None and tpr01.value >= 0.9
+    assert max(res.scores[150:]) < 1.0 and min(res.scores[:150]) == 1.0
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -82,6 +102,7 @@ def test_candidates_no_model_saw_give_the_null_tpr(seed: int) -> None:
     tpr = res.tpr[0]
     assert tpr.fpr == 0.1 and tpr.ci_low is not None and tpr.ci_high is not None
     assert tpr.ci_low <= 0.1 <= tpr.ci_high
+    assert res.verbatim is not None and not res.verbatim.applied
 
 
 def test_the_result_round_trips_and_scores_are_probabilities() -> None:

@@ -734,14 +734,14 @@ def test_generator_beside_the_release_attacks_it_with_shadow_releases(
     assert "making 3 shadow releases with 'baynet:k=1'" in err and "projected time" in err
     doc = docs[0]
     (f,) = [f for f in doc["findings"] if f["key"] == "membership.release"]
-    # the copies are found, in the audit's family of tests (the shadows never copy: the
-    # attack learned on them sees members of a copying release as far out of the usual)
+    # the copies are found, in the audit's family of tests: the shadows never copy, so the
+    # verbatim check finds the members the release holds and scores them first
     assert f["verdict"] in ("measurable leakage", "severe leakage") and f["n_tests"] > 1
-    # (0.70 at this seed; over seeds 3-5 a copy scored with 3 or 8 baynet shadows ranges from
-    # AUC 0.33 to 0.84: the attack learned on shadows that never copy reads a copy's extreme
-    # distances unreliably, an open weakness recorded in benchmarks/RESULTS_midst.md)
-    assert f["estimate"]["ci_low"] > 0.65
+    assert f["estimate"]["ci_low"] > 0.95
     sec = doc["membership_release"]
+    assert sec["verbatim"]["applied"] and sec["verbatim"]["shadow_found"] == 0
+    md = (tmp_path / "rep1" / "report.md").read_text()
+    assert "copies records significantly more often than the shadow releases" in md
     assert sec["shadows_from"] == "generator baynet:k=1" and sec["n_shadows"] == 3
     assert doc["config"]["n_shadows"] == 3
     assert "Membership inference on the release" in (tmp_path / "rep1" / "report.md").read_text()

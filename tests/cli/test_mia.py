@@ -542,6 +542,28 @@ def test_release_form_with_a_generator_makes_its_shadows(
     assert "--shadows must be at least 3" in capsys.readouterr().err
 
 
+def test_release_form_says_when_the_release_copies_more_than_its_shadows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], _one_thread
+) -> None:
+    """A release that copies its original, attacked with shadows of a generator that never
+    copies: the verbatim check scores the copied members first, and the table says why."""
+    from tests.stages.release_shadows import population
+
+    pop = population(800, 3)
+    paths = {n: tmp_path / f"{n}.csv" for n in ("original", "synthetic", "control")}
+    pop.iloc[:200].to_csv(paths["original"], index=False)
+    pop.iloc[:200].to_csv(paths["synthetic"], index=False)
+    pop.iloc[200:].to_csv(paths["control"], index=False)
+    args = [*_release_args(paths), "--generator", "indhist", "--shadows", "3"]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "note: The release holds 200 of the 500 candidates verbatim" in text
+    assert "copies records significantly more often than the shadow releases" in text
+    assert main([*args, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["verbatim"]["applied"] and doc["tpr_at_fpr"]["0.01"]["tpr"] == 1.0
+
+
 def test_candidates_are_written_one_score_per_record(
     shadow_case: dict[str, Path], tmp_path: Path, _one_thread
 ) -> None:

@@ -33,7 +33,23 @@ Method
    are on shadows other than the target. A gradient-boosted classifier (scikit-learn's
    ``HistGradientBoostingClassifier``) learns the membership probability from them; a
    candidate's score is that probability, comparable across target releases (a benchmark may
-   pool them, as MIDST's rule does).
+   pool them, as MIDST's rule does), except as step 4 says.
+
+4. **Verbatim copies the shadows never made.** The meta-classifier knows only what the
+   shadow releases show. A target release that holds training records verbatim while its
+   shadows never do (a release that is not what the shadows' generator makes: a copy, a
+   pipeline that leaks its input) puts its members' distances far beyond every example, where
+   the classifier's answer is arbitrary (on Adult with baynet shadows, a verbatim copy scored
+   AUC 0.33 to 0.81 over three seeds). So the attack counts the candidates **found verbatim**
+   in the target (a record equal to one of its records on every analysed column, and held by
+   no shadow release whose training set lacks it: what any release of the generator
+   reproduces says nothing of membership) against the shadow releases' own training records
+   found verbatim in them (:class:`VerbatimCheck`). Where the target's share is significantly
+   higher (Fisher's exact test, one-sided, p below :data:`VERBATIM_ALPHA`), the candidates
+   found verbatim are scored 1, above every other. The order is a function of the candidates
+   and the releases only, never of their labels: on a release that carries nothing of its
+   training records, members and non-members are found verbatim alike and the figures stay
+   at chance.
 
 Identity of records across shadow releases is by their encoded values (``Table.row_keys``):
 two records equal on every analysed column are one record.
@@ -49,6 +65,7 @@ the game draws itself; this attack scores the records of the one release given.
 References
 ----------
 Carlini, Chien, Nasr, Song, Terzis and Tramèr (2022) (likelihood ratio against shadow models).
+Fisher (1935), The Design of Experiments (exact test of a 2 x 2 table).
 Zarifzadeh, Liu and Shokri (2024) (RMIA: pairwise likelihood ratio against population records).
 Vector Institute (2025) (MIDST challenge: the shadow-release setting and its scoring rule).
 """
@@ -69,7 +86,13 @@ from synthleak.data.schema import ColumnKind
 from synthleak.data.shadow_releases import ShadowRelease, check_shadows
 from synthleak.data.table import Table
 from synthleak.errors import InputError
-from synthleak.metrics.privacy import RiskEstimate, TprAtFpr, auc_estimate, tpr_at_fpr_estimate
+from synthleak.metrics.privacy import (
+    RiskEstimate,
+    TprAtFpr,
+    auc_estimate,
+    tpr_at_fpr_estimate,
+    two_rate_p,
+)
 from synthleak.runtime.seeding import stream
 from synthleak.serde import Result
 from synthleak.vulnerability import DistanceMetric, nearest_neighbours
@@ -82,7 +105,55 @@ _ERRORS = stream("shadow-release/errors")
 
 #: FPRs at which :func:`attack_release` reports the TPR.
 REPORTED_FPRS = (0.1, 0.01, 0.001)
+#: The one-sided p-value below which a target release is taken to hold candidates verbatim more
+#: often than its shadow releases hold their own training records (:class:`VerbatimCheck`).
+VERBATIM_ALPHA = 1e-3
 _EPS = 1e-9
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class VerbatimCheck(Result):
+    """Does the target release hold candidates verbatim more often than its shadows do?
+
+    A record is found verbatim in a release when the release holds a record equal to it on
+    every analysed column and no shadow release whose training set lacks the record holds one
+    (module docstring, step 4).
+
+    Attributes
+    ----------
+    candidates, found : int
+        Candidates scored, and those found verbatim in the target release.
+    shadow_records, shadow_found : int
+        The labelled records drawn from the shadows' training sets, and those found verbatim
+        in the release of the shadow they were drawn from.
+    p_value : float
+        Fisher's exact test, one-sided, of "the target's share is at most the shadows' share".
+    applied : bool
+        Whether ``p_value`` is below :data:`VERBATIM_ALPHA` (and a candidate was found): the
+        candidates found verbatim were then scored 1.
+    """
+
+    candidates: int
+    found: int
+    shadow_records: int
+    shadow_found: int
+    p_value: float
+    applied: bool
+
+    def sentence(self) -> str:
+        """One sentence for a report, saying what was found and what it changed."""
+        counts = (
+            f"The release holds {self.found} of the {self.candidates} candidates verbatim; the "
+            f"shadow releases held {self.shadow_found} of {self.shadow_records} of their own "
+            f"training records verbatim (one-sided Fisher's exact test p = {self.p_value:.2g})"
+        )
+        if self.applied:
+            return (
+                counts + ": this release copies records significantly more often than the "
+                "shadow releases the attack learned from, so they do not model it. The "
+                "candidates found verbatim are scored 1, above every other."
+            )
+        return counts + "."
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -92,7 +163,8 @@ class ShadowReleaseResult(Result):
     Attributes
     ----------
     scores : tuple of float
-        Membership probability of every candidate, in input order.
+        Membership score of every candidate, in input order: the meta-classifier's
+        probability, or 1 for a candidate found verbatim in a release that copies (``verbatim``).
     n_shadows : int
         Shadow releases the attack learned from.
     n_examples : int
@@ -104,6 +176,8 @@ class ShadowReleaseResult(Result):
     tpr : tuple of TprAtFpr
         TPR at the FPRs of :data:`REPORTED_FPRS`, when labels were given.
     fit_seconds, score_seconds : float
+    verbatim : VerbatimCheck or None
+        The candidates found verbatim in the release against the shadows' share.
     """
 
     scores: tuple[float, ...]
@@ -114,6 +188,7 @@ class ShadowReleaseResult(Result):
     tpr: tuple[TprAtFpr, ...] = ()
     fit_seconds: float = 0.0
     score_seconds: float = 0.0
+    verbatim: VerbatimCheck | None = None
 
 
 class ShadowReleaseAttack:
@@ -481,7 +556,7 @@ class ShadowReleaseAttack:
         *,
         seed: int,
     ) -> np.ndarray:
-        """Learn on ``shadows``, then return the membership probability of every candidate
+        """Learn on ``shadows``, then return the membership score of every candidate
         of ``release`` (the attack is fitted for one target; see :func:`attack_release`)."""
         self.fit_shadows(shadows, seed=seed, targets=(release, candidates))
         return self.score(release, candidates)
@@ -524,6 +599,7 @@ class ShadowReleaseAttack:
         pop_keys = population.row_keys()
         self._population_keys = set(pop_keys.tolist())
         self._train_keys = [set(pop_keys[starts[j] : starts[j + 1]].tolist()) for j in range(m)]
+        self._release_keys = [set(r.row_keys().tolist()) for r in self._releases]
 
         # The labelled records. A record is known to belong to the population only because a
         # shadow's training set holds it: it is drawn *from* one shadow (its source), which then
@@ -539,7 +615,11 @@ class ShadowReleaseAttack:
             source.append(np.full(take, k))
         pool = population.take(np.concatenate(pool_idx))
         src = np.concatenate(source)
+        pool_keys = pool.row_keys().tolist()
         pool_member = self._membership(pool.row_keys())
+        # the shadows' own rate of verbatim copies: each drawn record in its source's release
+        found = self._verbatim(pool_keys, [self._release_keys[k] for k in src], pool_member)
+        self._shadow_verbatim = (int(found.sum()), int(found.size))
         # the no-box reference: population records outside the pool
         excluded = set(pool.row_keys().tolist())
         free = np.flatnonzero([k not in excluded for k in pop_keys.tolist()])
@@ -610,6 +690,18 @@ class ShadowReleaseAttack:
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
+    def _verbatim(
+        self, keys: Sequence[object], releases: Sequence[set[object]], member_of: np.ndarray
+    ) -> np.ndarray:
+        """Whether each record (``keys``) is found verbatim in its release (``releases``, one
+        key set per record): held by it, and by no shadow release whose training set lacks the
+        record (``member_of``, :meth:`_membership`)."""
+        held = np.array([k in r for k, r in zip(keys, releases, strict=True)], dtype=bool)
+        elsewhere = np.array(
+            [[k in r for r in self._release_keys] for k in keys], dtype=bool
+        ).reshape(len(keys), len(self._release_keys))
+        return held & ~(elsewhere & ~member_of).any(axis=1)
+
     def _membership(self, keys: np.ndarray) -> np.ndarray:
         """(len(keys), n_shadows): whether each record is in each shadow's training set."""
         ks = keys.tolist()
@@ -628,14 +720,18 @@ class ShadowReleaseAttack:
         return self._population.take(self._reference_idx[keep])
 
     def score(self, release: pd.DataFrame | Table, candidates: pd.DataFrame | Table) -> np.ndarray:
-        """Membership probability of every candidate record of ``release``."""
+        """Membership score of every candidate record of ``release``: the meta-classifier's
+        probability, or 1 for a candidate found verbatim in a release that copies more than its
+        shadows (module docstring, step 4; what was found is kept in ``verbatim_``)."""
         if not hasattr(self, "_model"):
             raise InputError("the attack is not fitted: call fit_shadows(shadows, seed=...) first")
         enc = encode_frames(
             {"release": _frame(release), "candidates": _frame(candidates)}, schema=self._schema
         )
         rel, cand = enc.tables["release"], enc.tables["candidates"]
+        k_s, n_s = self._shadow_verbatim
         if len(cand) == 0:
+            self.verbatim_ = VerbatimCheck(0, 0, n_s, k_s, float("nan"), False)
             return np.zeros(0)
         cand_keys = cand.row_keys()
         scored = set(cand_keys.tolist())
@@ -665,7 +761,13 @@ class ShadowReleaseAttack:
         )
         member_of = self._membership(cand_keys)
         feats = self._features(own, others, member_of)
-        return np.asarray(self._model.predict_proba(feats)[:, 1], dtype=np.float64)
+        scores = np.asarray(self._model.predict_proba(feats)[:, 1], dtype=np.float64)
+        release_keys = set(rel.row_keys().tolist())
+        found = self._verbatim(cand_keys.tolist(), [release_keys] * len(cand), member_of)
+        p = two_rate_p(int(found.sum()), found.size, k_s, n_s)
+        applied = bool(found.any() and p < VERBATIM_ALPHA)
+        self.verbatim_ = VerbatimCheck(found.size, int(found.sum()), n_s, k_s, p, applied)
+        return np.where(found, 1.0, scores) if applied else scores
 
 
 def _frame(part: pd.DataFrame | Table) -> pd.DataFrame:
@@ -724,4 +826,5 @@ def attack_release(
         tpr=tprs,
         fit_seconds=atk.fit_seconds_,
         score_seconds=score_seconds,
+        verbatim=atk.verbatim_,
     )

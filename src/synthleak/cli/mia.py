@@ -622,6 +622,11 @@ def render_release_table(doc: dict[str, Any]) -> str:
             f"note: {doc['n_dropped']} records held by a shadow release's training set were not "
             "scored (their signals are calibrated on fewer shadow releases)"
         )
+    verbatim = doc.get("verbatim")
+    if verbatim and verbatim["found"]:
+        from synthleak.attacks.mia_shadow_release import VerbatimCheck
+
+        lines.append(f"note: {VerbatimCheck.from_dict(verbatim).sentence()}")
     if doc["records"]:
         lines.append(
             "records exposed (rows of --original; share: non-members scoring as high, "

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from synthleak.attacks.mia_shadow_release import VerbatimCheck
 from synthleak.metrics.privacy import RiskEstimate, TprAtFpr
 from synthleak.serde import Result
 
@@ -27,7 +28,8 @@ class ExposedRecord(Result):
     row : int
         Row of the original as given (0-based, header excluded).
     score : float
-        The attack's membership probability of the record.
+        The attack's membership score of the record (its probability, or 1 for a record found
+        verbatim in a release that copies: :class:`MembershipReleaseResult`'s ``verbatim``).
     p_value : float
         ``(1 + non-members scoring at least as high) / (1 + non-members)``: how unusual the
         score is among records known not to be in the training data.
@@ -68,6 +70,10 @@ class MembershipReleaseResult(Result):
         The attack's score of every member and non-member, in the order of ``member_rows`` and
         ``non_member_rows`` (two releases attacked with the same shadows and seed score the
         same records: a comparison pairs their AUCs).
+    verbatim : VerbatimCheck or None
+        The candidates found verbatim in the release against the shadow releases' share of
+        their own training records; where the release's share is significantly higher, the
+        candidates found verbatim were scored 1 (``None`` in a result kept by an earlier version).
     """
 
     shadows_from: str
@@ -83,6 +89,7 @@ class MembershipReleaseResult(Result):
     score_seconds: float = 0.0
     member_scores: tuple[float, ...] = ()
     non_member_scores: tuple[float, ...] = ()
+    verbatim: VerbatimCheck | None = None
 
     def tpr_at_fpr(self) -> dict[str, TprAtFpr]:
         """The TPRs keyed by their FPR as text (``"0.1"``, ``"0.01"``, ``"0.001"``)."""
@@ -112,6 +119,7 @@ class MembershipReleaseResult(Result):
             "records": [
                 {"row": r.row, "score": r.score, "p_value": r.p_value} for r in self.records
             ],
+            "verbatim": None if self.verbatim is None else self.verbatim.to_dict(),
             "fit_seconds": self.fit_seconds,
             "score_seconds": self.score_seconds,
         }

@@ -377,6 +377,7 @@ def play_membership_release(
         score_seconds=res.score_seconds,
         member_scores=tuple(float(x) for x in s_mem),
         non_member_scores=tuple(float(x) for x in s_non),
+        verbatim=res.verbatim,
     )
 
 

@@ -42,6 +42,11 @@ def section(result: AuditResult) -> Section | None:
             "guess scores 0.5). "
             + tpr_sentence(mr.tpr_at_fpr())
             + f" Verdict: {verdict_text(finding(result, FindingKey.MEMBERSHIP_RELEASE))}."
+            + (
+                f" {mr.verbatim.sentence()}"
+                if mr.verbatim is not None and mr.verbatim.found
+                else ""
+            )
         )
     )
     if mr.records:
