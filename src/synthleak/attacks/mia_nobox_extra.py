@@ -54,7 +54,7 @@ from synthleak.attacks.mia_nobox import (
 from synthleak.constraints import InstanceOf, Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
-from synthleak.vulnerability import DistanceMetric, nearest_neighbours, radius_counts
+from synthleak.vulnerability import DistanceMetric, nearest_neighbours, radius_counts, ring_counts
 
 __all__ = [
     "DPIAttack",
@@ -114,9 +114,10 @@ class _Kernel:
         self, queries: Table, table: Table, metric: DistanceMetric | str, p: float
     ) -> np.ndarray:
         """``sum_t K(d(q, t))`` over the records ``t`` of ``table``, for every query ``q``."""
+        counts = ring_counts(queries, table, self.radii, metric=metric, p=p)
         out = np.zeros(len(queries))
-        for r, w in zip(self.radii, self.ball_weights, strict=True):
-            out += w * radius_counts(queries, table, float(r), metric=metric, p=p)
+        for r, w in enumerate(self.ball_weights):  # ring by ring, as the sum is defined
+            out += w * counts[:, r]
         return out
 
 
