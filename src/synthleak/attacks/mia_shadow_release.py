@@ -46,7 +46,10 @@ Method
    reproduces says nothing of membership) against the shadow releases' own training records
    found verbatim in them (:class:`VerbatimCheck`). Where the target's share is significantly
    higher (Fisher's exact test, one-sided, p below :data:`VERBATIM_ALPHA`), the candidates
-   found verbatim are scored 1, above every other. The order is a function of the candidates
+   found verbatim are ranked above every other: with ``p`` the classifier's probability, they
+   score ``(1 + p) / 2`` and the rest ``p / 2``, so that each group keeps the classifier's
+   order (a flat score would tie every copy, and a tie as large as the group leaves the TPR
+   at low FPR unresolved). The order is a function of the candidates
    and the releases only, never of their labels: on a release that carries nothing of its
    training records, members and non-members are found verbatim alike and the figures stay
    at chance.
@@ -130,7 +133,7 @@ class VerbatimCheck(Result):
         Fisher's exact test, one-sided, of "the target's share is at most the shadows' share".
     applied : bool
         Whether ``p_value`` is below :data:`VERBATIM_ALPHA` (and a candidate was found): the
-        candidates found verbatim were then scored 1.
+        candidates found verbatim were then ranked above every other.
     """
 
     candidates: int
@@ -151,7 +154,7 @@ class VerbatimCheck(Result):
             return (
                 counts + ": this release copies records significantly more often than the "
                 "shadow releases the attack learned from, so they do not model it. The "
-                "candidates found verbatim are scored 1, above every other."
+                "candidates found verbatim are ranked above every other."
             )
         return counts + "."
 
@@ -164,7 +167,8 @@ class ShadowReleaseResult(Result):
     ----------
     scores : tuple of float
         Membership score of every candidate, in input order: the meta-classifier's
-        probability, or 1 for a candidate found verbatim in a release that copies (``verbatim``).
+        probability, or, on a release that copies (``verbatim``), that probability moved to
+        ``[0.5, 1]`` for a candidate found verbatim and to ``[0, 0.5]`` for the rest.
     n_shadows : int
         Shadow releases the attack learned from.
     n_examples : int
@@ -721,8 +725,9 @@ class ShadowReleaseAttack:
 
     def score(self, release: pd.DataFrame | Table, candidates: pd.DataFrame | Table) -> np.ndarray:
         """Membership score of every candidate record of ``release``: the meta-classifier's
-        probability, or 1 for a candidate found verbatim in a release that copies more than its
-        shadows (module docstring, step 4; what was found is kept in ``verbatim_``)."""
+        probability ``p``; on a release that copies more than its shadows, ``(1 + p) / 2`` for
+        a candidate found verbatim and ``p / 2`` for the rest (module docstring, step 4; what was
+        found is kept in ``verbatim_``)."""
         if not hasattr(self, "_model"):
             raise InputError("the attack is not fitted: call fit_shadows(shadows, seed=...) first")
         enc = encode_frames(
@@ -767,7 +772,7 @@ class ShadowReleaseAttack:
         p = two_rate_p(int(found.sum()), found.size, k_s, n_s)
         applied = bool(found.any() and p < VERBATIM_ALPHA)
         self.verbatim_ = VerbatimCheck(found.size, int(found.sum()), n_s, k_s, p, applied)
-        return np.where(found, 1.0, scores) if applied else scores
+        return np.where(found, (1.0 + scores) / 2, scores / 2) if applied else scores
 
 
 def _frame(part: pd.DataFrame | Table) -> pd.DataFrame:

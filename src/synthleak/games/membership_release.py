@@ -28,8 +28,9 @@ class ExposedRecord(Result):
     row : int
         Row of the original as given (0-based, header excluded).
     score : float
-        The attack's membership score of the record (its probability, or 1 for a record found
-        verbatim in a release that copies: :class:`MembershipReleaseResult`'s ``verbatim``).
+        The attack's membership score of the record: its probability, or, where the release
+        copies more than its shadows (:class:`MembershipReleaseResult`'s ``verbatim``), a score
+        that ranks the records found verbatim above every other.
     p_value : float
         ``(1 + non-members scoring at least as high) / (1 + non-members)``: how unusual the
         score is among records known not to be in the training data.
@@ -73,7 +74,8 @@ class MembershipReleaseResult(Result):
     verbatim : VerbatimCheck or None
         The candidates found verbatim in the release against the shadow releases' share of
         their own training records; where the release's share is significantly higher, the
-        candidates found verbatim were scored 1 (``None`` in a result kept by an earlier version).
+        candidates found verbatim were ranked above every other (``None`` in a result kept by an
+        earlier version).
     """
 
     shadows_from: str
