@@ -197,6 +197,7 @@ def variant(
     folds=3,
     seed=0,
     per_fold=None,
+    bags=1,
 ) -> dict[str, object]:
     P, C, pmem, src = d["P"], d["C"], d["pmem"], d["src"]
     cmem, csrc, clab = d["cmem"], d["csrc"], d["clab"]
@@ -240,15 +241,18 @@ def variant(
         )
         if values:
             x, xt = np.column_stack([x, d["pval"][ii]]), np.column_stack([xt, d["cval"][test]])
-        model = HistGradientBoostingClassifier(
-            max_iter=200,
-            learning_rate=0.03,
-            max_leaf_nodes=15,
-            min_samples_leaf=100,
-            l2_regularization=1.0,
-            random_state=0,
-        ).fit(x, y)
-        scores.append(model.predict_proba(xt)[:, 1])
+        st = np.zeros(len(xt))
+        for b in range(bags):
+            model = HistGradientBoostingClassifier(
+                max_iter=200,
+                learning_rate=0.03,
+                max_leaf_nodes=15,
+                min_samples_leaf=100,
+                l2_regularization=1.0,
+                random_state=b,
+            ).fit(x, y)
+            st += model.predict_proba(xt)[:, 1] / bags
+        scores.append(st)
         labels.append(clab[test])
     s, y = np.concatenate(scores), np.concatenate(labels)
     return {

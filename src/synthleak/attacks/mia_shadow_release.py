@@ -49,10 +49,9 @@ Method
    found verbatim are ranked above every other: with ``p`` the classifier's probability, they
    score ``(1 + p) / 2`` and the rest ``p / 2``, so that each group keeps the classifier's
    order (a flat score would tie every copy, and a tie as large as the group leaves the TPR
-   at low FPR unresolved). The order is a function of the candidates
-   and the releases only, never of their labels: on a release that carries nothing of its
-   training records, members and non-members are found verbatim alike and the figures stay
-   at chance.
+   at low FPR unresolved). The order is a function of the candidates and the releases only,
+   never of their labels: on a release that carries nothing of its training records, members
+   and non-members are found verbatim alike and the figures stay at chance.
 
 Identity of records across shadow releases is by their encoded values (``Table.row_keys``):
 two records equal on every analysed column are one record.
@@ -619,13 +618,15 @@ class ShadowReleaseAttack:
             source.append(np.full(take, k))
         pool = population.take(np.concatenate(pool_idx))
         src = np.concatenate(source)
-        pool_keys = pool.row_keys().tolist()
-        pool_member = self._membership(pool.row_keys())
+        pool_keys = pool.row_keys()
+        pool_member = self._membership(pool_keys)
         # the shadows' own rate of verbatim copies: each drawn record in its source's release
-        found = self._verbatim(pool_keys, [self._release_keys[k] for k in src], pool_member)
+        found = self._verbatim(
+            pool_keys.tolist(), [self._release_keys[k] for k in src], pool_member
+        )
         self._shadow_verbatim = (int(found.sum()), int(found.size))
         # the no-box reference: population records outside the pool
-        excluded = set(pool.row_keys().tolist())
+        excluded = set(pool_keys.tolist())
         free = np.flatnonzero([k not in excluded for k in pop_keys.tolist()])
         ref_idx = rng.choice(free, min(self.reference_size, free.size), replace=False)
         self._reference_idx = ref_idx
