@@ -24,6 +24,14 @@ signals in population ranks are made again per fold with the fitting shadows' tr
 alone as the population (:func:`fold_signals`): without it a held-out shadow's members are
 population records and most of its non-members are not, which ranks reveal.
 
+A variant's keywords (``--config``): ``per`` (records per shadow), ``neg`` (non-member
+examples per record), ``source`` (source examples), ``values`` (the record's own values as
+features), ``sig`` (the signals used), ``bags`` (that many meta-classifiers, seeds 0 to
+``bags - 1``, averaged), ``challenge`` (the fitting shadows' labelled challenge points as
+examples too, each leaving its shadow and one other out of its calibration),
+``release_ranks`` (each score replaced by its rank among its own release's points before
+pooling), ``folds`` and ``seed`` (the fold order).
+
 Usage::
 
     OMP_NUM_THREADS=1 nice -n 15 python benchmarks/midst_folds.py signals --data MIDST_DIR \
@@ -198,6 +206,8 @@ def variant(
     seed=0,
     per_fold=None,
     bags=1,
+    challenge=False,
+    release_ranks=False,
 ) -> dict[str, object]:
     P, C, pmem, src = d["P"], d["C"], d["pmem"], d["src"]
     cmem, csrc, clab = d["cmem"], d["csrc"], d["clab"]
@@ -234,6 +244,16 @@ def variant(
         use[np.arange(ii.size), kk] = False
         x = ShadowReleaseAttack._features(pf[ii, jj], pf[ii], pmem[ii][:, fit], use)
         y = pmem[ii][:, fit][np.arange(ii.size), jj]
+        if challenge:  # the fitting shadows' labelled challenge points, two shadows left out
+            cf0 = C[:, fit][:, :, cols]
+            ci = np.flatnonzero(np.isin(csrc, fit))
+            cj = np.array([pos[j] for j in csrc[ci]])
+            ck = np.array([rng.choice(np.delete(np.arange(fit.size), a)) for a in cj])
+            cuse = np.ones((ci.size, fit.size), bool)
+            cuse[np.arange(ci.size), cj] = False
+            cuse[np.arange(ci.size), ck] = False
+            xc = ShadowReleaseAttack._features(cf0[ci, cj], cf0[ci], cmem[ci][:, fit], cuse)
+            x, y = np.concatenate([x, xc]), np.r_[y, clab[ci].astype(bool)]
         test = np.flatnonzero(np.isin(csrc, held))
         cf = C[:, fit][:, :, cols]
         xt = ShadowReleaseAttack._features(
@@ -252,6 +272,10 @@ def variant(
                 random_state=b,
             ).fit(x, y)
             st += model.predict_proba(xt)[:, 1] / bags
+        if release_ranks:  # each score as its rank among its own release's points
+            for j in np.unique(csrc[test]):
+                at = csrc[test] == j
+                st[at] = (np.argsort(np.argsort(st[at], kind="stable")) + 0.5) / at.sum()
         scores.append(st)
         labels.append(clab[test])
     s, y = np.concatenate(scores), np.concatenate(labels)
