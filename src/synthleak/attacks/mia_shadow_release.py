@@ -461,16 +461,13 @@ class ShadowReleaseAttack:
         ``ranks``: the points in population ranks (:meth:`_quantiles` with ``points``), the
         same on every release, so a caller scoring them on several makes them once; made here
         when not given."""
-        kmax = min(max(self.scales), len(release))
-        cols = []
         if ranks is None and (self.quantile or self.marginals or self.column_errors):
             ranks = self._quantiles(points, points=True)
         release_ranks = self._quantiles(release) if self.quantile or self.marginals else None
-        for q in (False, True) if self.quantile else (False,):
-            a, b = (ranks, release_ranks) if q else (points, release)
-            assert a is not None and b is not None
-            dist, _ = nearest_neighbours(a, b, k=kmax, metric=self.metric)
-            cols += [-np.log(dist[:, : min(k, kmax)].mean(axis=1) + _EPS) for k in self.scales]
+        cols = list(self._scale_distances(points, release).T)
+        if self.quantile:
+            assert ranks is not None and release_ranks is not None
+            cols += list(self._scale_distances(ranks, release_ranks).T)
         if self.marginals:
             assert ranks is not None and release_ranks is not None
             cols += list(self._marginals(ranks.values, release_ranks.values).T)
@@ -486,6 +483,15 @@ class ShadowReleaseAttack:
             models = predictors
             cols += list(self._errors(points, models, ranks).T)
         return np.column_stack(cols)
+
+    def _scale_distances(self, points: Table, release: Table) -> np.ndarray:
+        """``(len(points), len(scales))``: minus the log mean distance from each point to its
+        ``k`` closest release records, for every ``k`` in ``scales``."""
+        kmax = min(max(self.scales), len(release))
+        dist, _ = nearest_neighbours(points, release, k=kmax, metric=self.metric)
+        return np.column_stack(
+            [-np.log(dist[:, : min(k, kmax)].mean(axis=1) + _EPS) for k in self.scales]
+        )
 
     def _marginals(self, points: np.ndarray, release: np.ndarray) -> np.ndarray:
         """``(len(points), n_continuous)``: minus the log distance from each continuous value of
@@ -702,17 +708,12 @@ class ShadowReleaseAttack:
         key set per record): held by it, and by no shadow release whose training set lacks the
         record (``member_of``, :meth:`_membership`)."""
         held = np.array([k in r for k, r in zip(keys, releases, strict=True)], dtype=bool)
-        elsewhere = np.array(
-            [[k in r for r in self._release_keys] for k in keys], dtype=bool
-        ).reshape(len(keys), len(self._release_keys))
+        elsewhere = _held_by(keys, self._release_keys)
         return held & ~(elsewhere & ~member_of).any(axis=1)
 
     def _membership(self, keys: np.ndarray) -> np.ndarray:
         """(len(keys), n_shadows): whether each record is in each shadow's training set."""
-        ks = keys.tolist()
-        return np.array([[k in tk for tk in self._train_keys] for k in ks], dtype=bool).reshape(
-            len(ks), len(self._train_keys)
-        )
+        return _held_by(keys.tolist(), self._train_keys)
 
     def _reference(self, j: int | None, drop: np.ndarray | None = None) -> Table:
         """Reference records for release ``j``: the sample minus ``j``'s training records and
@@ -774,6 +775,13 @@ class ShadowReleaseAttack:
         applied = bool(found.any() and p < VERBATIM_ALPHA)
         self.verbatim_ = VerbatimCheck(found.size, int(found.sum()), n_s, k_s, p, applied)
         return np.where(found, (1.0 + scores) / 2, scores / 2) if applied else scores
+
+
+def _held_by(keys: Sequence[object], sets: Sequence[set[object]]) -> np.ndarray:
+    """``(len(keys), len(sets))``: whether each record key is in each set of keys."""
+    return np.array([[k in s for s in sets] for k in keys], dtype=bool).reshape(
+        len(keys), len(sets)
+    )
 
 
 def _frame(part: pd.DataFrame | Table) -> pd.DataFrame:
