@@ -50,13 +50,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.stats import rankdata
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import roc_auc_score, roc_curve
 
-from synthleak.attacks.mia_shadow_release import _EPS, _NOBOX, _SAMPLE, ShadowReleaseAttack
+from synthleak.attacks.mia_shadow_release import _NOBOX, _SAMPLE, ShadowReleaseAttack
 from synthleak.data.io import encode_frames
 from synthleak.data.shadow_releases import read_shadow_releases
-from synthleak.vulnerability import nearest_neighbours
 
 BASE = (
     "dist@1",
@@ -159,8 +159,7 @@ def fold_signals(data: Path, generator: str, d: dict, seed: int, folds: int) -> 
     pop, rels, starts = w["population"], w["releases"], w["starts"]
     names = list(d["names"])
     atk = ShadowReleaseAttack()
-    scales = [k for k in atk.scales if f"quantile-dist@{k}" in names]
-    qi = np.array([names.index(f"quantile-dist@{k}") for k in scales], dtype=int)
+    qi = np.array([names.index(f"quantile-dist@{k}") for k in atk.scales], dtype=int)
     mi = np.array([i for i, n in enumerate(names) if n.startswith("marginal:")], dtype=int)
     m = len(rels)
     order = np.random.default_rng([seed, 53]).permutation(m)
@@ -179,11 +178,7 @@ def fold_signals(data: Path, generator: str, d: dict, seed: int, folds: int) -> 
             for q, r, arr in ((qp, prow, P), (qc, crow, C)):
                 if arr is P and j not in fit:
                     continue  # a drawn record is only ever seen on the fitting shadows
-                if qi.size:
-                    dist, _ = nearest_neighbours(q, qr, k=max(scales), metric=atk.metric)
-                    arr[r[:, None], j, qi[None, :]] = np.column_stack(
-                        [-np.log(dist[:, :k].mean(axis=1) + _EPS) for k in scales]
-                    )
+                arr[r[:, None], j, qi[None, :]] = atk._scale_distances(q, qr)
                 if mi.size:
                     arr[r[:, None], j, mi[None, :]] = atk._marginals(q.values, qr.values)
         out.append((P, C))
@@ -244,23 +239,26 @@ def variant(
         use[np.arange(ii.size), kk] = False
         x = ShadowReleaseAttack._features(pf[ii, jj], pf[ii], pmem[ii][:, fit], use)
         y = pmem[ii][:, fit][np.arange(ii.size), jj]
+        if values:
+            x = np.column_stack([x, d["pval"][ii]])
+        cf = C[:, fit][:, :, cols]
         if challenge:  # the fitting shadows' labelled challenge points, two shadows left out
-            cf0 = C[:, fit][:, :, cols]
             ci = np.flatnonzero(np.isin(csrc, fit))
             cj = np.array([pos[j] for j in csrc[ci]])
             ck = np.array([rng.choice(np.delete(np.arange(fit.size), a)) for a in cj])
             cuse = np.ones((ci.size, fit.size), bool)
             cuse[np.arange(ci.size), cj] = False
             cuse[np.arange(ci.size), ck] = False
-            xc = ShadowReleaseAttack._features(cf0[ci, cj], cf0[ci], cmem[ci][:, fit], cuse)
+            xc = ShadowReleaseAttack._features(cf[ci, cj], cf[ci], cmem[ci][:, fit], cuse)
+            if values:
+                xc = np.column_stack([xc, d["cval"][ci]])
             x, y = np.concatenate([x, xc]), np.r_[y, clab[ci].astype(bool)]
         test = np.flatnonzero(np.isin(csrc, held))
-        cf = C[:, fit][:, :, cols]
         xt = ShadowReleaseAttack._features(
             C[test, csrc[test]][:, cols], cf[test], cmem[test][:, fit], None
         )
         if values:
-            x, xt = np.column_stack([x, d["pval"][ii]]), np.column_stack([xt, d["cval"][test]])
+            xt = np.column_stack([xt, d["cval"][test]])
         st = np.zeros(len(xt))
         for b in range(bags):
             model = HistGradientBoostingClassifier(
@@ -275,7 +273,7 @@ def variant(
         if release_ranks:  # each score as its rank among its own release's points
             for j in np.unique(csrc[test]):
                 at = csrc[test] == j
-                st[at] = (np.argsort(np.argsort(st[at], kind="stable")) + 0.5) / at.sum()
+                st[at] = (rankdata(st[at]) - 0.5) / at.sum()  # tied scores share a rank
         scores.append(st)
         labels.append(clab[test])
     s, y = np.concatenate(scores), np.concatenate(labels)
