@@ -175,6 +175,38 @@ def test_a_comparison_finds_the_same_whatever_the_workers(
         compare(ori, control=ctl, releases=releases, options=bad, runtime=sl.Runtime(2))
 
 
+def test_the_original_is_ranked_once_for_every_candidate(
+    parts: tuple[pd.DataFrame, pd.DataFrame], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the vulnerability ranking reads the original alone: the comparison makes it with the
+    # first candidate's context and every other context, here and in the workers, takes it as
+    # it is. The workers' units run in this process here, so that their calls are counted too.
+    from synthleak import partitioned
+    from synthleak.runtime import Runtime
+
+    calls: list[int] = []
+    real_rank, real_run = partitioned.rank, Runtime.run
+
+    def rank(*a: object, **kw: object) -> object:
+        calls.append(1)
+        return real_rank(*a, **kw)  # type: ignore[arg-type]
+
+    def inline(self: Runtime, fn: object, units: object, **kw: object) -> object:
+        return real_run(replace(self, workers=1), fn, units, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(partitioned, "rank", rank)
+    monkeypatch.setattr(Runtime, "run", inline)
+    ori, ctl = parts
+    releases = {"a": _release(ori, 1), "b": _release(ori, 2), "c": _release(ori, 3)}
+    r = compare(ori, control=ctl, releases=releases, options=OPTS, seed=4, runtime=sl.Runtime(2))
+    assert len(calls) == 1
+    lone = sl.audit(ori, synthetic=releases["c"], control=ctl, options=replace(OPTS, seed=4))
+    assert len(calls) == 2  # a lone audit ranks its original itself
+    mine = r.audits["c"].vulnerability
+    assert mine is not None and lone.vulnerability is not None
+    assert mine.same_as(lone.vulnerability)
+
+
 def test_stages_run_side_by_side_are_kept_under_the_whole_audits_keys(
     parts: tuple[pd.DataFrame, pd.DataFrame], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -116,6 +116,7 @@ from synthleak.runtime.seeding import stream, stream_key
 from synthleak.serde import Result
 from synthleak.stages.base import Context, Played, play_inputs, play_stage, run_stages
 from synthleak.verdicts import ALPHA, Finding, Verdict
+from synthleak.vulnerability import Ranking
 
 _RELEASE = stream("compare/release")
 _PAIRED = stream("compare/paired")
@@ -738,6 +739,9 @@ class _Shared:
     sources: dict[str, dict[str, str]]
     #: Relational parts (original, control, releases by name), audited as given.
     relational: tuple[RelationalData, RelationalData, dict[str, RelationalData]] | None = None
+    #: The vulnerability ranking of the original, the same for every candidate: made with the
+    #: first candidate's context and set on every other's (:meth:`with_ranking`).
+    ranking: Ranking | None = None
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def audit(self, name: str, runtime: Runtime, log: Log) -> AuditResult:
@@ -765,8 +769,13 @@ class _Shared:
             log=log,
             settings={},
         )
+        ctx.ranking = self.ranking  # the vulnerability stage takes it as it is, when given
         with one_thread_limit():
             return ctx, enc, play_inputs(ctx, STAGES)
+
+    def with_ranking(self, ctx: Context) -> _Shared:
+        """This, with the ranking ``ctx``'s vulnerability stage made (the same token)."""
+        return replace(self, ranking=ctx.ranking)
 
     def _parts(self, name: str) -> dict[str, Any]:
         """The data arguments of candidate ``name``'s audit on the shared encoding: its frames
@@ -851,7 +860,10 @@ def _audit_candidates(
             say(f"auditing candidate {name}")
             audits[name] = shared.audit(name, subs[name], _prefixed(say, name))
         return audits
-    contexts = {n: shared.context(n, subs[n], _prefixed(say, n)) for n in names}
+    first = names[0]
+    contexts = {first: shared.context(first, subs[first], _prefixed(say, first))}
+    shared = shared.with_ranking(contexts[first][0])  # the original is ranked once
+    contexts.update({n: shared.context(n, subs[n], _prefixed(say, n)) for n in names[1:]})
     todo = [
         (name, st.name)
         for name in names
