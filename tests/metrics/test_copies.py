@@ -139,6 +139,32 @@ def test_near_copies_on_a_sample_state_its_size_and_agree_with_every_row() -> No
         copy_report(ori, fresh, ctl, near_sample=300)
 
 
+def test_near_copies_read_the_parts_encoded_already(monkeypatch: pytest.MonkeyPatch) -> None:
+    # an audit passes its encoded tables: with the schema's columns, the near-copy distances
+    # read them as they are (no second encoding) and give the same report as from the frames
+    from synthleak.data import release
+
+    pop = _people(2000, 3).drop(columns="name")
+    ori, ctl, syn = pop.iloc[:1000], pop.iloc[1000:1500], pop.iloc[1500:].reset_index(drop=True)
+    enc = release.encode_parts({"o": ori, "s": syn, "c": ctl})
+    sch, parts = enc.schema, (enc.tables["o"], enc.tables["s"], enc.tables["c"])
+    kw = {"near_quantile": 0.1, "schema": sch}
+    again = copy_report(ori, syn, ctl, **kw)
+    encodings: list[int] = []
+    real = release.encode_parts
+
+    def counted(*a: object, **k: object) -> object:
+        encodings.append(1)
+        return real(*a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(release, "encode_parts", counted)
+    rep = copy_report(ori, syn, ctl, **kw, encoded=parts)
+    assert encodings == [] and rep.same_as(again)
+    # other columns than the schema's: the frames are encoded as before
+    other = copy_report(ori, syn, ctl, **kw, encoded=parts, near_columns=["age", "income"])
+    assert encodings == [1] and other.near_synthetic is not None
+
+
 def test_without_control_near_copies_use_the_original_itself() -> None:
     ori = _people(500, 8).drop(columns="name")
     rep = copy_report(ori, ori.iloc[:50], near_quantile=0.05)

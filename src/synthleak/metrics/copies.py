@@ -728,6 +728,7 @@ def _near_copies(
     sample: int | None = None,
     rng: np.random.Generator | None = None,
     nearest: NearestSearch = nearest_distances,
+    encoded: tuple[Table, Table, Table | None] | None = None,
 ) -> tuple[float, RiskEstimate, RiskEstimate]:
     from synthleak.data.release import Release
     from synthleak.vulnerability import vulnerability_scores
@@ -739,9 +740,12 @@ def _near_copies(
     def cols(df: pd.DataFrame) -> pd.DataFrame:
         return df if list(df.columns) == list(columns) else df[columns]  # no copy when all
 
-    enc = Release(
-        cols(original), cols(synthetic), None if control is None else cols(control), kinds
-    ).encode()
+    if encoded is not None and schema is not None and list(schema.names) == list(columns):
+        enc = Release(*encoded, schema).encode()  # encoded already: taken as they are
+    else:
+        enc = Release(
+            cols(original), cols(synthetic), None if control is None else cols(control), kinds
+        ).encode()
 
     def queries(part: Table) -> Table:
         if sample is None or len(part) <= sample:
@@ -779,6 +783,7 @@ def copy_report(
     rng: np.random.Generator | None = None,
     counter: CopyCounter | None = None,
     nearest: NearestSearch | None = None,
+    encoded: tuple[Table, Table, Table | None] | None = None,
 ) -> CopyReport:
     """Exact, column and near copies of real records in ``synthetic`` (module docstring).
 
@@ -823,6 +828,11 @@ def copy_report(
         The near-copy search (:data:`NearestSearch`); default :func:`nearest_distances` (in
         this process). The audit passes one that searches the original by partition on a
         cluster; a minimum of exact distances does not depend on how the candidates are split.
+    encoded : tuple of Table, optional
+        The original, synthetic and control parts already encoded with ``schema`` (an audit's
+        tables, the control ``None`` when there is none). When the near-copy distances use
+        exactly ``schema``'s columns, they read these tables instead of encoding the frames
+        again.
 
     Returns
     -------
@@ -946,6 +956,7 @@ def copy_report(
                 near_sample,
                 rng,
                 nearest or nearest_distances,
+                encoded,
             )
             if near_sample is not None and control is not None:
                 sampled = [

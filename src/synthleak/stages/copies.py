@@ -80,6 +80,7 @@ def _copies(ctx: Context, rng: np.random.Generator) -> StageOutput:
     from synthleak.metrics.copies import copy_report, lone_text, rare_values
 
     frames, raw = _copy_frames(ctx)
+    assert ctx.synthetic is not None
     left_out = [c for c in ctx.schema.excluded if c in frames["original"].columns]
     ctx.log(
         f"verbatim copies: {len(frames['synthetic'])} synthetic records and the values of "
@@ -96,6 +97,7 @@ def _copies(ctx: Context, rng: np.random.Generator) -> StageOutput:
         rng=rng,
         counter=partitioned.copies_counter(ctx.runtime.sub("copies")),  # by key range on a cluster
         nearest=partitioned.near_search(ctx.runtime.sub("near-copies")),  # by partition on one
+        encoded=(ctx.train, ctx.synthetic, ctx.control),
     )
     rep = replace(rep, copied_rows=ctx.train_rows[rep.copied_rows].astype(np.int64))
     if "control" in frames:  # values one record holds: the control's lone values are the chance
