@@ -175,8 +175,9 @@ def test_a_comparison_finds_the_same_whatever_the_workers(
         compare(ori, control=ctl, releases=releases, options=bad, runtime=sl.Runtime(2))
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 def test_the_original_is_ranked_once_for_every_candidate(
-    parts: tuple[pd.DataFrame, pd.DataFrame], monkeypatch: pytest.MonkeyPatch
+    parts: tuple[pd.DataFrame, pd.DataFrame], monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
     # the vulnerability ranking reads the original alone: the comparison makes it with the
     # first candidate's context and every other context, here and in the workers, takes it as
@@ -198,7 +199,8 @@ def test_the_original_is_ranked_once_for_every_candidate(
     monkeypatch.setattr(Runtime, "run", inline)
     ori, ctl = parts
     releases = {"a": _release(ori, 1), "b": _release(ori, 2), "c": _release(ori, 3)}
-    r = compare(ori, control=ctl, releases=releases, options=OPTS, seed=4, runtime=sl.Runtime(2))
+    rt = sl.Runtime(workers)
+    r = compare(ori, control=ctl, releases=releases, options=OPTS, seed=4, runtime=rt)
     assert len(calls) == 1
     lone = sl.audit(ori, synthetic=releases["c"], control=ctl, options=replace(OPTS, seed=4))
     assert len(calls) == 2  # a lone audit ranks its original itself

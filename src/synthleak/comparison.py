@@ -107,9 +107,9 @@ from synthleak.metrics.paired import (
     paired_share_difference,
 )
 from synthleak.metrics.privacy import auc, holm_adjusted, paired_accuracy_difference
-from synthleak.pipeline import STAGES, audit, audit_context, audit_result
+from synthleak.pipeline import STAGES, audit_context, audit_result
 from synthleak.policy import Metric, Policy
-from synthleak.results import AuditOptions, AuditResult
+from synthleak.results import AuditOptions, AuditResult, StageRecord
 from synthleak.runtime import Runtime, WorkUnit, as_runtime
 from synthleak.runtime.executor import one_thread_limit
 from synthleak.runtime.seeding import stream, stream_key
@@ -744,24 +744,12 @@ class _Shared:
     ranking: Ranking | None = None
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
 
-    def audit(self, name: str, runtime: Runtime, log: Log) -> AuditResult:
-        """Candidate ``name``'s audit, with one thread for arithmetic (as every work unit:
-        :mod:`synthleak.runtime.executor`), so that it finds the same whether it runs here or
-        in a worker."""
-        with one_thread_limit():
-            return audit(
-                **self._parts(name),
-                options=self.opts,
-                runtime=runtime,
-                policy=self.policy,
-                log=log,
-                sources=self.sources[name],
-            )
-
     def context(
         self, name: str, runtime: Runtime, log: Log
     ) -> tuple[Context, EncodedFrames, dict[str, Played]]:
-        """Candidate ``name``'s audit context with its input stages played (one thread)."""
+        """Candidate ``name``'s audit context with its input stages played, with one thread for
+        arithmetic (as every work unit: :mod:`synthleak.runtime.executor`, so that a stage finds
+        the same whether it runs here or in a worker)."""
         ctx, enc = audit_context(
             **self._parts(name),
             options=self.opts,
@@ -772,6 +760,14 @@ class _Shared:
         ctx.ranking = self.ranking  # the vulnerability stage takes it as it is, when given
         with one_thread_limit():
             return ctx, enc, play_inputs(ctx, STAGES)
+
+    def result(
+        self, name: str, ctx: Context, enc: EncodedFrames, records: list[StageRecord]
+    ) -> AuditResult:
+        """Candidate ``name``'s audit from its context and its stages' records."""
+        return audit_result(
+            ctx, enc, records, policy=self.policy, sources=self.sources[name], command_line=None
+        )
 
     def with_ranking(self, ctx: Context) -> _Shared:
         """This, with the ranking ``ctx``'s vulnerability stage made (the same token)."""
@@ -846,23 +842,29 @@ def _stage_unit(
 def _audit_candidates(
     shared: _Shared, names: Sequence[str], folders: Sequence[str], rt: Runtime, say: Log
 ) -> dict[str, AuditResult]:
-    """Every candidate's audit, by name. With one local worker, one after the other, each
-    audit's stages on the runtime. With more (or a cluster), every stage of every candidate is
-    a work unit of its own, run inline in its worker, the longest first: once its inputs exist
-    (the split, the release, the ranking: made here, and again in each worker) a stage reads
-    nothing another made, and units finer than a candidate keep every worker busy to the end.
-    Each audit is then assembled here from its stages' outputs. The results are the same either
-    way (same seed, one thread for arithmetic in both)."""
+    """Every candidate's audit, by name. The vulnerability ranking, which reads the original
+    alone, is made with the first candidate's context and given to every other. With one local
+    worker, the audits run one after the other, each audit's stages on the runtime. With more
+    (or a cluster), every stage of every candidate is a work unit of its own, run inline in its
+    worker, the longest first: once its inputs exist (the split, the release, the ranking: made
+    here, and again in each worker) a stage reads nothing another made, and units finer than a
+    candidate keep every worker busy to the end. Each audit is then assembled here from its
+    stages' outputs. The results are the same either way (same seed, one thread for arithmetic
+    in both)."""
     subs = {n: rt.sub(f"candidates/{f}") for n, f in zip(names, folders, strict=True)}
+    first = names[0]
+    contexts = {first: shared.context(first, subs[first], _prefixed(say, first))}
+    shared = shared.with_ranking(contexts[first][0])  # the original is ranked once
     if rt.cluster is None and (rt.workers == 1 or len(names) == 1):
         audits: dict[str, AuditResult] = {}
         for name in names:
             say(f"auditing candidate {name}")
-            audits[name] = shared.audit(name, subs[name], _prefixed(say, name))
+            made = contexts.pop(name) if name in contexts else None  # the first candidate's
+            ctx, enc, inputs = made or shared.context(name, subs[name], _prefixed(say, name))
+            with one_thread_limit():
+                records = run_stages(ctx, STAGES, played=inputs)
+            audits[name] = shared.result(name, ctx, enc, records)
         return audits
-    first = names[0]
-    contexts = {first: shared.context(first, subs[first], _prefixed(say, first))}
-    shared = shared.with_ranking(contexts[first][0])  # the original is ranked once
     contexts.update({n: shared.context(n, subs[n], _prefixed(say, n)) for n in names[1:]})
     todo = [
         (name, st.name)
@@ -888,10 +890,7 @@ def _audit_candidates(
     audits = {}
     for name in names:
         ctx, enc, _ = contexts[name]
-        records = run_stages(ctx, STAGES, played=played[name])
-        audits[name] = audit_result(
-            ctx, enc, records, policy=shared.policy, sources=shared.sources[name], command_line=None
-        )
+        audits[name] = shared.result(name, ctx, enc, run_stages(ctx, STAGES, played=played[name]))
         say(f"[{name}] audited")
     _CONTEXTS.clear()  # this process's, when a lone unit ran here
     return audits
