@@ -847,10 +847,10 @@ def _audit_candidates(
     worker, the audits run one after the other, each audit's stages on the runtime. With more
     (or a cluster), every stage of every candidate is a work unit of its own, run inline in its
     worker, the longest first: once its inputs exist (the split, the release, the ranking: made
-    here, and again in each worker) a stage reads nothing another made, and units finer than a
-    candidate keep every worker busy to the end. Each audit is then assembled here from its
-    stages' outputs. The results are the same either way (same seed, one thread for arithmetic
-    in both)."""
+    here, and again in each worker, which takes the ranking as made) a stage reads nothing
+    another made, and units finer than a candidate keep every worker busy to the end. Each
+    audit is then assembled here from its stages' outputs. The results are the same either way
+    (same seed, one thread for arithmetic in both)."""
     subs = {n: rt.sub(f"candidates/{f}") for n, f in zip(names, folders, strict=True)}
     first = names[0]
     contexts = {first: shared.context(first, subs[first], _prefixed(say, first))}
