@@ -30,7 +30,8 @@ features), ``sig`` (the signals used), ``bags`` (that many meta-classifiers, see
 ``bags - 1``, averaged), ``challenge`` (the fitting shadows' labelled challenge points as
 examples too, each leaving its shadow and one other out of its calibration),
 ``release_ranks`` (each score replaced by its rank among its own release's points before
-pooling), ``folds`` and ``seed`` (the fold order).
+pooling), ``model`` (the meta-classifier's parameters that differ from the attack's:
+``learning_rate``, ``max_leaf_nodes``, ...), ``folds`` and ``seed`` (the fold order).
 
 Usage::
 
@@ -203,6 +204,7 @@ def variant(
     bags=1,
     challenge=False,
     release_ranks=False,
+    model=None,
 ) -> dict[str, object]:
     P, C, pmem, src = d["P"], d["C"], d["pmem"], d["src"]
     cmem, csrc, clab = d["cmem"], d["csrc"], d["clab"]
@@ -261,15 +263,15 @@ def variant(
             xt = np.column_stack([xt, d["cval"][test]])
         st = np.zeros(len(xt))
         for b in range(bags):
-            model = HistGradientBoostingClassifier(
-                max_iter=200,
-                learning_rate=0.03,
-                max_leaf_nodes=15,
-                min_samples_leaf=100,
-                l2_regularization=1.0,
-                random_state=b,
-            ).fit(x, y)
-            st += model.predict_proba(xt)[:, 1] / bags
+            params = {
+                "max_iter": 200,
+                "learning_rate": 0.03,
+                "max_leaf_nodes": 15,
+                "min_samples_leaf": 100,
+                "l2_regularization": 1.0,
+            }
+            clf = HistGradientBoostingClassifier(**params | (model or {}), random_state=b)
+            st += clf.fit(x, y).predict_proba(xt)[:, 1] / bags
         if release_ranks:  # each score as its rank among its own release's points
             for j in np.unique(csrc[test]):
                 at = csrc[test] == j
