@@ -56,11 +56,12 @@ def _finished_units(run_dir: Path) -> int:
     return finished_units(run_dir)
 
 
-@pytest.mark.parametrize("command", ["mia", "mia-workers", "audit"])
+@pytest.mark.parametrize("command", ["mia", "mia-workers", "audit", "compare-workers"])
 def test_ctrl_c_exits_130_with_the_resume_hint(tmp_path: Path, command: str) -> None:
     """SIGINT in the middle of a long run: exit 130, one line naming the kept run directory.
     The audit is interrupted once it has kept its first finished work (a stage, or a unit of
-    one), which must survive (units were once deleted with the output folder).
+    one), which must survive (units were once deleted with the output folder). A comparison
+    on two workers keeps each candidate's stages as they finish on the workers.
 
     As from a terminal, the signal goes to the whole process group: with ``--workers 2`` the
     worker processes receive it too, and must stop without a traceback of their own.
@@ -71,9 +72,18 @@ def test_ctrl_c_exits_130_with_the_resume_hint(tmp_path: Path, command: str) -> 
         args += ["--shadows", "400", "--tests", "100", "--batch-size", "2"]
         args += ["--run-dir", str(run_dir)]
         args += ["--workers", "2"] if command == "mia-workers" else []
-    else:
+    elif command == "audit":
         run_dir = tmp_path / "out" / "run"
         args = ["audit", "--original", "adult", "--generator", "indhist", "--budget", "standard"]
+        args += ["--out-dir", str(tmp_path / "out")]
+    else:
+        run_dir = tmp_path / "out" / "run"
+        adult = synthleak.datasets.load_adult()
+        ori, ctl = tmp_path / "original.csv", tmp_path / "control.csv"
+        adult.iloc[:24_000].to_csv(ori, index=False)
+        adult.iloc[24_000:].to_csv(ctl, index=False)
+        args = ["compare", "--original", str(ori), "--control", str(ctl), "--workers", "2"]
+        args += ["--generator", "indhist:seed=0,1,2", "--budget", "standard"]
         args += ["--out-dir", str(tmp_path / "out")]
     proc = subprocess.Popen(
         [sys.executable, "-m", "synthleak.cli.main", *args],
@@ -185,6 +195,13 @@ def test_interrupted_message_without_a_run_directory(tmp_path: Path) -> None:
     assert "add --run-dir DIR" in interrupted_message(["mia", "adult"])
     gone = str(tmp_path / "never")
     assert interrupted_message(["audit", "--out-dir", gone]).endswith("run the same command again")
+    kept = tmp_path / "cmp" / "run"
+    kept.mkdir(parents=True)
+    said = interrupted_message(["compare", "--out-dir", str(tmp_path / "cmp")])
+    assert (
+        said
+        == f"synthleak: interrupted; finished work is kept in {kept}: run the same command again to resume it"
+    )
 
 
 def test_a_renamed_option_names_its_new_name(capsys: pytest.CaptureFixture[str]) -> None:

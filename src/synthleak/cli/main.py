@@ -94,7 +94,7 @@ def interrupted_message(args: list[str]) -> str:
     """The line printed on Ctrl-C: where finished work is kept and how to resume."""
     command = args[0] if args else ""
     run_dir = _flag_value(args, "--run-dir")
-    if command in {"audit", "demo"}:
+    if command in {"audit", "compare", "demo"}:  # their stages are kept in OUT_DIR/run
         out = _flag_value(args, "--out-dir") or ("synthleak-demo" if command == "demo" else None)
         run_dir = None if out is None else os.path.join(out, "run")
     if run_dir is not None and os.path.isdir(run_dir):
