@@ -198,9 +198,9 @@ def test_interrupted_message_without_a_run_directory(tmp_path: Path) -> None:
     kept = tmp_path / "cmp" / "run"
     kept.mkdir(parents=True)
     said = interrupted_message(["compare", "--out-dir", str(tmp_path / "cmp")])
-    assert (
-        said
-        == f"synthleak: interrupted; finished work is kept in {kept}: run the same command again to resume it"
+    assert said == (
+        f"synthleak: interrupted; finished work is kept in {kept}: "
+        "run the same command again to resume it"
     )
 
 
