@@ -55,7 +55,12 @@ from scipy.stats import rankdata
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import roc_auc_score, roc_curve
 
-from synthleak.attacks.mia_shadow_release import _NOBOX, _SAMPLE, ShadowReleaseAttack
+from synthleak.attacks.mia_shadow_release import (
+    _NOBOX,
+    _SAMPLE,
+    META_CLASSIFIER,
+    ShadowReleaseAttack,
+)
 from synthleak.data.io import encode_frames
 from synthleak.data.shadow_releases import read_shadow_releases
 
@@ -262,15 +267,9 @@ def variant(
         if values:
             xt = np.column_stack([xt, d["cval"][test]])
         st = np.zeros(len(xt))
+        params = {"max_iter": ShadowReleaseAttack().max_iter, **META_CLASSIFIER} | (model or {})
         for b in range(bags):
-            params = {
-                "max_iter": 200,
-                "learning_rate": 0.03,
-                "max_leaf_nodes": 15,
-                "min_samples_leaf": 100,
-                "l2_regularization": 1.0,
-            }
-            clf = HistGradientBoostingClassifier(**params | (model or {}), random_state=b)
+            clf = HistGradientBoostingClassifier(**params, random_state=b)
             st += clf.fit(x, y).predict_proba(xt)[:, 1] / bags
         if release_ranks:  # each score as its rank among its own release's points
             for j in np.unique(csrc[test]):

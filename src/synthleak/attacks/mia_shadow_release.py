@@ -110,6 +110,14 @@ REPORTED_FPRS = (0.1, 0.01, 0.001)
 #: The one-sided p-value below which a target release is taken to hold candidates verbatim more
 #: often than its shadow releases hold their own training records (:class:`VerbatimCheck`).
 VERBATIM_ALPHA = 1e-3
+#: The meta-classifier's parameters besides its rounds (``max_iter``) and seed: small trees,
+#: slow learning, large leaves (benchmarks/midst_folds.py varies them against these).
+META_CLASSIFIER = {
+    "learning_rate": 0.03,
+    "max_leaf_nodes": 15,
+    "min_samples_leaf": 100,
+    "l2_regularization": 1.0,
+}
 _EPS = 1e-9
 
 
@@ -691,11 +699,8 @@ class ShadowReleaseAttack:
             )
         self._model = HistGradientBoostingClassifier(
             max_iter=self.max_iter,
-            learning_rate=0.03,
-            max_leaf_nodes=15,
-            min_samples_leaf=100,
-            l2_regularization=1.0,
             random_state=int(_MODEL.rng(seed).integers(2**31 - 1)),
+            **META_CLASSIFIER,
         ).fit(x, y)
         self.n_examples_ = int(y.size)
         self.fit_seconds_ = time.perf_counter() - t0
