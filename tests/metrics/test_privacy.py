@@ -474,8 +474,8 @@ def test_null_oracle_copy_rates(rate: float) -> None:
 
 def test_bootstrap_aucs_equal_the_rank_formula_bit_for_bit() -> None:
     """The bootstrap's draws are scored without ranking each one (``_boot_aucs``): the same
-    AUCs as the rank formula on every draw, with ties, infinities and more draws than a chunk."""
-    from synthleak.metrics.privacy import _BOOT_CHUNK, _auc_two, _boot_aucs
+    AUCs as the rank formula on every draw, with ties and infinities."""
+    from synthleak.metrics.privacy import _auc_two, _boot_aucs
 
     for trial in range(12):
         r = np.random.default_rng(trial)
@@ -485,7 +485,7 @@ def test_bootstrap_aucs_equal_the_rank_formula_bit_for_bit() -> None:
         neg = r.integers(0, 8, n).astype(float) if tied else r.normal(0, 1, n)
         if trial % 3 == 0:
             pos[:2], neg[:1] = np.inf, -np.inf
-        draws = _BOOT_CHUNK + 7
+        draws = 137
         bi_p, bi_n = r.integers(0, m, (draws, m)), r.integers(0, n, (draws, n))
         slow = [_auc_two(pos[bi_p[b]], neg[bi_n[b]]) for b in range(draws)]
         np.testing.assert_array_equal(_boot_aucs(pos, neg, bi_p, bi_n), slow)
@@ -497,3 +497,21 @@ def test_auc_estimate_with_nan_scores_keeps_the_ranked_path() -> None:
     s[[0, 40]] = np.nan
     e = auc_estimate(y, s, rng=np.random.default_rng(0), n_boot=50)
     assert 0 <= e.ci_low <= e.ci_high <= 1
+
+
+def test_auc_estimate_reads_given_draws_as_it_would_make_them() -> None:
+    """Draws made once (:func:`bootstrap_draws`) give the interval ``auc_estimate`` draws
+    itself from the same generator; draws of other sizes are refused."""
+    from synthleak.metrics.privacy import bootstrap_draws
+
+    r = np.random.default_rng(5)
+    y = np.r_[np.ones(40), np.zeros(90)]
+    s = y * 0.4 + r.normal(0, 1, y.size)
+    own = auc_estimate(y, s, rng=np.random.default_rng(9), n_boot=300)
+    draws = bootstrap_draws(40, 90, rng=np.random.default_rng(9), n_boot=300)
+    assert auc_estimate(y, s, draws=draws) == own
+    assert auc_estimate(y, -s, draws=draws).ci_low == pytest.approx(1 - own.ci_high)
+    with pytest.raises(ValueError, match="draws resample 40 positives and 90 negatives"):
+        auc_estimate(y[1:], s[1:], draws=draws)
+    with pytest.raises(TypeError, match="rng or draws"):
+        auc_estimate(y, s)

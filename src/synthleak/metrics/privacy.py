@@ -260,18 +260,46 @@ def auc_above_p(labels: np.ndarray, scores: np.ndarray, threshold: float) -> flo
     return 1.0 - NormalDist().cdf((value - t) / se)
 
 
+@dataclass(frozen=True)
+class BootstrapDraws:
+    """The resamples of a stratified bootstrap: row ``b`` of ``positives`` (``negatives``)
+    holds the indices, among the positives (negatives), that draw ``b`` takes.
+
+    Made once by :func:`bootstrap_draws` and given to :func:`auc_estimate` for several score
+    vectors of the same records (the attacks of one game): each interval is then read from the
+    same resamples of the same people, a paired bootstrap, and the draws are made once.
+    """
+
+    positives: np.ndarray
+    negatives: np.ndarray
+
+
+def bootstrap_draws(
+    n_pos: int, n_neg: int, *, rng: np.random.Generator, n_boot: int = 1000
+) -> BootstrapDraws:
+    """``n_boot`` stratified resamples of ``n_pos`` positives and ``n_neg`` negatives (the
+    draws :func:`auc_estimate` makes from ``rng`` when it is given none)."""
+    return BootstrapDraws(
+        rng.integers(0, max(n_pos, 1), (n_boot, n_pos)),
+        rng.integers(0, max(n_neg, 1), (n_boot, n_neg)),
+    )
+
+
 def auc_estimate(
     labels: np.ndarray,
     scores: np.ndarray,
     *,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None = None,
     n_boot: int = 1000,
     confidence: float = 0.95,
+    draws: BootstrapDraws | None = None,
 ) -> RiskEstimate:
     """AUC with a stratified bootstrap CI (positives and negatives resampled separately).
 
-    Its ``p_value`` tests "the AUC is at most 0.5" with :func:`auc_above_p`: at 0.5 the floor of
-    that test's variance is the exact null variance of the Mann-Whitney statistic,
+    The resamples are ``draws`` when given (made by :func:`bootstrap_draws` for as many
+    positives and negatives as ``labels`` holds; ``n_boot`` is then theirs), else drawn from
+    ``rng``. Its ``p_value`` tests "the AUC is at most 0.5" with :func:`auc_above_p`: at 0.5 the
+    floor of that test's variance is the exact null variance of the Mann-Whitney statistic,
     ``(m + n + 1) / (12 m n)`` (conservative with ties), so the p-value does not depend on the
     bootstrap draw or on where the interval happens to be clipped.
     """
@@ -281,11 +309,19 @@ def auc_estimate(
     pos, neg = s[y], s[~y]
     if pos.size == 0 or neg.size == 0:
         return RiskEstimate(value, float("nan"), float("nan"), confidence, y.size, 0.5)
-    bi_p = rng.integers(0, pos.size, (n_boot, pos.size))
-    bi_n = rng.integers(0, neg.size, (n_boot, neg.size))
+    if draws is None:
+        if rng is None:
+            raise TypeError("auc_estimate needs rng or draws")
+        draws = bootstrap_draws(pos.size, neg.size, rng=rng, n_boot=n_boot)
+    elif draws.positives.shape[1] != pos.size or draws.negatives.shape[1] != neg.size:
+        raise ValueError(
+            f"draws resample {draws.positives.shape[1]} positives and "
+            f"{draws.negatives.shape[1]} negatives, the labels hold {pos.size} and {neg.size}"
+        )
+    bi_p, bi_n = draws.positives, draws.negatives
     if np.isnan(s).any():  # NaN ranks as its own value: the pooled ranks say how
-        vals = np.empty(n_boot)
-        for b in range(n_boot):
+        vals = np.empty(bi_p.shape[0])
+        for b in range(bi_p.shape[0]):
             vals[b] = _auc_two(pos[bi_p[b]], neg[bi_n[b]])
     else:
         vals = _boot_aucs(pos, neg, bi_p, bi_n)
@@ -347,36 +383,32 @@ def _boot_aucs(pos: np.ndarray, neg: np.ndarray, bi_p: np.ndarray, bi_n: np.ndar
     """The AUC of every bootstrap draw (row ``b``: positives ``pos[bi_p[b]]``, negatives
     ``neg[bi_n[b]]``), equal to :func:`_auc_two` on each draw, without ranking it.
 
-    Each draw's Mann-Whitney count is the sum, over its positives, of the weight of its
-    negatives below them (a negative of equal score weighs a half): the draws' negatives are
-    counted per distinct negative score (one row of counts per draw), cumulated along the
-    sorted scores and read at each positive's place. The counts are integers and halves, so
-    the sums are exact and the AUCs are those of the rank formula, bit for bit. For scores
-    without NaN; memory beside the draws: :data:`_BOOT_CHUNK` x (distinct negatives +
-    positives) numbers.
+    Each draw's Mann-Whitney count is the sum, over its positives, of the number of its
+    negatives below them (a negative of equal score weighs a half): the draw's negatives are
+    counted per distinct negative score, cumulated along the sorted scores and read at each
+    positive's place, by a compiled loop over the draws
+    (:func:`synthleak.metrics.bootstrap.boot_counts`; memory: the distinct negatives, beside
+    the draws). The counts are integers and halves, so the sums are exact and the AUCs are
+    those of the rank formula, bit for bit.
+    For scores without NaN.
     """
+    from synthleak.metrics.bootstrap import boot_counts  # numba: imported when first needed
+
     uniq, code = np.unique(neg, return_inverse=True)
     u = uniq.size
     lt = np.searchsorted(uniq, pos, side="left")  # distinct negatives below each positive
     at = np.minimum(lt, u - 1)
     eq = (lt < u) & (uniq[at] == pos)
-    out = np.empty(bi_p.shape[0])
-    for start in range(0, bi_p.shape[0], _BOOT_CHUNK):  # memory: a chunk of draws at a time
-        rows = slice(start, start + _BOOT_CHUNK)
-        k = bi_n[rows].shape[0]
-        counts = np.bincount(
-            (np.arange(k)[:, None] * u + code[bi_n[rows]]).ravel(), minlength=k * u
-        ).reshape(k, u)
-        below = np.zeros((k, u + 1))
-        np.cumsum(counts, axis=1, out=below[:, 1:])
-        # per draw and positive: its draw's negatives below it, plus half of those equal to it
-        g = below[:, lt] + 0.5 * np.where(eq, counts[:, at], 0)
-        out[rows] = np.take_along_axis(g, bi_p[rows], axis=1).sum(axis=1)
-    return out / (bi_p.shape[1] * bi_n.shape[1])
-
-
-#: Bootstrap draws whose AUCs :func:`_boot_aucs` computes at once.
-_BOOT_CHUNK = 128
+    counts = boot_counts(
+        code.ravel().astype(np.int64),
+        lt.astype(np.int64),
+        at.astype(np.int64),
+        eq,
+        u,
+        np.ascontiguousarray(bi_p, dtype=np.int64),
+        np.ascontiguousarray(bi_n, dtype=np.int64),
+    )
+    return counts / (bi_p.shape[1] * bi_n.shape[1])
 
 
 def _auc_two(pos: np.ndarray, neg: np.ndarray) -> float:
