@@ -67,6 +67,7 @@ from synthleak.metrics.privacy import (
     TprAtFpr,
     auc,
     auc_estimate,
+    bootstrap_draws,
     roc_curve,
     tpr_at_fpr,
     tpr_estimates,
@@ -681,9 +682,10 @@ class NoBoxMembershipGame:
         outcomes: dict[str, NoBoxAttackOutcome] = {}
         all_scores: dict[str, np.ndarray] = {}
         exp_scores: dict[str, np.ndarray] = {}
+        # one bootstrap for every attack: their intervals resample the same people (paired)
+        draws = bootstrap_draws(n_mem, n_non, rng=_METRIC.sub("attacks").rng(int(seed)))
         for name, _ in resolved:
             res = done[name]
-            metric_rng = _METRIC.sub(name).rng(int(seed))
             if not res.ok or res.arrays is None:
                 nan = float("nan")
                 outcomes[name] = NoBoxAttackOutcome(
@@ -704,7 +706,7 @@ class NoBoxMembershipGame:
             fpr, tpr = roc_curve(y, s_c)
             tprs, tnotes = tpr_table(y, s_c)
             outcomes[name] = NoBoxAttackOutcome(
-                auc_estimate(y, s_c, rng=metric_rng),
+                auc_estimate(y, s_c, draws=draws),
                 tprs,
                 fpr,
                 tpr,
@@ -714,33 +716,36 @@ class NoBoxMembershipGame:
                 tpr_intervals=tpr_estimates(y, s_c),
             )
 
-        best = None
+        best = ensemble = None
         if all_scores:
-            name = max(all_scores, key=lambda a: (outcomes[a].selection_auc, -_order(a, resolved)))
+            # the best attack and the ensemble are evaluated on one half, with one bootstrap
             ev = sel == 0
+            ev_draws = bootstrap_draws(
+                int(y[ev].sum()),
+                int((y[ev] == 0).sum()),
+                rng=_METRIC.sub("evaluation").rng(int(seed)),
+            )
+            name = max(all_scores, key=lambda a: (outcomes[a].selection_auc, -_order(a, resolved)))
             best = BestAttack(
                 name,
-                auc_estimate(y[ev], all_scores[name][ev], rng=_METRIC.sub("best").rng(int(seed))),
+                auc_estimate(y[ev], all_scores[name][ev], draws=ev_draws),
                 outcomes[name].selection_auc,
                 int((sel == 1).sum()),
                 int(ev.sum()),
                 tpr_estimates(y[ev], all_scores[name][ev]),
             )
-
-        ensemble = None
-        if self.ensemble and len(all_scores) >= 2:
-            ev = sel == 0
-            stacked, weights, intercept = stack_scores(all_scores, y, sel == 1)
-            ensemble = EnsembleAttack(
-                tuple(all_scores),
-                weights,
-                intercept,
-                auc_estimate(y[ev], stacked[ev], rng=_METRIC.sub("ensemble").rng(int(seed))),
-                auc(y[sel == 1], stacked[sel == 1]),
-                int((sel == 1).sum()),
-                int(ev.sum()),
-                tpr_estimates(y[ev], stacked[ev]),
-            )
+            if self.ensemble and len(all_scores) >= 2:
+                stacked, weights, intercept = stack_scores(all_scores, y, sel == 1)
+                ensemble = EnsembleAttack(
+                    tuple(all_scores),
+                    weights,
+                    intercept,
+                    auc_estimate(y[ev], stacked[ev], draws=ev_draws),
+                    auc(y[sel == 1], stacked[sel == 1]),
+                    int((sel == 1).sum()),
+                    int(ev.sum()),
+                    tpr_estimates(y[ev], stacked[ev]),
+                )
 
         records_out = []
         for i, (row, why) in enumerate(exposed):
