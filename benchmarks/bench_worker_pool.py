@@ -55,7 +55,7 @@ def _one(variant: str, generator: str, records: int, workers: int, seed: int) ->
             try:
                 run_processes(*args, **kwargs)
             finally:
-                executor._close_pool()
+                executor.close_pool()
 
         executor._run_processes = per_run  # type: ignore[assignment]
     data = adult_sample(records, seed)

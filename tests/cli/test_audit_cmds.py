@@ -130,6 +130,10 @@ def test_generator_audit_leaves_a_resumable_run_dir(files, tmp_path: Path) -> No
     [
         ([], "nothing to audit"),
         (["--synthetic", "SYN", "--secret", "nope"], "--secret 'nope' is not a column"),
+        (  # the workers, started before the files are read, are ended with the command
+            ["--synthetic", "SYN", "--secret", "nope", "--workers", "2"],
+            "--secret 'nope' is not a column",
+        ),
         (["--generator", "nosuch"], "unknown generator"),
         (["--generator", "indhist", "--selector", "vk"], "Invalid value for '--selector'"),
         (["--synthetic", "SYN", "--secret", "age"], "--secret-tolerance (and --tolerance-kind"),

@@ -120,7 +120,7 @@ def test_worker_pool_shuts_down_despite_a_nested_loky_pool() -> None:
     def play() -> None:
         units = [WorkUnit(f"u{i}", (i,)) for i in range(2)]
         out["results"] = run_units(_nested_loky_unit, units, shared=None, workers=2)
-        executor._close_pool()  # what the interpreter does at exit
+        executor.close_pool()  # what the interpreter does at exit
 
     thread = threading.Thread(target=play, daemon=True)
     thread.start()
@@ -306,3 +306,51 @@ def test_workers_of_a_killed_parent_stop(tmp_path: Path) -> None:
         time.sleep(0.2)
     assert not any(alive(p) for p in pids), "a worker outlived its parent"
     assert len(list(tmp_path.glob("started-*"))) == 2  # no queued unit started
+
+
+def _library_loaded(shared: None, i: int) -> dict[str, np.ndarray]:
+    import sys
+
+    return {
+        "loaded": np.array(["synthleak.pipeline" in sys.modules]),
+        "pid": np.array([os.getpid()]),
+    }
+
+
+def test_started_workers_have_imported_the_library_when_the_units_come() -> None:
+    """``Runtime.start`` spawns the workers at once, each importing the library, and the run
+    that follows is served by those same processes; inline or on a cluster it starts none."""
+    from synthleak.runtime import Runtime
+
+    executor.close_pool()
+    Runtime(workers=1).start()
+    Runtime(workers=2, cluster="tcp://127.0.0.1:1").start()
+    assert executor._POOL is None
+    Runtime(workers=2).start()
+    assert executor._POOL is not None
+    started = {p.pid for p in executor._POOL._processes.values()}
+    for warm in list(executor._WARMING):
+        warm.result(timeout=300)
+    units = [WorkUnit(f"u{i}", (i,)) for i in range(4)]
+    out = run_units(_library_loaded, units, workers=2)
+    assert all(bool(r.arrays["loaded"][0]) for r in out.values())  # type: ignore[index]
+    assert {int(r.arrays["pid"][0]) for r in out.values()} <= started  # type: ignore[index]
+    executor.close_pool()
+
+
+def test_a_pool_closed_while_its_workers_import_ends_them() -> None:
+    """A command that fails on its input right after starting its workers exits without
+    waiting for their imports: the workers are ended, and the next run starts a fresh pool."""
+    from synthleak.runtime import Runtime
+
+    executor.close_pool()
+    Runtime(workers=2).start()
+    assert executor._POOL is not None
+    procs = list(executor._POOL._processes.values())
+    warming = list(executor._WARMING)
+    executor.close_pool()
+    assert procs and not any(p.is_alive() for p in procs)
+    assert all(f.done() for f in warming) and not executor._WARMING
+    out = run_units(_unit, UNITS, shared=2.0, workers=2)
+    assert out["u0"].ok and not out["u3"].ok
+    executor.close_pool()

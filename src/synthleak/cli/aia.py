@@ -436,7 +436,9 @@ def aia_cmd(
             params={"time_limit": 120.0, **recon},
             n_targets=n_targets,
             seed=seed,
-            runtime=Runtime(workers=workers, cluster=cluster, run_dir=run_dir, progress=True),
+            runtime=Runtime(
+                workers=workers, cluster=cluster, run_dir=run_dir, progress=True
+            ).start(),
             fmt=fmt,
             na_values=na_values,
             special_values=special_values,
@@ -486,7 +488,7 @@ def aia_cmd(
     )
     from synthleak.runtime import Runtime
 
-    runtime = Runtime(workers=workers, cluster=cluster, run_dir=run_dir, progress=True)
+    runtime = Runtime(workers=workers, cluster=cluster, run_dir=run_dir, progress=True).start()
     if release_mode:
         text = _release(
             original,  # type: ignore[arg-type]

@@ -118,10 +118,10 @@ def _run_audit(
     again when the command fails before any work was kept, so bad input leaves no folder
     behind). The other arguments say where the data is and how to run; with ``relational``
     (SDV multi-table metadata) each part is a folder of one file per table."""
-    from synthleak.pipeline import audit
-
     _check_out_dir(out)
-    runtime = make_runtime(workers=workers, run_dir=out / "run")
+    runtime = make_runtime(workers=workers, run_dir=out / "run", start=cluster is None)
+    from synthleak.pipeline import audit  # seconds of imports: the workers make theirs meanwhile
+
     policy = load_cli_policy(fail_on, policy_file, junit)
     if relational is not None:
         return _run_relational_audit(

@@ -391,15 +391,20 @@ def screen_targets(
     return Targets(joined.parts, k)
 
 
-def make_runtime(*, workers: int, cluster: Any = None, run_dir: Path | None = None) -> Runtime:
+def make_runtime(
+    *, workers: int, cluster: Any = None, run_dir: Path | None = None, start: bool = True
+) -> Runtime:
     """The :class:`~synthleak.runtime.Runtime` of ``--workers/--cluster/--run-dir``
-    (progress on).
+    (progress on), its local workers started at once (:meth:`~synthleak.runtime.Runtime.
+    start`: they import the library while the command reads its inputs) unless ``start`` is
+    false (a command that connects to ``--cluster`` next).
     """
     from synthleak.runtime.context import Runtime
 
     if isinstance(workers, bool) or workers < 1:
         raise InputError(f"--workers must be at least 1, got {workers}")
-    return Runtime(workers=workers, cluster=cluster, run_dir=run_dir, progress=True)
+    runtime = Runtime(workers=workers, cluster=cluster, run_dir=run_dir, progress=True)
+    return runtime.start() if start else runtime
 
 
 #: API parameter -> command-line flag: one vocabulary (README, "One CLI vocabulary").

@@ -176,7 +176,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:  # pragma: no cover
-    sys.exit(main())
+    code = main()
+    # the workers now, before the interpreter's exit would wait for those still importing
+    executor = sys.modules.get("synthleak.runtime.executor")
+    if executor is not None:
+        executor.close_pool()
+    sys.exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1060,7 +1060,7 @@ def mia_cmd(
     m = parse_sizes(synthetic_size, "--synthetic-size", default=[1000], single=True)[0]
     if out is not None:
         check_out_path(out)
-    runtime = make_runtime(workers=workers, cluster=None, run_dir=run_dir)
+    runtime = make_runtime(workers=workers, run_dir=run_dir, start=cluster is None)
     n_screen, rest = split_screen_targets(targets)
     spec = parse_targets(rest, k=k) if rest or not n_screen else None
     check_claim(claimed_epsilon, delta, neighbouring)

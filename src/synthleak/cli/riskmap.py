@@ -201,7 +201,7 @@ def riskmap_cmd(
             "--train-size sample"
         )
     refuse_relational_spec(generator)
-    runtime = make_runtime(workers=workers, run_dir=run_dir)
+    runtime = make_runtime(workers=workers, run_dir=run_dir, start=cluster is None)
     from synthleak.games.riskmap import RiskMap
 
     game = RiskMap(

@@ -44,6 +44,16 @@ class Runtime:
         if self.run_dir is not None and not isinstance(self.run_dir, Path):
             object.__setattr__(self, "run_dir", Path(self.run_dir))
 
+    def start(self) -> Runtime:
+        """Start the local worker processes now, in the background, so that they have imported
+        the library when the first units come (:func:`~synthleak.runtime.executor.start_pool`);
+        nothing to do inline or on a cluster. Returns the runtime."""
+        if self.cluster is None and self.workers > 1:
+            from synthleak.runtime.executor import start_pool
+
+            start_pool(self.workers)
+        return self
+
     def sub(self, name: str) -> Runtime:
         """The same runtime with the run directory's subfolder ``name``
         (for a stage of an audit).

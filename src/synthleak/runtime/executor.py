@@ -334,7 +334,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     """The process's worker pool with ``workers`` processes (started on first use)."""
     global _POOL, _POOL_WORKERS
     if _POOL is not None and (workers != _POOL_WORKERS or getattr(_POOL, "_broken", False)):
-        _close_pool()
+        close_pool()
     if _POOL is None:
         import multiprocessing as mp
 
@@ -345,12 +345,53 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     return _POOL
 
 
-def _close_pool() -> None:
+#: The warm-ups :func:`start_pool` sent to the pool, while they may still run.
+_WARMING: list[Future[Any]] = []
+
+#: What a warm-up imports: the stages, games and attacks whose functions the units run (and,
+#: through them, numpy, pandas, scipy, scikit-learn and numba).
+WARM_MODULES = ("synthleak.pipeline",)
+
+
+def _warm_worker() -> None:
+    """Import :data:`WARM_MODULES` in this worker."""
+    import importlib
+
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    os.setpriority(os.PRIO_PROCESS, 0, before + 10)
+    try:
+        for name in WARM_MODULES:
+            importlib.import_module(name)
+    finally:
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, 0, before)
+
+
+def start_pool(workers: int) -> None:
+    """Start the pool's ``workers`` processes now, each importing the library in the
+    background, so that they are ready when the first units come rather than seconds later.
+    The command line calls it before reading its inputs: the workers' imports then overlap
+    the main process's own (and its reading, encoding and first stages). Returns at once;
+    without it the pool starts on the first units, as before."""
+    if workers < 2:
+        return
+    pool = _pool(workers)
+    with _spawning_without_sigint():
+        _WARMING[:] = [pool.submit(_warm_worker) for _ in range(workers)]
+
+
+def close_pool() -> None:
     """Shut the worker pool down: queued units are dropped, running ones are waited for (after
-    a Ctrl-C they stop at once: see :func:`_on_sigint`)."""
+    a Ctrl-C they stop at once: see :func:`_on_sigint`). Workers still importing for
+    :func:`start_pool` (a command that failed on its input at once) are ended rather than
+    waited for."""
     global _POOL
     pool, _POOL = _POOL, None
     if pool is not None:
+        if any(not f.done() for f in _WARMING):  # importing only: nothing to lose
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.terminate()
+        _WARMING.clear()
         pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -382,7 +423,7 @@ def _spawning_without_sigint() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-atexit.register(_close_pool)
+atexit.register(close_pool)
 
 
 def _run_processes(
@@ -408,7 +449,7 @@ def _run_processes(
             for f in futures:
                 f.cancel()
             _interrupt_workers(pool)
-            _close_pool()
+            close_pool()
             raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
