@@ -16,6 +16,7 @@ from synthleak.data.relational import RelationalData
 from synthleak.errors import InputError
 from synthleak.generators import make_generator
 from synthleak.policy import parse_fail_on
+from synthleak.report.comparison import write_comparison_report
 from synthleak.results import AuditOptions, BudgetPlan
 
 PLAN = BudgetPlan(
@@ -154,7 +155,7 @@ def _without_timings(doc: object) -> object:
 
 
 def test_a_comparison_finds_the_same_whatever_the_workers(
-    parts: tuple[pd.DataFrame, pd.DataFrame],
+    parts: tuple[pd.DataFrame, pd.DataFrame], tmp_path: Path
 ) -> None:
     # with two workers the candidates are audited side by side, each in a worker: the
     # comparison's JSON must equal the one-worker comparison's, timings aside
@@ -168,11 +169,38 @@ def test_a_comparison_finds_the_same_whatever_the_workers(
     assert one == two
     # the timings were there to leave out
     assert any(st.seconds > 0 for st in runs[1].audits["c"].stages)
+    # the candidates' reports written side by side by two workers are those written here,
+    # byte for byte
+    trees = []
+    for w in (1, 2):
+        out = tmp_path / f"workers{w}"
+        write_comparison_report(runs[1], out, runtime=sl.Runtime(w))
+        trees.append({p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()})
+    assert trees[0] == trees[1]
+    assert {Path("candidates", c, "report.html") for c in "abc"} <= set(trees[0])
     # an audit's own error is raised before any stage runs on the workers, as itself (an
     # InputError: CLI exit 2)
     bad = replace(OPTS, secret="nosuch")
     with pytest.raises(InputError, match="nosuch"):
         compare(ori, control=ctl, releases=releases, options=bad, runtime=sl.Runtime(2))
+
+
+def test_a_candidate_report_a_worker_could_not_write_is_written_here(
+    parts: tuple[pd.DataFrame, pd.DataFrame], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import synthleak.report.comparison as written
+
+    ori, ctl = parts
+    releases = {"a": _release(ori, 1), "b": _release(ori, 2)}
+    result = compare(ori, control=ctl, releases=releases, options=OPTS, seed=4)
+
+    def broken(shared: object, name: str) -> dict[str, object]:
+        raise OSError("the worker's disk is full")
+
+    monkeypatch.setattr(written, "_write_candidate", broken)
+    write_comparison_report(result, tmp_path)
+    for name in releases:
+        assert (tmp_path / "candidates" / name / "report.html").is_file()
 
 
 @pytest.mark.parametrize("workers", [1, 2])

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from synthleak.data.relational import RelationalData
     from synthleak.policy import Policy
     from synthleak.results import AuditOptions
+    from synthleak.runtime import Runtime
 
 #: Exit code when no candidate passes the policy (as ``audit``'s failed policy).
 NONE_PASSES = 3
@@ -121,15 +122,17 @@ def compare_cmd(
     """
     if original is None:  # typer requires --original; this narrows its type
         raise InputError("missing option --original: give the real records of the releases")
-    from synthleak.comparison import expand_grid
-    from synthleak.generators import make_generator
-    from synthleak.results import AuditOptions
-
     if control is None:
         raise InputError(
             "missing option --control: compare measures every candidate against real records "
             "that no candidate's generator saw"
         )
+    # the workers import the library while this process imports it and reads the files
+    runtime = make_runtime(workers=workers, run_dir=out_dir / "run")
+    from synthleak.comparison import expand_grid
+    from synthleak.generators import make_generator
+    from synthleak.results import AuditOptions
+
     releases = parse_releases(release or [])
     specs = list(generator or [])
     if relational is not None:
@@ -174,7 +177,7 @@ def compare_cmd(
             options=options,
             policy=pol,
             out_dir=out_dir,
-            workers=workers,
+            runtime=runtime,
             na_values=na_values,
         )
         return
@@ -191,7 +194,7 @@ def compare_cmd(
     _compare_and_write(
         out_dir,
         _logger(),
-        workers,
+        runtime,
         original=enc.frames["original"],
         control=enc.frames["control"],
         releases={k: enc.frames[f"release:{k}"] for k in releases},
@@ -239,7 +242,7 @@ def _compare_relational(
     options: AuditOptions,
     policy: Policy | None,
     out_dir: Path,
-    workers: int,
+    runtime: Runtime,
     na_values: str | None,
 ) -> None:
     """``compare --relational``: every part a folder of tables, compared person by person
@@ -252,7 +255,7 @@ def _compare_relational(
     _compare_and_write(
         out_dir,
         log,
-        workers,
+        runtime,
         original=parts["original"],
         control=parts["control"],
         releases=cands,
@@ -264,7 +267,7 @@ def _compare_relational(
 
 
 def _compare_and_write(
-    out_dir: Path, log: Callable[[str], None], workers: int, **parts: Any
+    out_dir: Path, log: Callable[[str], None], runtime: Runtime, **parts: Any
 ) -> None:
     """:func:`synthleak.comparison.compare` of ``parts`` (its arguments) with its candidates'
     stages kept in ``out_dir/run``, and the reports written; a new ``out_dir`` is removed
@@ -274,10 +277,8 @@ def _compare_and_write(
 
     created = not out_dir.exists()
     try:
-        result = compare(
-            runtime=make_runtime(workers=workers, run_dir=out_dir / "run"), log=log, **parts
-        )
-        paths = write_comparison_report(result, out_dir)
+        result = compare(runtime=runtime, log=log, **parts)
+        paths = write_comparison_report(result, out_dir, runtime=runtime)
     except BaseException:
         if created and out_dir.exists() and not _has_finished_work(out_dir / "run"):
             shutil.rmtree(out_dir, ignore_errors=True)

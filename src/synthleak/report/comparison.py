@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib.pyplot as plt
 
@@ -47,6 +47,10 @@ from synthleak.report.blocks import (
 from synthleak.report.document import cited_references
 from synthleak.report.writers import to_html, to_markdown
 from synthleak.verdicts import ALPHA, p_text
+
+if TYPE_CHECKING:
+    from synthleak.results import AuditResult
+    from synthleak.runtime import Runtime
 
 #: Whether a higher figure means more exposure (all privacy families) and the words of a
 #: paired difference's two directions, by family.
@@ -418,19 +422,51 @@ def comparison_json(result: ComparisonResult, doc: Document) -> str:
     return json.dumps(data, indent=2, allow_nan=False)
 
 
-def write_comparison_report(result: ComparisonResult, out_dir: str | Path) -> dict[str, Path]:
+def _write_candidate(shared: dict[str, tuple[AuditResult, Path]], name: str) -> dict[str, Any]:
+    """A work unit: candidate ``name``'s full report written into its folder."""
+    from synthleak.report import write_report
+
+    result, folder = shared[name]
+    write_report(result, folder)
+    return {}
+
+
+def write_comparison_report(
+    result: ComparisonResult, out_dir: str | Path, *, runtime: Runtime | None = None
+) -> dict[str, Path]:
     """Write ``comparison.html``, ``comparison.json``, ``comparison.md`` (and ``figures/``) into
     ``out_dir``, and every candidate's full report into ``candidates/<folder>/``. Rendered in a
     temporary folder first and moved into place at the end, so a failure leaves no
-    half-written comparison."""
+    half-written comparison.
+
+    With a ``runtime`` of local workers the candidates' reports are written side by side, one
+    per worker at a time (a second each, mostly their figures); on a cluster, whose workers
+    write to their own disks, and without a runtime they are written here, one after the
+    other. A report a worker could not write is written again here, so that the error raised
+    is its own.
+    """
     from synthleak.report import write_report
+    from synthleak.runtime import Runtime, WorkUnit, as_runtime
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    rt = as_runtime(runtime)
+    local = Runtime(workers=rt.workers if rt.cluster is None else 1)
+    shared = {
+        c.name: (result.audits[c.name], out / "candidates" / c.folder)
+        for c in result.candidates
+        if c.name in result.audits
+    }
+    done = local.run(
+        _write_candidate,
+        [WorkUnit(name, (name,)) for name in shared],
+        shared=shared,
+        description="candidate reports",
+    )
+    for name, (audit_result, folder) in shared.items():
+        if not done[name].ok:
+            write_report(audit_result, folder)
     doc = build_comparison_document(result)
-    for c in result.candidates:
-        if c.name in result.audits:
-            write_report(result.audits[c.name], out / "candidates" / c.folder)
     with tempfile.TemporaryDirectory(dir=out, prefix=".comparison-") as tmp_name:
         tmp = Path(tmp_name)
         (tmp / "figures").mkdir()
