@@ -92,6 +92,61 @@ def speed(budget: str, n: int, k: int, workers: list[int]) -> None:
             )
 
 
+def commands(budget: str, n: int, k: int, workers: int, reps: int) -> None:
+    """The two commands as a data owner runs them, end to end (start, imports, reading the
+    files, the workers' start, the audit, the reports, exit): ``synthleak audit`` of the first
+    candidate and ``synthleak compare`` of all ``k``, alternated ``reps`` times on the same
+    CSV files; each pair's ratio and the medians."""
+    import statistics
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    df = sl.datasets.load_adult()
+    rows = np.random.default_rng(0).choice(len(df), 2 * n, replace=False)
+    ori = df.iloc[rows[:n]].reset_index(drop=True)
+    t = sl.Table.from_frame(ori, sl.infer_schema(ori))
+    with tempfile.TemporaryDirectory(prefix="bench-compare-") as tmp:
+        d = Path(tmp)
+        ori.to_csv(d / "ori.csv", index=False)
+        df.iloc[rows[n:]].to_csv(d / "ctl.csv", index=False)
+        for s in range(k):
+            rng = np.random.default_rng(s)
+            syn = make_generator("baynet:k=1").fit(t, rng=rng).sample(n, rng=rng).to_frame()
+            syn.to_csv(d / f"c{s}.csv", index=False)
+        common = ["--original", str(d / "ori.csv"), "--control", str(d / "ctl.csv")]
+        common += ["--budget", budget, "--workers", str(workers)]
+        one = [*common, "--synthetic", str(d / "c0.csv")]
+        many = [*common, *(f for s in range(k) for f in ("--release", f"c{s}={d}/c{s}.csv"))]
+
+        def timed(command: str, args: list[str]) -> float:
+            out = d / f"out-{command}"
+            t0 = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "synthleak.cli.main", command, *args, "--out-dir", str(out)],
+                check=True,
+                capture_output=True,
+            )
+            return time.perf_counter() - t0
+
+        timed("audit", one)  # warm-up: the numba cache, the file system's cache
+        ratios, audits, compares = [], [], []
+        for r in range(reps):
+            a, c = timed("audit", one), timed("compare", many)
+            audits.append(a)
+            compares.append(c)
+            ratios.append(c / a)
+            print(
+                f"commands, run {r + 1}: audit {a:.1f} s, compare of {k} {c:.1f} s = {c / a:.2f} x"
+            )
+        print(
+            f"commands, {workers} workers, medians of {reps}: audit "
+            f"{statistics.median(audits):.1f} s, compare {statistics.median(compares):.1f} s, "
+            f"ratio {statistics.median(ratios):.2f} x (range {min(ratios):.2f}-{max(ratios):.2f})"
+        )
+
+
 def oracle(reps: int) -> None:
     df = sl.datasets.load_adult()
     cols = ["age", "workclass", "fnlwgt", "education", "marital-status", "sex", "hours-per-week"]
@@ -123,8 +178,11 @@ if __name__ == "__main__":
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--oracle", type=int, default=0)
     ap.add_argument("--skip-speed", action="store_true")
+    ap.add_argument("--commands", type=int, default=0, metavar="REPS")
     a = ap.parse_args()
     if not a.skip_speed:
         speed(a.budget, a.n, a.candidates, a.workers)
+    if a.commands:
+        commands(a.budget, a.n, a.candidates, max(a.workers), a.commands)
     if a.oracle:
         oracle(a.oracle)
