@@ -314,6 +314,7 @@ def _library_loaded(shared: None, i: int) -> dict[str, np.ndarray]:
     return {
         "loaded": np.array(["synthleak.pipeline" in sys.modules]),
         "pid": np.array([os.getpid()]),
+        "nice": np.array([os.getpriority(os.PRIO_PROCESS, 0)]),
     }
 
 
@@ -335,6 +336,9 @@ def test_started_workers_have_imported_the_library_when_the_units_come() -> None
     out = run_units(_library_loaded, units, workers=2)
     assert all(bool(r.arrays["loaded"][0]) for r in out.values())  # type: ignore[index]
     assert {int(r.arrays["pid"][0]) for r in out.values()} <= started  # type: ignore[index]
+    # imported at a lower priority where it could be raised back: the units run at the caller's
+    nice = {int(r.arrays["nice"][0]) for r in out.values()}  # type: ignore[index]
+    assert nice == {os.getpriority(os.PRIO_PROCESS, 0)}
     executor.close_pool()
 
 

@@ -354,17 +354,33 @@ WARM_MODULES = ("synthleak.pipeline",)
 
 
 def _warm_worker() -> None:
-    """Import :data:`WARM_MODULES` in this worker."""
+    """Import :data:`WARM_MODULES` in this worker, at a lower priority where it can be raised
+    back afterwards: on few cores the main process, importing the same library and reading the
+    inputs meanwhile, goes first (the workers are not needed before it is done)."""
     import importlib
 
-    before = os.getpriority(os.PRIO_PROCESS, 0)
-    os.setpriority(os.PRIO_PROCESS, 0, before + 10)
+    before = _priority_to_restore()
+    if before is not None:
+        os.setpriority(os.PRIO_PROCESS, 0, before + 10)
     try:
         for name in WARM_MODULES:
             importlib.import_module(name)
     finally:
-        with contextlib.suppress(OSError):
+        if before is not None:
             os.setpriority(os.PRIO_PROCESS, 0, before)
+
+
+def _priority_to_restore() -> int | None:
+    """This process's nice value, if it may lower it again once raised (root, or a nice limit
+    that allows it); ``None`` otherwise, or off POSIX."""
+    try:
+        import resource
+
+        before = os.getpriority(os.PRIO_PROCESS, 0)
+        floor = 20 - resource.getrlimit(resource.RLIMIT_NICE)[0]  # the lowest nice allowed
+    except (ImportError, AttributeError, OSError):  # pragma: no cover - POSIX has them
+        return None
+    return before if os.geteuid() == 0 or floor <= before else None
 
 
 def start_pool(workers: int) -> None:
