@@ -14,11 +14,19 @@ process is printed too: on a loaded machine it says more about the work than the
 The issue's must-reach is compare <= 3x the single audit. Wall times depend on the machine's
 load (printed with the load average before and after each run).
 
-Part 2 (null oracle, ``--oracle N``). N comparisons of three seeds of one generator
+Part 2 (the commands, ``--commands N``). The same data written to CSV files, then
+``synthleak audit`` of the first candidate and ``synthleak compare`` of all five, each run as
+a data owner runs it (a new process: imports, reading the files, starting the workers, the
+audit, writing the reports), alternated N times after one warm-up of each (the numba cache,
+the file system's cache), with the largest of ``--workers``: each pair's ratio and the
+medians. Nothing is shared between the runs but the files.
+
+Part 3 (null oracle, ``--oracle N``). N comparisons of three seeds of one generator
 (``baynet:k=1``, 500 original and 500 control records, a tiny plan as in the tests), each under
 its own audit seed: how many call any pair different after Holm (at most 5 % each).
 
-    PYTHONPATH=src nice -n 10 python benchmarks/bench_compare.py [--budget quick] [--oracle 10]
+    PYTHONPATH=src nice -n 10 python benchmarks/bench_compare.py [--budget quick] [--commands 5]
+        [--oracle 10]
 """
 
 from __future__ import annotations
@@ -97,6 +105,7 @@ def commands(budget: str, n: int, k: int, workers: int, reps: int) -> None:
     files, the workers' start, the audit, the reports, exit): ``synthleak audit`` of the first
     candidate and ``synthleak compare`` of all ``k``, alternated ``reps`` times on the same
     CSV files; each pair's ratio and the medians."""
+    import shutil
     import statistics
     import subprocess
     import sys
@@ -122,6 +131,7 @@ def commands(budget: str, n: int, k: int, workers: int, reps: int) -> None:
 
         def timed(command: str, args: list[str]) -> float:
             out = d / f"out-{command}"
+            shutil.rmtree(out, ignore_errors=True)  # a kept run would be resumed, not redone
             t0 = time.perf_counter()
             subprocess.run(
                 [sys.executable, "-m", "synthleak.cli.main", command, *args, "--out-dir", str(out)],
@@ -130,7 +140,8 @@ def commands(budget: str, n: int, k: int, workers: int, reps: int) -> None:
             )
             return time.perf_counter() - t0
 
-        timed("audit", one)  # warm-up: the numba cache, the file system's cache
+        timed("audit", one)  # warm-ups: the numba cache, the file system's cache
+        timed("compare", many)
         ratios, audits, compares = [], [], []
         for r in range(reps):
             a, c = timed("audit", one), timed("compare", many)
