@@ -36,6 +36,7 @@ import os
 import time
 
 import numpy as np
+import pandas as pd
 
 import synthleak as sl
 from synthleak.comparison import compare
@@ -56,7 +57,9 @@ TINY = BudgetPlan(
 )
 
 
-def speed(budget: str, n: int, k: int, workers: list[int]) -> None:
+def candidates(n: int, k: int) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, pd.DataFrame]]:
+    """The benchmark's data: ``n`` Adult original and ``n`` control records, and ``k``
+    ``baynet:k=1`` releases of ``n`` records fit on the original (seeds 0 to ``k - 1``)."""
     df = sl.datasets.load_adult()
     rows = np.random.default_rng(0).choice(len(df), 2 * n, replace=False)
     ori = df.iloc[rows[:n]].reset_index(drop=True)
@@ -68,6 +71,11 @@ def speed(budget: str, n: int, k: int, workers: list[int]) -> None:
         releases[f"baynet@seed{s}"] = (
             make_generator("baynet:k=1").fit(t, rng=rng).sample(n, rng=rng).to_frame()
         )
+    return ori, ctl, releases
+
+
+def speed(budget: str, n: int, k: int, workers: list[int]) -> None:
+    ori, ctl, releases = candidates(n, k)
     first = next(iter(releases.values()))
     print(f"cores {os.cpu_count()}")
     for w in workers:
@@ -112,17 +120,12 @@ def commands(budget: str, n: int, k: int, workers: int, reps: int) -> None:
     import tempfile
     from pathlib import Path
 
-    df = sl.datasets.load_adult()
-    rows = np.random.default_rng(0).choice(len(df), 2 * n, replace=False)
-    ori = df.iloc[rows[:n]].reset_index(drop=True)
-    t = sl.Table.from_frame(ori, sl.infer_schema(ori))
+    ori, ctl, releases = candidates(n, k)
     with tempfile.TemporaryDirectory(prefix="bench-compare-") as tmp:
         d = Path(tmp)
         ori.to_csv(d / "ori.csv", index=False)
-        df.iloc[rows[n:]].to_csv(d / "ctl.csv", index=False)
-        for s in range(k):
-            rng = np.random.default_rng(s)
-            syn = make_generator("baynet:k=1").fit(t, rng=rng).sample(n, rng=rng).to_frame()
+        ctl.to_csv(d / "ctl.csv", index=False)
+        for s, syn in enumerate(releases.values()):
             syn.to_csv(d / f"c{s}.csv", index=False)
         common = ["--original", str(d / "ori.csv"), "--control", str(d / "ctl.csv")]
         common += ["--budget", budget, "--workers", str(workers)]

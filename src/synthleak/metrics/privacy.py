@@ -389,8 +389,7 @@ def _boot_aucs(pos: np.ndarray, neg: np.ndarray, bi_p: np.ndarray, bi_n: np.ndar
     positive's place, by a compiled loop over the draws
     (:func:`synthleak.metrics.bootstrap.boot_counts`; memory: the distinct negatives, beside
     the draws). The counts are integers and halves, so the sums are exact and the AUCs are
-    those of the rank formula, bit for bit.
-    For scores without NaN.
+    those of the rank formula, bit for bit. For scores without NaN.
     """
     from synthleak.metrics.bootstrap import boot_counts  # numba: imported when first needed
 

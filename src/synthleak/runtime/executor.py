@@ -405,10 +405,15 @@ def close_pool() -> None:
     pool, _POOL = _POOL, None
     if pool is not None:
         if any(not f.done() for f in _WARMING):  # importing only: nothing to lose
-            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            for proc in _processes(pool):
                 proc.terminate()
         _WARMING.clear()
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _processes(pool: ProcessPoolExecutor) -> list[Any]:
+    """The pool's worker processes (a private attribute of the executor: none if it moved)."""
+    return list((getattr(pool, "_processes", None) or {}).values())
 
 
 def _interrupt_workers(pool: ProcessPoolExecutor) -> None:
@@ -417,7 +422,7 @@ def _interrupt_workers(pool: ProcessPoolExecutor) -> None:
     the parent, does not). POSIX only: elsewhere ``os.kill`` would terminate them."""
     if os.name != "posix":  # pragma: no cover - the suite runs on POSIX
         return
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+    for proc in _processes(pool):
         with contextlib.suppress(OSError, ValueError):
             if proc.pid is not None:
                 os.kill(proc.pid, signal.SIGINT)
