@@ -111,8 +111,8 @@ from synthleak.pipeline import STAGES, audit_context, audit_result
 from synthleak.policy import Metric, Policy
 from synthleak.results import AuditOptions, AuditResult, StageRecord
 from synthleak.runtime import Runtime, WorkUnit, as_runtime
-from synthleak.runtime.executor import one_thread_limit
 from synthleak.runtime.seeding import stream, stream_key
+from synthleak.runtime.threads import one_thread_limit
 from synthleak.serde import Result
 from synthleak.stages.base import Context, Played, play_inputs, play_stage, run_stages
 from synthleak.verdicts import ALPHA, Finding, Verdict

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import synthleak as sl
 from synthleak.attacks.predicates import (
+    MAX_BATCH_GROWTH,
     Op,
     PredicateSet,
     TableIndex,
@@ -17,6 +18,7 @@ from synthleak.attacks.predicates import (
     collect_singling_out,
     column_medians,
     encoded_matrix,
+    next_batch,
     predicates_from_records,
     random_column_subsets,
     unique_rows,
@@ -201,6 +203,33 @@ def test_collect_singling_out_and_n_cols_check() -> None:
     for bad in (0, 5, 2.5, True):
         with pytest.raises(InputError, match="n_cols"):
             check_n_cols(bad, table)  # type: ignore[arg-type]
+
+
+def test_batches_grow_to_what_the_share_found_says_the_rest_need() -> None:
+    """A batch costs milliseconds besides its candidates: at a low share singling out, the
+    collection asks for the rest in a few large batches, not in hundreds of small ones."""
+    assert next_batch(100, 50, 0, 0) == 100  # the first
+    assert next_batch(100, 50, 0, 100) == 200  # none found yet: twice those tried
+    assert next_batch(1000, 90, 10, 1000) == 10_800  # a share of 1 %: 90 more, a fifth more
+    assert next_batch(100, 1, 50, 100) == 100  # never below the first
+    assert next_batch(100, 10_000, 1, 1000) == MAX_BATCH_GROWTH * 100  # nor above the cap
+    table = _table(11, n=300)
+    rng = np.random.default_rng(2)
+    med = column_medians(table)
+    sizes: list[int] = []
+
+    def batch(size: int) -> PredicateSet:
+        sizes.append(size)
+        cols = random_column_subsets(size, len(table.schema), 4, rng=rng)
+        return predicates_from_records(table, rng.integers(0, len(table), size), cols, med)
+
+    got = collect_singling_out(table, 100, batch, max_attempts=None, batch_size=10)
+    assert len(got) == 100 and len(got.first_unique()) == 100
+    np.testing.assert_array_equal(got.count(table), 1)
+    assert sizes[0] == 10 and len(sizes) <= 4, sizes
+    sizes.clear()
+    capped = collect_singling_out(table, 10_000, batch, max_attempts=555, batch_size=10)
+    assert sum(sizes) == 555 and len(capped) <= 555  # the cap is exact, however they grow
 
 
 def test_no_numpy2_only_bit_functions_in_the_module() -> None:

@@ -61,11 +61,19 @@ def test_runs_on_dataframes_even_when_all_three_are_the_same(adult_df: pd.DataFr
 def test_copy_and_independent_releases(adult_parts: dict[str, pd.DataFrame]) -> None:
     p = adult_parts
     game = SinglingOutGame(n_attacks=200)
-    copy = _quiet(game, Release(p["original"], p["original"], p["control"]))
-    for a in copy.attacks:
-        assert a.measured and a.attack_rate.value > 0.95 and a.n_attacks == 200
-        assert a.risk.value > 0.95 and a.risk.ci_low > 0.5
-        assert a.risk.baseline == a.baseline_rate.value < 0.2
+    lows: dict[str, list[float]] = {}
+    for seed in range(3):
+        copy = _quiet(game, Release(p["original"], p["original"], p["control"]), seed=seed)
+        for a in copy.attacks:
+            assert a.measured and a.attack_rate.value > 0.95 and a.n_attacks == 200
+            assert a.risk.value > 0.95
+            assert a.risk.baseline == a.baseline_rate.value < 0.2
+            lows.setdefault(a.attack, []).append(a.risk.ci_low)
+    # the control (250) is counted at the original's size (1,000), each of its singling outs
+    # weighing four: with 200 predicates the excess's interval reaches 0 for about one seed
+    # in 40 (measured for the multivariate attack), and the risk's interval is then [0, 1]
+    for attack, low in lows.items():
+        assert sum(lo > 0.5 for lo in low) >= 2, (attack, low)
     indep = _quiet(game, Release(p["original"], p["independent"], p["control"]))
     for a in indep.attacks:
         assert a.risk.ci_low == 0.0 and a.risk.value < 0.2

@@ -19,12 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from synthleak.attacks.base import AttackFamily, AttackInfo, AttributeAttack, register_attack
 from synthleak.constraints import Interval, Options, constraints
 from synthleak.errors import check_fitted
 from synthleak.modes import InferenceModel
+from synthleak.runtime.threads import one_thread_limit
 
 
 def _make_model(model: InferenceModel, sizes: np.ndarray, seed: int, n_estimators: int) -> Any:
@@ -128,7 +128,7 @@ class InferenceAttack(AttributeAttack):
         clf = _make_model(
             self.model_, self.sizes_, int(rng.integers(0, 2**31 - 1)), self.n_estimators
         )
-        with threadpool_limits(1):  # games already run one per core; avoids OpenMP oversubscription
+        with one_thread_limit():  # games already run one per core; avoids OpenMP oversubscription
             clf.fit(Xs, ys)
             proba = clf.predict_proba(tx)
         classes = clf.classes_ if hasattr(clf, "classes_") else clf[-1].classes_

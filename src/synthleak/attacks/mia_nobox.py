@@ -76,6 +76,7 @@ from synthleak.constraints import Interval, Options, constraints
 from synthleak.data.encoding import Discretiser, count_keys, merge_counts, mixed_keys
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
+from synthleak.runtime.threads import one_thread_limit
 from synthleak.vulnerability import (
     DistanceMetric,
     nearest_neighbours,
@@ -625,7 +626,6 @@ class ClassifierAttack(NoBoxMembershipAttack):
         self, synthetic: Table, reference: Table, *, rng: np.random.Generator
     ) -> ClassifierAttack:
         from sklearn.ensemble import HistGradientBoostingClassifier
-        from threadpoolctl import threadpool_limits
 
         _check_release(synthetic, reference)
         max_iter, leaves = int(self.max_iter), int(self.max_leaf_nodes)
@@ -646,7 +646,7 @@ class ClassifierAttack(NoBoxMembershipAttack):
             early_stopping=False,
             random_state=seed,
         )
-        with threadpool_limits(1):
+        with one_thread_limit():
             self.model_ = model.fit(x, y)
         self.schema_ = synthetic.schema
         return self
@@ -654,10 +654,8 @@ class ClassifierAttack(NoBoxMembershipAttack):
     def score(self, records: Table) -> np.ndarray:
         check_fitted(self, "model_")
         _check_records(records, self.schema_)
-        from threadpoolctl import threadpool_limits
-
         x, _ = _features(records)
-        with threadpool_limits(1):
+        with one_thread_limit():
             return np.asarray(
                 self.model_.decision_function(_binned(x, self.edges_)), dtype=np.float64
             )

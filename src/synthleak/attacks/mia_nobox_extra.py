@@ -54,6 +54,7 @@ from synthleak.attacks.mia_nobox import (
 from synthleak.constraints import InstanceOf, Interval, constraints
 from synthleak.data.table import Table
 from synthleak.errors import InputError, check_fitted
+from synthleak.runtime.threads import one_thread_limit
 from synthleak.vulnerability import DistanceMetric, nearest_neighbours, radius_counts, ring_counts
 
 __all__ = [
@@ -510,7 +511,6 @@ class LoganAttack(NoBoxMembershipAttack):
 
         from sklearn.exceptions import ConvergenceWarning
         from sklearn.neural_network import MLPClassifier
-        from threadpoolctl import threadpool_limits
 
         _check_release(synthetic, reference)
         hidden, max_iter, cap = int(self.hidden), int(self.max_iter), int(self.max_train)
@@ -536,7 +536,7 @@ class LoganAttack(NoBoxMembershipAttack):
             n_iter_no_change=5,
             random_state=int(rng.integers(2**31 - 1)),
         )
-        with threadpool_limits(1), warnings.catch_warnings():
+        with one_thread_limit(), warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             self.model_ = model.fit(x, y)
         self.schema_ = synthetic.schema
@@ -545,10 +545,8 @@ class LoganAttack(NoBoxMembershipAttack):
     def score(self, records: Table) -> np.ndarray:
         check_fitted(self, "model_")
         _check_records(records, self.schema_)
-        from threadpoolctl import threadpool_limits
-
         x = _dense_features(records)
-        with threadpool_limits(1):
+        with one_thread_limit():
             prob = self.model_.predict_proba(x)[:, 1].astype(np.float64)
         prob = np.clip(prob, 1e-15, 1 - 1e-15)
         return np.log(prob) - np.log1p(-prob)

@@ -35,6 +35,7 @@ queries from records).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -590,6 +591,25 @@ def predicates_from_records(
     return PredicateSet(table.schema, ops, vals)
 
 
+#: How many times ``batch_size`` candidates a later batch of :func:`collect_singling_out` may be.
+MAX_BATCH_GROWTH = 32
+
+
+def next_batch(batch_size: int, wanted: int, found: int, tried: int) -> int:
+    """The size of the next batch of candidates: what the share that singled out so far
+    (``found`` of ``tried``) says the ``wanted`` remaining predicates need, a fifth more, between
+    ``batch_size`` and :data:`MAX_BATCH_GROWTH` times it; twice those tried when none did yet.
+
+    A batch costs a fixed few milliseconds besides its candidates' own work (hashing, planning
+    the scans, numpy's calls per column): at a yield of 1 % (Adult, three columns) a thousand
+    predicates took 87 batches of 1,000, and half the collection's time was that fixed cost.
+    """
+    if tried == 0:
+        return batch_size
+    need = 2 * tried if found == 0 else math.ceil(1.2 * wanted * tried / found)
+    return int(min(max(need, batch_size), MAX_BATCH_GROWTH * batch_size))
+
+
 def collect_singling_out(
     table: Table,
     n: int,
@@ -600,19 +620,24 @@ def collect_singling_out(
 ) -> PredicateSet:
     """Draw candidate batches until ``n`` distinct predicates single out in ``table``.
 
-    ``batch(size)`` proposes ``size`` candidates. Stops after ``max_attempts`` candidates
-    (``None`` = no limit) and returns what it has (possibly fewer than ``n``).
+    ``batch(size)`` proposes ``size`` candidates: ``batch_size`` first, then as many as the
+    share found so far says the rest need (:func:`next_batch`). Stops after ``max_attempts``
+    candidates (``None`` = no limit) and returns what it has (possibly fewer than ``n``); the
+    predicates are the first that single out, in the order proposed.
     """
     kept: list[PredicateSet] = []
     seen: set[int] = set()
     index = TableIndex.build(table)
-    total, attempts = 0, 0
+    total, found, attempts = 0, 0, 0
     while total < n and (max_attempts is None or attempts < max_attempts):
-        size = batch_size if max_attempts is None else min(batch_size, max_attempts - attempts)
+        size = next_batch(batch_size, n - total, found, attempts)
+        if max_attempts is not None:
+            size = min(size, max_attempts - attempts)
         cand = batch(size)
         attempts += size
         cand = cand.take(cand.first_unique(seen))
         cand = cand.take(np.flatnonzero(cand.count(table, cap=2, index=index) == 1))
+        found += len(cand)
         if len(cand):
             cand = cand.take(np.arange(min(len(cand), n - total)))
             kept.append(cand)

@@ -195,7 +195,9 @@ class RecordSinglingOut(SinglingOutAttack):
     max_attempts : int or None, default 10,000,000
         Cap on the number of candidate predicates tried (``None`` = no cap).
     batch_size : int, default 1000
-        Candidates generated and counted per vectorised batch.
+        Candidates generated and counted in the first vectorised batch; the later batches grow
+        to what the share found so far says the rest need
+        (:func:`~synthleak.attacks.predicates.next_batch`).
     """
 
     # n_cols is also bounded by the columns of the data: check_n_cols, when fit starts
@@ -263,7 +265,9 @@ class MultivariateSinglingOut(RecordSinglingOut):
     max_attempts : int or None, default 10,000,000
         Cap on the number of candidate predicates tried (``None`` = no cap).
     batch_size : int, default 1000
-        Candidates generated and counted per vectorised batch.
+        Candidates generated and counted in the first vectorised batch; the later batches grow
+        to what the share found so far says the rest need
+        (:func:`~synthleak.attacks.predicates.next_batch`).
 
     Notes
     -----

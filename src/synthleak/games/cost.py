@@ -60,7 +60,7 @@ from synthleak.errors import InputError
 from synthleak.generators import make_generator
 from synthleak.modes import Knowledge, Neighbouring, PoolMode
 from synthleak.queries import TableStack
-from synthleak.runtime.executor import one_thread_limit
+from synthleak.runtime.threads import one_thread_limit
 from synthleak.serde import Result
 
 if TYPE_CHECKING:

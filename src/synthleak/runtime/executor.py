@@ -49,6 +49,7 @@ from synthleak.errors import (
     redeliver_sigint,
 )
 from synthleak.runtime.store import RunStore, check_interrupted, interrupts_noticed
+from synthleak.runtime.threads import one_thread_limit
 
 UnitFn = Callable[..., dict[str, np.ndarray]]
 ProgressFn = Callable[[int, int], None]
@@ -161,19 +162,6 @@ def _one_thread_from_now() -> None:
     os.environ.update(_ONE_THREAD)
 
 
-@contextlib.contextmanager
-def _sigint_deferred() -> Iterator[None]:
-    """Hold a Ctrl-C (SIGINT) back until the block ends; it is then handled as usual."""
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - the suite runs on POSIX
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
 def _call_on_cluster(
     fn: UnitFn, shared: Any, args: tuple[Any, ...]
 ) -> tuple[dict[str, np.ndarray] | None, str | None]:
@@ -188,18 +176,6 @@ def _stop_nested_pools() -> None:
     executor = getattr(module, "_executor", None) if module is not None else None
     if executor is not None:
         executor.shutdown(wait=True, kill_workers=True)
-
-
-def one_thread_limit() -> Any:
-    """``threadpool_limits(1)``, to use as a context manager, found with Ctrl-C held back.
-
-    The limiter finds the loaded libraries in a ctypes callback: a Ctrl-C raised there would
-    be printed with a traceback and lost, so it waits until the search is done.
-    """
-    from threadpoolctl import threadpool_limits
-
-    with _sigint_deferred():
-        return threadpool_limits(1)
 
 
 def _call(
