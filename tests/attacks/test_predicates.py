@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import synthleak as sl
 from synthleak.attacks.predicates import (
+    MAX_BATCH_CELLS,
     MAX_BATCH_GROWTH,
     Op,
     PredicateSet,
@@ -213,6 +214,8 @@ def test_batches_grow_to_what_the_share_found_says_the_rest_need() -> None:
     assert next_batch(1000, 90, 10, 1000) == 10_800  # a share of 1 %: 90 more, a fifth more
     assert next_batch(100, 1, 50, 100) == 100  # never below the first
     assert next_batch(100, 10_000, 1, 1000) == MAX_BATCH_GROWTH * 100  # nor above the cap
+    assert next_batch(1000, 10_000, 1, 1000, MAX_BATCH_CELLS // 2_000) == 2_000  # wide tables
+    assert next_batch(1000, 10_000, 1, 1000, MAX_BATCH_CELLS) == 1000
     table = _table(11, n=300)
     rng = np.random.default_rng(2)
     med = column_medians(table)

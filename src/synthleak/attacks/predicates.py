@@ -594,11 +594,17 @@ def predicates_from_records(
 #: How many times ``batch_size`` candidates a later batch of :func:`collect_singling_out` may be.
 MAX_BATCH_GROWTH = 32
 
+#: Cells (candidates x columns) above which a batch grows no further: each of a batch's few
+#: arrays of that shape then holds 32 MiB at most, whatever the table's width.
+MAX_BATCH_CELLS = 1 << 22
 
-def next_batch(batch_size: int, wanted: int, found: int, tried: int) -> int:
+
+def next_batch(batch_size: int, wanted: int, found: int, tried: int, n_columns: int = 1) -> int:
     """The size of the next batch of candidates: what the share that singled out so far
-    (``found`` of ``tried``) says the ``wanted`` remaining predicates need, a fifth more, between
-    ``batch_size`` and :data:`MAX_BATCH_GROWTH` times it; twice those tried when none did yet.
+    (``found`` of ``tried``) says the ``wanted`` remaining predicates need, a fifth more; twice
+    those tried when none did yet. Never below ``batch_size``, nor above :data:`MAX_BATCH_GROWTH`
+    times it or :data:`MAX_BATCH_CELLS` over ``n_columns`` (when that is larger than
+    ``batch_size``).
 
     A batch costs a fixed few milliseconds besides its candidates' own work (hashing, planning
     the scans, numpy's calls per column): at a yield of 1 % (Adult, three columns) a thousand
@@ -607,7 +613,8 @@ def next_batch(batch_size: int, wanted: int, found: int, tried: int) -> int:
     if tried == 0:
         return batch_size
     need = 2 * tried if found == 0 else math.ceil(1.2 * wanted * tried / found)
-    return int(min(max(need, batch_size), MAX_BATCH_GROWTH * batch_size))
+    cap = max(batch_size, min(MAX_BATCH_GROWTH * batch_size, MAX_BATCH_CELLS // max(n_columns, 1)))
+    return int(min(max(need, batch_size), cap))
 
 
 def collect_singling_out(
@@ -630,7 +637,7 @@ def collect_singling_out(
     index = TableIndex.build(table)
     total, found, attempts = 0, 0, 0
     while total < n and (max_attempts is None or attempts < max_attempts):
-        size = next_batch(batch_size, n - total, found, attempts)
+        size = next_batch(batch_size, n - total, found, attempts, len(table.schema))
         if max_attempts is not None:
             size = min(size, max_attempts - attempts)
         cand = batch(size)
