@@ -342,6 +342,30 @@ def test_started_workers_have_imported_the_library_when_the_units_come() -> None
     executor.close_pool()
 
 
+def _pid_square(shared: float, i: int) -> dict[str, np.ndarray]:
+    return {"x": np.array([shared * i * i]), "pid": np.array([os.getpid()])}
+
+
+def test_units_run_here_while_the_started_workers_import() -> None:
+    """On two cores a short run waited seconds for workers importing at a lower priority; the
+    main process now runs the units itself until they are ready, and the workers take the
+    rest: the same results either way."""
+    from synthleak.runtime import Runtime
+
+    executor.close_pool()
+    Runtime(workers=2).start()  # importing the library takes seconds: still under way below
+    units = [WorkUnit(f"u{i}", (i,)) for i in range(6)]
+    early = run_units(_pid_square, units, shared=2.0, workers=2)
+    assert int(early["u0"].arrays["pid"][0]) == os.getpid()  # type: ignore[index]
+    for warm in list(executor._WARMING):
+        warm.result(timeout=300)
+    ready = run_units(_pid_square, units, shared=2.0, workers=2)
+    assert os.getpid() not in {int(r.arrays["pid"][0]) for r in ready.values()}  # type: ignore[index]
+    for u in units:
+        assert early[u.key].arrays["x"][0] == ready[u.key].arrays["x"][0] == 2.0 * u.args[0] ** 2  # type: ignore[index]
+    executor.close_pool()
+
+
 def test_a_pool_closed_while_its_workers_import_ends_them() -> None:
     """A command that fails on its input right after starting its workers exits without
     waiting for their imports: the workers are ended, and the next run starts a fresh pool."""

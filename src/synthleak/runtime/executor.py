@@ -423,7 +423,33 @@ def _spawning_without_sigint() -> Iterator[None]:
 atexit.register(close_pool)
 
 
+def _warming() -> bool:
+    """Whether workers :func:`start_pool` started are still importing the library."""
+    return any(not f.done() for f in _WARMING)
+
+
 def _run_processes(
+    fn: UnitFn, todo: Sequence[WorkUnit], shared: Any, workers: int, record: Callable[..., None]
+) -> None:
+    """Run ``todo`` on the pool; while its workers are still importing (:func:`start_pool`),
+    the units are run here, one after the other, and those left go to the pool once they are
+    ready. On two cores a short run otherwise waited seconds for workers that import at a lower
+    priority; the main process, which would wait idle, works instead. The results are the same
+    (every unit runs with one thread, here as there). A unit begun here is finished here: with
+    long units, the workers may wait up to one unit's time, idle, once ready."""
+    left = list(todo)
+    try:
+        while left and _warming():
+            u = left.pop(0)
+            record(u.key, *_call(fn, shared, u.args))
+    except BaseException:
+        close_pool()
+        raise
+    if left:
+        _run_pooled(fn, left, shared, workers, record)
+
+
+def _run_pooled(
     fn: UnitFn, todo: Sequence[WorkUnit], shared: Any, workers: int, record: Callable[..., None]
 ) -> None:
     pool = _pool(workers)
