@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -349,7 +350,7 @@ def _pid_square(shared: float, i: int) -> dict[str, np.ndarray]:
 def test_units_run_here_while_the_started_workers_import() -> None:
     """On two cores a short run waited seconds for workers importing at a lower priority; the
     main process now runs the units itself until they are ready, and the workers take the
-    rest: the same results either way."""
+    units not begun yet: the same results either way."""
     from synthleak.runtime import Runtime
 
     executor.close_pool()
@@ -363,6 +364,29 @@ def test_units_run_here_while_the_started_workers_import() -> None:
     assert os.getpid() not in {int(r.arrays["pid"][0]) for r in ready.values()}  # type: ignore[index]
     for u in units:
         assert early[u.key].arrays["x"][0] == ready[u.key].arrays["x"][0] == 2.0 * u.args[0] ** 2  # type: ignore[index]
+    executor.close_pool()
+
+
+def _until_ready(shared: float, i: int) -> dict[str, np.ndarray]:
+    """In the main process, wait for the started workers to be ready (and the units not begun
+    to be handed to them); in a worker, at once."""
+    for warm in list(executor._WARMING):
+        warm.result(timeout=300)
+    if executor._WARMING:
+        time.sleep(0.5)
+    return _pid_square(shared, i)
+
+
+def test_the_workers_take_the_units_not_begun_the_moment_they_are_ready() -> None:
+    from synthleak.runtime import Runtime
+
+    executor.close_pool()
+    Runtime(workers=2).start()
+    units = [WorkUnit(f"u{i}", (i,)) for i in range(6)]
+    out = run_units(_until_ready, units, shared=3.0, workers=2)
+    pids = [int(out[u.key].arrays["pid"][0]) for u in units]  # type: ignore[index]
+    assert pids[0] == os.getpid() and os.getpid() not in pids[1:]
+    assert [float(out[u.key].arrays["x"][0]) for u in units] == [3.0 * i * i for i in range(6)]  # type: ignore[index]
     executor.close_pool()
 
 

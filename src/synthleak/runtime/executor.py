@@ -35,7 +35,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -431,29 +431,17 @@ def _warming() -> bool:
 def _run_processes(
     fn: UnitFn, todo: Sequence[WorkUnit], shared: Any, workers: int, record: Callable[..., None]
 ) -> None:
-    """Run ``todo`` on the pool; while its workers are still importing (:func:`start_pool`),
-    the units are run here, one after the other, and those left go to the pool once they are
-    ready. On two cores a short run otherwise waited seconds for workers that import at a lower
-    priority; the main process, which would wait idle, works instead. The results are the same
-    (every unit runs with one thread, here as there). A unit begun here is finished here: with
-    long units, the workers may wait up to one unit's time, idle, once ready."""
-    left = list(todo)
-    try:
-        while left and _warming():
-            u = left.pop(0)
-            record(u.key, *_call(fn, shared, u.args))
-    except BaseException:
-        close_pool()
-        raise
-    if left:
-        _run_pooled(fn, left, shared, workers, record)
-
-
-def _run_pooled(
-    fn: UnitFn, todo: Sequence[WorkUnit], shared: Any, workers: int, record: Callable[..., None]
-) -> None:
+    """Run ``todo`` on the pool. While its workers are still importing (:func:`start_pool`),
+    this process runs the units itself, one after the other from the start of the list; the
+    moment the workers are ready, a thread hands them every unit not begun yet. On two cores a
+    short run otherwise waited seconds, idle, for workers that import at a lower priority. The
+    results are the same (every unit runs with one thread, here as there)."""
     pool = _pool(workers)
     tmp = tempfile.mkdtemp(prefix="synthleak-shared-")
+    left = list(todo)
+    futures: dict[Future[Any], WorkUnit] = {}
+    lock = threading.Lock()
+    closed = False  # this process takes no more units from ``left`` / hands none over
     try:
         path = None
         if shared is not None:
@@ -461,14 +449,37 @@ def _run_pooled(
             with open(path, "wb") as fh:
                 pickle.dump(shared, fh, protocol=pickle.HIGHEST_PROTOCOL)
         token = uuid.uuid4().hex
-        with _spawning_without_sigint():
-            futures: dict[Future[Any], str] = {
-                pool.submit(_call_pooled, fn, token, path, u.args): u.key for u in todo
-            }
+
+        def hand_over() -> None:
+            """Give the pool the units not begun here, once its workers are ready."""
+            wait(list(_WARMING))
+            with lock:
+                if closed:
+                    return
+                with _spawning_without_sigint():  # a no-op off the main thread
+                    for u in left:
+                        futures[pool.submit(_call_pooled, fn, token, path, u.args)] = u
+                left.clear()
+
         try:
-            for fut in as_completed(futures):
-                record(futures[fut], *fut.result())
+            if _warming():
+                threading.Thread(target=hand_over, daemon=True).start()
+                while True:
+                    with lock:
+                        if not left:
+                            break
+                        u = left.pop(0)
+                    record(u.key, *_call(fn, shared, u.args))
+            else:
+                hand_over()
+            with lock:
+                closed = True
+                pooled = dict(futures)
+            for fut in as_completed(pooled):
+                record(pooled[fut].key, *fut.result())
         except BaseException:
+            with lock:
+                closed = True
             for f in futures:
                 f.cancel()
             _interrupt_workers(pool)
