@@ -372,6 +372,11 @@ def start_pool(workers: int) -> None:
         _WARMING[:] = [pool.submit(_warm_worker) for _ in range(workers)]
 
 
+def _warming() -> bool:
+    """Whether workers :func:`start_pool` started are still importing the library."""
+    return any(not f.done() for f in _WARMING)
+
+
 def close_pool() -> None:
     """Shut the worker pool down: queued units are dropped, running ones are waited for (after
     a Ctrl-C they stop at once: see :func:`_on_sigint`). Workers still importing for
@@ -380,7 +385,7 @@ def close_pool() -> None:
     global _POOL
     pool, _POOL = _POOL, None
     if pool is not None:
-        if any(not f.done() for f in _WARMING):  # importing only: nothing to lose
+        if _warming():  # importing only: nothing to lose
             for proc in _processes(pool):
                 proc.terminate()
         _WARMING.clear()
@@ -423,11 +428,6 @@ def _spawning_without_sigint() -> Iterator[None]:
 atexit.register(close_pool)
 
 
-def _warming() -> bool:
-    """Whether workers :func:`start_pool` started are still importing the library."""
-    return any(not f.done() for f in _WARMING)
-
-
 def _run_processes(
     fn: UnitFn, todo: Sequence[WorkUnit], shared: Any, workers: int, record: Callable[..., None]
 ) -> None:
@@ -441,7 +441,7 @@ def _run_processes(
     left = list(todo)
     futures: dict[Future[Any], WorkUnit] = {}
     lock = threading.Lock()
-    closed = False  # this process takes no more units from ``left`` / hands none over
+    closed = False  # set once this process collects: the thread hands nothing over after
     try:
         path = None
         if shared is not None:

@@ -21,7 +21,7 @@ _CONTROLLER: tuple[int, Any] | None = None
 
 
 @contextlib.contextmanager
-def sigint_deferred() -> Iterator[None]:
+def _sigint_deferred() -> Iterator[None]:
     """Hold a Ctrl-C (SIGINT) back until the block ends; it is then handled as usual."""
     if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - the suite runs on POSIX
         yield
@@ -44,7 +44,7 @@ def _controller() -> Any:
     if _CONTROLLER is None or _CONTROLLER[0] != loaded:
         from threadpoolctl import ThreadpoolController
 
-        with sigint_deferred():
+        with _sigint_deferred():
             _CONTROLLER = (len(sys.modules), ThreadpoolController())
     return _CONTROLLER[1]
 
