@@ -273,10 +273,18 @@ if __name__ == "__main__":
 """
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as fh:  # an exited child not yet reaped is a zombie
+        return fh.read().split(")")[-1].split()[0] != "Z"
+
+
 def test_workers_of_a_killed_parent_stop(tmp_path: Path) -> None:
     """``kill -9`` of the parent gives it no chance to stop its pool: the workers notice that
     their parent is gone and end within seconds, without running the units queued to them."""
-    import os
     import signal
     import subprocess
     import sys
@@ -294,18 +302,10 @@ def test_workers_of_a_killed_parent_stop(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGKILL)
     proc.wait()
 
-    def alive(pid: int) -> bool:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        with open(f"/proc/{pid}/stat") as fh:  # an exited child not yet reaped is a zombie
-            return fh.read().split(")")[-1].split()[0] != "Z"
-
     deadline = time.monotonic() + 30
-    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not any(alive(p) for p in pids), "a worker outlived its parent"
+    assert not any(_alive(p) for p in pids), "a worker outlived its parent"
     assert len(list(tmp_path.glob("started-*"))) == 2  # no queued unit started
 
 
@@ -316,30 +316,65 @@ def _library_loaded(shared: None, i: int) -> dict[str, np.ndarray]:
         "loaded": np.array(["synthleak.pipeline" in sys.modules]),
         "pid": np.array([os.getpid()]),
         "nice": np.array([os.getpriority(os.PRIO_PROCESS, 0)]),
+        "parent": np.array([os.getppid()]),
+        "probe": np.array([os.environ.get("SYNTHLEAK_TEST_PROBE", "")]),
     }
 
 
+def _cold_start(workers: int = 2) -> None:
+    """A new pool started as a command starts it, with a fork server that has not imported the
+    library yet (a later pool of this process would find it ready)."""
+    from synthleak.runtime import Runtime
+
+    executor.close_pool()
+    executor._stop_forkserver()
+    Runtime(workers=workers).start()
+
+
+def _ready() -> None:
+    for warm in list(executor._WARMING):
+        warm.result(timeout=300)
+
+
 def test_started_workers_have_imported_the_library_when_the_units_come() -> None:
-    """``Runtime.start`` spawns the workers at once, each importing the library, and the run
-    that follows is served by those same processes; inline or on a cluster it starts none."""
+    """``Runtime.start`` starts the workers at once, in the background, and the run that
+    follows is served by those same processes, the library imported; inline or on a cluster
+    it starts none."""
     from synthleak.runtime import Runtime
 
     executor.close_pool()
     Runtime(workers=1).start()
     Runtime(workers=2, cluster="tcp://127.0.0.1:1").start()
     assert executor._POOL is None
-    Runtime(workers=2).start()
+    _cold_start()
     assert executor._POOL is not None
+    _ready()
     started = {p.pid for p in executor._POOL._processes.values()}
-    for warm in list(executor._WARMING):
-        warm.result(timeout=300)
     units = [WorkUnit(f"u{i}", (i,)) for i in range(4)]
     out = run_units(_library_loaded, units, workers=2)
     assert all(bool(r.arrays["loaded"][0]) for r in out.values())  # type: ignore[index]
     assert {int(r.arrays["pid"][0]) for r in out.values()} <= started  # type: ignore[index]
+    # forked by the fork server, which imported the library once for every worker
+    assert {int(r.arrays["parent"][0]) for r in out.values()} == {executor._forkserver_pid()}  # type: ignore[index]
     # imported at a lower priority where it could be raised back: the units run at the caller's
     nice = {int(r.arrays["nice"][0]) for r in out.values()}  # type: ignore[index]
     assert nice == {os.getpriority(os.PRIO_PROCESS, 0)}
+    executor.close_pool()
+
+
+def test_workers_of_a_new_pool_see_the_environment_of_its_making(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A forked worker would have the fork server's environment, from when the server
+    started; a spawned one had its parent's at the pool's making, and so does a forked one."""
+    units = [WorkUnit(f"u{i}", (i,)) for i in range(2)]
+    run_units(_library_loaded, units, workers=2)
+    server = executor._forkserver_pid()
+    executor.close_pool()
+    monkeypatch.setenv("SYNTHLEAK_TEST_PROBE", "set later")
+    out = run_units(_library_loaded, units, workers=2)
+    assert executor._forkserver_pid() == server  # forked by the server started before
+    assert {str(r.arrays["probe"][0]) for r in out.values()} == {"set later"}  # type: ignore[index]
     executor.close_pool()
 
 
@@ -351,15 +386,11 @@ def test_units_run_here_while_the_started_workers_import() -> None:
     """On two cores a short run waited seconds for workers importing at a lower priority; the
     main process now runs the units itself until they are ready, and the workers take the
     units not begun yet: the same results either way."""
-    from synthleak.runtime import Runtime
-
-    executor.close_pool()
-    Runtime(workers=2).start()  # importing the library takes seconds: still under way below
+    _cold_start()  # importing the library takes seconds: still under way below
     units = [WorkUnit(f"u{i}", (i,)) for i in range(6)]
     early = run_units(_pid_square, units, shared=2.0, workers=2)
     assert int(early["u0"].arrays["pid"][0]) == os.getpid()  # type: ignore[index]
-    for warm in list(executor._WARMING):
-        warm.result(timeout=300)
+    _ready()
     ready = run_units(_pid_square, units, shared=2.0, workers=2)
     assert os.getpid() not in {int(r.arrays["pid"][0]) for r in ready.values()}  # type: ignore[index]
     for u in units:
@@ -378,10 +409,7 @@ def _until_ready(shared: float, i: int) -> dict[str, np.ndarray]:
 
 
 def test_the_workers_take_the_units_not_begun_the_moment_they_are_ready() -> None:
-    from synthleak.runtime import Runtime
-
-    executor.close_pool()
-    Runtime(workers=2).start()
+    _cold_start()
     units = [WorkUnit(f"u{i}", (i,)) for i in range(6)]
     out = run_units(_until_ready, units, shared=3.0, workers=2)
     pids = [int(out[u.key].arrays["pid"][0]) for u in units]  # type: ignore[index]
@@ -392,17 +420,18 @@ def test_the_workers_take_the_units_not_begun_the_moment_they_are_ready() -> Non
 
 def test_a_pool_closed_while_its_workers_import_ends_them() -> None:
     """A command that fails on its input right after starting its workers exits without
-    waiting for their imports: the workers are ended, and the next run starts a fresh pool."""
-    from synthleak.runtime import Runtime
+    waiting for their imports: the fork server importing the library is ended with the workers
+    it forked, and the next run starts a fresh pool (and server)."""
+    import multiprocessing as mp
 
-    executor.close_pool()
-    Runtime(workers=2).start()
-    assert executor._POOL is not None
-    procs = list(executor._POOL._processes.values())
+    _cold_start()
+    server = executor._forkserver_pid()
     warming = list(executor._WARMING)
+    assert server is not None and warming and not warming[0].done()
     executor.close_pool()
-    assert procs and not any(p.is_alive() for p in procs)
-    assert all(f.done() for f in warming) and not executor._WARMING
+    for f in warming:  # the start that waited for the server gave up
+        f.exception(timeout=60)
+    assert not executor._WARMING and not mp.active_children() and not _alive(server)
     out = run_units(_unit, UNITS, shared=2.0, workers=2)
     assert out["u0"].ok and not out["u3"].ok
     executor.close_pool()

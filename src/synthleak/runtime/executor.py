@@ -6,9 +6,11 @@ pickled once per run and loaded once per worker process, or broadcast once to a 
 sent once per unit. Units should be coarse (tens of milliseconds at least): batch small tasks.
 
 Local worker processes are started once and kept for the life of the calling process (one pool,
-re-sized when a run asks for another number of workers): a fresh worker spends seconds importing
-the library, which would otherwise be paid by every stage of an audit. A pool a run was
-interrupted in, or that lost a worker, is shut down and replaced by the next run.
+re-sized when a run asks for another number of workers). Where the platform has a fork server
+(Linux, macOS), the workers are forked by one that imported the library once (seconds of
+scipy, scikit-learn and numba), so a worker, and a pool made again, costs milliseconds; elsewhere
+each is spawned and imports it itself. A pool a run was interrupted in, or that lost a worker,
+is shut down and replaced by the next run.
 
 Determinism is the caller's contract: a unit's randomness must come from a
 stream of :mod:`synthleak.runtime.seeding` keyed by the unit, never from scheduling, so the result
@@ -31,7 +33,6 @@ import signal
 import sys
 import tempfile
 import threading
-import time
 import traceback
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -105,27 +106,34 @@ def _on_sigint(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
 
-#: Seconds between a worker's checks that its parent is alive.
-PARENT_CHECK_SECONDS = 1.0
+def _watch_parent() -> None:
+    """End this worker soon after the process that made its pool dies. A parent killed with
+    ``kill -9`` cannot stop its pool, and the worker would otherwise run the unit in hand and
+    every unit already queued to it (minutes each for a generator in another environment), for
+    a run nobody collects. The worker's parent sentinel is the end of a pipe that process
+    holds (whether the worker was spawned or forked by the fork server): it reads as closed
+    the moment that process is gone."""
+    import multiprocessing
+    from multiprocessing.connection import wait as wait_for
 
-
-def _watch_parent(parent: int) -> None:
-    """End this worker soon after its parent dies. A parent killed with ``kill -9`` cannot stop
-    its pool, and the worker would otherwise run the unit in hand and every unit already queued
-    to it (minutes each for a generator in another environment), for a run nobody collects."""
-    while os.getppid() == parent:
-        time.sleep(PARENT_CHECK_SECONDS)
+    parent = multiprocessing.parent_process()
+    if parent is None:  # pragma: no cover - a pool's worker always has one
+        return
+    wait_for([parent.sentinel])
     env = sys.modules.get("synthleak.generators.env")
     if env is not None:
         env.kill_workers()  # the generator processes this worker started
     os._exit(1)
 
 
-def _init_worker() -> None:
+def _init_worker(environ: dict[str, str]) -> None:
+    """Set a new worker up: the environment of the process that made the pool (a worker forked
+    by the fork server would otherwise have the server's, from when it started), Ctrl-C
+    handling, the parent watch, one thread for arithmetic."""
+    os.environ.clear()
+    os.environ.update(environ)
     signal.signal(signal.SIGINT, _on_sigint)
-    threading.Thread(
-        target=_watch_parent, args=(os.getppid(),), name="synthleak-parent", daemon=True
-    ).start()
+    threading.Thread(target=_watch_parent, name="synthleak-parent", daemon=True).start()
     # Stop the process pools a generator left behind before the worker exits: a worker joins its
     # child processes on exit, and joblib's reusable loky executor (ctgan and rdt transform
     # columns with it) keeps its workers alive for 300 s of idleness, so every pool of ours
@@ -305,6 +313,32 @@ def run_units(
 _POOL: ProcessPoolExecutor | None = None
 _POOL_WORKERS = 0
 
+#: What a worker needs imported: the stages, games and attacks whose functions the units run
+#: (and, through them, numpy, pandas, scipy, scikit-learn and numba).
+WARM_MODULES = ("synthleak.pipeline",)
+
+
+def _forks() -> bool:
+    """Whether the workers are forked by a fork server (Linux, macOS) rather than spawned."""
+    import multiprocessing as mp
+
+    return "forkserver" in mp.get_all_start_methods()
+
+
+def _context() -> Any:
+    """How the pool starts its workers: forked by a fork server that imported
+    :data:`WARM_MODULES` once, where the platform has one, so that a worker costs milliseconds
+    instead of seconds of imports, whatever the number of workers and however often the pool
+    is made again; spawned elsewhere. The server is a clean process started for it (no thread
+    of this one is forked), kept for the life of this one."""
+    import multiprocessing as mp
+
+    if not _forks():  # pragma: no cover - Windows
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(list(WARM_MODULES))
+    return ctx
+
 
 def _pool(workers: int) -> ProcessPoolExecutor:
     """The process's worker pool with ``workers`` processes (started on first use)."""
@@ -312,27 +346,56 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     if _POOL is not None and (workers != _POOL_WORKERS or getattr(_POOL, "_broken", False)):
         close_pool()
     if _POOL is None:
-        import multiprocessing as mp
-
         _POOL = ProcessPoolExecutor(
-            max_workers=workers, mp_context=mp.get_context("spawn"), initializer=_init_worker
+            max_workers=workers,
+            mp_context=_context(),
+            initializer=_init_worker,
+            initargs=(dict(os.environ),),
         )
         _POOL_WORKERS = workers
     return _POOL
 
 
-#: The warm-ups :func:`start_pool` sent to the pool, while they may still run.
-_WARMING: list[Future[Any]] = []
+def _forkserver_pid() -> int | None:
+    """The fork server's process, if this process started one (a private attribute of
+    :mod:`multiprocessing.forkserver`: none if it moved)."""
+    from multiprocessing import forkserver
 
-#: What a warm-up imports: the stages, games and attacks whose functions the units run (and,
-#: through them, numpy, pandas, scipy, scikit-learn and numba).
-WARM_MODULES = ("synthleak.pipeline",)
+    return getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+
+
+def _start_forkserver() -> None:
+    """Start the fork server now, from the main thread with Ctrl-C ignored: it keeps ignoring
+    it, and the workers it forks start with it ignored until :func:`_init_worker` installs
+    :func:`_on_sigint` (a Ctrl-C during the server's imports prints no traceback)."""
+    from multiprocessing import forkserver
+
+    with _spawning_without_sigint():
+        forkserver.ensure_running()
+
+
+def _stop_forkserver() -> None:
+    """End the fork server (the next pool starts another): a worker it is still to fork
+    fails at once instead of waiting for the server's imports."""
+    pid = _forkserver_pid()
+    if pid is None:
+        return
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+        if hasattr(os, "waitid"):  # gone before the next pool asks it for workers, not reaped:
+            os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # multiprocessing reaps it then
+
+
+#: While the workers :func:`start_pool` started are not all ready: a future that is done
+#: once they are.
+_WARMING: list[Future[Any]] = []
 
 
 def _warm_worker() -> None:
-    """Import :data:`WARM_MODULES` in this worker, at a lower priority where it can be raised
-    back afterwards: on few cores the main process, importing the same library and reading the
-    inputs meanwhile, goes first (the workers are not needed before it is done)."""
+    """Import :data:`WARM_MODULES` in this worker (already done in a worker the fork server
+    forked), at a lower priority where it can be raised back afterwards: on few cores the main
+    process, importing the same library and reading the inputs meanwhile, goes first (the
+    workers are not needed before it is done)."""
     import importlib
 
     before = _priority_to_restore()
@@ -360,16 +423,33 @@ def _priority_to_restore() -> int | None:
 
 
 def start_pool(workers: int) -> None:
-    """Start the pool's ``workers`` processes now, each importing the library in the
-    background, so that they are ready when the first units come rather than seconds later.
-    The command line calls it before reading its inputs: the workers' imports then overlap
-    the main process's own (and its reading, encoding and first stages). Returns at once;
-    without it the pool starts on the first units, as before."""
+    """Start the pool's ``workers`` processes now, in the background, so that they are ready
+    when the first units come rather than seconds later. The command line calls it before
+    reading its inputs: the workers' imports (the fork server's, once, where there is one)
+    then overlap the main process's own (and its reading, encoding and first stages). Returns
+    at once; without it the pool starts on the first units, as before."""
     if workers < 2:
         return
     pool = _pool(workers)
-    with _spawning_without_sigint():
-        _WARMING[:] = [pool.submit(_warm_worker) for _ in range(workers)]
+    if not _forks():  # pragma: no cover - Windows: spawned here, they start ignoring Ctrl-C
+        with _spawning_without_sigint():
+            _WARMING[:] = [pool.submit(_warm_worker) for _ in range(workers)]
+        return
+    _start_forkserver()
+    ready: Future[Any] = Future()
+    _WARMING[:] = [ready]
+
+    def warm() -> None:
+        """Submit the warm-ups and wait for them: a worker's start waits for the fork server's
+        imports, which the main thread does not."""
+        try:
+            wait([pool.submit(_warm_worker) for _ in range(workers)])
+        except BaseException as exc:  # the pool was closed while it started
+            ready.set_exception(exc)
+        else:
+            ready.set_result(None)
+
+    threading.Thread(target=warm, name="synthleak-start", daemon=True).start()
 
 
 def _warming() -> bool:
@@ -381,11 +461,12 @@ def close_pool() -> None:
     """Shut the worker pool down: queued units are dropped, running ones are waited for (after
     a Ctrl-C they stop at once: see :func:`_on_sigint`). Workers still importing for
     :func:`start_pool` (a command that failed on its input at once) are ended rather than
-    waited for."""
+    waited for, and so is the fork server if it is still importing."""
     global _POOL
     pool, _POOL = _POOL, None
     if pool is not None:
         if _warming():  # importing only: nothing to lose
+            _stop_forkserver()
             for proc in _processes(pool):
                 proc.terminate()
         _WARMING.clear()
