@@ -50,6 +50,51 @@ def test_console_script_bad_input_is_one_line(tmp_path) -> None:
     assert proc.stderr.strip().count("\n") == 0 and "does not exist" in proc.stderr
 
 
+#: The environment with the standard streams buffered, as they are by default.
+_BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+
+def test_console_script_output_is_whole_and_its_exit_code_kept() -> None:
+    """The console script ends without the interpreter's teardown: what it printed is all
+    there (a JSON document through a pipe, block-buffered), with the command's exit code."""
+    import json
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "synthleak.cli.main", "schema", "adult"],
+        capture_output=True,
+        text=True,
+        env=_BUFFERED,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(proc.stdout)["columns"]) == 15
+
+
+_EXIT_NOW = """
+import atexit, pathlib, sys, threading, time
+from synthleak.cli.main import exit_now
+out = pathlib.Path(sys.argv[1])
+atexit.register(lambda: (out / "handler").write_text("ran"))
+if sys.argv[2] == "thread":  # a thread that is not a daemon: the usual exit waits for it
+    threading.Thread(target=lambda: (time.sleep(0.5), (out / "thread").write_text("ran"))).start()
+sys.stdout.write("x" * 100)  # no newline: still in the buffer
+exit_now(3)
+"""
+
+
+@pytest.mark.parametrize("case", ["plain", "thread"])
+def test_exit_now_runs_the_exit_handlers_and_flushes(tmp_path: Path, case: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", _EXIT_NOW, str(tmp_path), case],
+        capture_output=True,
+        text=True,
+        env=_BUFFERED,
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stdout == "x" * 100
+    assert (tmp_path / "handler").read_text() == "ran"
+    assert (tmp_path / "thread").exists() == (case == "thread")
+
+
 def _finished_units(run_dir: Path) -> int:
     """Finished units in every run store under ``run_dir`` (an audit's stages keep theirs in
     subfolders: the two-stage screen's are the first an audit finishes)."""
