@@ -6,11 +6,11 @@ pickled once per run and loaded once per worker process, or broadcast once to a 
 sent once per unit. Units should be coarse (tens of milliseconds at least): batch small tasks.
 
 Local worker processes are started once and kept for the life of the calling process (one pool,
-re-sized when a run asks for another number of workers). Where the platform has a fork server
-(Linux, macOS), the workers are forked by one that imported the library once (seconds of
-scipy, scikit-learn and numba), so a worker, and a pool made again, costs milliseconds; elsewhere
-each is spawned and imports it itself. A pool a run was interrupted in, or that lost a worker,
-is shut down and replaced by the next run.
+re-sized when a run asks for another number of workers). On Linux the workers are forked by a
+fork server that imported the library once (seconds of scipy, scikit-learn and numba), so a
+worker, and a pool made again, costs milliseconds; elsewhere each is spawned and imports it
+itself (on macOS a process that loaded the system's frameworks is not safe to fork). A pool a
+run was interrupted in, or that lost a worker, is shut down and replaced by the next run.
 
 Determinism is the caller's contract: a unit's randomness must come from a
 stream of :mod:`synthleak.runtime.seeding` keyed by the unit, never from scheduling, so the result
@@ -319,21 +319,23 @@ WARM_MODULES = ("synthleak.pipeline",)
 
 
 def _forks() -> bool:
-    """Whether the workers are forked by a fork server (Linux, macOS) rather than spawned."""
+    """Whether the workers are forked by a fork server rather than spawned: on Linux. On macOS
+    the server would have loaded the system's frameworks (numpy's Accelerate, through them
+    libdispatch), which a forked child may not use safely."""
     import multiprocessing as mp
 
-    return "forkserver" in mp.get_all_start_methods()
+    return sys.platform.startswith("linux") and "forkserver" in mp.get_all_start_methods()
 
 
 def _context() -> Any:
     """How the pool starts its workers: forked by a fork server that imported
-    :data:`WARM_MODULES` once, where the platform has one, so that a worker costs milliseconds
+    :data:`WARM_MODULES` once, on Linux (:func:`_forks`), so that a worker costs milliseconds
     instead of seconds of imports, whatever the number of workers and however often the pool
     is made again; spawned elsewhere. The server is a clean process started for it (no thread
     of this one is forked), kept for the life of this one."""
     import multiprocessing as mp
 
-    if not _forks():  # pragma: no cover - Windows
+    if not _forks():  # pragma: no cover - macOS, Windows
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(list(WARM_MODULES))
@@ -431,7 +433,7 @@ def start_pool(workers: int) -> None:
     if workers < 2:
         return
     pool = _pool(workers)
-    if not _forks():  # pragma: no cover - Windows: spawned here, they start ignoring Ctrl-C
+    if not _forks():  # pragma: no cover - macOS, Windows: spawned here, they ignore Ctrl-C
         with _spawning_without_sigint():
             _WARMING[:] = [pool.submit(_warm_worker) for _ in range(workers)]
         return
