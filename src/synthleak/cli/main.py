@@ -188,7 +188,7 @@ def run() -> None:  # pragma: no cover
 def exit_now(code: int) -> None:
     """End the command with ``code`` without the interpreter's teardown, which frees every
     module and object one by one: after an audit, 2,500 modules (scipy, scikit-learn, numba,
-    matplotlib) and their objects, 1-1.5 s of a 10 s command on two cores. What the teardown
+    matplotlib) and their objects, 1.3-2.2 s of a 10 s command on two cores. What the teardown
     would do that matters is done first: the exit handlers run (temporary folders, the
     workers, logging) and the standard streams are flushed. Where a thread that is not a
     daemon still runs, or the interpreter has no way to run the handlers, the usual exit."""
