@@ -210,6 +210,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="leave out the per-column distances (the attack before they were added)",
     )
+    ap.add_argument(
+        "--no-normal-scores",
+        action="store_true",
+        help="leave out the distances on normal scores (the attack before they were added)",
+    )
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
@@ -228,12 +233,14 @@ def main(argv: list[str] | None = None) -> int:
         "source_examples": args.source_examples,
         "column_errors": not args.no_column_errors,
         "marginals": not args.no_marginals,
+        "normal_scores": not args.no_normal_scores,
     }
     if "cv" in only:
         key = "cv:" + ("no-errors" if args.no_column_errors else "errors")
         key += f":records={args.records}:negatives={args.negatives}"
         key += ":source" if args.source_examples else ""
         key += ":no-marginals" if args.no_marginals else ""
+        key += ":no-normal-scores" if args.no_normal_scores else ""
         out.setdefault("cv", {})[key] = run_cv(
             shadows, args.seed, args.folds, params, args.max_folds
         )

@@ -122,7 +122,11 @@ def run(generator: str, args: argparse.Namespace) -> dict:
     candidates = pop.take(cand_idx).to_frame()
 
     t0, c0 = time.perf_counter(), time.process_time()
-    attack = ShadowReleaseAttack(column_errors=args.column_errors, marginals=args.marginals)
+    attack = ShadowReleaseAttack(
+        column_errors=args.column_errors,
+        marginals=args.marginals,
+        normal_scores=args.normal_scores,
+    )
     s_shadow = attack.fit_score(shadows, target_release, candidates, seed=args.seed)
     shadow_cost = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
 
@@ -182,6 +186,12 @@ def main(argv: list[str] | None = None) -> int:
         default=True,
         help="per-column distances as signals of the given-release attack",
     )
+    ap.add_argument(
+        "--normal-scores",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="distances on the release's normal scores as signals of the given-release attack",
+    )
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     if args.members > args.train:
@@ -192,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed,
         "column_errors": args.column_errors,
         "marginals": args.marginals,
+        "normal_scores": args.normal_scores,
         "runs": [run(g, args) for g in args.generators.split(",")],
     }
     if args.out:

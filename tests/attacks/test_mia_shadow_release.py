@@ -7,14 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.special import ndtri
 
 from synthleak.attacks.mia_shadow_release import (
     REPORTED_FPRS,
     ShadowReleaseAttack,
     ShadowReleaseResult,
+    _normal_scores,
     attack_release,
 )
 from synthleak.data.datasets import load_adult
+from synthleak.data.io import encode_frames
 from synthleak.data.shadow_releases import ShadowRelease
 from synthleak.data.table import Table
 from synthleak.errors import InputError
@@ -297,3 +300,66 @@ def test_marginal_signals_find_a_release_that_reuses_its_records_values_column_b
         assert res.auc is not None
         aucs[marginals] = res.auc
     assert aucs[True].ci_low > 0.5 and aucs[True].value > aucs[False].value + 0.05
+
+
+def test_normal_scores_are_the_inverse_normal_of_each_values_mid_rank_in_the_release() -> None:
+    # a = 0.25, 10.25, ..., 990.25 on the release: a point equal to a release value takes that
+    # value's score, a point between two values a score between theirs, one beyond the range
+    # the bound
+    b = np.random.default_rng(0).normal(size=100)
+    b[0] = np.nan
+    release = pd.DataFrame({"a": np.arange(100) * 10.0 + 0.25, "b": b, "c": ["x", "y"] * 50})
+    points = pd.DataFrame(
+        {"a": [500.25, 505.0, -7.0], "b": [np.nan, 0.1, 0.2], "c": ["y", "x", "x"]}
+    )
+    enc = encode_frames({"release": release, "points": points})
+    rel, pts = enc.tables["release"], enc.tables["points"]
+    assert [c.name for c in rel.schema.continuous] == ["a", "b"]
+    p, r = _normal_scores(pts, rel)
+    assert p.schema == r.schema
+    bound = float(ndtri(1 - 0.5 / 100))
+    a = r.schema.continuous[0]
+    assert (a.low, a.high) == pytest.approx((-bound, bound))
+    pa, ra = p.values[:, 0], r.values[:, 0]
+    assert pa[0] == pytest.approx(ra[50]) and pa[0] == pytest.approx(ndtri(50.5 / 100))
+    assert ra[50] < pa[1] < ra[51]
+    assert pa[2] == pytest.approx(-bound)
+    assert np.isnan(p.values[0, 1]) and np.isnan(r.values[0, 1])  # missing stays missing
+    assert r.schema.continuous[1].high == pytest.approx(ndtri(1 - 0.5 / 99))  # 99 values
+    assert (p.codes == pts.codes).all() and (r.codes == rel.codes).all()
+
+
+def test_normal_score_distances_ignore_how_a_continuous_column_is_measured() -> None:
+    # the scores depend on ranks alone, so a column recorded on another monotone scale (here
+    # exp) gives the same distances; raw distances change
+    rng = np.random.default_rng(0)
+    release = pd.DataFrame({"a": rng.normal(size=500), "b": rng.normal(size=500)})
+    points = pd.DataFrame({"a": rng.normal(size=50), "b": rng.normal(size=50)})
+    atk = ShadowReleaseAttack(scales=(1, 5))
+    out = []
+    for f in (lambda v: v, np.exp):
+        enc = encode_frames(
+            {
+                "release": release.assign(a=f(release["a"])),
+                "points": points.assign(a=f(points["a"])),
+            }
+        )
+        rel, pts = enc.tables["release"], enc.tables["points"]
+        out.append(
+            (atk._scale_distances(*_normal_scores(pts, rel)), atk._scale_distances(pts, rel))
+        )
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-5)
+    assert not np.allclose(out[0][1], out[1][1], rtol=1e-3)
+
+
+def test_normal_score_signals_are_named_and_can_be_left_out() -> None:
+    shadows, release, candidates, _ = _world(11, _independent)
+    on = ShadowReleaseAttack(**FAST).fit_shadows(shadows, seed=0)
+    off = ShadowReleaseAttack(**(FAST | {"normal_scores": False})).fit_shadows(shadows, seed=0)
+    assert [n for n in on.signal_names if n.startswith("normal-dist@")] == [
+        "normal-dist@1",
+        "normal-dist@5",
+        "normal-dist@20",
+    ]
+    assert not any(n.startswith("normal-dist@") for n in off.signal_names)
+    assert on.score(release, candidates).shape == (len(candidates),)

@@ -11,9 +11,10 @@ Method
 ------
 1. **Signals.** For a record ``x`` and a release ``r``: the log distance to the closest record
    of ``r`` and the log mean distance to its ``k`` closest records for every ``k`` in
-   ``scales`` (the mixed-type distance of :func:`synthleak.vulnerability.nearest_neighbours`),
-   and, for every name in ``nobox``, that no-box attack's score fitted on ``r`` and a reference
-   sample of population records outside ``r``'s training set; with ``column_errors``, minus the
+   ``scales`` (the mixed-type distance of :func:`synthleak.vulnerability.nearest_neighbours`,
+   on the values, on their population ranks and on their normal scores in ``r``), and, for
+   every name in ``nobox``, that no-box attack's score fitted on ``r`` and a reference sample
+   of population records outside ``r``'s training set; with ``column_errors``, minus the
    error with which a predictor fitted on ``r`` predicts each column of ``x`` from its other
    columns (per-column prediction errors, the idea of Cyber@BGU's EPT attack in the MIDST
    challenge: a release reproduces the column relations of its training records, so a
@@ -68,6 +69,8 @@ References
 ----------
 Carlini, Chien, Nasr, Song, Terzis and Tramèr (2022) (likelihood ratio against shadow models).
 Fisher (1935), The Design of Experiments (exact test of a 2 x 2 table).
+Kotelnikov, Baranchuk, Rubachev and Babenko (2023), TabDDPM: Modelling Tabular Data with Diffusion
+Models, ICML (the normal quantile transform of its continuous columns).
 Zarifzadeh, Liu and Shokri (2024) (RMIA: pairwise likelihood ratio against population records).
 Vector Institute (2025) (MIDST challenge: the shadow-release setting and its scoring rule).
 """
@@ -80,6 +83,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtri
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 
 from synthleak.attacks.base import AttackFamily, NoBoxMembershipAttack, resolve_attack
@@ -224,6 +228,18 @@ class ShadowReleaseAttack:
         Also measure the distances with every continuous value replaced by its rank in the
         population (the shadows' training records), so that a dense range of values counts
         as much as a sparse one.
+    normal_scores : bool, default True
+        Also measure the distances with every continuous value replaced by its normal score
+        in the release being searched: the inverse standard normal distribution function of
+        the value's mid-rank among that release's values of its column. The scores are then
+        min-max scaled like any continuous column, so a categorical mismatch still outweighs
+        most continuous differences. A generator that models its
+        continuous columns through a normal quantile transform (TabDDPM, Kotelnikov et al.
+        2023) regenerates a record it keeps with noise that is even on that scale, where
+        population ranks compress the tails and raw values the centre. On MIDST's TabDDPM
+        shadows (leave-shadows-out folds) they raised the TPR at FPR < 0.1 from 0.242 to
+        0.251 and from 0.231 to 0.246 (two fold orders); the release's own ranks without the
+        normal transform raised nothing.
     max_iter : int, default 200
         Boosting rounds of the meta-classifier.
     column_errors : bool, default False
@@ -283,6 +299,7 @@ class ShadowReleaseAttack:
         error_sample: int = 5000,
         source_examples: bool = False,
         marginals: bool = True,
+        normal_scores: bool = True,
     ) -> None:
         if not scales or any(int(k) < 1 for k in scales):
             raise InputError("scales must be positive integers, e.g. (1, 5, 20)")
@@ -311,6 +328,7 @@ class ShadowReleaseAttack:
         self.error_sample = int(error_sample)
         self.source_examples = bool(source_examples)
         self.marginals = bool(marginals)
+        self.normal_scores = bool(normal_scores)
 
     # --- signals ----------------------------------------------------------------------------
 
@@ -320,6 +338,8 @@ class ShadowReleaseAttack:
         dists = [f"dist@{k}" for k in self.scales]
         if self.quantile:
             dists += [f"quantile-dist@{k}" for k in self.scales]
+        if self.normal_scores:
+            dists += [f"normal-dist@{k}" for k in self.scales]
         if (self.column_errors or self.marginals) and not hasattr(self, "_schema"):
             raise InputError("the attack is not fitted: call fit_shadows(shadows, seed=...) first")
         if self.marginals:
@@ -367,9 +387,7 @@ class ShadowReleaseAttack:
         for c, ref in enumerate(self._sorted):
             v = values[:, c]
             ok = ~np.isnan(v)
-            lo = np.searchsorted(ref, v[ok], side="left")
-            hi = np.searchsorted(ref, v[ok], side="right") - own[ok]
-            out[ok, c] = (lo + hi) / (2.0 * max(ref.size, 1))
+            out[ok, c] = _mid_ranks(ref, v[ok], own[ok])
         return Table.from_arrays(self._qschema, table.codes, out)
 
     def _design(self, table: Table, ranks: Table) -> tuple[np.ndarray, np.ndarray]:
@@ -476,6 +494,8 @@ class ShadowReleaseAttack:
         if self.quantile:
             assert ranks is not None and release_ranks is not None
             cols += list(self._scale_distances(ranks, release_ranks).T)
+        if self.normal_scores:
+            cols += list(self._scale_distances(*_normal_scores(points, release)).T)
         if self.marginals:
             assert ranks is not None and release_ranks is not None
             cols += list(self._marginals(ranks.values, release_ranks.values).T)
@@ -780,6 +800,44 @@ class ShadowReleaseAttack:
         applied = bool(found.any() and p < VERBATIM_ALPHA)
         self.verbatim_ = VerbatimCheck(found.size, int(found.sum()), n_s, k_s, p, applied)
         return np.where(found, (1.0 + scores) / 2, scores / 2) if applied else scores
+
+
+def _mid_ranks(ref: np.ndarray, v: np.ndarray, own: np.ndarray | int = 0) -> np.ndarray:
+    """The mid-rank of every value of ``v`` among the sorted values ``ref``, in [0, 1]; ``own``
+    occurrences of each value (one per value, or a scalar) left out of the counts above it."""
+    lo = np.searchsorted(ref, v, side="left")
+    hi = np.searchsorted(ref, v, side="right") - own
+    return (lo + hi) / (2.0 * max(ref.size, 1))
+
+
+def _normal_scores(points: Table, release: Table) -> tuple[Table, Table]:
+    """``points`` and ``release`` with every continuous value replaced by its normal score in
+    ``release``: ``Phi^-1`` of the value's mid-rank among the release's values of its column,
+    the rank clipped to ``[1 / 2n, 1 - 1 / 2n]`` (``n`` those values), which is also each
+    column's min-max range in the schema both tables then share. Missing values stay missing;
+    a column the release has no value in scores 0."""
+    columns, tables = [], []
+    sorted_cols = [np.sort(v[~np.isnan(v)]) for v in release.values.T.astype(np.float64)]
+    for spec, col in zip(release.schema.continuous, sorted_cols, strict=True):
+        bound = float(ndtri(1.0 - 0.5 / col.size)) if col.size > 1 else 1.0
+        columns.append(dataclasses.replace(spec, low=-bound, high=bound))
+    schema = dataclasses.replace(
+        release.schema,
+        columns=tuple(s if s.is_categorical else columns.pop(0) for s in release.schema.columns),
+    )
+    for table in (points, release):
+        values = table.values.astype(np.float64)
+        out = np.full(values.shape, np.nan)
+        for c, ref in enumerate(sorted_cols):
+            v = values[:, c]
+            ok = ~np.isnan(v)
+            if ref.size < 2:
+                out[ok, c] = 0.0
+                continue
+            u = np.clip(_mid_ranks(ref, v[ok]), 0.5 / ref.size, 1.0 - 0.5 / ref.size)
+            out[ok, c] = ndtri(u)
+        tables.append(Table.from_arrays(schema, table.codes, out))
+    return tables[0], tables[1]
 
 
 def _held_by(keys: Sequence[object], sets: Sequence[set[object]]) -> np.ndarray:
