@@ -9,11 +9,12 @@ on the same folds. It reads the ``train`` split (the 30 shadow models) only, nev
 
 ``signals``: for ``--records`` training records drawn from each shadow (as
 :meth:`ShadowReleaseAttack.fit_shadows` draws them) and for every shadow's 200 labelled
-challenge points, the signals (distances at 1, 5 and 20 neighbours on the values and on
-population ranks, the per-column distances in ranks, ``dcr-diff``, ``domias``) on all 30
-shadow releases, saved to ``--cache``. The population ranks are those of the 30 training sets
-(a record of them ranked among the others); the no-box reference is 5,000 of their records
-outside the drawn records and the challenge points.
+challenge points, the signals (distances at 1, 5 and 20 neighbours on the values, on
+population ranks and on the release's normal scores, the per-column distances in ranks,
+``dcr-diff``, ``domias``) on all 30 shadow releases, saved to ``--cache``. The population ranks
+are those of the 30 training sets (a record of them ranked among the others); the normal scores
+depend on the release alone, so no fold makes them again; the no-box reference is 5,000 of
+their records outside the drawn records and the challenge points.
 
 ``variants``: the 30 shadows in 3 folds (the order of ``midst.py --only cv``); for each fold
 the meta-classifier (the attack's features and settings) is fitted on examples of the other 20
