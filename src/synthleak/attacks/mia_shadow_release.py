@@ -233,10 +233,10 @@ class ShadowReleaseAttack:
         in the release being searched: the inverse standard normal distribution function of
         the value's mid-rank among that release's values of its column. The scores are then
         min-max scaled like any continuous column, so a categorical mismatch still outweighs
-        most continuous differences. A generator that models its
-        continuous columns through a normal quantile transform (TabDDPM, Kotelnikov et al.
-        2023) regenerates a record it keeps with noise that is even on that scale, where
-        population ranks compress the tails and raw values the centre. On MIDST's TabDDPM
+        most continuous differences. A generator that models its continuous columns through a
+        normal quantile transform (TabDDPM, Kotelnikov et al. 2023) regenerates a record it
+        keeps with noise that is even on that scale, where population ranks compress the
+        tails and raw values the centre. On MIDST's TabDDPM
         shadows (leave-shadows-out folds) they raised the TPR at FPR < 0.1 from 0.242 to
         0.251 and from 0.231 to 0.246 (two fold orders); the release's own ranks without the
         normal transform raised nothing.
