@@ -128,12 +128,14 @@ def signals(data: Path, generator: str, per: int, cache: Path) -> None:
     atk._population = pop
     atk._ref_member = atk._membership(keys[atk._reference_idx])
 
+    views = [atk._view(r) for r in rels]
+
     def on_all(points):  # (n, m, s)
         ranks = atk._quantiles(points, points=True)
         return np.stack(
             [
-                atk._signals(points, r, atk._reference(j), _NOBOX.rng(0, j), ranks=ranks)
-                for j, r in enumerate(rels)
+                atk._signals(points, v, atk._reference(j), _NOBOX.rng(0, j), ranks=ranks)
+                for j, v in enumerate(views)
             ],
             axis=1,
         )

@@ -471,34 +471,41 @@ class ShadowReleaseAttack:
                 out[ok, c] = -np.log(np.abs(model.predict(others[ok]) - y[ok]) + 1e-4)
         return out
 
+    def _view(self, release: Table) -> _ReleaseView:
+        """``release`` as :meth:`_signals` searches it, with its population ranks and its
+        normal scale made once (a caller scoring several point sets on one release keeps it)."""
+        ranks = self._quantiles(release) if self.quantile or self.marginals else None
+        return _ReleaseView(release, ranks, _NormalScale(release) if self.normal_scores else None)
+
     def _signals(
         self,
         points: Table,
-        release: Table,
+        view: _ReleaseView,
         reference: Table,
         rng: np.random.Generator,
         predictors: Sequence[object] | None = None,
         errors_rng: np.random.Generator | None = None,
         ranks: Table | None = None,
     ) -> np.ndarray:
-        """``(len(points), n_signals)``: minus log distances at each scale, the per-column
-        distances, the no-box scores, then minus the per-column prediction errors
-        (``predictors``: the release's, fitted here with ``errors_rng`` when not given).
-        ``ranks``: the points in population ranks (:meth:`_quantiles` with ``points``), the
-        same on every release, so a caller scoring them on several makes them once; made here
-        when not given."""
+        """``(len(points), n_signals)`` on the release of ``view`` (:meth:`_view`): minus log
+        distances at each scale, the per-column distances, the no-box scores, then minus the
+        per-column prediction errors (``predictors``: the release's, fitted here with
+        ``errors_rng`` when not given). ``ranks``: the points in population ranks
+        (:meth:`_quantiles` with ``points``), the same on every release, so a caller scoring
+        them on several makes them once; made here when not given."""
         if ranks is None and (self.quantile or self.marginals or self.column_errors):
             ranks = self._quantiles(points, points=True)
-        release_ranks = self._quantiles(release) if self.quantile or self.marginals else None
+        release = view.table
         cols = list(self._scale_distances(points, release).T)
         if self.quantile:
-            assert ranks is not None and release_ranks is not None
-            cols += list(self._scale_distances(ranks, release_ranks).T)
+            assert ranks is not None and view.ranks is not None
+            cols += list(self._scale_distances(ranks, view.ranks).T)
         if self.normal_scores:
-            cols += list(self._scale_distances(*_normal_scores(points, release)).T)
+            assert view.normal is not None
+            cols += list(self._scale_distances(view.normal(points), view.normal.release).T)
         if self.marginals:
-            assert ranks is not None and release_ranks is not None
-            cols += list(self._marginals(ranks.values, release_ranks.values).T)
+            assert ranks is not None and view.ranks is not None
+            cols += list(self._marginals(ranks.values, view.ranks.values).T)
         for name in self.nobox:
             _, attack = resolve_attack(AttackFamily.NOBOX_MEMBERSHIP, name)
             assert isinstance(attack, NoBoxMembershipAttack)
@@ -508,8 +515,7 @@ class ShadowReleaseAttack:
             if predictors is None:
                 assert errors_rng is not None
                 predictors = self._fit_predictors(release, errors_rng)
-            models = predictors
-            cols += list(self._errors(points, models, ranks).T)
+            cols += list(self._errors(points, predictors, ranks).T)
         return np.column_stack(cols)
 
     def _scale_distances(self, points: Table, release: Table) -> np.ndarray:
@@ -627,6 +633,7 @@ class ShadowReleaseAttack:
         population = enc.tables["population"]
         self._fit_quantiles(population)
         self._releases = [enc.tables[f"shadow release {s.name}"] for s in shadows]
+        self._views = [self._view(r) for r in self._releases]
         self._predictors = [
             self._fit_predictors(r, _ERRORS.rng(seed, j)) if self.column_errors else []
             for j, r in enumerate(self._releases)
@@ -674,13 +681,13 @@ class ShadowReleaseAttack:
             [
                 self._signals(
                     pool,
-                    r,
+                    view,
                     self._reference(j),
                     _NOBOX.rng(seed, j),
                     self._predictors[j],
                     ranks=ranks,
                 )
-                for j, r in enumerate(self._releases)
+                for j, view in enumerate(self._views)
             ],
             axis=1,
         )  # (n_pool, m, s)
@@ -771,7 +778,7 @@ class ShadowReleaseAttack:
         ranks = self._quantiles(cand, points=True)
         own = self._signals(
             cand,
-            rel,
+            self._view(rel),
             self._reference(None, drop),
             _NOBOX.rng(self._seed, len(self._releases)),
             errors_rng=_ERRORS.rng(self._seed, len(self._releases)),
@@ -781,13 +788,13 @@ class ShadowReleaseAttack:
             [
                 self._signals(
                     cand,
-                    r,
+                    view,
                     self._reference(j, drop),
                     _NOBOX.rng(self._seed, j),
                     self._predictors[j],
                     ranks=ranks,
                 )
-                for j, r in enumerate(self._releases)
+                for j, view in enumerate(self._views)
             ],
             axis=1,
         )
@@ -810,31 +817,34 @@ def _mid_ranks(ref: np.ndarray, v: np.ndarray, own: np.ndarray | int = 0) -> np.
     return (lo + hi) / (2.0 * max(ref.size, 1))
 
 
-def _normal_scores(points: Table, release: Table) -> tuple[Table, Table]:
-    """``points`` and ``release`` with every continuous value replaced by its normal score in
-    ``release``: ``Phi^-1`` of the value's mid-rank among the release's values of its column,
-    the rank clipped to ``[1 / 2n, 1 - 1 / 2n]`` (``n`` those values), which is also each
-    column's min-max range in the schema both tables then share. Missing values stay missing;
-    a column the release has no value in scores 0."""
-    tables = []
-    sorted_cols = [np.sort(v[~np.isnan(v)]) for v in release.values.T.astype(np.float64)]
-    bounds = {
-        spec.name: float(ndtri(1.0 - 0.5 / col.size)) if col.size > 1 else 1.0
-        for spec, col in zip(release.schema.continuous, sorted_cols, strict=True)
-    }
-    schema = dataclasses.replace(
-        release.schema,
-        columns=tuple(
-            c
-            if c.is_categorical
-            else dataclasses.replace(c, low=-bounds[c.name], high=bounds[c.name])
-            for c in release.schema.columns
-        ),
-    )
-    for table in (points, release):
+class _NormalScale:
+    """Every continuous value replaced by its normal score in one release: ``Phi^-1`` of the
+    value's mid-rank among the release's values of its column, the rank clipped to
+    ``[1 / 2n, 1 - 1 / 2n]`` (``n`` those values), which is also each column's min-max range
+    in the schema the scored tables share. Missing values stay missing; a column the release
+    has no value in scores 0. Calling it maps a table; ``release`` is the release mapped."""
+
+    def __init__(self, release: Table) -> None:
+        self._sorted = [np.sort(v[~np.isnan(v)]) for v in release.values.T.astype(np.float64)]
+        bounds = {
+            spec.name: float(ndtri(1.0 - 0.5 / col.size)) if col.size > 1 else 1.0
+            for spec, col in zip(release.schema.continuous, self._sorted, strict=True)
+        }
+        self._schema = dataclasses.replace(
+            release.schema,
+            columns=tuple(
+                c
+                if c.is_categorical
+                else dataclasses.replace(c, low=-bounds[c.name], high=bounds[c.name])
+                for c in release.schema.columns
+            ),
+        )
+        self.release = self(release)
+
+    def __call__(self, table: Table) -> Table:
         values = table.values.astype(np.float64)
         out = np.full(values.shape, np.nan)
-        for c, ref in enumerate(sorted_cols):
+        for c, ref in enumerate(self._sorted):
             v = values[:, c]
             ok = ~np.isnan(v)
             if ref.size < 2:
@@ -842,8 +852,23 @@ def _normal_scores(points: Table, release: Table) -> tuple[Table, Table]:
                 continue
             u = np.clip(_mid_ranks(ref, v[ok]), 0.5 / ref.size, 1.0 - 0.5 / ref.size)
             out[ok, c] = ndtri(u)
-        tables.append(Table.from_arrays(schema, table.codes, out))
-    return tables[0], tables[1]
+        return Table.from_arrays(self._schema, table.codes, out)
+
+
+def _normal_scores(points: Table, release: Table) -> tuple[Table, Table]:
+    """``points`` and ``release`` on ``release``'s normal scale (:class:`_NormalScale`)."""
+    scale = _NormalScale(release)
+    return scale(points), scale.release
+
+
+@dataclasses.dataclass(frozen=True)
+class _ReleaseView:
+    """A release as the distance signals search it (:meth:`ShadowReleaseAttack._view`): its
+    values, its population ranks (``None`` when no signal uses them) and its normal scale."""
+
+    table: Table
+    ranks: Table | None
+    normal: _NormalScale | None
 
 
 def _held_by(keys: Sequence[object], sets: Sequence[set[object]]) -> np.ndarray:
