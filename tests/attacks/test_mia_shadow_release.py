@@ -13,7 +13,7 @@ from synthleak.attacks.mia_shadow_release import (
     REPORTED_FPRS,
     ShadowReleaseAttack,
     ShadowReleaseResult,
-    _normal_scores,
+    _NormalScale,
     attack_release,
 )
 from synthleak.data.datasets import load_adult
@@ -315,7 +315,8 @@ def test_normal_scores_are_the_inverse_normal_of_each_values_mid_rank_in_the_rel
     enc = encode_frames({"release": release, "points": points})
     rel, pts = enc.tables["release"], enc.tables["points"]
     assert [c.name for c in rel.schema.continuous] == ["a", "b"]
-    p, r = _normal_scores(pts, rel)
+    scale = _NormalScale(rel)
+    p, r = scale(pts), scale.release
     assert p.schema == r.schema
     bound = float(ndtri(1 - 0.5 / 100))
     a = r.schema.continuous[0]
@@ -345,8 +346,9 @@ def test_normal_score_distances_ignore_how_a_continuous_column_is_measured() -> 
             }
         )
         rel, pts = enc.tables["release"], enc.tables["points"]
+        scale = _NormalScale(rel)
         out.append(
-            (atk._scale_distances(*_normal_scores(pts, rel)), atk._scale_distances(pts, rel))
+            (atk._scale_distances(scale(pts), scale.release), atk._scale_distances(pts, rel))
         )
     np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-5)
     assert not np.allclose(out[0][1], out[1][1], rtol=1e-3)

@@ -632,18 +632,17 @@ class ShadowReleaseAttack:
         self._schema = enc.schema
         population = enc.tables["population"]
         self._fit_quantiles(population)
-        self._releases = [enc.tables[f"shadow release {s.name}"] for s in shadows]
-        self._views = [self._view(r) for r in self._releases]
+        self._views = [self._view(enc.tables[f"shadow release {s.name}"]) for s in shadows]
         self._predictors = [
-            self._fit_predictors(r, _ERRORS.rng(seed, j)) if self.column_errors else []
-            for j, r in enumerate(self._releases)
+            self._fit_predictors(v.table, _ERRORS.rng(seed, j)) if self.column_errors else []
+            for j, v in enumerate(self._views)
         ]
         sizes = np.array([len(t) for t in trainings])  # type: ignore[arg-type]
         starts = np.concatenate([[0], np.cumsum(sizes)])
         pop_keys = population.row_keys()
         self._population_keys = set(pop_keys.tolist())
         self._train_keys = [set(pop_keys[starts[j] : starts[j + 1]].tolist()) for j in range(m)]
-        self._release_keys = [set(r.row_keys().tolist()) for r in self._releases]
+        self._release_keys = [set(v.table.row_keys().tolist()) for v in self._views]
 
         # The labelled records. A record is known to belong to the population only because a
         # shadow's training set holds it: it is drawn *from* one shadow (its source), which then
@@ -780,8 +779,8 @@ class ShadowReleaseAttack:
             cand,
             self._view(rel),
             self._reference(None, drop),
-            _NOBOX.rng(self._seed, len(self._releases)),
-            errors_rng=_ERRORS.rng(self._seed, len(self._releases)),
+            _NOBOX.rng(self._seed, len(self._views)),
+            errors_rng=_ERRORS.rng(self._seed, len(self._views)),
             ranks=ranks,
         )
         others = np.stack(
@@ -853,12 +852,6 @@ class _NormalScale:
             u = np.clip(_mid_ranks(ref, v[ok]), 0.5 / ref.size, 1.0 - 0.5 / ref.size)
             out[ok, c] = ndtri(u)
         return Table.from_arrays(self._schema, table.codes, out)
-
-
-def _normal_scores(points: Table, release: Table) -> tuple[Table, Table]:
-    """``points`` and ``release`` on ``release``'s normal scale (:class:`_NormalScale`)."""
-    scale = _NormalScale(release)
-    return scale(points), scale.release
 
 
 @dataclasses.dataclass(frozen=True)
